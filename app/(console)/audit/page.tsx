@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { requirePage } from "@/lib/server/auth/page-auth";
+import { PageHeader } from "@/components/ui/page-header";
+import { AuditTable } from "./audit-table";
+
+export const metadata: Metadata = { title: "Audit log" };
+
+export default async function AuditPage() {
+  await requirePage("operator");
+  return (
+    <>
+      <PageHeader
+        title="Audit log"
+        description="Every change to the fleet: who did it, to what, and when. Secrets are never recorded."
+      />
+      <AuditTable />
+    </>
+  );
+}

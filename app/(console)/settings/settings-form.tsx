@@ -1,0 +1,130 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { settingsPatchSchema, type Settings } from "@/lib/domain/settings";
+import { useSettings, useUpdateSettings } from "@/lib/client/queries";
+import { ApiRequestError } from "@/lib/client/fetch-json";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Field } from "@/components/ui/field";
+import { Skeleton } from "@/components/ui/skeleton";
+import { ErrorState } from "@/components/ui/states";
+
+type Draft = Record<keyof Settings, string>;
+
+function toDraft(s: Settings): Draft {
+  return {
+    notReadyThresholdSeconds: String(s.notReadyThresholdSeconds),
+    heartbeatIntervalSeconds: String(s.heartbeatIntervalSeconds),
+    requiredLabels: s.requiredLabels.join(", "),
+    certificateValidityDays: String(s.certificateValidityDays),
+  };
+}
+
+function fromDraft(d: Draft) {
+  return {
+    notReadyThresholdSeconds: Number(d.notReadyThresholdSeconds),
+    heartbeatIntervalSeconds: Number(d.heartbeatIntervalSeconds),
+    requiredLabels: d.requiredLabels
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+    certificateValidityDays: Number(d.certificateValidityDays),
+  };
+}
+
+export function SettingsForm() {
+  const settings = useSettings();
+  if (settings.isPending) return <Skeleton className="h-80 max-w-2xl" />;
+  if (settings.isError) return <ErrorState message={settings.error.message} onRetry={() => void settings.refetch()} />;
+  return <Editor key={JSON.stringify(settings.data)} current={settings.data} />;
+}
+
+function Editor({ current }: { current: Settings }) {
+  const update = useUpdateSettings();
+  const [draft, setDraft] = useState<Draft>(() => toDraft(current));
+  const [errors, setErrors] = useState<Partial<Record<string, string>>>({});
+  const [saved, setSaved] = useState(false);
+
+  const set = (key: keyof Draft) => (e: { target: { value: string } }) => {
+    setDraft((d) => ({ ...d, [key]: e.target.value }));
+    setSaved(false);
+  };
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const parsed = settingsPatchSchema.safeParse(fromDraft(draft));
+    if (!parsed.success) {
+      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? ""), i.message])));
+      return;
+    }
+    setErrors({});
+    update.mutate(parsed.data, { onSuccess: () => setSaved(true) });
+  }
+
+  const serverError = update.error instanceof ApiRequestError ? update.error : null;
+  return (
+    <Card className="max-w-2xl">
+      <form onSubmit={onSubmit} className="space-y-5" noValidate>
+        <div className="grid grid-cols-2 gap-5">
+          <Field
+            id="notReadyThresholdSeconds"
+            label="NotReady threshold (seconds)"
+            type="number"
+            min={10}
+            value={draft.notReadyThresholdSeconds}
+            onChange={set("notReadyThresholdSeconds")}
+            hint="A cluster without a heartbeat for this long turns NotReady."
+            error={errors.notReadyThresholdSeconds}
+          />
+          <Field
+            id="heartbeatIntervalSeconds"
+            label="Heartbeat interval (seconds)"
+            type="number"
+            min={1}
+            value={draft.heartbeatIntervalSeconds}
+            onChange={set("heartbeatIntervalSeconds")}
+            hint="Told to agents in every answer; must be below the threshold."
+            error={errors.heartbeatIntervalSeconds}
+          />
+          <Field
+            id="certificateValidityDays"
+            label="Certificate validity (days)"
+            type="number"
+            min={1}
+            value={draft.certificateValidityDays}
+            onChange={set("certificateValidityDays")}
+            hint="For newly issued agent certificates."
+            error={errors.certificateValidityDays}
+          />
+          <Field
+            id="requiredLabels"
+            label="Required labels"
+            value={draft.requiredLabels}
+            onChange={set("requiredLabels")}
+            hint="Comma-separated label keys every cluster must carry."
+            error={errors.requiredLabels}
+          />
+        </div>
+        {serverError && (
+          <p
+            role="alert"
+            className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 dark:bg-rose-950/50 dark:text-rose-300"
+          >
+            {serverError.message}
+          </p>
+        )}
+        <div className="flex items-center gap-3">
+          <Button type="submit" disabled={update.isPending}>
+            {update.isPending ? "Saving…" : "Save settings"}
+          </Button>
+          {saved && (
+            <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+              Saved.
+            </p>
+          )}
+        </div>
+      </form>
+    </Card>
+  );
+}

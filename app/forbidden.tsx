@@ -1,0 +1,14 @@
+import Link from "next/link";
+
+export default function Forbidden() {
+  return (
+    <main className="flex min-h-[60vh] flex-col items-center justify-center text-center">
+      <p className="text-sm font-semibold text-rose-600">403 · Forbidden</p>
+      <h1 className="mt-2 text-xl font-semibold">Your role cannot open this page</h1>
+      <p className="mt-2 max-w-md text-sm text-slate-600 dark:text-slate-400">Ask an admin for a higher role if you need it.</p>
+      <Link href="/" className="mt-6 text-sm font-medium text-sky-700 underline dark:text-sky-400">
+        Back to the overview
+      </Link>
+    </main>
+  );
+}

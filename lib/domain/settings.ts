@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { labelKeySchema } from "./labels";
+
+/** Fleet-wide settings an admin can change at run time (PROTOCOL.md, Admin API). */
+export const settingsSchema = z.object({
+  notReadyThresholdSeconds: z.number().int().min(10).max(86_400),
+  heartbeatIntervalSeconds: z.number().int().min(1).max(3_600),
+  requiredLabels: z
+    .array(labelKeySchema)
+    .max(32)
+    .refine((keys) => new Set(keys).size === keys.length, {
+      message: "must not repeat a key",
+    }),
+  certificateValidityDays: z.number().int().min(1).max(825),
+});
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const settingsPatchSchema = settingsSchema
+  .partial()
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: "name at least one setting" })
+  .refine(
+    (p) =>
+      p.notReadyThresholdSeconds === undefined ||
+      p.heartbeatIntervalSeconds === undefined ||
+      p.heartbeatIntervalSeconds < p.notReadyThresholdSeconds,
+    { message: "heartbeatIntervalSeconds must be shorter than notReadyThresholdSeconds", path: ["heartbeatIntervalSeconds"] },
+  );
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+export const DEFAULT_SETTINGS: Settings = {
+  notReadyThresholdSeconds: 60,
+  heartbeatIntervalSeconds: 15,
+  requiredLabels: ["env", "region"],
+  certificateValidityDays: 30,
+};

@@ -1,0 +1,94 @@
+// The one place that reads process.env. Everything is validated once; a bad value stops the
+// process at start with a message naming the variable.
+import path from "node:path";
+import { z } from "zod";
+import { emailSchema } from "./domain/email";
+
+const port = z.coerce.number().int().min(1).max(65535);
+const csv = z.string().transform((s) =>
+  s
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean),
+);
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: port.default(3000),
+  AGENT_PORT: port.default(8443),
+  /** Address both ports bind to. */
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((v) => !v || /^(file:|postgres(ql)?:\/\/)/.test(v), {
+      message: "must start with file:, postgres:// or postgresql://",
+    }),
+  DATA_DIR: z.string().min(1).default("./data"),
+  ADMIN_EMAIL: emailSchema.optional(),
+  ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+  AGENT_HOSTNAMES: csv.default(["localhost", "127.0.0.1"]),
+  AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Public URL of the console; derived from the request's Host when unset. */
+  NEXTAUTH_URL: z.url().optional(),
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_NAME: z.string().min(1).default("Single sign-on"),
+  /** Proxies whose forwarded client-certificate header is believed (agent protocol). Off when empty. */
+  TRUSTED_PROXY_CIDRS: csv.default([]),
+  /** Background jobs (status sweeper). Off for processes that only serve. */
+  FLEET_WORKERS: z.enum(["on", "off"]).default("on"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Env = z.infer<typeof schema> & {
+  dataDir: string;
+  database: { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string };
+  oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
+};
+
+export class EnvError extends Error {}
+
+function load(source: NodeJS.ProcessEnv): Env {
+  // Empty strings mean "unset" (docker-compose and shells make them easily).
+  const raw = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ""));
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new EnvError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  const url = e.DATABASE_URL;
+  const database: Env["database"] =
+    url && !url.startsWith("file:")
+      ? { dialect: "postgres", url }
+      : { dialect: "sqlite", file: url ? path.resolve(url.slice("file:".length)) : path.join(dataDir, "fleet.db") };
+
+  const oidcVars = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET];
+  if (oidcVars.some(Boolean) && !oidcVars.every(Boolean)) {
+    throw new EnvError("Invalid configuration:\n  OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together");
+  }
+  if (e.ADMIN_PASSWORD && !e.ADMIN_EMAIL) {
+    throw new EnvError("Invalid configuration:\n  ADMIN_PASSWORD is set but ADMIN_EMAIL is not");
+  }
+  const oidc =
+    e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
+      ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, name: e.OIDC_NAME }
+      : null;
+  return { ...e, dataDir, database, oidc };
+}
+
+let cached: Env | undefined;
+
+/** The validated configuration. Throws EnvError on the first call when it is invalid. */
+export function env(): Env {
+  cached ??= load(process.env);
+  return cached;
+}
+
+/** For tests and tools that need a configuration other than the process's. */
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  return load(source);
+}

@@ -1,0 +1,61 @@
+import "server-only";
+
+// Every error code the APIs answer with, and its HTTP status (PROTOCOL.md). One table, so a
+// code always means the same status wherever it is thrown.
+const STATUS = {
+  invalid_request: 400,
+  invalid_csr: 400,
+  immutable_field: 400,
+  unauthenticated: 401,
+  token_missing: 401,
+  token_invalid: 401,
+  token_expired: 401,
+  token_revoked: 401,
+  token_exhausted: 401,
+  client_certificate_required: 401,
+  forbidden: 403,
+  csrf_rejected: 403,
+  label_not_allowed: 403,
+  certificate_revoked: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  cluster_conflict: 409,
+  invalid_transition: 409,
+  cluster_deregistered: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  missing_required_labels: 422,
+  incompatible_agent: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof STATUS;
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.status = STATUS[code];
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: unknown) {
+  return details === undefined ? { error: code, message } : { error: code, message, details };
+}
+
+export function errorResponse(err: unknown): Response {
+  if (err instanceof ApiError) {
+    return Response.json(errorBody(err.code, err.message, err.details), { status: err.status, headers: err.headers });
+  }
+  // Unknown errors carry internals (SQL, stack traces): log them, answer generically.
+  console.error("unhandled error:", err);
+  return Response.json(errorBody("internal", "Something went wrong on the server; it has been logged."), { status: 500 });
+}

@@ -1,0 +1,65 @@
+import "server-only";
+import type { z } from "zod";
+import { ApiError } from "./errors";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Reads a JSON body of at most `limit` bytes. The size is checked from Content-Length first and
+ * then while streaming, so an oversized body is refused before it is buffered or parsed.
+ */
+export async function readJson(req: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge(limit);
+  const type = req.headers.get("content-type") ?? "";
+  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new ApiError("unsupported_media_type", "Send the body as application/json.");
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (req.body) {
+    const reader = req.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") throw new ApiError("invalid_request", "The request body is empty; send a JSON object.");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("invalid_request", "The request body is not valid JSON.");
+  }
+}
+
+function tooLarge(limit: number) {
+  return new ApiError("payload_too_large", `The request body is larger than ${limit / 1024} KiB.`);
+}
+
+/** zod issues as `details`: one entry per offending field. */
+export function fieldDetails(error: z.ZodError) {
+  return error.issues.flatMap((i) => {
+    const at = i.path.join(".");
+    if (i.code === "unrecognized_keys") {
+      return i.keys.map((k) => ({ field: at ? `${at}.${k}` : k, message: "is not a known field" }));
+    }
+    return [{ field: at || "(body)", message: i.message }];
+  });
+}
+
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what = "request body"): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const details = fieldDetails(parsed.error);
+    const fields = [...new Set(details.map((d) => d.field))].join(", ");
+    throw new ApiError("invalid_request", `The ${what} is invalid (${fields}).`, details);
+  }
+  return parsed.data;
+}

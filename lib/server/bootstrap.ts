@@ -1,0 +1,30 @@
+import "server-only";
+import type { Env } from "@/lib/env";
+import { db } from "@/lib/server/db/client";
+import { migrate } from "@/lib/server/db/migrate";
+import { bootstrapAdmin } from "@/lib/server/auth/bootstrap-admin";
+import { authSecret } from "@/lib/server/auth/auth-secret";
+import { log } from "@/lib/server/log";
+
+/** Everything that must be true before the first request: schema, first admin, secrets. */
+export async function bootstrap(config: Env): Promise<{ shutdownHooks: (() => Promise<void>)[] }> {
+  const migrated = await migrate(config.database);
+  log.info("database ready", {
+    dialect: config.database.dialect,
+    applied: migrated.applied.length ? migrated.applied.join(",") : "none",
+    alreadyApplied: migrated.alreadyApplied,
+  });
+
+  authSecret();
+  const admin = await bootstrapAdmin(db(), { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
+  if (admin?.generatedPassword) {
+    // Printed once, on the start that created the account; it is stored only as a hash.
+    process.stdout.write(
+      `\n  First admin created. Sign in with:\n    email:    ${admin.email}\n    password: ${admin.generatedPassword}\n  (shown once; change it or set ADMIN_EMAIL/ADMIN_PASSWORD)\n\n`,
+    );
+  } else if (admin) {
+    log.info("first admin created from ADMIN_EMAIL", { email: admin.email });
+  }
+
+  return { shutdownHooks: [() => db().$disconnect()] };
+}

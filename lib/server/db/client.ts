@@ -1,0 +1,42 @@
+import "server-only";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { env, type Env } from "@/lib/env";
+import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
+import { PrismaClient as PostgresClient } from "./generated/postgres/client";
+
+// Both generated clients come from the same models (prisma/models.prisma), so they expose
+// the same API; the SQLite one's type stands for both.
+export type Db = SqliteClient;
+export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+// Secrets never leave the database unless a query asks for them with `omit: { x: false }`.
+const omit = {
+  user: { passwordHash: true },
+  apiKey: { secretHash: true },
+  registrationToken: { secretHash: true },
+  secret: { value: true },
+} as const;
+
+export function createDb(database: Env["database"]): Db {
+  if (database.dialect === "sqlite") {
+    // timeout = SQLite busy timeout: writers wait for each other instead of failing.
+    const adapter = new PrismaBetterSQLite3({ url: database.file, timeout: 5000 });
+    return new SqliteClient({ adapter, omit });
+  }
+  const adapter = new PrismaPg({ connectionString: database.url, max: 10 });
+  return new PostgresClient({ adapter, omit }) as unknown as Db;
+}
+
+// One client per process, shared through globalThis: the custom server and the Next bundle
+// load this module separately, and dev reloads would otherwise open a pool per edit.
+const g = globalThis as unknown as { __fleetDb?: Db };
+
+export function db(): Db {
+  g.__fleetDb ??= createDb(env().database);
+  return g.__fleetDb;
+}
+
+export function dialect(): Env["database"]["dialect"] {
+  return env().database.dialect;
+}

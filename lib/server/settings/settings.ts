@@ -1,0 +1,54 @@
+import "server-only";
+import { DEFAULT_SETTINGS, settingsSchema, type Settings, type SettingsPatch } from "@/lib/domain/settings";
+import { db } from "@/lib/server/db/client";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+
+// Hot paths (heartbeats) read settings on every call; a short cache keeps that off the
+// database while other instances still see a change within this time.
+const CACHE_MS = 2_000;
+let cache: { at: number; value: Settings } | null = null;
+
+export async function getSettings(): Promise<Settings> {
+  if (cache && Date.now() - cache.at < CACHE_MS) return cache.value;
+  const rows = await db().setting.findMany();
+  const stored: Record<string, unknown> = {};
+  for (const row of rows) {
+    try {
+      stored[row.key] = JSON.parse(row.value);
+    } catch {}
+  }
+  // A stored value that no longer validates falls back to its default rather than breaking reads.
+  const value = { ...DEFAULT_SETTINGS };
+  for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof Settings)[]) {
+    if (!(key in stored)) continue;
+    const one = settingsSchema.shape[key].safeParse(stored[key]);
+    if (one.success) (value as Record<string, unknown>)[key] = one.data;
+  }
+  cache = { at: Date.now(), value };
+  return value;
+}
+
+export async function updateSettings(actor: Actor, patch: SettingsPatch): Promise<Settings> {
+  const before = await getSettings();
+  const next = settingsSchema.parse({ ...before, ...patch });
+  const changed = (Object.keys(patch) as (keyof Settings)[]).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(next[k]));
+  await db().$transaction(async (tx) => {
+    for (const key of changed) {
+      const value = JSON.stringify(next[key]);
+      await tx.setting.upsert({ where: { key }, create: { key, value }, update: { value } });
+    }
+    if (changed.length) {
+      await recordAudit(
+        tx,
+        actor,
+        "settings.update",
+        { type: "settings", id: "fleet" },
+        {
+          changes: Object.fromEntries(changed.map((k) => [k, { from: before[k], to: next[k] }])),
+        },
+      );
+    }
+  });
+  cache = null;
+  return next;
+}
