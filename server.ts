@@ -1,9 +1,15 @@
 // The product's process: migrates, bootstraps, then serves the console (HTTP, PORT) and the
 // agent protocol (HTTPS with client certificates, AGENT_PORT) from one Next.js app.
 import http from "node:http";
+import type https from "node:https";
 import next from "next";
 import { env, EnvError } from "@/lib/env";
 import { bootstrap } from "@/lib/server/bootstrap";
+import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
+import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { fleetCa } from "@/lib/server/pki/current-ca";
+import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
+import { startWorkers } from "@/lib/server/workers";
 import { log, setLogLevel } from "@/lib/server/log";
 
 async function main() {
@@ -28,13 +34,32 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
+  // The console port never derives an agent identity: it only strips claims and notes the peer.
   const consoleServer = http.createServer((req, res) => {
     stripIdentityHeaders(req);
+    req.headers[IDENTITY_HEADERS.remoteAddress] = remoteAddress(req);
     void handle(req, res);
   });
   consoleServer.keepAliveTimeout = 65_000;
   await listen(consoleServer, config.PORT, config.HOST);
   log.info("console listening", { url: `http://${displayHost(config.HOST)}:${config.PORT}`, database: config.database.dialect });
+
+  const ca = await fleetCa();
+  const agentServer = createAgentServer(
+    ca,
+    config.AGENT_HOSTNAMES,
+    config.TRUSTED_PROXY_CIDRS,
+    (req, res) => void handle(req, res),
+  );
+  agentServer.keepAliveTimeout = 65_000;
+  await listen(agentServer, config.AGENT_PORT, config.HOST);
+  log.info("agent port listening", {
+    url: `https://${displayHost(config.HOST)}:${config.AGENT_PORT}`,
+    caFingerprint: ca.fingerprint,
+    hostnames: config.AGENT_HOSTNAMES.join(","),
+  });
+
+  const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats();
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -42,11 +67,13 @@ async function main() {
     stopping = true;
     log.info("shutting down", { signal });
     // Stop accepting, let in-flight requests finish, then close the database.
-    const closed = new Promise<void>((resolve) => consoleServer.close(() => resolve()));
-    consoleServer.closeIdleConnections();
-    const timer = setTimeout(() => consoleServer.closeAllConnections(), 10_000).unref();
+    const servers = [consoleServer, agentServer];
+    const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    servers.forEach((s) => s.closeIdleConnections());
+    const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000).unref();
     await closed;
     clearTimeout(timer);
+    await stopWorkers();
     for (const hook of shutdownHooks) await hook().catch((err) => log.error("shutdown hook failed", { err: String(err) }));
     process.exit(0);
   };
@@ -54,14 +81,7 @@ async function main() {
   process.on("SIGINT", () => void stop("SIGINT"));
 }
 
-/** Headers that claim an agent identity are only ever set by this process, never accepted. */
-export function stripIdentityHeaders(req: http.IncomingMessage) {
-  for (const name of Object.keys(req.headers)) {
-    if (name.startsWith("x-fleet-") || name === "x-client-cert" || name === "x-ssl-client-cert") delete req.headers[name];
-  }
-}
-
-function listen(server: http.Server, port: number, host: string) {
+function listen(server: http.Server | https.Server, port: number, host: string) {
   return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());

@@ -37,6 +37,9 @@ const schema = z.object({
   OIDC_NAME: z.string().min(1).default("Single sign-on"),
   /** Proxies whose forwarded client-certificate header is believed (agent protocol). Off when empty. */
   TRUSTED_PROXY_CIDRS: csv.default([]),
+  /** Registrations allowed per source address: sustained rate per minute, and burst. */
+  REGISTRATION_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  REGISTRATION_RATE_BURST: z.coerce.number().int().min(1).default(200),
   /** Background jobs (status sweeper). Off for processes that only serve. */
   FLEET_WORKERS: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -5,6 +5,7 @@ import { migrate } from "@/lib/server/db/migrate";
 import { bootstrapAdmin } from "@/lib/server/auth/bootstrap-admin";
 import { authSecret } from "@/lib/server/auth/auth-secret";
 import { log } from "@/lib/server/log";
+import { startPgTransport } from "@/lib/server/events/pg-transport";
 
 /** Everything that must be true before the first request: schema, first admin, secrets. */
 export async function bootstrap(config: Env): Promise<{ shutdownHooks: (() => Promise<void>)[] }> {
@@ -26,5 +27,8 @@ export async function bootstrap(config: Env): Promise<{ shutdownHooks: (() => Pr
     log.info("first admin created from ADMIN_EMAIL", { email: admin.email });
   }
 
-  return { shutdownHooks: [() => db().$disconnect()] };
+  const hooks: (() => Promise<void>)[] = [];
+  if (config.database.dialect === "postgres") hooks.push(await startPgTransport(config.database.url));
+  hooks.push(() => db().$disconnect());
+  return { shutdownHooks: hooks };
 }

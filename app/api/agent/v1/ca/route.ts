@@ -1,0 +1,16 @@
+import { agentRoute } from "@/lib/server/agents/agent-route";
+import { fleetCa } from "@/lib/server/pki/current-ca";
+
+export const dynamic = "force-dynamic";
+
+/** The fleet CA certificate (public), for agents that pin it by fingerprint. */
+export const GET = agentRoute(async () => {
+  const ca = await fleetCa();
+  return new Response(ca.certPem, {
+    headers: {
+      "content-type": "application/x-pem-file",
+      "x-fleet-ca-fingerprint": ca.fingerprint,
+      "cache-control": "public, max-age=300",
+    },
+  });
+});

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { labelKeySchema, labelValueSchema, labelsSchema, type Labels } from "./labels";
+
+export const TOKEN_TTL_DEFAULT_SECONDS = 2 * 60 * 60;
+export const TOKEN_TTL_MAX_SECONDS = 30 * 24 * 60 * 60;
+
+export const allowedLabelsSchema = z
+  .record(labelKeySchema, z.union([z.literal("*"), z.array(labelValueSchema).min(1).max(100)]))
+  .refine((s) => Object.keys(s).length <= 64, "at most 64 keys");
+/** For each label key: the values an agent may ask for, or "*" for any. */
+export type AllowedLabels = z.infer<typeof allowedLabelsSchema>;
+
+export const mintTokenSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    description: z.string().trim().max(500).optional(),
+    ttlSeconds: z.number().int().min(60).max(TOKEN_TTL_MAX_SECONDS).default(TOKEN_TTL_DEFAULT_SECONDS),
+    maxClusters: z.number().int().min(1).max(100_000).default(1),
+    allowedLabels: allowedLabelsSchema.optional(),
+    fixedLabels: labelsSchema.optional(),
+  })
+  .strict();
+export type MintTokenInput = z.infer<typeof mintTokenSchema>;
+
+export type TokenStatus = "active" | "expired" | "revoked" | "exhausted";
+
+export function tokenStatus(
+  t: { revokedAt: Date | null; expiresAt: Date; usedClusters: number; maxClusters: number },
+  now: Date,
+): TokenStatus {
+  if (t.revokedAt) return "revoked";
+  if (t.expiresAt.getTime() <= now.getTime()) return "expired";
+  if (t.usedClusters >= t.maxClusters) return "exhausted";
+  return "active";
+}
+
+/** The first label the agent asked for that the token's scope does not allow, if any. */
+export function labelOutsideScope(requested: Labels, scope: AllowedLabels | null): { key: string; value: string } | null {
+  if (!scope) return null;
+  for (const [key, value] of Object.entries(requested)) {
+    const allowed = scope[key];
+    if (allowed === "*") continue;
+    if (!allowed || !allowed.includes(value)) return { key, value };
+  }
+  return null;
+}
+
+/**
+ * The labels a cluster registers with: the agent's, then the token's fixed labels stamped over
+ * them. An agent asking for a different value of a fixed label is a conflict, reported by key.
+ */
+export function mergeFixedLabels(requested: Labels, fixed: Labels): { labels: Labels; conflict: string | null } {
+  for (const [key, value] of Object.entries(fixed)) {
+    if (key in requested && requested[key] !== value) return { labels: requested, conflict: key };
+  }
+  return { labels: { ...requested, ...fixed }, conflict: null };
+}

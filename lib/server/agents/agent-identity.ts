@@ -1,0 +1,117 @@
+import "server-only";
+import { db } from "@/lib/server/db/client";
+import { ApiError } from "@/lib/server/api/errors";
+
+/**
+ * Headers through which the custom server hands a verified client certificate to the app. Only
+ * server.ts sets them, on the agent port, after stripping any inbound copies on every port.
+ */
+export const IDENTITY_HEADERS = {
+  fingerprint: "x-fleet-client-fingerprint",
+  serial: "x-fleet-client-serial",
+  remoteAddress: "x-fleet-remote-address",
+} as const;
+
+export type AgentIdentity = { clusterId: string; serial: string; fingerprint: string; firstUse: boolean };
+
+type Entry = { serial: string; clusterId: string; revoked: boolean; used: boolean; at: number };
+
+// Heartbeats arrive thousands of times a second; the certificate behind them rarely changes.
+// Revocations made on this instance apply at once (forgetCertificates); on another, within this.
+const CACHE_MS = 5_000;
+const g = globalThis as unknown as { __fleetCertCache?: Map<string, Entry> };
+const cache = () => (g.__fleetCertCache ??= new Map());
+
+export function forgetCertificates(serials: string[]) {
+  const set = new Set(serials);
+  for (const [fp, e] of cache()) if (set.has(e.serial)) cache().delete(fp);
+}
+
+export function forgetCluster(clusterId: string) {
+  for (const [fp, e] of cache()) if (e.clusterId === clusterId) cache().delete(fp);
+}
+
+async function lookup(fingerprint: string): Promise<Entry | null> {
+  const hit = cache().get(fingerprint);
+  if (hit && Date.now() - hit.at < CACHE_MS) return hit;
+  const cert = await db().certificate.findUnique({
+    where: { fingerprint },
+    select: { serial: true, clusterId: true, revokedAt: true, firstUsedAt: true },
+  });
+  if (!cert) {
+    cache().delete(fingerprint);
+    return null;
+  }
+  const entry = {
+    serial: cert.serial,
+    clusterId: cert.clusterId,
+    revoked: !!cert.revokedAt,
+    used: !!cert.firstUsedAt,
+    at: Date.now(),
+  };
+  if (cache().size > 100_000) cache().clear();
+  cache().set(fingerprint, entry);
+  return entry;
+}
+
+/** The cluster behind a request on the agent port, or the protocol's error for why there is none. */
+export async function agentIdentity(headers: Headers): Promise<AgentIdentity> {
+  const fingerprint = headers.get(IDENTITY_HEADERS.fingerprint);
+  const serial = headers.get(IDENTITY_HEADERS.serial);
+  if (!fingerprint || !serial) {
+    throw new ApiError(
+      "client_certificate_required",
+      "Present the client certificate issued at registration (mutual TLS on the agent port).",
+    );
+  }
+  const entry = await lookup(fingerprint);
+  if (!entry) {
+    const revoked = await db().revokedCertificate.findUnique({ where: { serial } });
+    if (revoked?.reason === "deregistered") {
+      throw new ApiError("cluster_deregistered", "This cluster was deregistered; stop the agent and delete its state.");
+    }
+    if (revoked)
+      throw new ApiError("certificate_revoked", "This client certificate was revoked; register again with a new token.");
+    throw new ApiError("client_certificate_required", "This client certificate was not issued by this fleet.");
+  }
+  if (entry.revoked)
+    throw new ApiError("certificate_revoked", "This client certificate was revoked; use the newest one or register again.");
+  return { clusterId: entry.clusterId, serial: entry.serial, fingerprint, firstUse: !entry.used };
+}
+
+/**
+ * The first use of a rotated certificate retires the ones before it (PROTOCOL.md, rotate): the old
+ * certificate stays valid only until the new one is seen.
+ */
+export async function markFirstUse(agent: AgentIdentity): Promise<void> {
+  const now = new Date();
+  const older = await db().$transaction(async (tx) => {
+    const marked = await tx.certificate.updateMany({
+      where: { serial: agent.serial, firstUsedAt: null },
+      data: { firstUsedAt: now },
+    });
+    if (marked.count === 0) return [];
+    const current = await tx.certificate.findUniqueOrThrow({ where: { serial: agent.serial }, select: { createdAt: true } });
+    const prior = await tx.certificate.findMany({
+      where: {
+        clusterId: agent.clusterId,
+        revokedAt: null,
+        serial: { not: agent.serial },
+        createdAt: { lte: current.createdAt },
+      },
+      select: { serial: true },
+    });
+    const serials = prior.map((c) => c.serial);
+    if (serials.length) {
+      await tx.certificate.updateMany({
+        where: { serial: { in: serials } },
+        data: { revokedAt: now, revokeReason: "superseded by rotation" },
+      });
+      await tx.revokedCertificate.createMany({
+        data: serials.map((s) => ({ serial: s, clusterId: agent.clusterId, reason: "superseded" })),
+      });
+    }
+    return serials;
+  });
+  forgetCertificates([agent.serial, ...older]);
+}

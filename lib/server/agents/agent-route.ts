@@ -1,0 +1,22 @@
+import "server-only";
+import type { NextRequest } from "next/server";
+import { errorResponse } from "@/lib/server/api/errors";
+import { agentIdentity, IDENTITY_HEADERS, type AgentIdentity } from "./agent-identity";
+
+export type AgentContext = { req: NextRequest; sourceAddress: string | null };
+
+/** For agent endpoints without a client certificate (registration, CA download). */
+export function agentRoute(handler: (ctx: AgentContext) => Promise<Response>) {
+  return async (req: NextRequest): Promise<Response> => {
+    try {
+      return await handler({ req, sourceAddress: req.headers.get(IDENTITY_HEADERS.remoteAddress) });
+    } catch (err) {
+      return errorResponse(err);
+    }
+  };
+}
+
+/** For agent endpoints that need mutual TLS: the handler gets the verified cluster identity. */
+export function authenticatedAgentRoute(handler: (ctx: AgentContext & { agent: AgentIdentity }) => Promise<Response>) {
+  return agentRoute(async (ctx) => handler({ ...ctx, agent: await agentIdentity(ctx.req.headers) }));
+}

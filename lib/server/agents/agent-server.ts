@@ -1,0 +1,90 @@
+import "server-only";
+import https from "node:https";
+import type http from "node:http";
+import { BlockList, isIPv4 } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { X509Certificate } from "node:crypto";
+import type { FleetCa } from "@/lib/server/pki/fleet-ca";
+import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
+import { IDENTITY_HEADERS } from "./agent-identity";
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** Headers that claim a client identity are only ever set by this process, never accepted. */
+export function stripIdentityHeaders(req: http.IncomingMessage) {
+  for (const name of Object.keys(req.headers)) {
+    if (name.startsWith("x-fleet-")) delete req.headers[name];
+  }
+}
+
+export function fingerprintOf(fingerprint256: string): string {
+  return `sha256:${fingerprint256.replace(/:/g, "").toLowerCase()}`;
+}
+
+/** Serial numbers compare as lowercase hex without leading zeros, whoever printed them. */
+export function normalizeSerial(serial: string): string {
+  return serial.toLowerCase().replace(/^0+(?=.)/, "");
+}
+
+function setIdentity(req: http.IncomingMessage, fingerprint: string, serial: string) {
+  req.headers[IDENTITY_HEADERS.fingerprint] = fingerprint;
+  req.headers[IDENTITY_HEADERS.serial] = normalizeSerial(serial);
+}
+
+function trustedProxies(cidrs: string[]): BlockList | null {
+  if (!cidrs.length) return null;
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    const [addr, bits] = cidr.split("/");
+    const type = isIPv4(addr!) ? "ipv4" : "ipv6";
+    list.addSubnet(addr!, Number(bits ?? (type === "ipv4" ? 32 : 128)), type);
+  }
+  return list;
+}
+
+/** A certificate forwarded by a TLS-terminating proxy: URL-encoded PEM, bare or in Envoy's Cert="...". */
+function forwardedCertificate(value: string, ca: X509Certificate): X509Certificate | null {
+  try {
+    const m = /Cert="([^"]+)"/.exec(value);
+    const cert = new X509Certificate(decodeURIComponent(m ? m[1]! : value));
+    const now = Date.now();
+    const valid = Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
+    return valid && cert.checkIssued(ca) && cert.verify(ca.publicKey) ? cert : null;
+  } catch {
+    return null;
+  }
+}
+
+export function remoteAddress(req: http.IncomingMessage): string {
+  return (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+}
+
+/**
+ * The agent port: HTTPS whose client certificates are requested but optional (registration has
+ * none yet). A certificate that chains to the fleet CA and is within its validity becomes the
+ * request's identity; everything about which cluster it is, and whether it is revoked, is
+ * decided by the app (agent-identity.ts).
+ */
+export function createAgentServer(ca: FleetCa, hostnames: string[], proxyCidrs: string[], handle: Handler): https.Server {
+  const { certPem, keyPem } = issueServerCertificate(ca, hostnames);
+  const proxies = trustedProxies(proxyCidrs);
+  const caCert = new X509Certificate(ca.certPem);
+  return https.createServer(
+    { key: keyPem, cert: certPem, ca: [ca.certPem], requestCert: true, rejectUnauthorized: false, minVersion: "TLSv1.2" },
+    (req, res) => {
+      stripIdentityHeaders(req);
+      const address = remoteAddress(req);
+      req.headers[IDENTITY_HEADERS.remoteAddress] = address;
+      const socket = req.socket as TLSSocket;
+      if (socket.authorized) {
+        const peer = socket.getPeerCertificate();
+        if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
+      } else if (proxies && proxies.check(address, isIPv4(address) ? "ipv4" : "ipv6")) {
+        const header = req.headers["x-forwarded-client-cert"];
+        const cert = typeof header === "string" ? forwardedCertificate(header, caCert) : null;
+        if (cert) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber);
+      }
+      handle(req, res);
+    },
+  );
+}

@@ -1,0 +1,88 @@
+import "server-only";
+import { enrollmentChecklist } from "@/lib/domain/enrollment";
+import { matchesSelector, parseSelector } from "@/lib/domain/selector";
+import { clusterStatus } from "@/lib/domain/status";
+import { ApiError } from "@/lib/server/api/errors";
+import { db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+
+/** Groups whose selector matches these labels (groups are few; selectors are matched in memory). */
+export async function groupsMatching(labels: Record<string, string>) {
+  const groups = await db().clusterGroup.findMany({ select: { id: true, name: true, selector: true }, orderBy: { name: "asc" } });
+  return groups.filter((g) => {
+    try {
+      return matchesSelector(labels, parseSelector(g.selector));
+    } catch {
+      return false;
+    }
+  });
+}
+
+export async function getCluster(id: string) {
+  const now = new Date();
+  const settings = await getSettings();
+  const c = await db().cluster.findUnique({
+    where: { id },
+    include: {
+      labels: { select: { key: true, value: true } },
+      nodePools: { orderBy: { name: "asc" } },
+      certificates: { orderBy: { createdAt: "desc" }, take: 5 },
+      registrationToken: { select: { id: true, name: true } },
+    },
+  });
+  if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
+  const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
+  const [groups, events] = await Promise.all([
+    groupsMatching(labels),
+    db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
+  ]);
+  const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
+  const checklist = enrollmentChecklist(
+    { ...c, labels, groupCount: groups.length, desiredPolicyRevision: null },
+    settings.requiredLabels,
+    now,
+    settings.notReadyThresholdSeconds,
+  );
+  return {
+    id: c.id,
+    name: c.name,
+    status: clusterStatus(c, now, settings.notReadyThresholdSeconds),
+    phase: c.phase,
+    phaseChangedAt: c.phaseChangedAt.toISOString(),
+    labels,
+    lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
+    agentVersion: c.agentVersion,
+    kubernetesVersion: c.kubernetesVersion,
+    apiServerUrl: c.apiServerUrl,
+    caFingerprint: c.caFingerprint,
+    registeredAt: c.registeredAt?.toISOString() ?? null,
+    registrationToken: c.registrationToken,
+    description: c.description,
+    health: { apiServer: c.apiServerHealth, logs: c.logsReporting, metrics: c.metricsReporting },
+    workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount },
+    appliedPolicyRevision: c.appliedPolicyRevision,
+    nodePools: c.nodePools.map((p) => ({
+      name: p.name,
+      nodeCount: p.nodeCount,
+      readyNodes: p.readyNodes,
+      kubeletVersion: p.kubeletVersion,
+      instanceType: p.instanceType,
+      cpuCores: p.cpuCores,
+      memoryGiB: p.memoryGiB,
+      state: p.state,
+    })),
+    certificate: cert
+      ? {
+          serial: cert.serial,
+          fingerprint: cert.fingerprint,
+          notBefore: cert.notBefore.toISOString(),
+          notAfter: cert.notAfter.toISOString(),
+          revoked: !!cert.revokedAt,
+        }
+      : null,
+    enrollment: { complete: checklist.every((i) => i.ok), enrolledAt: c.enrolledAt?.toISOString() ?? null, items: checklist },
+    groups: groups.map((g) => ({ id: g.id, name: g.name })),
+    events: events.map((e) => ({ kind: e.kind, from: e.fromValue, to: e.toValue, reason: e.reason, at: e.at.toISOString() })),
+    notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
+  };
+}

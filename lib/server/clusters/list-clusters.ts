@@ -1,0 +1,120 @@
+import "server-only";
+import { z } from "zod";
+import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
+import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
+import { ApiError } from "@/lib/server/api/errors";
+import { db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+import { selectorWhere, statusWhere, type ClusterWhere } from "./cluster-filters";
+
+const STATUSES = ["Pending", "Ready", "NotReady", "Draining", "Deregistering", "Provisioning"] as const;
+const SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
+
+export const listClustersQuerySchema = z.object({
+  status: z.enum(STATUSES).optional(),
+  selector: z.string().max(2000).optional(),
+  group: z.string().max(200).optional(),
+  q: z.string().trim().max(200).optional(),
+  sort: z.enum(SORTS).default("name"),
+  order: z.enum(["asc", "desc"]).default("asc"),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export type ListClustersQuery = z.infer<typeof listClustersQuerySchema>;
+
+export type ClusterListItem = {
+  id: string;
+  name: string;
+  status: ClusterStatus;
+  phase: string;
+  labels: Record<string, string>;
+  lastHeartbeatAt: string | null;
+  agentVersion: string | null;
+  kubernetesVersion: string | null;
+};
+
+export function parseSelectorParam(text: string, what = "selector"): Selector {
+  try {
+    return parseSelector(text);
+  } catch (err) {
+    if (err instanceof SelectorError)
+      throw new ApiError("invalid_request", `The ${what} is invalid: ${err.message}.`, [{ field: what, message: err.message }]);
+    throw err;
+  }
+}
+
+/** The selector of a group named by id or name. */
+export async function groupSelector(group: string): Promise<Selector> {
+  const g = await db().clusterGroup.findFirst({ where: { OR: [{ id: group }, { name: group }] }, select: { selector: true } });
+  if (!g) throw new ApiError("not_found", `No cluster group ${group}.`);
+  return parseSelectorParam(g.selector, "group selector");
+}
+
+export async function clusterWhere(
+  q: Pick<ListClustersQuery, "status" | "selector" | "group" | "q">,
+  now: Date,
+): Promise<ClusterWhere> {
+  const { notReadyThresholdSeconds } = await getSettings();
+  const and: ClusterWhere[] = [];
+  if (q.status) and.push(statusWhere(q.status, now, notReadyThresholdSeconds));
+  if (q.selector) and.push(...selectorWhere(parseSelectorParam(q.selector)));
+  if (q.group) and.push(...selectorWhere(await groupSelector(q.group)));
+  // Names are lowercase DNS labels, so a lowercase "contains" is case-insensitive on both engines.
+  if (q.q) and.push({ OR: [{ name: { contains: q.q.toLowerCase() } }, { id: { startsWith: q.q } }] });
+  return and.length ? { AND: and } : {};
+}
+
+function decodeCursor(cursor: string | undefined): number {
+  if (!cursor) return 0;
+  const n = Number(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!Number.isInteger(n) || n < 0)
+    throw new ApiError("invalid_request", "The cursor is invalid.", [
+      { field: "cursor", message: "not a cursor from a previous page" },
+    ]);
+  return n;
+}
+
+export async function listClusters(q: ListClustersQuery) {
+  const now = new Date();
+  const { notReadyThresholdSeconds } = await getSettings();
+  const where = await clusterWhere(q, now);
+  const offset = decodeCursor(q.cursor);
+  const orderBy = [{ [q.sort]: q.order }, { id: "asc" as const }];
+  const [rows, total] = await Promise.all([
+    db().cluster.findMany({
+      where,
+      orderBy,
+      skip: offset,
+      take: q.limit + 1,
+      select: {
+        id: true,
+        name: true,
+        phase: true,
+        lastHeartbeatAt: true,
+        apiServerHealth: true,
+        agentVersion: true,
+        kubernetesVersion: true,
+        labels: { select: { key: true, value: true } },
+      },
+    }),
+    db().cluster.count({ where }),
+  ]);
+  const page = rows.slice(0, q.limit);
+  const items: ClusterListItem[] = page.map((c) => ({
+    id: c.id,
+    name: c.name,
+    status: clusterStatus(c, now, notReadyThresholdSeconds),
+    phase: c.phase,
+    labels: Object.fromEntries(c.labels.map((l) => [l.key, l.value])),
+    lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
+    agentVersion: c.agentVersion,
+    kubernetesVersion: c.kubernetesVersion,
+  }));
+  return {
+    items,
+    nextCursor: rows.length > q.limit ? Buffer.from(String(offset + q.limit)).toString("base64url") : null,
+    total,
+    notReadyThresholdSeconds,
+    now: now.toISOString(),
+  };
+}

@@ -1,0 +1,59 @@
+import "server-only";
+import { rotateRequestSchema } from "@/lib/domain/agent-protocol";
+import { ApiError } from "@/lib/server/api/errors";
+import { parseWith } from "@/lib/server/api/read-body";
+import { db } from "@/lib/server/db/client";
+import { recordAudit } from "@/lib/server/audit/record-audit";
+import { getSettings } from "@/lib/server/settings/settings";
+import type { AgentIdentity } from "@/lib/server/agents/agent-identity";
+import { fleetCa } from "@/lib/server/pki/current-ca";
+import { CsrError, validateCsr } from "@/lib/server/pki/csr";
+import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
+
+/**
+ * POST /api/agent/v1/rotate: a new certificate for the caller's cluster. The presented one stays
+ * valid until the new one is first used (agent-identity.ts markFirstUse) or expires.
+ */
+export async function rotateCertificate(agent: AgentIdentity, body: unknown): Promise<{ certificate: string }> {
+  const { csr } = parseWith(rotateRequestSchema, body);
+  let key;
+  try {
+    key = validateCsr(csr);
+  } catch (err) {
+    if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
+    throw err;
+  }
+  const settings = await getSettings();
+  const cert = issueClientCertificate(await fleetCa(), {
+    publicKeyPem: key.publicKeyPem,
+    clusterId: agent.clusterId,
+    validityDays: settings.certificateValidityDays,
+  });
+  await db().$transaction(async (tx) => {
+    const cluster = await tx.cluster.findUnique({ where: { id: agent.clusterId }, select: { name: true } });
+    if (!cluster)
+      throw new ApiError("cluster_deregistered", "This cluster was deregistered; stop the agent and delete its state.");
+    await tx.certificate.create({
+      data: {
+        serial: cert.serial,
+        clusterId: agent.clusterId,
+        fingerprint: cert.fingerprint,
+        pem: cert.pem,
+        notBefore: cert.notBefore,
+        notAfter: cert.notAfter,
+      },
+    });
+    await recordAudit(
+      tx,
+      { type: "agent", id: agent.clusterId, label: cluster.name },
+      "certificate.rotate",
+      { type: "cluster", id: agent.clusterId },
+      {
+        previousSerial: agent.serial,
+        serial: cert.serial,
+        notAfter: cert.notAfter.toISOString(),
+      },
+    );
+  });
+  return { certificate: cert.pem };
+}

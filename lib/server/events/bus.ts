@@ -1,0 +1,56 @@
+import "server-only";
+import { EventEmitter } from "node:events";
+
+/** What the live event stream carries (GET /api/v1/events). */
+export type FleetEvent =
+  | {
+      type: "cluster.status";
+      clusterId: string;
+      name: string;
+      from: string | null;
+      to: string;
+      reason: string;
+      at: string;
+    }
+  | { type: "cluster.registered"; clusterId: string; name: string; reregistered: boolean; at: string }
+  | { type: "cluster.removed"; clusterId: string; name: string; at: string }
+  | { type: "cluster.updated"; clusterId: string; name: string; at: string }
+  | { type: "fleet.summary"; at: string; heartbeatsPerSecond: number; counts: Record<string, number> }
+  /** Each instance's own heartbeat rate; summed into fleet.summary by whoever serves a stream. */
+  | { type: "instance.heartbeats"; instanceId: string; perSecond: number; at: string };
+
+type Transport = { publish(event: FleetEvent): void };
+
+// One emitter per process, shared through globalThis (the custom server and the Next bundle
+// load this module separately). With PostgreSQL a transport relays events between instances.
+const g = globalThis as unknown as { __fleetBus?: { emitter: EventEmitter; transport: Transport | null } };
+function state() {
+  g.__fleetBus ??= { emitter: new EventEmitter().setMaxListeners(0), transport: null };
+  return g.__fleetBus;
+}
+
+/** Publishes to this instance's subscribers and, through the transport, to the other instances. */
+export function publish(event: FleetEvent) {
+  const s = state();
+  if (s.transport) s.transport.publish(event);
+  else s.emitter.emit("event", event);
+}
+
+/** Delivers an event that arrived from the transport (including this instance's own). */
+export function deliver(event: FleetEvent) {
+  state().emitter.emit("event", event);
+}
+
+export function setTransport(transport: Transport | null) {
+  state().transport = transport;
+}
+
+export function subscribe(fn: (event: FleetEvent) => void): () => void {
+  const { emitter } = state();
+  emitter.on("event", fn);
+  return () => emitter.off("event", fn);
+}
+
+export function subscriberCount(): number {
+  return state().emitter.listenerCount("event");
+}

@@ -1,0 +1,75 @@
+import "server-only";
+import { randomId } from "@/lib/server/auth/secrets";
+import { db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+import { heartbeatsReceived } from "@/lib/server/heartbeats/heartbeat-writer";
+import { statusWhere } from "@/lib/server/clusters/cluster-filters";
+import { publish, subscribe, type FleetEvent } from "./bus";
+
+const STATUSES = ["Pending", "Ready", "NotReady", "Draining", "Deregistering", "Provisioning"] as const;
+
+/** Clusters by computed status, straight from the database (so every instance agrees). */
+export async function statusCounts(now = new Date()): Promise<Record<string, number>> {
+  const { notReadyThresholdSeconds } = await getSettings();
+  const counts = await Promise.all(
+    STATUSES.map((s) => db().cluster.count({ where: statusWhere(s, now, notReadyThresholdSeconds) })),
+  );
+  return Object.fromEntries(STATUSES.map((s, i) => [s, counts[i]!]));
+}
+
+const INSTANCE_ID = randomId(8);
+const RATE_TTL_MS = 10_000;
+
+type Rates = Map<string, { perSecond: number; at: number }>;
+const g = globalThis as unknown as { __fleetRates?: Rates; __fleetRatesSub?: () => void };
+
+/** Latest heartbeat rate of every live instance, learnt from the event bus. */
+function rates(): Rates {
+  if (!g.__fleetRates) {
+    g.__fleetRates = new Map();
+    g.__fleetRatesSub = subscribe((e) => {
+      if (e.type === "instance.heartbeats") g.__fleetRates!.set(e.instanceId, { perSecond: e.perSecond, at: Date.now() });
+    });
+  }
+  return g.__fleetRates;
+}
+
+export function fleetHeartbeatRate(): number {
+  const now = Date.now();
+  let sum = 0;
+  for (const [id, r] of rates()) {
+    if (now - r.at > RATE_TTL_MS) rates().delete(id);
+    else sum += r.perSecond;
+  }
+  return Math.round(sum * 10) / 10;
+}
+
+/** Publishes this instance's heartbeat rate every `intervalMs` (a worker). */
+export function startRatePublisher(intervalMs = 2000): () => void {
+  rates();
+  let last = heartbeatsReceived();
+  let lastAt = Date.now();
+  const timer = setInterval(() => {
+    const n = heartbeatsReceived();
+    const now = Date.now();
+    publish({
+      type: "instance.heartbeats",
+      instanceId: INSTANCE_ID,
+      perSecond: ((n - last) * 1000) / (now - lastAt),
+      at: new Date(now).toISOString(),
+    });
+    last = n;
+    lastAt = now;
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export async function fleetSummary(): Promise<Extract<FleetEvent, { type: "fleet.summary" }>> {
+  return {
+    type: "fleet.summary",
+    at: new Date().toISOString(),
+    heartbeatsPerSecond: fleetHeartbeatRate(),
+    counts: await statusCounts(),
+  };
+}

@@ -1,0 +1,55 @@
+import "server-only";
+import pg from "pg";
+import { log } from "@/lib/server/log";
+import { deliver, setTransport, type FleetEvent } from "./bus";
+
+const CHANNEL = "fleet_events";
+
+/**
+ * Relays live events between instances sharing one PostgreSQL with LISTEN/NOTIFY. Every event,
+ * this instance's own included, is delivered when it comes back from the database, so all
+ * instances see the same order. Reconnects with backoff if the listening connection drops.
+ */
+export async function startPgTransport(url: string): Promise<() => Promise<void>> {
+  const sender = new pg.Pool({ connectionString: url, max: 2 });
+  let listener: pg.Client | null = null;
+  let stopped = false;
+  let retry = 500;
+
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: url });
+    client.on("notification", (msg) => {
+      if (msg.channel !== CHANNEL || !msg.payload) return;
+      try {
+        deliver(JSON.parse(msg.payload) as FleetEvent);
+      } catch {}
+    });
+    client.on("error", (err) => {
+      log.warn("event listener connection lost; reconnecting", { error: err.message });
+      void client.end().catch(() => {});
+      if (!stopped) setTimeout(() => void connect().catch(() => {}), (retry = Math.min(retry * 2, 30_000)));
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    retry = 500;
+    listener = client;
+  };
+  await connect();
+
+  setTransport({
+    publish(event) {
+      sender.query("SELECT pg_notify($1, $2)", [CHANNEL, JSON.stringify(event)]).catch((err) => {
+        // The database is unreachable: this instance's subscribers still get the event.
+        log.warn("could not relay an event; delivering locally", { error: String(err) });
+        deliver(event);
+      });
+    },
+  });
+
+  return async () => {
+    stopped = true;
+    setTransport(null);
+    await listener?.end().catch(() => {});
+    await sender.end().catch(() => {});
+  };
+}

@@ -1,0 +1,162 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import type { NodePoolReport } from "@/lib/domain/agent-protocol";
+import { db } from "@/lib/server/db/client";
+import { log } from "@/lib/server/log";
+
+/** The facts one heartbeat reports, as stored on the cluster row. */
+export type HeartbeatFacts = {
+  at: Date;
+  agentVersion: string;
+  kubernetesVersion: string;
+  apiServerHealth: string;
+  logsReporting: boolean;
+  metricsReporting: boolean;
+  podCount: number | null;
+  namespaceCount: number | null;
+  appliedPolicyRevision: string | null | undefined;
+  nodePools: NodePoolReport[];
+};
+
+// Heartbeats are coalesced: the newest facts per cluster are kept in memory and written in
+// one transaction every FLUSH_MS. At thousands of heartbeats a second this turns thousands of
+// single-row commits into a few batched ones; the cost is that a crash loses at most FLUSH_MS
+// of heartbeats, which the next heartbeat repairs. Status is computed from the stored facts,
+// so the sweeper sees a heartbeat at most FLUSH_MS late.
+const FLUSH_MS = 250;
+const MINUTE = 60_000;
+
+type State = {
+  pending: Map<string, HeartbeatFacts>;
+  /** heartbeats per `${clusterId}|${minute start}` since the last flush */
+  buckets: Map<string, number>;
+  /** hash of the node pools last written per cluster, to write them only when they change */
+  poolHashes: Map<string, string>;
+  received: number;
+  timer: NodeJS.Timeout | null;
+  flushing: Promise<void> | null;
+};
+
+const g = globalThis as unknown as { __fleetHeartbeats?: State };
+function state(): State {
+  g.__fleetHeartbeats ??= {
+    pending: new Map(),
+    buckets: new Map(),
+    poolHashes: new Map(),
+    received: 0,
+    timer: null,
+    flushing: null,
+  };
+  return g.__fleetHeartbeats;
+}
+
+export function enqueueHeartbeat(clusterId: string, facts: HeartbeatFacts) {
+  const s = state();
+  s.pending.set(clusterId, facts);
+  const key = `${clusterId}|${Math.floor(facts.at.getTime() / MINUTE) * MINUTE}`;
+  s.buckets.set(key, (s.buckets.get(key) ?? 0) + 1);
+  s.received++;
+  s.timer ??= setTimeout(() => void flushHeartbeats(), FLUSH_MS);
+}
+
+/** Heartbeats received by this process since it started (for the live summary and metrics). */
+export function heartbeatsReceived(): number {
+  return state().received;
+}
+
+/** Drops what is queued for a cluster that is being removed. */
+export function forgetClusterHeartbeats(clusterId: string) {
+  const s = state();
+  s.pending.delete(clusterId);
+  s.poolHashes.delete(clusterId);
+  for (const key of s.buckets.keys()) if (key.startsWith(`${clusterId}|`)) s.buckets.delete(key);
+}
+
+function poolsHash(pools: NodePoolReport[]) {
+  return createHash("sha1").update(JSON.stringify(pools)).digest("base64");
+}
+
+/** Writes everything queued. Safe to call at any time; concurrent calls share one flush. */
+export async function flushHeartbeats(): Promise<void> {
+  const s = state();
+  if (s.flushing) return s.flushing;
+  if (s.timer) clearTimeout(s.timer);
+  s.timer = null;
+  if (s.pending.size === 0 && s.buckets.size === 0) return;
+  const pending = s.pending;
+  const buckets = s.buckets;
+  s.pending = new Map();
+  s.buckets = new Map();
+  s.flushing = write(pending, buckets, s.poolHashes)
+    .catch((err) => log.error("heartbeat flush failed", { clusters: pending.size, error: String(err) }))
+    .finally(() => {
+      s.flushing = null;
+      if ((s.pending.size || s.buckets.size) && !s.timer) s.timer = setTimeout(() => void flushHeartbeats(), FLUSH_MS);
+    });
+  return s.flushing;
+}
+
+async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, number>, poolHashes: Map<string, string>) {
+  const client = db();
+  const ids = [...pending.keys()];
+  // A cluster removed since its heartbeat was queued must not be written (it would fail the batch).
+  const alive = new Set((await client.cluster.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((c) => c.id));
+  const ops = [];
+  const newHashes: [string, string][] = [];
+  for (const [id, f] of pending) {
+    if (!alive.has(id)) continue;
+    ops.push(
+      client.cluster.update({
+        where: { id },
+        data: {
+          lastHeartbeatAt: f.at,
+          agentVersion: f.agentVersion,
+          kubernetesVersion: f.kubernetesVersion,
+          apiServerHealth: f.apiServerHealth,
+          logsReporting: f.logsReporting,
+          metricsReporting: f.metricsReporting,
+          podCount: f.podCount,
+          namespaceCount: f.namespaceCount,
+          ...(f.appliedPolicyRevision !== undefined ? { appliedPolicyRevision: f.appliedPolicyRevision } : {}),
+        },
+      }),
+    );
+    const hash = poolsHash(f.nodePools);
+    if (poolHashes.get(id) !== hash) {
+      newHashes.push([id, hash]);
+      const names = f.nodePools.map((p) => p.name);
+      ops.push(client.nodePool.deleteMany({ where: { clusterId: id, name: { notIn: names } } }));
+      for (const p of f.nodePools) {
+        const data = {
+          nodeCount: p.nodeCount,
+          readyNodes: p.readyNodes,
+          kubeletVersion: p.kubeletVersion ?? null,
+          instanceType: p.instanceType ?? null,
+          cpuCores: p.cpuCores ?? null,
+          memoryGiB: p.memoryGiB ?? null,
+        };
+        ops.push(
+          client.nodePool.upsert({
+            where: { clusterId_name: { clusterId: id, name: p.name } },
+            create: { clusterId: id, name: p.name, ...data },
+            update: data,
+          }),
+        );
+      }
+    }
+  }
+  for (const [key, count] of buckets) {
+    const [clusterId, minute] = key.split("|") as [string, string];
+    if (!alive.has(clusterId)) continue;
+    const bucketStart = new Date(Number(minute));
+    ops.push(
+      client.heartbeatBucket.upsert({
+        where: { clusterId_bucketStart: { clusterId, bucketStart } },
+        create: { clusterId, bucketStart, count },
+        update: { count: { increment: count } },
+      }),
+    );
+  }
+  if (ops.length) await client.$transaction(ops);
+  for (const [id, hash] of newHashes) poolHashes.set(id, hash);
+}

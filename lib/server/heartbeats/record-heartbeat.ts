@@ -1,0 +1,75 @@
+import "server-only";
+import { heartbeatRequestSchema } from "@/lib/domain/agent-protocol";
+import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
+import { ApiError } from "@/lib/server/api/errors";
+import { parseWith } from "@/lib/server/api/read-body";
+import { db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+import { markFirstUse, type AgentIdentity } from "@/lib/server/agents/agent-identity";
+import { enqueueHeartbeat } from "./heartbeat-writer";
+
+export type Directive = { id: string; type: string } & Record<string, unknown>;
+
+export type HeartbeatResponse = {
+  status: ClusterStatus;
+  heartbeatIntervalSeconds: number;
+  desiredPolicyRevision: string | null;
+  directives: Directive[];
+};
+
+/**
+ * POST /api/agent/v1/heartbeat. Kept lean: one read (the cluster's phase and open directives),
+ * acknowledgements written at once, the reported facts queued for the batched writer.
+ */
+export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Promise<HeartbeatResponse> {
+  const hb = parseWith(heartbeatRequestSchema, body);
+  const now = new Date();
+  const settings = await getSettings();
+  const cluster = await db().cluster.findUnique({
+    where: { id: agent.clusterId },
+    select: {
+      phase: true,
+      directives: { where: { ackedAt: null }, select: { id: true, type: true, payload: true }, orderBy: { createdAt: "asc" } },
+    },
+  });
+  if (!cluster) throw new ApiError("cluster_deregistered", "This cluster was deregistered; stop the agent and delete its state.");
+  if (agent.firstUse) await markFirstUse(agent);
+
+  const acked = new Set(hb.acks);
+  if (acked.size) {
+    const open = cluster.directives.filter((d) => acked.has(d.id)).map((d) => d.id);
+    if (open.length)
+      await db().directive.updateMany({
+        where: { id: { in: open }, clusterId: agent.clusterId, ackedAt: null },
+        data: { ackedAt: now },
+      });
+  }
+
+  enqueueHeartbeat(agent.clusterId, {
+    at: now,
+    agentVersion: hb.agentVersion,
+    kubernetesVersion: hb.kubernetesVersion,
+    apiServerHealth: hb.health.apiServer,
+    logsReporting: hb.health.logs,
+    metricsReporting: hb.health.metrics,
+    podCount: hb.workloads?.pods ?? null,
+    namespaceCount: hb.workloads?.namespaces ?? null,
+    appliedPolicyRevision: hb.policy ? hb.policy.appliedRevision : undefined,
+    nodePools: hb.nodePools,
+  });
+
+  return {
+    status: clusterStatus(
+      { phase: cluster.phase, lastHeartbeatAt: now, apiServerHealth: hb.health.apiServer },
+      now,
+      settings.notReadyThresholdSeconds,
+    ),
+    heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
+    // Policies and their revisions arrive with the lifecycle work; until a policy targets the
+    // cluster there is no revision to apply.
+    desiredPolicyRevision: null,
+    directives: cluster.directives
+      .filter((d) => !acked.has(d.id))
+      .map((d) => ({ ...(JSON.parse(d.payload) as Record<string, unknown>), id: d.id, type: d.type })),
+  };
+}

@@ -1,0 +1,79 @@
+import "server-only";
+import { healthStatus, transitionReason, type HealthStatus } from "@/lib/domain/status";
+import { db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+import { publish } from "@/lib/server/events/bus";
+import { log } from "@/lib/server/log";
+
+const BATCH = 500;
+
+/**
+ * Finds clusters whose recorded status no longer matches their facts and records each
+ * transition once: the conditional update (WHERE status = <old>) lets several instances sweep
+ * at the same time without recording a transition twice. Returns the transitions it recorded.
+ */
+export async function sweepStatuses(now = new Date()): Promise<number> {
+  const { notReadyThresholdSeconds: threshold } = await getSettings();
+  const cutoff = new Date(now.getTime() - threshold * 1000);
+  const notDown = { OR: [{ apiServerHealth: null }, { apiServerHealth: { not: "down" } }] };
+  const candidates = await db().cluster.findMany({
+    where: {
+      OR: [
+        { status: { in: ["Pending", "NotReady"] }, lastHeartbeatAt: { gte: cutoff }, ...notDown },
+        { status: { in: ["Pending", "Ready"] }, lastHeartbeatAt: { lt: cutoff } },
+        { status: { in: ["Pending", "Ready"] }, lastHeartbeatAt: { not: null }, apiServerHealth: "down" },
+      ],
+    },
+    select: { id: true, name: true, status: true, phase: true, lastHeartbeatAt: true, apiServerHealth: true },
+    take: BATCH,
+  });
+  let recorded = 0;
+  for (const c of candidates) {
+    const from = c.status as HealthStatus;
+    const to = healthStatus(c, now, threshold);
+    if (to === from) continue;
+    const reason = transitionReason(from, to, c, threshold);
+    const becomesActive = to === "Ready" && c.phase === "Registration";
+    const done = await db().$transaction(async (tx) => {
+      const moved = await tx.cluster.updateMany({
+        where: { id: c.id, status: from },
+        data: { status: to, statusChangedAt: now, ...(becomesActive ? { phase: "Active", phaseChangedAt: now } : {}) },
+      });
+      if (moved.count === 0) return false;
+      await tx.clusterEvent.create({
+        data: { clusterId: c.id, clusterName: c.name, kind: "status", fromValue: from, toValue: to, reason, at: now },
+      });
+      if (becomesActive) {
+        await tx.clusterEvent.create({
+          data: {
+            clusterId: c.id,
+            clusterName: c.name,
+            kind: "phase",
+            fromValue: "Registration",
+            toValue: "Active",
+            reason: "first heartbeat received",
+            at: now,
+          },
+        });
+      }
+      return true;
+    });
+    if (!done) continue;
+    recorded++;
+    log.info("cluster status changed", { clusterId: c.id, name: c.name, from, to, reason });
+    publish({ type: "cluster.status", clusterId: c.id, name: c.name, from, to, reason, at: now.toISOString() });
+  }
+  return recorded;
+}
+
+/** Runs the sweeper every `intervalMs` until the returned stop function is called. */
+export function startStatusSweeper(intervalMs = 1000): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = sweepStatuses().catch((err) => log.error("status sweep failed", { error: String(err) }));
+  }, intervalMs);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,0 +1,263 @@
+import "server-only";
+import { createPrivateKey, generateKeyPair, randomBytes, sign, X509Certificate, type KeyObject } from "node:crypto";
+import { promisify } from "node:util";
+import forge from "node-forge";
+import type { Db } from "@/lib/server/db/client";
+import { log } from "@/lib/server/log";
+import { sha256Fingerprint } from "./fingerprint";
+
+export type FleetCa = {
+  certPem: string;
+  keyPem: string;
+  /** "sha256:<64 lowercase hex>" of the certificate's DER. */
+  fingerprint: string;
+  notAfter: Date;
+  /** The CA's distinguished name, e.g. "O=Fleet Registry, OU=install-1a2b3c4d, CN=Fleet Registry CA". */
+  subject: string;
+};
+
+/** Where the CA lives. `create` must be atomic: false (not an overwrite) when the name exists. */
+export type SecretStore = {
+  get(name: string): Promise<string | null>;
+  create(name: string, value: string): Promise<boolean>;
+};
+
+/**
+ * The CA is written as ONE secret, `fleet-ca.key`, whose value is JSON `{ version, keyPem, certPem }`.
+ * A single insert is atomic in every store we have, so two processes racing on first start can
+ * never pair one's key with the other's certificate: the insert that lands first is the CA.
+ * `fleet-ca.cert` is a public copy of the certificate, written after, for operators who want
+ * the CA certificate without touching key material; the bundle is authoritative.
+ */
+const BUNDLE_SECRET = "fleet-ca.key";
+const CERT_SECRET = "fleet-ca.cert";
+const BUNDLE_VERSION = 1;
+
+const CA_KEY_BITS = 3072;
+const CA_VALIDITY_YEARS = 10;
+
+/** Agents' clocks drift: certificates start this long before they were issued. */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+/** Loads the fleet CA, creating it on the very first start. Never replaces an existing CA. */
+export async function loadOrCreateFleetCa(store: SecretStore): Promise<FleetCa> {
+  const stored = await store.get(BUNDLE_SECRET);
+  if (stored !== null) return publishCertificate(store, parseBundle(stored));
+
+  const fresh = await createCa();
+  if (await store.create(BUNDLE_SECRET, JSON.stringify({ version: BUNDLE_VERSION, ...fresh }))) {
+    log.info("fleet CA created", { secret: BUNDLE_SECRET });
+    return publishCertificate(store, toFleetCa(fresh.keyPem, fresh.certPem));
+  }
+  // Another process created the CA between our read and our write; its CA is the CA.
+  return publishCertificate(store, parseBundle(await readAfterLostRace(store)));
+}
+
+/** Adapts the Prisma client to a SecretStore (model `secret`: name, value, createdAt). */
+export function dbSecretStore(db: Db): SecretStore {
+  return {
+    async get(name) {
+      const row = await db.secret.findUnique({ where: { name }, omit: { value: false } });
+      return row?.value ?? null;
+    },
+    async create(name, value) {
+      try {
+        await db.secret.create({ data: { name, value }, select: { name: true } });
+        return true;
+      } catch (err) {
+        if (isUniqueViolation(err)) return false;
+        throw err;
+      }
+    },
+  };
+}
+
+// Each generated client (SQLite, PostgreSQL) has its own error class, so match the code.
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
+}
+
+async function readAfterLostRace(store: SecretStore): Promise<string> {
+  // A store that reports "exists" should return it at once; retry briefly for lagging replicas.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const value = await store.get(BUNDLE_SECRET);
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+  }
+  throw new Error(`The secret ${BUNDLE_SECRET} exists but cannot be read; check the secret store.`);
+}
+
+async function publishCertificate(store: SecretStore, ca: FleetCa): Promise<FleetCa> {
+  const copy = await store.get(CERT_SECRET);
+  if (copy === null) await store.create(CERT_SECRET, ca.certPem);
+  else if (copy.trim() !== ca.certPem.trim()) {
+    log.warn("secret fleet-ca.cert differs from the CA in fleet-ca.key; fleet-ca.key is authoritative");
+  }
+  return ca;
+}
+
+function parseBundle(value: string): FleetCa {
+  try {
+    const parsed = JSON.parse(value) as { version?: unknown; keyPem?: unknown; certPem?: unknown };
+    if (parsed.version !== BUNDLE_VERSION || typeof parsed.keyPem !== "string" || typeof parsed.certPem !== "string") {
+      throw new Error("unexpected shape");
+    }
+    return toFleetCa(parsed.keyPem, parsed.certPem);
+  } catch (err) {
+    // Never "repair" by generating a new CA: every issued certificate and agent trust bundle
+    // depends on this one. An operator must restore it.
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`The stored fleet CA (secret ${BUNDLE_SECRET}) is unreadable (${reason}); restore it from a backup.`);
+  }
+}
+
+function toFleetCa(keyPem: string, certPem: string): FleetCa {
+  const cert = new X509Certificate(certPem);
+  if (!cert.ca) throw new Error("the certificate is not a CA");
+  if (!cert.checkPrivateKey(createPrivateKey(keyPem))) throw new Error("the key does not match the certificate");
+  return {
+    certPem,
+    keyPem,
+    fingerprint: sha256Fingerprint(cert.raw),
+    notAfter: new Date(cert.validTo),
+    subject: cert.subject.split("\n").join(", "),
+  };
+}
+
+async function createCa(): Promise<{ keyPem: string; certPem: string }> {
+  // Node's native generator: forge needs many seconds for a 3072-bit key; async keeps the
+  // event loop free while it runs.
+  const { privateKey, publicKey } = await generateKeyPairAsync("rsa", { modulusLength: CA_KEY_BITS, publicExponent: 0x10001 });
+
+  const now = wholeSeconds(new Date());
+  const notAfter = new Date(now);
+  notAfter.setUTCFullYear(notAfter.getUTCFullYear() + CA_VALIDITY_YEARS);
+  // A random OU makes two installs' CAs distinguishable by name, not only by key.
+  const subject = utf8Name([
+    ["O", "Fleet Registry"],
+    ["OU", `install-${randomBytes(4).toString("hex")}`],
+    ["CN", "Fleet Registry CA"],
+  ]);
+
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forgePublicKey(publicKey);
+  cert.serialNumber = randomSerialHex();
+  cert.validity.notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
+  cert.validity.notAfter = notAfter;
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    // pathlen 0: the fleet CA signs leaves only, never an intermediate.
+    { name: "basicConstraints", cA: true, pathLenConstraint: 0, critical: true },
+    { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+    { name: "subjectKeyIdentifier" },
+  ]);
+  const der = signCertificate(cert, privateKey);
+  return { keyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), certPem: derToPem(der, "CERTIFICATE") };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Certificate building shared by the CA, the agent-port server certificate and client
+// certificates. forge assembles the TBSCertificate; Node's native RSA signs it (forge's pure
+// JavaScript RSA is ~35x slower per signature, see client-certificate.ts).
+
+/** What issuing under a CA needs, parsed once per CA instead of once per certificate. */
+export type CaSigner = {
+  privateKey: KeyObject;
+  /** The CA's subject as forge attributes, ready to be a child's issuer. */
+  issuer: forge.pki.CertificateField[];
+  /** The CA's subjectKeyIdentifier (binary string), the child's authorityKeyIdentifier. */
+  keyIdentifier: string;
+};
+
+const signers = new Map<string, { keyPem: string; signer: CaSigner }>();
+const MAX_CACHED_SIGNERS = 8;
+
+export function caSigner(ca: FleetCa): CaSigner {
+  const cached = signers.get(ca.fingerprint);
+  if (cached && cached.keyPem === ca.keyPem) return cached.signer;
+
+  const caCert = forge.pki.certificateFromPem(ca.certPem);
+  const ski = caCert.getExtension("subjectKeyIdentifier") as { subjectKeyIdentifier?: string } | null;
+  if (!ski?.subjectKeyIdentifier) throw new Error("The fleet CA certificate has no subjectKeyIdentifier.");
+  const signer: CaSigner = {
+    privateKey: createPrivateKey(ca.keyPem),
+    // Parsed UTF8String values are raw UTF-8 bytes, and forge re-encodes on output: decode
+    // them so the child's issuer is byte-identical to the CA's subject.
+    issuer: caCert.subject.attributes.map((attr) => ({
+      type: attr.type,
+      valueTagClass: attr.valueTagClass,
+      value: attr.valueTagClass === UTF8 && typeof attr.value === "string" ? forge.util.decodeUtf8(attr.value) : attr.value,
+    })),
+    keyIdentifier: forge.util.hexToBytes(ski.subjectKeyIdentifier),
+  };
+  if (signers.size >= MAX_CACHED_SIGNERS) signers.clear();
+  signers.set(ca.fingerprint, { keyPem: ca.keyPem, signer });
+  return signer;
+}
+
+// @types/node-forge types valueTagClass as asn1.Class, but forge stores the universal type there.
+const UTF8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
+
+/**
+ * Names as UTF8String: forge defaults to PrintableString, which cannot hold "_" (cluster ids
+ * are `cl_...`), and strict parsers such as Go's reject such certificates.
+ */
+export function utf8Name(pairs: [shortName: string, value: string][]): forge.pki.CertificateField[] {
+  return pairs.map(([shortName, value]) => ({ shortName, value, valueTagClass: UTF8 }));
+}
+
+/**
+ * A random positive serial of 16 bytes. The top bit is cleared (DER INTEGERs are signed) and the
+ * next one set, so the encoding is always 16 bytes with no leading zero to normalise: the hex
+ * string is the serial exactly as Node and OpenSSL print it (lowercased). 126 random bits.
+ */
+export function randomSerialHex(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
+  return bytes.toString("hex");
+}
+
+/** X.509 times have second precision; truncating first makes returned Dates match the certificate. */
+export function wholeSeconds(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
+
+export function forgePublicKey(key: KeyObject | string): forge.pki.rsa.PublicKey {
+  const pem = typeof key === "string" ? key : key.export({ type: "spki", format: "pem" }).toString();
+  return forge.pki.publicKeyFromPem(pem);
+}
+
+const SHA256_WITH_RSA_OID = "1.2.840.113549.1.1.11";
+// AlgorithmIdentifier { sha256WithRSAEncryption, NULL }
+const SHA256_WITH_RSA = Buffer.from("300d06092a864886f70d01010b0500", "hex");
+const getTbsCertificate = (forge.pki as unknown as { getTBSCertificate(cert: forge.pki.Certificate): forge.asn1.Asn1 })
+  .getTBSCertificate;
+
+/** Signs `cert` with sha256WithRSAEncryption using Node's native RSA; returns the certificate DER. */
+export function signCertificate(cert: forge.pki.Certificate, signerKey: KeyObject): Buffer {
+  cert.signatureOid = cert.siginfo.algorithmOid = SHA256_WITH_RSA_OID;
+  const tbs = Buffer.from(forge.asn1.toDer(getTbsCertificate(cert)).getBytes(), "binary");
+  const signature = sign("sha256", tbs, signerKey);
+  // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue BIT STRING }
+  return derTlv(0x30, tbs, SHA256_WITH_RSA, derTlv(0x03, Buffer.from([0]), signature));
+}
+
+function derTlv(tag: number, ...content: Buffer[]): Buffer {
+  const body = Buffer.concat(content);
+  return Buffer.concat([Buffer.from([tag]), derLength(body.length), body]);
+}
+
+function derLength(length: number): Buffer {
+  if (length < 0x80) return Buffer.from([length]);
+  const bytes: number[] = [];
+  for (let n = length; n > 0; n = Math.floor(n / 256)) bytes.unshift(n % 256);
+  return Buffer.from([0x80 | bytes.length, ...bytes]);
+}
+
+export function derToPem(der: Buffer, label: string): string {
+  const lines = der.toString("base64").match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
+}

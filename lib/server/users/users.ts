@@ -1,0 +1,86 @@
+import "server-only";
+import type { CreateUserInput, UpdateUserInput } from "@/lib/domain/users";
+import { db } from "@/lib/server/db/client";
+import { ApiError } from "@/lib/server/api/errors";
+import { hashPassword } from "@/lib/server/auth/password";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+
+export type UserView = {
+  id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  disabled: boolean;
+  lastLoginAt: string | null;
+  createdAt: string;
+};
+
+function view(u: {
+  id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  disabledAt: Date | null;
+  lastLoginAt: Date | null;
+  createdAt: Date;
+}): UserView {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    disabled: u.disabledAt !== null,
+    lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
+    createdAt: u.createdAt.toISOString(),
+  };
+}
+
+export async function listUsers(): Promise<UserView[]> {
+  return (await db().user.findMany({ orderBy: { createdAt: "asc" } })).map(view);
+}
+
+export async function createUser(actor: Actor, input: CreateUserInput): Promise<UserView> {
+  const passwordHash = await hashPassword(input.password);
+  return db().$transaction(async (tx) => {
+    if (await tx.user.findUnique({ where: { email: input.email } })) {
+      throw new ApiError("conflict", `A user with the email ${input.email} already exists.`);
+    }
+    const user = await tx.user.create({ data: { email: input.email, name: input.name ?? null, role: input.role, passwordHash } });
+    await recordAudit(tx, actor, "user.create", { type: "user", id: user.id }, { email: user.email, role: user.role });
+    return view(user);
+  });
+}
+
+export async function updateUser(actor: Actor, id: string, input: UpdateUserInput): Promise<UserView> {
+  const passwordHash = input.password ? await hashPassword(input.password) : undefined;
+  return db().$transaction(async (tx) => {
+    const before = await tx.user.findUnique({ where: { id } });
+    if (!before) throw new ApiError("not_found", "No such user.");
+    const demotes = (input.role && input.role !== "admin") || input.disabled === true;
+    if (before.role === "admin" && demotes) {
+      const admins = await tx.user.count({ where: { role: "admin", disabledAt: null } });
+      if (admins <= 1) throw new ApiError("conflict", "This is the last active admin; make another admin first.");
+    }
+    const user = await tx.user.update({
+      where: { id },
+      data: {
+        role: input.role,
+        disabledAt: input.disabled === undefined ? undefined : input.disabled ? new Date() : null,
+        passwordHash,
+      },
+    });
+    await recordAudit(
+      tx,
+      actor,
+      "user.update",
+      { type: "user", id },
+      {
+        email: user.email,
+        ...(input.role ? { role: { from: before.role, to: input.role } } : {}),
+        ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
+        ...(input.password ? { passwordChanged: true } : {}),
+      },
+    );
+    return view(user);
+  });
+}
