@@ -27,7 +27,7 @@ export type RegisterResponse = {
 type TokenRecord = { id: string; name: string; allowedLabels: AllowedLabels | null; fixedLabels: Labels };
 
 /** Checks the bearer token without consuming a use. Each failure has its own protocol code. */
-async function authenticateToken(authorization: string | null, now: Date): Promise<TokenRecord> {
+async function authenticateToken(authorization: string | null, now: Date, trace: { tokenId?: string }): Promise<TokenRecord> {
   const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
   if (!m) throw new ApiError("token_missing", "Send the registration token as 'Authorization: Bearer frt_...'.");
   const cred = parseCredential(m[1]!, TOKEN_PREFIX);
@@ -36,6 +36,7 @@ async function authenticateToken(authorization: string | null, now: Date): Promi
   if (!token || !digestsEqual(sha256Hex(cred.secret), token.secretHash)) {
     throw new ApiError("token_invalid", "The registration token is malformed or unknown.");
   }
+  trace.tokenId = token.id;
   const status = tokenStatus(token, now);
   if (status === "revoked")
     throw new ApiError("token_revoked", "The registration token was revoked; ask an operator for a new one.");
@@ -98,8 +99,7 @@ export async function registerCluster(
   trace: { tokenId?: string } = {},
 ): Promise<{ response: RegisterResponse; clusterId: string; name: string }> {
   const now = new Date();
-  const token = await authenticateToken(authorization, now);
-  trace.tokenId = token.id;
+  const token = await authenticateToken(authorization, now, trace);
   const req = parseWith(registerRequestSchema, body);
   const settings = await getSettings();
   const labels = checkLabels(req, token, settings.requiredLabels);

@@ -1,0 +1,192 @@
+// Starts the real product (server.ts, production build) on free loopback ports against a fresh
+// database of TEST_ENGINE, for tests that speak HTTP and mutual TLS to it as agents and admins do.
+// Needs a `next build` first (npm test builds before the integration stage).
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createTestDatabase, type TestDatabase } from "./test-database";
+
+export const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
+
+export type AgentResponse = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
+export type ClientCert = { cert: string; key: string };
+
+export interface FleetServer {
+  readonly consoleUrl: string;
+  readonly agentUrl: string;
+  readonly consolePort: number;
+  readonly agentPort: number;
+  readonly caPem: string;
+  readonly db: TestDatabase;
+  /** Everything the server printed so far (stdout and stderr). */
+  logs(): string;
+  /** Admin API call with the admin's session (same-origin) unless `cookie: null`. */
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { cookie?: string | null; headers?: Record<string, string> },
+  ): Promise<AgentResponse>;
+  /** Agent API call over TLS to the agent port, trusting the fleet CA; `client` = mutual TLS. */
+  agent(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { client?: ClientCert; headers?: Record<string, string>; rawBody?: string | Buffer },
+  ): Promise<AgentResponse>;
+  adminCookie(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function request(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+  tls?: https.RequestOptions,
+): Promise<AgentResponse> {
+  const u = new URL(url);
+  const mod = u.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      { method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers, agent: false, ...tls },
+      (res: http.IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let parsed: unknown = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {}
+          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
+        });
+      },
+    );
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+export async function startFleetServer(env: Record<string, string> = {}): Promise<FleetServer> {
+  if (!existsSync(".next/BUILD_ID")) throw new Error("No production build: run `npx next build` first (npm test does).");
+  const db = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), "fleet-srv-"));
+  const [consolePort, agentPort] = [await freePort(), await freePort()];
+  let output = "";
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        HOST: "127.0.0.1",
+        PORT: String(consolePort),
+        AGENT_PORT: String(agentPort),
+        DATA_DIR: dataDir,
+        DATABASE_URL: db.url,
+        ADMIN_EMAIL: ADMIN.email,
+        ADMIN_PASSWORD: ADMIN.password,
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  child.stdout!.on("data", (c) => (output += c));
+  child.stderr!.on("data", (c) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  while (!output.includes("agent port listening")) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      await db.drop();
+      throw new Error(`server did not start:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const consoleUrl = `http://127.0.0.1:${consolePort}`;
+  const agentUrl = `https://127.0.0.1:${agentPort}`;
+  const caRes = await request(`${agentUrl}/api/agent/v1/ca`, "GET", {}, undefined, { rejectUnauthorized: false });
+  const caPem = String(caRes.body);
+
+  let cookie: string | null = null;
+  const adminCookie = async () => {
+    if (cookie) return cookie;
+    const csrf = await request(`${consoleUrl}/api/auth/csrf`, "GET", {}, undefined);
+    const csrfCookie = ([] as string[])
+      .concat(csrf.headers["set-cookie"] ?? [])
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const form = new URLSearchParams({
+      csrfToken: csrf.body.csrfToken,
+      email: ADMIN.email,
+      password: ADMIN.password,
+      json: "true",
+    }).toString();
+    const res = await request(
+      `${consoleUrl}/api/auth/callback/credentials`,
+      "POST",
+      { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+      form,
+    );
+    const session = ([] as string[])
+      .concat(res.headers["set-cookie"] ?? [])
+      .find((c) => c.startsWith("next-auth.session-token="));
+    if (!session) throw new Error(`sign-in failed: ${res.status}`);
+    cookie = session.split(";")[0]!;
+    return cookie;
+  };
+
+  return {
+    consoleUrl,
+    agentUrl,
+    consolePort,
+    agentPort,
+    caPem,
+    db,
+    logs: () => output,
+    adminCookie,
+    async api(method, p, body, opts = {}) {
+      const headers: Record<string, string> = { origin: consoleUrl, ...opts.headers };
+      const c = opts.cookie === undefined ? await adminCookie() : opts.cookie;
+      if (c) headers.cookie = c;
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      if (payload) headers["content-type"] = "application/json";
+      return request(`${consoleUrl}${p}`, method, headers, payload);
+    },
+    async agent(method, p, body, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const payload = opts.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
+      if (payload !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+      return request(`${agentUrl}${p}`, method, headers, payload, { ca: caPem, ...(opts.client ?? {}) });
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

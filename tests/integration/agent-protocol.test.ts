@@ -1,0 +1,409 @@
+// The agent protocol (../shared/PROTOCOL.md) against the real server over real TLS, on the
+// engine TEST_ENGINE selects: registration and every error code, the token race, CSR abuse,
+// mutual-TLS identity (and attempts to forge it), rotation, status transitions, live events.
+import assert from "node:assert/strict";
+import { generateKeyPairSync } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import forge from "node-forge";
+import { makeCsr } from "../helpers/csr";
+import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
+
+let server: FleetServer;
+const FP = (c: string) => `sha256:${c.repeat(64)}`;
+
+before(async () => {
+  server = await startFleetServer({ REGISTRATION_RATE_PER_MINUTE: "6000", REGISTRATION_RATE_BURST: "1000" });
+});
+after(async () => {
+  await server?.stop();
+});
+
+async function mint(body: Record<string, unknown> = {}) {
+  const res = await server.api("POST", "/api/v1/registration-tokens", { name: "test", ...body });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { id: string; token: string; maxClusters: number; usedClusters: number; status: string };
+}
+
+function registration(name: string, extra: Record<string, unknown> = {}, csrOpts = {}) {
+  const { csr, key } = makeCsr(csrOpts);
+  return {
+    key,
+    body: {
+      name,
+      apiServerUrl: `https://api.${name}.example:6443`,
+      caFingerprint: FP("a"),
+      agentVersion: "1.4.0",
+      kubernetesVersion: "v1.30.2",
+      labels: { env: "prod", region: "eu-west-1" },
+      csr,
+      ...extra,
+    },
+  };
+}
+
+async function register(token: string, name: string, extra: Record<string, unknown> = {}, csrOpts = {}) {
+  const r = registration(name, extra, csrOpts);
+  const res = await server.agent("POST", "/api/agent/v1/register", r.body, { headers: { authorization: `Bearer ${token}` } });
+  return { res, key: r.key };
+}
+
+const heartbeatBody = (over: Record<string, unknown> = {}) => ({
+  agentVersion: "1.4.0",
+  kubernetesVersion: "1.30.2",
+  nodePools: [
+    {
+      name: "system",
+      nodeCount: 3,
+      readyNodes: 3,
+      kubeletVersion: "1.30.2",
+      instanceType: "m5.large",
+      cpuCores: 6,
+      memoryGiB: 24,
+    },
+  ],
+  workloads: { pods: 120, namespaces: 14 },
+  health: { apiServer: "ok", logs: true, metrics: true },
+  policy: { appliedRevision: null },
+  acks: [],
+  ...over,
+});
+
+async function registered(name: string): Promise<{ clusterId: string; client: ClientCert; token: string }> {
+  const t = await mint();
+  const { res, key } = await register(t.token, name);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return { clusterId: res.body.clusterId, client: { cert: res.body.certificate, key }, token: t.token };
+}
+
+describe("registration", () => {
+  test("happy path: 201 with id, certificate for CN=clusterId, CA, interval; heartbeat makes it Ready", async () => {
+    const t = await mint({ maxClusters: 1 });
+    assert.match(t.token, /^frt_[a-z0-9]+_[A-Za-z0-9_-]{32}$/);
+    const { res, key } = await register(t.token, "happy-1", {}, { commonName: "something-else" });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.heartbeatPath, "/api/agent/v1/heartbeat");
+    assert.equal(res.body.caCertificate.trim(), server.caPem.trim());
+    assert.equal(typeof res.body.heartbeatIntervalSeconds, "number");
+    const cert = forge.pki.certificateFromPem(res.body.certificate);
+    assert.equal(cert.subject.getField("CN").value, res.body.clusterId);
+
+    const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), {
+      client: { cert: res.body.certificate, key },
+    });
+    assert.equal(hb.status, 200, JSON.stringify(hb.body));
+    assert.equal(hb.body.status, "Ready");
+    assert.deepEqual(hb.body.directives, []);
+
+    // The sweeper records Pending -> Ready with its reason; the list API computes Ready.
+    let detail;
+    for (let i = 0; i < 40; i++) {
+      detail = await server.api("GET", `/api/v1/clusters/${res.body.clusterId}`);
+      if (detail.body.events?.some((e: { to: string }) => e.to === "Ready")) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.equal(detail!.body.status, "Ready");
+    assert.equal(detail!.body.phase, "Active");
+    assert.equal(detail!.body.nodePools[0].name, "system");
+    const readyEvent = detail!.body.events.find((e: { to: string }) => e.to === "Ready");
+    assert.equal(readyEvent.reason, "first heartbeat");
+    const list = await server.api("GET", `/api/v1/clusters?q=happy-1`);
+    assert.equal(list.body.items[0].status, "Ready");
+
+    const tokens = await server.api("GET", "/api/v1/registration-tokens");
+    const listed = tokens.body.items.find((x: { id: string }) => x.id === t.id);
+    assert.equal(listed.usedClusters, 1);
+    assert.equal(listed.status, "exhausted");
+    assert.equal(listed.token, undefined, "the token is shown once only");
+  });
+
+  test("token errors: missing, invalid, unknown, revoked, expired, exhausted (a failure consumes nothing)", async () => {
+    const r = registration("tok-errors");
+    const post = (auth?: string) =>
+      server.agent("POST", "/api/agent/v1/register", r.body, { headers: auth ? { authorization: auth } : {} });
+    assert.equal((await post()).body.error, "token_missing");
+    assert.equal((await post("Bearer nonsense")).body.error, "token_invalid");
+    const t = await mint({ maxClusters: 2 });
+    const forged = t.token.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
+    const bad = await post(`Bearer ${forged}`);
+    assert.equal(bad.status, 401);
+    assert.equal(bad.body.error, "token_invalid");
+
+    const revoked = await mint();
+    assert.equal((await server.api("DELETE", `/api/v1/registration-tokens/${revoked.id}`)).status, 200);
+    assert.equal((await post(`Bearer ${revoked.token}`)).body.error, "token_revoked");
+
+    const expired = await mint();
+    const past = new Date(Date.now() - 1000);
+    if (server.db.engine === "sqlite")
+      await server.db.query(`UPDATE "RegistrationToken" SET "expiresAt" = ? WHERE id = ?`, [past.getTime(), expired.id]);
+    else await server.db.query(`UPDATE "RegistrationToken" SET "expiresAt" = $1 WHERE id = $2`, [past, expired.id]);
+    const exp = await post(`Bearer ${expired.token}`);
+    assert.equal(exp.status, 401);
+    assert.equal(exp.body.error, "token_expired");
+
+    const single = await mint({ maxClusters: 1 });
+    assert.equal((await register(single.token, "tok-once")).res.status, 201);
+    const replay = await register(single.token, "tok-twice");
+    assert.equal(replay.res.status, 401);
+    assert.equal(replay.res.body.error, "token_exhausted");
+
+    // Failed registrations consumed none of t's uses.
+    const list = await server.api("GET", "/api/v1/registration-tokens");
+    assert.equal(list.body.items.find((x: { id: string }) => x.id === t.id).usedClusters, 0);
+  });
+
+  test("50 concurrent registrations against 3 uses give exactly 3 successes", async () => {
+    const t = await mint({ maxClusters: 3 });
+    const bodies = Array.from({ length: 50 }, (_, i) => registration(`race-${i}`).body);
+    const results = await Promise.all(
+      bodies.map((b) => server.agent("POST", "/api/agent/v1/register", b, { headers: { authorization: `Bearer ${t.token}` } })),
+    );
+    const ok = results.filter((r) => r.status === 201);
+    assert.equal(ok.length, 3, `statuses: ${results.map((r) => r.status).join(",")}`);
+    assert.ok(results.filter((r) => r.status !== 201).every((r) => r.body.error === "token_exhausted"));
+    const list = await server.api("GET", "/api/v1/registration-tokens");
+    assert.equal(list.body.items.find((x: { id: string }) => x.id === t.id).usedClusters, 3);
+    const clusters = await server.api("GET", "/api/v1/clusters?q=race-&limit=100");
+    assert.equal(clusters.body.total, 3);
+  });
+
+  test("schema errors name the fields; bad JSON and oversized bodies are refused before parsing", async () => {
+    const t = await mint();
+    const { res } = await register(t.token, "Not_A_DNS_Label", { apiServerUrl: "http://plain.example", caFingerprint: "md5:00" });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error, "invalid_request");
+    const fields = res.body.details.map((d: { field: string }) => d.field);
+    assert.ok(fields.includes("name") && fields.includes("apiServerUrl") && fields.includes("caFingerprint"), fields.join(","));
+
+    const garbled = await server.agent("POST", "/api/agent/v1/register", undefined, {
+      rawBody: "{not json",
+      headers: { authorization: `Bearer ${t.token}` },
+    });
+    assert.equal(garbled.status, 400);
+    assert.equal(garbled.body.error, "invalid_request");
+
+    const huge = await server.agent("POST", "/api/agent/v1/register", undefined, {
+      rawBody: JSON.stringify({ pad: "x".repeat(70 * 1024) }),
+      headers: { authorization: `Bearer ${t.token}` },
+    });
+    assert.equal(huge.status, 413);
+    assert.equal(huge.body.error, "payload_too_large");
+    const list = await server.api("GET", "/api/v1/registration-tokens");
+    assert.equal(list.body.items.find((x: { id: string }) => x.id === t.id).usedClusters, 0);
+  });
+
+  test("CSR abuse is invalid_csr: weak key, exponent 3, CA:TRUE, keyCertSign, serverAuth, SANs, bad signature, garbage", async () => {
+    const t = await mint({ maxClusters: 20 });
+    const cases: [string, Record<string, unknown>][] = [
+      ["1024-bit key", { bits: 1024 }],
+      ["exponent 3", { exponent: 3 }],
+      ["CA:TRUE", { requestCa: true }],
+      ["keyCertSign", { keyCertSign: true }],
+      ["serverAuth", { serverAuth: true }],
+      ["SANs", { sans: ["evil.example"] }],
+      ["bad signature", { tamper: true }],
+    ];
+    for (const [what, opts] of cases) {
+      const { res } = await register(t.token, `csr-${what.replace(/[^a-z0-9]/gi, "").toLowerCase()}`, {}, opts);
+      assert.equal(res.status, 400, `${what}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error, "invalid_csr", what);
+    }
+    const { res } = await register(t.token, "csr-garbage", {
+      csr: "-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----",
+    });
+    assert.equal(res.body.error, "invalid_csr");
+    const list = await server.api("GET", "/api/v1/registration-tokens");
+    assert.equal(list.body.items.find((x: { id: string }) => x.id === t.id).usedClusters, 0, "no CSR failure consumed a use");
+  });
+
+  test("label scope: outside the scope is 403 naming the label; fixed labels are stamped; required labels 422", async () => {
+    const scoped = await mint({ maxClusters: 5, allowedLabels: { region: ["eu-west-1"], env: "*" } });
+    const escalate = await register(scoped.token, "scope-1", { labels: { env: "prod", region: "us-east-1" } });
+    assert.equal(escalate.res.status, 403);
+    assert.equal(escalate.res.body.error, "label_not_allowed");
+    assert.equal(escalate.res.body.details.label, "region");
+    const extra = await register(scoped.token, "scope-2", { labels: { env: "prod", region: "eu-west-1", team: "x" } });
+    assert.equal(extra.res.body.error, "label_not_allowed");
+    assert.equal(extra.res.body.details.label, "team");
+
+    const fixed = await mint({ maxClusters: 5, fixedLabels: { env: "prod" } });
+    const stamped = await register(fixed.token, "fixed-1", { labels: { region: "eu-west-1" } });
+    assert.equal(stamped.res.status, 201, JSON.stringify(stamped.res.body));
+    const detail = await server.api("GET", `/api/v1/clusters/${stamped.res.body.clusterId}`);
+    assert.deepEqual(detail.body.labels, { env: "prod", region: "eu-west-1" });
+    const fight = await register(fixed.token, "fixed-2", { labels: { env: "dev", region: "eu-west-1" } });
+    assert.equal(fight.res.body.error, "label_not_allowed");
+
+    const missing = await register(fixed.token, "fixed-3", { labels: {} });
+    assert.equal(missing.res.status, 422);
+    assert.equal(missing.res.body.error, "missing_required_labels");
+    assert.deepEqual(missing.res.body.details.missing, ["region"]);
+  });
+
+  test("re-registration keeps the id, issues a new certificate and revokes the old; a different CA is a conflict", async () => {
+    const first = await registered("rereg-1");
+    const t = await mint();
+    const again = await register(t.token, "rereg-1");
+    assert.equal(again.res.status, 201);
+    assert.equal(again.res.body.clusterId, first.clusterId);
+    const old = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: first.client });
+    assert.equal(old.status, 403);
+    assert.equal(old.body.error, "certificate_revoked");
+    const fresh = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), {
+      client: { cert: again.res.body.certificate, key: again.key },
+    });
+    assert.equal(fresh.status, 200);
+
+    const t2 = await mint();
+    const conflict = await register(t2.token, "rereg-1", { caFingerprint: FP("b") });
+    assert.equal(conflict.res.status, 409);
+    assert.equal(conflict.res.body.error, "cluster_conflict");
+    const audit = await server.api("GET", `/api/v1/audit?action=cluster.reregister&target=${first.clusterId}`);
+    assert.equal(audit.body.items.length, 1);
+  });
+
+  test("every attempt is logged with its result code, source address and token id", async () => {
+    const t = await mint();
+    await register(t.token, "attempt-ok");
+    await register(t.token, "attempt-exhausted");
+    const res = await server.api("GET", `/api/v1/registration-attempts?tokenId=${t.id}`);
+    assert.equal(res.status, 200);
+    const results = res.body.items.map((a: { result: string }) => a.result).sort();
+    assert.deepEqual(results, ["ok", "token_exhausted"]);
+    assert.ok(res.body.items.every((a: { sourceAddress: string }) => a.sourceAddress === "127.0.0.1"));
+  });
+});
+
+describe("mutual TLS identity", () => {
+  test("heartbeat without a certificate, or with one from another CA, is 401 client_certificate_required", async () => {
+    const none = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody());
+    assert.equal(none.status, 401);
+    assert.equal(none.body.error, "client_certificate_required");
+
+    // A self-made CA and a client certificate from it, with a plausible CN.
+    const caKeys = forge.pki.rsa.generateKeyPair(1024);
+    const caCert = forge.pki.createCertificate();
+    caCert.publicKey = caKeys.publicKey;
+    caCert.serialNumber = "01";
+    caCert.validity.notBefore = new Date(Date.now() - 60_000);
+    caCert.validity.notAfter = new Date(Date.now() + 86_400_000);
+    caCert.setSubject([{ name: "commonName", value: "Fleet Registry CA" }]);
+    caCert.setIssuer(caCert.subject.attributes);
+    caCert.setExtensions([{ name: "basicConstraints", cA: true }]);
+    caCert.sign(caKeys.privateKey, forge.md.sha256.create());
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const leaf = forge.pki.createCertificate();
+    leaf.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: "spki", format: "pem" }).toString());
+    leaf.serialNumber = "02";
+    leaf.validity.notBefore = caCert.validity.notBefore;
+    leaf.validity.notAfter = caCert.validity.notAfter;
+    const { clusterId } = await registered("foreign-target");
+    leaf.setSubject([{ name: "commonName", value: clusterId }]);
+    leaf.setIssuer(caCert.subject.attributes);
+    leaf.sign(caKeys.privateKey, forge.md.sha256.create());
+    const foreign = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), {
+      client: { cert: forge.pki.certificateToPem(leaf), key: privateKey.export({ type: "pkcs8", format: "pem" }).toString() },
+    });
+    assert.equal(foreign.status, 401);
+    assert.equal(foreign.body.error, "client_certificate_required");
+  });
+
+  test("spoofed identity headers are ignored on both ports", async () => {
+    const { clusterId, client } = await registered("spoof-target");
+    const cert = forge.pki.certificateFromPem(client.cert);
+    const fp = `sha256:${forge.md.sha256
+      .create()
+      .update(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes())
+      .digest()
+      .toHex()}`;
+    const spoof = {
+      "x-fleet-client-fingerprint": fp,
+      "x-fleet-client-serial": cert.serialNumber,
+      "x-forwarded-client-cert": encodeURIComponent(client.cert),
+    };
+    const viaAgentPort = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { headers: spoof });
+    assert.equal(viaAgentPort.status, 401, `agent port accepted a header identity for ${clusterId}`);
+    const viaConsole = await server.api("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { cookie: null, headers: spoof });
+    assert.equal(viaConsole.status, 401);
+    assert.equal(viaConsole.body.error, "client_certificate_required");
+  });
+
+  test("rotation: the old certificate works until the new one is first used, then is revoked", async () => {
+    const { client } = await registered("rotate-1");
+    const { csr, key } = makeCsr();
+    const rotated = await server.agent("POST", "/api/agent/v1/rotate", { csr }, { client });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const fresh = { cert: rotated.body.certificate, key };
+    assert.equal(
+      (await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client })).status,
+      200,
+      "old still valid",
+    );
+    assert.equal((await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: fresh })).status, 200);
+    const old = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client });
+    assert.equal(old.status, 403);
+    assert.equal(old.body.error, "certificate_revoked");
+    const abuse = await server.agent(
+      "POST",
+      "/api/agent/v1/rotate",
+      { csr: makeCsr({ requestCa: true }).csr },
+      { client: fresh },
+    );
+    assert.equal(abuse.body.error, "invalid_csr");
+  });
+
+  test("heartbeat body errors are 400 with fields, oversized 413", async () => {
+    const { client } = await registered("hb-errors");
+    const bad = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody({ health: { apiServer: "meh" } }), {
+      client,
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error, "invalid_request");
+    assert.ok(bad.body.details.some((d: { field: string }) => d.field.startsWith("health")));
+    const huge = await server.agent("POST", "/api/agent/v1/heartbeat", undefined, {
+      client,
+      rawBody: JSON.stringify({ pad: "y".repeat(65 * 1024) }),
+    });
+    assert.equal(huge.status, 413);
+  });
+});
+
+describe("status and events", () => {
+  test("a live event stream carries registrations and status transitions", async () => {
+    const cookie = await server.adminCookie();
+    const controller = new AbortController();
+    const res = await fetch(`${server.consoleUrl}/api/v1/events`, { headers: { cookie }, signal: controller.signal });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = "";
+    const registeredP = registered("sse-1");
+    const deadline = Date.now() + 10_000;
+    let clusterId: string | undefined;
+    while (Date.now() < deadline) {
+      const { value } = await reader.read();
+      text += new TextDecoder().decode(value);
+      if (!clusterId) {
+        const r = await registeredP;
+        clusterId = r.clusterId;
+        await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: r.client });
+      }
+      if (text.includes("event: cluster.status") && text.includes(clusterId) && text.includes("fleet.summary")) break;
+    }
+    controller.abort();
+    assert.match(text, /event: cluster\.registered/);
+    assert.match(text, /event: cluster\.status\ndata: .*"to":"Ready"/);
+    assert.match(text, /event: fleet\.summary/);
+  });
+
+  test("secrets never reach the logs", async () => {
+    const t = await mint();
+    const { res } = await register(t.token, "log-check");
+    assert.equal(res.status, 201);
+    const logs = server.logs();
+    const secret = t.token.split("_").slice(2).join("_");
+    assert.ok(!logs.includes(secret), "token secret in logs");
+    assert.ok(!logs.includes("PRIVATE KEY"), "key material in logs");
+    assert.ok(logs.includes(t.id), "the token's public id is what logs name");
+  });
+});
