@@ -113,19 +113,23 @@ export async function startFleetServer(env: Record<string, string> = {}): Promis
   child.stdout!.on("data", (c) => (output += c));
   child.stderr!.on("data", (c) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const consoleUrl = `http://127.0.0.1:${consolePort}`;
+  const agentUrl = `https://127.0.0.1:${agentPort}`;
+  // Ready when the agent port (which opens last) answers with the CA.
+  let caPem = "";
   const deadline = Date.now() + 30_000;
-  while (!output.includes("agent port listening")) {
+  while (!caPem.includes("BEGIN CERTIFICATE")) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill("SIGKILL");
       await db.drop();
       throw new Error(`server did not start:\n${output}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await request(`${agentUrl}/api/agent/v1/ca`, "GET", {}, undefined, { rejectUnauthorized: false }).catch(
+      () => null,
+    );
+    if (res?.status === 200) caPem = String(res.body);
   }
-  const consoleUrl = `http://127.0.0.1:${consolePort}`;
-  const agentUrl = `https://127.0.0.1:${agentPort}`;
-  const caRes = await request(`${agentUrl}/api/agent/v1/ca`, "GET", {}, undefined, { rejectUnauthorized: false });
-  const caPem = String(caRes.body);
 
   let cookie: string | null = null;
   const adminCookie = async () => {

@@ -1,10 +1,11 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
 import { ApiError } from "@/lib/server/api/errors";
+import { Snapshot } from "./snapshot";
 
 /**
  * Headers through which the custom server hands a verified client certificate to the app. Only
- * server.ts sets them, on the agent port, after stripping any inbound copies on every port.
+ * the custom server sets them, on the agent port, after stripping any inbound copies on every port.
  */
 export const IDENTITY_HEADERS = {
   fingerprint: "x-fleet-client-fingerprint",
@@ -14,43 +15,59 @@ export const IDENTITY_HEADERS = {
 
 export type AgentIdentity = { clusterId: string; serial: string; fingerprint: string; firstUse: boolean };
 
-type Entry = { serial: string; clusterId: string; revoked: boolean; used: boolean; at: number };
+type Entry = { serial: string; clusterId: string; revoked: boolean; used: boolean };
 
-// Heartbeats arrive thousands of times a second; the certificate behind them rarely changes.
-// Revocations made on this instance apply at once (forgetCertificates); on another, within this.
-const CACHE_MS = 5_000;
-const g = globalThis as unknown as { __fleetCertCache?: Map<string, Entry> };
-const cache = () => (g.__fleetCertCache ??= new Map());
+// Heartbeats arrive thousands of times a second and the certificate behind them rarely
+// changes, so certificates are cached by fingerprint. Every revocation (superseded, rotated,
+// deregistered) writes a RevokedCertificate row; this instance reads the new ones at most a
+// second old and evicts them, so a revocation made on any instance applies everywhere within
+// about a second, and at once on the instance that made it (forgetCertificates).
+const REVOCATION_POLL_MS = 1000;
+
+type State = { cache: Map<string, Entry>; revocations: Snapshot<Date> };
+const g = globalThis as unknown as { __fleetIdentity?: State };
+
+function state(): State {
+  g.__fleetIdentity ??= {
+    cache: new Map(),
+    revocations: new Snapshot(async (since) => {
+      // Overlap by a few seconds: rows committed late with an earlier timestamp still count.
+      const from = since ? new Date(since.getTime() - 5000) : new Date();
+      const rows = await db().revokedCertificate.findMany({
+        where: { revokedAt: { gte: from } },
+        select: { serial: true, revokedAt: true },
+      });
+      if (rows.length) forgetCertificates(rows.map((r) => r.serial));
+      return rows.reduce((max, r) => (r.revokedAt > max ? r.revokedAt : max), since ?? from);
+    }, REVOCATION_POLL_MS),
+  };
+  return g.__fleetIdentity;
+}
 
 export function forgetCertificates(serials: string[]) {
   const set = new Set(serials);
-  for (const [fp, e] of cache()) if (set.has(e.serial)) cache().delete(fp);
+  const { cache } = state();
+  for (const [fp, e] of cache) if (set.has(e.serial)) cache.delete(fp);
 }
 
 export function forgetCluster(clusterId: string) {
-  for (const [fp, e] of cache()) if (e.clusterId === clusterId) cache().delete(fp);
+  const { cache } = state();
+  for (const [fp, e] of cache) if (e.clusterId === clusterId) cache.delete(fp);
 }
 
 async function lookup(fingerprint: string): Promise<Entry | null> {
-  const hit = cache().get(fingerprint);
-  if (hit && Date.now() - hit.at < CACHE_MS) return hit;
+  const s = state();
+  await s.revocations.get();
+  const hit = s.cache.get(fingerprint);
+  if (hit) return hit;
   const cert = await db().certificate.findUnique({
     where: { fingerprint },
     select: { serial: true, clusterId: true, revokedAt: true, firstUsedAt: true },
   });
-  if (!cert) {
-    cache().delete(fingerprint);
-    return null;
-  }
-  const entry = {
-    serial: cert.serial,
-    clusterId: cert.clusterId,
-    revoked: !!cert.revokedAt,
-    used: !!cert.firstUsedAt,
-    at: Date.now(),
-  };
-  if (cache().size > 100_000) cache().clear();
-  cache().set(fingerprint, entry);
+  if (!cert) return null;
+  const entry = { serial: cert.serial, clusterId: cert.clusterId, revoked: !!cert.revokedAt, used: !!cert.firstUsedAt };
+  if (s.cache.size > 200_000) s.cache.clear();
+  s.cache.set(fingerprint, entry);
   return entry;
 }
 

@@ -6,7 +6,10 @@ import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import type { FleetCa } from "@/lib/server/pki/fleet-ca";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
-import { IDENTITY_HEADERS } from "./agent-identity";
+import { errorReply } from "@/lib/server/api/errors";
+import { readJsonStream } from "@/lib/server/api/read-body";
+import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
+import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -59,6 +62,35 @@ export function remoteAddress(req: http.IncomingMessage): string {
   return (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
 }
 
+function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json), ...headers });
+  res.end(json);
+}
+
+/**
+ * POST /api/agent/v1/heartbeat on the agent port, dispatched straight to the same service the
+ * Next route handler calls (app/api/agent/v1/heartbeat/route.ts). Heartbeats are the one
+ * endpoint called thousands of times a second; Next's router alone capped them at ~1,000/s
+ * on this hardware (see the closing note of the protocol issue), this path does not.
+ */
+async function directHeartbeat(req: http.IncomingMessage, res: http.ServerResponse) {
+  try {
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+    // Keep the stream open on an early exit so an oversized body still gets its 413.
+    const body = await readJsonStream(
+      req.iterator({ destroyOnReturn: false }),
+      req.headers["content-length"],
+      req.headers["content-type"],
+    );
+    send(res, 200, await recordHeartbeat(await agentIdentity(headers), body));
+  } catch (err) {
+    const r = errorReply(err);
+    send(res, r.status, r.body, { ...r.headers, ...(r.status === 413 ? { connection: "close" } : {}) });
+  }
+}
+
 /**
  * The agent port: HTTPS whose client certificates are requested but optional (registration has
  * none yet). A certificate that chains to the fleet CA and is within its validity becomes the
@@ -84,7 +116,8 @@ export function createAgentServer(ca: FleetCa, hostnames: string[], proxyCidrs: 
         const cert = typeof header === "string" ? forwardedCertificate(header, caCert) : null;
         if (cert) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber);
       }
-      handle(req, res);
+      if (req.method === "POST" && req.url === "/api/agent/v1/heartbeat") void directHeartbeat(req, res);
+      else handle(req, res);
     },
   );
 }

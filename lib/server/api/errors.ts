@@ -51,11 +51,20 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   return details === undefined ? { error: code, message } : { error: code, message, details };
 }
 
-export function errorResponse(err: unknown): Response {
-  if (err instanceof ApiError) {
-    return Response.json(errorBody(err.code, err.message, err.details), { status: err.status, headers: err.headers });
-  }
+/** Status, JSON body and headers for any thrown value. */
+export function errorReply(err: unknown): {
+  status: number;
+  body: ReturnType<typeof errorBody>;
+  headers?: Record<string, string>;
+} {
+  if (err instanceof ApiError)
+    return { status: err.status, body: errorBody(err.code, err.message, err.details), headers: err.headers };
   // Unknown errors carry internals (SQL, stack traces): log them, answer generically.
   console.error("unhandled error:", err);
-  return Response.json(errorBody("internal", "Something went wrong on the server; it has been logged."), { status: 500 });
+  return { status: 500, body: errorBody("internal", "Something went wrong on the server; it has been logged.") };
+}
+
+export function errorResponse(err: unknown): Response {
+  const r = errorReply(err);
+  return Response.json(r.body, { status: r.status, headers: r.headers });
 }

@@ -9,26 +9,32 @@ export const MAX_BODY_BYTES = 64 * 1024;
  * then while streaming, so an oversized body is refused before it is buffered or parsed.
  */
 export async function readJson(req: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
-  const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) throw tooLarge(limit);
-  const type = req.headers.get("content-type") ?? "";
-  if (type && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+  const empty: AsyncIterable<Uint8Array> = (async function* () {})();
+  return readJsonStream(
+    (req.body as AsyncIterable<Uint8Array> | null) ?? empty,
+    req.headers.get("content-length"),
+    req.headers.get("content-type"),
+    limit,
+  );
+}
+
+/** The same for any byte stream (a Node IncomingMessage on the agent port's direct path). */
+export async function readJsonStream(
+  stream: AsyncIterable<Uint8Array>,
+  contentLength: string | null | undefined,
+  contentType: string | null | undefined,
+  limit = MAX_BODY_BYTES,
+): Promise<unknown> {
+  if (Number(contentLength ?? "0") > limit) throw tooLarge(limit);
+  if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
     throw new ApiError("unsupported_media_type", "Send the body as application/json.");
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (req.body) {
-    const reader = req.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(limit);
-      }
-      chunks.push(value);
-    }
+  for await (const chunk of stream) {
+    size += chunk.byteLength;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text.trim() === "") throw new ApiError("invalid_request", "The request body is empty; send a JSON object.");

@@ -4,6 +4,7 @@ import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
 import { db } from "@/lib/server/db/client";
+import { agentContext, invalidateAgentContext } from "./agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { markFirstUse, type AgentIdentity } from "@/lib/server/agents/agent-identity";
 import { enqueueHeartbeat } from "./heartbeat-writer";
@@ -18,31 +19,33 @@ export type HeartbeatResponse = {
 };
 
 /**
- * POST /api/agent/v1/heartbeat. Kept lean: one read (the cluster's phase and open directives),
- * acknowledgements written at once, the reported facts queued for the batched writer.
+ * POST /api/agent/v1/heartbeat. Kept lean: no query in the steady state (identity and context
+ * come from snapshots refreshed at most once a second), acknowledgements written at once,
+ * the reported facts queued for the batched writer.
  */
 export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Promise<HeartbeatResponse> {
   const hb = parseWith(heartbeatRequestSchema, body);
   const now = new Date();
   const settings = await getSettings();
-  const cluster = await db().cluster.findUnique({
-    where: { id: agent.clusterId },
-    select: {
-      phase: true,
-      directives: { where: { ackedAt: null }, select: { id: true, type: true, payload: true }, orderBy: { createdAt: "asc" } },
-    },
-  });
-  if (!cluster) throw new ApiError("cluster_deregistered", "This cluster was deregistered; stop the agent and delete its state.");
-  if (agent.firstUse) await markFirstUse(agent);
+  if (agent.firstUse) {
+    // Also the moment to notice a cluster removed since its certificate was cached.
+    if (!(await db().cluster.findUnique({ where: { id: agent.clusterId }, select: { id: true } }))) {
+      throw new ApiError("cluster_deregistered", "This cluster was deregistered; stop the agent and delete its state.");
+    }
+    await markFirstUse(agent);
+  }
+  const context = await agentContext(agent.clusterId);
 
   const acked = new Set(hb.acks);
   if (acked.size) {
-    const open = cluster.directives.filter((d) => acked.has(d.id)).map((d) => d.id);
-    if (open.length)
+    const open = context.directives.filter((d) => acked.has(d.id)).map((d) => d.id);
+    if (open.length) {
       await db().directive.updateMany({
         where: { id: { in: open }, clusterId: agent.clusterId, ackedAt: null },
         data: { ackedAt: now },
       });
+      invalidateAgentContext();
+    }
   }
 
   enqueueHeartbeat(agent.clusterId, {
@@ -60,7 +63,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
 
   return {
     status: clusterStatus(
-      { phase: cluster.phase, lastHeartbeatAt: now, apiServerHealth: hb.health.apiServer },
+      { phase: context.phase ?? "Active", lastHeartbeatAt: now, apiServerHealth: hb.health.apiServer },
       now,
       settings.notReadyThresholdSeconds,
     ),
@@ -68,7 +71,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     // Policies and their revisions arrive with the lifecycle work; until a policy targets the
     // cluster there is no revision to apply.
     desiredPolicyRevision: null,
-    directives: cluster.directives
+    directives: context.directives
       .filter((d) => !acked.has(d.id))
       .map((d) => ({ ...(JSON.parse(d.payload) as Record<string, unknown>), id: d.id, type: d.type })),
   };

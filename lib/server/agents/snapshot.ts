@@ -1,0 +1,36 @@
+import "server-only";
+
+/**
+ * A value loaded from the database at most once per `maxAgeMs`, shared by every caller: the
+ * first caller after it goes stale refreshes it, concurrent callers wait for that one load.
+ * `invalidate()` makes the next caller reload (changes made on this instance show at once;
+ * changes made on another instance within maxAgeMs).
+ */
+export class Snapshot<T> {
+  private value: T | undefined;
+  private at = 0;
+  private loading: Promise<T> | null = null;
+
+  constructor(
+    private readonly load: (previous: T | undefined) => Promise<T>,
+    private readonly maxAgeMs: number,
+  ) {}
+
+  async get(): Promise<T> {
+    if (this.value !== undefined && Date.now() - this.at < this.maxAgeMs) return this.value;
+    this.loading ??= this.load(this.value)
+      .then((v) => {
+        this.value = v;
+        this.at = Date.now();
+        return v;
+      })
+      .finally(() => {
+        this.loading = null;
+      });
+    return this.loading;
+  }
+
+  invalidate() {
+    this.at = 0;
+  }
+}

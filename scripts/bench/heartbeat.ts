@@ -1,0 +1,180 @@
+// npm run bench:heartbeat — heartbeat throughput on the agent port, against a bare mutual-TLS
+// Node server as the baseline, with the same load generator and connection count. Prints
+// numbers; asserts nothing. Loopback only.
+//   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 64)
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import https from "node:https";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { makeCsr } from "../../tests/helpers/csr";
+import { adminDatabaseUrl } from "../../tests/helpers/test-database";
+import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
+import { loadOrCreateFleetCa } from "../../lib/server/pki/fleet-ca";
+import { issueClientCertificate } from "../../lib/server/pki/client-certificate";
+import { issueServerCertificate } from "../../lib/server/pki/server-certificate";
+import { fmt, runLoad, type LoadResult, type Target } from "./load";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+
+const heartbeat = JSON.stringify({
+  agentVersion: "1.4.0",
+  kubernetesVersion: "1.30.2",
+  nodePools: [
+    {
+      name: "system",
+      nodeCount: 3,
+      readyNodes: 3,
+      kubeletVersion: "1.30.2",
+      instanceType: "m5.large",
+      cpuCores: 6,
+      memoryGiB: 24,
+    },
+    {
+      name: "workers",
+      nodeCount: 12,
+      readyNodes: 12,
+      kubeletVersion: "1.30.2",
+      instanceType: "c6i.2xlarge",
+      cpuCores: 96,
+      memoryGiB: 192,
+    },
+  ],
+  workloads: { pods: 420, namespaces: 31 },
+  health: { apiServer: "ok", logs: true, metrics: true },
+  policy: { appliedRevision: null },
+  acks: [],
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+async function bare(): Promise<LoadResult> {
+  const store = new Map<string, string>();
+  const ca = await loadOrCreateFleetCa({
+    get: async (n) => store.get(n) ?? null,
+    create: async (n, v) => (store.has(n) ? false : (store.set(n, v), true)),
+  });
+  const dir = mkdtempSync(path.join(tmpdir(), "bench-bare-"));
+  const serverCert = issueServerCertificate(ca, ["127.0.0.1"]);
+  writeFileSync(path.join(dir, "cert.pem"), serverCert.certPem);
+  writeFileSync(path.join(dir, "key.pem"), serverCert.keyPem);
+  writeFileSync(path.join(dir, "ca.pem"), ca.certPem);
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "scripts/bench/bare-server.ts",
+      ...["cert", "key", "ca"].map((f) => path.join(dir, `${f}.pem`)),
+      String(port),
+    ],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  await new Promise((r) => child.stdout!.once("data", r));
+  const targets: Target[] = [];
+  for (let i = 0; i < CONNECTIONS; i++) {
+    const { csr: _csr, key } = makeCsr();
+    const { createPublicKey } = await import("node:crypto");
+    const publicKeyPem = createPublicKey(key).export({ type: "spki", format: "pem" }).toString();
+    const cert = issueClientCertificate(ca, { publicKeyPem, clusterId: `bare-${i}`, validityDays: 1 });
+    targets.push({
+      agent: new https.Agent({ keepAlive: true, maxSockets: 1, ca: ca.certPem, cert: cert.pem, key }),
+      host: "127.0.0.1",
+      port,
+      path: "/",
+      body: heartbeat,
+    });
+  }
+  try {
+    return await runLoad(targets, SECONDS);
+  } finally {
+    child.kill("SIGTERM");
+    targets.forEach((t) => t.agent.destroy());
+  }
+}
+
+async function fleet(server: FleetServer): Promise<LoadResult> {
+  const token = await server.api("POST", "/api/v1/registration-tokens", { name: "bench", maxClusters: CONNECTIONS });
+  const targets: Target[] = [];
+  for (let i = 0; i < CONNECTIONS; i++) {
+    const { csr, key } = makeCsr();
+    const reg = await server.agent(
+      "POST",
+      "/api/agent/v1/register",
+      {
+        name: `bench-${i}`,
+        apiServerUrl: `https://api.bench-${i}.example:6443`,
+        caFingerprint: `sha256:${i.toString(16).padStart(64, "0")}`,
+        agentVersion: "1.4.0",
+        kubernetesVersion: "1.30.2",
+        labels: { env: "prod", region: "eu-west-1" },
+        csr,
+      },
+      { headers: { authorization: `Bearer ${token.body.token}` } },
+    );
+    if (reg.status !== 201) throw new Error(`registration failed: ${JSON.stringify(reg.body)}`);
+    targets.push({
+      agent: new https.Agent({ keepAlive: true, maxSockets: 1, ca: server.caPem, cert: reg.body.certificate, key }),
+      host: "127.0.0.1",
+      port: server.agentPort,
+      path: "/api/agent/v1/heartbeat",
+      body: heartbeat,
+    });
+  }
+  try {
+    return await runLoad(targets, SECONDS);
+  } finally {
+    targets.forEach((t) => t.agent.destroy());
+  }
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 2000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function main() {
+  console.log(`bench:heartbeat  ${CONNECTIONS} connections, ${SECONDS}s per run (after 2s warm-up), loopback\n`);
+  const base = await bare();
+  console.log(`bare mutual-TLS   ${fmt(base)}`);
+  const engines: ("sqlite" | "postgres")[] = ["sqlite"];
+  if (await postgresReachable()) engines.push("postgres");
+  else console.log("postgres          not reachable: skipped");
+  for (const engine of engines) {
+    process.env.TEST_ENGINE = engine;
+    const server = await startFleetServer({ LOG_LEVEL: "warn" });
+    try {
+      const r = await fleet(server);
+      const ratio = r.rps / base.rps;
+      console.log(
+        `heartbeat ${engine.padEnd(8)}${fmt(r)}  ratio ${ratio.toFixed(2)} (goal ${engine === "sqlite" ? "0.5" : "0.4"})`,
+      );
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
