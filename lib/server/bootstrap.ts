@@ -16,6 +16,13 @@ export async function bootstrap(config: Env): Promise<{ shutdownHooks: (() => Pr
     alreadyApplied: migrated.alreadyApplied,
   });
 
+  if (config.database.dialect === "sqlite") {
+    // WAL with synchronous=NORMAL: no corruption on a crash, and a commit no longer waits for
+    // an fsync (a power cut may lose the last moments). The pragma is per connection; the
+    // Prisma adapter keeps one.
+    await db().$executeRawUnsafe("PRAGMA synchronous = NORMAL");
+  }
+
   authSecret();
   const admin = await bootstrapAdmin(db(), { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (admin?.generatedPassword) {

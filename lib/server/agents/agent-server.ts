@@ -9,6 +9,7 @@ import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
 import { errorReply } from "@/lib/server/api/errors";
 import { readJsonStream } from "@/lib/server/api/read-body";
 import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
+import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
 import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -68,28 +69,39 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(json);
 }
 
-/**
- * POST /api/agent/v1/heartbeat on the agent port, dispatched straight to the same service the
- * Next route handler calls (app/api/agent/v1/heartbeat/route.ts). Heartbeats are the one
- * endpoint called thousands of times a second; Next's router alone capped them at ~1,000/s
- * on this hardware (see the closing note of the protocol issue), this path does not.
- */
-async function directHeartbeat(req: http.IncomingMessage, res: http.ServerResponse) {
-  try {
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    // Keep the stream open on an early exit so an oversized body still gets its 413.
-    const body = await readJsonStream(
-      req.iterator({ destroyOnReturn: false }),
-      req.headers["content-length"],
-      req.headers["content-type"],
-    );
-    send(res, 200, await recordHeartbeat(await agentIdentity(headers), body));
-  } catch (err) {
-    const r = errorReply(err);
-    send(res, r.status, r.body, { ...r.headers, ...(r.status === 413 ? { connection: "close" } : {}) });
-  }
+function readBody(req: http.IncomingMessage) {
+  // Keep the stream open on an early exit so an oversized body still gets its 413.
+  return readJsonStream(req.iterator({ destroyOnReturn: false }), req.headers["content-length"], req.headers["content-type"]);
 }
+
+function sendError(res: http.ServerResponse, err: unknown) {
+  const r = errorReply(err);
+  send(res, r.status, r.body, { ...r.headers, ...(r.status === 413 ? { connection: "close" } : {}) });
+}
+
+// The agent protocol's busy endpoints, dispatched on the agent port straight to the services
+// their Next route handlers call (app/api/agent/v1/*/route.ts). Next's router alone capped a
+// route near 1,000 requests/s on this hardware; these paths do not go through it.
+const DIRECT: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>> = {
+  "/api/agent/v1/heartbeat": async (req, res) => {
+    try {
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+      const body = await readBody(req);
+      send(res, 200, await recordHeartbeat(await agentIdentity(headers), body));
+    } catch (err) {
+      sendError(res, err);
+    }
+  },
+  "/api/agent/v1/register": async (req, res) => {
+    const reply = await handleRegistration({
+      authorization: req.headers.authorization ?? null,
+      sourceAddress: (req.headers[IDENTITY_HEADERS.remoteAddress] as string | undefined) ?? null,
+      readBody: () => readBody(req),
+    });
+    send(res, reply.status, reply.body, { ...reply.headers, ...(reply.status === 413 ? { connection: "close" } : {}) });
+  },
+};
 
 /**
  * The agent port: HTTPS whose client certificates are requested but optional (registration has
@@ -116,7 +128,8 @@ export function createAgentServer(ca: FleetCa, hostnames: string[], proxyCidrs: 
         const cert = typeof header === "string" ? forwardedCertificate(header, caCert) : null;
         if (cert) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber);
       }
-      if (req.method === "POST" && req.url === "/api/agent/v1/heartbeat") void directHeartbeat(req, res);
+      const direct = req.method === "POST" ? DIRECT[req.url ?? ""] : undefined;
+      if (direct) direct(req, res).catch((err) => sendError(res, err));
       else handle(req, res);
     },
   );

@@ -27,7 +27,9 @@ export type RegisterResponse = {
 type TokenRecord = { id: string; name: string; allowedLabels: AllowedLabels | null; fixedLabels: Labels };
 
 /** Checks the bearer token without consuming a use. Each failure has its own protocol code. */
-async function authenticateToken(authorization: string | null, now: Date, trace: { tokenId?: string }): Promise<TokenRecord> {
+export type RegistrationTrace = { sourceAddress: string | null; tokenId?: string };
+
+async function authenticateToken(authorization: string | null, now: Date, trace: RegistrationTrace): Promise<TokenRecord> {
   const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
   if (!m) throw new ApiError("token_missing", "Send the registration token as 'Authorization: Bearer frt_...'.");
   const cred = parseCredential(m[1]!, TOKEN_PREFIX);
@@ -95,8 +97,8 @@ async function replaceLabels(tx: Tx, clusterId: string, labels: Labels) {
 export async function registerCluster(
   authorization: string | null,
   body: unknown,
-  /** Filled in as soon as the token is known, so a later failure can still be attributed to it. */
-  trace: { tokenId?: string } = {},
+  /** Where the request came from; tokenId is filled in as soon as the token is known, so a later failure can still be attributed to it. */
+  trace: RegistrationTrace,
 ): Promise<{ response: RegisterResponse; clusterId: string; name: string }> {
   const now = new Date();
   const token = await authenticateToken(authorization, now, trace);
@@ -130,6 +132,15 @@ export async function registerCluster(
     now,
   });
   const actor: Actor = { type: "agent", id: token.id, label: `token:${token.name}` };
+
+  const certificateRowWithoutCluster = {
+    serial: cert.serial,
+    fingerprint: cert.fingerprint,
+    pem: cert.pem,
+    notBefore: cert.notBefore,
+    notAfter: cert.notAfter,
+  };
+  const certificateRow = { ...certificateRowWithoutCluster, clusterId };
 
   const revokedSerials = await db().$transaction(async (tx) => {
     const consumed = await tx.registrationToken.updateMany({
@@ -174,7 +185,10 @@ export async function registerCluster(
         });
         await tx.revokedCertificate.createMany({ data: revoked.map((serial) => ({ serial, clusterId, reason: "superseded" })) });
       }
+      await replaceLabels(tx, clusterId, labels);
+      await tx.certificate.create({ data: certificateRow });
     } else {
+      // One nested write: the cluster, its labels and its certificate.
       await tx.cluster.create({
         data: {
           id: clusterId,
@@ -185,20 +199,11 @@ export async function registerCluster(
           phaseChangedAt: now,
           status: "Pending",
           statusChangedAt: now,
+          labels: { createMany: { data: Object.entries(labels).map(([key, value]) => ({ key, value })) } },
+          certificates: { create: certificateRowWithoutCluster },
         },
       });
     }
-    await replaceLabels(tx, clusterId, labels);
-    await tx.certificate.create({
-      data: {
-        serial: cert.serial,
-        clusterId,
-        fingerprint: cert.fingerprint,
-        pem: cert.pem,
-        notBefore: cert.notBefore,
-        notAfter: cert.notAfter,
-      },
-    });
     await tx.clusterEvent.create({
       data: {
         clusterId,
@@ -225,6 +230,9 @@ export async function registerCluster(
         ...(revoked.length ? { revokedCertificates: revoked } : {}),
       },
     );
+    await tx.registrationAttempt.create({
+      data: { result: "ok", sourceAddress: trace.sourceAddress, tokenId: token.id, clusterName: req.name, clusterId },
+    });
     return revoked;
   });
 

@@ -1,0 +1,324 @@
+import { parseArgs } from "node:util";
+import { labelKeyProblem, labelValueProblem } from "../domain/labels";
+import { normalizeFingerprint } from "./csr";
+import { isLogLevel, type LogLevel } from "./log";
+
+// Command lines of the agent and the simulator, parsed and validated up front so a typo fails
+// at start with the flag's name rather than as a server error later.
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
+export const DEFAULTS = {
+  apiServerUrl: "https://kubernetes.default.svc:443",
+  agentVersion: "1.4.0",
+  kubernetesVersion: "1.30.2",
+  timeoutSeconds: 15,
+} as const;
+
+export interface AgentArgs {
+  server: URL;
+  tokenFile?: string;
+  name: string;
+  labels: Record<string, string>;
+  stateDir: string;
+  caFile?: string;
+  caFingerprint?: string;
+  clusterCaFile?: string;
+  apiServerUrl: string;
+  agentVersion: string;
+  kubernetesVersion: string;
+  heartbeatIntervalSeconds?: number;
+  timeoutSeconds: number;
+  logLevel: LogLevel;
+}
+
+export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME --state-dir DIR (--ca-file FILE | --ca-fingerprint sha256:HEX) [options]
+
+  --server URL               the fleet's agent endpoint, e.g. https://127.0.0.1:8443
+  --token-file FILE          registration token (needed until registered; deleted after success)
+  --name NAME                cluster name, a DNS-1123 label (lowercase, digits, '-', at most 63)
+  --labels k=v,...           labels to register with, e.g. env=prod,region=eu-west-1
+  --state-dir DIR            where the key, certificate and cluster id are kept (0700)
+  --ca-file FILE             trust exactly this fleet CA (PEM)
+  --ca-fingerprint sha256:H  fetch the fleet CA once and trust it only if its SHA-256 matches
+  --cluster-ca-file FILE     this cluster's own CA (default: in-cluster service account CA,
+                             else a simulated CA kept in the state dir)
+  --api-server-url URL       reported API server URL (metadata only; default ${DEFAULTS.apiServerUrl})
+  --agent-version V          reported agent version (default ${DEFAULTS.agentVersion})
+  --kubernetes-version V     reported Kubernetes version (default ${DEFAULTS.kubernetesVersion})
+  --heartbeat-interval S     override the server's heartbeat interval (seconds)
+  --timeout S                per-request timeout in seconds (default ${DEFAULTS.timeoutSeconds})
+  --log-level L              debug | info | warn | error (default info)
+
+Exit codes: 0 stopped, disconnected or deregistered; 1 unexpected failure; 2 configuration
+error; 3 registration refused (token, labels, name conflict).`;
+
+/** --help / -h anywhere: print usage instead of parsing. */
+export function wantsHelp(argv: string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+type StringOptions = Record<string, { type: "string" }>;
+
+/** Every flag takes a value; unknown flags and positionals are errors. */
+function parse(argv: string[], names: readonly string[]): (name: string) => string | undefined {
+  const options: StringOptions = Object.fromEntries(names.map((n) => [n, { type: "string" as const }]));
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  return (name) => {
+    const v = values[name];
+    return typeof v === "string" ? v : undefined;
+  };
+}
+
+export function parseServerUrl(value: string | undefined, flag = "--server"): URL {
+  if (!value) fail(`${flag} is required (the agent endpoint, e.g. https://127.0.0.1:8443)`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail(`${flag} "${value}" is not a URL`);
+  }
+  if (url.protocol !== "https:") fail(`${flag} must be an https:// URL (the agent protocol only runs over TLS)`);
+  if (url.username || url.password) fail(`${flag} must not contain credentials`);
+  if (url.search || url.hash) fail(`${flag} must not have a query or fragment`);
+  return url;
+}
+
+export function parseLabels(value: string | undefined): Record<string, string> {
+  const labels: Record<string, string> = {};
+  if (!value) return labels;
+  for (const part of value.split(",")) {
+    const item = part.trim();
+    if (!item) continue;
+    const eq = item.indexOf("=");
+    if (eq <= 0) fail(`--labels: "${item}" is not key=value`);
+    const key = item.slice(0, eq).trim();
+    const val = item.slice(eq + 1).trim();
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem) fail(`--labels: key "${key}": ${keyProblem}`);
+    const valueProblem = labelValueProblem(val);
+    if (valueProblem) fail(`--labels: value of "${key}": ${valueProblem}`);
+    if (key in labels) fail(`--labels: "${key}" is given twice`);
+    labels[key] = val;
+  }
+  return labels;
+}
+
+export function parseFingerprint(value: string): string {
+  return normalizeFingerprint(value) ?? fail(`--ca-fingerprint must be sha256: followed by 64 hex digits (got "${value}")`);
+}
+
+function positiveNumber(value: string | undefined, flag: string, { integer = false, max = Infinity } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)) || n > max) {
+    fail(`${flag} must be a positive ${integer ? "integer" : "number"}${max < Infinity ? ` up to ${max}` : ""} (got "${value}")`);
+  }
+  return n;
+}
+
+function semver(value: string, flag: string, allowV = false): string {
+  const v = allowV ? value.replace(/^v/, "") : value;
+  if (!SEMVER.test(v)) fail(`${flag} must be a semantic version like 1.4.0 (got "${value}")`);
+  return v;
+}
+
+function logLevel(value: string | undefined, fallback: LogLevel): LogLevel {
+  if (value === undefined) return fallback;
+  if (!isLogLevel(value)) fail(`--log-level must be debug, info, warn or error (got "${value}")`);
+  return value;
+}
+
+export function parseAgentArgs(argv: string[]): AgentArgs {
+  const str = parse(argv, [
+    "server",
+    "token-file",
+    "name",
+    "labels",
+    "state-dir",
+    "ca-file",
+    "ca-fingerprint",
+    "cluster-ca-file",
+    "api-server-url",
+    "agent-version",
+    "kubernetes-version",
+    "heartbeat-interval",
+    "timeout",
+    "log-level",
+  ]);
+  const server = parseServerUrl(str("server"));
+  const name = str("name") ?? fail("--name is required (the cluster's name, a DNS-1123 label)");
+  if (!DNS_LABEL.test(name))
+    fail(
+      `--name "${name}" must be a DNS-1123 label: 1-63 lowercase letters, digits or '-', starting and ending with a letter or digit`,
+    );
+  const stateDir = str("state-dir") ?? fail("--state-dir is required (where the agent keeps its key and certificate)");
+  if (str("ca-file") && str("ca-fingerprint")) fail("give either --ca-file or --ca-fingerprint, not both");
+  const apiServerUrl = str("api-server-url") ?? DEFAULTS.apiServerUrl;
+  try {
+    if (new URL(apiServerUrl).protocol !== "https:") fail("--api-server-url must be an https:// URL");
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    fail(`--api-server-url "${apiServerUrl}" is not a URL`);
+  }
+  return {
+    server,
+    tokenFile: str("token-file"),
+    name,
+    labels: parseLabels(str("labels")),
+    stateDir,
+    caFile: str("ca-file"),
+    caFingerprint: str("ca-fingerprint") !== undefined ? parseFingerprint(str("ca-fingerprint")!) : undefined,
+    clusterCaFile: str("cluster-ca-file"),
+    apiServerUrl,
+    agentVersion: semver(str("agent-version") ?? DEFAULTS.agentVersion, "--agent-version"),
+    kubernetesVersion: semver(str("kubernetes-version") ?? DEFAULTS.kubernetesVersion, "--kubernetes-version", true),
+    heartbeatIntervalSeconds: positiveNumber(str("heartbeat-interval"), "--heartbeat-interval", { max: 86_400 }),
+    timeoutSeconds: positiveNumber(str("timeout"), "--timeout", { max: 600 }) ?? DEFAULTS.timeoutSeconds,
+    logLevel: logLevel(str("log-level"), "info"),
+  };
+}
+
+export const FAULT_KINDS = ["stop", "flap", "degraded", "late"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+export type FaultShares = Record<FaultKind, number>;
+
+export function parseFaults(value: string | undefined): FaultShares {
+  const shares: FaultShares = { stop: 0, flap: 0, degraded: 0, late: 0 };
+  if (!value) return shares;
+  for (const part of value.split(",")) {
+    const item = part.trim();
+    if (!item) continue;
+    const [kind, share, extra] = item.split("=");
+    if (!kind || share === undefined || extra !== undefined || !(FAULT_KINDS as readonly string[]).includes(kind)) {
+      fail(`--faults: "${item}" must be one of ${FAULT_KINDS.map((k) => `${k}=SHARE`).join(", ")}`);
+    }
+    const n = Number(share);
+    if (share.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1)
+      fail(`--faults: share for ${kind} must be between 0 and 1 (got "${share}")`);
+    shares[kind as FaultKind] = n;
+  }
+  const total = FAULT_KINDS.reduce((sum, k) => sum + shares[k], 0);
+  // Each simulated cluster gets at most one fault, so the shares partition the fleet.
+  if (total > 1) fail(`--faults: shares add up to ${total}, more than 1`);
+  return shares;
+}
+
+export interface SimulateArgs {
+  server: URL;
+  clusters: number;
+  intervalSeconds: number;
+  token?: string;
+  tokenFile?: string;
+  caFile?: string;
+  caFingerprint?: string;
+  stateDir?: string;
+  concurrency: number;
+  faults: FaultShares;
+  durationSeconds?: number;
+  prefix: string;
+  keyPool: number;
+  seed: number;
+  timeoutSeconds: number;
+  logFile?: string;
+}
+
+export const SIMULATE_USAGE = `Usage: npm run simulate -- --server URL --clusters N (--token T | --token-file F) (--ca-file F | --ca-fingerprint sha256:H) [options]
+
+  --clusters N        simulated clusters (1-100000)
+  --interval S        heartbeat interval in seconds (default 15; overrides the server's)
+  --token T | --token-file F
+                      a registration token allowing at least N clusters (not needed for clusters
+                      already registered in --state-dir)
+  --ca-file F | --ca-fingerprint sha256:H   trust for the fleet CA, as for the agent
+  --state-dir D       keep each cluster's state in D/<name> so a rerun reuses registrations
+                      (default: in memory)
+  --concurrency C     registrations in flight at once (default 16)
+  --faults SPEC       shares of misbehaving clusters, e.g. stop=0.05,flap=0.05,degraded=0.05,late=0.05
+  --duration S        stop after S seconds and print a final summary (default: until Ctrl-C)
+  --prefix P          cluster name prefix (default sim)
+  --key-pool K        distinct RSA keys shared round-robin by the clusters (default 16; K >= N
+                      gives every cluster its own key)
+  --seed N            fleet generation seed (default 1: same names and metadata every run)
+  --timeout S         per-request timeout in seconds (default 15)
+  --log-file F        append every agent log line to F (the screen shows only the summary)`;
+
+export function parseSimulateArgs(argv: string[]): SimulateArgs {
+  const str = parse(argv, [
+    "server",
+    "clusters",
+    "interval",
+    "token",
+    "token-file",
+    "ca-file",
+    "ca-fingerprint",
+    "state-dir",
+    "concurrency",
+    "faults",
+    "duration",
+    "prefix",
+    "key-pool",
+    "seed",
+    "timeout",
+    "log-file",
+  ]);
+  const base = {
+    clusters: 0,
+    intervalSeconds: 15,
+    concurrency: 16,
+    faults: parseFaults(undefined),
+    prefix: "sim",
+    keyPool: 16,
+    seed: 1,
+    timeoutSeconds: DEFAULTS.timeoutSeconds,
+  };
+  const server = parseServerUrl(str("server"));
+  const clusters =
+    positiveNumber(str("clusters"), "--clusters", { integer: true, max: 100_000 }) ?? fail("--clusters is required");
+  if (str("token") && str("token-file")) fail("give either --token or --token-file, not both");
+  if (!str("token") && !str("token-file") && !str("state-dir"))
+    fail("--token or --token-file is required (a token allowing --clusters registrations)");
+  if (str("ca-file") && str("ca-fingerprint")) fail("give either --ca-file or --ca-fingerprint, not both");
+  if (!str("ca-file") && !str("ca-fingerprint")) fail("--ca-file or --ca-fingerprint is required to trust the server");
+  const prefix = str("prefix") ?? base.prefix;
+  // The longest generated name is prefix + "-ap-southeast-2-staging-99999".
+  if (!DNS_LABEL.test(prefix) || prefix.length > 30)
+    fail(`--prefix "${prefix}" must be a DNS-1123 label of at most 30 characters`);
+  const seed = str("seed") === undefined ? base.seed : Number(str("seed"));
+  if (!Number.isInteger(seed) || seed < 0) fail(`--seed must be a non-negative integer (got "${str("seed")}")`);
+  return {
+    server,
+    clusters,
+    intervalSeconds: positiveNumber(str("interval"), "--interval", { max: 86_400 }) ?? base.intervalSeconds,
+    token: str("token"),
+    tokenFile: str("token-file"),
+    caFile: str("ca-file"),
+    caFingerprint: str("ca-fingerprint") !== undefined ? parseFingerprint(str("ca-fingerprint")!) : undefined,
+    stateDir: str("state-dir"),
+    concurrency: positiveNumber(str("concurrency"), "--concurrency", { integer: true, max: 1000 }) ?? base.concurrency,
+    faults: parseFaults(str("faults")),
+    durationSeconds: positiveNumber(str("duration"), "--duration"),
+    prefix,
+    keyPool: positiveNumber(str("key-pool"), "--key-pool", { integer: true, max: 100_000 }) ?? base.keyPool,
+    seed,
+    timeoutSeconds: positiveNumber(str("timeout"), "--timeout", { max: 600 }) ?? base.timeoutSeconds,
+    logFile: str("log-file"),
+  };
+}

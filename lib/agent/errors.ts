@@ -1,0 +1,390 @@
+import type { LogCode, LogLevel } from "./log";
+
+/** An error answer from the control plane: `{ "error": code, "message", "details"? }`. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly serverMessage: string,
+    readonly details?: unknown,
+    /** From Retry-After, when the server sent one. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(`HTTP ${status} ${code}: ${serverMessage}`);
+    this.name = "ProtocolError";
+  }
+}
+
+/** The server answered 2xx with something that is not what PROTOCOL.md promises. */
+export class BadResponseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BadResponseError";
+  }
+}
+
+/** Wrong flags, unreadable files, a pin that does not match: retrying cannot help. */
+export class ConfigError extends Error {
+  constructor(
+    readonly code: LogCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Our own request deadline passed (Node has no error of its own for this). */
+export class TimeoutError extends Error {
+  readonly code = "ETIMEDOUT";
+  constructor(message: string) {
+    super(message);
+    this.name = "TimeoutError";
+  }
+}
+
+export type Phase = "trust" | "register" | "heartbeat" | "rotate";
+
+/**
+ * What to do about a failure: `retry` (with backoff, or after `retryAfterMs`), `reject` (the
+ * registration was refused for good: fix the flags or the token), `reregister` (our client
+ * certificate is no longer accepted), `deregistered` (stop and delete state), `stopped` (we
+ * aborted it ourselves).
+ */
+export type FailureAction = "retry" | "reject" | "reregister" | "deregistered" | "stopped";
+
+export interface Failure {
+  code: LogCode;
+  level: LogLevel;
+  message: string;
+  action: FailureAction;
+  retryAfterMs?: number;
+  status?: number;
+}
+
+type ErrnoLike = Error & { code?: unknown };
+
+const TLS_UNTRUSTED = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_SIGNATURE_FAILURE",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "INVALID_CA",
+]);
+const TLS_EXPIRED = new Set(["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"]);
+
+function detailsText(details: unknown): string {
+  if (details === undefined || details === null) return "";
+  try {
+    const s = typeof details === "string" ? details : JSON.stringify(details);
+    return s.length > 300 ? s.slice(0, 300) + "..." : s;
+  } catch {
+    return "";
+  }
+}
+
+function withServerWords(advice: string, err: ProtocolError): string {
+  const said = err.serverMessage
+    ? ` (server: ${err.serverMessage}${detailsText(err.details) ? ` ${detailsText(err.details)}` : ""})`
+    : "";
+  return advice + said;
+}
+
+/** Turns any error from a request into one actionable log line and a decision. */
+export function describeFailure(err: unknown, phase: Phase, server: URL): Failure {
+  const where = `${server.hostname}:${server.port || "443"}`;
+  if (err instanceof ProtocolError) return describeProtocolError(err, phase, where);
+  if (err instanceof BadResponseError) {
+    return {
+      code: "BAD_RESPONSE",
+      level: "error",
+      action: "retry",
+      message: `the server's ${phase} answer is not usable: ${err.message}`,
+    };
+  }
+  const e = err as ErrnoLike;
+  if (e?.name === "AbortError")
+    return { code: "AGENT_STOPPED", level: "info", action: "stopped", message: "request aborted: stopping" };
+  const code = typeof e?.code === "string" ? e.code : "";
+  const detail = e instanceof Error ? e.message : String(err);
+
+  if (TLS_UNTRUSTED.has(code)) {
+    return {
+      code: "TLS_UNTRUSTED",
+      level: "error",
+      action: "retry",
+      message: `the server certificate at ${where} is not issued by the trusted fleet CA (${code}): the pinned CA does not match this server; check --ca-file / --ca-fingerprint against the console's agent settings`,
+    };
+  }
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    return {
+      code: "TLS_HOSTNAME_MISMATCH",
+      level: "error",
+      action: "retry",
+      message: `the server certificate is not valid for "${server.hostname}" (${detail}): the pinned CA does not match this server, or --server must use a host name the certificate names`,
+    };
+  }
+  if (TLS_EXPIRED.has(code)) {
+    return {
+      code: "TLS_CERT_EXPIRED",
+      level: "error",
+      action: "retry",
+      message: `the server certificate at ${where} is expired or not yet valid (${code}): check this machine's clock and the server's certificate`,
+    };
+  }
+  if (code.startsWith("ERR_SSL_") || code === "EPROTO" || /before secure TLS connection|handshake/i.test(detail)) {
+    const hint = /wrong.version.number|http request/i.test(code + detail)
+      ? "is --server the HTTPS agent port (default 8443) and not the console's HTTP port?"
+      : "is --server the agent port, and does the server accept this agent's TLS settings?";
+    return {
+      code: "TLS_HANDSHAKE",
+      level: "error",
+      action: "retry",
+      message: `TLS handshake with ${where} failed (${code || detail}): ${hint}`,
+    };
+  }
+  switch (code) {
+    case "ECONNREFUSED":
+      return {
+        code: "NET_CONNREFUSED",
+        level: "warn",
+        action: "retry",
+        message: `connection refused by ${where}: is the server running, and is the port right (agent port default 8443)?`,
+      };
+    case "ETIMEDOUT":
+    case "ESOCKETTIMEDOUT":
+      return {
+        code: "NET_TIMEOUT",
+        level: "warn",
+        action: "retry",
+        message: `no answer from ${where} in time: check firewalls and proxies between this cluster and the control plane, and the server's health`,
+      };
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return {
+        code: "NET_NOTFOUND",
+        level: "error",
+        action: "retry",
+        message: `cannot resolve "${server.hostname}" (${code}): check the host name in --server and this machine's DNS`,
+      };
+    case "ECONNRESET":
+    case "EPIPE":
+      return {
+        code: "NET_RESET",
+        level: "warn",
+        action: "retry",
+        message: `the connection to ${where} was closed mid-request (${code}): if this repeats, the server may be overloaded or may not accept this agent's client certificate`,
+      };
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+    case "EADDRNOTAVAIL":
+      return {
+        code: "NET_UNREACHABLE",
+        level: "error",
+        action: "retry",
+        message: `${where} is unreachable (${code}): check routes and egress rules from this cluster`,
+      };
+  }
+  return {
+    code: "NET_ERROR",
+    level: "error",
+    action: "retry",
+    message: `request to ${where} failed: ${code ? code + " " : ""}${detail}`,
+  };
+}
+
+function describeProtocolError(err: ProtocolError, phase: Phase, where: string): Failure {
+  const base = { status: err.status };
+  switch (err.code) {
+    case "token_missing":
+      return {
+        ...base,
+        code: "TOKEN_MISSING",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "the server received no registration token: write the token to the file given with --token-file",
+          err,
+        ),
+      };
+    case "token_invalid":
+      return {
+        ...base,
+        code: "TOKEN_INVALID",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "the registration token is not valid for this fleet (mistyped, truncated or from another server): mint a new token in the console and write it to --token-file",
+          err,
+        ),
+      };
+    case "token_expired":
+      return {
+        ...base,
+        code: "TOKEN_EXPIRED",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "the registration token has expired: mint a new token (longer TTL if needed) and write it to --token-file",
+          err,
+        ),
+      };
+    case "token_revoked":
+      return {
+        ...base,
+        code: "TOKEN_REVOKED",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "the registration token was revoked by an operator: ask them to mint a new token and write it to --token-file",
+          err,
+        ),
+      };
+    case "token_exhausted":
+      return {
+        ...base,
+        code: "TOKEN_EXHAUSTED",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "the registration token has already registered its maximum number of clusters: mint a new token (or one with a higher max clusters)",
+          err,
+        ),
+      };
+    case "label_not_allowed":
+      return {
+        ...base,
+        code: "LABEL_NOT_ALLOWED",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "a label is outside the token's allowed label scope: change --labels, or mint a token whose scope allows it",
+          err,
+        ),
+      };
+    case "missing_required_labels":
+      return {
+        ...base,
+        code: "MISSING_REQUIRED_LABELS",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "the fleet requires labels that neither --labels nor the token's fixed labels provide: add them with --labels key=value,...",
+          err,
+        ),
+      };
+    case "cluster_conflict":
+      return {
+        ...base,
+        code: "CLUSTER_CONFLICT",
+        level: "error",
+        action: "reject",
+        message: withServerWords(
+          "this name is already registered by a cluster with a different CA fingerprint: choose another --name, or deregister the existing cluster first",
+          err,
+        ),
+      };
+    case "invalid_request":
+      return {
+        ...base,
+        code: "INVALID_REQUEST",
+        level: "error",
+        action: phase === "register" ? "reject" : "retry",
+        message: withServerWords(
+          `the server rejected the ${phase} request body: check --name, --labels and the version flags`,
+          err,
+        ),
+      };
+    case "invalid_csr":
+      return {
+        ...base,
+        code: "INVALID_CSR",
+        level: "error",
+        action: phase === "register" ? "reject" : "retry",
+        message: withServerWords(
+          "the server rejected the certificate signing request: this is an agent bug, please report it",
+          err,
+        ),
+      };
+    case "payload_too_large":
+      return {
+        ...base,
+        code: "PAYLOAD_TOO_LARGE",
+        level: "error",
+        action: phase === "register" ? "reject" : "retry",
+        message: withServerWords(
+          `the ${phase} request body is over the server's limit (64 KiB): use fewer labels or node pools`,
+          err,
+        ),
+      };
+    case "rate_limited":
+      return {
+        ...base,
+        code: "RATE_LIMITED",
+        level: "warn",
+        action: "retry",
+        retryAfterMs: err.retryAfterMs,
+        message: withServerWords(
+          `the server is rate limiting ${phase} requests: waiting ${err.retryAfterMs !== undefined ? `${Math.round(err.retryAfterMs / 1000)}s as Retry-After asks` : "before retrying"}`,
+          err,
+        ),
+      };
+    case "client_certificate_required":
+      return {
+        ...base,
+        code: "CLIENT_CERTIFICATE_REQUIRED",
+        level: "error",
+        action: "reregister",
+        message: withServerWords(
+          "the server did not accept this agent's client certificate (none sent, or not from this fleet's CA): re-register by writing a new token to --token-file (the agent picks it up), or delete the state dir if it belongs to another fleet",
+          err,
+        ),
+      };
+    case "certificate_revoked":
+      return {
+        ...base,
+        code: "CERTIFICATE_REVOKED",
+        level: "error",
+        action: "reregister",
+        message: withServerWords(
+          "this agent's client certificate was revoked (the cluster re-registered elsewhere, or an operator revoked it): write a new token to --token-file to re-register",
+          err,
+        ),
+      };
+    case "cluster_deregistered":
+      return {
+        ...base,
+        code: "CLUSTER_DEREGISTERED",
+        level: "warn",
+        action: "deregistered",
+        message: withServerWords("the cluster was deregistered from the fleet: stopping and deleting local state", err),
+      };
+  }
+  if (err.status >= 500) {
+    return {
+      ...base,
+      code: "SERVER_ERROR",
+      level: "warn",
+      action: "retry",
+      retryAfterMs: err.retryAfterMs,
+      message: withServerWords(
+        `the server at ${where} failed with HTTP ${err.status} (${err.code}): retrying; check the server's logs if it persists`,
+        err,
+      ),
+    };
+  }
+  return {
+    ...base,
+    code: "UNEXPECTED_RESPONSE",
+    level: "error",
+    action: "retry",
+    message: withServerWords(
+      `unexpected HTTP ${err.status} (${err.code}) from ${where} during ${phase}: is --server the fleet's agent endpoint (https://host:8443)?`,
+      err,
+    ),
+  };
+}

@@ -1,0 +1,145 @@
+import https from "node:https";
+import tls from "node:tls";
+import type { IncomingHttpHeaders } from "node:http";
+import { parseRetryAfter } from "./backoff";
+import { BadResponseError, ProtocolError, TimeoutError } from "./errors";
+
+// The only way the agent talks to the control plane: JSON over HTTPS, verified against the
+// pinned fleet CA with the host name checked (Node's default checkServerIdentity), optionally
+// with the agent's client certificate (mutual TLS).
+
+export interface ClientIdentity {
+  keyPem: string;
+  certPem: string;
+}
+
+export interface TlsAgentOptions {
+  /** Sockets per agent; 1 for a single cluster's sequential heartbeats. */
+  maxSockets?: number;
+  keepAlive?: boolean;
+}
+
+/**
+ * An https.Agent that trusts only `caPem` and, with `identity`, presents the agent's client
+ * certificate. The secure context is built once here rather than per connection, which the
+ * simulator's thousands of agents notice.
+ */
+export function createTlsAgent(caPem: string, identity?: ClientIdentity, options: TlsAgentOptions = {}): https.Agent {
+  const secureContext = tls.createSecureContext({ ca: caPem, key: identity?.keyPem, cert: identity?.certPem });
+  return new https.Agent({
+    keepAlive: options.keepAlive ?? true,
+    maxSockets: options.maxSockets ?? 1,
+    secureContext,
+    rejectUnauthorized: true,
+  });
+}
+
+export interface HttpResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export interface RequestOptions {
+  method: "GET" | "POST";
+  agent: https.Agent;
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+function once(url: URL, options: RequestOptions): Promise<HttpResult & { reusedSocket: boolean }> {
+  return new Promise((resolve, reject) => {
+    const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    const req = https.request(url, {
+      method: options.method,
+      agent: options.agent,
+      signal: options.signal,
+      headers: {
+        accept: "application/json",
+        ...(payload ? { "content-type": "application/json", "content-length": String(payload.length) } : {}),
+        ...options.headers,
+      },
+    });
+    // One deadline for the whole exchange (connect, TLS, response), not only socket idleness.
+    const timer = setTimeout(
+      () => req.destroy(new TimeoutError(`no response within ${Math.round(options.timeoutMs / 1000)}s`)),
+      options.timeoutMs,
+    );
+    req.on("error", (err) => {
+      clearTimeout(timer);
+      (err as Error & { reusedSocket?: boolean }).reusedSocket = req.reusedSocket;
+      reject(err);
+    });
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          req.destroy(new BadResponseError(`response larger than ${MAX_RESPONSE_BYTES} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString("utf8"),
+          reusedSocket: req.reusedSocket,
+        });
+      });
+      res.on("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+    req.end(payload);
+  });
+}
+
+/**
+ * One HTTPS exchange. A keep-alive socket the server closed while idle fails the next request
+ * with ECONNRESET before anything was processed; that case (and only that) is retried once.
+ */
+export async function httpRequest(base: URL, pathname: string, options: RequestOptions): Promise<HttpResult> {
+  const url = new URL(pathname, base);
+  try {
+    return await once(url, options);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
+    if (e.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE") && !options.signal?.aborted) return once(url, options);
+    throw err;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON exchange: the parsed 2xx body, or a ProtocolError carrying the error code. */
+export async function requestJson(base: URL, pathname: string, options: RequestOptions, nowMs = Date.now()): Promise<unknown> {
+  const res = await httpRequest(base, pathname, options);
+  const body = parseJson(res.text);
+  if (res.status >= 200 && res.status < 300) {
+    if (body === undefined) throw new BadResponseError(`HTTP ${res.status} from ${pathname} is not JSON`);
+    return body;
+  }
+  const err = (body ?? {}) as { error?: unknown; message?: unknown; details?: unknown };
+  throw new ProtocolError(
+    res.status,
+    typeof err.error === "string" ? err.error : `http_${res.status}`,
+    typeof err.message === "string" ? err.message : "",
+    err.details,
+    parseRetryAfter(res.headers["retry-after"], nowMs),
+  );
+}

@@ -1,0 +1,169 @@
+// The agent's log: one line per event, each with a stable code after the `fleet-agent` prefix so
+// operators and tests can grep for it (`fleet-agent TOKEN_EXPIRED ...`). The codes are part of
+// the agent's interface: add new ones, never rename.
+
+export const LOG_CODES = [
+  // lifecycle
+  "AGENT_START",
+  "AGENT_STOPPED",
+  "AGENT_FAILED",
+  "CONFIG_INVALID",
+  // trust in the control plane
+  "TRUST_CA_FILE",
+  "TRUST_PIN_VERIFIED",
+  "TRUST_PIN_MISMATCH",
+  "TRUST_STATE_CA",
+  "TRUST_MISSING",
+  "CA_MISMATCH",
+  // local state
+  "STATE_LOADED",
+  "STATE_INVALID",
+  "STATE_RECOVERED",
+  "STATE_DELETED",
+  "CLUSTER_CA",
+  // registration
+  "TOKEN_FILE_MISSING",
+  "REGISTERING",
+  "REGISTERED",
+  "REREGISTERING",
+  "TOKEN_FILE_DELETED",
+  "TOKEN_FILE_NOT_DELETED",
+  // error codes answered by the server (PROTOCOL.md), one log code each
+  "TOKEN_MISSING",
+  "TOKEN_INVALID",
+  "TOKEN_EXPIRED",
+  "TOKEN_REVOKED",
+  "TOKEN_EXHAUSTED",
+  "LABEL_NOT_ALLOWED",
+  "MISSING_REQUIRED_LABELS",
+  "CLUSTER_CONFLICT",
+  "INVALID_REQUEST",
+  "INVALID_CSR",
+  "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED",
+  "CLIENT_CERTIFICATE_REQUIRED",
+  "CERTIFICATE_REVOKED",
+  "CLUSTER_DEREGISTERED",
+  "SERVER_ERROR",
+  "UNEXPECTED_RESPONSE",
+  "BAD_RESPONSE",
+  // transport
+  "NET_CONNREFUSED",
+  "NET_TIMEOUT",
+  "NET_NOTFOUND",
+  "NET_RESET",
+  "NET_UNREACHABLE",
+  "NET_ERROR",
+  "TLS_UNTRUSTED",
+  "TLS_HOSTNAME_MISMATCH",
+  "TLS_CERT_EXPIRED",
+  "TLS_HANDSHAKE",
+  // heartbeats
+  "HEARTBEAT_OK",
+  "STATUS_CHANGED",
+  "INTERVAL_CHANGED",
+  // directives and policy
+  "DIRECTIVE_RECEIVED",
+  "DISCONNECT",
+  "DISCONNECTED",
+  "DRAIN",
+  "DRAIN_COMPLETE",
+  "UPGRADE_STARTED",
+  "UPGRADE_COMPLETE",
+  "NODE_POOL_DRAIN",
+  "NODE_POOL_REMOVED",
+  "DIRECTIVE_UNKNOWN",
+  "DIRECTIVE_INVALID",
+  "POLICY_APPLIED",
+  // certificate rotation
+  "ROTATE_DUE",
+  "ROTATED",
+  "ROTATE_FAILED",
+] as const;
+export type LogCode = (typeof LOG_CODES)[number];
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+export function isLogLevel(v: string): v is LogLevel {
+  return (LEVELS as readonly string[]).includes(v);
+}
+
+export type LogFields = Record<string, string | number | boolean | null | undefined>;
+export interface LogEntry {
+  level: LogLevel;
+  code: LogCode;
+  message: string;
+  fields?: LogFields;
+}
+export interface AgentLogger {
+  log(entry: LogEntry): void;
+}
+
+export const LOG_PREFIX = "fleet-agent";
+
+// Defence in depth: callers never pass secrets, but a server message or an error string could
+// echo one back. Registration tokens and private keys are scrubbed from every line.
+const TOKEN_RE = /frt_[A-Za-z0-9_-]+/g;
+const BEARER_RE = /(bearer\s+)\S+/gi;
+const PRIVATE_KEY_RE = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+export function redact(text: string): string {
+  return text
+    .replace(PRIVATE_KEY_RE, "[redacted private key]")
+    .replace(TOKEN_RE, "frt_[redacted]")
+    .replace(BEARER_RE, "$1[redacted]");
+}
+
+/** `2026-11-29T10:00:00.000Z WARN  fleet-agent TOKEN_EXPIRED <message> key=value ...` */
+export function formatEntry(entry: LogEntry, time: Date): string {
+  const parts = [time.toISOString(), entry.level.toUpperCase().padEnd(5), LOG_PREFIX, entry.code, entry.message];
+  for (const [key, value] of Object.entries(entry.fields ?? {})) {
+    if (value === undefined) continue;
+    const s = String(value);
+    parts.push(`${key}=${s === "" || /[\s"=]/.test(s) ? JSON.stringify(s) : s}`);
+  }
+  return redact(parts.join(" "));
+}
+
+export interface ConsoleLoggerOptions {
+  level?: LogLevel;
+  /** Defaults to stdout for debug/info and stderr for warn/error. */
+  write?: (line: string, level: LogLevel) => void;
+  now?: () => number;
+  /** Fields added to every line, e.g. `{ cluster: "prod-eu-1" }`. */
+  fields?: LogFields;
+}
+
+export function consoleLogger(options: ConsoleLoggerOptions = {}): AgentLogger {
+  const threshold = LEVELS.indexOf(options.level ?? "info");
+  const now = options.now ?? Date.now;
+  const write =
+    options.write ??
+    ((line: string, level: LogLevel) =>
+      (level === "warn" || level === "error" ? process.stderr : process.stdout).write(line + "\n"));
+  return {
+    log(entry) {
+      if (LEVELS.indexOf(entry.level) < threshold) return;
+      const fields = options.fields ? { ...options.fields, ...entry.fields } : entry.fields;
+      write(formatEntry({ ...entry, fields }, new Date(now())), entry.level);
+    },
+  };
+}
+
+/** Keeps entries in memory: for tests, and for callers that aggregate (the simulator). */
+export class MemoryLogger implements AgentLogger {
+  readonly entries: LogEntry[] = [];
+  log(entry: LogEntry) {
+    this.entries.push(entry);
+  }
+  codes(): LogCode[] {
+    return this.entries.map((e) => e.code);
+  }
+  has(code: LogCode): boolean {
+    return this.entries.some((e) => e.code === code);
+  }
+  lines(): string[] {
+    return this.entries.map((e) => formatEntry(e, new Date(0)));
+  }
+}
+
+export const silentLogger: AgentLogger = { log() {} };

@@ -1,0 +1,58 @@
+import "server-only";
+import { env } from "@/lib/env";
+import { ApiError, errorReply } from "@/lib/server/api/errors";
+import { RateLimiter } from "@/lib/server/agents/rate-limit";
+import { log } from "@/lib/server/log";
+import { registerCluster, type RegistrationTrace } from "./register-cluster";
+import { recordAttempt } from "./registration-attempts";
+
+export type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+
+const g = globalThis as unknown as { __fleetRegistrationLimiter?: RateLimiter };
+function limiter() {
+  g.__fleetRegistrationLimiter ??= new RateLimiter(env().REGISTRATION_RATE_PER_MINUTE, env().REGISTRATION_RATE_BURST);
+  return g.__fleetRegistrationLimiter;
+}
+
+function nameFrom(body: unknown): string | null {
+  const name = body && typeof body === "object" ? (body as { name?: unknown }).name : null;
+  return typeof name === "string" ? name : null;
+}
+
+/**
+ * POST /api/agent/v1/register as a whole: the per-address rate limit, the registration, and an
+ * attempt-log entry for every outcome (a success's entry is written in its transaction).
+ * Served by the Next route and by the agent port's direct path alike.
+ */
+export async function handleRegistration(req: {
+  authorization: string | null;
+  sourceAddress: string | null;
+  readBody: () => Promise<unknown>;
+}): Promise<Reply> {
+  let body: unknown = null;
+  const trace: RegistrationTrace = { sourceAddress: req.sourceAddress };
+  try {
+    const wait = limiter().take(req.sourceAddress ?? "unknown");
+    if (wait !== null) {
+      throw new ApiError("rate_limited", `Too many registrations from this address; retry in ${wait}s.`, undefined, {
+        "retry-after": String(wait),
+      });
+    }
+    body = await req.readBody();
+    const result = await registerCluster(req.authorization, body, trace);
+    return { status: 201, body: result.response };
+  } catch (err) {
+    const code = err instanceof ApiError ? err.code : "internal";
+    await recordAttempt({
+      result: code,
+      sourceAddress: req.sourceAddress,
+      tokenId: trace.tokenId ?? null,
+      clusterName: nameFrom(body),
+      message: err instanceof ApiError ? err.message : "internal error",
+    }).catch((e) => log.error("could not record registration attempt", { error: String(e) }));
+    if (err instanceof ApiError) {
+      log.info("registration refused", { code, sourceAddress: req.sourceAddress, tokenId: trace.tokenId, name: nameFrom(body) });
+    }
+    return errorReply(err);
+  }
+}

@@ -1,0 +1,886 @@
+// The agent against a tiny local HTTPS server that answers per PROTOCOL.md (127.0.0.1, port 0):
+// real TLS, real client certificates, real CSRs. End-to-end tests against the real server
+// live elsewhere; this checks the agent's own behaviour on the wire.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { TLSSocket } from "node:tls";
+import { after, before, describe, test } from "node:test";
+import forge from "node-forge";
+import { FleetAgent, type FleetAgentOptions } from "@/lib/agent/agent";
+import { FakeClock } from "@/lib/agent/clock";
+import { certificateFingerprint, certificateMatchesKey, generateRsaKeyPair } from "@/lib/agent/csr";
+import { MemoryLogger, formatEntry } from "@/lib/agent/log";
+import { FileStateStore } from "@/lib/agent/state";
+import { fileTokenSource, staticTokenSource } from "@/lib/agent/token";
+import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const TOKEN = "frt_testpublicid_" + "s3cr3t".repeat(6);
+
+// ---- a fake fleet: CA, server certificate, protocol handlers --------------------------------
+
+interface Ca {
+  key: forge.pki.rsa.PrivateKey;
+  cert: forge.pki.Certificate;
+  pem: string;
+}
+
+async function makeCa(cn: string): Promise<Ca> {
+  const keys = await generateRsaKeyPair();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
+  cert.serialNumber = "01" + crypto.randomBytes(8).toString("hex");
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
+  cert.setSubject([{ name: "commonName", value: cn }]);
+  cert.setIssuer([{ name: "commonName", value: cn }]);
+  cert.setExtensions([
+    { name: "basicConstraints", cA: true, critical: true },
+    { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+  ]);
+  const key = forge.pki.privateKeyFromPem(keys.privateKeyPem) as forge.pki.rsa.PrivateKey;
+  cert.sign(key, forge.md.sha256.create());
+  return { key, cert, pem: forge.pki.certificateToPem(cert) };
+}
+
+function issue(
+  ca: Ca,
+  publicKey: forge.pki.PublicKey,
+  cn: string,
+  opts: { hosts?: string[]; notBefore?: number; notAfter?: number } = {},
+): { pem: string; serial: string } {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = publicKey;
+  const serial = "02" + crypto.randomBytes(8).toString("hex");
+  cert.serialNumber = serial;
+  cert.validity.notBefore = new Date(opts.notBefore ?? Date.now() - 60_000);
+  cert.validity.notAfter = new Date(opts.notAfter ?? Date.now() + 86_400_000);
+  cert.setSubject([{ name: "commonName", value: cn }]);
+  cert.setIssuer(ca.cert.subject.attributes);
+  const ext: object[] = [{ name: "basicConstraints", cA: false }];
+  if (opts.hosts) {
+    ext.push({ name: "extKeyUsage", serverAuth: true });
+    ext.push({
+      name: "subjectAltName",
+      altNames: opts.hosts.map((h) => (net.isIP(h) ? { type: 7, ip: h } : { type: 2, value: h })),
+    });
+  } else {
+    ext.push({ name: "extKeyUsage", clientAuth: true });
+  }
+  cert.setExtensions(ext);
+  cert.sign(ca.key, forge.md.sha256.create());
+  return { pem: forge.pki.certificateToPem(cert), serial: serial.toUpperCase() };
+}
+
+type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+interface HeartbeatCtx {
+  clusterId: string;
+  serial: string;
+  body: Record<string, unknown>;
+  n: number;
+}
+
+class FakeFleet {
+  readonly ca: Ca;
+  private server!: https.Server;
+  url!: URL;
+  /** token -> uses left */
+  tokens = new Map<string, number>([[TOKEN, 1]]);
+  registers: Array<{ auth: string | undefined; body: Record<string, unknown> }> = [];
+  heartbeats: HeartbeatCtx[] = [];
+  rotations = 0;
+  clusters = new Map<string, { id: string; fingerprint: string; serial: string }>();
+  revoked = new Set<string>();
+  gone = new Set<string>();
+  directives = new Map<string, Array<Record<string, unknown>>>();
+  interval = 30;
+  desiredPolicyRevision: string | null = null;
+  /** Validity of issued client certificates. */
+  certTimes: () => { notBefore: number; notAfter: number } = () => ({
+    notBefore: Date.now() - 60_000,
+    notAfter: Date.now() + 86_400_000,
+  });
+  registerHook?: (body: Record<string, unknown>, n: number) => Reply | undefined;
+  heartbeatHook?: (ctx: HeartbeatCtx) => Reply | undefined;
+  caAsJson = false;
+
+  private constructor(ca: Ca) {
+    this.ca = ca;
+  }
+
+  static async start(options: { hosts?: string[]; ca?: Ca } = {}): Promise<FakeFleet> {
+    const fleet = new FakeFleet(options.ca ?? (await makeCa("fake fleet CA")));
+    const serverKeys = await generateRsaKeyPair();
+    const serverCert = issue(fleet.ca, forge.pki.publicKeyFromPem(serverKeys.publicKeyPem), "fleet agent endpoint", {
+      hosts: options.hosts ?? ["127.0.0.1", "localhost"],
+    });
+    fleet.server = https.createServer(
+      { key: serverKeys.privateKeyPem, cert: serverCert.pem, ca: fleet.ca.pem, requestCert: true, rejectUnauthorized: false },
+      (req, res) => void fleet.handle(req, res),
+    );
+    await new Promise<void>((resolve) => fleet.server.listen(0, "127.0.0.1", resolve));
+    const port = (fleet.server.address() as net.AddressInfo).port;
+    fleet.url = new URL(`https://127.0.0.1:${port}`);
+    return fleet;
+  }
+
+  async close() {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  directive(clusterId: string, d: Record<string, unknown>) {
+    this.directives.set(clusterId, [...(this.directives.get(clusterId) ?? []), d]);
+  }
+
+  private reply(res: http.ServerResponse, r: Reply) {
+    res.writeHead(r.status, { "content-type": "application/json", ...r.headers });
+    res.end(JSON.stringify(r.body));
+  }
+
+  private error(status: number, error: string, message = error, headers?: Record<string, string>): Reply {
+    return { status, body: { error, message }, headers };
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    if (req.method === "GET" && req.url === "/api/agent/v1/ca") {
+      if (this.caAsJson) return this.reply(res, { status: 200, body: { certificate: this.ca.pem } });
+      res.writeHead(200, { "content-type": "application/x-pem-file" });
+      return res.end(this.ca.pem);
+    }
+    if (req.method === "POST" && req.url === "/api/agent/v1/register") return this.reply(res, this.register(req, body));
+    if (req.method === "POST" && req.url === "/api/agent/v1/heartbeat") return this.reply(res, this.heartbeat(req, body));
+    if (req.method === "POST" && req.url === "/api/agent/v1/rotate") return this.reply(res, this.rotate(req, body));
+    return this.reply(res, this.error(404, "not_found"));
+  }
+
+  private register(req: http.IncomingMessage, body: Record<string, unknown>): Reply {
+    this.registers.push({ auth: req.headers.authorization, body });
+    const hooked = this.registerHook?.(body, this.registers.length);
+    if (hooked) return hooked;
+    const token = req.headers.authorization?.replace(/^Bearer /, "");
+    if (!token) return this.error(401, "token_missing");
+    const uses = this.tokens.get(token);
+    if (uses === undefined) return this.error(401, "token_invalid");
+    if (uses <= 0) return this.error(401, "token_exhausted");
+    const csr = forge.pki.certificationRequestFromPem(String(body.csr));
+    if (!csr.verify()) return this.error(400, "invalid_csr");
+    const name = String(body.name);
+    const existing = this.clusters.get(name);
+    if (existing && existing.fingerprint !== body.caFingerprint) return this.error(409, "cluster_conflict");
+    this.tokens.set(token, uses - 1);
+    const id = existing?.id ?? "c_" + crypto.randomBytes(6).toString("hex");
+    if (existing) this.revoked.add(existing.serial);
+    const cert = issue(this.ca, csr.publicKey!, id, this.certTimes());
+    this.clusters.set(name, { id, fingerprint: String(body.caFingerprint), serial: cert.serial });
+    return {
+      status: 201,
+      body: {
+        clusterId: id,
+        certificate: cert.pem,
+        caCertificate: this.ca.pem,
+        heartbeatIntervalSeconds: this.interval,
+        heartbeatPath: "/api/agent/v1/heartbeat",
+      },
+    };
+  }
+
+  private identity(req: http.IncomingMessage): { clusterId: string; serial: string } | Reply {
+    const socket = req.socket as TLSSocket;
+    const peer = socket.getPeerCertificate();
+    if (!socket.authorized || !peer?.subject) return this.error(401, "client_certificate_required");
+    const serial = peer.serialNumber.toUpperCase();
+    if (this.revoked.has(serial)) return this.error(403, "certificate_revoked");
+    const clusterId = String(peer.subject.CN);
+    if (this.gone.has(clusterId)) return this.error(410, "cluster_deregistered");
+    return { clusterId, serial };
+  }
+
+  private heartbeat(req: http.IncomingMessage, body: Record<string, unknown>): Reply {
+    const who = this.identity(req);
+    if ("status" in who) return who;
+    const ctx: HeartbeatCtx = { ...who, body, n: this.heartbeats.length + 1 };
+    this.heartbeats.push(ctx);
+    const hooked = this.heartbeatHook?.(ctx);
+    if (hooked) return hooked;
+    const acks = new Set((body.acks as string[] | undefined) ?? []);
+    const pending = (this.directives.get(who.clusterId) ?? []).filter((d) => !acks.has(String(d.id)));
+    this.directives.set(who.clusterId, pending);
+    return {
+      status: 200,
+      body: {
+        status: "Ready",
+        heartbeatIntervalSeconds: this.interval,
+        desiredPolicyRevision: this.desiredPolicyRevision,
+        directives: pending,
+      },
+    };
+  }
+
+  private rotate(req: http.IncomingMessage, body: Record<string, unknown>): Reply {
+    const who = this.identity(req);
+    if ("status" in who) return who;
+    const csr = forge.pki.certificationRequestFromPem(String(body.csr));
+    if (!csr.verify()) return this.error(400, "invalid_csr");
+    this.rotations += 1;
+    const cert = issue(this.ca, csr.publicKey!, who.clusterId);
+    return { status: 200, body: { certificate: cert.pem } };
+  }
+}
+
+// ---- helpers ------------------------------------------------------------------------------
+
+const tmpDirs: string[] = [];
+after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+function tmpDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fleet-agent-test-"));
+  tmpDirs.push(dir);
+  return dir;
+}
+
+function tokenFile(dir: string, token = TOKEN): string {
+  const file = path.join(dir, "token");
+  fs.writeFileSync(file, token + "\n", { mode: 0o600 });
+  return file;
+}
+
+const CLUSTER_FP = "sha256:" + "ab".repeat(32);
+
+function agentOptions(fleet: FakeFleet, stateDir: string, extra: Partial<FleetAgentOptions> = {}): FleetAgentOptions {
+  return {
+    server: fleet.url,
+    name: "prod-eu-1",
+    labels: { env: "prod", region: "eu-west-1" },
+    store: new FileStateStore(stateDir),
+    trust: { caPem: fleet.ca.pem },
+    clusterCaFingerprint: CLUSTER_FP,
+    clock: new FakeClock(),
+    random: () => 0.5,
+    requestTimeoutMs: 5_000,
+    ...extra,
+  };
+}
+
+function mode(file: string): number {
+  return fs.statSync(file).mode & 0o777;
+}
+
+// ---- tests ----------------------------------------------------------------------------------
+
+describe("agent protocol over TLS", () => {
+  let fleet: FakeFleet;
+  before(async () => {
+    fleet = await FakeFleet.start();
+  });
+  after(async () => {
+    await fleet.close();
+  });
+
+  test("pins the CA by fingerprint, registers, keeps 0600 state, drops the token, heartbeats over mTLS, acts on directives, disconnects", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    fleet.caAsJson = true;
+    fleet.desiredPolicyRevision = "7";
+    const dir = tmpDir();
+    const stateDir = path.join(dir, "state");
+    const tf = tokenFile(dir);
+    const logger = new MemoryLogger();
+    const seen: Array<{ mode: number; key: number; dir: number }> = [];
+    const agent = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        trust: { caFingerprint: certificateFingerprint(fleet.ca.pem) },
+        token: fileTokenSource(tf),
+        logger,
+        hooks: {
+          onHeartbeat: (info) => {
+            const id = agent.clusterId!;
+            if (info.seq === 1) {
+              seen.push({
+                mode: mode(path.join(stateDir, "cluster.json")),
+                key: mode(path.join(stateDir, "key.pem")),
+                dir: mode(stateDir),
+              });
+              fleet.directive(id, { id: "d-up", type: "upgrade", payload: { version: "1.5.0" } });
+              fleet.directive(id, { id: "d-pool", type: "drainNodePool", payload: { nodePool: "workers" } });
+              fleet.directive(id, { id: "d-drain", type: "drain" });
+              fleet.directive(id, { id: "d-x", type: "teleport" });
+            }
+            if (info.seq === 9) fleet.directive(id, { id: "d-bye", type: "disconnect" });
+          },
+        },
+      }),
+    );
+    const result = await agent.run();
+    fleet.caAsJson = false;
+
+    assert.equal(result.outcome, "disconnected");
+    assert.equal(result.exitCode, 0);
+    // Registration: bearer token, body per PROTOCOL.md, CSR CN = name.
+    const reg = fleet.registers.at(-1)!;
+    assert.equal(reg.auth, `Bearer ${TOKEN}`);
+    assert.equal(reg.body.name, "prod-eu-1");
+    assert.equal(reg.body.caFingerprint, CLUSTER_FP);
+    assert.deepEqual(reg.body.labels, { env: "prod", region: "eu-west-1" });
+    assert.equal(reg.body.apiServerUrl, "https://kubernetes.default.svc:443");
+    assert.equal(forge.pki.certificationRequestFromPem(String(reg.body.csr)).subject.getField("CN").value, "prod-eu-1");
+    assert.equal(
+      registerRequestSchema.safeParse(reg.body).success,
+      true,
+      "the server's own schema accepts the registration body",
+    );
+    // Token file deleted after success; state was private while it existed; then deleted.
+    assert.equal(fs.existsSync(tf), false);
+    assert.deepEqual(seen, [{ mode: 0o600, key: 0o600, dir: 0o700 }]);
+    assert.equal(fs.existsSync(stateDir), false, "disconnect deletes the state dir");
+
+    const beats = fleet.heartbeats.filter((h) => h.clusterId === fleet.clusters.get("prod-eu-1")!.id);
+    assert.ok(beats.length >= 10, `heartbeats: ${beats.length}`);
+    for (const b of beats) assert.equal(heartbeatRequestSchema.safeParse(b.body).success, true, JSON.stringify(b.body));
+    // The directives are queued after heartbeat 1, so answer 2 carries them and heartbeat 3
+    // acknowledges all four.
+    assert.deepEqual(beats[1]!.body.acks, []);
+    assert.deepEqual(((beats[2]!.body.acks as string[]) ?? []).sort(), ["d-drain", "d-pool", "d-up", "d-x"]);
+    assert.deepEqual(beats[3]!.body.acks, [], "acks stop once the server stops sending the directive");
+    // Policy revision applied after the first answer.
+    assert.equal((beats[0]!.body as { policy?: unknown }).policy, undefined);
+    assert.deepEqual(beats[1]!.body.policy, { appliedRevision: "7" });
+    // Upgrade: old version for a couple of heartbeats, then the new one.
+    const versions = beats.map((b) => b.body.agentVersion);
+    assert.deepEqual(versions.slice(0, 5), ["1.4.0", "1.4.0", "1.4.0", "1.4.0", "1.5.0"]);
+    assert.equal(versions.at(-1), "1.5.0");
+    // drainNodePool: the pool shrinks to 0 nodes, then disappears.
+    const pool = (b: HeartbeatCtx) =>
+      (b.body.nodePools as Array<{ name: string; nodeCount: number; readyNodes: number }>).find((p) => p.name === "workers");
+    const counts = beats.map((b) => pool(b)?.nodeCount ?? null);
+    assert.ok(counts.includes(0), `pool reaches 0 nodes: ${JSON.stringify(counts)}`);
+    assert.equal(counts.at(-1), null, "pool removed");
+    // drain: pods fall towards 0.
+    const pods = beats.map((b) => (b.body.workloads as { pods: number }).pods);
+    assert.ok(pods[0]! > 0);
+    assert.equal(pods.at(-1), 0, `pods: ${pods.join(",")}`);
+    for (let i = 3; i < pods.length; i++) assert.ok(pods[i]! <= pods[i - 1]!, "pods never rise while draining");
+    // Disconnect: the final heartbeat carries its ack, and nothing follows it.
+    assert.deepEqual(beats.at(-1)!.body.acks, ["d-bye"]);
+    assert.ok(logger.has("DIRECTIVE_UNKNOWN"));
+    assert.ok(logger.has("TRUST_PIN_VERIFIED"));
+    assert.ok(logger.has("TOKEN_FILE_DELETED"));
+    assert.ok(logger.has("UPGRADE_COMPLETE"));
+    assert.ok(logger.has("NODE_POOL_REMOVED"));
+    assert.ok(logger.has("DISCONNECTED"));
+    assert.ok(!logger.lines().join("\n").includes(TOKEN.slice(4)), "the token never appears in the log");
+    // Every heartbeat used the client certificate issued to this cluster (CN = clusterId).
+    assert.ok(beats.every((b) => b.clusterId === agent.clusterId));
+    fleet.desiredPolicyRevision = null;
+  });
+
+  test("restarts from existing state without registering again, then stops on stop()", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const dir = tmpDir();
+    const stateDir = path.join(dir, "state");
+    const first = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        token: staticTokenSource(TOKEN),
+        hooks: { onHeartbeat: () => first.stop() },
+      }),
+    );
+    assert.equal((await first.run()).outcome, "stopped");
+    const registers = fleet.registers.length;
+    for (const f of ["key.pem", "cert.pem", "ca.pem", "cluster.json"]) assert.equal(mode(path.join(stateDir, f)), 0o600, f);
+    const saved = JSON.parse(fs.readFileSync(path.join(stateDir, "cluster.json"), "utf8")) as { clusterId: string; name: string };
+    assert.equal(saved.name, "prod-eu-1");
+    assert.equal(saved.clusterId, first.clusterId);
+
+    const logger = new MemoryLogger();
+    // No token, no CA flag: the stored CA and client certificate are enough.
+    const second = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        trust: { fromState: true },
+        logger,
+        hooks: { onHeartbeat: (i) => i.seq >= 2 && second.stop() },
+      }),
+    );
+    const result = await second.run();
+    assert.equal(result.outcome, "stopped");
+    assert.equal(fleet.registers.length, registers, "no second registration");
+    assert.equal(second.clusterId, first.clusterId);
+    assert.ok(logger.has("STATE_LOADED"));
+    assert.ok(logger.has("TRUST_STATE_CA"));
+    assert.ok(fs.existsSync(stateDir), "stop keeps state");
+  });
+
+  test("a wrong fingerprint pin refuses to start (exit 2) before sending any token", async () => {
+    const before = fleet.registers.length;
+    const logger = new MemoryLogger();
+    const agent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        trust: { caFingerprint: "sha256:" + "00".repeat(32) },
+        token: staticTokenSource(TOKEN),
+        logger,
+      }),
+    );
+    const result = await agent.run();
+    assert.equal(result.exitCode, 2);
+    assert.equal(result.code, "TRUST_PIN_MISMATCH");
+    assert.match(result.message, /the pinned CA does not match this server/);
+    assert.equal(fleet.registers.length, before);
+  });
+
+  test("without --ca-file, --ca-fingerprint or stored state it refuses to start with an actionable message", async () => {
+    const logger = new MemoryLogger();
+    const result = await new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), { trust: { fromState: true }, logger }),
+    ).run();
+    assert.equal(result.exitCode, 2);
+    assert.equal(result.code, "TRUST_MISSING");
+    assert.match(result.message, /--ca-file/);
+    assert.match(result.message, /--ca-fingerprint/);
+  });
+
+  test("a server certificate from another CA is reported as TLS_UNTRUSTED, with backoff", async () => {
+    const other = await makeCa("some other CA");
+    const logger = new MemoryLogger();
+    const clock = new FakeClock();
+    let failures = 0;
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        trust: { caPem: other.pem },
+        token: staticTokenSource(TOKEN),
+        logger,
+        clock,
+        random: () => 1,
+        hooks: { onFailure: () => ++failures >= 3 && agent.stop() },
+      }),
+    );
+    const result = await agent.run();
+    assert.equal(result.outcome, "stopped");
+    const lines = logger.entries.filter((e) => e.code === "TLS_UNTRUSTED");
+    assert.equal(lines.length, 3);
+    assert.match(lines[0]!.message, /the pinned CA does not match this server/);
+    // Full-jitter backoff with random()=1 hits the exponential ceiling: 1 s, 2 s.
+    assert.deepEqual(clock.sleeps.slice(0, 2), [1000, 2000]);
+  });
+
+  test("a server certificate for another host name is reported as TLS_HOSTNAME_MISMATCH", async () => {
+    const misnamed = await FakeFleet.start({ hosts: ["fleet.example.com"] });
+    try {
+      const logger = new MemoryLogger();
+      const agent: FleetAgent = new FleetAgent(
+        agentOptions(misnamed, path.join(tmpDir(), "s"), {
+          token: staticTokenSource(TOKEN),
+          logger,
+          hooks: { onFailure: () => agent.stop() },
+        }),
+      );
+      await agent.run();
+      const entry = logger.entries.find((e) => e.code === "TLS_HOSTNAME_MISMATCH");
+      assert.ok(entry, logger.codes().join(","));
+      assert.match(entry.message, /127\.0\.0\.1/);
+      assert.equal(misnamed.registers.length, 0, "nothing was sent to the wrong server");
+    } finally {
+      await misnamed.close();
+    }
+  });
+
+  for (const [code, logCode, advice] of [
+    ["token_missing", "TOKEN_MISSING", /--token-file/],
+    ["token_invalid", "TOKEN_INVALID", /mint a new token/],
+    ["token_expired", "TOKEN_EXPIRED", /mint a new token/],
+    ["token_revoked", "TOKEN_REVOKED", /revoked/],
+    ["token_exhausted", "TOKEN_EXHAUSTED", /maximum number of clusters/],
+  ] as const) {
+    test(`401 ${code} ends the run with exit 3 and ${logCode}, never logging the token`, async () => {
+      fleet.registerHook = () => ({ status: 401, body: { error: code, message: "no" } });
+      try {
+        const dir = tmpDir();
+        const tf = tokenFile(dir);
+        const logger = new MemoryLogger();
+        const result = await new FleetAgent(
+          agentOptions(fleet, path.join(dir, "s"), { token: fileTokenSource(tf), logger }),
+        ).run();
+        assert.equal(result.outcome, "rejected");
+        assert.equal(result.exitCode, 3);
+        assert.equal(result.code, logCode);
+        const entry = logger.entries.find((e) => e.code === logCode)!;
+        assert.match(entry.message, advice);
+        assert.ok(fs.existsSync(tf), "a refused token file is kept");
+        const text = logger.entries.map((e) => formatEntry(e, new Date())).join("\n");
+        assert.ok(!text.includes("s3cr3t"), "token not logged");
+        assert.match(text, new RegExp(`fleet-agent ${logCode} `));
+      } finally {
+        fleet.registerHook = undefined;
+      }
+    });
+  }
+
+  test("429 rate_limited waits for Retry-After, then registers", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    let limited = 1;
+    fleet.registerHook = () =>
+      limited-- > 0
+        ? { status: 429, body: { error: "rate_limited", message: "slow down" }, headers: { "retry-after": "7" } }
+        : undefined;
+    const clock = new FakeClock();
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        name: "rate-limited-1",
+        token: staticTokenSource(TOKEN),
+        clock,
+        logger,
+        hooks: { onHeartbeat: () => agent.stop() },
+      }),
+    );
+    try {
+      const result = await agent.run();
+      assert.equal(result.outcome, "stopped");
+      // Retry-After (7 s) plus full-jitter backoff on top (random 0.5 of the first 1 s step).
+      assert.equal(clock.sleeps[0], 7500, "never earlier than Retry-After, jittered after it");
+      assert.ok(logger.has("RATE_LIMITED"));
+      assert.ok(agent.clusterId);
+    } finally {
+      fleet.registerHook = undefined;
+    }
+  });
+
+  test("403 label_not_allowed, 422 missing_required_labels and 409 cluster_conflict are refusals with their own codes", async () => {
+    for (const [status, error, logCode] of [
+      [403, "label_not_allowed", "LABEL_NOT_ALLOWED"],
+      [422, "missing_required_labels", "MISSING_REQUIRED_LABELS"],
+      [409, "cluster_conflict", "CLUSTER_CONFLICT"],
+    ] as const) {
+      fleet.registerHook = () => ({ status, body: { error, message: "server words", details: { labels: ["team"] } } });
+      const logger = new MemoryLogger();
+      const result = await new FleetAgent(
+        agentOptions(fleet, path.join(tmpDir(), "s"), { token: staticTokenSource(TOKEN), logger }),
+      ).run();
+      assert.equal(result.code, logCode);
+      assert.equal(result.exitCode, 3);
+      assert.match(logger.entries.find((e) => e.code === logCode)!.message, /server words/);
+    }
+    fleet.registerHook = undefined;
+  });
+
+  test("410 cluster_deregistered on a heartbeat deletes the state dir and exits 0", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const stateDir = path.join(tmpDir(), "s");
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "gone-1",
+        token: staticTokenSource(TOKEN),
+        logger,
+        hooks: { onHeartbeat: (i) => i.seq === 2 && fleet.gone.add(agent.clusterId!) },
+      }),
+    );
+    const result = await agent.run();
+    assert.equal(result.outcome, "deregistered");
+    assert.equal(result.exitCode, 0);
+    assert.equal(result.code, "CLUSTER_DEREGISTERED");
+    assert.equal(fs.existsSync(stateDir), false);
+    assert.ok(logger.has("STATE_DELETED"));
+  });
+
+  test("403 certificate_revoked: without a token it keeps retrying with advice; with one it re-registers and keeps its id", async () => {
+    fleet.tokens.set(TOKEN, 2);
+    const logger = new MemoryLogger();
+    let token: string | null = TOKEN;
+    let firstId: string | null = null;
+    let revokedFailures = 0;
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        name: "revoked-1",
+        token: { describe: "test token", read: async () => token },
+        logger,
+        hooks: {
+          onRegistered: (info) => {
+            if (!info.reregistered) {
+              firstId = info.clusterId;
+              token = null; // used up, as the CLI deletes its token file
+            }
+          },
+          onHeartbeat: (i) => {
+            if (i.seq === 1) fleet.revoked.add(fleet.clusters.get("revoked-1")!.serial);
+            if (i.seq >= 3) agent.stop();
+          },
+          onFailure: (f) => {
+            // After two refusals the operator provides a new token.
+            if (f.code === "CERTIFICATE_REVOKED" && ++revokedFailures === 2) token = TOKEN;
+          },
+        },
+      }),
+    );
+    const result = await agent.run();
+    assert.equal(result.outcome, "stopped");
+    assert.equal(revokedFailures, 3, "two refusals without a token, then one that triggers re-registration");
+    assert.match(logger.entries.find((e) => e.code === "CERTIFICATE_REVOKED")!.message, /new token/);
+    assert.ok(logger.has("REREGISTERING"));
+    assert.ok(firstId);
+    assert.equal(agent.clusterId, firstId, "re-registration keeps the cluster id");
+    assert.equal(agent.heartbeats, 3);
+  });
+
+  test("rotates when a third or less of the certificate lifetime remains, and uses the new key", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    // Issued 20 h ago, valid for 24 h: 4 h (1/6) left, so rotation is due at once.
+    fleet.certTimes = () => ({ notBefore: Date.now() - 20 * 3600_000, notAfter: Date.now() + 4 * 3600_000 });
+    const stateDir = path.join(tmpDir(), "s");
+    const logger = new MemoryLogger();
+    let keyBefore = "";
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "rotating-1",
+        token: staticTokenSource(TOKEN),
+        logger,
+        hooks: {
+          onRegistered: () => (keyBefore = fs.readFileSync(path.join(stateDir, "key.pem"), "utf8")),
+          onHeartbeat: (i) => i.seq >= 3 && agent.stop(),
+        },
+      }),
+    );
+    const rotationsBefore = fleet.rotations;
+    await agent.run();
+    fleet.certTimes = () => ({ notBefore: Date.now() - 60_000, notAfter: Date.now() + 86_400_000 });
+    assert.equal(fleet.rotations, rotationsBefore + 1, "rotated once, then the fresh certificate is not due");
+    const keyAfter = fs.readFileSync(path.join(stateDir, "key.pem"), "utf8");
+    const certAfter = fs.readFileSync(path.join(stateDir, "cert.pem"), "utf8");
+    assert.notEqual(keyAfter, keyBefore, "a new key");
+    assert.equal(certificateMatchesKey(certAfter, keyAfter), true);
+    assert.equal(mode(path.join(stateDir, "key.pem")), 0o600);
+    const newSerial = new crypto.X509Certificate(certAfter).serialNumber.toUpperCase();
+    const beats = fleet.heartbeats.filter((h) => h.clusterId === agent.clusterId);
+    assert.ok(beats.length >= 3);
+    assert.ok(
+      beats.every((b) => b.serial === newSerial),
+      "every heartbeat used the rotated certificate",
+    );
+    assert.ok(logger.has("ROTATE_DUE") && logger.has("ROTATED"));
+    assert.deepEqual(
+      fs.readdirSync(stateDir).filter((f) => !["key.pem", "cert.pem", "ca.pem", "cluster.json"].includes(f)),
+      [],
+      "no temporary files left",
+    );
+  });
+
+  test("connection refused is NET_CONNREFUSED with advice, and backoff stays within its bounds", async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const logger = new MemoryLogger();
+    const clock = new FakeClock();
+    let failures = 0;
+    const agent: FleetAgent = new FleetAgent({
+      ...agentOptions(fleet, path.join(tmpDir(), "s"), { logger, clock, random: () => 0.999, token: staticTokenSource(TOKEN) }),
+      server: new URL(`https://127.0.0.1:${port}`),
+      hooks: { onFailure: () => ++failures >= 9 && agent.stop() },
+    });
+    await agent.run();
+    const entries = logger.entries.filter((e) => e.code === "NET_CONNREFUSED");
+    assert.equal(entries.length, 9);
+    assert.match(entries[0]!.message, /is the server running, and is the port right/);
+    const ceilings = [1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000];
+    clock.sleeps.slice(0, 8).forEach((ms, i) => {
+      assert.ok(ms <= ceilings[i]! && ms >= ceilings[i]! * 0.99, `sleep ${i}: ${ms}`);
+    });
+  });
+
+  test("a plain-HTTP port is reported as a TLS handshake failure", async () => {
+    const plain = http.createServer((_req, res) => res.end("hello"));
+    await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (plain.address() as net.AddressInfo).port;
+      const logger = new MemoryLogger();
+      const agent: FleetAgent = new FleetAgent({
+        ...agentOptions(fleet, path.join(tmpDir(), "s"), { logger, token: staticTokenSource(TOKEN) }),
+        server: new URL(`https://127.0.0.1:${port}`),
+        hooks: { onFailure: () => agent.stop() },
+      });
+      await agent.run();
+      const entry = logger.entries.find((e) => e.code === "TLS_HANDSHAKE");
+      assert.ok(entry, logger.codes().join(","));
+      assert.match(entry.message, /HTTPS agent port/);
+    } finally {
+      plain.closeAllConnections();
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
+  });
+
+  test("late acks: directives are acted on at once but acknowledged only after the delay", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const clock = new FakeClock();
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        name: "late-1",
+        token: staticTokenSource(TOKEN),
+        clock,
+        ackDelayMs: 95_000,
+        hooks: {
+          onHeartbeat: (i) => {
+            if (i.seq === 1) fleet.directive(agent.clusterId!, { id: "late-d", type: "drain" });
+            if (i.seq >= 7) agent.stop();
+          },
+        },
+      }),
+    );
+    await agent.run();
+    const beats = fleet.heartbeats.filter((h) => h.clusterId === agent.clusterId);
+    const acked = beats.map((b) => (b.body.acks as string[]).includes("late-d"));
+    // The directive arrives with answer 2. With a 30 s interval (random 0.5: no jitter),
+    // heartbeats 3-5 go out 30, 60 and 90 s later, before the 95 s delay; heartbeat 6 acks.
+    assert.deepEqual(acked.slice(0, 6), [false, false, false, false, false, true]);
+    const pods = beats.map((b) => (b.body.workloads as { pods: number }).pods);
+    assert.ok(pods[3]! < pods[1]! * 0.5, `drain began before the ack: ${pods.join(",")}`);
+  });
+});
+
+describe("agent and simulator as processes", () => {
+  let fleet: FakeFleet;
+  let dir: string;
+  before(async () => {
+    fleet = await FakeFleet.start();
+    dir = tmpDir();
+    fs.writeFileSync(path.join(dir, "ca.pem"), fleet.ca.pem);
+  });
+  after(async () => {
+    await fleet.close();
+  });
+
+  function run(
+    script: string,
+    args: string[],
+    timeoutMs = 60_000,
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "lib/agent", script), ...args], {
+        cwd: ROOT,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`${script} did not exit within ${timeoutMs} ms\n${stdout}\n${stderr}`));
+      }, timeoutMs);
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  }
+
+  test("cli: no trust flag and no state -> exit 2 with TRUST_MISSING", async () => {
+    const r = await run("cli.ts", ["--server", fleet.url.href, "--name", "cli-1", "--state-dir", path.join(dir, "none")]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /fleet-agent TRUST_MISSING .*--ca-file/);
+  });
+
+  test("cli: a bad flag -> exit 2 naming the flag", async () => {
+    const r = await run("cli.ts", ["--server", "http://127.0.0.1:1", "--name", "x", "--state-dir", dir]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--server must be an https:\/\/ URL/);
+  });
+
+  test("cli: registers, heartbeats, and on disconnect deletes state and exits 0", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const tf = tokenFile(dir);
+    const stateDir = path.join(dir, "cli-state");
+    fleet.interval = 1;
+    fleet.heartbeatHook = (ctx) => {
+      if (fleet.heartbeats.filter((h) => h.clusterId === ctx.clusterId).length === 2)
+        fleet.directive(ctx.clusterId, { id: "bye", type: "disconnect" });
+      return undefined;
+    };
+    try {
+      const r = await run("cli.ts", [
+        "--server",
+        fleet.url.href,
+        "--token-file",
+        tf,
+        "--name",
+        "cli-2",
+        "--labels",
+        "env=dev,region=eu-west-1",
+        "--state-dir",
+        stateDir,
+        "--ca-file",
+        path.join(dir, "ca.pem"),
+        "--heartbeat-interval",
+        "0.2",
+      ]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /fleet-agent REGISTERED /);
+      assert.match(r.stdout, /fleet-agent CLUSTER_CA .*simulated cluster CA/);
+      assert.match(r.stdout, /fleet-agent DISCONNECTED /);
+      assert.equal(fs.existsSync(tf), false, "token file deleted");
+      assert.equal(fs.existsSync(stateDir), false, "state deleted");
+      assert.ok(!(r.stdout + r.stderr).includes("s3cr3t"));
+      const reg = fleet.registers.at(-1)!;
+      assert.deepEqual(reg.body.labels, { env: "dev", region: "eu-west-1" });
+      assert.match(String(reg.body.caFingerprint), /^sha256:[0-9a-f]{64}$/);
+    } finally {
+      fleet.heartbeatHook = undefined;
+      fleet.interval = 30;
+    }
+  });
+
+  test("simulate: a small fleet registers over real TLS, heartbeats, and stops by itself at --duration", async () => {
+    fleet.tokens.set(TOKEN, 100);
+    const before = fleet.heartbeats.length;
+    const started = Date.now();
+    // Sized to pass on a busy CI machine: what matters is that it speaks the protocol and ends.
+    const r = await run("simulate.ts", [
+      "--server",
+      fleet.url.href,
+      "--clusters",
+      "8",
+      "--interval",
+      "0.3",
+      "--token",
+      TOKEN,
+      "--ca-fingerprint",
+      certificateFingerprint(fleet.ca.pem),
+      "--duration",
+      "8",
+      "--key-pool",
+      "2",
+      "--concurrency",
+      "4",
+      "--faults",
+      "stop=0.25,degraded=0.25",
+      "--prefix",
+      "simt",
+    ]);
+    const elapsed = Date.now() - started;
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.ok(elapsed < 45_000, `stopped by itself (${elapsed} ms)`);
+    assert.match(r.stdout, /registered:\s+8\/8/);
+    assert.match(r.stdout, /--duration 8s reached/);
+    assert.match(r.stdout, /faults:.*degraded=2/);
+    assert.ok(!r.stdout.includes("s3cr3t"), "the token is not printed");
+    const beats = fleet.heartbeats.slice(before);
+    const names = [...fleet.clusters.keys()].filter((n) => n.startsWith("simt-"));
+    assert.equal(names.length, 8);
+    for (const n of names) assert.match(n, /^simt-[a-z]+-[a-z]+-\d-(prod|staging|dev)-\d{4}$/);
+    const perCluster = new Map<string, number>();
+    for (const b of beats) perCluster.set(b.clusterId, (perCluster.get(b.clusterId) ?? 0) + 1);
+    assert.equal(perCluster.size, 8, "every cluster heartbeated with its own certificate");
+    assert.ok(
+      beats.some((b) => (b.body.health as { apiServer: string }).apiServer !== "ok"),
+      "degraded clusters report it",
+    );
+    for (const b of beats) assert.equal(heartbeatRequestSchema.safeParse(b.body).success, true);
+  });
+});
