@@ -40,6 +40,8 @@ const schema = z.object({
   /** Registrations allowed per source address: sustained rate per minute, and burst. */
   REGISTRATION_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   REGISTRATION_RATE_BURST: z.coerce.number().int().min(1).default(200),
+  /** Container image the console's Kubernetes manifests run the agent from. */
+  AGENT_IMAGE: z.string().min(1).default("fleet-registry/agent:0.1.0"),
   /** Background jobs (status sweeper). Off for processes that only serve. */
   FLEET_WORKERS: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),

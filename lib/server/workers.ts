@@ -3,6 +3,7 @@ import { startStatusSweeper } from "@/lib/server/heartbeats/status-sweeper";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { pruneAttempts } from "@/lib/server/clusters/registration-attempts";
 import { startRatePublisher } from "@/lib/server/events/fleet-summary";
+import { pruneFleetHistory, sampleFleet } from "@/lib/server/fleet/overview";
 import { log } from "@/lib/server/log";
 
 /** Background work of one instance. Every job is safe to run on several instances at once. */
@@ -11,10 +12,16 @@ export function startWorkers(): () => Promise<void> {
   const stopRates = startRatePublisher();
   const prune = setInterval(() => {
     pruneAttempts().catch((err) => log.error("pruning registration attempts failed", { error: String(err) }));
+    pruneFleetHistory().catch((err) => log.error("pruning fleet history failed", { error: String(err) }));
   }, 10 * 60_000);
   prune.unref();
+  const sample = () => sampleFleet().catch((err) => log.error("fleet sample failed", { error: String(err) }));
+  void sample();
+  const sampler = setInterval(sample, 15_000);
+  sampler.unref();
   return async () => {
     clearInterval(prune);
+    clearInterval(sampler);
     stopRates();
     await stopSweeper();
     await flushHeartbeats();

@@ -1,0 +1,19 @@
+import { env } from "@/lib/env";
+import { adminRoute } from "@/lib/server/api/admin-route";
+import { fleetCa } from "@/lib/server/pki/current-ca";
+import { getSettings } from "@/lib/server/settings/settings";
+
+/** What the console needs to tell an agent where and whom to trust: public facts only. */
+export const GET = adminRoute("viewer", async () => {
+  const [ca, settings] = await Promise.all([fleetCa(), getSettings()]);
+  const host = env().AGENT_HOSTNAMES[0] ?? "localhost";
+  return Response.json({
+    agentUrl: `https://${host.includes(":") ? `[${host}]` : host}:${env().AGENT_PORT}`,
+    caFingerprint: ca.fingerprint,
+    caNotAfter: ca.notAfter.toISOString(),
+    agentImage: env().AGENT_IMAGE,
+    notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
+    heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
+    requiredLabels: settings.requiredLabels,
+  });
+});

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { parseSelector, SelectorError } from "./selector";
+
+export const selectorTextSchema = z
+  .string()
+  .trim()
+  .min(1, "a group needs a selector (use `env` to match every cluster with an env label)")
+  .max(2000)
+  .superRefine((text, ctx) => {
+    try {
+      parseSelector(text);
+    } catch (err) {
+      if (err instanceof SelectorError) ctx.addIssue({ code: "custom", message: err.message });
+      else throw err;
+    }
+  });
+
+export const groupNameSchema = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "lowercase letters, digits and '-', at most 63");
+
+export const createGroupSchema = z
+  .object({ name: groupNameSchema, description: z.string().trim().max(500).optional(), selector: selectorTextSchema })
+  .strict();
+export const updateGroupSchema = z
+  .object({
+    name: groupNameSchema.optional(),
+    description: z.string().trim().max(500).nullable().optional(),
+    selector: selectorTextSchema.optional(),
+  })
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: "name at least one field" });

@@ -1,0 +1,93 @@
+import "server-only";
+import { z } from "zod";
+import { labelsSchema, missingRequiredLabels } from "@/lib/domain/labels";
+import { ApiError } from "@/lib/server/api/errors";
+import { parseWith } from "@/lib/server/api/read-body";
+import { db } from "@/lib/server/db/client";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { getSettings } from "@/lib/server/settings/settings";
+import { publish } from "@/lib/server/events/bus";
+import { forgetCertificates } from "@/lib/server/agents/agent-identity";
+
+/** Identity is what the agent proved at registration: never editable. */
+export const IMMUTABLE_FIELDS = ["id", "name", "caFingerprint", "registeredAt", "apiServerUrl", "registrationTokenId"] as const;
+
+export const updateClusterSchema = z
+  .object({ labels: labelsSchema.optional(), description: z.string().trim().max(500).nullable().optional() })
+  .strict()
+  .refine((p) => p.labels !== undefined || p.description !== undefined, { message: "name labels or description" });
+
+/** PATCH /api/v1/clusters/{id}: replaces descriptive labels (and the description), audited. */
+export async function updateCluster(actor: Actor, id: string, body: unknown): Promise<void> {
+  if (body && typeof body === "object") {
+    const touched = IMMUTABLE_FIELDS.filter((f) => f in body);
+    if (touched.length) {
+      throw new ApiError(
+        "immutable_field",
+        `${touched.join(", ")} ${touched.length === 1 ? "is" : "are"} part of the cluster's identity and cannot be changed.`,
+        {
+          fields: touched,
+        },
+      );
+    }
+  }
+  const patch = parseWith(updateClusterSchema, body);
+  const { requiredLabels } = await getSettings();
+  if (patch.labels) {
+    const missing = missingRequiredLabels(patch.labels, requiredLabels);
+    if (missing.length) {
+      throw new ApiError("missing_required_labels", `Required labels cannot be removed: ${missing.join(", ")}.`, { missing });
+    }
+  }
+  const name = await db().$transaction(async (tx) => {
+    const cluster = await tx.cluster.findUnique({ where: { id }, select: { name: true, description: true, labels: true } });
+    if (!cluster) throw new ApiError("not_found", "No cluster with this id.");
+    const before = Object.fromEntries(cluster.labels.map((l) => [l.key, l.value]));
+    const details: Record<string, unknown> = { name: cluster.name };
+    if (patch.labels) {
+      await tx.clusterLabel.deleteMany({ where: { clusterId: id } });
+      const rows = Object.entries(patch.labels).map(([key, value]) => ({ clusterId: id, key, value }));
+      if (rows.length) await tx.clusterLabel.createMany({ data: rows });
+      details.labels = diffLabels(before, patch.labels);
+    }
+    if (patch.description !== undefined) {
+      await tx.cluster.update({ where: { id }, data: { description: patch.description } });
+      details.description = { from: cluster.description, to: patch.description };
+    }
+    await recordAudit(tx, actor, "cluster.update", { type: "cluster", id }, details);
+    return cluster.name;
+  });
+  publish({ type: "cluster.updated", clusterId: id, name, at: new Date().toISOString() });
+}
+
+function diffLabels(before: Record<string, string>, after: Record<string, string>) {
+  const added = Object.fromEntries(Object.entries(after).filter(([k]) => !(k in before)));
+  const removed = Object.keys(before).filter((k) => !(k in after));
+  const changed = Object.fromEntries(
+    Object.entries(after)
+      .filter(([k, v]) => k in before && before[k] !== v)
+      .map(([k, v]) => [k, { from: before[k], to: v }]),
+  );
+  return { added, removed, changed };
+}
+
+/** Revokes the cluster's current certificates; its agent must register again. Audited. */
+export async function revokeClusterCertificates(actor: Actor, id: string, reason: string): Promise<{ revoked: string[] }> {
+  const now = new Date();
+  const revoked = await db().$transaction(async (tx) => {
+    const cluster = await tx.cluster.findUnique({ where: { id }, select: { name: true } });
+    if (!cluster) throw new ApiError("not_found", "No cluster with this id.");
+    const certs = await tx.certificate.findMany({ where: { clusterId: id, revokedAt: null }, select: { serial: true } });
+    const serials = certs.map((c) => c.serial);
+    if (!serials.length) throw new ApiError("conflict", "This cluster has no valid certificate to revoke.");
+    await tx.certificate.updateMany({ where: { serial: { in: serials } }, data: { revokedAt: now, revokeReason: reason } });
+    await tx.revokedCertificate.createMany({ data: serials.map((serial) => ({ serial, clusterId: id, reason: "revoked" })) });
+    await tx.clusterEvent.create({
+      data: { clusterId: id, clusterName: cluster.name, kind: "certificate", toValue: "revoked", reason, at: now },
+    });
+    await recordAudit(tx, actor, "certificate.revoke", { type: "cluster", id }, { name: cluster.name, serials, reason });
+    return serials;
+  });
+  forgetCertificates(revoked);
+  return { revoked };
+}

@@ -1,0 +1,135 @@
+import "server-only";
+import { db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+import { statusWhere } from "@/lib/server/clusters/cluster-filters";
+import { statusCounts } from "@/lib/server/events/fleet-summary";
+
+const MINUTE = 60_000;
+export const REGISTRATION_OBJECTIVE = 0.999;
+
+/** Heartbeats per minute across the fleet for the last `minutes` minutes, zeros included. */
+export async function heartbeatsPerMinute(minutes: number, now = new Date(), clusterId?: string) {
+  const end = Math.floor(now.getTime() / MINUTE) * MINUTE;
+  const start = end - (minutes - 1) * MINUTE;
+  const rows = await db().heartbeatBucket.groupBy({
+    by: ["bucketStart"],
+    where: { bucketStart: { gte: new Date(start) }, ...(clusterId ? { clusterId } : {}) },
+    _sum: { count: true },
+  });
+  const byMinute = new Map(rows.map((r) => [r.bucketStart.getTime(), r._sum.count ?? 0]));
+  return Array.from({ length: minutes }, (_, i) => {
+    const at = start + i * MINUTE;
+    return { at: new Date(at).toISOString(), count: byMinute.get(at) ?? 0 };
+  });
+}
+
+export async function overview() {
+  const now = new Date();
+  const settings = await getSettings();
+  const dayAgo = new Date(now.getTime() - 24 * 3600_000);
+  const [counts, heartbeats, samples, attempts, notReady, expiring, candidates] = await Promise.all([
+    statusCounts(now),
+    heartbeatsPerMinute(15, now),
+    db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
+    db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _count: { _all: true } }),
+    db().cluster.findMany({
+      where: statusWhere("NotReady", now, settings.notReadyThresholdSeconds),
+      orderBy: { statusChangedAt: "asc" },
+      take: 5,
+      select: { id: true, name: true, statusChangedAt: true, lastHeartbeatAt: true, apiServerHealth: true },
+    }),
+    db().certificate.findMany({
+      where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
+      orderBy: { notAfter: "asc" },
+      take: 5,
+      select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
+    }),
+    // Clusters lacking any required label: found with one query per required key.
+    Promise.all(
+      settings.requiredLabels.map((key) =>
+        db().cluster.findMany({
+          where: { labels: { none: { key } } },
+          select: { id: true, name: true },
+          take: 20,
+          orderBy: { name: "asc" },
+        }),
+      ),
+    ),
+  ]);
+
+  const missingById = new Map<string, { id: string; name: string; missing: string[] }>();
+  candidates.forEach((list, i) => {
+    for (const c of list) {
+      const entry = missingById.get(c.id) ?? { ...c, missing: [] };
+      entry.missing.push(settings.requiredLabels[i]!);
+      missingById.set(c.id, entry);
+    }
+  });
+
+  const total = attempts.reduce((n, a) => n + a._count._all, 0);
+  const succeeded = attempts.find((a) => a.result === "ok")?._count._all ?? 0;
+  return {
+    now: now.toISOString(),
+    counts: { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) },
+    notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
+    heartbeatsPerMinute: heartbeats,
+    statusHistory: samples.map((s) => ({
+      at: s.at.toISOString(),
+      Ready: s.ready,
+      NotReady: s.notReady,
+      Pending: s.pending,
+      Draining: s.draining,
+    })),
+    registrations: {
+      windowHours: 24,
+      total,
+      succeeded,
+      failed: total - succeeded,
+      successRate: total ? succeeded / total : null,
+      objective: REGISTRATION_OBJECTIVE,
+      byResult: Object.fromEntries(attempts.map((a) => [a.result, a._count._all])),
+    },
+    attention: {
+      notReadyLongest: notReady.map((c) => ({
+        id: c.id,
+        name: c.name,
+        since: c.statusChangedAt.toISOString(),
+        lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
+        reason: c.apiServerHealth === "down" ? "apiServer down" : "no heartbeat",
+      })),
+      certificatesExpiring: expiring.map((c) => ({
+        id: c.cluster.id,
+        name: c.cluster.name,
+        serial: c.serial,
+        notAfter: c.notAfter.toISOString(),
+      })),
+      missingLabels: [...missingById.values()].slice(0, 10),
+    },
+  };
+}
+
+/** Writes this minute's status counts once (several instances may try; the first wins). */
+export async function sampleFleet(now = new Date()): Promise<void> {
+  const at = new Date(Math.floor(now.getTime() / MINUTE) * MINUTE);
+  if (await db().fleetSample.findUnique({ where: { at } })) return;
+  const c = await statusCounts(now);
+  await db()
+    .fleetSample.create({
+      data: {
+        at,
+        ready: c.Ready ?? 0,
+        notReady: c.NotReady ?? 0,
+        pending: c.Pending ?? 0,
+        draining: c.Draining ?? 0,
+        total: Object.values(c).reduce((a, b) => a + b, 0),
+      },
+    })
+    .catch(() => {});
+}
+
+/** Samples and heartbeat buckets older than a week are pruned. */
+export async function pruneFleetHistory(now = new Date()): Promise<void> {
+  const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
+  await db().fleetSample.deleteMany({ where: { at: { lt: weekAgo } } });
+  await db().heartbeatBucket.deleteMany({ where: { bucketStart: { lt: weekAgo } } });
+}

@@ -1,0 +1,93 @@
+import "server-only";
+import type { z } from "zod";
+import type { createGroupSchema, updateGroupSchema } from "@/lib/domain/groups";
+import { parseSelector } from "@/lib/domain/selector";
+import { ApiError } from "@/lib/server/api/errors";
+import { db } from "@/lib/server/db/client";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { getSettings } from "@/lib/server/settings/settings";
+import { selectorWhere, statusWhere } from "@/lib/server/clusters/cluster-filters";
+
+type GroupRow = { id: string; name: string; description: string | null; selector: string; createdAt: Date; updatedAt: Date };
+
+async function countsFor(selector: string) {
+  const now = new Date();
+  const { notReadyThresholdSeconds } = await getSettings();
+  const base = selectorWhere(parseSelector(selector));
+  const [total, ready, notReady] = await Promise.all([
+    db().cluster.count({ where: { AND: base } }),
+    db().cluster.count({ where: { AND: [...base, statusWhere("Ready", now, notReadyThresholdSeconds)] } }),
+    db().cluster.count({ where: { AND: [...base, statusWhere("NotReady", now, notReadyThresholdSeconds)] } }),
+  ]);
+  return { total, Ready: ready, NotReady: notReady, other: total - ready - notReady };
+}
+
+async function view(g: GroupRow) {
+  return {
+    id: g.id,
+    name: g.name,
+    description: g.description,
+    selector: g.selector,
+    counts: await countsFor(g.selector),
+    createdAt: g.createdAt.toISOString(),
+    updatedAt: g.updatedAt.toISOString(),
+  };
+}
+
+export async function listGroups() {
+  const groups = await db().clusterGroup.findMany({ orderBy: { name: "asc" } });
+  return Promise.all(groups.map(view));
+}
+
+export async function getGroup(idOrName: string) {
+  const g = await db().clusterGroup.findFirst({ where: { OR: [{ id: idOrName }, { name: idOrName }] } });
+  if (!g) throw new ApiError("not_found", "No cluster group with this id.");
+  return view(g);
+}
+
+async function assertNameFree(name: string, exceptId?: string) {
+  const clash = await db().clusterGroup.findUnique({ where: { name } });
+  if (clash && clash.id !== exceptId) throw new ApiError("conflict", `A group named ${name} already exists.`);
+}
+
+export async function createGroup(actor: Actor, input: z.infer<typeof createGroupSchema>) {
+  await assertNameFree(input.name);
+  const g = await db().$transaction(async (tx) => {
+    const created = await tx.clusterGroup.create({
+      data: { name: input.name, description: input.description ?? null, selector: input.selector },
+    });
+    await recordAudit(
+      tx,
+      actor,
+      "group.create",
+      { type: "group", id: created.id },
+      { name: input.name, selector: input.selector },
+    );
+    return created;
+  });
+  return view(g);
+}
+
+export async function updateGroup(actor: Actor, id: string, input: z.infer<typeof updateGroupSchema>) {
+  if (input.name) await assertNameFree(input.name, id);
+  const g = await db().$transaction(async (tx) => {
+    const before = await tx.clusterGroup.findUnique({ where: { id } });
+    if (!before) throw new ApiError("not_found", "No cluster group with this id.");
+    const updated = await tx.clusterGroup.update({ where: { id }, data: input });
+    const changes = Object.fromEntries(
+      (Object.keys(input) as (keyof typeof input)[]).map((k) => [k, { from: before[k], to: updated[k] }]),
+    );
+    await recordAudit(tx, actor, "group.update", { type: "group", id }, { name: updated.name, changes });
+    return updated;
+  });
+  return view(g);
+}
+
+export async function deleteGroup(actor: Actor, id: string) {
+  await db().$transaction(async (tx) => {
+    const g = await tx.clusterGroup.findUnique({ where: { id } });
+    if (!g) throw new ApiError("not_found", "No cluster group with this id.");
+    await tx.clusterGroup.delete({ where: { id } });
+    await recordAudit(tx, actor, "group.delete", { type: "group", id }, { name: g.name, selector: g.selector });
+  });
+}
