@@ -12,6 +12,8 @@ export const settingsSchema = z.object({
       message: "must not repeat a key",
     }),
   certificateValidityDays: z.number().int().min(1).max(825),
+  /** How long an agent has to acknowledge `disconnect` before removal may be forced. */
+  disconnectTimeoutSeconds: z.number().int().min(5).max(86_400),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -33,4 +35,5 @@ export const DEFAULT_SETTINGS: Settings = {
   heartbeatIntervalSeconds: 15,
   requiredLabels: ["env", "region"],
   certificateValidityDays: 30,
+  disconnectTimeoutSeconds: 120,
 };

@@ -18,6 +18,7 @@ function toDraft(s: Settings): Draft {
     heartbeatIntervalSeconds: String(s.heartbeatIntervalSeconds),
     requiredLabels: s.requiredLabels.join(", "),
     certificateValidityDays: String(s.certificateValidityDays),
+    disconnectTimeoutSeconds: String(s.disconnectTimeoutSeconds),
   };
 }
 
@@ -30,6 +31,7 @@ function fromDraft(d: Draft) {
       .map((s) => s.trim())
       .filter(Boolean),
     certificateValidityDays: Number(d.certificateValidityDays),
+    disconnectTimeoutSeconds: Number(d.disconnectTimeoutSeconds),
   };
 }
 
@@ -96,6 +98,16 @@ function Editor({ current }: { current: Settings }) {
             onChange={set("certificateValidityDays")}
             hint="For newly issued agent certificates."
             error={errors.certificateValidityDays}
+          />
+          <Field
+            id="disconnectTimeoutSeconds"
+            label="Disconnect timeout (seconds)"
+            type="number"
+            min={5}
+            value={draft.disconnectTimeoutSeconds}
+            onChange={set("disconnectTimeoutSeconds")}
+            hint="How long an agent has to acknowledge disconnect before removal may be forced."
+            error={errors.disconnectTimeoutSeconds}
           />
           <Field
             id="requiredLabels"

@@ -1,0 +1,160 @@
+// What each registration result means, in plain words, for the attempts log in the console and
+// for the docs: what kind of problem it is, what went wrong, and what to do about it. One table,
+// so the console and the docs cannot drift apart. Codes are the agent protocol's (PROTOCOL.md).
+
+/** Who has to act: a token problem is fixed in the console, a certificate problem in the agent. */
+export type ProblemKind = "token" | "certificate" | "configuration" | "network" | "server";
+
+export const PROBLEM_KINDS: readonly ProblemKind[] = ["token", "configuration", "certificate", "network", "server"];
+
+export const PROBLEM_KIND_LABEL: Record<ProblemKind, string> = {
+  token: "Token problem",
+  certificate: "Certificate problem",
+  configuration: "Configuration problem",
+  network: "Network problem",
+  server: "Server problem",
+};
+
+export type RegistrationOutcome = {
+  /** The result code as recorded: "ok" or a protocol error code. */
+  code: string;
+  ok: boolean;
+  /** null for a success. */
+  kind: ProblemKind | null;
+  /** A few words, for a badge or a heading. */
+  title: string;
+  /** What happened, in one sentence. */
+  meaning: string;
+  /** What to do next, in one sentence (empty for a success). */
+  action: string;
+};
+
+type Entry = Omit<RegistrationOutcome, "code" | "ok">;
+
+const OK: Entry = {
+  kind: null,
+  title: "Registered",
+  meaning: "The cluster joined the fleet and received its client certificate.",
+  action: "",
+};
+
+// Keyed by code, in the order the filter lists them (the protocol's order).
+const FAILURES = {
+  invalid_request: {
+    kind: "configuration",
+    title: "Malformed request",
+    meaning: "The agent sent a registration the server could not accept: a field is missing or has the wrong shape.",
+    action:
+      "Check the cluster name (lowercase letters, digits and '-', at most 63) and the label syntax, and use a supported agent version.",
+  },
+  invalid_csr: {
+    kind: "certificate",
+    title: "Certificate request rejected",
+    meaning:
+      "The agent's certificate signing request was unreadable, badly signed, used a key weaker than RSA 2048, or asked for CA or extra usages.",
+    action: "Delete the agent's state directory so it makes a fresh key, and upgrade the agent if it keeps happening.",
+  },
+  token_missing: {
+    kind: "token",
+    title: "No token sent",
+    meaning: "The agent registered without a registration token.",
+    action: "Give the agent a token: put it in the file named by --token-file (or the Secret in the manifest).",
+  },
+  token_invalid: {
+    kind: "token",
+    title: "Unknown token",
+    meaning: "The token is malformed, mistyped, or was never minted by this fleet.",
+    action: "Copy the token again in full (it starts with frt_), or mint a new one — tokens are shown only once.",
+  },
+  token_expired: {
+    kind: "token",
+    title: "Token expired",
+    meaning: "The token's lifetime ran out before the cluster registered.",
+    action: "Mint a new token (with a longer TTL if installs take a while) and hand it to the agent.",
+  },
+  token_revoked: {
+    kind: "token",
+    title: "Token revoked",
+    meaning: "Someone revoked this token, so it can no longer register clusters.",
+    action: "Mint a new token if this cluster should join; if the revocation was deliberate, stop this agent.",
+  },
+  token_exhausted: {
+    kind: "token",
+    title: "Token used up",
+    meaning: "The token has already registered as many clusters as it allows.",
+    action: "Mint a new token, or one with a higher max clusters for bulk installs.",
+  },
+  label_not_allowed: {
+    kind: "configuration",
+    title: "Label not allowed",
+    meaning: "The agent asked for a label outside the token's allowed scope, or a different value for one the token fixes.",
+    action: "Change the agent's --labels to fit the token's scope, or mint a token whose scope allows this label.",
+  },
+  missing_required_labels: {
+    kind: "configuration",
+    title: "Required labels missing",
+    meaning: "Even with the token's fixed labels, the cluster lacks labels every cluster in this fleet must carry.",
+    action: "Add the missing labels to the agent's --labels, or mint a token that fixes them.",
+  },
+  cluster_conflict: {
+    kind: "configuration",
+    title: "Name already taken",
+    meaning: "Another cluster (with a different CA) already has this name, or it is being deregistered.",
+    action: "Pick a different --name, or finish deregistering the old cluster before reusing its name.",
+  },
+  payload_too_large: {
+    kind: "configuration",
+    title: "Request too large",
+    meaning: "The registration request was over the 64 KiB limit, usually because of very many or very long labels.",
+    action: "Trim the agent's labels; check the agent is the reference agent and not a misconfigured client.",
+  },
+  // Not in the protocol's list, but the server records it when a client sends something other
+  // than JSON (a proxy rewriting the body, a hand-made curl call).
+  unsupported_media_type: {
+    kind: "configuration",
+    title: "Not JSON",
+    meaning: "The registration body was not sent as application/json.",
+    action: "Use the reference agent, or send Content-Type: application/json; check no proxy rewrites the request.",
+  },
+  rate_limited: {
+    kind: "network",
+    title: "Too many attempts",
+    meaning: "Too many registrations came from this network address in a short time, so the server asked it to wait.",
+    action:
+      "Nothing, if it clears up: agents retry after the Retry-After delay. Many clusters behind one NAT may need a higher limit.",
+  },
+  internal: {
+    kind: "server",
+    title: "Server error",
+    meaning: "The control plane failed while handling the registration; the agent did nothing wrong.",
+    action: "The agent retries on its own. If it persists, check the server logs and database health.",
+  },
+} as const satisfies Record<string, Entry>;
+
+export type RegistrationErrorCode = keyof typeof FAILURES;
+
+/** Every result the attempts log can hold, for filters: "ok" first, then the protocol's error codes. */
+export const REGISTRATION_RESULTS: readonly string[] = ["ok", ...Object.keys(FAILURES)];
+
+export const REGISTRATION_ERROR_CODES = Object.keys(FAILURES) as RegistrationErrorCode[];
+
+export function isRegistrationErrorCode(code: string): code is RegistrationErrorCode {
+  return Object.prototype.hasOwnProperty.call(FAILURES, code);
+}
+
+/**
+ * The plain-words reading of a recorded result. Codes this console does not know (a newer
+ * server, a transport error) still get an honest explanation rather than a blank.
+ */
+export function explainRegistrationResult(code: string): RegistrationOutcome {
+  if (code === "ok") return { code, ok: true, ...OK };
+  if (isRegistrationErrorCode(code)) return { code, ok: false, ...FAILURES[code] };
+  return {
+    code,
+    ok: false,
+    kind: "server",
+    title: "Refused",
+    meaning: `The server refused the registration with "${code}", a code this console does not describe.`,
+    action: "Read the message recorded with the attempt, and check the agent and server versions match.",
+  };
+}

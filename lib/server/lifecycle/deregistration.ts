@@ -1,0 +1,277 @@
+import "server-only";
+import { z } from "zod";
+import {
+  decide,
+  DEREGISTRATION_ACTIONS,
+  phaseFor,
+  waitingFor,
+  type DeregistrationAction,
+  type DeregistrationStep,
+  type WizardFacts,
+} from "@/lib/domain/deregistration";
+import { ApiError } from "@/lib/server/api/errors";
+import { db } from "@/lib/server/db/client";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { createDirective } from "@/lib/server/agents/directives";
+import { forgetCluster } from "@/lib/server/agents/agent-identity";
+import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { forgetClusterHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
+import { publish } from "@/lib/server/events/bus";
+import { log } from "@/lib/server/log";
+import { getSettings } from "@/lib/server/settings/settings";
+
+export const deregistrationActionSchema = z
+  .object({
+    action: z.enum(DEREGISTRATION_ACTIONS),
+    force: z.boolean().optional(),
+    reason: z.string().trim().max(500).optional(),
+  })
+  .strict();
+
+type Forced = { step: string; action: string; by: string; reason: string; at: string };
+type Check = { key: string; label: string; ok: boolean; detail: string };
+
+async function facts(clusterId: string) {
+  const [record, cluster] = await Promise.all([
+    db().deregistration.findUnique({ where: { clusterId } }),
+    db().cluster.findUnique({ where: { id: clusterId }, select: { id: true, name: true, podCount: true, phase: true } }),
+  ]);
+  const directive = record?.directiveId ? await db().directive.findUnique({ where: { id: record.directiveId } }) : null;
+  const { disconnectTimeoutSeconds } = await getSettings();
+  const wizard: WizardFacts = {
+    disconnectTimeoutSeconds,
+    step: (record?.step as DeregistrationStep | undefined) ?? null,
+    pods: cluster?.podCount ?? null,
+    disconnectAcked: !!directive?.ackedAt,
+    disconnectWaitedSeconds: directive ? (Date.now() - directive.createdAt.getTime()) / 1000 : null,
+  };
+  return { record, cluster, directive, wizard };
+}
+
+/** The verify step: every check re-run from the database each time it is shown. */
+async function verification(clusterId: string): Promise<Check[]> {
+  const [cluster, tombstone, revoked, labels, pools, certs, directives, buckets, rollouts] = await Promise.all([
+    db().cluster.findUnique({ where: { id: clusterId }, select: { id: true } }),
+    db().clusterTombstone.findUnique({ where: { clusterId } }),
+    db().revokedCertificate.findMany({ where: { clusterId }, select: { reason: true } }),
+    db().clusterLabel.count({ where: { clusterId } }),
+    db().nodePool.count({ where: { clusterId } }),
+    db().certificate.count({ where: { clusterId } }),
+    db().directive.count({ where: { clusterId } }),
+    db().heartbeatBucket.count({ where: { clusterId } }),
+    db().rolloutCluster.count({ where: { clusterId } }),
+  ]);
+  const leftovers = { labels, nodePools: pools, certificates: certs, directives, heartbeatHistory: buckets, rollouts };
+  const left = Object.entries(leftovers).filter(([, n]) => n > 0);
+  const refused = revoked.filter((r) => r.reason === "deregistered").length;
+  return [
+    {
+      key: "record-removed",
+      label: "Cluster record removed",
+      ok: !cluster,
+      detail: cluster ? "the cluster record still exists" : "no cluster record with this id",
+    },
+    {
+      key: "certificates-refused",
+      label: "Certificates refused",
+      ok: refused > 0 && refused === revoked.length,
+      detail: `${refused} certificate(s) on the deregistered list; the agent port answers them 410 cluster_deregistered`,
+    },
+    {
+      key: "no-heartbeat-accepted",
+      label: "No heartbeat accepted since",
+      ok: !cluster && buckets === 0,
+      detail: buckets === 0 ? "no heartbeat recorded for this cluster since removal" : `${buckets} heartbeat record(s) remain`,
+    },
+    {
+      key: "nothing-left",
+      label: "Nothing left that references the cluster",
+      ok: left.length === 0,
+      detail: left.length
+        ? `left behind: ${left.map(([k, n]) => `${k} ${n}`).join(", ")}`
+        : "labels, node pools, certificates, directives, history: none",
+    },
+    {
+      key: "tombstone",
+      label: "Tombstone kept",
+      ok: !!tombstone,
+      detail: tombstone ? `removed by ${tombstone.deregisteredBy}` : "no tombstone",
+    },
+  ];
+}
+
+export async function getDeregistration(clusterId: string) {
+  const { record, cluster, directive, wizard } = await facts(clusterId);
+  if (!record && !cluster) throw new ApiError("not_found", "No cluster or deregistration with this id.");
+  const step = wizard.step;
+  const checks = step === "removed" ? await verification(clusterId) : null;
+  const actions = DEREGISTRATION_ACTIONS.filter((a) => {
+    const d = decide(wizard, a, true, "probe");
+    return d.ok;
+  });
+  return {
+    clusterId,
+    clusterName: record?.clusterName ?? cluster?.name ?? null,
+    step,
+    startedAt: record?.startedAt.toISOString() ?? null,
+    startedBy: record?.startedBy ?? null,
+    stepStartedAt: record?.stepStartedAt.toISOString() ?? null,
+    waitingFor: waitingFor(wizard),
+    workloads: { pods: wizard.pods, atStart: record?.workloadsAtStart ?? null },
+    disconnect: directive
+      ? {
+          directiveId: directive.id,
+          sentAt: directive.createdAt.toISOString(),
+          acknowledged: !!directive.ackedAt,
+          acknowledgedAt: directive.ackedAt?.toISOString() ?? null,
+          timeoutSeconds: wizard.disconnectTimeoutSeconds,
+        }
+      : null,
+    forced: record ? (JSON.parse(record.forced) as Forced[]) : [],
+    verification: checks ? { checkedAt: new Date().toISOString(), passed: checks.every((c) => c.ok), checks } : null,
+    finishedAt: record?.finishedAt?.toISOString() ?? null,
+    availableActions: actions,
+  };
+}
+
+export async function actOnDeregistration(actor: Actor, clusterId: string, input: z.infer<typeof deregistrationActionSchema>) {
+  const { record, cluster, wizard } = await facts(clusterId);
+  if (!cluster && !record) throw new ApiError("not_found", "No cluster with this id.");
+  const decision = decide(wizard, input.action, !!input.force, input.reason);
+  if (!decision.ok) throw new ApiError(decision.code, decision.message);
+  if (!cluster) throw new ApiError("invalid_transition", "The cluster is already removed.");
+
+  const now = new Date();
+  const forced: Forced[] = record && input.action !== "start" ? (JSON.parse(record.forced) as Forced[]) : [];
+  if (decision.forced)
+    forced.push({ step: wizard.step ?? "", action: input.action, by: actor.label, reason: input.reason!, at: now.toISOString() });
+  const audit = {
+    name: cluster.name,
+    step: { from: wizard.step, to: decision.next },
+    ...(decision.forced ? { forced: true, reason: input.reason } : {}),
+    ...(input.reason && !decision.forced ? { reason: input.reason } : {}),
+  };
+
+  if (decision.next === "removed") {
+    await removeCluster(actor, cluster, forced, input.reason ?? null, audit);
+  } else {
+    await db().$transaction(async (tx) => {
+      let directiveId = record?.directiveId ?? null;
+      if (input.action === "start") directiveId = null;
+      if (decision.next === "draining") await createDirective(tx, clusterId, "drain", {});
+      if (decision.next === "disconnecting")
+        directiveId = await createDirective(tx, clusterId, "disconnect", { reason: "deregistration" });
+      if (decision.next === "cancelled") {
+        await tx.directive.deleteMany({ where: { clusterId, ackedAt: null, type: { in: ["drain", "disconnect"] } } });
+        // Tell the agent to resume: drained workloads may come back.
+        await createDirective(tx, clusterId, "resume", {});
+      }
+      const data = {
+        clusterName: cluster.name,
+        step: decision.next,
+        stepStartedAt: now,
+        directiveId,
+        forced: JSON.stringify(forced),
+        ...(input.action === "start"
+          ? {
+              startedAt: now,
+              startedBy: actor.label,
+              workloadsAtStart: cluster.podCount,
+              reason: input.reason ?? null,
+              finishedAt: null,
+            }
+          : {}),
+        ...(decision.next === "cancelled" ? { finishedAt: now } : {}),
+      };
+      await tx.deregistration.upsert({
+        where: { clusterId },
+        create: { clusterId, startedBy: actor.label, ...data },
+        update: data,
+      });
+      const phase = phaseFor(decision.next);
+      if (phase && phase !== cluster.phase) {
+        await tx.cluster.update({ where: { id: clusterId }, data: { phase, phaseChangedAt: now } });
+        await tx.clusterEvent.create({
+          data: {
+            clusterId,
+            clusterName: cluster.name,
+            kind: "phase",
+            fromValue: cluster.phase,
+            toValue: phase,
+            reason: `deregistration: ${input.action}${input.reason ? ` (${input.reason})` : ""}`,
+            at: now,
+          },
+        });
+      }
+      await recordAudit(tx, actor, `deregistration.${input.action}`, { type: "cluster", id: clusterId }, audit);
+    });
+    invalidateAgentContext();
+    publish({ type: "cluster.updated", clusterId, name: cluster.name, at: now.toISOString() });
+  }
+  return getDeregistration(clusterId);
+}
+
+/** Step 4: the record, its labels, pools, directives and certificates go; the audit trail and a tombstone stay. */
+async function removeCluster(
+  actor: Actor,
+  cluster: { id: string; name: string },
+  forced: Forced[],
+  reason: string | null,
+  audit: Record<string, unknown>,
+) {
+  const now = new Date();
+  const clusterId = cluster.id;
+  await db().$transaction(async (tx) => {
+    const full = await tx.cluster.findUniqueOrThrow({
+      where: { id: clusterId },
+      select: { caFingerprint: true, certificates: { select: { serial: true } } },
+    });
+    const serials = full.certificates.map((c) => c.serial);
+    // Every certificate the cluster ever had is refused from now on as "deregistered" (410).
+    await tx.revokedCertificate.deleteMany({ where: { clusterId } });
+    await tx.revokedCertificate.createMany({
+      data: serials.map((serial) => ({ serial, clusterId, reason: "deregistered", revokedAt: now })),
+    });
+    await tx.rolloutCluster.deleteMany({ where: { clusterId } });
+    await tx.cluster.delete({ where: { id: clusterId } }); // cascades: labels, node pools, certificates, directives, heartbeat history
+    await tx.clusterTombstone.upsert({
+      where: { clusterId },
+      create: {
+        clusterId,
+        name: cluster.name,
+        caFingerprint: full.caFingerprint,
+        deregisteredAt: now,
+        deregisteredBy: actor.label,
+        reason,
+      },
+      update: { name: cluster.name, caFingerprint: full.caFingerprint, deregisteredAt: now, deregisteredBy: actor.label, reason },
+    });
+    await tx.deregistration.update({
+      where: { clusterId },
+      data: { step: "removed", stepStartedAt: now, finishedAt: now, forced: JSON.stringify(forced) },
+    });
+    await tx.clusterEvent.create({
+      data: {
+        clusterId,
+        clusterName: cluster.name,
+        kind: "phase",
+        fromValue: "Deregistration",
+        toValue: "Removed",
+        reason: reason ?? "deregistered",
+        at: now,
+      },
+    });
+    await recordAudit(
+      tx,
+      actor,
+      "cluster.deregister",
+      { type: "cluster", id: clusterId },
+      { ...audit, revokedCertificates: serials },
+    );
+  });
+  forgetCluster(clusterId);
+  forgetClusterHeartbeats(clusterId);
+  invalidateAgentContext();
+  log.info("cluster deregistered", { clusterId, name: cluster.name, by: actor.label });
+  publish({ type: "cluster.removed", clusterId, name: cluster.name, at: now.toISOString() });
+}

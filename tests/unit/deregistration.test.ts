@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  decide,
+  DEREGISTRATION_ACTIONS,
+  phaseFor,
+  waitingFor,
+  type DeregistrationStep,
+  type WizardFacts,
+} from "@/lib/domain/deregistration";
+
+const facts = (over: Partial<WizardFacts> = {}): WizardFacts => ({
+  step: null,
+  pods: 10,
+  disconnectAcked: false,
+  disconnectWaitedSeconds: null,
+  disconnectTimeoutSeconds: 120,
+  ...over,
+});
+
+describe("deregistration state machine", () => {
+  test("the happy path runs in order", () => {
+    assert.deepEqual(decide(facts(), "start", false, undefined), { ok: true, next: "draining", forced: false });
+    assert.deepEqual(decide(facts({ step: "draining", pods: 0 }), "confirm-workloads", false, undefined), {
+      ok: true,
+      next: "workloads-moved",
+      forced: false,
+    });
+    assert.deepEqual(decide(facts({ step: "workloads-moved" }), "disconnect", false, undefined), {
+      ok: true,
+      next: "disconnecting",
+      forced: false,
+    });
+    assert.deepEqual(decide(facts({ step: "disconnecting", disconnectAcked: true }), "remove", false, undefined), {
+      ok: true,
+      next: "removed",
+      forced: false,
+    });
+  });
+
+  test("every action out of order is invalid_transition", () => {
+    const allowed: Record<string, string[]> = {
+      null: ["start"],
+      draining: ["confirm-workloads", "cancel"],
+      "workloads-moved": ["disconnect", "cancel"],
+      disconnecting: ["remove", "cancel"],
+      removed: [],
+      cancelled: ["start"],
+    };
+    for (const step of [
+      null,
+      "draining",
+      "workloads-moved",
+      "disconnecting",
+      "removed",
+      "cancelled",
+    ] as (DeregistrationStep | null)[]) {
+      for (const action of DEREGISTRATION_ACTIONS) {
+        // With every wait satisfied, only the order decides.
+        const d = decide(facts({ step, pods: 0, disconnectAcked: true }), action, false, undefined);
+        const expected = allowed[String(step)]!.includes(action);
+        assert.equal(d.ok, expected, `${step} + ${action}`);
+        if (!d.ok) assert.equal(d.code, "invalid_transition");
+      }
+    }
+  });
+
+  test("skipping the workloads wait needs force and a reason", () => {
+    const draining = facts({ step: "draining", pods: 3 });
+    assert.equal(decide(draining, "confirm-workloads", false, undefined).ok, false);
+    const noReason = decide(draining, "confirm-workloads", true, "  ");
+    assert.deepEqual(noReason.ok ? null : noReason.code, "invalid_request");
+    assert.deepEqual(decide(draining, "confirm-workloads", true, "moved by hand"), {
+      ok: true,
+      next: "workloads-moved",
+      forced: true,
+    });
+  });
+
+  test("forcing removal is only allowed after the disconnect timeout", () => {
+    const waiting = facts({ step: "disconnecting", disconnectWaitedSeconds: 30 });
+    assert.equal(decide(waiting, "remove", false, undefined).ok, false);
+    const early = decide(waiting, "remove", true, "agent is gone");
+    assert.equal(early.ok, false);
+    assert.match(early.ok ? "" : early.message, /120s/);
+    assert.deepEqual(decide({ ...waiting, disconnectWaitedSeconds: 121 }, "remove", true, "agent is gone"), {
+      ok: true,
+      next: "removed",
+      forced: true,
+    });
+  });
+
+  test("what each step waits for, and the phase it puts the cluster in", () => {
+    assert.match(waitingFor(facts({ step: "draining", pods: 7 }))!, /7 pods/);
+    assert.match(waitingFor(facts({ step: "disconnecting" }))!, /acknowledge/);
+    assert.match(waitingFor(facts({ step: "disconnecting", disconnectWaitedSeconds: 500 }))!, /forced/);
+    assert.equal(waitingFor(facts({ step: "removed" })), null);
+    assert.equal(phaseFor("draining"), "Draining");
+    assert.equal(phaseFor("disconnecting"), "Deregistration");
+    assert.equal(phaseFor("cancelled"), "Active");
+  });
+});
