@@ -27,7 +27,10 @@ async function main() {
   const dev = config.NODE_ENV === "development";
   // next-auth reads this itself: without a fixed NEXTAUTH_URL, derive the origin from the
   // request's Host, so the console works on whatever address the operator uses.
-  if (!config.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST = "true";
+  if (!config.NEXTAUTH_URL) {
+    delete process.env.NEXTAUTH_URL; // an empty value would break next-auth, which reads it itself
+    process.env.AUTH_TRUST_HOST = "true";
+  }
   const { shutdownHooks } = await bootstrap(config);
 
   const app = next({ dev, dir: process.cwd() });

@@ -1,5 +1,6 @@
 // The one place that reads process.env. Everything is validated once; a bad value stops the
 // process at start with a message naming the variable.
+import { userInfo } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { emailSchema } from "./domain/email";
@@ -68,7 +69,7 @@ function load(source: NodeJS.ProcessEnv): Env {
   const url = e.DATABASE_URL;
   const database: Env["database"] =
     url && !url.startsWith("file:")
-      ? { dialect: "postgres", url }
+      ? { dialect: "postgres", url: withUser(url) }
       : { dialect: "sqlite", file: url ? path.resolve(url.slice("file:".length)) : path.join(dataDir, "fleet.db") };
 
   const oidcVars = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET];
@@ -83,6 +84,13 @@ function load(source: NodeJS.ProcessEnv): Env {
       ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, name: e.OIDC_NAME }
       : null;
   return { ...e, dataDir, database, oidc };
+}
+
+/** libpq falls back to the OS user when a URL names none; node-pg only to $USER. Match libpq. */
+function withUser(url: string): string {
+  const u = new URL(url);
+  if (!u.username) u.username = userInfo().username;
+  return u.toString();
 }
 
 let cached: Env | undefined;

@@ -8,7 +8,8 @@ export default defineConfig({
   engine: "js",
   schema: "postgres/schema.prisma",
   async adapter() {
-    // Never used by generate or diff --from-empty; present because engine "js" requires it.
-    return new PrismaPg({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres" });
+    // generate does not connect; migrate diff does (it asks the server for its version), so
+    // writing a PostgreSQL migration needs a reachable server. The app never uses this.
+    return new PrismaPg({ connectionString: "postgresql://postgres@127.0.0.1:5432/postgres", allowExitOnIdle: true });
   },
 });

@@ -1,5 +1,7 @@
 import type { ReactNode } from "react";
 import Link from "next/link";
+import { headers } from "next/headers";
+import { pageRole } from "@/lib/domain/page-roles";
 import { hasRole } from "@/lib/domain/roles";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { NavLinks, type NavItem } from "@/components/shell/nav-links";
@@ -7,7 +9,9 @@ import { UserMenu } from "@/components/shell/user-menu";
 import { ThemeToggle } from "@/components/theme-toggle";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
-  const principal = await requirePage("viewer");
+  // The section's role is checked here, before the page's loading state streams, so a refused
+  // page answers 403 (the page checks again for client-side navigation).
+  const principal = await requirePage(pageRole((await headers()).get("x-console-path") ?? "/"));
   const items: NavItem[] = [{ href: "/", label: "Overview" }];
   if (hasRole(principal.role, "operator")) items.push({ href: "/audit", label: "Audit log" });
   if (hasRole(principal.role, "admin")) items.push({ href: "/settings", label: "Settings" });

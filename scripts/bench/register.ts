@@ -22,7 +22,11 @@ async function postgresReachable(): Promise<boolean> {
 
 async function run(engine: "sqlite" | "postgres") {
   process.env.TEST_ENGINE = engine;
-  const server = await startFleetServer({ LOG_LEVEL: "warn", REGISTRATION_RATE_PER_MINUTE: "1000000", REGISTRATION_RATE_BURST: "100000" });
+  const server = await startFleetServer({
+    LOG_LEVEL: "warn",
+    REGISTRATION_RATE_PER_MINUTE: "1000000",
+    REGISTRATION_RATE_BURST: "100000",
+  });
   try {
     const token = await server.api("POST", "/api/v1/registration-tokens", { name: "bench", maxClusters: TOTAL });
     // Key generation is the agent's cost, not the server's: a few keys serve every request.

@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from "./test-database";
 
 export const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies of many shapes, asserted field by field
 export type AgentResponse = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
 export type ClientCert = { cert: string; key: string };
 

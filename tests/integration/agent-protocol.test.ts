@@ -98,7 +98,8 @@ describe("registration", () => {
     let detail;
     for (let i = 0; i < 40; i++) {
       detail = await server.api("GET", `/api/v1/clusters/${res.body.clusterId}`);
-      if (detail.body.events?.some((e: { to: string }) => e.to === "Ready")) break;
+      // The phase is read a moment before the events: wait for both to show the transition.
+      if (detail.body.phase === "Active" && detail.body.events?.some((e: { to: string }) => e.to === "Ready")) break;
       await new Promise((r) => setTimeout(r, 250));
     }
     assert.equal(detail!.body.status, "Ready");

@@ -74,7 +74,7 @@ describe("enrollment checklist", () => {
     phase: "Active",
     lastHeartbeatAt: new Date(now.getTime() - 5000),
     apiServerHealth: "ok",
-    labels: { env: "prod", region: "eu" },
+    labels: { env: "prod", region: "eu" } as Record<string, string>,
     groupCount: 1,
     desiredPolicyRevision: "baseline:2",
     appliedPolicyRevision: "baseline:2",

@@ -39,7 +39,8 @@ export function SettingsForm() {
   const settings = useSettings();
   if (settings.isPending) return <Skeleton className="h-80 max-w-2xl" />;
   if (settings.isError) return <ErrorState message={settings.error.message} onRetry={() => void settings.refetch()} />;
-  return <Editor key={JSON.stringify(settings.data)} current={settings.data} />;
+  // Not keyed on the data: a successful save updates it, and remounting would lose "Saved.".
+  return <Editor current={settings.data} />;
 }
 
 function Editor({ current }: { current: Settings }) {

@@ -52,11 +52,24 @@ export async function migrate(database: Env["database"]): Promise<MigrateResult>
   return database.dialect === "sqlite" ? migrateSqlite(database.file, migrations) : migratePostgres(database.url, migrations);
 }
 
+/** Switching to WAL does not wait on the busy timeout: two first starts racing retry here. */
+function setWal(conn: Database.Database) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      conn.pragma("journal_mode = WAL");
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 100) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
+}
+
 function migrateSqlite(file: string, migrations: Migration[]): MigrateResult {
   mkdirSync(path.dirname(file), { recursive: true });
   const conn = new Database(file, { timeout: 15_000 });
   try {
-    conn.pragma("journal_mode = WAL");
+    setWal(conn);
     conn.pragma("foreign_keys = ON");
     conn.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     // BEGIN IMMEDIATE takes the write lock up front, so a second process starting at the same

@@ -5,7 +5,6 @@ import {
   DEREGISTRATION_ACTIONS,
   phaseFor,
   waitingFor,
-  type DeregistrationAction,
   type DeregistrationStep,
   type WizardFacts,
 } from "@/lib/domain/deregistration";

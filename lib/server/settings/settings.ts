@@ -6,9 +6,12 @@ import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 // Hot paths (heartbeats) read settings on every call; a short cache keeps that off the
 // database while other instances still see a change within this time.
 const CACHE_MS = 2_000;
-let cache: { at: number; value: Settings } | null = null;
+// On globalThis: the agent port's direct paths and the Next bundle load this module
+// separately, and a change saved through one must reset the cache both read.
+const g = globalThis as unknown as { __fleetSettings?: { at: number; value: Settings } | null };
 
 export async function getSettings(): Promise<Settings> {
+  const cache = g.__fleetSettings;
   if (cache && Date.now() - cache.at < CACHE_MS) return cache.value;
   const rows = await db().setting.findMany();
   const stored: Record<string, unknown> = {};
@@ -24,7 +27,7 @@ export async function getSettings(): Promise<Settings> {
     const one = settingsSchema.shape[key].safeParse(stored[key]);
     if (one.success) (value as Record<string, unknown>)[key] = one.data;
   }
-  cache = { at: Date.now(), value };
+  g.__fleetSettings = { at: Date.now(), value };
   return value;
 }
 
@@ -49,6 +52,6 @@ export async function updateSettings(actor: Actor, patch: SettingsPatch): Promis
       );
     }
   });
-  cache = null;
+  g.__fleetSettings = null;
   return next;
 }

@@ -1,0 +1,40 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+export class AuditPage {
+  readonly filters: Locator;
+  readonly table: Locator;
+  readonly rows: Locator;
+
+  constructor(readonly page: Page) {
+    this.filters = page.getByRole("search", { name: "Filter the audit log" });
+    this.table = page.getByRole("table");
+    this.rows = this.table.locator("tbody tr");
+  }
+
+  async goto() {
+    const response = await this.page.goto("/audit");
+    return response;
+  }
+
+  filter(name: "Actor" | "Action" | "Target id"): Locator {
+    return this.filters.getByLabel(name);
+  }
+
+  async filterBy(name: "Actor" | "Action" | "Target id", value: string) {
+    await this.filter(name).fill(value);
+  }
+
+  /** Rows whose Action cell is exactly `action`. */
+  rowsWithAction(action: string): Locator {
+    return this.rows.filter({ has: this.page.getByRole("cell", { name: action, exact: true }) });
+  }
+
+  async expectOnlyAction(action: string) {
+    await expect(this.rows.first()).toBeVisible();
+    const actions = await this.rows.locator("td:nth-child(3)").allInnerTexts();
+    expect(
+      actions.every((a) => a.trim() === action),
+      `every row is ${action}: ${actions.join(", ")}`,
+    ).toBeTruthy();
+  }
+}

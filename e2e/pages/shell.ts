@@ -1,0 +1,39 @@
+import { expect, type Locator, type Page } from "@playwright/test";
+
+/** The signed-in console's frame: sidebar navigation, user menu, theme toggle. */
+export class Shell {
+  readonly nav: Locator;
+  readonly userMenuButton: Locator;
+  readonly role: Locator;
+  readonly signOutItem: Locator;
+  readonly themeToggle: Locator;
+
+  constructor(readonly page: Page) {
+    this.nav = page.getByRole("navigation", { name: "Main" });
+    this.userMenuButton = page
+      .locator("header")
+      .getByRole("button")
+      .filter({ has: page.getByTestId("user-role") });
+    this.role = page.locator("header").getByTestId("user-role");
+    this.signOutItem = page.getByRole("menuitem", { name: "Sign out" });
+    this.themeToggle = page.getByRole("button", { name: /Switch to (dark|light) theme/ });
+  }
+
+  navLink(name: string): Locator {
+    return this.nav.getByRole("link", { name, exact: true });
+  }
+
+  async expectNav(names: string[]) {
+    await expect(this.nav.getByRole("link")).toHaveText(names);
+  }
+
+  async expectSignedInAs(email: string, role: string) {
+    await expect(this.userMenuButton).toContainText(email);
+    await expect(this.role).toHaveText(role);
+  }
+
+  async signOut() {
+    await this.userMenuButton.click();
+    await this.signOutItem.click();
+  }
+}

@@ -1,0 +1,61 @@
+// A settings change made in the console is stored and shows up in the audit log.
+import { asRole, ACCOUNTS, expect, test } from "../fixtures";
+
+test.use(asRole("admin"));
+
+test("a settings change made in the UI appears in the audit page", async ({ page, settingsPage, auditPage }) => {
+  // A value no other test uses, so the audit entry found below is this test's.
+  const threshold = String(100 + Math.floor(Math.random() * 800));
+
+  await settingsPage.goto();
+  await settingsPage.expectLoaded();
+  await settingsPage.notReadyThreshold.fill(threshold);
+  const saved = await settingsPage.submitAndWaitForServer();
+  expect(saved.notReadyThresholdSeconds).toBe(Number(threshold));
+
+  await page.reload();
+  await settingsPage.expectLoaded();
+  await expect(settingsPage.notReadyThreshold).toHaveValue(threshold);
+
+  await auditPage.goto();
+  await auditPage.filterBy("Action", "settings.update");
+  await auditPage.expectOnlyAction("settings.update");
+  const row = auditPage.rows.filter({ hasText: `"to":${threshold}` });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText(ACCOUNTS.admin.email);
+  await expect(row).toContainText("notReadyThresholdSeconds");
+  await expect(row).toContainText("settings/fleet");
+});
+
+test('saving a change confirms it with "Saved."', async ({ settingsPage }) => {
+  await settingsPage.goto();
+  await settingsPage.expectLoaded();
+  const current = Number(await settingsPage.certificateValidity.inputValue());
+  await settingsPage.certificateValidity.fill(String(current === 30 ? 31 : 30));
+  await settingsPage.submitAndWaitForServer();
+  await expect(settingsPage.saved).toBeVisible({ timeout: 3_000 });
+});
+
+test("an invalid value is caught in the form and nothing is saved", async ({ page, settingsPage }) => {
+  await settingsPage.goto();
+  await settingsPage.expectLoaded();
+  const before = await settingsPage.notReadyThreshold.inputValue();
+  await settingsPage.heartbeatInterval.fill("5000");
+  await settingsPage.save.click();
+  await expect(settingsPage.heartbeatInterval).toHaveAttribute("aria-invalid", "true");
+  await expect(settingsPage.saved).toHaveCount(0);
+  await page.reload();
+  await settingsPage.expectLoaded();
+  await expect(settingsPage.notReadyThreshold).toHaveValue(before);
+  await expect(settingsPage.heartbeatInterval).not.toHaveValue("5000");
+});
+
+test("the theme toggle switches light and dark and remembers the choice", async ({ page, shell }) => {
+  await page.goto("/");
+  const html = page.locator("html");
+  const wasDark = ((await html.getAttribute("class")) ?? "").includes("dark");
+  await shell.themeToggle.click();
+  await expect(html).toHaveClass(wasDark ? /^(?!.*\bdark\b)/ : /\bdark\b/);
+  await page.reload();
+  await expect(html).toHaveClass(wasDark ? /^(?!.*\bdark\b)/ : /\bdark\b/);
+});

@@ -1,0 +1,83 @@
+// End-to-end tests against the real built server (npm run serve) on loopback, with a fresh data
+// dir per run. `npm run test:e2e` builds first when the build is missing or stale and runs the
+// suite on SQLite and on PostgreSQL; `npx playwright test` alone uses the existing build and SQLite
+// unless E2E_DATABASE_URL names a (fresh) PostgreSQL database.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+import { ACCOUNTS, AGENT_PORT, BASE_URL, DATA_DIR, PORT } from "./e2e/support/run";
+
+const databaseUrl = process.env.E2E_DATABASE_URL || `file:${path.join(DATA_DIR, "fleet.db")}`;
+
+if (!existsSync(".next/BUILD_ID")) {
+  throw new Error("No Next.js build found: run `npm run test:e2e` (builds first) or `npx next build`.");
+}
+
+// Settings from the caller's shell must not leak into the server (the webServer inherits this
+// process's environment). Removed rather than set empty: next-auth reads NEXTAUTH_URL itself and
+// fails every page with "TypeError: Invalid URL" when it is an empty string.
+for (const name of ["AUTH_SECRET", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"]) {
+  delete process.env[name];
+}
+
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "e2e",
+  outputDir: "test-results",
+  globalSetup: "./e2e/global-setup.ts",
+  globalTeardown: "./e2e/global-teardown.ts",
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  // Two cores: the server gets one, the browser and the tests the other.
+  workers: 2,
+  timeout: 30_000,
+  // A hung run must not eat the CI budget (.ci/run has to finish well under 20 minutes).
+  globalTimeout: process.env.CI ? 10 * 60_000 : undefined,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    baseURL: BASE_URL,
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : undefined,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
+    },
+  },
+  projects: [
+    // Endpoints called directly, the way a script or an attacker would: no browser.
+    { name: "api", testDir: "e2e/api" },
+    { name: "ui", testDir: "e2e/ui", use: { browserName: "chromium", viewport: { width: 1280, height: 800 } } },
+  ],
+  webServer: {
+    command: "npm run serve",
+    url: `${BASE_URL}/api/readyz`,
+    timeout: 120_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+    env: {
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      HOST: "127.0.0.1",
+      PORT: String(PORT),
+      AGENT_PORT: String(AGENT_PORT),
+      DATA_DIR: DATA_DIR,
+      DATABASE_URL: databaseUrl,
+      ADMIN_EMAIL: ACCOUNTS.admin.email,
+      ADMIN_PASSWORD: ACCOUNTS.admin.password,
+      LOG_LEVEL: "warn",
+    },
+  },
+});

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Integration tests on real databases: every tests/integration/**/*.test.ts, once with
+# TEST_ENGINE=sqlite (temp files) and once with TEST_ENGINE=postgres (a fresh database per test
+# file on TEST_DATABASE_URL's server, default postgresql://127.0.0.1:5432/test).
+#   TEST_ENGINES="sqlite"   run one engine only (default "sqlite postgres")
+#   TEST_SUMMARY_FILE=f     append "integration <engine>: <counts>" lines to f (used by test-all.sh)
+# PostgreSQL unreachable: a loud warning and the PostgreSQL run is skipped; with CI=true, a failure.
+# Extra arguments go to `node --test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=../tests/helpers/test-lib.sh
+source tests/helpers/test-lib.sh
+
+mapfile -t files < <(find tests/integration -type f -name '*.test.ts' 2>/dev/null | sort)
+if [ ${#files[@]} -eq 0 ]; then
+  echo "No integration tests under tests/integration."
+  exit 0
+fi
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+summary=()
+status=0
+for engine in ${TEST_ENGINES:-sqlite postgres}; do
+  case $engine in
+    sqlite) ;;
+    postgres)
+      if ! postgres_gate "integration tests (TEST_ENGINE=postgres)"; then
+        summary+=("integration postgres: NOT RUN (PostgreSQL unreachable)")
+        continue
+      fi
+      ;;
+    *) echo "unknown engine in TEST_ENGINES: $engine" >&2; exit 2 ;;
+  esac
+  printf '\n%s== integration tests on %s (%d files) ==%s\n' "$C_BOLD" "$engine" "${#files[@]}" "$C_OFF"
+  start=$(now)
+  set +e
+  TEST_ENGINE=$engine node --import ./scripts/register-hooks.mjs --import tsx --test --test-reporter=spec \
+    --test-timeout=180000 "$@" "${files[@]}" 2>&1 | tee "$logs/$engine.log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  line="integration $engine: $(node_test_counts "$logs/$engine.log") in $(elapsed "$start")"
+  [ "$rc" -eq 0 ] || { line="$line  <-- FAILED"; status=1; }
+  summary+=("$line")
+done
+
+printf '\n'
+for line in "${summary[@]}"; do
+  echo "$line"
+  [ -z "${TEST_SUMMARY_FILE:-}" ] || echo "$line" >>"$TEST_SUMMARY_FILE"
+done
+exit $status
