@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 
 const VARIANTS = {
   primary: "bg-sky-600 text-white hover:bg-sky-700 disabled:bg-sky-600/50",
@@ -12,7 +12,7 @@ export function Button({
   variant = "primary",
   className = "",
   ...props
-}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof VARIANTS }) {
+}: ComponentProps<"button"> & { variant?: keyof typeof VARIANTS }) {
   return (
     <button
       className={`inline-flex h-9 items-center justify-center gap-2 rounded-md px-3.5 text-sm font-medium transition-colors disabled:cursor-not-allowed ${VARIANTS[variant]} ${className}`}

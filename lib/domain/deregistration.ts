@@ -72,7 +72,9 @@ export function waitingFor(facts: WizardFacts): string | null {
     case "draining":
       return facts.pods === 0
         ? "Workloads have moved (0 pods): confirm to continue."
-        : `Workloads to move off the cluster (agent reports ${facts.pods ?? "no count yet"} pods).`;
+        : facts.pods === null
+          ? "Workloads to move off the cluster (the agent has not reported its pods yet)."
+          : `Workloads to move off the cluster (agent reports ${facts.pods} pods).`;
     case "workloads-moved":
       return "An operator to disconnect the agent.";
     case "disconnecting":

@@ -40,6 +40,8 @@ export interface FleetServer {
     opts?: { client?: ClientCert; headers?: Record<string, string>; rawBody?: string | Buffer },
   ): Promise<AgentResponse>;
   adminCookie(): Promise<string>;
+  /** Stops the process (SIGTERM) and starts it again on the same ports, database and data dir. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -91,46 +93,62 @@ export async function startFleetServer(env: Record<string, string> = {}): Promis
   const dataDir = mkdtempSync(path.join(tmpdir(), "fleet-srv-"));
   const [consolePort, agentPort] = [await freePort(), await freePort()];
   let output = "";
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        HOST: "127.0.0.1",
-        PORT: String(consolePort),
-        AGENT_PORT: String(agentPort),
-        DATA_DIR: dataDir,
-        DATABASE_URL: db.url,
-        ADMIN_EMAIL: ADMIN.email,
-        ADMIN_PASSWORD: ADMIN.password,
-        ...env,
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    HOST: "127.0.0.1",
+    PORT: String(consolePort),
+    AGENT_PORT: String(agentPort),
+    DATA_DIR: dataDir,
+    DATABASE_URL: db.url,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    ...env,
+  };
+  const launch = () => {
+    const c: ChildProcess = spawn(
+      process.execPath,
+      ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
+      {
+        env: childEnv,
+        stdio: ["ignore", "pipe", "pipe"],
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  child.stdout!.on("data", (c) => (output += c));
-  child.stderr!.on("data", (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    );
+    c.stdout!.on("data", (chunk) => (output += chunk));
+    c.stderr!.on("data", (chunk) => (output += chunk));
+    return { child: c, exited: new Promise<number | null>((resolve) => c.once("exit", (code) => resolve(code))) };
+  };
+  let { child, exited } = launch();
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
   const agentUrl = `https://127.0.0.1:${agentPort}`;
   // Ready when the agent port (which opens last) answers with the CA.
-  let caPem = "";
-  const deadline = Date.now() + 30_000;
-  while (!caPem.includes("BEGIN CERTIFICATE")) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill("SIGKILL");
-      await db.drop();
-      throw new Error(`server did not start:\n${output}`);
+  const waitReady = async () => {
+    let pem = "";
+    const deadline = Date.now() + 30_000;
+    while (!pem.includes("BEGIN CERTIFICATE")) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        child.kill("SIGKILL");
+        await db.drop();
+        throw new Error(`server did not start:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const res = await request(`${agentUrl}/api/agent/v1/ca`, "GET", {}, undefined, { rejectUnauthorized: false }).catch(
+        () => null,
+      );
+      if (res?.status === 200) pem = String(res.body);
     }
-    await new Promise((r) => setTimeout(r, 100));
-    const res = await request(`${agentUrl}/api/agent/v1/ca`, "GET", {}, undefined, { rejectUnauthorized: false }).catch(
-      () => null,
-    );
-    if (res?.status === 200) caPem = String(res.body);
-  }
+    return pem;
+  };
+  const caPem = await waitReady();
+  const stopProcess = async () => {
+    if (child.exitCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
 
   let cookie: string | null = null;
   const adminCookie = async () => {
@@ -183,13 +201,13 @@ export async function startFleetServer(env: Record<string, string> = {}): Promis
       if (payload !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
       return request(`${agentUrl}${p}`, method, headers, payload, { ca: caPem, ...(opts.client ?? {}) });
     },
+    async restart() {
+      await stopProcess();
+      ({ child, exited } = launch());
+      await waitReady();
+    },
     async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await stopProcess();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -38,7 +38,7 @@ export async function getCluster(id: string) {
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
-    { ...c, labels, groupCount: groups.length, desiredPolicyRevision: null },
+    { ...c, labels, groupCount: groups.length },
     settings.requiredLabels,
     now,
     settings.notReadyThresholdSeconds,
@@ -61,6 +61,7 @@ export async function getCluster(id: string) {
     health: { apiServer: c.apiServerHealth, logs: c.logsReporting, metrics: c.metricsReporting },
     workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount },
     appliedPolicyRevision: c.appliedPolicyRevision,
+    desiredPolicyRevision: c.desiredPolicyRevision,
     nodePools: c.nodePools.map((p) => ({
       name: p.name,
       nodeCount: p.nodeCount,

@@ -15,6 +15,7 @@ import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { TOKEN_PREFIX } from "@/lib/server/tokens/mint-token";
 import { forgetCertificates } from "@/lib/server/agents/agent-identity";
+import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 
 export type RegisterResponse = {
   clusterId: string;
@@ -237,6 +238,7 @@ export async function registerCluster(
   });
 
   if (revokedSerials.length) forgetCertificates(revokedSerials);
+  await recomputeDesiredRevisions([clusterId]);
   log.info("cluster registered", { clusterId, name: req.name, tokenId: token.id, reregistered: !!existing?.caFingerprint });
   publish({
     type: "cluster.registered",

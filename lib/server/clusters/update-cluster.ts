@@ -8,6 +8,7 @@ import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { forgetCertificates } from "@/lib/server/agents/agent-identity";
+import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 
 /** Identity is what the agent proved at registration: never editable. */
 export const IMMUTABLE_FIELDS = ["id", "name", "caFingerprint", "registeredAt", "apiServerUrl", "registrationTokenId"] as const;
@@ -57,6 +58,7 @@ export async function updateCluster(actor: Actor, id: string, body: unknown): Pr
     await recordAudit(tx, actor, "cluster.update", { type: "cluster", id }, details);
     return cluster.name;
   });
+  if (patch.labels) await recomputeDesiredRevisions([id]);
   publish({ type: "cluster.updated", clusterId: id, name, at: new Date().toISOString() });
 }
 

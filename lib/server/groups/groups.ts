@@ -7,6 +7,7 @@ import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import { selectorWhere, statusWhere } from "@/lib/server/clusters/cluster-filters";
+import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 
 type GroupRow = { id: string; name: string; description: string | null; selector: string; createdAt: Date; updatedAt: Date };
 
@@ -80,6 +81,7 @@ export async function updateGroup(actor: Actor, id: string, input: z.infer<typeo
     await recordAudit(tx, actor, "group.update", { type: "group", id }, { name: updated.name, changes });
     return updated;
   });
+  if (input.selector) await recomputeDesiredRevisions();
   return view(g);
 }
 
@@ -90,4 +92,5 @@ export async function deleteGroup(actor: Actor, id: string) {
     await tx.clusterGroup.delete({ where: { id } });
     await recordAudit(tx, actor, "group.delete", { type: "group", id }, { name: g.name, selector: g.selector });
   });
+  await recomputeDesiredRevisions();
 }

@@ -3,7 +3,12 @@ import { db } from "@/lib/server/db/client";
 import { Snapshot } from "@/lib/server/agents/snapshot";
 
 export type OpenDirective = { id: string; type: string; payload: string };
-export type AgentContext = { phase: string | null; directives: OpenDirective[] };
+export type AgentContext = {
+  phase: string | null;
+  directives: OpenDirective[];
+  /** Only for clusters whose desired policy revision differs from the applied one. */
+  desiredPolicyRevision?: string | null;
+};
 
 // What a heartbeat answer depends on besides the heartbeat itself: the lifecycle phases that
 // override status, and the directives not yet acknowledged. Both are rare, so the whole fleet's
@@ -12,18 +17,35 @@ export type AgentContext = { phase: string | null; directives: OpenDirective[] }
 const MAX_AGE_MS = 1000;
 const OVERRIDING_PHASES = ["Draining", "Deregistration", "Provisioning"];
 
-type Loaded = { phases: Map<string, string>; directives: Map<string, OpenDirective[]> };
+type Loaded = { phases: Map<string, string>; directives: Map<string, OpenDirective[]>; outOfSync: Map<string, string | null> };
 
 const g = globalThis as unknown as { __fleetAgentContext?: Snapshot<Loaded> };
 
 function snapshot(): Snapshot<Loaded> {
   g.__fleetAgentContext ??= new Snapshot(async () => {
-    const [clusters, open] = await Promise.all([
+    const applied = db().cluster.fields.appliedPolicyRevision;
+    const [clusters, open, outOfSync] = await Promise.all([
       db().cluster.findMany({ where: { phase: { in: OVERRIDING_PHASES } }, select: { id: true, phase: true } }),
       db().directive.findMany({
         where: { ackedAt: null },
         select: { id: true, clusterId: true, type: true, payload: true },
         orderBy: { createdAt: "asc" },
+      }),
+      // Policies: only clusters that have not applied what they should run are loaded; every
+      // other cluster's desired revision is the one it reports as applied.
+      db().cluster.findMany({
+        where: {
+          OR: [
+            { desiredPolicyRevision: null, appliedPolicyRevision: { not: null } },
+            { desiredPolicyRevision: { not: null }, appliedPolicyRevision: null },
+            {
+              desiredPolicyRevision: { not: null },
+              appliedPolicyRevision: { not: null },
+              NOT: { desiredPolicyRevision: { equals: applied } },
+            },
+          ],
+        },
+        select: { id: true, desiredPolicyRevision: true },
       }),
     ]);
     const directives = new Map<string, OpenDirective[]>();
@@ -32,14 +54,22 @@ function snapshot(): Snapshot<Loaded> {
       list.push({ id: d.id, type: d.type, payload: d.payload });
       directives.set(d.clusterId, list);
     }
-    return { phases: new Map(clusters.map((c) => [c.id, c.phase])), directives };
+    return {
+      phases: new Map(clusters.map((c) => [c.id, c.phase])),
+      directives,
+      outOfSync: new Map(outOfSync.map((c) => [c.id, c.desiredPolicyRevision])),
+    };
   }, MAX_AGE_MS);
   return g.__fleetAgentContext;
 }
 
 export async function agentContext(clusterId: string): Promise<AgentContext> {
   const s = await snapshot().get();
-  return { phase: s.phases.get(clusterId) ?? null, directives: s.directives.get(clusterId) ?? [] };
+  return {
+    phase: s.phases.get(clusterId) ?? null,
+    directives: s.directives.get(clusterId) ?? [],
+    ...(s.outOfSync.has(clusterId) ? { desiredPolicyRevision: s.outOfSync.get(clusterId) ?? null } : {}),
+  };
 }
 
 /** Call after changing a phase or a directive, so this instance's agents see it on their next heartbeat. */

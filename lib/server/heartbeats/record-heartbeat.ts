@@ -68,9 +68,9 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
       settings.notReadyThresholdSeconds,
     ),
     heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
-    // Policies and their revisions arrive with the lifecycle work; until a policy targets the
-    // cluster there is no revision to apply.
-    desiredPolicyRevision: null,
+    // Out-of-sync clusters get what they should run; the rest already run it.
+    desiredPolicyRevision:
+      "desiredPolicyRevision" in context ? (context.desiredPolicyRevision ?? null) : (hb.policy?.appliedRevision ?? null),
     directives: context.directives
       .filter((d) => !acked.has(d.id))
       .map((d) => ({ ...(JSON.parse(d.payload) as Record<string, unknown>), id: d.id, type: d.type })),

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Cluster" ADD COLUMN     "desiredPolicyRevision" TEXT;
+
