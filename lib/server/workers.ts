@@ -4,12 +4,14 @@ import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { pruneAttempts } from "@/lib/server/clusters/registration-attempts";
 import { startRatePublisher } from "@/lib/server/events/fleet-summary";
 import { pruneFleetHistory, sampleFleet } from "@/lib/server/fleet/overview";
+import { startEnrollmentEvaluator } from "@/lib/server/lifecycle/enrollment";
 import { log } from "@/lib/server/log";
 
 /** Background work of one instance. Every job is safe to run on several instances at once. */
 export function startWorkers(): () => Promise<void> {
   const stopSweeper = startStatusSweeper(1000);
   const stopRates = startRatePublisher();
+  const stopEnrollment = startEnrollmentEvaluator();
   const prune = setInterval(() => {
     pruneAttempts().catch((err) => log.error("pruning registration attempts failed", { error: String(err) }));
     pruneFleetHistory().catch((err) => log.error("pruning fleet history failed", { error: String(err) }));
@@ -24,6 +26,7 @@ export function startWorkers(): () => Promise<void> {
     clearInterval(sampler);
     stopRates();
     await stopSweeper();
+    await stopEnrollment();
     await flushHeartbeats();
   };
 }

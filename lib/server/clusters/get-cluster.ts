@@ -5,6 +5,7 @@ import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
+import { parseStored } from "@/lib/server/lifecycle/enrollment";
 
 /** Groups whose selector matches these labels (groups are few; selectors are matched in memory). */
 export async function groupsMatching(labels: Record<string, string>) {
@@ -81,7 +82,15 @@ export async function getCluster(id: string) {
           revoked: !!cert.revokedAt,
         }
       : null,
-    enrollment: { complete: checklist.every((i) => i.ok), enrolledAt: c.enrolledAt?.toISOString() ?? null, items: checklist },
+    enrollment: {
+      complete: checklist.every((i) => i.ok),
+      enrolledAt: c.enrolledAt?.toISOString() ?? null,
+      // "since" comes from the evaluator's record; an item whose state it has not seen yet has none.
+      items: checklist.map((i) => {
+        const stored = parseStored(c.enrollment)[i.key];
+        return { ...i, since: stored?.state === i.state ? stored.since : null };
+      }),
+    },
     groups: groups.map((g) => ({ id: g.id, name: g.name })),
     events: events.map((e) => ({ kind: e.kind, from: e.fromValue, to: e.toValue, reason: e.reason, at: e.at.toISOString() })),
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,

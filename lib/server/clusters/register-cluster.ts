@@ -59,7 +59,8 @@ async function authenticateToken(authorization: string | null, now: Date, trace:
   };
 }
 
-function checkLabels(req: RegisterRequest, token: TokenRecord, required: string[]): Labels {
+/** `preset`: labels an admin gave a pre-created (Provisioning) cluster; the agent's and the token's go over them. */
+function checkLabels(req: RegisterRequest, token: TokenRecord, required: string[], preset: Labels): Labels {
   const outside = labelOutsideScope(req.labels, token.allowedLabels);
   if (outside) {
     throw new ApiError("label_not_allowed", `The token does not allow the label ${outside.key}=${outside.value}.`, {
@@ -77,11 +78,12 @@ function checkLabels(req: RegisterRequest, token: TokenRecord, required: string[
       },
     );
   }
-  const missing = missingRequiredLabels(merged.labels, required);
+  const labels = { ...preset, ...merged.labels };
+  const missing = missingRequiredLabels(labels, required);
   if (missing.length) {
     throw new ApiError("missing_required_labels", `The cluster lacks the required labels: ${missing.join(", ")}.`, { missing });
   }
-  return merged.labels;
+  return labels;
 }
 
 async function replaceLabels(tx: Tx, clusterId: string, labels: Labels) {
@@ -105,7 +107,9 @@ export async function registerCluster(
   const token = await authenticateToken(authorization, now, trace);
   const req = parseWith(registerRequestSchema, body);
   const settings = await getSettings();
-  const labels = checkLabels(req, token, settings.requiredLabels);
+  const existing = await db().cluster.findUnique({ where: { name: req.name }, include: { labels: true } });
+  const preset = existing?.phase === "Provisioning" ? Object.fromEntries(existing.labels.map((l) => [l.key, l.value])) : {};
+  const labels = checkLabels(req, token, settings.requiredLabels, preset);
 
   let csr;
   try {
@@ -115,7 +119,6 @@ export async function registerCluster(
     throw err;
   }
 
-  const existing = await db().cluster.findUnique({ where: { name: req.name } });
   if (existing?.caFingerprint && existing.caFingerprint !== req.caFingerprint) {
     throw new ApiError("cluster_conflict", `The name ${req.name} belongs to a cluster with a different CA fingerprint.`);
   }

@@ -16,6 +16,14 @@ export type FleetEvent =
   | { type: "cluster.removed"; clusterId: string; name: string; at: string }
   | { type: "cluster.updated"; clusterId: string; name: string; at: string }
   | { type: "fleet.summary"; at: string; heartbeatsPerSecond: number; counts: Record<string, number> }
+  | {
+      type: "fleet.enrollment";
+      at: string;
+      total: number;
+      enrolled: number;
+      blockedBy: Record<string, number>;
+      labels: Record<string, string>;
+    }
   /** Each instance's own heartbeat rate; summed into fleet.summary by whoever serves a stream. */
   | { type: "instance.heartbeats"; instanceId: string; perSecond: number; at: string };
 

@@ -3,6 +3,7 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { statusWhere } from "@/lib/server/clusters/cluster-filters";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
+import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 
 const MINUTE = 60_000;
 export const REGISTRATION_OBJECTIVE = 0.999;
@@ -89,6 +90,8 @@ export async function overview() {
       objective: REGISTRATION_OBJECTIVE,
       byResult: Object.fromEntries(attempts.map((a) => [a.result, a._count._all])),
     },
+    // From this instance's last enrollment evaluation (every 5 s); null until the first one.
+    enrollment: enrollmentSummary(),
     attention: {
       notReadyLongest: notReady.map((c) => ({
         id: c.id,

@@ -1,7 +1,16 @@
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { parseWith } from "@/lib/server/api/read-body";
+import { readJson } from "@/lib/server/api/read-body";
+import { getCluster } from "@/lib/server/clusters/get-cluster";
 import { listClusters, listClustersQuerySchema } from "@/lib/server/clusters/list-clusters";
+import { provisionCluster, provisionClusterSchema } from "@/lib/server/clusters/provision-cluster";
 
 export const GET = adminRoute("viewer", async ({ req }) =>
   Response.json(await listClusters(parseWith(listClustersQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query"))),
 );
+
+/** Pre-creates a cluster (phase Provisioning) for an agent to claim by name. */
+export const POST = adminRoute("operator", async ({ req, principal }) => {
+  const id = await provisionCluster(principal.actor, parseWith(provisionClusterSchema, await readJson(req)));
+  return Response.json(await getCluster(id), { status: 201 });
+});

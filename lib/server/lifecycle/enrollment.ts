@@ -1,0 +1,154 @@
+import "server-only";
+import { enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
+import { matchesSelector, parseSelector, type Selector } from "@/lib/domain/selector";
+import { db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+import { publish } from "@/lib/server/events/bus";
+import { log } from "@/lib/server/log";
+
+/** Stored per cluster: each checklist item's state and since when it has been in it. */
+export type StoredEnrollment = Record<string, { state: ChecklistState; since: string }>;
+
+export type EnrollmentSummary = {
+  at: string;
+  total: number;
+  enrolled: number;
+  /** clusters blocked on each item (failing or pending), by item key */
+  blockedBy: Record<string, number>;
+  labels: Record<string, string>;
+};
+
+const g = globalThis as unknown as { __fleetEnrollment?: EnrollmentSummary };
+
+/** The last evaluation's fleet-wide numbers (null before the first pass on this instance). */
+export function enrollmentSummary(): EnrollmentSummary | null {
+  return g.__fleetEnrollment ?? null;
+}
+
+export function parseStored(text: string | null): StoredEnrollment {
+  try {
+    return text ? (JSON.parse(text) as StoredEnrollment) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Merges a fresh checklist into what was stored: `since` moves only when an item's state changes. */
+export function mergeEnrollment(stored: StoredEnrollment, items: ChecklistItem[], now: Date): StoredEnrollment {
+  return Object.fromEntries(
+    items.map((i) => [i.key, stored[i.key]?.state === i.state ? stored[i.key]! : { state: i.state, since: now.toISOString() }]),
+  );
+}
+
+const PAGE = 1000;
+
+/**
+ * Evaluates every cluster's checklist from stored facts, writes the ones whose item states
+ * changed, and moves clusters between Enrolling and Enrolled (enrolledAt set when every item
+ * passes, cleared when one stops passing). Safe on several instances: the result is the same.
+ */
+export async function evaluateEnrollment(now = new Date()): Promise<{ changed: number; enrolled: number; total: number }> {
+  const settings = await getSettings();
+  const groups = (await db().clusterGroup.findMany({ select: { selector: true } })).flatMap((gr): Selector[] => {
+    try {
+      return [parseSelector(gr.selector)];
+    } catch {
+      return [];
+    }
+  });
+  const summary: EnrollmentSummary = { at: now.toISOString(), total: 0, enrolled: 0, blockedBy: {}, labels: {} };
+  let changed = 0;
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await db().cluster.findMany({
+      select: {
+        id: true,
+        name: true,
+        registeredAt: true,
+        phase: true,
+        lastHeartbeatAt: true,
+        apiServerHealth: true,
+        desiredPolicyRevision: true,
+        appliedPolicyRevision: true,
+        logsReporting: true,
+        metricsReporting: true,
+        enrollment: true,
+        enrolledAt: true,
+        labels: { select: { key: true, value: true } },
+      },
+      orderBy: { id: "asc" },
+      take: PAGE,
+      ...(cursor ? { skip: 1, cursor: { id: cursor } } : {}),
+    });
+    if (!page.length) break;
+    const writes = [];
+    for (const c of page) {
+      const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
+      const groupCount = groups.filter((s) => matchesSelector(labels, s)).length;
+      const items = enrollmentChecklist(
+        { ...c, labels, groupCount },
+        settings.requiredLabels,
+        now,
+        settings.notReadyThresholdSeconds,
+      );
+      const complete = items.every((i) => i.ok);
+      summary.total++;
+      if (complete) summary.enrolled++;
+      for (const i of items) {
+        summary.labels[i.key] = i.label;
+        if (!i.ok) summary.blockedBy[i.key] = (summary.blockedBy[i.key] ?? 0) + 1;
+      }
+      const before = parseStored(c.enrollment);
+      const next = mergeEnrollment(before, items, now);
+      const nextText = JSON.stringify(next);
+      const enrolledAt = complete ? (c.enrolledAt ?? now) : null;
+      if (nextText === c.enrollment && (enrolledAt?.getTime() ?? null) === (c.enrolledAt?.getTime() ?? null)) continue;
+      writes.push(db().cluster.update({ where: { id: c.id }, data: { enrollment: nextText, enrolledAt } }));
+      if (!!c.enrolledAt !== complete) {
+        writes.push(
+          db().clusterEvent.create({
+            data: {
+              clusterId: c.id,
+              clusterName: c.name,
+              kind: "enrollment",
+              fromValue: c.enrolledAt ? "Enrolled" : "Enrolling",
+              toValue: complete ? "Enrolled" : "Enrolling",
+              reason: complete
+                ? "every checklist item passes"
+                : `blocked: ${items
+                    .filter((i) => !i.ok)
+                    .map((i) => i.key)
+                    .join(", ")}`,
+              at: now,
+            },
+          }),
+        );
+      }
+    }
+    if (writes.length) {
+      await db().$transaction(writes);
+      changed += writes.length;
+    }
+    cursor = page[page.length - 1]!.id;
+    if (page.length < PAGE) break;
+  }
+  g.__fleetEnrollment = summary;
+  if (changed) publish({ type: "fleet.enrollment", ...summary });
+  return { changed, enrolled: summary.enrolled, total: summary.total };
+}
+
+export function startEnrollmentEvaluator(intervalMs = 5000): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    running = evaluateEnrollment()
+      .catch((err) => log.error("enrollment evaluation failed", { error: String(err) }))
+      .finally(() => (busy = false));
+  }, intervalMs);
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
