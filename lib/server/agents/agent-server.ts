@@ -11,6 +11,8 @@ import { readJsonStream } from "@/lib/server/api/read-body";
 import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
 import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
 import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
+import { incCounter, observe } from "@/lib/server/metrics/registry";
+import { HEARTBEAT_SECONDS_BUCKETS } from "@/lib/server/metrics/fleet-metrics";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -84,6 +86,18 @@ function sendError(res: http.ServerResponse, err: unknown) {
 // route near 1,000 requests/s on this hardware; these paths do not go through it.
 const DIRECT: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>> = {
   "/api/agent/v1/heartbeat": async (req, res) => {
+    const started = performance.now();
+    res.once("finish", () => {
+      observe(
+        "fleet_heartbeat_duration_seconds",
+        "Heartbeat handling time on this instance.",
+        HEARTBEAT_SECONDS_BUCKETS,
+        (performance.now() - started) / 1000,
+      );
+      incCounter("fleet_heartbeats_total", "Heartbeats answered by this instance, by HTTP status.", {
+        code: String(res.statusCode),
+      });
+    });
     try {
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);

@@ -3,6 +3,10 @@ import { env } from "@/lib/env";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
 import { RateLimiter } from "@/lib/server/agents/rate-limit";
 import { log } from "@/lib/server/log";
+import { incCounter } from "@/lib/server/metrics/registry";
+
+const countAttempt = (result: string) =>
+  incCounter("fleet_registration_attempts_total", "Registration attempts on this instance, by result code.", { result });
 import { registerCluster, type RegistrationTrace } from "./register-cluster";
 import { recordAttempt } from "./registration-attempts";
 
@@ -40,9 +44,11 @@ export async function handleRegistration(req: {
     }
     body = await req.readBody();
     const result = await registerCluster(req.authorization, body, trace);
+    countAttempt("ok");
     return { status: 201, body: result.response };
   } catch (err) {
     const code = err instanceof ApiError ? err.code : "internal";
+    countAttempt(code);
     await recordAttempt({
       result: code,
       sourceAddress: req.sourceAddress,

@@ -1,0 +1,188 @@
+// fleetctl: the admin API from a terminal or a CI pipeline.
+//   npm run fleetctl -- gate --selector env=prod        exits 0 when the gate passes, 1 when not
+//   npm run fleetctl -- clusters list [--status Ready] [--selector ...] [--limit 50]
+//   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod]
+// Server and key: --server / FLEET_SERVER (default http://127.0.0.1:3000), --api-key / FLEET_API_KEY.
+// Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+const USAGE = `usage: fleetctl <command> [flags]
+  gate --selector <kubectl selector> | --group <group>
+  clusters list [--status S] [--selector S] [--group G] [--q TEXT] [--limit N]
+  tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
+flags: --server URL (FLEET_SERVER), --api-key KEY (FLEET_API_KEY), --json`;
+
+class UsageError extends Error {}
+
+export function parseTtl(text: string): number {
+  const m = /^(\d+)([smhd]?)$/.exec(text.trim());
+  if (!m) throw new UsageError(`--ttl: "${text}" is not a duration like 90m, 2h or 7d`);
+  return Number(m[1]) * { "": 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as "" | "s" | "m" | "h" | "d"];
+}
+
+export function parsePairs(text: string | undefined, flag: string): Record<string, string> {
+  if (!text) return {};
+  return Object.fromEntries(
+    text.split(",").map((pair) => {
+      const i = pair.indexOf("=");
+      if (i <= 0) throw new UsageError(`${flag}: "${pair}" is not key=value`);
+      return [pair.slice(0, i).trim(), pair.slice(i + 1).trim()];
+    }),
+  );
+}
+
+/** Renders rows as an aligned text table. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+async function call(server: string, key: string | undefined, method: string, path: string, body?: unknown) {
+  if (!key) throw new UsageError("no API key: pass --api-key or set FLEET_API_KEY (admins mint keys in Settings)");
+  const res = await fetch(new URL(path, server), {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  }).catch((err: Error) => {
+    throw new UsageError(`cannot reach ${server}: ${err.message}`);
+  });
+  const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+  if (!res.ok)
+    throw new UsageError(`${res.status} ${String(data?.error ?? "error")}: ${String(data?.message ?? res.statusText)}`);
+  return data!;
+}
+
+type Cluster = {
+  id: string;
+  name: string;
+  status: string;
+  phase: string;
+  enrolled?: boolean;
+  reasons?: string[];
+  labels?: Record<string, string>;
+  agentVersion?: string | null;
+  kubernetesVersion?: string | null;
+  lastHeartbeatAt?: string | null;
+};
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: string) => void): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      server: { type: "string" },
+      "api-key": { type: "string" },
+      selector: { type: "string" },
+      group: { type: "string" },
+      status: { type: "string" },
+      q: { type: "string" },
+      limit: { type: "string" },
+      name: { type: "string" },
+      ttl: { type: "string" },
+      "max-clusters": { type: "string" },
+      fixed: { type: "string" },
+      allowed: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const server = values.server ?? env.FLEET_SERVER ?? "http://127.0.0.1:3000";
+  const key = values["api-key"] ?? env.FLEET_API_KEY;
+  const [command, sub] = positionals;
+  if (values.help || !command) {
+    print(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const qs = (o: Record<string, string | undefined>) =>
+    new URLSearchParams(Object.entries(o).filter((e): e is [string, string] => !!e[1])).toString();
+
+  if (command === "gate") {
+    if (!values.selector && !values.group) throw new UsageError("gate needs --selector or --group");
+    const r = (await call(server, key, "GET", `/api/v1/gate?${qs({ selector: values.selector, group: values.group })}`)) as {
+      pass: boolean;
+      summary: string;
+      clusters: Cluster[];
+    };
+    if (values.json) print(JSON.stringify(r, null, 2));
+    else {
+      print(`${r.pass ? "PASS" : "FAIL"}  ${r.summary}`);
+      if (r.clusters.length) {
+        print("");
+        print(
+          table(
+            ["CLUSTER", "STATUS", "PHASE", "ENROLLED", "REASONS"],
+            r.clusters.map((c) => [c.name, c.status, c.phase, c.enrolled ? "yes" : "no", (c.reasons ?? []).join("; ") || "-"]),
+          ),
+        );
+      }
+    }
+    return r.pass ? 0 : 1;
+  }
+  if (command === "clusters" && sub === "list") {
+    const r = (await call(
+      server,
+      key,
+      "GET",
+      `/api/v1/clusters?${qs({ status: values.status, selector: values.selector, group: values.group, q: values.q, limit: values.limit ?? "50" })}`,
+    )) as { items: Cluster[]; total: number };
+    if (values.json) print(JSON.stringify(r, null, 2));
+    else {
+      print(
+        table(
+          ["NAME", "ID", "STATUS", "PHASE", "AGENT", "KUBERNETES", "LABELS"],
+          r.items.map((c) => [
+            c.name,
+            c.id,
+            c.status,
+            c.phase,
+            c.agentVersion ?? "-",
+            c.kubernetesVersion ?? "-",
+            Object.entries(c.labels ?? {})
+              .map(([k, v]) => `${k}=${v}`)
+              .join(","),
+          ]),
+        ),
+      );
+      print(`\n${r.items.length} of ${r.total} cluster(s)`);
+    }
+    return 0;
+  }
+  if (command === "tokens" && sub === "create") {
+    if (!values.name) throw new UsageError("tokens create needs --name");
+    const allowed = values.allowed
+      ? Object.fromEntries(
+          Object.entries(parsePairs(values.allowed, "--allowed")).map(([k, v]) => [k, v === "*" ? "*" : v.split("|")]),
+        )
+      : undefined;
+    const r = await call(server, key, "POST", "/api/v1/registration-tokens", {
+      name: values.name,
+      ...(values.ttl ? { ttlSeconds: parseTtl(values.ttl) } : {}),
+      ...(values["max-clusters"] ? { maxClusters: Number(values["max-clusters"]) } : {}),
+      ...(values.fixed ? { fixedLabels: parsePairs(values.fixed, "--fixed") } : {}),
+      ...(allowed ? { allowedLabels: allowed } : {}),
+    });
+    if (values.json) print(JSON.stringify(r, null, 2));
+    else
+      print(
+        `${String(r.token)}\n\nid ${String(r.id)}, expires ${String(r.expiresAt)}, up to ${String(r.maxClusters)} cluster(s). Shown once: store it now.`,
+      );
+    return 0;
+  }
+  throw new UsageError(`unknown command "${positionals.join(" ")}"\n${USAGE}`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2), process.env, (s) => process.stdout.write(s + "\n")).then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      process.stderr.write(`fleetctl: ${err.message}\n`);
+      process.exit(2);
+    },
+  );
+}

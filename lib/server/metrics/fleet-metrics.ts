@@ -1,0 +1,61 @@
+import "server-only";
+import { db } from "@/lib/server/db/client";
+import { statusCounts } from "@/lib/server/events/fleet-summary";
+import { formatLabels, renderOwnMetrics } from "./registry";
+
+export const HEARTBEAT_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+
+function gauge(out: string[], name: string, help: string, rows: [Record<string, string>, number][]) {
+  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+  for (const [labels, value] of rows) out.push(`${name}${formatLabels(labels)} ${value}`);
+}
+
+/** GET /api/metrics: fleet state from the database, plus this instance's own counters. */
+export async function renderMetrics(): Promise<string> {
+  const now = Date.now();
+  const [status, phases, tokens, certs] = await Promise.all([
+    statusCounts(),
+    db().cluster.groupBy({ by: ["phase"], _count: { _all: true } }),
+    db().registrationToken.findMany({
+      where: { revokedAt: null, expiresAt: { gt: new Date(now) } },
+      select: { id: true, name: true, expiresAt: true, usedClusters: true, maxClusters: true },
+      take: 1000,
+    }),
+    // Bounded: only certificates expiring within 30 days get a series of their own.
+    db().certificate.findMany({
+      where: { revokedAt: null, notAfter: { lte: new Date(now + 30 * 86_400_000) } },
+      select: { notAfter: true, cluster: { select: { id: true, name: true } } },
+      orderBy: { notAfter: "asc" },
+      take: 1000,
+    }),
+  ]);
+  const out: string[] = [];
+  gauge(
+    out,
+    "fleet_clusters",
+    "Clusters by computed status.",
+    Object.entries(status).map(([s, n]) => [{ status: s }, n]),
+  );
+  gauge(
+    out,
+    "fleet_clusters_by_phase",
+    "Clusters by lifecycle phase.",
+    phases.map((p) => [{ phase: p.phase }, p._count._all]),
+  );
+  gauge(
+    out,
+    "fleet_registration_token_expiry_seconds",
+    "Seconds until each usable registration token expires.",
+    tokens
+      .filter((t) => t.usedClusters < t.maxClusters)
+      .map((t) => [{ token_id: t.id, name: t.name }, Math.round((t.expiresAt.getTime() - now) / 1000)]),
+  );
+  gauge(
+    out,
+    "fleet_certificate_expiry_seconds",
+    "Seconds until a cluster's client certificate expires (certificates expiring within 30 days).",
+    certs.map((c) => [{ cluster_id: c.cluster.id, cluster: c.cluster.name }, Math.round((c.notAfter.getTime() - now) / 1000)]),
+  );
+  out.push(...renderOwnMetrics());
+  return out.join("\n") + "\n";
+}
