@@ -39,6 +39,7 @@ const config = [
       "e2e/**",
       "tests/**",
       "lib/agent/**",
+      "lib/cli/**",
     ],
     rules: { "no-restricted-syntax": "off" },
   },
