@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseSelector, SelectorError } from "./selector";
+import { upgradeWindowsSchema } from "./rollouts";
 
 export const selectorTextSchema = z
   .string()
@@ -20,14 +21,26 @@ export const groupNameSchema = z
   .trim()
   .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "lowercase letters, digits and '-', at most 63");
 
+/** Rollouts targeting the group start upgrades only inside these UTC windows, at most maxUnavailable at once. */
+const upgradePolicy = {
+  upgradeWindows: upgradeWindowsSchema.nullable().optional(),
+  maxUnavailable: z.number().int().min(1).max(10_000).nullable().optional(),
+};
+
 export const createGroupSchema = z
-  .object({ name: groupNameSchema, description: z.string().trim().max(500).optional(), selector: selectorTextSchema })
+  .object({
+    name: groupNameSchema,
+    description: z.string().trim().max(500).optional(),
+    selector: selectorTextSchema,
+    ...upgradePolicy,
+  })
   .strict();
 export const updateGroupSchema = z
   .object({
     name: groupNameSchema.optional(),
     description: z.string().trim().max(500).nullable().optional(),
     selector: selectorTextSchema.optional(),
+    ...upgradePolicy,
   })
   .strict()
   .refine((p) => Object.keys(p).length > 0, { message: "name at least one field" });

@@ -5,6 +5,7 @@ import { pruneAttempts } from "@/lib/server/clusters/registration-attempts";
 import { startRatePublisher } from "@/lib/server/events/fleet-summary";
 import { pruneFleetHistory, sampleFleet } from "@/lib/server/fleet/overview";
 import { startEnrollmentEvaluator } from "@/lib/server/lifecycle/enrollment";
+import { startRolloutEngine } from "@/lib/server/rollouts/rollouts";
 import { log } from "@/lib/server/log";
 
 /** Background work of one instance. Every job is safe to run on several instances at once. */
@@ -12,6 +13,7 @@ export function startWorkers(): () => Promise<void> {
   const stopSweeper = startStatusSweeper(1000);
   const stopRates = startRatePublisher();
   const stopEnrollment = startEnrollmentEvaluator();
+  const stopRollouts = startRolloutEngine();
   const prune = setInterval(() => {
     pruneAttempts().catch((err) => log.error("pruning registration attempts failed", { error: String(err) }));
     pruneFleetHistory().catch((err) => log.error("pruning fleet history failed", { error: String(err) }));
@@ -27,6 +29,7 @@ export function startWorkers(): () => Promise<void> {
     stopRates();
     await stopSweeper();
     await stopEnrollment();
+    await stopRollouts();
     await flushHeartbeats();
   };
 }

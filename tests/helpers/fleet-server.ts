@@ -208,6 +208,9 @@ export async function startFleetServer(env: Record<string, string> = {}): Promis
     },
     async stop() {
       await stopProcess();
+      // Server-side errors explain most failing tests: show them with the test output.
+      const errors = output.split("\n").filter((l) => / ERROR |unhandled error/.test(l));
+      if (errors.length) process.stderr.write(`server errors (${errors.length}):\n${errors.slice(0, 20).join("\n")}\n`);
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

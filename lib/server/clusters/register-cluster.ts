@@ -16,6 +16,8 @@ import { log } from "@/lib/server/log";
 import { TOKEN_PREFIX } from "@/lib/server/tokens/mint-token";
 import { forgetCertificates } from "@/lib/server/agents/agent-identity";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
+import { getMatrix } from "@/lib/server/versions/compatibility";
+import { agentAccepted } from "@/lib/domain/compatibility";
 
 export type RegisterResponse = {
   clusterId: string;
@@ -106,6 +108,14 @@ export async function registerCluster(
   const now = new Date();
   const token = await authenticateToken(authorization, now, trace);
   const req = parseWith(registerRequestSchema, body);
+  const { matrix } = await getMatrix();
+  if (!agentAccepted(matrix, req.agentVersion)) {
+    throw new ApiError(
+      "incompatible_agent",
+      `Agent ${req.agentVersion} is not accepted by this control plane (accepted: ${matrix.acceptedAgentVersions}); install agent ${matrix.recommendedAgentVersion}.`,
+      { agentVersion: req.agentVersion, accepted: matrix.acceptedAgentVersions, recommended: matrix.recommendedAgentVersion },
+    );
+  }
   const settings = await getSettings();
   const existing = await db().cluster.findUnique({ where: { name: req.name }, include: { labels: true } });
   const preset = existing?.phase === "Provisioning" ? Object.fromEntries(existing.labels.map((l) => [l.key, l.value])) : {};

@@ -9,7 +9,16 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { selectorWhere, statusWhere } from "@/lib/server/clusters/cluster-filters";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 
-type GroupRow = { id: string; name: string; description: string | null; selector: string; createdAt: Date; updatedAt: Date };
+type GroupRow = {
+  id: string;
+  name: string;
+  description: string | null;
+  selector: string;
+  upgradeWindows: string | null;
+  maxUnavailable: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 async function countsFor(selector: string) {
   const now = new Date();
@@ -29,6 +38,8 @@ async function view(g: GroupRow) {
     name: g.name,
     description: g.description,
     selector: g.selector,
+    upgradeWindows: g.upgradeWindows ? (JSON.parse(g.upgradeWindows) as unknown) : null,
+    maxUnavailable: g.maxUnavailable,
     counts: await countsFor(g.selector),
     createdAt: g.createdAt.toISOString(),
     updatedAt: g.updatedAt.toISOString(),
@@ -74,7 +85,14 @@ export async function updateGroup(actor: Actor, id: string, input: z.infer<typeo
   const g = await db().$transaction(async (tx) => {
     const before = await tx.clusterGroup.findUnique({ where: { id } });
     if (!before) throw new ApiError("not_found", "No cluster group with this id.");
-    const updated = await tx.clusterGroup.update({ where: { id }, data: input });
+    const { upgradeWindows, ...rest } = input;
+    const updated = await tx.clusterGroup.update({
+      where: { id },
+      data: {
+        ...rest,
+        ...(upgradeWindows !== undefined ? { upgradeWindows: upgradeWindows ? JSON.stringify(upgradeWindows) : null } : {}),
+      },
+    });
     const changes = Object.fromEntries(
       (Object.keys(input) as (keyof typeof input)[]).map((k) => [k, { from: before[k], to: updated[k] }]),
     );

@@ -1,0 +1,104 @@
+import "server-only";
+import { ApiError } from "@/lib/server/api/errors";
+import { db } from "@/lib/server/db/client";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { createDirective } from "@/lib/server/agents/directives";
+import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+
+/**
+ * Retires a node pool: a `drainNodePool` directive goes to the agent and the pool shows
+ * Retiring; when the agent stops reporting the pool (drained), the heartbeat writer removes it.
+ */
+export async function retireNodePool(actor: Actor, clusterId: string, pool: string, reason: string | null) {
+  const now = new Date();
+  await db().$transaction(async (tx) => {
+    const p = await tx.nodePool.findUnique({
+      where: { clusterId_name: { clusterId, name: pool } },
+      include: { cluster: { select: { name: true } } },
+    });
+    if (!p) throw new ApiError("not_found", "No such node pool on this cluster.");
+    if (p.state === "Retiring") throw new ApiError("conflict", "This node pool is already being retired.");
+    await tx.nodePool.update({ where: { id: p.id }, data: { state: "Retiring" } });
+    const directiveId = await createDirective(tx, clusterId, "drainNodePool", { nodePool: pool });
+    await tx.clusterEvent.create({
+      data: {
+        clusterId,
+        clusterName: p.cluster.name,
+        kind: "nodePool",
+        fromValue: "Active",
+        toValue: "Retiring",
+        reason: `${pool}: ${reason ?? "retired"}`,
+        at: now,
+      },
+    });
+    await recordAudit(
+      tx,
+      actor,
+      "nodePool.retire",
+      { type: "cluster", id: clusterId },
+      { cluster: p.cluster.name, nodePool: pool, directiveId, reason },
+    );
+  });
+  invalidateAgentContext();
+}
+
+type Row = {
+  key: string;
+  clusters: number;
+  pools: number;
+  nodes: number;
+  readyNodes: number;
+  cpuCores: number;
+  memoryGiB: number;
+};
+
+/** Fleet capacity grouped by a label (region, env, ...), with kubelet versions and instance types. */
+export async function capacity(by: string) {
+  const pools = await db().nodePool.findMany({
+    select: {
+      clusterId: true,
+      nodeCount: true,
+      readyNodes: true,
+      cpuCores: true,
+      memoryGiB: true,
+      kubeletVersion: true,
+      instanceType: true,
+      state: true,
+      cluster: { select: { labels: { where: { key: by }, select: { value: true } } } },
+    },
+  });
+  const rows = new Map<string, Row & { clusterIds: Set<string> }>();
+  const kubelets = new Map<string, number>();
+  const types = new Map<string, number>();
+  for (const p of pools) {
+    const key = p.cluster.labels[0]?.value ?? "(none)";
+    const r = rows.get(key) ?? {
+      key,
+      clusters: 0,
+      pools: 0,
+      nodes: 0,
+      readyNodes: 0,
+      cpuCores: 0,
+      memoryGiB: 0,
+      clusterIds: new Set(),
+    };
+    r.clusterIds.add(p.clusterId);
+    r.pools++;
+    r.nodes += p.nodeCount;
+    r.readyNodes += p.readyNodes;
+    r.cpuCores += p.cpuCores ?? 0;
+    r.memoryGiB += p.memoryGiB ?? 0;
+    rows.set(key, r);
+    if (p.kubeletVersion) kubelets.set(p.kubeletVersion, (kubelets.get(p.kubeletVersion) ?? 0) + p.nodeCount);
+    if (p.instanceType) types.set(p.instanceType, (types.get(p.instanceType) ?? 0) + p.nodeCount);
+  }
+  return {
+    by,
+    rows: [...rows.values()]
+      .map(({ clusterIds, ...r }) => ({ ...r, clusters: clusterIds.size }))
+      .sort((a, b) => b.nodes - a.nodes),
+    kubeletVersions: [...kubelets].map(([version, nodes]) => ({ version, nodes })).sort((a, b) => b.nodes - a.nodes),
+    instanceTypes: [...types].map(([type, nodes]) => ({ type, nodes })).sort((a, b) => b.nodes - a.nodes),
+    retiring: pools.filter((p) => p.state === "Retiring").length,
+  };
+}
