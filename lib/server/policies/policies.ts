@@ -11,11 +11,22 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { Snapshot } from "@/lib/server/agents/snapshot";
 
 /** Phases that receive no new policy revisions (a draining cluster keeps what it has). */
 const FROZEN_PHASES = ["Draining", "Deregistration"];
 
-async function targetedPolicies(): Promise<TargetedPolicy[]> {
+// Registrations ask for the targeted policies every time; they change rarely. Changes on this
+// instance invalidate at once (recomputeDesiredRevisions is called after each), others within 1 s.
+const g = globalThis as unknown as { __fleetPolicies?: Snapshot<TargetedPolicy[]> };
+const policySnapshot = () => (g.__fleetPolicies ??= new Snapshot(loadTargetedPolicies, 1000));
+
+async function targetedPolicies(fresh: boolean): Promise<TargetedPolicy[]> {
+  if (fresh) policySnapshot().invalidate();
+  return policySnapshot().get();
+}
+
+async function loadTargetedPolicies(): Promise<TargetedPolicy[]> {
   const policies = await db().policy.findMany({
     include: {
       revisions: { orderBy: { revision: "desc" }, take: 1 },
@@ -32,7 +43,8 @@ async function targetedPolicies(): Promise<TargetedPolicy[]> {
  * that changed. Called after any change to policies, their targets, groups, or a cluster's labels.
  */
 export async function recomputeDesiredRevisions(clusterIds?: string[]): Promise<number> {
-  const policies = await targetedPolicies();
+  // A fleet-wide recompute follows a change to policies or groups: read them fresh.
+  const policies = await targetedPolicies(!clusterIds);
   // Without policies every stored revision is already null (deleting the last one recomputed all).
   if (!policies.length && clusterIds) return 0;
   let changed = 0;
