@@ -40,6 +40,7 @@ const config = [
       "tests/**",
       "lib/agent/**",
       "lib/cli/**",
+      "next.config.ts",
     ],
     rules: { "no-restricted-syntax": "off" },
   },

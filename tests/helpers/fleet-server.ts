@@ -87,9 +87,18 @@ function request(
   });
 }
 
-export async function startFleetServer(env: Record<string, string> = {}): Promise<FleetServer> {
-  if (!existsSync(".next/BUILD_ID")) throw new Error("No production build: run `npx next build` first (npm test does).");
-  const db = await createTestDatabase();
+/**
+ * `opts.database`: run against an existing test database (a second instance of the same fleet);
+ * it is then left for its owner to drop.
+ */
+export async function startFleetServer(
+  env: Record<string, string> = {},
+  opts: { database?: TestDatabase } = {},
+): Promise<FleetServer> {
+  if (!existsSync(path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID")))
+    throw new Error("No production build: run `npx next build` first (npm test does).");
+  const db = opts.database ?? (await createTestDatabase());
+  const ownsDatabase = !opts.database;
   const dataDir = mkdtempSync(path.join(tmpdir(), "fleet-srv-"));
   const [consolePort, agentPort] = [await freePort(), await freePort()];
   let output = "";
@@ -129,7 +138,7 @@ export async function startFleetServer(env: Record<string, string> = {}): Promis
     while (!pem.includes("BEGIN CERTIFICATE")) {
       if (child.exitCode !== null || Date.now() > deadline) {
         child.kill("SIGKILL");
-        await db.drop();
+        if (ownsDatabase) await db.drop();
         throw new Error(`server did not start:\n${output}`);
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -211,7 +220,7 @@ export async function startFleetServer(env: Record<string, string> = {}): Promis
       // Server-side errors explain most failing tests: show them with the test output.
       const errors = output.split("\n").filter((l) => / ERROR |unhandled error/.test(l));
       if (errors.length) process.stderr.write(`server errors (${errors.length}):\n${errors.slice(0, 20).join("\n")}\n`);
-      await db.drop();
+      if (ownsDatabase) await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
