@@ -186,6 +186,7 @@ test("a real agent walks the wizard across a server restart, acknowledges discon
     }).catch((err: Error) => {
       throw new Error(`${err.message}\nagent output:\n${output}`);
     });
+    assert.equal(existsSync(tokenFile), false, "the agent deleted its used token file");
     assert.equal((await act(id, { action: "start" })).status, 200);
 
     // Restart the server mid-wizard: the persisted state resumes where it was.
