@@ -12,7 +12,11 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   // The section's role is checked here, before the page's loading state streams, so a refused
   // page answers 403 (the page checks again for client-side navigation).
   const principal = await requirePage(pageRole((await headers()).get("x-console-path") ?? "/"));
-  const items: NavItem[] = [{ href: "/", label: "Overview" }];
+  const items: NavItem[] = [
+    { href: "/", label: "Overview" },
+    { href: "/groups", label: "Groups" },
+    { href: "/tokens", label: "Tokens" },
+  ];
   if (hasRole(principal.role, "operator")) items.push({ href: "/audit", label: "Audit log" });
   if (hasRole(principal.role, "admin")) items.push({ href: "/settings", label: "Settings" });
   return (

@@ -1,0 +1,21 @@
+import type { Metadata } from "next";
+import { hasRole } from "@/lib/domain/roles";
+import { requirePage } from "@/lib/server/auth/page-auth";
+import { PageHeader } from "@/components/ui/page-header";
+import { TokensView } from "./tokens-view";
+
+export const metadata: Metadata = { title: "Tokens" };
+
+export default async function TokensPage() {
+  const principal = await requirePage("viewer");
+  return (
+    <>
+      <PageHeader
+        title="Registration tokens"
+        description="Clusters join the fleet by presenting a token. Each is shown once, limited in time, uses and labels, and can be revoked."
+      />
+      {/* Hiding the controls is a courtesy; the API refuses viewers' mints and revocations regardless. */}
+      <TokensView canManage={hasRole(principal.role, "operator")} />
+    </>
+  );
+}

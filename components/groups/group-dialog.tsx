@@ -1,0 +1,186 @@
+"use client";
+
+import { useMemo, useState, type FormEvent } from "react";
+import { createGroupSchema } from "@/lib/domain/groups";
+import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import { ApiRequestError } from "@/lib/client/fetch-json";
+import { useCreateGroup, useUpdateGroup, type ClusterGroup, type GroupPatch } from "@/lib/client/groups";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { SelectorPreview } from "./selector-preview";
+import { useDebouncedValue } from "./use-debounced-value";
+
+// Long enough to skip the half-typed states of "region in (eu-west-1,", short enough to feel live.
+const PREVIEW_DEBOUNCE_MS = 250;
+
+export const EXAMPLE_SELECTOR = "env=prod,region in (eu-west-1,eu-central-1)";
+
+type Draft = { name: string; description: string; selector: string };
+type Errors = Partial<Record<keyof Draft | "form", string>>;
+
+function selectorProblem(text: string): string | null {
+  if (!text.trim()) return null;
+  try {
+    parseSelector(text);
+    return null;
+  } catch (err) {
+    if (err instanceof SelectorError) return err.message;
+    throw err;
+  }
+}
+
+/** The server's error placed at the field it is about (a taken name, a selector it disagrees with). */
+function serverErrors(err: unknown): Errors {
+  if (!(err instanceof ApiRequestError)) return err ? { form: (err as Error).message } : {};
+  if (err.code === "conflict") return { name: err.message };
+  const out: Errors = {};
+  if (Array.isArray(err.details)) {
+    for (const d of err.details as { field?: unknown; message?: unknown }[]) {
+      const field = typeof d.field === "string" ? d.field.split(".")[0] : "";
+      if ((field === "name" || field === "description" || field === "selector") && typeof d.message === "string")
+        out[field] ??= d.message;
+    }
+  }
+  return Object.keys(out).length ? out : { form: err.message };
+}
+
+/** Create (no `group`) or edit a cluster group, with a live preview of what the selector matches. */
+export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose: () => void }) {
+  const create = useCreateGroup();
+  const update = useUpdateGroup();
+  const mutation = group ? update : create;
+  const [draft, setDraft] = useState<Draft>({
+    name: group?.name ?? "",
+    description: group?.description ?? "",
+    selector: group?.selector ?? "",
+  });
+  const [errors, setErrors] = useState<Errors>({});
+
+  const settled = useDebouncedValue(draft.selector, PREVIEW_DEBOUNCE_MS);
+  const parseError = useMemo(() => selectorProblem(settled), [settled]);
+  const previewSelector = settled.trim() && !parseError ? settled.trim() : null;
+  // A fresh parse error wins over a stale submit-time one; the submit's stays until the text changes.
+  const selectorError = parseError ?? errors.selector;
+
+  const set = (key: keyof Draft) => (e: { target: { value: string } }) => {
+    setDraft((d) => ({ ...d, [key]: e.target.value }));
+    setErrors((er) => ({ ...er, [key]: undefined, form: undefined }));
+  };
+
+  function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    const parsed = createGroupSchema.safeParse({
+      name: draft.name,
+      description: draft.description.trim() || undefined,
+      selector: draft.selector,
+    });
+    if (!parsed.success) {
+      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? "form"), i.message])));
+      return;
+    }
+    setErrors({});
+    const done = { onSuccess: onClose, onError: (err: unknown) => setErrors(serverErrors(err)) };
+    if (!group) {
+      create.mutate(parsed.data, done);
+      return;
+    }
+    // Only what changed, so the audit log shows exactly the edit that was made.
+    const patch: GroupPatch = {};
+    if (parsed.data.name !== group.name) patch.name = parsed.data.name;
+    if ((parsed.data.description ?? null) !== group.description) patch.description = parsed.data.description ?? null;
+    if (parsed.data.selector !== group.selector) patch.selector = parsed.data.selector;
+    if (Object.keys(patch).length === 0) onClose();
+    else update.mutate({ id: group.id, patch }, done);
+  }
+
+  return (
+    <Dialog
+      title={group ? `Edit group “${group.name}”` : "New cluster group"}
+      description="A group is a saved label selector: every cluster whose labels match is in it, now and as clusters come and go."
+      onClose={onClose}
+    >
+      <form onSubmit={onSubmit} noValidate className="space-y-4" aria-label={group ? "Edit group" : "New group"}>
+        <Field
+          id="group-name"
+          label="Name"
+          autoFocus
+          maxLength={63}
+          placeholder="prod-eu"
+          value={draft.name}
+          onChange={set("name")}
+          error={errors.name}
+          hint="Lowercase letters, digits and '-'. Pipelines refer to it as ?group=name."
+        />
+        <Field
+          id="group-description"
+          label="Description (optional)"
+          maxLength={500}
+          placeholder="Production clusters in the EU"
+          value={draft.description}
+          onChange={set("description")}
+          error={errors.description}
+        />
+        <div className="space-y-1.5">
+          <label htmlFor="group-selector" className="block text-sm font-medium">
+            Label selector
+          </label>
+          <textarea
+            id="group-selector"
+            rows={2}
+            spellCheck={false}
+            autoCapitalize="off"
+            autoCorrect="off"
+            placeholder={EXAMPLE_SELECTOR}
+            value={draft.selector}
+            onChange={set("selector")}
+            onKeyDown={(e) => {
+              // A selector is one line: Enter saves, as in the other fields.
+              if (e.key === "Enter" && !e.shiftKey) {
+                e.preventDefault();
+                e.currentTarget.form?.requestSubmit();
+              }
+            }}
+            aria-invalid={selectorError ? true : undefined}
+            aria-describedby={selectorError ? "group-selector-error" : "group-selector-hint"}
+            className="w-full resize-none rounded-md border border-slate-300 bg-white px-3 py-2 font-mono text-sm shadow-sm placeholder:text-slate-400 focus:border-sky-500 aria-[invalid=true]:border-rose-500 dark:border-slate-700 dark:bg-slate-950"
+          />
+          {selectorError ? (
+            <p id="group-selector-error" className="text-xs text-rose-600 dark:text-rose-400">
+              {selectorError}
+            </p>
+          ) : (
+            <p id="group-selector-hint" className="text-xs text-slate-500 dark:text-slate-400">
+              kubectl syntax: <code className="font-mono">key=value</code>, <code className="font-mono">key!=value</code>,{" "}
+              <code className="font-mono">key in (a,b)</code>, <code className="font-mono">key notin (a,b)</code>,{" "}
+              <code className="font-mono">key</code>, <code className="font-mono">!key</code> — commas mean “and”.
+            </p>
+          )}
+        </div>
+
+        <SelectorPreview
+          selector={previewSelector}
+          settling={draft.selector !== settled}
+          reason={parseError ? "Fix the selector to see matches" : "Type a selector"}
+        />
+
+        {errors.form && (
+          <p
+            role="alert"
+            className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 dark:bg-rose-950/50 dark:text-rose-300"
+          >
+            {errors.form}
+          </p>
+        )}
+        <div className="flex justify-end gap-2 pt-1">
+          <Button type="button" variant="secondary" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" disabled={mutation.isPending}>
+            {mutation.isPending ? "Saving…" : group ? "Save changes" : "Create group"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

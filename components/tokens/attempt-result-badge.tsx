@@ -1,0 +1,23 @@
+import { explainRegistrationResult, type ProblemKind } from "@/lib/domain/registration-errors";
+import { Badge, type Tone } from "@/components/ui/badge";
+
+// By who has to act: amber for tokens (mint another), violet for agent configuration, red for
+// certificates and the server, blue for the network (usually clears by itself).
+const KIND_TONE: Record<ProblemKind, Tone> = {
+  token: "amber",
+  configuration: "violet",
+  certificate: "red",
+  network: "blue",
+  server: "red",
+};
+
+/** A registration result: "registered" for ok, else its code, coloured by kind of problem. */
+export function AttemptResultBadge({ result }: { result: string }) {
+  const e = explainRegistrationResult(result);
+  return (
+    <Badge tone={e.ok ? "green" : KIND_TONE[e.kind ?? "server"]} title={e.title}>
+      <span aria-hidden className="h-1.5 w-1.5 rounded-full bg-current" />
+      <span className={e.ok ? "" : "font-mono"}>{e.ok ? "registered" : result}</span>
+    </Badge>
+  );
+}

@@ -1,0 +1,47 @@
+"use client";
+
+import type { ReactNode } from "react";
+import { CopyButton } from "@/components/ui/copy-button";
+
+/** Text to copy (a command, a manifest) in a scrollable monospace box with its actions above. */
+export function CodeBlock({
+  id,
+  title,
+  text,
+  actions,
+  maxHeight = "max-h-72",
+  wrap = false,
+  copyLabel = `Copy ${title.toLowerCase()}`,
+}: {
+  id: string;
+  title: string;
+  text: string;
+  actions?: ReactNode;
+  maxHeight?: string;
+  wrap?: boolean;
+  copyLabel?: string;
+}) {
+  return (
+    <section aria-labelledby={`${id}-title`} className="space-y-2">
+      <div className="flex items-center justify-between gap-3">
+        <h3 id={`${id}-title`} className="text-sm font-semibold">
+          {title}
+        </h3>
+        <div className="flex items-center gap-2">
+          <CopyButton text={text} label={copyLabel} />
+          {actions}
+        </div>
+      </div>
+      <pre
+        id={id}
+        tabIndex={0}
+        aria-label={title}
+        className={`${maxHeight} overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-relaxed text-slate-800 dark:border-slate-800 dark:bg-slate-950 dark:text-slate-200 ${
+          wrap ? "wrap-anywhere whitespace-pre-wrap" : ""
+        }`}
+      >
+        {text}
+      </pre>
+    </section>
+  );
+}
