@@ -14,6 +14,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const principal = await requirePage(pageRole((await headers()).get("x-console-path") ?? "/"));
   const items: NavItem[] = [
     { href: "/", label: "Overview" },
+    { href: "/clusters", label: "Clusters" },
     { href: "/groups", label: "Groups" },
     { href: "/tokens", label: "Tokens" },
   ];

@@ -31,10 +31,15 @@ export class AuditPage {
 
   async expectOnlyAction(action: string) {
     await expect(this.rows.first()).toBeVisible();
-    const actions = await this.rows.locator("td:nth-child(3)").allInnerTexts();
-    expect(
-      actions.every((a) => a.trim() === action),
-      `every row is ${action}: ${actions.join(", ")}`,
-    ).toBeTruthy();
+    // The filtered page replaces the unfiltered one when its request returns: poll until it has.
+    await expect
+      .poll(
+        async () => {
+          const actions = await this.rows.locator("td:nth-child(3)").allInnerTexts();
+          return actions.length > 0 && actions.every((a) => a.trim() === action);
+        },
+        { message: `every row is ${action}` },
+      )
+      .toBe(true);
   }
 }
