@@ -1,0 +1,120 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import Link from "next/link";
+import { useCluster, useClusterHeartbeats, useFleet, useRevokeCertificate, useUpdateLabels } from "@/lib/client/clusters";
+import { ApiRequestError } from "@/lib/client/fetch-json";
+import { useLiveEvents } from "@/lib/client/live-events";
+import { CertificateCard } from "@/components/clusters/certificate-card";
+import { ClusterDetailSkeleton } from "@/components/clusters/cluster-detail-skeleton";
+import { ClusterGone } from "@/components/clusters/cluster-gone";
+import { ClusterGroupsCard } from "@/components/clusters/cluster-groups-card";
+import { ClusterHistory } from "@/components/clusters/cluster-history";
+import { ClusterIdentityCard } from "@/components/clusters/cluster-identity-card";
+import { ClusterRuntimeCard } from "@/components/clusters/cluster-runtime-card";
+import { ClusterStatusCard } from "@/components/clusters/cluster-status-card";
+import { EnrollmentChecklist } from "@/components/clusters/enrollment-checklist";
+import { LabelsEditor } from "@/components/clusters/labels-editor";
+import { LiveIndicator } from "@/components/clusters/live-indicator";
+import { NodePoolsTable } from "@/components/clusters/node-pools-table";
+import { StatusBadge } from "@/components/status-badge";
+import { Badge } from "@/components/ui/badge";
+import { Card } from "@/components/ui/card";
+import { Skeleton } from "@/components/ui/skeleton";
+import { ErrorState } from "@/components/ui/states";
+
+// The charting library loads after the rest of the page (it is most of the JavaScript).
+const HeartbeatTimelineChart = dynamic(
+  () => import("@/components/charts/heartbeat-timeline-chart").then((m) => m.HeartbeatTimelineChart),
+  { ssr: false, loading: () => <Skeleton className="h-[204px]" /> },
+);
+
+export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
+  const live = useLiveEvents();
+  const cluster = useCluster(id);
+  const fleet = useFleet();
+  const updateLabels = useUpdateLabels(id);
+  const revoke = useRevokeCertificate(id);
+
+  if (cluster.isPending) return <ClusterDetailSkeleton />;
+  if (cluster.isError) {
+    // Removed while open (a live event refetched it) or never existed.
+    if (cluster.error instanceof ApiRequestError && cluster.error.status === 404) return <ClusterGone id={id} />;
+    return (
+      <ErrorState title="Could not load this cluster" message={cluster.error.message} onRetry={() => void cluster.refetch()} />
+    );
+  }
+  const c = cluster.data;
+  return (
+    <div className="space-y-6">
+      <header className="flex items-end justify-between gap-4">
+        <div className="min-w-0">
+          <Link
+            href="/clusters"
+            className="text-sm text-slate-500 hover:text-slate-800 hover:underline dark:text-slate-400 dark:hover:text-slate-200"
+          >
+            ← Clusters
+          </Link>
+          <div className="mt-1 flex items-center gap-3">
+            <h1 className="truncate text-xl font-semibold tracking-tight">{c.name}</h1>
+            <StatusBadge status={c.status} />
+            <Badge tone="blue">{c.phase}</Badge>
+          </div>
+          {c.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{c.description}</p>}
+        </div>
+        <LiveIndicator state={live} />
+      </header>
+
+      <div className="grid grid-cols-3 items-start gap-6">
+        <div className="col-span-2 min-w-0 space-y-6">
+          <ClusterIdentityCard cluster={c} />
+          <HeartbeatTimelineCard id={id} registeredAt={c.registeredAt} />
+          <Card title="Labels">
+            <LabelsEditor
+              labels={c.labels}
+              requiredLabels={fleet.data?.requiredLabels ?? []}
+              canEdit={canEdit}
+              onSave={(labels) => updateLabels.mutateAsync(labels)}
+            />
+          </Card>
+          <Card title="Node pools">
+            <NodePoolsTable pools={c.nodePools} />
+          </Card>
+          <Card title="Status history">
+            <ClusterHistory events={c.events} />
+          </Card>
+        </div>
+        <div className="min-w-0 space-y-6">
+          <ClusterStatusCard cluster={c} />
+          <ClusterRuntimeCard cluster={c} />
+          <CertificateCard certificate={c.certificate} canRevoke={canEdit} onRevoke={(reason) => revoke.mutateAsync(reason)} />
+          <EnrollmentChecklist enrollment={c.enrollment} />
+          <ClusterGroupsCard groups={c.groups} />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function HeartbeatTimelineCard({ id, registeredAt }: { id: string; registeredAt: string | null }) {
+  const heartbeats = useClusterHeartbeats(id);
+  return (
+    <Card title="Heartbeats per minute">
+      {heartbeats.isPending ? (
+        <Skeleton className="h-[204px]" />
+      ) : heartbeats.isError ? (
+        <ErrorState
+          title="Could not load the heartbeat timeline"
+          message={heartbeats.error.message}
+          onRetry={() => void heartbeats.refetch()}
+        />
+      ) : (
+        <HeartbeatTimelineChart
+          items={heartbeats.data.items}
+          expectedPerBucket={heartbeats.data.expectedPerBucket}
+          registeredAt={registeredAt}
+        />
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,154 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useCallback, useMemo, useState } from "react";
+import {
+  PAGE_SIZE,
+  filtersFromSearchParams,
+  filtersToSearchParams,
+  nextSort,
+  useClusters,
+  useFleet,
+  useGroups,
+  type ClusterFilters,
+  type ListSort,
+} from "@/lib/client/clusters";
+import { useLiveEvents } from "@/lib/client/live-events";
+import { ClusterFiltersBar } from "@/components/clusters/cluster-filters-bar";
+import { ClustersListSkeleton } from "@/components/clusters/clusters-list-skeleton";
+import { ClustersTable } from "@/components/clusters/clusters-table";
+import { LiveIndicator } from "@/components/clusters/live-indicator";
+import { ListPager } from "@/components/clusters/list-pager";
+import { ThresholdNote } from "@/components/clusters/threshold-note";
+import { Button } from "@/components/ui/button";
+import { PageHeader } from "@/components/ui/page-header";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+
+export function ClustersView({ canMint }: { canMint: boolean }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const filters = useMemo(() => filtersFromSearchParams(new URLSearchParams(search.toString())), [search]);
+  // Cursors of the pages before this one, for "Previous". Not in the URL: a shared link opens
+  // on its page, and "Previous" from there goes back to the first page.
+  const [before, setBefore] = useState<(string | undefined)[]>([]);
+  const live = useLiveEvents();
+  const list = useClusters(filters);
+  const groups = useGroups();
+  const fleet = useFleet();
+
+  const go = useCallback(
+    (next: ClusterFilters) => {
+      const qs = filtersToSearchParams(next).toString();
+      router.replace(qs ? `${pathname}?${qs}` : pathname, { scroll: false });
+    },
+    [router, pathname],
+  );
+  const changeFilters = useCallback(
+    (patch: Partial<ClusterFilters>) => {
+      setBefore([]);
+      go({ ...filters, ...patch, cursor: undefined });
+    },
+    [filters, go],
+  );
+  const sortBy = (column: ListSort) => changeFilters(nextSort(filters, column));
+  const filtered = !!(filters.status || filters.selector || filters.group || filters.q);
+  const data = list.data;
+  const pageIndex = filters.cursor && before.length === 0 ? null : before.length;
+
+  return (
+    <>
+      <PageHeader
+        title="Clusters"
+        description={data ? <ThresholdNote seconds={data.notReadyThresholdSeconds} /> : "Every cluster registered in the fleet."}
+        actions={<LiveIndicator state={live} />}
+      />
+      <div className="space-y-4">
+        <ClusterFiltersBar
+          filters={filters}
+          groups={groups.data?.items ?? (groups.isError ? [] : null)}
+          onChange={changeFilters}
+        />
+
+        <div className="flex min-h-9 items-center justify-between gap-4 text-sm">
+          <p className="text-slate-600 dark:text-slate-400" aria-live="polite">
+            {data ? (
+              <>
+                <span className="font-semibold tabular-nums text-slate-900 dark:text-slate-100" data-testid="clusters-total">
+                  {data.total.toLocaleString()}
+                </span>{" "}
+                {data.total === 1 ? "cluster" : "clusters"}
+                {filtered ? " match" : ""}
+              </>
+            ) : (
+              " "
+            )}
+          </p>
+          <div className="flex items-center gap-3">
+            {filtered && (
+              <Button
+                variant="ghost"
+                onClick={() => changeFilters({ status: undefined, selector: undefined, group: undefined, q: undefined })}
+              >
+                Clear filters
+              </Button>
+            )}
+            {data && data.total > 0 && (
+              <ListPager
+                pageIndex={pageIndex}
+                pageSize={PAGE_SIZE}
+                shown={data.items.length}
+                total={data.total}
+                hasPrevious={!!filters.cursor}
+                hasNext={!!data.nextCursor}
+                onPrevious={() => {
+                  const previous = before[before.length - 1];
+                  setBefore((b) => b.slice(0, -1));
+                  go({ ...filters, cursor: previous });
+                }}
+                onNext={() => {
+                  if (!data.nextCursor) return;
+                  setBefore((b) => [...b, filters.cursor]);
+                  go({ ...filters, cursor: data.nextCursor });
+                }}
+              />
+            )}
+          </div>
+        </div>
+
+        {list.isPending ? (
+          <ClustersListSkeleton />
+        ) : list.isError ? (
+          <ErrorState title="Could not load the clusters" message={list.error.message} onRetry={() => void list.refetch()} />
+        ) : list.data.items.length === 0 ? (
+          filtered ? (
+            <EmptyState title="No clusters match these filters">
+              Loosen the selector, pick another status or group, or clear the filters.
+            </EmptyState>
+          ) : (
+            <EmptyState title="No clusters registered yet">
+              Clusters appear here as soon as their agent registers with a token.{" "}
+              {canMint ? (
+                <Link href="/tokens" className="font-medium text-sky-700 underline dark:text-sky-400">
+                  Mint a registration token
+                </Link>
+              ) : (
+                "Ask an operator for a registration token."
+              )}
+            </EmptyState>
+          )
+        ) : (
+          <ClustersTable
+            items={list.data.items}
+            sort={filters.sort}
+            order={filters.order}
+            onSort={sortBy}
+            busy={list.isPlaceholderData}
+            requiredLabels={fleet.data?.requiredLabels}
+          />
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,5 @@
+import { ClustersListSkeleton } from "@/components/clusters/clusters-list-skeleton";
+
+export default function Loading() {
+  return <ClustersListSkeleton withHeader />;
+}

@@ -1,0 +1,98 @@
+"use client";
+
+import dynamic from "next/dynamic";
+import { useOverview } from "@/lib/client/clusters";
+import { useLiveEvents, useLiveHeartbeatRate } from "@/lib/client/live-events";
+import { FleetEmptyState } from "@/components/clusters/fleet-empty-state";
+import { LiveIndicator } from "@/components/clusters/live-indicator";
+import { NeedsAttention } from "@/components/clusters/needs-attention";
+import { RegistrationSuccess } from "@/components/clusters/registration-success";
+import { StatusCountCards } from "@/components/clusters/status-count-cards";
+import { ThresholdNote } from "@/components/clusters/threshold-note";
+import { Card } from "@/components/ui/card";
+import { PageHeader } from "@/components/ui/page-header";
+import { Skeleton } from "@/components/ui/skeleton";
+import { ErrorState } from "@/components/ui/states";
+import { OverviewSkeleton } from "./overview-skeleton";
+
+// The charting library is most of this page's JavaScript: loaded after the counts, so the numbers
+// (what people open the page for) are on screen and usable first. Placeholders keep the height.
+const HeartbeatRateChart = dynamic(() => import("@/components/charts/heartbeat-rate-chart").then((m) => m.HeartbeatRateChart), {
+  ssr: false,
+  loading: () => <Skeleton className="h-[200px]" />,
+});
+const StatusHistoryChart = dynamic(() => import("@/components/charts/status-history-chart").then((m) => m.StatusHistoryChart), {
+  ssr: false,
+  loading: () => <Skeleton className="h-[224px]" />,
+});
+
+export function OverviewDashboard({ canMint }: { canMint: boolean }) {
+  const live = useLiveEvents();
+  const overview = useOverview();
+  const header = (
+    <PageHeader
+      title="Overview"
+      description={
+        overview.data ? <ThresholdNote seconds={overview.data.notReadyThresholdSeconds} /> : "The state of your fleet, live."
+      }
+      actions={<LiveIndicator state={live} />}
+    />
+  );
+
+  if (overview.isPending) {
+    return (
+      <>
+        {header}
+        <OverviewSkeleton />
+      </>
+    );
+  }
+  if (overview.isError) {
+    return (
+      <>
+        {header}
+        <ErrorState
+          title="Could not load the overview"
+          message={overview.error.message}
+          onRetry={() => void overview.refetch()}
+        />
+      </>
+    );
+  }
+  const o = overview.data;
+  return (
+    <>
+      {header}
+      {o.counts.total === 0 ? (
+        <FleetEmptyState canMint={canMint} />
+      ) : (
+        <div className="space-y-6">
+          <StatusCountCards counts={o.counts} />
+          <div className="grid grid-cols-2 gap-6">
+            <Card title="Heartbeats per second" action={<CurrentRate />} className="min-w-0">
+              <HeartbeatRateChart minutes={o.heartbeatsPerMinute} now={o.now} />
+            </Card>
+            <Card title="Clusters by status, last 6 hours" className="min-w-0">
+              <StatusHistoryChart samples={o.statusHistory} />
+            </Card>
+          </div>
+          <Card title={`Registrations, last ${o.registrations.windowHours} hours`}>
+            <RegistrationSuccess registrations={o.registrations} />
+          </Card>
+          <NeedsAttention attention={o.attention} notReadyTotal={o.counts.NotReady} />
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The latest rate from the live summary (the chart's points are whole minutes). */
+function CurrentRate() {
+  const rate = useLiveHeartbeatRate();
+  if (rate === null) return null;
+  return (
+    <span className="text-xs text-slate-500 dark:text-slate-400">
+      now <span className="font-medium tabular-nums text-slate-900 dark:text-slate-100">{rate.toLocaleString()}</span>/s
+    </span>
+  );
+}

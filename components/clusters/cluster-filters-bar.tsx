@@ -1,0 +1,92 @@
+"use client";
+
+import { useCallback } from "react";
+import { LIST_STATUSES, type ClusterFilters, type ClusterGroupSummary } from "@/lib/client/clusters";
+import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import type { ClusterStatus } from "@/lib/domain/status";
+import { inputClass } from "@/components/ui/field";
+import { DebouncedInput } from "./debounced-input";
+
+type FilterPatch = Partial<Pick<ClusterFilters, "status" | "selector" | "group" | "q">>;
+
+/** kubectl syntax, checked as typed with the same parser the server uses. */
+export function selectorProblem(text: string): string | null {
+  try {
+    parseSelector(text);
+    return null;
+  } catch (err) {
+    if (err instanceof SelectorError) return `Invalid selector: ${err.message}`;
+    throw err;
+  }
+}
+
+/** The list's filters: free text, label selector, status and group. */
+export function ClusterFiltersBar({
+  filters,
+  groups,
+  onChange,
+}: {
+  filters: ClusterFilters;
+  /** null while the groups load */
+  groups: readonly ClusterGroupSummary[] | null;
+  onChange: (patch: FilterPatch) => void;
+}) {
+  const setQ = useCallback((q: string) => onChange({ q: q.trim() || undefined }), [onChange]);
+  const setSelector = useCallback((s: string) => onChange({ selector: s.trim() || undefined }), [onChange]);
+  const knownGroup = !filters.group || groups?.some((g) => g.id === filters.group || g.name === filters.group);
+  return (
+    <form
+      role="search"
+      aria-label="Filter clusters"
+      className="grid grid-cols-12 items-start gap-3"
+      onSubmit={(e) => e.preventDefault()}
+    >
+      <div className="col-span-3">
+        <DebouncedInput label="Search" type="search" value={filters.q ?? ""} onCommit={setQ} placeholder="Name or id" />
+      </div>
+      <div className="col-span-5">
+        <DebouncedInput
+          label="Label selector"
+          value={filters.selector ?? ""}
+          onCommit={setSelector}
+          validate={selectorProblem}
+          placeholder="env=prod,region in (eu,us),!legacy"
+          hint="kubectl syntax: =, !=, in (…), notin (…), key, !key"
+          mono
+        />
+      </div>
+      <label className="col-span-2 block space-y-1.5">
+        <span className="block text-sm font-medium">Status</span>
+        <select
+          className={inputClass}
+          value={filters.status ?? ""}
+          onChange={(e) => onChange({ status: (e.target.value || undefined) as ClusterStatus | undefined })}
+        >
+          <option value="">All statuses</option>
+          {LIST_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="col-span-2 block space-y-1.5">
+        <span className="block text-sm font-medium">Group</span>
+        <select
+          className={inputClass}
+          value={filters.group ?? ""}
+          disabled={groups === null && !filters.group}
+          onChange={(e) => onChange({ group: e.target.value || undefined })}
+        >
+          <option value="">{groups === null ? "Loading…" : "All groups"}</option>
+          {!knownGroup && <option value={filters.group}>{filters.group}</option>}
+          {groups?.map((g) => (
+            <option key={g.id} value={g.id}>
+              {g.name} ({g.counts.total.toLocaleString()})
+            </option>
+          ))}
+        </select>
+      </label>
+    </form>
+  );
+}

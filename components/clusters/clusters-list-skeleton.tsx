@@ -1,0 +1,27 @@
+import { Skeleton, TableSkeleton } from "@/components/ui/skeleton";
+
+/** The cluster list's shape while it loads; `withHeader` adds the page title and filters (loading.tsx). */
+export function ClustersListSkeleton({ withHeader }: { withHeader?: boolean }) {
+  return (
+    <div className="space-y-4">
+      {withHeader && (
+        <>
+          <div className="mb-6 space-y-2">
+            <Skeleton className="h-7 w-32" />
+            <Skeleton className="h-4 w-72" />
+          </div>
+          <div className="grid grid-cols-12 gap-3">
+            <Skeleton className="col-span-3 h-[62px]" />
+            <Skeleton className="col-span-5 h-[62px]" />
+            <Skeleton className="col-span-2 h-[62px]" />
+            <Skeleton className="col-span-2 h-[62px]" />
+          </div>
+          <Skeleton className="h-9 w-full" />
+        </>
+      )}
+      <div className="rounded-lg border border-slate-200 bg-white p-4 dark:border-slate-800 dark:bg-slate-900">
+        <TableSkeleton rows={12} label="Loading clusters" />
+      </div>
+    </div>
+  );
+}

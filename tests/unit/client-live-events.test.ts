@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { QueryClient, type QueryKey } from "@tanstack/react-query";
+import { clusterKeys, type ClusterDetail, type ClusterList, type Overview } from "@/lib/client/clusters";
+import {
+  applyLiveEvent,
+  detailWithStatus,
+  listWithStatus,
+  reconnectDelay,
+  statusAfterTransition,
+  withSummary,
+  type ClusterStatusEvent,
+} from "@/lib/client/live-events";
+
+const counts = { Ready: 3, NotReady: 1, Pending: 0, Draining: 0, Deregistering: 0, Provisioning: 0, total: 4 };
+const overview = { now: "2026-01-01T00:00:00.000Z", counts, notReadyThresholdSeconds: 60 } as unknown as Overview;
+
+function list(...rows: [id: string, status: string, phase?: string][]): ClusterList {
+  return {
+    items: rows.map(([id, status, phase = "Active"]) => ({
+      id,
+      name: id,
+      status: status as never,
+      phase,
+      labels: {},
+      lastHeartbeatAt: "2026-01-01T00:00:00.000Z",
+      agentVersion: null,
+      kubernetesVersion: null,
+    })),
+    nextCursor: null,
+    total: rows.length,
+    notReadyThresholdSeconds: 60,
+    now: "2026-01-01T00:00:00.000Z",
+  };
+}
+
+const toNotReady: ClusterStatusEvent = {
+  clusterId: "b",
+  name: "b",
+  from: "Ready",
+  to: "NotReady",
+  reason: "no heartbeat for more than 60s (threshold passed)",
+  at: "2026-01-01T00:01:00.000Z",
+};
+
+describe("withSummary", () => {
+  test("takes the summary's counts and recomputes the total", () => {
+    const next = withSummary(overview, { at: "", heartbeatsPerSecond: 1, counts: { Ready: 2, NotReady: 2, Pending: 1 } });
+    assert.deepEqual(next?.counts, { ...counts, Ready: 2, NotReady: 2, Pending: 1, total: 5 });
+  });
+
+  test("returns the same object when nothing moved, so nothing re-renders", () => {
+    assert.equal(withSummary(overview, { at: "", heartbeatsPerSecond: 9, counts: { Ready: 3, NotReady: 1 } }), overview);
+  });
+
+  test("leaves a missing overview missing (not loaded yet is not zero)", () => {
+    assert.equal(withSummary(undefined, { at: "", heartbeatsPerSecond: 0, counts: {} }), undefined);
+  });
+});
+
+describe("statusAfterTransition", () => {
+  test("lifecycle phases win over health, as on the server", () => {
+    assert.equal(statusAfterTransition("Draining", "NotReady"), "Draining");
+    assert.equal(statusAfterTransition("Deregistration", "Ready"), "Deregistering");
+    assert.equal(statusAfterTransition("Provisioning", "Ready"), "Provisioning");
+    assert.equal(statusAfterTransition("Active", "NotReady"), "NotReady");
+    assert.equal(statusAfterTransition("Active", "Bogus"), null);
+  });
+});
+
+describe("listWithStatus", () => {
+  test("moves only the row of the event", () => {
+    const before = list(["a", "Ready"], ["b", "Ready"]);
+    const after = listWithStatus(before, toNotReady)!;
+    assert.equal(after.items[1]!.status, "NotReady");
+    assert.equal(after.items[0], before.items[0], "other rows keep their identity");
+  });
+
+  test("a page without the cluster is returned as is", () => {
+    const page = list(["a", "Ready"]);
+    assert.equal(listWithStatus(page, toNotReady), page);
+  });
+
+  test("a first heartbeat fills in last seen, so a Ready row never says 'never'", () => {
+    const page = list(["b", "Pending"]);
+    page.items[0]!.lastHeartbeatAt = null;
+    const after = listWithStatus(page, { ...toNotReady, from: "Pending", to: "Ready" })!;
+    assert.equal(after.items[0]!.status, "Ready");
+    assert.equal(after.items[0]!.lastHeartbeatAt, toNotReady.at);
+  });
+});
+
+describe("detailWithStatus", () => {
+  const detail = { ...list(["b", "Ready"]).items[0]!, events: [] } as unknown as ClusterDetail;
+
+  test("applies the status and adds the transition on top of the history, once", () => {
+    const once = detailWithStatus(detail, toNotReady)!;
+    assert.equal(once.status, "NotReady");
+    assert.deepEqual(once.events[0], {
+      kind: "status",
+      from: "Ready",
+      to: "NotReady",
+      reason: toNotReady.reason,
+      at: toNotReady.at,
+    });
+    assert.equal(detailWithStatus(once, toNotReady), once, "the same event twice changes nothing");
+  });
+
+  test("ignores other clusters' events", () => {
+    assert.equal(detailWithStatus(detail, { ...toNotReady, clusterId: "zzz" }), detail);
+  });
+});
+
+describe("reconnectDelay", () => {
+  test("grows exponentially, capped at 30 s, never below 0.5 s", () => {
+    const top = () => 0.999999;
+    assert.equal(reconnectDelay(0, top), 999);
+    assert.equal(reconnectDelay(3, top), 7999);
+    assert.equal(reconnectDelay(20, top), 29_999);
+    assert.equal(
+      reconnectDelay(4, () => 0),
+      500,
+    );
+  });
+});
+
+describe("applyLiveEvent", () => {
+  function setup() {
+    const client = new QueryClient();
+    const later: [QueryKey, number][] = [];
+    const named = { sort: "name", order: "asc" } as const;
+    const byStatus = { status: "Ready", sort: "name", order: "asc" } as const;
+    client.setQueryData(clusterKeys.overview, overview);
+    client.setQueryData(clusterKeys.list(named), list(["a", "Ready"], ["b", "Ready"]));
+    client.setQueryData(clusterKeys.list(byStatus), list(["b", "Ready"]));
+    return { client, later, named, byStatus, record: (key: QueryKey, ms: number) => void later.push([key, ms]) };
+  }
+
+  test("fleet.summary updates the overview counts in the cache", () => {
+    const { client, record } = setup();
+    applyLiveEvent(client, "fleet.summary", { at: "", heartbeatsPerSecond: 1, counts: { Ready: 10, NotReady: 0 } }, record);
+    assert.equal(client.getQueryData<Overview>(clusterKeys.overview)?.counts.total, 10);
+  });
+
+  test("cluster.status patches every cached list and refetches status-filtered pages only", () => {
+    const { client, later, named, byStatus, record } = setup();
+    applyLiveEvent(client, "cluster.status", toNotReady, record);
+    assert.equal(client.getQueryData<ClusterList>(clusterKeys.list(named))?.items[1]?.status, "NotReady");
+    assert.equal(client.getQueryData<ClusterList>(clusterKeys.list(byStatus))?.items[0]?.status, "NotReady");
+    const keys = later.map(([k]) => JSON.stringify(k));
+    assert.ok(keys.includes(JSON.stringify(clusterKeys.list(byStatus))));
+    assert.ok(!keys.includes(JSON.stringify(clusterKeys.list(named))));
+    assert.ok(keys.includes(JSON.stringify(clusterKeys.overview)));
+  });
+
+  test("cluster.registered and cluster.removed refetch the lists and that cluster", () => {
+    const { client, later, record } = setup();
+    applyLiveEvent(client, "cluster.removed", { clusterId: "b", name: "b", at: "" }, record);
+    const keys = later.map(([k]) => JSON.stringify(k));
+    assert.ok(keys.includes(JSON.stringify(clusterKeys.lists)));
+    assert.ok(keys.includes(JSON.stringify(clusterKeys.detail("b"))));
+  });
+
+  test("cluster.updated refetches only the pages showing that cluster", () => {
+    const { client, later, named, record } = setup();
+    applyLiveEvent(client, "cluster.updated", { clusterId: "a", name: "a", at: "" }, record);
+    const keys = later.map(([k]) => JSON.stringify(k));
+    assert.ok(keys.includes(JSON.stringify(clusterKeys.list(named))));
+    assert.equal(keys.filter((k) => k.includes('"list"')).length, 1);
+  });
+
+  test("unknown event types are ignored", () => {
+    const { client, later, record } = setup();
+    applyLiveEvent(client, "something.else", {}, record);
+    assert.equal(later.length, 0);
+  });
+});
