@@ -73,3 +73,48 @@ export async function fleetSummary(): Promise<Extract<FleetEvent, { type: "fleet
     counts: await statusCounts(),
   };
 }
+
+// One summary per instance, shared by every open stream: the counts cost six queries, so they
+// are computed once per SUMMARY_MS (and right after the sweeper records transitions), not once
+// per stream. Runs only while someone is listening.
+const SUMMARY_MS = 2000;
+type Shared = {
+  listeners: Set<(s: FleetSummary) => void>;
+  timer: NodeJS.Timeout | null;
+  last: FleetSummary | null;
+  computing: boolean;
+};
+export type FleetSummary = Extract<FleetEvent, { type: "fleet.summary" }>;
+const gs = globalThis as unknown as { __fleetSummaryShared?: Shared };
+const shared = (): Shared => (gs.__fleetSummaryShared ??= { listeners: new Set(), timer: null, last: null, computing: false });
+
+/** Computes a summary now and hands it to every listener (no-op without listeners). */
+export async function broadcastSummary(): Promise<void> {
+  const s = shared();
+  if (!s.listeners.size || s.computing) return;
+  s.computing = true;
+  try {
+    s.last = await fleetSummary();
+    for (const fn of s.listeners) fn(s.last);
+  } catch {
+    // The next tick tries again; a stream simply misses one summary.
+  } finally {
+    s.computing = false;
+  }
+}
+
+export function onSummary(fn: (summary: FleetSummary) => void): () => void {
+  const s = shared();
+  s.listeners.add(fn);
+  if (s.last) fn(s.last);
+  s.timer ??= setInterval(() => void broadcastSummary(), SUMMARY_MS);
+  if (s.listeners.size === 1) void broadcastSummary();
+  return () => {
+    s.listeners.delete(fn);
+    if (!s.listeners.size && s.timer) {
+      clearInterval(s.timer);
+      s.timer = null;
+      s.last = null;
+    }
+  };
+}

@@ -4,6 +4,7 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
+import { broadcastSummary } from "@/lib/server/events/fleet-summary";
 
 const BATCH = 500;
 
@@ -63,6 +64,8 @@ export async function sweepStatuses(now = new Date()): Promise<number> {
     log.info("cluster status changed", { clusterId: c.id, name: c.name, from, to, reason });
     publish({ type: "cluster.status", clusterId: c.id, name: c.name, from, to, reason, at: now.toISOString() });
   }
+  // Counts on screen follow a transition at once instead of at the next periodic summary.
+  if (recorded) void broadcastSummary();
   return recorded;
 }
 

@@ -40,7 +40,10 @@ export function mergeEnrollment(stored: StoredEnrollment, items: ChecklistItem[]
   );
 }
 
-const PAGE = 1000;
+// Small pages with a yield between them: the evaluator shares the event loop with heartbeats
+// and page loads, and a 1,000-cluster page held it for hundreds of milliseconds.
+const PAGE = 200;
+const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Evaluates every cluster's checklist from stored facts, writes the ones whose item states
@@ -131,13 +134,14 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
     }
     cursor = page[page.length - 1]!.id;
     if (page.length < PAGE) break;
+    await yieldToEventLoop();
   }
   g.__fleetEnrollment = summary;
   if (changed) publish({ type: "fleet.enrollment", ...summary });
   return { changed, enrolled: summary.enrolled, total: summary.total };
 }
 
-export function startEnrollmentEvaluator(intervalMs = 5000): () => Promise<void> {
+export function startEnrollmentEvaluator(intervalMs = 10_000): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
   const timer = setInterval(() => {

@@ -1,14 +1,12 @@
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { ApiError } from "@/lib/server/api/errors";
 import { subscribe, subscriberCount, type FleetEvent } from "@/lib/server/events/bus";
-import { fleetSummary } from "@/lib/server/events/fleet-summary";
+import { onSummary } from "@/lib/server/events/fleet-summary";
 
 export const dynamic = "force-dynamic";
 
 // Bounded: each stream holds a connection and a listener.
 const MAX_STREAMS = 500;
-// Summaries are throttled: one every SUMMARY_MS whatever the heartbeat rate.
-const SUMMARY_MS = 2000;
 const KEEPALIVE_MS = 15_000;
 
 /**
@@ -21,40 +19,30 @@ export const GET = adminRoute("viewer", async ({ req }) => {
   let cleanup = () => {};
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      const send = (event: string, data: unknown) => {
+      const write = (text: string) => {
         try {
-          controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+          controller.enqueue(encoder.encode(text));
         } catch {
           cleanup();
         }
       };
-      const summarise = () =>
-        void fleetSummary().then(
-          (s) => send(s.type, s),
-          () => {},
-        );
+      const send = (event: string, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       const unsubscribe = subscribe((e: FleetEvent) => {
         if (e.type !== "instance.heartbeats") send(e.type, e);
       });
-      const summaries = setInterval(summarise, SUMMARY_MS);
-      const keepalive = setInterval(() => {
-        try {
-          controller.enqueue(encoder.encode(": keepalive\n\n"));
-        } catch {
-          cleanup();
-        }
-      }, KEEPALIVE_MS);
+      // Throttled and shared by every stream of this instance (lib/server/events/fleet-summary.ts).
+      const stopSummaries = onSummary((s) => send(s.type, s));
+      const keepalive = setInterval(() => write(": keepalive\n\n"), KEEPALIVE_MS);
       cleanup = () => {
         unsubscribe();
-        clearInterval(summaries);
+        stopSummaries();
         clearInterval(keepalive);
         try {
           controller.close();
         } catch {}
       };
       req.signal.addEventListener("abort", cleanup);
-      controller.enqueue(encoder.encode(`retry: 3000\n\n`));
-      summarise();
+      write("retry: 3000\n\n");
     },
     cancel() {
       cleanup();
