@@ -50,6 +50,7 @@ export async function getCluster(id: string) {
     status: clusterStatus(c, now, settings.notReadyThresholdSeconds),
     phase: c.phase,
     phaseChangedAt: c.phaseChangedAt.toISOString(),
+    statusChangedAt: c.statusChangedAt.toISOString(),
     labels,
     lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
     agentVersion: c.agentVersion,

@@ -31,6 +31,7 @@ export type ClusterListItem = {
   lastHeartbeatAt: string | null;
   agentVersion: string | null;
   kubernetesVersion: string | null;
+  registeredAt: string | null;
 };
 
 export function parseSelectorParam(text: string, what = "selector"): Selector {
@@ -94,6 +95,7 @@ export async function listClusters(q: ListClustersQuery) {
         apiServerHealth: true,
         agentVersion: true,
         kubernetesVersion: true,
+        registeredAt: true,
         labels: { select: { key: true, value: true } },
       },
     }),
@@ -109,6 +111,7 @@ export async function listClusters(q: ListClustersQuery) {
     lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
     agentVersion: c.agentVersion,
     kubernetesVersion: c.kubernetesVersion,
+    registeredAt: c.registeredAt?.toISOString() ?? null,
   }));
   return {
     items,

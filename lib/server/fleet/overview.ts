@@ -49,7 +49,7 @@ export async function overview() {
     Promise.all(
       settings.requiredLabels.map((key) =>
         db().cluster.findMany({
-          where: { labels: { none: { key } } },
+          where: { labels: { none: { key, value: { not: "" } } } },
           select: { id: true, name: true },
           take: 20,
           orderBy: { name: "asc" },
