@@ -62,7 +62,16 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
           </div>
           {c.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{c.description}</p>}
         </div>
-        <LiveIndicator state={live} />
+        <div className="flex items-center gap-3">
+          <LiveIndicator state={live} />
+          {/* Viewers may follow a deregistration too; only operators can act in it. */}
+          <Link
+            href={`/clusters/${id}/deregister`}
+            className="inline-flex h-9 items-center rounded-md border border-slate-300 px-3.5 text-sm font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:text-slate-100 dark:hover:bg-slate-800"
+          >
+            {c.phase === "Draining" || c.phase === "Deregistration" ? "Deregistration in progress" : canEdit ? "Drain and deregister…" : "Deregistration"}
+          </Link>
+        </div>
       </header>
 
       <div className="grid grid-cols-3 items-start gap-6">
