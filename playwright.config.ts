@@ -9,7 +9,7 @@ import { ACCOUNTS, AGENT_PORT, BASE_URL, DATA_DIR, PORT } from "./e2e/support/ru
 
 const databaseUrl = process.env.E2E_DATABASE_URL || `file:${path.join(DATA_DIR, "fleet.db")}`;
 
-if (!existsSync(".next/BUILD_ID")) {
+if (!existsSync(path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
   throw new Error("No Next.js build found: run `npm run test:e2e` (builds first) or `npx next build`.");
 }
 

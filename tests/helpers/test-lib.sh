@@ -51,9 +51,10 @@ node_test_counts() {
 
 # Whether .next is missing or older than anything that goes into the build.
 build_is_stale() {
-  [ -f .next/BUILD_ID ] || return 0
+  local build_id="${NEXT_DIST_DIR:-.next}/BUILD_ID"
+  [ -f "$build_id" ] || return 0
   local newer
   newer=$(find app components lib public next.config.ts postcss.config.mjs tsconfig.json package.json package-lock.json \
-    -newer .next/BUILD_ID -type f -print -quit 2>/dev/null || true)
+    -newer "$build_id" -type f -print -quit 2>/dev/null || true)
   [ -n "$newer" ]
 }
