@@ -17,6 +17,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: "/clusters", label: "Clusters" },
     { href: "/groups", label: "Groups" },
     { href: "/tokens", label: "Tokens" },
+    { href: "/policies", label: "Policies" },
+    { href: "/rollouts", label: "Rollouts" },
+    { href: "/versions", label: "Versions" },
+    { href: "/node-pools", label: "Node pools" },
   ];
   if (hasRole(principal.role, "operator")) items.push({ href: "/audit", label: "Audit log" });
   if (hasRole(principal.role, "admin")) items.push({ href: "/settings", label: "Settings" });

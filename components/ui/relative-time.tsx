@@ -55,7 +55,8 @@ export function RelativeTime({ iso, fallback = "never" }: { iso: string | null; 
   const current = useNow();
   if (!iso) return <span className="text-slate-500 dark:text-slate-400">{fallback}</span>;
   return (
-    <time dateTime={iso} title={new Date(iso).toLocaleString()} className="tabular-nums">
+    // The server renders with its own clock; the client corrects it on the first tick.
+    <time dateTime={iso} title={new Date(iso).toLocaleString()} className="tabular-nums" suppressHydrationWarning>
       {formatAgo(current - Date.parse(iso))}
     </time>
   );

@@ -7,7 +7,7 @@ test.describe("as a viewer", () => {
   test("the shell shows the role and only the pages a viewer may open", async ({ page, shell }) => {
     await page.goto("/");
     await shell.expectSignedInAs(ACCOUNTS.viewer.email, "viewer");
-    await shell.expectNav(["Overview", "Clusters", "Groups", "Tokens"]);
+    await shell.expectNav(["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools"]);
   });
 
   test("opening /settings directly shows the 403 page, not the form", async ({ page, settingsPage }) => {
@@ -42,7 +42,17 @@ test.describe("as an operator", () => {
   test("sees the audit log but not the settings", async ({ page, shell, auditPage, settingsPage }) => {
     await page.goto("/");
     await shell.expectSignedInAs(ACCOUNTS.operator.email, "operator");
-    await shell.expectNav(["Overview", "Clusters", "Groups", "Tokens", "Audit log"]);
+    await shell.expectNav([
+      "Overview",
+      "Clusters",
+      "Groups",
+      "Tokens",
+      "Policies",
+      "Rollouts",
+      "Versions",
+      "Node pools",
+      "Audit log",
+    ]);
     expect((await auditPage.goto())?.status()).toBe(200);
     await expect(auditPage.filters).toBeVisible();
     await settingsPage.goto();

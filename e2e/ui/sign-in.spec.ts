@@ -6,7 +6,18 @@ test("the admin signs in through the form and sees the console shell", async ({ 
   await loginPage.signIn(ACCOUNTS.admin.email, ACCOUNTS.admin.password);
   await expect(page).toHaveURL("/");
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
-  await shell.expectNav(["Overview", "Clusters", "Groups", "Tokens", "Audit log", "Settings"]);
+  await shell.expectNav([
+    "Overview",
+    "Clusters",
+    "Groups",
+    "Tokens",
+    "Policies",
+    "Rollouts",
+    "Versions",
+    "Node pools",
+    "Audit log",
+    "Settings",
+  ]);
   await shell.expectSignedInAs(ACCOUNTS.admin.email, "admin");
   await expect(shell.themeToggle).toBeVisible();
 });

@@ -6,6 +6,8 @@ import type { Role } from "./roles";
 const SECTIONS: [prefix: string, role: Role][] = [
   ["/settings", "admin"],
   ["/audit", "operator"],
+  // Planning a rollout starts it; watching rollouts (/rollouts, /rollouts/<id>) is for everyone.
+  ["/rollouts/new", "operator"],
 ];
 
 export function pageRole(pathname: string): Role {

@@ -1,12 +1,14 @@
 import type { Metadata } from "next";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { PageHeader } from "@/components/ui/page-header";
+import { ApiKeysSection } from "./api-keys-section";
 import { SettingsForm } from "./settings-form";
+import { UsersSection } from "./users-section";
 
 export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
-  await requirePage("admin");
+  const principal = await requirePage("admin");
   return (
     <>
       <PageHeader
@@ -14,6 +16,10 @@ export default async function SettingsPage() {
         description="Fleet-wide rules. Every change is audited and applies to all instances within seconds."
       />
       <SettingsForm />
+      <div className="mt-8 space-y-6">
+        <ApiKeysSection />
+        <UsersSection currentEmail={principal.user?.email ?? null} />
+      </div>
     </>
   );
 }

@@ -1,0 +1,138 @@
+"use client";
+
+import { useState } from "react";
+import { useCapacity, useLabelKeys, type Capacity } from "@/lib/client/operations";
+import { Card } from "@/components/ui/card";
+import { Skeleton } from "@/components/ui/skeleton";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { CapacityCharts, formatMemory } from "@/components/operations/capacity-charts";
+import { CapacityTable } from "@/components/operations/capacity-table";
+import { DistributionBarChart } from "@/components/operations/distribution-bar-chart";
+import { HorizontalBarChart, horizontalChartHeight } from "@/components/operations/horizontal-bar-chart";
+import { LabelKeySelect } from "@/components/operations/label-key-select";
+import { NodePoolsSkeleton } from "@/components/operations/node-pools-skeleton";
+import { StatCard } from "@/components/operations/stat-card";
+import { kubernetesByMinor } from "@/components/operations/version-math";
+
+const KUBELET_COLOR = "#0ea5e9";
+const INSTANCE_COLOR = "#6366f1";
+// Region and environment have their own cards; the label card starts on the next key there is.
+const FIXED_KEYS = ["region", "env"];
+
+function Totals({ capacity }: { capacity: Capacity }) {
+  const sum = (k: "clusters" | "pools" | "nodes" | "readyNodes" | "cpuCores" | "memoryGiB") =>
+    capacity.rows.reduce((s, r) => s + r[k], 0);
+  const notReady = sum("nodes") - sum("readyNodes");
+  return (
+    <div className="grid grid-cols-6 gap-4">
+      <StatCard label="Clusters with pools" value={sum("clusters").toLocaleString()} />
+      <StatCard label="Node pools" value={sum("pools").toLocaleString()} />
+      <StatCard
+        label="Nodes ready"
+        value={`${sum("readyNodes").toLocaleString()} / ${sum("nodes").toLocaleString()}`}
+        tone={notReady ? "amber" : "green"}
+        hint={notReady ? `${notReady.toLocaleString()} not ready` : "all ready"}
+        testId="nodes-ready"
+      />
+      <StatCard label="CPU cores" value={sum("cpuCores").toLocaleString()} />
+      <StatCard label="Memory" value={formatMemory(sum("memoryGiB"))} />
+      <StatCard
+        label="Pools retiring"
+        value={capacity.retiring.toLocaleString()}
+        tone={capacity.retiring ? "amber" : "neutral"}
+        hint="draining before removal"
+      />
+    </div>
+  );
+}
+
+function CapacityCard({ by, title }: { by: string; title: string }) {
+  const capacity = useCapacity(by);
+  return (
+    <Card title={`Capacity by ${title}`}>
+      {capacity.isPending ? (
+        <Skeleton className="h-48" />
+      ) : capacity.isError ? (
+        <ErrorState message={capacity.error.message} onRetry={() => void capacity.refetch()} />
+      ) : (
+        <CapacityCharts capacity={capacity.data} title={title} />
+      )}
+    </Card>
+  );
+}
+
+function LabelCapacityCard() {
+  const keys = useLabelKeys();
+  const [chosen, setChosen] = useState<string | null>(null);
+  const offered = keys.data ?? FIXED_KEYS;
+  const by = chosen ?? offered.find((k) => !FIXED_KEYS.includes(k)) ?? "region";
+  const capacity = useCapacity(by);
+  return (
+    <Card
+      title="Capacity by label"
+      action={
+        <LabelKeySelect
+          key={offered.join()}
+          keys={offered.includes(by) ? offered : [...offered, by]}
+          value={by}
+          onChange={setChosen}
+        />
+      }
+    >
+      {capacity.isPending ? (
+        <Skeleton className="h-40" />
+      ) : capacity.isError ? (
+        <ErrorState message={capacity.error.message} onRetry={() => void capacity.refetch()} />
+      ) : (
+        <div className={capacity.isPlaceholderData ? "opacity-60 transition-opacity" : ""}>
+          <CapacityTable capacity={capacity.data} />
+        </div>
+      )}
+    </Card>
+  );
+}
+
+export function NodePoolsView() {
+  // Kubelet versions, instance types and the retiring count are fleet-wide: any grouping carries them.
+  const byRegion = useCapacity("region");
+  if (byRegion.isPending) return <NodePoolsSkeleton />;
+  if (byRegion.isError)
+    return (
+      <ErrorState title="Could not load node pools" message={byRegion.error.message} onRetry={() => void byRegion.refetch()} />
+    );
+  const fleet = byRegion.data;
+  if (fleet.rows.length === 0)
+    return (
+      <EmptyState title="No node pools reported yet">
+        Agents report their clusters&apos; node pools with every heartbeat; capacity appears here as soon as one does.
+      </EmptyState>
+    );
+  const kubelets = kubernetesByMinor(fleet.kubeletVersions.map((k) => ({ version: k.version, count: k.nodes })));
+  return (
+    <div className="space-y-6">
+      <Totals capacity={fleet} />
+      <CapacityCard by="region" title="region" />
+      <CapacityCard by="env" title="environment" />
+      <LabelCapacityCard />
+      <div className="grid grid-cols-2 gap-6">
+        <Card title="Kubelet versions">
+          <DistributionBarChart
+            label="Nodes per kubelet minor version"
+            unit="nodes"
+            // As tall as the instance types beside it, so the two cards end level.
+            height={Math.max(220, horizontalChartHeight(fleet.instanceTypes.length))}
+            bars={kubelets.map((k) => ({ name: k.minor, value: k.count, color: KUBELET_COLOR, note: k.patches.join(", ") }))}
+          />
+        </Card>
+        <Card title="Instance types">
+          <HorizontalBarChart
+            label="Nodes per instance type"
+            description={`${fleet.instanceTypes.length} instance types; the most common is ${fleet.instanceTypes[0]?.type ?? "none"} with ${fleet.instanceTypes[0]?.nodes.toLocaleString() ?? 0} nodes.`}
+            rows={fleet.instanceTypes.map((t) => ({ name: t.type, nodes: t.nodes }))}
+            series={[{ key: "nodes", name: "Nodes", color: INSTANCE_COLOR }]}
+          />
+        </Card>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,5 @@
+import { RolloutDetailSkeleton } from "@/components/operations/rollout-skeletons";
+
+export default function Loading() {
+  return <RolloutDetailSkeleton />;
+}

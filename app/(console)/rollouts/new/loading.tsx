@@ -1,0 +1,5 @@
+import { RolloutFormSkeleton } from "@/components/operations/rollout-skeletons";
+
+export default function Loading() {
+  return <RolloutFormSkeleton withHeader />;
+}

@@ -1,0 +1,32 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { hasRole } from "@/lib/domain/roles";
+import { requirePage } from "@/lib/server/auth/page-auth";
+import { PageHeader } from "@/components/ui/page-header";
+import { RolloutsView } from "./rollouts-view";
+
+export const metadata: Metadata = { title: "Rollouts" };
+
+export default async function RolloutsPage() {
+  const principal = await requirePage("viewer");
+  const canCreate = hasRole(principal.role, "operator");
+  return (
+    <>
+      <PageHeader
+        title="Rollouts"
+        description="Staged agent upgrades: a canary first, then batches, pausing by themselves when too many clusters fail."
+        actions={
+          canCreate ? (
+            <Link
+              href="/rollouts/new"
+              className="inline-flex h-9 items-center rounded-md bg-sky-600 px-3.5 text-sm font-medium text-white hover:bg-sky-700"
+            >
+              New rollout
+            </Link>
+          ) : null
+        }
+      />
+      <RolloutsView canCreate={canCreate} />
+    </>
+  );
+}

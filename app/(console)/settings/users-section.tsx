@@ -1,0 +1,42 @@
+"use client";
+
+import { useState } from "react";
+import { useUsers, type User } from "@/lib/client/operations";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { TableSkeleton } from "@/components/ui/skeleton";
+import { ErrorState } from "@/components/ui/states";
+import { AddUserDialog } from "@/components/operations/add-user-dialog";
+import { DisableUserDialog } from "@/components/operations/disable-user-dialog";
+import { UsersTable } from "@/components/operations/users-table";
+
+/** The people who sign in to the console and their roles. */
+export function UsersSection({ currentEmail }: { currentEmail: string | null }) {
+  const users = useUsers();
+  const [adding, setAdding] = useState(false);
+  const [disabling, setDisabling] = useState<User | null>(null);
+  return (
+    <Card
+      title={<span id="users">Users</span>}
+      action={
+        <Button className="h-8" onClick={() => setAdding(true)}>
+          Add user
+        </Button>
+      }
+    >
+      <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">
+        Viewers read, operators run the fleet (tokens, groups, rollouts, deregistration), admins also manage settings, users and
+        keys. The last active admin cannot be demoted or disabled.
+      </p>
+      {users.isPending ? (
+        <TableSkeleton rows={3} label="Loading users" />
+      ) : users.isError ? (
+        <ErrorState title="Could not load users" message={users.error.message} onRetry={() => void users.refetch()} />
+      ) : (
+        <UsersTable users={users.data} currentEmail={currentEmail} onDisable={setDisabling} />
+      )}
+      {adding && <AddUserDialog onClose={() => setAdding(false)} />}
+      {disabling && <DisableUserDialog user={disabling} onClose={() => setDisabling(null)} />}
+    </Card>
+  );
+}

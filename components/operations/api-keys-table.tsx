@@ -1,0 +1,93 @@
+"use client";
+
+import type { ApiKey, ApiKeyStatus } from "@/lib/client/operations";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { RelativeTime, formatIn, useNow } from "@/components/ui/relative-time";
+import { RoleBadge } from "./role-badge";
+
+const STATUS_TONE: Record<ApiKeyStatus, Tone> = { active: "green", expired: "amber", revoked: "red" };
+const TH = "px-4 py-2.5 font-medium";
+
+function Expiry({ iso }: { iso: string | null }) {
+  const now = useNow();
+  if (!iso) return <span className="text-slate-500 dark:text-slate-400">never</span>;
+  const left = Date.parse(iso) - now;
+  return (
+    <time
+      dateTime={iso}
+      title={new Date(iso).toLocaleString()}
+      className={left < 7 * 86_400_000 ? "text-amber-700 dark:text-amber-400" : ""}
+    >
+      {left <= 0 ? new Date(iso).toLocaleDateString() : formatIn(left)}
+    </time>
+  );
+}
+
+/** API keys newest first: role, status, when last used and when they expire. */
+export function ApiKeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
+  return (
+    <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+      <table className="w-full text-left text-sm">
+        <caption className="sr-only">API keys, newest first</caption>
+        <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
+          <tr>
+            <th scope="col" className={TH}>
+              Name
+            </th>
+            <th scope="col" className={TH}>
+              Role
+            </th>
+            <th scope="col" className={TH}>
+              Status
+            </th>
+            <th scope="col" className={TH}>
+              Last used
+            </th>
+            <th scope="col" className={TH}>
+              Expires
+            </th>
+            <th scope="col" className={TH}>
+              Created
+            </th>
+            <th scope="col" className={TH}>
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100 tabular-nums dark:divide-slate-800">
+          {keys.map((k) => (
+            <tr key={k.id} data-api-key={k.name}>
+              <td className="max-w-64 px-4 py-2.5">
+                <div className="truncate font-medium">{k.name}</div>
+                <code className="text-xs text-slate-500 dark:text-slate-400">frk_{k.id}_…</code>
+              </td>
+              <td className="px-4 py-2.5">
+                <RoleBadge role={k.role} />
+              </td>
+              <td className="px-4 py-2.5">
+                <Badge tone={STATUS_TONE[k.status]}>{k.status}</Badge>
+              </td>
+              <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">
+                <RelativeTime iso={k.lastUsedAt} fallback="never" />
+              </td>
+              <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">
+                {k.status === "revoked" ? "—" : <Expiry iso={k.expiresAt} />}
+              </td>
+              <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">
+                <RelativeTime iso={k.createdAt} />
+              </td>
+              <td className="px-4 py-2 text-right">
+                {k.status === "active" && (
+                  <Button variant="ghost" className="h-8 text-rose-700 dark:text-rose-400" onClick={() => onRevoke(k)}>
+                    Revoke<span className="sr-only"> {k.name}</span>
+                  </Button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
