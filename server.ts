@@ -62,7 +62,7 @@ async function main() {
     hostnames: config.AGENT_HOSTNAMES.join(","),
   });
 
-  const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats();
+  const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);
 
   let stopping = false;
   const stop = async (signal: string) => {

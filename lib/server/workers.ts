@@ -30,6 +30,6 @@ export function startWorkers(): () => Promise<void> {
     await stopSweeper();
     await stopEnrollment();
     await stopRollouts();
-    await flushHeartbeats();
+    await flushHeartbeats(true);
   };
 }

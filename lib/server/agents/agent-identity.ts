@@ -72,7 +72,7 @@ async function lookup(fingerprint: string): Promise<Entry | null> {
 }
 
 /** The cluster behind a request on the agent port, or the protocol's error for why there is none. */
-export async function agentIdentity(headers: Headers): Promise<AgentIdentity> {
+export async function agentIdentity(headers: Pick<Headers, "get">): Promise<AgentIdentity> {
   const fingerprint = headers.get(IDENTITY_HEADERS.fingerprint);
   const serial = headers.get(IDENTITY_HEADERS.serial);
   if (!fingerprint || !serial) {

@@ -99,8 +99,8 @@ const DIRECT: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
       });
     });
     try {
-      const headers = new Headers();
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
+      // Only the identity headers are read: no need to copy every header into a Headers object.
+      const headers = { get: (name: string) => (req.headers[name] as string | undefined) ?? null };
       const body = await readBody(req);
       send(res, 200, await recordHeartbeat(await agentIdentity(headers), body));
     } catch (err) {

@@ -25,6 +25,11 @@ export type HeartbeatFacts = {
 // so the sweeper sees a heartbeat at most FLUSH_MS late.
 const FLUSH_MS = 250;
 const MINUTE = 60_000;
+// A cluster heartbeating faster than this with unchanged facts has its time refreshed at most
+// this often (status thresholds are 10 s or more), and the per-minute counts are written at
+// most this often: under load both would otherwise be rewritten on every flush.
+const UNCHANGED_REFRESH_MS = 2_000;
+const BUCKET_FLUSH_MS = 5_000;
 
 type State = {
   pending: Map<string, HeartbeatFacts>;
@@ -35,6 +40,9 @@ type State = {
   received: number;
   timer: NodeJS.Timeout | null;
   flushing: Promise<void> | null;
+  /** per cluster: when its facts were last written, and what they were (time aside) */
+  written: Map<string, { at: number; sig: string }>;
+  bucketsWrittenAt: number;
 };
 
 const g = globalThis as unknown as { __fleetHeartbeats?: State };
@@ -46,6 +54,8 @@ function state(): State {
     received: 0,
     timer: null,
     flushing: null,
+    written: new Map(),
+    bucketsWrittenAt: 0,
   };
   return g.__fleetHeartbeats;
 }
@@ -69,6 +79,7 @@ export function forgetClusterHeartbeats(clusterId: string) {
   const s = state();
   s.pending.delete(clusterId);
   s.poolHashes.delete(clusterId);
+  s.written.delete(clusterId);
   for (const key of s.buckets.keys()) if (key.startsWith(`${clusterId}|`)) s.buckets.delete(key);
 }
 
@@ -76,22 +87,52 @@ function poolsHash(pools: NodePoolReport[]) {
   return createHash("sha1").update(JSON.stringify(pools)).digest("base64");
 }
 
-/** Writes everything queued. Safe to call at any time; concurrent calls share one flush. */
-export async function flushHeartbeats(): Promise<void> {
+function signature(f: HeartbeatFacts): string {
+  const { at: _at, ...facts } = f;
+  return JSON.stringify(facts);
+}
+
+/**
+ * Writes what is due. Safe to call at any time; concurrent calls share one flush. `force`
+ * writes everything queued (shutdown), else an unchanged cluster written less than
+ * UNCHANGED_REFRESH_MS ago waits, and counts wait for BUCKET_FLUSH_MS.
+ */
+export async function flushHeartbeats(force = false): Promise<void> {
   const s = state();
-  if (s.flushing) return s.flushing;
+  if (s.flushing) {
+    await s.flushing;
+    if (!force) return;
+  }
   if (s.timer) clearTimeout(s.timer);
   s.timer = null;
-  if (s.pending.size === 0 && s.buckets.size === 0) return;
-  const pending = s.pending;
-  const buckets = s.buckets;
-  s.pending = new Map();
-  s.buckets = new Map();
-  s.flushing = write(pending, buckets, s.poolHashes)
-    .catch((err) => log.error("heartbeat flush failed", { clusters: pending.size, error: String(err) }))
+  const now = Date.now();
+  const due = new Map<string, HeartbeatFacts>();
+  for (const [id, f] of s.pending) {
+    const last = s.written.get(id);
+    if (force || !last || last.sig !== signature(f) || f.at.getTime() - last.at >= UNCHANGED_REFRESH_MS) due.set(id, f);
+  }
+  for (const id of due.keys()) s.pending.delete(id);
+  const bucketsDue = force || now - s.bucketsWrittenAt >= BUCKET_FLUSH_MS;
+  const buckets = bucketsDue ? s.buckets : new Map<string, number>();
+  if (bucketsDue) {
+    s.buckets = new Map();
+    s.bucketsWrittenAt = now;
+  }
+  const reschedule = () => {
+    if ((s.pending.size || s.buckets.size) && !s.timer) s.timer = setTimeout(() => void flushHeartbeats(), FLUSH_MS);
+  };
+  if (due.size === 0 && buckets.size === 0) {
+    reschedule();
+    return;
+  }
+  s.flushing = write(due, buckets, s.poolHashes)
+    .then(() => {
+      for (const [id, f] of due) s.written.set(id, { at: f.at.getTime(), sig: signature(f) });
+    })
+    .catch((err) => log.error("heartbeat flush failed", { clusters: due.size, error: String(err) }))
     .finally(() => {
       s.flushing = null;
-      if ((s.pending.size || s.buckets.size) && !s.timer) s.timer = setTimeout(() => void flushHeartbeats(), FLUSH_MS);
+      reschedule();
     });
   return s.flushing;
 }
@@ -103,7 +144,9 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
   const alive = new Set((await client.cluster.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((c) => c.id));
   const ops = [];
   const newHashes: [string, string][] = [];
-  for (const [id, f] of pending) {
+  // Rows are always written in id order: another batch writing clusters (the enrollment
+  // evaluator pages by id) then waits instead of deadlocking on PostgreSQL.
+  for (const [id, f] of [...pending].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (!alive.has(id)) continue;
     ops.push(
       client.cluster.update({
