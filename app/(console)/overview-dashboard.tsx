@@ -10,6 +10,7 @@ import { RegistrationSuccess } from "@/components/clusters/registration-success"
 import { StatusCountCards } from "@/components/clusters/status-count-cards";
 import { ThresholdNote } from "@/components/clusters/threshold-note";
 import { Card } from "@/components/ui/card";
+import { EnrollmentSummary } from "@/components/clusters/enrollment-summary";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
@@ -76,9 +77,14 @@ export function OverviewDashboard({ canMint }: { canMint: boolean }) {
               <StatusHistoryChart samples={o.statusHistory} />
             </Card>
           </div>
-          <Card title={`Registrations, last ${o.registrations.windowHours} hours`}>
-            <RegistrationSuccess registrations={o.registrations} />
-          </Card>
+          <div className="grid grid-cols-2 gap-6">
+            <Card title={`Registrations, last ${o.registrations.windowHours} hours`} className="min-w-0">
+              <RegistrationSuccess registrations={o.registrations} />
+            </Card>
+            <Card title="Enrollment" className="min-w-0">
+              <EnrollmentSummary enrollment={o.enrollment} />
+            </Card>
+          </div>
           <NeedsAttention attention={o.attention} notReadyTotal={o.counts.NotReady} />
         </div>
       )}

@@ -33,6 +33,14 @@ export type Overview = {
     objective: number;
     byResult: Record<string, number>;
   };
+  /** From the server's last enrollment evaluation; null until its first one. */
+  enrollment: {
+    at: string;
+    total: number;
+    enrolled: number;
+    blockedBy: Record<string, number>;
+    labels: Record<string, string>;
+  } | null;
   attention: {
     notReadyLongest: { id: string; name: string; since: string; lastHeartbeatAt: string | null; reason: string }[];
     certificatesExpiring: { id: string; name: string; serial: string; notAfter: string }[];
