@@ -48,7 +48,7 @@ async function insert(server: FleetServer, table: string, columns: string[], row
 
 type Seeded = { ready: string[] };
 
-async function seed(server: FleetServer): Promise<Seeded> {
+export async function seed(server: FleetServer, CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000)): Promise<Seeded> {
   const now = Date.now();
   const clusters: Value[][] = [];
   const labels: Value[][] = [];
@@ -279,7 +279,9 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+// Run only as a script (scripts/bench/clusters-list.ts imports the seeding).
+if (process.argv[1]?.endsWith("overview.ts"))
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

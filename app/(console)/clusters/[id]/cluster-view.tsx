@@ -69,7 +69,11 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
             href={`/clusters/${id}/deregister`}
             className="inline-flex h-9 items-center rounded-md border border-slate-300 px-3.5 text-sm font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:text-slate-100 dark:hover:bg-slate-800"
           >
-            {c.phase === "Draining" || c.phase === "Deregistration" ? "Deregistration in progress" : canEdit ? "Drain and deregister…" : "Deregistration"}
+            {c.phase === "Draining" || c.phase === "Deregistration"
+              ? "Deregistration in progress"
+              : canEdit
+                ? "Drain and deregister…"
+                : "Deregistration"}
           </Link>
         </div>
       </header>
