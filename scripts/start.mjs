@@ -2,6 +2,9 @@
 import { existsSync } from "node:fs";
 import { execFileSync, spawn } from "node:child_process";
 
+// Air-gapped by design: Next's anonymous telemetry would only try, and fail, to reach out.
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+
 if (!existsSync(".next/BUILD_ID")) {
   console.log("No build found: building the console once (about a minute)...");
   execFileSync("npx", ["next", "build"], { stdio: "inherit" });
