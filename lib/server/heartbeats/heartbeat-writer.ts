@@ -66,7 +66,15 @@ export function enqueueHeartbeat(clusterId: string, facts: HeartbeatFacts) {
   const key = `${clusterId}|${Math.floor(facts.at.getTime() / MINUTE) * MINUTE}`;
   s.buckets.set(key, (s.buckets.get(key) ?? 0) + 1);
   s.received++;
-  s.timer ??= setTimeout(() => void flushHeartbeats(), FLUSH_MS);
+  schedule(s);
+}
+
+/** Arms the flush timer unless armed; the handle is cleared when it fires, so it can re-arm. */
+function schedule(s: State) {
+  s.timer ??= setTimeout(() => {
+    s.timer = null;
+    void flushHeartbeats();
+  }, FLUSH_MS);
 }
 
 /** Heartbeats received by this process since it started (for the live summary and metrics). */
@@ -101,7 +109,11 @@ export async function flushHeartbeats(force = false): Promise<void> {
   const s = state();
   if (s.flushing) {
     await s.flushing;
-    if (!force) return;
+    if (!force) {
+      // The running flush took what was due when it started; what came since waits for the next.
+      if (s.pending.size || s.buckets.size) schedule(s);
+      return;
+    }
   }
   if (s.timer) clearTimeout(s.timer);
   s.timer = null;
@@ -119,7 +131,7 @@ export async function flushHeartbeats(force = false): Promise<void> {
     s.bucketsWrittenAt = now;
   }
   const reschedule = () => {
-    if ((s.pending.size || s.buckets.size) && !s.timer) s.timer = setTimeout(() => void flushHeartbeats(), FLUSH_MS);
+    if (s.pending.size || s.buckets.size) schedule(s);
   };
   if (due.size === 0 && buckets.size === 0) {
     reschedule();
