@@ -1,11 +1,17 @@
 import { Button } from "@/components/ui/button";
 
+/** "1,234", or "1,000+" when the server stopped counting at 1,000. */
+function formatTotal(total: number, capped = false): string {
+  return `${total.toLocaleString()}${capped ? "+" : ""}`;
+}
+
 /** "51–100 of 1,234" with Previous/Next over server cursors. `pageIndex` is null when unknown (a shared link). */
 export function ListPager({
   pageIndex,
   pageSize,
   shown,
   total,
+  totalCapped = false,
   hasPrevious,
   hasNext,
   onPrevious,
@@ -15,6 +21,7 @@ export function ListPager({
   pageSize: number;
   shown: number;
   total: number;
+  totalCapped?: boolean;
   hasPrevious: boolean;
   hasNext: boolean;
   onPrevious: () => void;
@@ -25,8 +32,8 @@ export function ListPager({
     <nav aria-label="Pages" className="flex items-center gap-2">
       <p className="tabular-nums text-slate-600 dark:text-slate-400">
         {first === null
-          ? `${shown} of ${total.toLocaleString()}`
-          : `${first.toLocaleString()}–${(first + shown - 1).toLocaleString()} of ${total.toLocaleString()}`}
+          ? `${shown} of ${formatTotal(total, totalCapped)}`
+          : `${first.toLocaleString()}–${(first + shown - 1).toLocaleString()} of ${formatTotal(total, totalCapped)}`}
       </p>
       <Button
         variant="secondary"

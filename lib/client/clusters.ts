@@ -62,7 +62,9 @@ export type ClusterListItem = {
 export type ClusterList = {
   items: ClusterListItem[];
   nextCursor: string | null;
+  /** exact, unless `totalCapped`: then more than this many match */
   total: number;
+  totalCapped: boolean;
   notReadyThresholdSeconds: number;
   now: string;
 };

@@ -7,6 +7,7 @@
 // Goals (issue 4): interactive <= 1.5 s, a status change visible <= 2 s.
 import { chromium, type Browser, type Page } from "@playwright/test";
 import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
+import { insertRows, ts, type Value } from "../../tests/helpers/seed-rows";
 
 const CLUSTERS = Number(process.env.BENCH_CLUSTERS ?? 10_000);
 const LOADS = Number(process.env.BENCH_LOADS ?? 5);
@@ -20,31 +21,10 @@ const ENVS = ["prod", "staging", "dev"];
 const TEAMS = ["payments", "search", "checkout", "identity", "data", "platform", "edge", "ml"];
 
 // ---------------------------------------------------------------------------------------------
-// Seeding straight into the tables (registering 10,000 agents would take minutes and measure
-// registration, not the overview). Values are generated here, so inlining them is safe.
+// Seeding straight into the tables (tests/helpers/seed-rows.ts).
 
-type Value = string | number | boolean | null;
-
-function sqlValue(v: Value, engine: string): string {
-  if (v === null) return "NULL";
-  if (typeof v === "number") return String(v);
-  if (typeof v === "boolean") return engine === "postgres" ? String(v) : v ? "1" : "0";
-  return `'${v.replace(/'/g, "''")}'`;
-}
-
-/** Dates as the Prisma SQLite adapter stores them (ISO with +00:00), so text comparisons agree. */
-function ts(ms: number): string {
-  return new Date(ms).toISOString().replace("Z", "+00:00");
-}
-
-async function insert(server: FleetServer, table: string, columns: string[], rows: Value[][]) {
-  const engine = server.db.engine;
-  const head = `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) VALUES `;
-  for (let i = 0; i < rows.length; i += 1000) {
-    const chunk = rows.slice(i, i + 1000).map((r) => `(${r.map((v) => sqlValue(v, engine)).join(", ")})`);
-    await server.db.exec(`BEGIN; ${head}${chunk.join(", ")}; COMMIT;`);
-  }
-}
+const insert = (server: FleetServer, table: string, columns: string[], rows: Value[][]) =>
+  insertRows(server.db, table, columns, rows);
 
 type Seeded = { ready: string[] };
 

@@ -29,6 +29,7 @@ function list(...rows: [id: string, status: string, phase?: string][]): ClusterL
     })),
     nextCursor: null,
     total: rows.length,
+    totalCapped: false,
     notReadyThresholdSeconds: 60,
     now: "2026-01-01T00:00:00.000Z",
   };

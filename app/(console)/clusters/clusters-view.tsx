@@ -75,10 +75,11 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
           <p className="text-slate-600 dark:text-slate-400" aria-live="polite">
             {data ? (
               <>
+                {data.totalCapped && "More than "}
                 <span className="font-semibold tabular-nums text-slate-900 dark:text-slate-100" data-testid="clusters-total">
                   {data.total.toLocaleString()}
                 </span>{" "}
-                {data.total === 1 ? "cluster" : "clusters"}
+                {data.total === 1 && !data.totalCapped ? "cluster" : "clusters"}
                 {filtered ? " match" : ""}
               </>
             ) : (
@@ -100,6 +101,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
                 pageSize={PAGE_SIZE}
                 shown={data.items.length}
                 total={data.total}
+                totalCapped={data.totalCapped}
                 hasPrevious={!!filters.cursor}
                 hasNext={!!data.nextCursor}
                 onPrevious={() => {

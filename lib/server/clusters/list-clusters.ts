@@ -6,6 +6,7 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { selectorWhere, statusWhere, type ClusterWhere } from "./cluster-filters";
+import { clusterPage } from "./cluster-sql";
 
 const STATUSES = ["Pending", "Ready", "NotReady", "Draining", "Deregistering", "Provisioning"] as const;
 const SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
@@ -78,45 +79,51 @@ function decodeCursor(cursor: string | undefined): number {
 export async function listClusters(q: ListClustersQuery) {
   const now = new Date();
   const { notReadyThresholdSeconds } = await getSettings();
-  const where = await clusterWhere(q, now);
+  const selector = [...(q.selector ? parseSelectorParam(q.selector) : []), ...(q.group ? await groupSelector(q.group) : [])];
   const offset = decodeCursor(q.cursor);
-  const orderBy = [{ [q.sort]: q.order }, { id: "asc" as const }];
-  const [rows, total] = await Promise.all([
-    db().cluster.findMany({
-      where,
-      orderBy,
-      skip: offset,
-      take: q.limit + 1,
-      select: {
-        id: true,
-        name: true,
-        phase: true,
-        lastHeartbeatAt: true,
-        apiServerHealth: true,
-        agentVersion: true,
-        kubernetesVersion: true,
-        registeredAt: true,
-        labels: { select: { key: true, value: true } },
-      },
-    }),
-    db().cluster.count({ where }),
-  ]);
-  const page = rows.slice(0, q.limit);
-  const items: ClusterListItem[] = page.map((c) => ({
-    id: c.id,
-    name: c.name,
-    status: clusterStatus(c, now, notReadyThresholdSeconds),
-    phase: c.phase,
-    labels: Object.fromEntries(c.labels.map((l) => [l.key, l.value])),
-    lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
-    agentVersion: c.agentVersion,
-    kubernetesVersion: c.kubernetesVersion,
-    registeredAt: c.registeredAt?.toISOString() ?? null,
-  }));
+  const page = await clusterPage(
+    { selector, status: q.status, text: q.q },
+    { sort: q.sort, order: q.order, offset, limit: q.limit },
+    now,
+    notReadyThresholdSeconds,
+  );
+  const rows = await db().cluster.findMany({
+    where: { id: { in: page.ids } },
+    select: {
+      id: true,
+      name: true,
+      phase: true,
+      lastHeartbeatAt: true,
+      apiServerHealth: true,
+      agentVersion: true,
+      kubernetesVersion: true,
+      registeredAt: true,
+      labels: { select: { key: true, value: true } },
+    },
+  });
+  const byId = new Map(rows.map((c) => [c.id, c]));
+  // A cluster deleted between the two queries is simply left out of the page.
+  const items: ClusterListItem[] = page.ids.flatMap((id) => {
+    const c = byId.get(id);
+    if (!c) return [];
+    return {
+      id: c.id,
+      name: c.name,
+      status: clusterStatus(c, now, notReadyThresholdSeconds),
+      phase: c.phase,
+      labels: Object.fromEntries(c.labels.map((l) => [l.key, l.value])),
+      lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
+      agentVersion: c.agentVersion,
+      kubernetesVersion: c.kubernetesVersion,
+      registeredAt: c.registeredAt?.toISOString() ?? null,
+    };
+  });
   return {
     items,
-    nextCursor: rows.length > q.limit ? Buffer.from(String(offset + q.limit)).toString("base64url") : null,
-    total,
+    nextCursor: page.hasMore ? Buffer.from(String(offset + q.limit)).toString("base64url") : null,
+    /** exact up to TOTAL_CAP matches; past it `totalCapped` is true and `total` is the cap */
+    total: page.total,
+    totalCapped: page.totalCapped,
     notReadyThresholdSeconds,
     now: now.toISOString(),
   };

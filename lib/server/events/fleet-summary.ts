@@ -1,20 +1,14 @@
 import "server-only";
 import { randomId } from "@/lib/server/auth/secrets";
-import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { heartbeatsReceived } from "@/lib/server/heartbeats/heartbeat-writer";
-import { statusWhere } from "@/lib/server/clusters/cluster-filters";
+import { countByStatus } from "@/lib/server/clusters/cluster-sql";
 import { publish, subscribe, type FleetEvent } from "./bus";
-
-const STATUSES = ["Pending", "Ready", "NotReady", "Draining", "Deregistering", "Provisioning"] as const;
 
 /** Clusters by computed status, straight from the database (so every instance agrees). */
 export async function statusCounts(now = new Date()): Promise<Record<string, number>> {
   const { notReadyThresholdSeconds } = await getSettings();
-  const counts = await Promise.all(
-    STATUSES.map((s) => db().cluster.count({ where: statusWhere(s, now, notReadyThresholdSeconds) })),
-  );
-  return Object.fromEntries(STATUSES.map((s, i) => [s, counts[i]!]));
+  return countByStatus(now, notReadyThresholdSeconds);
 }
 
 const INSTANCE_ID = randomId(8);

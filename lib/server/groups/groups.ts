@@ -6,7 +6,7 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
-import { selectorWhere, statusWhere } from "@/lib/server/clusters/cluster-filters";
+import { countByStatus } from "@/lib/server/clusters/cluster-sql";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 
 type GroupRow = {
@@ -21,15 +21,10 @@ type GroupRow = {
 };
 
 async function countsFor(selector: string) {
-  const now = new Date();
   const { notReadyThresholdSeconds } = await getSettings();
-  const base = selectorWhere(parseSelector(selector));
-  const [total, ready, notReady] = await Promise.all([
-    db().cluster.count({ where: { AND: base } }),
-    db().cluster.count({ where: { AND: [...base, statusWhere("Ready", now, notReadyThresholdSeconds)] } }),
-    db().cluster.count({ where: { AND: [...base, statusWhere("NotReady", now, notReadyThresholdSeconds)] } }),
-  ]);
-  return { total, Ready: ready, NotReady: notReady, other: total - ready - notReady };
+  const counts = await countByStatus(new Date(), notReadyThresholdSeconds, parseSelector(selector));
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  return { total, Ready: counts.Ready, NotReady: counts.NotReady, other: total - counts.Ready - counts.NotReady };
 }
 
 async function view(g: GroupRow) {

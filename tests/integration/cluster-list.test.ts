@@ -1,0 +1,190 @@
+// The clusters list API (GET /api/v1/clusters) and the status counts against the real database:
+// 1,300 seeded clusters with varied labels, phases and heartbeats; every answer is compared with
+// the same question asked of the pure domain functions (selector matching, computed status).
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { matchesSelector, parseSelector } from "@/lib/domain/selector";
+import { clusterStatus } from "@/lib/domain/status";
+import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+import { insertRows, ts, type Value } from "../helpers/seed-rows";
+
+const COUNT = 1300;
+const THRESHOLD_SECONDS = 3600; // no seeded heartbeat crosses it during the test
+
+type Seeded = {
+  id: string;
+  name: string;
+  phase: string;
+  lastHeartbeatAt: Date | null;
+  apiServerHealth: string | null;
+  labels: Record<string, string>;
+};
+
+let server: FleetServer;
+const clusters: Seeded[] = [];
+
+before(async () => {
+  server = await startFleetServer({ LOG_LEVEL: "warn", FLEET_WORKERS: "off" });
+  const patched = await server.api("PATCH", "/api/v1/settings", { notReadyThresholdSeconds: THRESHOLD_SECONDS });
+  assert.equal(patched.status, 200, JSON.stringify(patched.body));
+  const now = Date.now();
+  const rows: Value[][] = [];
+  const labels: Value[][] = [];
+  for (let i = 0; i < COUNT; i++) {
+    const id = `cl_list${String(i).padStart(8, "0")}`;
+    // Names in a different order than ids, so sorting by name is really tested.
+    const name = `c-${String((i * 7919) % COUNT).padStart(5, "0")}`;
+    const phase = i % 97 === 0 ? "Draining" : i % 89 === 0 ? "Provisioning" : "Active";
+    const lastHeartbeatAt =
+      i % 50 === 1 ? null : new Date(i % 20 === 3 ? now - 2 * THRESHOLD_SECONDS * 1000 : now - (i % 600) * 1000);
+    const apiServerHealth = lastHeartbeatAt === null ? null : i % 31 === 5 ? "down" : "ok";
+    const l: Record<string, string> = { env: ["prod", "staging", "dev"][i % 3]!, region: ["eu", "us", "ap"][(i % 4) % 3]! };
+    if (i % 5 === 0) l.tier = "critical";
+    else if (i % 5 === 1) l.tier = "standard";
+    if (i % 7 === 0) l.legacy = "";
+    clusters.push({ id, name, phase, lastHeartbeatAt, apiServerHealth, labels: l });
+    rows.push([
+      id,
+      name,
+      phase,
+      phase === "Provisioning" ? null : ts(now - 86_400_000),
+      lastHeartbeatAt && ts(lastHeartbeatAt.getTime()),
+      apiServerHealth,
+      ts(now),
+      ts(now),
+    ]);
+    for (const [k, v] of Object.entries(l)) labels.push([id, k, v]);
+  }
+  const columns = ["id", "name", "phase", "registeredAt", "lastHeartbeatAt", "apiServerHealth", "createdAt", "updatedAt"];
+  await insertRows(server.db, "Cluster", columns, rows);
+  await insertRows(server.db, "ClusterLabel", ["clusterId", "key", "value"], labels);
+});
+
+after(async () => {
+  await server?.stop();
+});
+
+const status = (c: Seeded) => clusterStatus(c, new Date(), THRESHOLD_SECONDS);
+const byName = (a: Seeded, b: Seeded) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Every page of a query, following nextCursor; returns the ids in order and the first page's totals. */
+async function allPages(query: Record<string, string>) {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  let first: { total: number; totalCapped: boolean } | undefined;
+  for (let guard = 0; guard < 100; guard++) {
+    const qs = new URLSearchParams({ limit: "200", ...query, ...(cursor ? { cursor } : {}) });
+    const res = await server.api("GET", `/api/v1/clusters?${qs}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    first ??= { total: res.body.total, totalCapped: res.body.totalCapped };
+    ids.push(...res.body.items.map((c: { id: string }) => c.id));
+    cursor = res.body.nextCursor ?? undefined;
+    if (!cursor) return { ids, ...first };
+  }
+  throw new Error("too many pages");
+}
+
+test("label selectors match exactly what the pure selector matches, in name order, with exact totals", async () => {
+  const selectors = [
+    "env=prod,region in (eu,us),!legacy",
+    "tier!=critical",
+    "tier notin (critical,standard),env",
+    "legacy",
+    "!tier,region=ap",
+    "env in (prod,staging),tier=critical,legacy",
+    "env=nowhere",
+  ];
+  for (const selector of selectors) {
+    const expected = clusters.filter((c) => matchesSelector(c.labels, parseSelector(selector))).sort(byName);
+    const got = await allPages({ selector });
+    assert.deepEqual(
+      got.ids,
+      expected.map((c) => c.id),
+      selector,
+    );
+    assert.equal(got.total, expected.length, `${selector}: total`);
+    assert.equal(got.totalCapped, false, `${selector}: a selector alone is always counted exactly`);
+  }
+});
+
+test("status filters follow the computed status; a total past 1,000 is reported as capped", async () => {
+  for (const s of ["NotReady", "Pending", "Draining", "Provisioning"] as const) {
+    const expected = clusters.filter((c) => status(c) === s).sort(byName);
+    assert.ok(expected.length > 0, `the seed has ${s} clusters`);
+    const got = await allPages({ status: s });
+    assert.deepEqual(
+      got.ids,
+      expected.map((c) => c.id),
+      s,
+    );
+    assert.deepEqual({ total: got.total, capped: got.totalCapped }, { total: expected.length, capped: false }, s);
+  }
+  const ready = clusters.filter((c) => status(c) === "Ready");
+  assert.ok(ready.length > 1000);
+  const got = await allPages({ status: "Ready", sort: "lastHeartbeatAt", order: "desc" });
+  assert.deepEqual({ total: got.total, capped: got.totalCapped }, { total: 1000, capped: true });
+  // Every Ready cluster is still reachable by paging, newest heartbeat first (ties by id).
+  const expected = [...ready].sort(
+    (a, b) => b.lastHeartbeatAt!.getTime() - a.lastHeartbeatAt!.getTime() || (a.id < b.id ? -1 : 1),
+  );
+  assert.deepEqual(
+    got.ids,
+    expected.map((c) => c.id),
+  );
+});
+
+test("selector, status and free text combine; wildcards in the text are taken literally", async () => {
+  const selector = "env=prod,!legacy";
+  const expected = clusters
+    .filter((c) => matchesSelector(c.labels, parseSelector(selector)) && status(c) === "Ready" && c.name.includes("01"))
+    .sort(byName);
+  const got = await allPages({ selector, status: "Ready", q: "01" });
+  assert.deepEqual(
+    got.ids,
+    expected.map((c) => c.id),
+  );
+  assert.equal(got.total, expected.length);
+
+  assert.equal((await allPages({ q: "c-%1" })).ids.length, 0, "% is not a wildcard");
+  assert.equal((await allPages({ q: "c_0" })).ids.length, 0, "_ is not a wildcard");
+  const byIdPrefix = await allPages({ q: "cl_list0000001" });
+  assert.deepEqual(
+    byIdPrefix.ids.sort(),
+    clusters.filter((c) => c.id.startsWith("cl_list0000001")).map((c) => c.id),
+  );
+});
+
+test("a group filters by its selector, and groups and the overview count by status in one pass", async () => {
+  const selector = "region in (eu,us),tier";
+  const created = await server.api("POST", "/api/v1/groups", { name: "eu-us-tiered", selector });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const members = clusters.filter((c) => matchesSelector(c.labels, parseSelector(selector)));
+  const got = await allPages({ group: "eu-us-tiered" });
+  assert.deepEqual(
+    got.ids,
+    [...members].sort(byName).map((c) => c.id),
+  );
+
+  const counts = created.body.counts;
+  const ready = members.filter((c) => status(c) === "Ready").length;
+  const notReady = members.filter((c) => status(c) === "NotReady").length;
+  assert.deepEqual(counts, { total: members.length, Ready: ready, NotReady: notReady, other: members.length - ready - notReady });
+
+  const overview = await server.api("GET", "/api/v1/overview");
+  assert.equal(overview.status, 200, JSON.stringify(overview.body));
+  for (const s of ["Ready", "NotReady", "Pending", "Draining", "Provisioning"] as const)
+    assert.equal(overview.body.counts[s], clusters.filter((c) => status(c) === s).length, s);
+});
+
+test("bad list queries get a 400 with the field named", async () => {
+  for (const [query, field] of [
+    ["selector=env%20in%20(", "selector"],
+    ["cursor=bm90LWEtbnVtYmVy", "cursor"],
+    ["sort=color", "sort"],
+  ] as const) {
+    const res = await server.api("GET", `/api/v1/clusters?${query}`);
+    assert.equal(res.status, 400, query);
+    assert.equal(res.body.error, "invalid_request", query);
+    assert.ok(JSON.stringify(res.body).includes(field), `${query}: ${JSON.stringify(res.body)}`);
+  }
+});
