@@ -1,113 +1,25 @@
 // The overview, the cluster list and the cluster detail against real agents: the reference agent
 // CLI runs as a child process against the server's agent port, registers with a token minted
 // through the API, and heartbeats. Everything is checked without reloading the page.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
 import { ACCOUNTS, SAME_ORIGIN, asRole, expect, expectApiError, test } from "../fixtures";
-import { AGENT_PORT } from "../support/run";
+import { AgentProcess, okJson, uniqueName } from "../support/agent-process";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers (page objects for these pages would belong in e2e/pages; kept here while they are
-// used by this file only).
+// used by this file only). The agent process is e2e/support/agent-process.ts.
 
 const LABELS = "env=e2e,region=local";
-
-function uniqueName(prefix: string): string {
-  return `${prefix}-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4)}`;
-}
-
-async function json<T>(res: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
-  expect(res.ok(), `${res.url()} -> ${res.status()} ${await res.text()}`).toBeTruthy();
-  return (await res.json()) as T;
-}
 
 type Settings = { notReadyThresholdSeconds: number; heartbeatIntervalSeconds: number };
 
 async function patchSettings(admin: APIRequestContext, patch: Partial<Settings>): Promise<void> {
-  await json(await admin.patch("/api/v1/settings", { data: patch, headers: SAME_ORIGIN }));
-}
-
-/** The reference agent as a process: `npm run agent` is `node --import tsx lib/agent/cli.ts`. */
-class AgentProcess {
-  private output = "";
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly dir: string,
-    readonly name: string,
-  ) {
-    child.stdout?.on("data", (c) => (this.output += c));
-    child.stderr?.on("data", (c) => (this.output += c));
-  }
-
-  static async start(admin: APIRequestContext, testInfo: TestInfo, name: string): Promise<AgentProcess> {
-    const fleet = await json<{ caFingerprint: string }>(await admin.get("/api/v1/fleet"));
-    const token = await json<{ token: string }>(
-      await admin.post("/api/v1/registration-tokens", {
-        data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1 },
-        headers: SAME_ORIGIN,
-      }),
-    );
-    const dir = mkdtempSync(path.join(tmpdir(), "e2e-agent-"));
-    const tokenFile = path.join(dir, "token");
-    writeFileSync(tokenFile, token.token, { mode: 0o600 });
-    const root = path.dirname(testInfo.config.configFile ?? path.join(process.cwd(), "playwright.config.ts"));
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "lib/agent/cli.ts",
-        ...["--server", `https://127.0.0.1:${AGENT_PORT}`],
-        ...["--token-file", tokenFile],
-        ...["--name", name],
-        ...["--labels", LABELS],
-        ...["--state-dir", path.join(dir, "state")],
-        ...["--ca-fingerprint", fleet.caFingerprint],
-        ...["--heartbeat-interval", "2"],
-        ...["--log-level", "warn"],
-      ],
-      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    return new AgentProcess(child, dir, name);
-  }
-
-  /** The cluster id once the agent has registered (polled through the admin API). */
-  async clusterId(admin: APIRequestContext): Promise<string> {
-    let id: string | undefined;
-    await expect
-      .poll(
-        async () => {
-          if (this.child.exitCode !== null) throw new Error(`agent exited ${this.child.exitCode}:\n${this.output}`);
-          const list = await json<{ items: { id: string; name: string }[] }>(
-            await admin.get(`/api/v1/clusters?q=${encodeURIComponent(this.name)}`),
-          );
-          id = list.items.find((c) => c.name === this.name)?.id;
-          return id;
-        },
-        { message: `cluster ${this.name} registered`, timeout: 20_000 },
-      )
-      .toBeTruthy();
-    return id!;
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null) {
-      const exited = new Promise((resolve) => this.child.once("exit", resolve));
-      this.child.kill("SIGTERM");
-      const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(this.dir, { recursive: true, force: true });
-  }
+  await okJson(await admin.patch("/api/v1/settings", { data: patch, headers: SAME_ORIGIN }));
 }
 
 /** Registers a cluster with a real agent, then stops the agent; the cluster stays (NotReady later). */
 async function registeredCluster(admin: APIRequestContext, testInfo: TestInfo, prefix: string) {
-  const agent = await AgentProcess.start(admin, testInfo, uniqueName(prefix));
+  const agent = await AgentProcess.start(admin, testInfo, uniqueName(prefix), { labels: LABELS });
   try {
     return { id: await agent.clusterId(admin), name: agent.name };
   } finally {
@@ -142,7 +54,7 @@ test.describe("live status", () => {
   }, testInfo) => {
     test.setTimeout(120_000);
     const admin = await apiAs("admin");
-    const original = await json<Settings>(await admin.get("/api/v1/settings"));
+    const original = await okJson<Settings>(await admin.get("/api/v1/settings"));
     const THRESHOLD = 10;
     await patchSettings(admin, { notReadyThresholdSeconds: THRESHOLD, heartbeatIntervalSeconds: 2 });
     try {
@@ -160,7 +72,7 @@ test.describe("live status", () => {
       await markNoReload(page);
       await markNoReload(list);
 
-      const agent = await AgentProcess.start(admin, testInfo, name);
+      const agent = await AgentProcess.start(admin, testInfo, name, { labels: LABELS });
       const row = list.getByRole("row").filter({ hasText: name });
       let notReadyBefore: number;
       try {
@@ -225,10 +137,10 @@ test.describe("labels on the cluster detail page", () => {
     await expect(page.getByRole("status").filter({ hasText: "Labels saved: 1 added." })).toBeVisible();
     await expect(page.getByRole("list", { name: "Labels" })).toContainText("e2e.example.com/owner=platform");
 
-    const stored = await json<{ labels: Record<string, string> }>(await admin.get(`/api/v1/clusters/${cluster.id}`));
+    const stored = await okJson<{ labels: Record<string, string> }>(await admin.get(`/api/v1/clusters/${cluster.id}`));
     expect(stored.labels).toEqual({ env: "e2e", region: "local", "e2e.example.com/owner": "platform" });
 
-    const audit = await json<{ items: { actor: string; action: string; details: { labels?: { added?: object } } }[] }>(
+    const audit = await okJson<{ items: { actor: string; action: string; details: { labels?: { added?: object } } }[] }>(
       await admin.get(`/api/v1/audit?action=cluster.update&target=${cluster.id}`),
     );
     expect(audit.items[0]?.actor).toBe(ACCOUNTS.operator.email);
@@ -286,7 +198,7 @@ test.describe("as a viewer", () => {
       headers: SAME_ORIGIN,
     });
     await expectApiError(res, 403, "forbidden");
-    const stored = await json<{ labels: Record<string, string> }>(await admin.get(`/api/v1/clusters/${cluster.id}`));
+    const stored = await okJson<{ labels: Record<string, string> }>(await admin.get(`/api/v1/clusters/${cluster.id}`));
     expect(stored.labels.sneaky).toBeUndefined();
   });
 });

@@ -1,25 +1,8 @@
 // Policies in the browser: create one targeted at a group (its JSON checked before it is sent),
 // publish a new revision from the current content, change its targets, delete it. A viewer reads
 // the list without any controls, and the API refuses the viewer's writes.
-import type { Page, TestInfo } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, expectApiError, test } from "../fixtures";
-
-/** Full-page screenshots at 1440x900 in both themes, kept as artifacts of the test. */
-async function saveScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  // From the top with nothing focused, so sticky parts (sidebar, side panels) sit where they belong.
-  await page.evaluate(() => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    window.scrollTo(0, 0);
-  });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-}
+import { saveScreenshots } from "../support/screenshots";
 
 test.describe("policies", () => {
   test.use(asRole("operator"));

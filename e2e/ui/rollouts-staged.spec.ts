@@ -4,31 +4,14 @@
 // stage without reloading the page.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
+import type { APIRequestContext, TestInfo } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { AGENT_PORT } from "../support/run";
+import { saveScreenshots } from "../support/screenshots";
 
 async function json<T>(res: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
   expect(res.ok(), `${res.url()} -> ${res.status()} ${await res.text()}`).toBeTruthy();
   return (await res.json()) as T;
-}
-
-/** Full-page screenshots at 1440x900 in both themes, kept as artifacts of the test. */
-async function saveScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  // From the top with nothing focused, so sticky parts (sidebar, side panels) sit where they belong.
-  await page.evaluate(() => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    window.scrollTo(0, 0);
-  });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(300);
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
 }
 
 const CLUSTERS = 4;

@@ -5,9 +5,10 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
+import type { APIRequestContext, TestInfo } from "@playwright/test";
 import { ACCOUNTS, BASE_URL, SAME_ORIGIN, asRole, expect, signIn, test } from "../fixtures";
 import { AGENT_PORT } from "../support/run";
+import { saveScreenshots } from "../support/screenshots";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -85,24 +86,6 @@ async function registerWithAgent(
     }
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** Full-page screenshots at 1440x900 in both themes, kept as artifacts of the test. */
-async function saveScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  // From the top with nothing focused, so sticky parts (sidebar, side panels) sit where they belong.
-  await page.evaluate(() => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    window.scrollTo(0, 0);
-  });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(300); // charts re-measure after the resize
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
 }
 
 // ---------------------------------------------------------------------------------------------

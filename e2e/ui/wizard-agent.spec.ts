@@ -2,126 +2,18 @@
 // the drain, watch the agent's pods fall to zero, confirm, disconnect (the agent acknowledges and
 // exits 0), remove, and see every verification check pass. Afterwards the agent's certificate,
 // read from its state dir before it deleted it, is refused on the agent port with 410.
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import type { APIRequestContext, Locator, Page, TestInfo } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { AGENT_PORT } from "../support/run";
+import { AgentProcess, okJson, uniqueName, type AgentIdentity } from "../support/agent-process";
+import { saveScreenshots } from "../support/screenshots";
 
 // ---------------------------------------------------------------------------------------------
-// Helpers (an agent-process helper would belong in e2e/support once a second spec needs it).
-
-async function json<T>(res: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
-  expect(res.ok(), `${res.url()} -> ${res.status()} ${await res.text()}`).toBeTruthy();
-  return (await res.json()) as T;
-}
-
-type Identity = { cert: string; key: string; ca: string };
-
-/** The reference agent CLI as a child process (`npm run agent` is `node --import tsx lib/agent/cli.ts`). */
-class AgentProcess {
-  private output = "";
-  readonly exit: Promise<number | null>;
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly dir: string,
-    readonly name: string,
-  ) {
-    child.stdout?.on("data", (c) => (this.output += c));
-    child.stderr?.on("data", (c) => (this.output += c));
-    this.exit = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-  }
-
-  static async start(admin: APIRequestContext, testInfo: TestInfo, name: string): Promise<AgentProcess> {
-    const fleet = await json<{ caFingerprint: string }>(await admin.get("/api/v1/fleet"));
-    const token = await json<{ token: string }>(
-      await admin.post("/api/v1/registration-tokens", {
-        data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1 },
-        headers: SAME_ORIGIN,
-      }),
-    );
-    const dir = mkdtempSync(path.join(tmpdir(), "e2e-wizard-agent-"));
-    const tokenFile = path.join(dir, "token");
-    writeFileSync(tokenFile, token.token, { mode: 0o600 });
-    const root = path.dirname(testInfo.config.configFile ?? path.join(process.cwd(), "playwright.config.ts"));
-    const child = spawn(
-      process.execPath,
-      [
-        ...["--import", "tsx", "lib/agent/cli.ts"],
-        ...["--server", `https://127.0.0.1:${AGENT_PORT}`],
-        ...["--token-file", tokenFile],
-        ...["--name", name],
-        ...["--labels", "env=e2e,region=wizard"],
-        ...["--state-dir", path.join(dir, "state")],
-        ...["--ca-fingerprint", fleet.caFingerprint],
-        ...["--heartbeat-interval", "2"],
-        ...["--log-level", "info"],
-      ],
-      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    return new AgentProcess(child, dir, name);
-  }
-
-  get log(): string {
-    return this.output;
-  }
-
-  get exitCode(): number | null {
-    return this.child.exitCode;
-  }
-
-  /** The cluster id once registered and heartbeating with its pods reported. */
-  async clusterId(admin: APIRequestContext): Promise<string> {
-    let id: string | undefined;
-    await expect
-      .poll(
-        async () => {
-          if (this.child.exitCode !== null) throw new Error(`agent exited ${this.child.exitCode}:\n${this.output}`);
-          const list = await json<{ items: { id: string; name: string; phase: string }[] }>(
-            await admin.get(`/api/v1/clusters?q=${encodeURIComponent(this.name)}`),
-          );
-          const found = list.items.find((c) => c.name === this.name);
-          if (!found) return false;
-          const detail = await json<{ workloads: { pods: number } | null; phase: string }>(
-            await admin.get(`/api/v1/clusters/${found.id}`),
-          );
-          id = found.id;
-          return found.phase === "Active" && (detail.workloads?.pods ?? 0) > 0;
-        },
-        { message: `cluster ${this.name} registered, Active and reporting pods`, timeout: 30_000 },
-      )
-      .toBe(true);
-    return id!;
-  }
-
-  /** Key, certificate and fleet CA from the state dir (kept in memory: the agent deletes them on disconnect). */
-  identity(): Identity {
-    const state = path.join(this.dir, "state");
-    expect(existsSync(path.join(state, "cluster.json")), "the agent saved its registration").toBe(true);
-    const read = (f: string) => readFileSync(path.join(state, f), "utf8");
-    return { cert: read("cert.pem"), key: read("key.pem"), ca: read("ca.pem") };
-  }
-
-  stateDirGone(): boolean {
-    return !existsSync(path.join(this.dir, "state", "cluster.json"));
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      this.child.kill("SIGTERM");
-      const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
-      await this.exit;
-      clearTimeout(timer);
-    }
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-}
+// Helpers (the agent process is e2e/support/agent-process.ts).
 
 /** A heartbeat on the agent port with a client certificate, the way the agent sends it. */
-function heartbeatWith(identity: Identity): Promise<{ status: number; body: { error?: string; message?: string } }> {
+function heartbeatWith(identity: AgentIdentity): Promise<{ status: number; body: { error?: string; message?: string } }> {
   const body = JSON.stringify({
     agentVersion: "1.4.0",
     kubernetesVersion: "1.30.2",
@@ -152,24 +44,6 @@ function heartbeatWith(identity: Identity): Promise<{ status: number; body: { er
   });
 }
 
-/** Full-page screenshots at 1440x900 in both themes, kept as artifacts of the test. */
-async function saveScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  // From the top with nothing focused, so sticky parts (sidebar, side panels) sit where they belong.
-  await page.evaluate(() => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    window.scrollTo(0, 0);
-  });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(300); // charts re-measure after the resize
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-}
-
 function step(page: Page, key: "drain" | "workloads" | "disconnect" | "remove" | "verify"): Locator {
   return page.locator(`li[data-step="${key}"]`);
 }
@@ -182,11 +56,14 @@ test.describe("drain-then-deregister wizard", () => {
   test("takes a live cluster with a real agent from Active to verified-gone", async ({ page, apiAs }, testInfo) => {
     test.setTimeout(180_000);
     const admin = await apiAs("admin");
-    const original = await json<{ heartbeatIntervalSeconds: number }>(await admin.get("/api/v1/settings"));
-    await json(await admin.patch("/api/v1/settings", { data: { heartbeatIntervalSeconds: 2 }, headers: SAME_ORIGIN }));
-    const agent = await AgentProcess.start(admin, testInfo, `e2e-wizard-${Date.now().toString(36)}`);
+    const original = await okJson<{ heartbeatIntervalSeconds: number }>(await admin.get("/api/v1/settings"));
+    await okJson(await admin.patch("/api/v1/settings", { data: { heartbeatIntervalSeconds: 2 }, headers: SAME_ORIGIN }));
+    const agent = await AgentProcess.start(admin, testInfo, uniqueName("e2e-wizard"), {
+      labels: "env=e2e,region=wizard",
+      logLevel: "info",
+    });
     try {
-      const id = await agent.clusterId(admin);
+      const id = await agent.clusterId(admin, { reportingPods: true });
       const identity = agent.identity();
 
       await page.goto(`/clusters/${id}/deregister`);
@@ -242,7 +119,7 @@ test.describe("drain-then-deregister wizard", () => {
       expect(refused.body.error).toBe("cluster_deregistered");
 
       // The wizard still answers for the removed cluster (a tombstone, not a 404).
-      const after = await json<{ step: string; verification: { passed: boolean } }>(
+      const after = await okJson<{ step: string; verification: { passed: boolean } }>(
         await admin.get(`/api/v1/clusters/${id}/deregistration`),
       );
       expect(after.step).toBe("removed");
