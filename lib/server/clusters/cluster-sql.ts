@@ -176,15 +176,21 @@ export async function clusterPage(
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);
-  const rows = await query<{ id: string; total: unknown }>(
+  const pageQuery = query<{ id: string; total: unknown }>(
     sql`SELECT c."id", ${new Sql(windowed ? "count(*) OVER ()" : "0")} AS total FROM "Cluster" c ${where}
         ORDER BY ${new Sql(SORT_COLUMNS[page.sort])} ${new Sql(page.order === "desc" ? "DESC" : "ASC")}, c."id" ASC
         LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
   );
-  let count: number;
-  if (windowed && rows.length) count = Number(rows[0]!.total);
-  else if (exact) count = await countOf(sql`SELECT count(*) AS n FROM "Cluster" c ${where}`);
-  else count = await countOf(sql`SELECT count(*) AS n FROM (SELECT 1 AS one FROM "Cluster" c ${where} LIMIT ${TOTAL_CAP + 1}) m`);
+  // Run beside the page query (on PostgreSQL that is another connection of the pool).
+  const countQuery = windowed
+    ? null
+    : exact
+      ? countOf(sql`SELECT count(*) AS n FROM "Cluster" c ${where}`)
+      : countOf(sql`SELECT count(*) AS n FROM (SELECT 1 AS one FROM "Cluster" c ${where} LIMIT ${TOTAL_CAP + 1}) m`);
+  const [rows, counted] = await Promise.all([pageQuery, countQuery]);
+  // A window count comes with the rows; past the last page there are none, so count apart.
+  const count =
+    counted ?? (rows.length ? Number(rows[0]!.total) : await countOf(sql`SELECT count(*) AS n FROM "Cluster" c ${where}`));
   const capped = count > TOTAL_CAP && !exact;
   return {
     ids: rows.slice(0, page.limit).map((r) => r.id),

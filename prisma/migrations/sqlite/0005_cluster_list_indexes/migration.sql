@@ -8,7 +8,7 @@ DROP INDEX "ClusterLabel_key_value_idx";
 CREATE INDEX "Cluster_name_id_idx" ON "Cluster"("name", "id");
 
 -- CreateIndex
-CREATE INDEX "Cluster_phase_lastHeartbeatAt_apiServerHealth_idx" ON "Cluster"("phase", "lastHeartbeatAt", "apiServerHealth");
+CREATE INDEX "Cluster_phase_lastHeartbeatAt_apiServerHealth_id_idx" ON "Cluster"("phase", "lastHeartbeatAt", "apiServerHealth", "id");
 
 -- CreateIndex
 CREATE INDEX "ClusterLabel_key_value_clusterId_idx" ON "ClusterLabel"("key", "value", "clusterId");
