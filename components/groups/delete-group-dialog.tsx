@@ -1,14 +1,13 @@
 "use client";
 
 import { useDeleteGroup, type ClusterGroup } from "@/lib/client/groups";
-import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 
 /** Confirms deleting a group; the clusters in it are not touched. */
 export function DeleteGroupDialog({ group, onClose }: { group: ClusterGroup; onClose: () => void }) {
   const remove = useDeleteGroup();
   return (
-    <Dialog
+    <ConfirmDialog
       title={`Delete group “${group.name}”?`}
       description={
         <>
@@ -17,24 +16,12 @@ export function DeleteGroupDialog({ group, onClose }: { group: ClusterGroup; onC
           get “not found”.
         </>
       }
+      action="Delete group"
+      pendingAction="Deleting…"
+      pending={remove.isPending}
+      error={remove.error}
+      onConfirm={() => remove.mutate(group.id, { onSuccess: onClose })}
       onClose={onClose}
-    >
-      {remove.isError && (
-        <p
-          role="alert"
-          className="mb-4 rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 dark:bg-rose-950/50 dark:text-rose-300"
-        >
-          {remove.error.message}
-        </p>
-      )}
-      <div className="flex justify-end gap-2">
-        <Button variant="secondary" onClick={onClose} autoFocus>
-          Cancel
-        </Button>
-        <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate(group.id, { onSuccess: onClose })}>
-          {remove.isPending ? "Deleting…" : "Delete group"}
-        </Button>
-      </div>
-    </Dialog>
+    />
   );
 }

@@ -1,15 +1,13 @@
 "use client";
 
 import { useDeletePolicy, type Policy } from "@/lib/client/lifecycle";
-import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
-import { InlineError } from "./inline-error";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 
 /** Confirms deleting a policy and all its revisions. */
 export function DeletePolicyDialog({ policy, onClose }: { policy: Policy; onClose: () => void }) {
   const remove = useDeletePolicy();
   return (
-    <Dialog
+    <ConfirmDialog
       title={`Delete policy “${policy.name}”?`}
       description={
         <>
@@ -18,17 +16,12 @@ export function DeletePolicyDialog({ policy, onClose }: { policy: Policy; onClos
           they already applied stays on them.
         </>
       }
+      action="Delete policy"
+      pendingAction="Deleting…"
+      pending={remove.isPending}
+      error={remove.error}
+      onConfirm={() => remove.mutate(policy.id, { onSuccess: onClose })}
       onClose={onClose}
-    >
-      {remove.error && <InlineError error={remove.error} className="mb-4" />}
-      <div className="flex justify-end gap-2">
-        <Button variant="secondary" onClick={onClose} autoFocus>
-          Cancel
-        </Button>
-        <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate(policy.id, { onSuccess: onClose })}>
-          {remove.isPending ? "Deleting…" : "Delete policy"}
-        </Button>
-      </div>
-    </Dialog>
+    />
   );
 }

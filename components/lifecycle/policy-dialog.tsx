@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { GroupPicker } from "./group-picker";
-import { InlineError } from "./inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 import { JsonField } from "./json-field";
 import { checkJson, prettyJson } from "./json-text";
 

@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { GroupPicker } from "./group-picker";
-import { InlineError } from "./inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 
 /** Changes where a policy applies (its groups) and its description; the content keeps its revision. */
 export function PolicyTargetsDialog({ policy, onClose }: { policy: Policy; onClose: () => void }) {

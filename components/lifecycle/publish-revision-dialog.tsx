@@ -5,7 +5,7 @@ import { policyContentSchema } from "@/lib/domain/policies";
 import { usePublishRevision, type Policy } from "@/lib/client/lifecycle";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import { InlineError } from "./inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 import { JsonField } from "./json-field";
 import { checkJson, prettyJson } from "./json-text";
 

@@ -5,7 +5,7 @@ import { compatibilityMatrixSchema, type CompatibilityMatrix } from "@/lib/domai
 import { useResetMatrix, useSaveMatrix } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import { InlineError } from "@/components/lifecycle/inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 import { JsonField } from "@/components/lifecycle/json-field";
 import { checkJson, prettyJson } from "@/components/lifecycle/json-text";
 

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { useRolloutAction, type Rollout } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
-import { InlineError } from "@/components/lifecycle/inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 import { ReasonDialog } from "@/components/lifecycle/reason-dialog";
 
 /** Pause, resume and abort, offered only when the rollout's state allows them. */

@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, inputClass } from "@/components/ui/field";
 import { useDebouncedValue } from "@/components/groups/use-debounced-value";
-import { InlineError } from "@/components/lifecycle/inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 import { checkDraft, initialDraft, previewStages, type DraftErrors, type RolloutDraft } from "./rollout-draft";
 import { StagePlanBar } from "./stage-plan-bar";
 import { StagesBuilder } from "./stages-builder";

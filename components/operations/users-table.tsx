@@ -7,7 +7,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { InlineError } from "@/components/lifecycle/inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 
 const TH = "px-4 py-2.5 font-medium";
 

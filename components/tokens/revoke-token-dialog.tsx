@@ -1,15 +1,14 @@
 "use client";
 
 import { useRevokeToken, type RegistrationToken } from "@/lib/client/tokens";
-import { Button } from "@/components/ui/button";
-import { Dialog } from "@/components/ui/dialog";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 
 /** Confirms a revocation; the dialog stays open with the server's message if it fails. */
 export function RevokeTokenDialog({ token, onClose }: { token: RegistrationToken; onClose: () => void }) {
   const revoke = useRevokeToken();
   const left = token.maxClusters - token.usedClusters;
   return (
-    <Dialog
+    <ConfirmDialog
       title={`Revoke “${token.name}”?`}
       description={
         <>
@@ -18,24 +17,12 @@ export function RevokeTokenDialog({ token, onClose }: { token: RegistrationToken
           keep running — their certificates are not affected. This cannot be undone.
         </>
       }
+      action="Revoke token"
+      pendingAction="Revoking…"
+      pending={revoke.isPending}
+      error={revoke.error}
+      onConfirm={() => revoke.mutate(token.id, { onSuccess: onClose })}
       onClose={onClose}
-    >
-      {revoke.isError && (
-        <p
-          role="alert"
-          className="mb-4 rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 dark:bg-rose-950/50 dark:text-rose-300"
-        >
-          {revoke.error.message}
-        </p>
-      )}
-      <div className="flex justify-end gap-2">
-        <Button variant="secondary" onClick={onClose} autoFocus>
-          Cancel
-        </Button>
-        <Button variant="danger" disabled={revoke.isPending} onClick={() => revoke.mutate(token.id, { onSuccess: onClose })}>
-          {revoke.isPending ? "Revoking…" : "Revoke token"}
-        </Button>
-      </div>
-    </Dialog>
+    />
   );
 }

@@ -16,7 +16,7 @@ import { DeregistrationStepper } from "@/components/lifecycle/deregistration-ste
 import { DeregistrationSummary } from "@/components/lifecycle/deregistration-summary";
 import { DisconnectStatus } from "@/components/lifecycle/disconnect-status";
 import { ForcedSkips } from "@/components/lifecycle/forced-skips";
-import { InlineError } from "@/components/lifecycle/inline-error";
+import { InlineError } from "@/components/ui/inline-error";
 import { LocalTime } from "@/components/lifecycle/local-time";
 import { ReasonDialog } from "@/components/lifecycle/reason-dialog";
 import { VerificationChecks } from "@/components/lifecycle/verification-checks";

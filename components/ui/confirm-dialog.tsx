@@ -1,0 +1,46 @@
+"use client";
+
+import type { ReactNode } from "react";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { InlineError } from "@/components/ui/inline-error";
+
+/**
+ * "Are you sure?" for a destructive action: Cancel has the focus, the action button says what
+ * it does and what is happening, and a failure stays in the dialog with the server's message.
+ */
+export function ConfirmDialog({
+  title,
+  description,
+  action,
+  pendingAction,
+  pending,
+  error,
+  onConfirm,
+  onClose,
+}: {
+  title: string;
+  description: ReactNode;
+  /** e.g. "Revoke token" */
+  action: string;
+  /** e.g. "Revoking…" */
+  pendingAction: string;
+  pending: boolean;
+  error: unknown;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <Dialog title={title} description={description} onClose={onClose}>
+      {error ? <InlineError error={error} className="mb-4" /> : null}
+      <div className="flex justify-end gap-2">
+        <Button variant="secondary" onClick={onClose} autoFocus>
+          Cancel
+        </Button>
+        <Button variant="danger" disabled={pending} onClick={onConfirm}>
+          {pending ? pendingAction : action}
+        </Button>
+      </div>
+    </Dialog>
+  );
+}
