@@ -6,8 +6,8 @@ import { ROLES, type Role } from "@/lib/domain/roles";
 import { useCreateUser } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
-import { Field, inputClass } from "@/components/ui/field";
-import { InlineError } from "@/components/lifecycle/inline-error";
+import { Field, SelectField } from "@/components/ui/field";
+import { InlineError } from "@/components/ui/inline-error";
 import { ROLE_HINT } from "./role-badge";
 
 /** 20 characters from a 56-letter alphabet without look-alikes: about 116 bits. */
@@ -95,21 +95,14 @@ export function AddUserDialog({ onClose }: { onClose: () => void }) {
           </div>
           <p className="text-xs text-slate-500 dark:text-slate-400">At least 12 characters.</p>
         </div>
-        <div className="space-y-1.5">
-          <label htmlFor="user-role" className="block text-sm font-medium">
-            Role
-          </label>
-          <select id="user-role" className={inputClass} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-          <p className="text-xs text-slate-500 dark:text-slate-400">
-            {role}: {ROLE_HINT[role]}.
-          </p>
-        </div>
+        <SelectField
+          id="user-role"
+          label="Role"
+          value={role}
+          options={ROLES.map((r) => ({ value: r, label: r }))}
+          onValueChange={setRole}
+          hint={`${role}: ${ROLE_HINT[role]}.`}
+        />
         {create.error && <InlineError error={create.error} />}
         <div className="flex justify-end gap-2">
           <Button type="button" variant="secondary" onClick={onClose}>

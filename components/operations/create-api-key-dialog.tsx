@@ -7,8 +7,8 @@ import { useCreateApiKey, type CreatedApiKey } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Dialog } from "@/components/ui/dialog";
-import { Field, inputClass } from "@/components/ui/field";
-import { InlineError } from "@/components/lifecycle/inline-error";
+import { Field, SelectField } from "@/components/ui/field";
+import { InlineError } from "@/components/ui/inline-error";
 import { ROLE_HINT } from "./role-badge";
 
 const EXPIRY = [
@@ -109,30 +109,20 @@ export function CreateApiKeyDialog({ onClose }: { onClose: () => void }) {
             error={nameError}
           />
           <div className="grid grid-cols-2 gap-4">
-            <div className="space-y-1.5">
-              <label htmlFor="api-key-role" className="block text-sm font-medium">
-                Role
-              </label>
-              <select id="api-key-role" className={inputClass} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                {ROLES.map((r) => (
-                  <option key={r} value={r}>
-                    {r}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="space-y-1.5">
-              <label htmlFor="api-key-expiry" className="block text-sm font-medium">
-                Expires after
-              </label>
-              <select id="api-key-expiry" className={inputClass} value={days} onChange={(e) => setDays(Number(e.target.value))}>
-                {EXPIRY.map((x) => (
-                  <option key={x.days} value={x.days}>
-                    {x.label}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <SelectField
+              id="api-key-role"
+              label="Role"
+              value={role}
+              options={ROLES.map((r) => ({ value: r, label: r }))}
+              onValueChange={setRole}
+            />
+            <SelectField
+              id="api-key-expiry"
+              label="Expires after"
+              value={days}
+              options={EXPIRY.map((x) => ({ value: x.days, label: x.label }))}
+              onValueChange={setDays}
+            />
           </div>
           <p className="text-xs text-slate-500 dark:text-slate-400">
             {role}: {ROLE_HINT[role]}.

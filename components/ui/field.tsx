@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes, ReactNode } from "react";
+import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
 
 export const inputClass =
   "h-9 w-full rounded-md border border-slate-300 bg-white px-3 text-sm shadow-sm placeholder:text-slate-400 focus:border-sky-500 dark:border-slate-700 dark:bg-slate-950 aria-[invalid=true]:border-rose-500";
@@ -26,6 +26,51 @@ export function Field({
       {error && (
         <p id={`${id}-error`} className="text-xs text-rose-600 dark:text-rose-400">
           {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A labelled select over fixed options, with an optional hint wired for screen readers. */
+export function SelectField<T extends string | number>({
+  id,
+  label,
+  hint,
+  value,
+  options,
+  onValueChange,
+  ...select
+}: Omit<SelectHTMLAttributes<HTMLSelectElement>, "value" | "onChange"> & {
+  id: string;
+  label: string;
+  hint?: ReactNode;
+  value: T;
+  options: readonly { value: T; label: string }[];
+  onValueChange: (value: T) => void;
+}) {
+  return (
+    <div className="space-y-1.5">
+      <label htmlFor={id} className="block text-sm font-medium">
+        {label}
+      </label>
+      <select
+        id={id}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        className={inputClass}
+        value={value}
+        onChange={(e) => onValueChange(options.find((o) => String(o.value) === e.target.value)!.value)}
+        {...select}
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {hint && (
+        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
+          {hint}
         </p>
       )}
     </div>
