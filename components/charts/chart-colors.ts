@@ -18,3 +18,21 @@ export const axisProps = {
   tickLine: false,
   axisLine: false,
 } as const;
+
+// The frame every fleet chart shares, so they line up on a page.
+export const chartMargin = { top: 8, right: 8, bottom: 0, left: 0 };
+export const gridProps = { vertical: false, stroke: "currentColor", strokeOpacity: 0.12 } as const;
+export const lineCursor = { stroke: "currentColor", strokeOpacity: 0.3 } as const;
+
+/** An x axis over `t` (epoch ms) on a time scale, ticks formatted by `format`. */
+export function timeAxisProps(format: (t: number) => string, minTickGap: number) {
+  return {
+    dataKey: "t",
+    type: "number",
+    scale: "time",
+    domain: ["dataMin", "dataMax"],
+    tickFormatter: format,
+    minTickGap,
+    ...axisProps,
+  } as const;
+}

@@ -4,7 +4,7 @@ import { useId, useMemo } from "react";
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartFigure } from "./chart-figure";
 import { ChartTooltip } from "./chart-tooltip";
-import { RATE_COLOR, axisProps } from "./chart-colors";
+import { RATE_COLOR, axisProps, chartMargin, gridProps, lineCursor, timeAxisProps } from "./chart-colors";
 import { clockTime, describeRate, perSecondSeries } from "./chart-data";
 
 /** Fleet heartbeats per second, one point per minute (the overview's last 15 minutes). */
@@ -18,31 +18,18 @@ export function HeartbeatRateChart({ minutes, now }: { minutes: readonly { at: s
       height={200}
       table={{ head: ["Minute", "Heartbeats per second"], rows: points.map((p) => [clockTime(p.t), String(p.perSecond)]) }}
     >
-      <AreaChart
-        responsive
-        data={points}
-        margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        style={{ width: "100%", height: "100%" }}
-      >
+      <AreaChart responsive data={points} margin={chartMargin} style={{ width: "100%", height: "100%" }}>
         <defs>
           <linearGradient id={gradient} x1="0" y1="0" x2="0" y2="1">
             <stop offset="0%" stopColor={RATE_COLOR} stopOpacity={0.35} />
             <stop offset="100%" stopColor={RATE_COLOR} stopOpacity={0.02} />
           </linearGradient>
         </defs>
-        <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.12} />
-        <XAxis
-          dataKey="t"
-          type="number"
-          scale="time"
-          domain={["dataMin", "dataMax"]}
-          tickFormatter={clockTime}
-          minTickGap={32}
-          {...axisProps}
-        />
+        <CartesianGrid {...gridProps} />
+        <XAxis {...timeAxisProps(clockTime, 32)} />
         <YAxis width={40} allowDecimals={false} {...axisProps} />
         <Tooltip
-          cursor={{ stroke: "currentColor", strokeOpacity: 0.3 }}
+          cursor={lineCursor}
           isAnimationActive={false}
           content={(p) => <ChartTooltip {...p} title={(t) => clockTime(Number(t))} value={(v) => `${v.toLocaleString()}/s`} />}
         />

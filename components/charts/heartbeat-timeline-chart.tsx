@@ -3,7 +3,7 @@
 import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartFigure } from "./chart-figure";
-import { GAP_COLOR, RATE_COLOR, REFERENCE_COLOR, axisProps } from "./chart-colors";
+import { GAP_COLOR, RATE_COLOR, REFERENCE_COLOR, axisProps, chartMargin, gridProps } from "./chart-colors";
 import { clockTime, describeTimeline, summarizeTimeline, timelineBars, type TimelineBar } from "./chart-data";
 
 /**
@@ -34,10 +34,10 @@ export function HeartbeatTimelineChart({
           data={bars}
           barCategoryGap={0}
           barGap={0}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          margin={chartMargin}
           style={{ width: "100%", height: "100%" }}
         >
-          <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.12} />
+          <CartesianGrid {...gridProps} />
           <XAxis dataKey="t" tickFormatter={(t: number) => clockTime(t)} minTickGap={48} {...axisProps} />
           <YAxis width={32} allowDecimals={false} domain={[0, Math.ceil(top)]} {...axisProps} />
           <Tooltip

@@ -4,7 +4,7 @@ import { useMemo } from "react";
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartFigure } from "./chart-figure";
 import { ChartTooltip } from "./chart-tooltip";
-import { STATUS_COLORS, axisProps } from "./chart-colors";
+import { STATUS_COLORS, axisProps, chartMargin, gridProps, lineCursor, timeAxisProps } from "./chart-colors";
 import { clockTime, describeHistory, historyRows } from "./chart-data";
 
 const SERIES = ["Ready", "NotReady", "Pending", "Draining"] as const;
@@ -50,25 +50,12 @@ export function StatusHistoryChart({
             .map((r) => [clockTime(r.t), ...SERIES.map((s) => String(r[s]))]),
         }}
       >
-        <AreaChart
-          responsive
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          style={{ width: "100%", height: "100%" }}
-        >
-          <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.12} />
-          <XAxis
-            dataKey="t"
-            type="number"
-            scale="time"
-            domain={["dataMin", "dataMax"]}
-            tickFormatter={clockTime}
-            minTickGap={40}
-            {...axisProps}
-          />
+        <AreaChart responsive data={rows} margin={chartMargin} style={{ width: "100%", height: "100%" }}>
+          <CartesianGrid {...gridProps} />
+          <XAxis {...timeAxisProps(clockTime, 40)} />
           <YAxis width={40} allowDecimals={false} {...axisProps} />
           <Tooltip
-            cursor={{ stroke: "currentColor", strokeOpacity: 0.3 }}
+            cursor={lineCursor}
             isAnimationActive={false}
             content={(p) => <ChartTooltip {...p} title={(t) => clockTime(Number(t))} value={(v) => v.toLocaleString()} />}
           />

@@ -5,7 +5,7 @@ import { Area, AreaChart, CartesianGrid, ReferenceLine, Tooltip, XAxis, YAxis } 
 import type { PodSample } from "@/lib/client/lifecycle";
 import { ChartFigure } from "@/components/charts/chart-figure";
 import { ChartTooltip } from "@/components/charts/chart-tooltip";
-import { REFERENCE_COLOR, axisProps } from "@/components/charts/chart-colors";
+import { REFERENCE_COLOR, axisProps, chartMargin, gridProps, lineCursor, timeAxisProps } from "@/components/charts/chart-colors";
 
 const PODS_COLOR = "#0ea5e9";
 export const POD_CHART_HEIGHT = 160;
@@ -40,31 +40,18 @@ export function PodsFallingChart({ samples, atStart }: { samples: readonly PodSa
         rows: samples.filter((_, i) => i % 5 === 0 || i === samples.length - 1).map((s) => [clock(s.t), String(s.pods)]),
       }}
     >
-      <AreaChart
-        responsive
-        data={rows}
-        margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        style={{ width: "100%", height: "100%" }}
-      >
+      <AreaChart responsive data={rows} margin={chartMargin} style={{ width: "100%", height: "100%" }}>
         <defs>
           <linearGradient id={gradient} x1="0" y1="0" x2="0" y2="1">
             <stop offset="0%" stopColor={PODS_COLOR} stopOpacity={0.35} />
             <stop offset="100%" stopColor={PODS_COLOR} stopOpacity={0.02} />
           </linearGradient>
         </defs>
-        <CartesianGrid vertical={false} stroke="currentColor" strokeOpacity={0.12} />
-        <XAxis
-          dataKey="t"
-          type="number"
-          scale="time"
-          domain={["dataMin", "dataMax"]}
-          tickFormatter={clock}
-          minTickGap={48}
-          {...axisProps}
-        />
+        <CartesianGrid {...gridProps} />
+        <XAxis {...timeAxisProps(clock, 48)} />
         <YAxis width={40} allowDecimals={false} domain={[0, Math.ceil(top * 1.1)]} {...axisProps} />
         <Tooltip
-          cursor={{ stroke: "currentColor", strokeOpacity: 0.3 }}
+          cursor={lineCursor}
           isAnimationActive={false}
           content={(p) => <ChartTooltip {...p} title={(t) => clock(Number(t))} value={(v) => v.toLocaleString()} />}
         />
