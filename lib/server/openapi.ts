@@ -53,7 +53,12 @@ const PATHS: Record<string, Record<string, Op>> = {
     get: { summary: "Registration attempts, newest first", role: "viewer", query: attemptsQuerySchema },
   },
   "/api/v1/clusters": {
-    get: { summary: "List clusters (filter, sort, paginate)", role: "viewer", query: listClustersQuerySchema },
+    get: {
+      summary:
+        "List clusters (filter, sort, paginate); `total` is exact for a selector alone, capped at 1,000 (`totalCapped`) otherwise",
+      role: "viewer",
+      query: listClustersQuerySchema,
+    },
     post: {
       summary: "Pre-create a cluster (phase Provisioning) for an agent to claim",
       role: "operator",
