@@ -16,8 +16,8 @@ export function DeleteGroupDialog({ group, onClose }: { group: ClusterGroup; onC
           get “not found”.
         </>
       }
-      action="Delete group"
-      pendingAction="Deleting…"
+      confirmLabel="Delete group"
+      pendingLabel="Deleting…"
       pending={remove.isPending}
       error={remove.error}
       onConfirm={() => remove.mutate(group.id, { onSuccess: onClose })}

@@ -16,8 +16,8 @@ export function DeletePolicyDialog({ policy, onClose }: { policy: Policy; onClos
           they already applied stays on them.
         </>
       }
-      action="Delete policy"
-      pendingAction="Deleting…"
+      confirmLabel="Delete policy"
+      pendingLabel="Deleting…"
       pending={remove.isPending}
       error={remove.error}
       onConfirm={() => remove.mutate(policy.id, { onSuccess: onClose })}

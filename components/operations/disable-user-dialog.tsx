@@ -10,8 +10,8 @@ export function DisableUserDialog({ user, onClose }: { user: User; onClose: () =
     <ConfirmDialog
       title={`Disable ${user.email}?`}
       description="They cannot sign in until an admin enables them again; their history in the audit log stays."
-      action="Disable user"
-      pendingAction="Disabling…"
+      confirmLabel="Disable user"
+      pendingLabel="Disabling…"
       pending={update.isPending}
       error={update.error}
       onConfirm={() => update.mutate({ id: user.id, patch: { disabled: true } }, { onSuccess: onClose })}

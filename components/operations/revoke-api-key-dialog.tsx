@@ -10,8 +10,8 @@ export function RevokeApiKeyDialog({ apiKey, onClose }: { apiKey: ApiKey; onClos
     <ConfirmDialog
       title={`Revoke “${apiKey.name}”?`}
       description="Pipelines and tools using this key get 401 unauthenticated from their next request. This cannot be undone; mint a new key to replace it."
-      action="Revoke key"
-      pendingAction="Revoking…"
+      confirmLabel="Revoke key"
+      pendingLabel="Revoking…"
       pending={revoke.isPending}
       error={revoke.error}
       onConfirm={() => revoke.mutate(apiKey.id, { onSuccess: onClose })}

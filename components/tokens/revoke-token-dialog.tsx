@@ -17,8 +17,8 @@ export function RevokeTokenDialog({ token, onClose }: { token: RegistrationToken
           keep running — their certificates are not affected. This cannot be undone.
         </>
       }
-      action="Revoke token"
-      pendingAction="Revoking…"
+      confirmLabel="Revoke token"
+      pendingLabel="Revoking…"
       pending={revoke.isPending}
       error={revoke.error}
       onConfirm={() => revoke.mutate(token.id, { onSuccess: onClose })}

@@ -8,12 +8,13 @@ import { InlineError } from "@/components/ui/inline-error";
 /**
  * "Are you sure?" for a destructive action: Cancel has the focus, the action button says what
  * it does and what is happening, and a failure stays in the dialog with the server's message.
+ * (When the action needs a reason for the audit log, use ReasonDialog.)
  */
 export function ConfirmDialog({
   title,
   description,
-  action,
-  pendingAction,
+  confirmLabel,
+  pendingLabel,
   pending,
   error,
   onConfirm,
@@ -22,9 +23,9 @@ export function ConfirmDialog({
   title: string;
   description: ReactNode;
   /** e.g. "Revoke token" */
-  action: string;
+  confirmLabel: string;
   /** e.g. "Revoking…" */
-  pendingAction: string;
+  pendingLabel: string;
   pending: boolean;
   error: unknown;
   onConfirm: () => void;
@@ -38,7 +39,7 @@ export function ConfirmDialog({
           Cancel
         </Button>
         <Button variant="danger" disabled={pending} onClick={onConfirm}>
-          {pending ? pendingAction : action}
+          {pending ? pendingLabel : confirmLabel}
         </Button>
       </div>
     </Dialog>
