@@ -45,15 +45,25 @@ export interface FleetServer {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+// Listening ports are picked below Linux's ephemeral range (32768-60999): a port taken from that
+// range with listen(0) and released can be handed to another test's outgoing connection (a
+// PostgreSQL client, say) before the server binds it.
+const PORT_RANGE = [20_000, 32_000] as const;
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
+}
+
+async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = PORT_RANGE[0] + Math.floor(Math.random() * (PORT_RANGE[1] - PORT_RANGE[0]));
+    if (await portIsFree(port)) return port;
+  }
+  throw new Error("no free loopback port found");
 }
 
 function request(
