@@ -101,10 +101,24 @@ skip_stage() {
   skipped=$((skipped + 1))
 }
 
+# The e2e suites drive Debian's Chromium (nothing downloads a browser): install it when this
+# machine lacks it and we may (root with apt, as on a fresh machine and in CI); else say how.
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] && return 0
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    echo "Debian chromium is missing: installing it (apt-get install chromium)..."
+    DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+  else
+    echo "Debian chromium is missing: run 'sudo apt-get install -y chromium' first." >&2
+    return 1
+  fi
+}
+
 # playwright_run <label>: the e2e suite against the server Playwright starts (see playwright.config.ts).
 # Runs inside run_stage (errexit off there), so failures come back as the exit code.
 playwright_run() {
   local label=$1 rc
+  ensure_chromium || return 1
   npx playwright test 2>&1 | tee "$work/e2e-$label.log"
   rc=${PIPESTATUS[0]}
   local counts
