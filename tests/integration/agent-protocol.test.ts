@@ -397,6 +397,30 @@ describe("status and events", () => {
     assert.match(text, /event: fleet\.summary/);
   });
 
+  test("every heartbeat is counted in its minute, however the batched writes fall", async () => {
+    const a = await registered("counted-1");
+    const b = await registered("counted-2");
+    // a heartbeats every 700 ms, b once: b's count must survive flushes that only carry a's facts.
+    let sent = 0;
+    await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: b.client });
+    for (; sent < 10; sent++) {
+      const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: a.client });
+      assert.equal(hb.status, 200, JSON.stringify(hb.body));
+      await new Promise((r) => setTimeout(r, 700));
+    }
+    const total = async (clusterId: string) => {
+      const res = await server.api("GET", `/api/v1/clusters/${clusterId}/heartbeats?minutes=5`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.items.reduce((n: number, i: { count: number }) => n + i.count, 0);
+    };
+    // Counts are written every 5 s.
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && ((await total(a.clusterId)) < sent || (await total(b.clusterId)) < 1))
+      await new Promise((r) => setTimeout(r, 250));
+    assert.equal(await total(a.clusterId), sent);
+    assert.equal(await total(b.clusterId), 1);
+  });
+
   test("secrets never reach the logs", async () => {
     const t = await mint();
     const { res } = await register(t.token, "log-check");

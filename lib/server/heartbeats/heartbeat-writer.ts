@@ -30,6 +30,8 @@ const MINUTE = 60_000;
 // most this often: under load both would otherwise be rewritten on every flush.
 const UNCHANGED_REFRESH_MS = 2_000;
 const BUCKET_FLUSH_MS = 5_000;
+/** ids per lookup query: well under SQLite's 32,766 bound parameters */
+const LOOKUP_CHUNK = 5_000;
 
 type State = {
   pending: Map<string, HeartbeatFacts>;
@@ -151,9 +153,14 @@ export async function flushHeartbeats(force = false): Promise<void> {
 
 async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, number>, poolHashes: Map<string, string>) {
   const client = db();
-  const ids = [...pending.keys()];
   // A cluster removed since its heartbeat was queued must not be written (it would fail the batch).
-  const alive = new Set((await client.cluster.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((c) => c.id));
+  // Counts are flushed less often than facts, so their clusters are looked up too.
+  const ids = [...new Set([...pending.keys(), ...[...buckets.keys()].map((key) => key.split("|")[0]!)])];
+  const alive = new Set<string>();
+  for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+    const found = await client.cluster.findMany({ where: { id: { in: ids.slice(i, i + LOOKUP_CHUNK) } }, select: { id: true } });
+    for (const c of found) alive.add(c.id);
+  }
   const ops = [];
   const newHashes: [string, string][] = [];
   // Rows are always written in id order: another batch writing clusters (the enrollment
