@@ -1,10 +1,9 @@
 import "server-only";
 import type { Selector } from "@/lib/domain/selector";
-import type { ClusterStatus } from "@/lib/domain/status";
 
-// Translations of the pure domain filters into database filters, shared by the cluster list,
-// groups and the change gate. Typed loosely on purpose: the same object works for both
-// generated clients.
+// A label selector as a Prisma filter, for the change gate and rollouts, which read every match.
+// (The cluster list, groups and counts use the SQL in cluster-sql.ts.) Typed loosely on purpose:
+// the same object works for both generated clients.
 export type ClusterWhere = Record<string, unknown>;
 
 export function selectorWhere(selector: Selector): ClusterWhere[] {
@@ -21,34 +20,4 @@ export function selectorWhere(selector: Selector): ClusterWhere[] {
         return { NOT: { labels: { some: { key: r.key, value: { in: r.values } } } } };
     }
   });
-}
-
-const LIFECYCLE_OVERRIDES = ["Draining", "Deregistration", "Provisioning"];
-
-/** Clusters whose computed status (lib/domain/status.ts) is `status` at `now`. */
-export function statusWhere(status: ClusterStatus, now: Date, thresholdSeconds: number): ClusterWhere {
-  const cutoff = new Date(now.getTime() - thresholdSeconds * 1000);
-  const healthPhase = { phase: { notIn: LIFECYCLE_OVERRIDES } };
-  switch (status) {
-    case "Draining":
-      return { phase: "Draining" };
-    case "Deregistering":
-      return { phase: "Deregistration" };
-    case "Provisioning":
-      return { phase: "Provisioning" };
-    case "Pending":
-      return { ...healthPhase, lastHeartbeatAt: null };
-    case "Ready":
-      return {
-        ...healthPhase,
-        lastHeartbeatAt: { gte: cutoff },
-        OR: [{ apiServerHealth: null }, { apiServerHealth: { not: "down" } }],
-      };
-    case "NotReady":
-      return {
-        ...healthPhase,
-        lastHeartbeatAt: { not: null },
-        OR: [{ lastHeartbeatAt: { lt: cutoff } }, { apiServerHealth: "down" }],
-      };
-  }
 }

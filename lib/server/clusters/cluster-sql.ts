@@ -200,6 +200,25 @@ export async function clusterPage(
   };
 }
 
+/** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */
+export async function longestNotReady(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    sql`SELECT c."id" FROM "Cluster" c WHERE ${statusCondition("NotReady", now, thresholdSeconds)}
+        ORDER BY c."statusChangedAt" ASC, c."id" ASC LIMIT ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index). */
+export async function missingLabel(key: string, limit: number): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    sql`SELECT c."id" FROM "Cluster" c
+        WHERE c."id" IN (SELECT "id" FROM "Cluster" EXCEPT SELECT "clusterId" FROM "ClusterLabel" WHERE "key" = ${key} AND "value" <> '')
+        ORDER BY c."name" ASC LIMIT ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Clusters by computed status in one pass, optionally within a selector. */
 export async function countByStatus(
   now: Date,

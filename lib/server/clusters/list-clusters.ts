@@ -5,7 +5,7 @@ import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { selectorWhere, statusWhere, type ClusterWhere } from "./cluster-filters";
+import { selectorWhere, type ClusterWhere } from "./cluster-filters";
 import { clusterPage } from "./cluster-sql";
 
 const STATUSES = ["Pending", "Ready", "NotReady", "Draining", "Deregistering", "Provisioning"] as const;
@@ -52,17 +52,14 @@ export async function groupSelector(group: string): Promise<Selector> {
   return parseSelectorParam(g.selector, "group selector");
 }
 
-export async function clusterWhere(
-  q: Pick<ListClustersQuery, "status" | "selector" | "group" | "q">,
-  now: Date,
-): Promise<ClusterWhere> {
-  const { notReadyThresholdSeconds } = await getSettings();
+/**
+ * Prisma filter for the clusters a selector or a group names (the gate and rollouts read every
+ * match; the list uses cluster-sql.ts).
+ */
+export async function selectionWhere(q: { selector?: string; group?: string }): Promise<ClusterWhere> {
   const and: ClusterWhere[] = [];
-  if (q.status) and.push(statusWhere(q.status, now, notReadyThresholdSeconds));
   if (q.selector) and.push(...selectorWhere(parseSelectorParam(q.selector)));
   if (q.group) and.push(...selectorWhere(await groupSelector(q.group)));
-  // Names are lowercase DNS labels, so a lowercase "contains" is case-insensitive on both engines.
-  if (q.q) and.push({ OR: [{ name: { contains: q.q.toLowerCase() } }, { id: { startsWith: q.q } }] });
   return and.length ? { AND: and } : {};
 }
 

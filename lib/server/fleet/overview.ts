@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { statusWhere } from "@/lib/server/clusters/cluster-filters";
+import { longestNotReady, missingLabel } from "@/lib/server/clusters/cluster-sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 
@@ -24,6 +24,16 @@ export async function heartbeatsPerMinute(minutes: number, now = new Date(), clu
   });
 }
 
+/** The listed clusters' names and status facts, in the ids' order. */
+async function byIds(ids: string[]) {
+  const rows = await db().cluster.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, name: true, statusChangedAt: true, lastHeartbeatAt: true, apiServerHealth: true },
+  });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 export async function overview() {
   const now = new Date();
   const settings = await getSettings();
@@ -33,35 +43,21 @@ export async function overview() {
     heartbeatsPerMinute(15, now),
     db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
     db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _count: { _all: true } }),
-    db().cluster.findMany({
-      where: statusWhere("NotReady", now, settings.notReadyThresholdSeconds),
-      orderBy: { statusChangedAt: "asc" },
-      take: 5,
-      select: { id: true, name: true, statusChangedAt: true, lastHeartbeatAt: true, apiServerHealth: true },
-    }),
+    longestNotReady(now, settings.notReadyThresholdSeconds, 5).then(byIds),
     db().certificate.findMany({
       where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
       orderBy: { notAfter: "asc" },
       take: 5,
       select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
     }),
-    // Clusters lacking any required label: found with one query per required key.
-    Promise.all(
-      settings.requiredLabels.map((key) =>
-        db().cluster.findMany({
-          where: { labels: { none: { key, value: { not: "" } } } },
-          select: { id: true, name: true },
-          take: 20,
-          orderBy: { name: "asc" },
-        }),
-      ),
-    ),
+    // Clusters lacking any required label: one query per required key.
+    Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20).then(byIds))),
   ]);
 
   const missingById = new Map<string, { id: string; name: string; missing: string[] }>();
   candidates.forEach((list, i) => {
     for (const c of list) {
-      const entry = missingById.get(c.id) ?? { ...c, missing: [] };
+      const entry = missingById.get(c.id) ?? { id: c.id, name: c.name, missing: [] as string[] };
       entry.missing.push(settings.requiredLabels[i]!);
       missingById.set(c.id, entry);
     }

@@ -4,7 +4,7 @@ import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { clusterWhere } from "@/lib/server/clusters/list-clusters";
+import { selectionWhere } from "@/lib/server/clusters/list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { groupsMatching } from "@/lib/server/clusters/get-cluster";
 
@@ -22,7 +22,7 @@ const MAX_CLUSTERS = 5000;
 export async function evaluateGate(q: z.infer<typeof gateQuerySchema>) {
   const now = new Date();
   const settings = await getSettings();
-  const where = await clusterWhere({ selector: q.selector, group: q.group }, now);
+  const where = await selectionWhere({ selector: q.selector, group: q.group });
   const total = await db().cluster.count({ where });
   if (total > MAX_CLUSTERS)
     throw new ApiError("invalid_request", `The selection matches ${total} clusters; the gate evaluates at most ${MAX_CLUSTERS}.`);

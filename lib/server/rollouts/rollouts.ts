@@ -11,7 +11,7 @@ import { healthStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/server/audit/record-audit";
-import { clusterWhere } from "@/lib/server/clusters/list-clusters";
+import { selectionWhere } from "@/lib/server/clusters/list-clusters";
 import { createDirective } from "@/lib/server/agents/directives";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -25,11 +25,10 @@ export const rolloutActionSchema = z
   .strict();
 
 export async function createRollout(actor: Actor, input: CreateRolloutInput) {
-  const now = new Date();
   const group = input.groupId ? await db().clusterGroup.findUnique({ where: { id: input.groupId } }) : null;
   if (input.groupId && !group)
     throw new ApiError("invalid_request", "No such group.", [{ field: "groupId", message: "unknown group" }]);
-  const where = await clusterWhere({ selector: input.selector ?? group!.selector }, now);
+  const where = await selectionWhere({ selector: input.selector ?? group!.selector });
   const clusters = await db().cluster.findMany({ where, orderBy: { name: "asc" }, select: { id: true, agentVersion: true } });
   if (!clusters.length)
     throw new ApiError("invalid_request", "No cluster matches; nothing to upgrade.", [
