@@ -118,7 +118,7 @@ export async function listClusters(q: ListClustersQuery) {
   return {
     items,
     nextCursor: page.hasMore ? Buffer.from(String(offset + q.limit)).toString("base64url") : null,
-    /** exact up to TOTAL_CAP matches; past it `totalCapped` is true and `total` is the cap */
+    /** exact with no filter or a selector alone; otherwise exact up to 1,000, past that `totalCapped` and the cap */
     total: page.total,
     totalCapped: page.totalCapped,
     notReadyThresholdSeconds,
