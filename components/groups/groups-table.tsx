@@ -4,8 +4,7 @@ import type { ClusterGroup } from "@/lib/client/groups";
 import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { GroupCountsBar } from "./group-counts-bar";
-
-const TH = "px-4 py-2.5 font-medium";
+import { TableHead } from "@/components/ui/table-head";
 
 /** Cluster groups by name, with their selector and how many matching clusters are Ready. */
 export function GroupsTable({
@@ -23,27 +22,7 @@ export function GroupsTable({
     <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Cluster groups by name</caption>
-        <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
-          <tr>
-            <th scope="col" className={TH}>
-              Group
-            </th>
-            <th scope="col" className={TH}>
-              Selector
-            </th>
-            <th scope="col" className={TH}>
-              Clusters
-            </th>
-            <th scope="col" className={TH}>
-              Updated
-            </th>
-            {canEdit && (
-              <th scope="col" className={TH}>
-                <span className="sr-only">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
+        <TableHead columns={["Group", "Selector", "Clusters", "Updated"]} actions={canEdit} />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {groups.map((g) => (
             <tr key={g.id} data-group={g.name} className="align-middle">

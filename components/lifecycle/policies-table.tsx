@@ -6,8 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { prettyJson } from "./json-text";
-
-const TH = "px-4 py-2.5 font-medium";
+import { TableHead } from "@/components/ui/table-head";
 
 function contentSummary(content: Policy["content"]): string {
   const keys = Object.keys(content ?? {});
@@ -35,27 +34,7 @@ export function PoliciesTable({
     <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Policies by name</caption>
-        <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
-          <tr>
-            <th scope="col" className={TH}>
-              Policy
-            </th>
-            <th scope="col" className={TH}>
-              Revision
-            </th>
-            <th scope="col" className={TH}>
-              Target groups
-            </th>
-            <th scope="col" className={TH}>
-              Content
-            </th>
-            {canEdit && (
-              <th scope="col" className={TH}>
-                <span className="sr-only">Actions</span>
-              </th>
-            )}
-          </tr>
-        </thead>
+        <TableHead columns={["Policy", "Revision", "Target groups", "Content"]} actions={canEdit} />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {policies.map((p) => {
             const latest = p.revisions[0];

@@ -5,9 +5,9 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime, formatIn, useNow } from "@/components/ui/relative-time";
 import { RoleBadge } from "./role-badge";
+import { TableHead } from "@/components/ui/table-head";
 
 const STATUS_TONE: Record<ApiKeyStatus, Tone> = { active: "green", expired: "amber", revoked: "red" };
-const TH = "px-4 py-2.5 font-medium";
 
 function Expiry({ iso }: { iso: string | null }) {
   const now = useNow();
@@ -30,31 +30,7 @@ export function ApiKeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k:
     <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">API keys, newest first</caption>
-        <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
-          <tr>
-            <th scope="col" className={TH}>
-              Name
-            </th>
-            <th scope="col" className={TH}>
-              Role
-            </th>
-            <th scope="col" className={TH}>
-              Status
-            </th>
-            <th scope="col" className={TH}>
-              Last used
-            </th>
-            <th scope="col" className={TH}>
-              Expires
-            </th>
-            <th scope="col" className={TH}>
-              Created
-            </th>
-            <th scope="col" className={TH}>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={["Name", "Role", "Status", "Last used", "Expires", "Created"]} actions />
         <tbody className="divide-y divide-slate-100 tabular-nums dark:divide-slate-800">
           {keys.map((k) => (
             <tr key={k.id} data-api-key={k.name}>

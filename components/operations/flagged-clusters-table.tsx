@@ -7,10 +7,10 @@ import type { VersionsOverview } from "@/lib/client/operations";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { FLAG_INFO } from "./version-math";
+import { TableHead } from "@/components/ui/table-head";
 
 const FLAG_TONE: Record<VersionFlag, Tone> = { incompatible: "red", outdated: "amber", "unsupported-kubernetes": "violet" };
 const PAGE = 25;
-const TH = "px-4 py-2.5 font-medium";
 
 export function FlagBadge({ flag }: { flag: VersionFlag }) {
   return (
@@ -68,25 +68,7 @@ export function FlaggedClustersTable({
         <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Clusters whose versions are flagged</caption>
-            <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
-              <tr>
-                <th scope="col" className={TH}>
-                  Cluster
-                </th>
-                <th scope="col" className={TH}>
-                  Agent
-                </th>
-                <th scope="col" className={TH}>
-                  Kubernetes
-                </th>
-                <th scope="col" className={TH}>
-                  Phase
-                </th>
-                <th scope="col" className={TH}>
-                  Flags
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Cluster", "Agent", "Kubernetes", "Phase", "Flags"]} />
             <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
               {rows.slice(0, shown).map((c) => (
                 <tr key={c.id} data-cluster={c.name}>

@@ -6,6 +6,7 @@ import type { Rollout, RolloutClusterState } from "@/lib/client/operations";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { LocalTime } from "@/components/lifecycle/local-time";
 import { formatDuration } from "@/components/lifecycle/wizard-steps";
+import { TableHead } from "@/components/ui/table-head";
 
 const TONE: Record<RolloutClusterState, Tone> = {
   Pending: "neutral",
@@ -15,7 +16,6 @@ const TONE: Record<RolloutClusterState, Tone> = {
   Skipped: "neutral",
 };
 const STATES: RolloutClusterState[] = ["Pending", "Upgrading", "Succeeded", "Failed", "Skipped"];
-const TH = "px-4 py-2.5 font-medium";
 
 /** Every cluster of the rollout: its stage, state, versions before and now, timing and error. */
 export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
@@ -47,28 +47,7 @@ export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
       <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
         <table className="w-full text-left text-sm">
           <caption className="sr-only">Clusters in this rollout by stage</caption>
-          <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
-            <tr>
-              <th scope="col" className={TH}>
-                Cluster
-              </th>
-              <th scope="col" className={TH}>
-                Stage
-              </th>
-              <th scope="col" className={TH}>
-                State
-              </th>
-              <th scope="col" className={TH}>
-                Agent version
-              </th>
-              <th scope="col" className={TH}>
-                Started
-              </th>
-              <th scope="col" className={TH}>
-                Took
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Cluster", "Stage", "State", "Agent version", "Started", "Took"]} />
           <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
             {rows.length === 0 && (
               <tr>

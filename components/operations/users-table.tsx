@@ -8,8 +8,7 @@ import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { InlineError } from "@/components/ui/inline-error";
-
-const TH = "px-4 py-2.5 font-medium";
+import { TableHead } from "@/components/ui/table-head";
 
 function UserRow({ user, isYou, onDisable }: { user: User; isYou: boolean; onDisable: (u: User) => void }) {
   const update = useUpdateUser();
@@ -100,28 +99,7 @@ export function UsersTable({
     <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Console users</caption>
-        <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
-          <tr>
-            <th scope="col" className={TH}>
-              User
-            </th>
-            <th scope="col" className={TH}>
-              Role
-            </th>
-            <th scope="col" className={TH}>
-              Status
-            </th>
-            <th scope="col" className={TH}>
-              Last sign-in
-            </th>
-            <th scope="col" className={TH}>
-              Added
-            </th>
-            <th scope="col" className={TH}>
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={["User", "Role", "Status", "Last sign-in", "Added"]} actions />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {users.map((u) => (
             <UserRow key={u.id} user={u} isYou={u.email === currentEmail} onDisable={onDisable} />

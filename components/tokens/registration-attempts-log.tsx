@@ -19,8 +19,7 @@ import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { AttemptResultBadge } from "./attempt-result-badge";
 import { selectClass } from "./field-error";
-
-const TH = "px-4 py-2.5 font-medium";
+import { TableHead } from "@/components/ui/table-head";
 
 /**
  * Every registration attempt, newest first, with what a refusal means and what to do about it.
@@ -111,25 +110,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
         <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Registration attempts, newest first; a refusal is followed by what it means</caption>
-            <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
-              <tr>
-                <th scope="col" className={TH}>
-                  Time
-                </th>
-                <th scope="col" className={TH}>
-                  Result
-                </th>
-                <th scope="col" className={TH}>
-                  Cluster
-                </th>
-                <th scope="col" className={TH}>
-                  Token
-                </th>
-                <th scope="col" className={TH}>
-                  Source address
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Time", "Result", "Cluster", "Token", "Source address"]} />
             {query.data.items.map((a) => (
               <AttemptRows key={a.id} attempt={a} tokenName={a.tokenId ? tokenNames.get(a.tokenId) : undefined} />
             ))}
