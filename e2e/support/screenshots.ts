@@ -1,4 +1,4 @@
-import type { Page, TestInfo } from "@playwright/test";
+import { expect, type Page, type TestInfo } from "@playwright/test";
 
 /**
  * Full-page screenshots of the current page at 1440x900 in both themes, attached to the test as
@@ -19,4 +19,27 @@ export async function saveScreenshots(page: Page, testInfo: TestInfo, name: stri
     await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
   }
   await page.evaluate(() => document.documentElement.classList.remove("dark"));
+}
+
+/**
+ * Like saveScreenshots, but loads `url` once per theme with the theme stored as the app stores
+ * it, so the screenshots also show the app applying a saved theme; `ready` waits for the content.
+ */
+export async function saveScreenshotsOfUrl(
+  page: Page,
+  testInfo: TestInfo,
+  url: string,
+  name: string,
+  ready: () => Promise<void>,
+) {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  for (const theme of ["light", "dark"] as const) {
+    await page.addInitScript((t) => localStorage.setItem("theme", t), theme);
+    await page.goto(url);
+    await ready();
+    await expect(page.locator("html")).toHaveClass(theme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/);
+    const file = testInfo.outputPath(`${name}-${theme}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
+  }
 }

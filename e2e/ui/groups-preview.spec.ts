@@ -2,10 +2,11 @@
 // is typed (and explains a half-typed one), the group is created, edited and deleted; a viewer
 // only looks.
 import { randomBytes } from "node:crypto";
-import type { APIRequestContext, Locator, Page, PlaywrightWorkerArgs, TestInfo } from "@playwright/test";
+import type { APIRequestContext, Locator, Page, PlaywrightWorkerArgs } from "@playwright/test";
 import { makeCsr } from "../../tests/helpers/csr";
 import { AGENT_PORT } from "../support/run";
 import { asRole, expect, expectApiError, SAME_ORIGIN, test } from "../fixtures";
+import { saveScreenshotsOfUrl } from "../support/screenshots";
 
 /** The Groups page and its dialog (kept with its only spec; move to e2e/pages when shared). */
 class GroupsPage {
@@ -64,19 +65,6 @@ async function registerCluster(
     expect(res.status(), await res.text()).toBe(201);
   } finally {
     await agent.dispose();
-  }
-}
-
-async function screenshots(page: Page, testInfo: TestInfo, ready: () => Promise<void>) {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  for (const theme of ["light", "dark"] as const) {
-    await page.addInitScript((t) => localStorage.setItem("theme", t), theme);
-    await page.goto("/groups");
-    await ready();
-    await expect(page.locator("html")).toHaveClass(theme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/);
-    const path = testInfo.outputPath(`groups-${theme}.png`);
-    await page.screenshot({ path, fullPage: true });
-    await testInfo.attach(`groups-${theme}`, { path, contentType: "image/png" });
   }
 }
 
@@ -146,7 +134,7 @@ test.describe("as an operator", () => {
     await page.keyboard.press("Escape");
     await expect(groups.dialog).toHaveCount(0);
 
-    await screenshots(page, testInfo, async () => {
+    await saveScreenshotsOfUrl(page, testInfo, "/groups", "groups", async () => {
       await expect(groups.row(groupName)).toBeVisible();
     });
 

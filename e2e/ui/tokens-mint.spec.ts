@@ -6,10 +6,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Locator, Page, PlaywrightWorkerArgs, TestInfo } from "@playwright/test";
+import type { Locator, Page, PlaywrightWorkerArgs } from "@playwright/test";
 import { makeCsr } from "../../tests/helpers/csr";
 import { AGENT_PORT } from "../support/run";
 import { asRole, BASE_URL, expect, SAME_ORIGIN, test } from "../fixtures";
+import { saveScreenshotsOfUrl } from "../support/screenshots";
 
 test.use(asRole("operator"));
 
@@ -73,19 +74,6 @@ async function register(
     return { status: res.status(), body: (await res.json()) as { error?: string; clusterId?: string } };
   } finally {
     await agent.dispose();
-  }
-}
-
-async function screenshots(page: Page, testInfo: TestInfo, name: string, ready: () => Promise<void>) {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  for (const theme of ["light", "dark"] as const) {
-    await page.addInitScript((t) => localStorage.setItem("theme", t), theme);
-    await page.goto("/tokens");
-    await ready();
-    await expect(page.locator("html")).toHaveClass(theme === "dark" ? /\bdark\b/ : /^(?!.*\bdark\b)/);
-    const path = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path, contentType: "image/png" });
   }
 }
 
@@ -277,7 +265,7 @@ test("the attempts log shows a refused registration with its plain-words explana
   await expect(attempt).toContainText("What to do: Mint a new token if this cluster should join");
   await expect(attempt).toContainText("127.0.0.1");
 
-  await screenshots(page, testInfo, "tokens", async () => {
+  await saveScreenshotsOfUrl(page, testInfo, "/tokens", "tokens", async () => {
     await expect(page.getByRole("table", { name: /Registration tokens/ })).toBeVisible();
     await expect(page.getByRole("table", { name: /Registration attempts/ })).toBeVisible();
   });
