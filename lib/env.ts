@@ -36,8 +36,16 @@ const schema = z.object({
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   OIDC_NAME: z.string().min(1).default("Single sign-on"),
-  /** Proxies whose forwarded client-certificate header is believed (agent protocol). Off when empty. */
+  /**
+   * Proxies whose forwarded headers are believed: the client-certificate header on the agent port,
+   * X-Forwarded-For/-Host/-Proto on the console port. Off when empty.
+   */
   TRUSTED_PROXY_CIDRS: csv.default([]),
+  /** Key-encryption key that seals the fleet CA's private key (base64 or hex of 32 bytes), or a file holding it. */
+  FLEET_CA_KEK: z.string().min(1).optional(),
+  FLEET_CA_KEK_FILE: z.string().min(1).optional(),
+  /** Bearer token /api/metrics requires; unset, it answers loopback peers only. */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Registrations allowed per source address: sustained rate per minute, and burst. */
   REGISTRATION_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   REGISTRATION_RATE_BURST: z.coerce.number().int().min(1).default(200),
