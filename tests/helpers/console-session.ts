@@ -26,7 +26,9 @@ function send(
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), headers: res.headers }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), headers: res.headers }),
+        );
       },
     );
     req.on("error", reject);
@@ -63,7 +65,13 @@ export async function signIn(
 ): Promise<SignInReply> {
   const headers = opts.headers ?? {};
   const { token, cookie } = await csrf(consoleUrl, headers);
-  const form = new URLSearchParams({ csrfToken: token, email: account.email, password: account.password, json: "true", ...opts.fields });
+  const form = new URLSearchParams({
+    csrfToken: token,
+    email: account.email,
+    password: account.password,
+    json: "true",
+    ...opts.fields,
+  });
   const res = await send(
     `${consoleUrl}/api/auth/callback/credentials`,
     "POST",

@@ -82,7 +82,12 @@ describe("without trusted proxies", () => {
   });
 
   test("a foreign or malformed callbackUrl is ignored: the redirect stays on the console, never a 500", async () => {
-    for (const callbackUrl of ["http://127.0.0.1:3910.evil.example/", "https://evil.example/", "//evil.example/x", "::garbage::"]) {
+    for (const callbackUrl of [
+      "http://127.0.0.1:3910.evil.example/",
+      "https://evil.example/",
+      "//evil.example/x",
+      "::garbage::",
+    ]) {
       const ok = await signIn(server.consoleUrl, ADMIN, { fields: { callbackUrl } });
       assert.equal(ok.status, 200, `${callbackUrl}: ${JSON.stringify(ok.body)}`);
       assert.ok(ok.cookie);
@@ -112,7 +117,11 @@ describe("behind a trusted proxy (TRUSTED_PROXY_CIDRS)", () => {
   test("an address locks after 20 failures across accounts; other addresses still sign in", async () => {
     const from = (ip: string) => ({ headers: { "x-forwarded-for": `127.0.0.200, ${ip}` } });
     for (let i = 0; i < 20; i++) {
-      const res = await signIn(server.consoleUrl, { email: `guess-${i}@example.com`, password: "guess-password" }, from("127.0.0.7"));
+      const res = await signIn(
+        server.consoleUrl,
+        { email: `guess-${i}@example.com`, password: "guess-password" },
+        from("127.0.0.7"),
+      );
       assert.equal(res.status, 401, `failure #${i + 1}`);
     }
     const blocked = await signIn(server.consoleUrl, ADMIN, from("127.0.0.7"));
@@ -122,14 +131,22 @@ describe("behind a trusted proxy (TRUSTED_PROXY_CIDRS)", () => {
     assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
     const failures = await auditRows(server, "auth.signin_failed");
     assert.equal(failures.length, 20);
-    assert.ok(failures.every((f) => f.details.address === "127.0.0.7"), "the client address, not the proxy's");
+    assert.ok(
+      failures.every((f) => f.details.address === "127.0.0.7"),
+      "the client address, not the proxy's",
+    );
   });
 
   test("the same-origin check believes X-Forwarded-Host and -Proto from the trusted proxy", async () => {
     const proxied = { "x-forwarded-host": "console.example.test", "x-forwarded-proto": "https" };
-    const ok = await server.api("POST", "/api/v1/registration-tokens", { name: "via-proxy" }, {
-      headers: { ...proxied, origin: "https://console.example.test" },
-    });
+    const ok = await server.api(
+      "POST",
+      "/api/v1/registration-tokens",
+      { name: "via-proxy" },
+      {
+        headers: { ...proxied, origin: "https://console.example.test" },
+      },
+    );
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     const direct = await server.api("POST", "/api/v1/registration-tokens", { name: "via-proxy-2" }, { headers: proxied });
     assert.equal(direct.status, 403, "the Host the proxy replaced is not the console's origin");
