@@ -145,7 +145,8 @@ export async function startFleetServer(
   // Ready when the agent port (which opens last) answers with the CA.
   const waitReady = async () => {
     let pem = "";
-    const deadline = Date.now() + 30_000;
+    // Generous: on a loaded shared 2-core machine a PostgreSQL start (migrations, CA) took over 30 s.
+    const deadline = Date.now() + 90_000;
     while (!pem.includes("BEGIN CERTIFICATE")) {
       if (child.exitCode !== null || Date.now() > deadline) {
         child.kill("SIGKILL");

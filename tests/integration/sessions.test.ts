@@ -161,20 +161,27 @@ test("open live-event streams close within 5 s of sign-out, disabling, a passwor
   };
   for (const [name, s] of Object.entries(streams)) assert.equal(s.status, 200, name);
 
-  const t1 = Date.now();
-  assert.equal(await signOut(server.consoleUrl, cookies.signedOut), 200);
-  assert.equal((await server.api("PATCH", `/api/v1/users/${disabled.id}`, { disabled: true })).status, 200);
-  assert.equal((await server.api("PATCH", `/api/v1/users/${repassworded.id}`, { password: "brand-new-password-9" })).status, 200);
-  assert.equal((await server.api("DELETE", `/api/v1/api-keys/${revokedKey.id}`)).status, 200);
-  const t2 = Date.now();
-  assert.equal((await server.api("PATCH", `/api/v1/users/${keyOwner.id}`, { disabled: true })).status, 200);
-
+  // Each stream must close within 5 s of the moment its change was made.
+  const done = async (action: Promise<number>, expected = 200) => {
+    assert.equal(await action, expected);
+    return Date.now();
+  };
+  const status = (p: Promise<{ status: number }>) => p.then((r) => r.status);
+  const at = {
+    signedOut: await done(signOut(server.consoleUrl, cookies.signedOut)),
+    disabled: await done(status(server.api("PATCH", `/api/v1/users/${disabled.id}`, { disabled: true }))),
+    repassworded: await done(
+      status(server.api("PATCH", `/api/v1/users/${repassworded.id}`, { password: "brand-new-password-9" })),
+    ),
+    revokedKey: await done(status(server.api("DELETE", `/api/v1/api-keys/${revokedKey.id}`))),
+    orphanKey: await done(status(server.api("PATCH", `/api/v1/users/${keyOwner.id}`, { disabled: true }))),
+  };
   const times = {
-    signedOut: await closesWithin(streams.signedOut, t1, 5000, "signed out"),
-    disabled: await closesWithin(streams.disabled, t1, 5000, "user disabled"),
-    repassworded: await closesWithin(streams.repassworded, t1, 5000, "password changed"),
-    revokedKey: await closesWithin(streams.revokedKey, t1, 5000, "key revoked"),
-    orphanKey: await closesWithin(streams.orphanKey, t2, 5000, "key's creator disabled"),
+    signedOut: await closesWithin(streams.signedOut, at.signedOut, 5000, "signed out"),
+    disabled: await closesWithin(streams.disabled, at.disabled, 5000, "user disabled"),
+    repassworded: await closesWithin(streams.repassworded, at.repassworded, 5000, "password changed"),
+    revokedKey: await closesWithin(streams.revokedKey, at.revokedKey, 5000, "key revoked"),
+    orphanKey: await closesWithin(streams.orphanKey, at.orphanKey, 5000, "key's creator disabled"),
   };
   process.stdout.write(`# stream close times (ms): ${JSON.stringify(times)}\n`);
 });
