@@ -27,7 +27,8 @@ test("disabling a user lists the API keys they minted, which then show as stoppe
 
   await page.goto("/settings");
   const keyRow = page.locator(`tr[data-api-key="${keyName}"]`);
-  await expect(keyRow).toContainText(creator.email);
+  // The lists load after the page; on a busy shared machine that took over 10 s.
+  await expect(keyRow).toContainText(creator.email, { timeout: 30_000 });
   await expect(keyRow).toContainText("active");
 
   await page
