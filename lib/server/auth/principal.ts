@@ -14,7 +14,7 @@ export type Principal = {
   user: { id: string; email: string; name: string | null } | null;
 };
 
-export const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
+const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
 
 type CookieReader = { get(name: string): { value: string } | undefined };
 
