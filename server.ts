@@ -7,6 +7,7 @@ import { env, EnvError } from "@/lib/env";
 import { bootstrap } from "@/lib/server/bootstrap";
 import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { fleetCa } from "@/lib/server/pki/current-ca";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
@@ -38,9 +39,13 @@ async function main() {
   const handle = app.getRequestHandler();
 
   // The console port never derives an agent identity: it only strips claims and notes the peer.
+  // Forwarded headers (client address, Host, scheme) count only from TRUSTED_PROXY_CIDRS.
+  const proxies = trustedProxies(config.TRUSTED_PROXY_CIDRS);
   const consoleServer = http.createServer((req, res) => {
     stripIdentityHeaders(req);
-    req.headers[IDENTITY_HEADERS.remoteAddress] = remoteAddress(req);
+    const peer = remoteAddress(req);
+    req.headers[IDENTITY_HEADERS.remoteAddress] = peer;
+    stripUntrustedForwarding(req, proxies, peer);
     void handle(req, res);
   });
   consoleServer.keepAliveTimeout = 65_000;

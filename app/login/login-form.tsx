@@ -5,6 +5,7 @@ import { useRouter, useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { signInWithPassword } from "@/lib/client/sign-in";
 
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
@@ -25,14 +26,12 @@ export function LoginForm({ oidcName }: { oidcName: string | null }) {
     const form = new FormData(e.currentTarget);
     setPending(true);
     setError(null);
-    const res = await signIn("credentials", {
-      email: String(form.get("email") ?? ""),
-      password: String(form.get("password") ?? ""),
-      redirect: false,
-    }).catch(() => null);
-    if (!res || res.error) {
+    const res = await signInWithPassword(String(form.get("email") ?? ""), String(form.get("password") ?? "")).catch(() => null);
+    if (!res || !res.ok) {
       setPending(false);
-      setError(res ? (MESSAGES[res.error ?? ""] ?? "Sign-in failed. Try again.") : "The server could not be reached.");
+      setError(
+        !res ? "The server could not be reached." : (res.message ?? MESSAGES[res.error ?? ""] ?? "Sign-in failed. Try again."),
+      );
       return;
     }
     router.replace("/");

@@ -7,7 +7,13 @@ import { RelativeTime, formatIn, useNow } from "@/components/ui/relative-time";
 import { RoleBadge } from "./role-badge";
 import { TableHead } from "@/components/ui/table-head";
 
-const STATUS_TONE: Record<ApiKeyStatus, Tone> = { active: "green", expired: "amber", revoked: "red" };
+const STATUS_TONE: Record<ApiKeyStatus, Tone> = { active: "green", expired: "amber", revoked: "red", creator_disabled: "red" };
+const STATUS_LABEL: Record<ApiKeyStatus, string> = {
+  active: "active",
+  expired: "expired",
+  revoked: "revoked",
+  creator_disabled: "creator disabled",
+};
 
 function Expiry({ iso }: { iso: string | null }) {
   const now = useNow();
@@ -30,7 +36,7 @@ export function ApiKeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k:
     <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">API keys, newest first</caption>
-        <TableHead columns={["Name", "Role", "Status", "Last used", "Expires", "Created"]} actions />
+        <TableHead columns={["Name", "Role", "Status", "Last used", "Expires", "Created by"]} actions />
         <tbody className="divide-y divide-slate-100 tabular-nums dark:divide-slate-800">
           {keys.map((k) => (
             <tr key={k.id} data-api-key={k.name}>
@@ -40,9 +46,19 @@ export function ApiKeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k:
               </td>
               <td className="px-4 py-2.5">
                 <RoleBadge role={k.role} />
+                {k.effectiveRole && k.effectiveRole !== k.role && (
+                  <div className="mt-1 text-xs text-amber-700 dark:text-amber-400">
+                    acts as {k.effectiveRole}: its creator&apos;s role
+                  </div>
+                )}
               </td>
               <td className="px-4 py-2.5">
-                <Badge tone={STATUS_TONE[k.status]}>{k.status}</Badge>
+                <Badge tone={STATUS_TONE[k.status]}>{STATUS_LABEL[k.status]}</Badge>
+                {k.status === "creator_disabled" && (
+                  <div className="mt-1 max-w-48 text-xs text-slate-600 dark:text-slate-400">
+                    Stopped working: {k.createdBy ? `${k.createdBy.email} is disabled` : "its creator no longer exists"}.
+                  </div>
+                )}
               </td>
               <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">
                 <RelativeTime iso={k.lastUsedAt} fallback="never" />
@@ -51,10 +67,11 @@ export function ApiKeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k:
                 {k.status === "revoked" ? "—" : <Expiry iso={k.expiresAt} />}
               </td>
               <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">
+                <div className="max-w-48 truncate">{k.createdBy?.email ?? "unknown"}</div>
                 <RelativeTime iso={k.createdAt} />
               </td>
               <td className="px-4 py-2 text-right">
-                {k.status === "active" && (
+                {(k.status === "active" || k.status === "creator_disabled") && (
                   <Button variant="ghost" className="h-8 text-rose-700 dark:text-rose-400" onClick={() => onRevoke(k)}>
                     Revoke<span className="sr-only"> {k.name}</span>
                   </Button>

@@ -243,12 +243,16 @@ export function useLabelKeys() {
 // ---------------------------------------------------------------------------------------------
 // API keys and users (admin)
 
-export type ApiKeyStatus = "active" | "expired" | "revoked";
+/** creator_disabled: its creator is disabled or gone, so the key no longer works. */
+export type ApiKeyStatus = "active" | "expired" | "revoked" | "creator_disabled";
 export type ApiKey = {
   id: string;
   name: string;
   role: Role;
+  /** The lower of its role and its creator's current role; null when the creator is disabled or gone. */
+  effectiveRole: Role | null;
   status: ApiKeyStatus;
+  createdBy: { id: string; email: string; disabled: boolean } | null;
   lastUsedAt: string | null;
   expiresAt: string | null;
   revokedAt: string | null;
@@ -315,6 +319,10 @@ export function useUpdateUser() {
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: UserPatch }) =>
       fetchJson<User>(`/api/v1/users/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: operationsKeys.users }),
+    // A user's role and state decide what their API keys can do: refresh both lists.
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: operationsKeys.users });
+      void client.invalidateQueries({ queryKey: operationsKeys.apiKeys });
+    },
   });
 }

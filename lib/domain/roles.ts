@@ -9,3 +9,8 @@ export function isRole(value: unknown): value is Role {
 export function hasRole(role: Role, required: Role): boolean {
   return ROLES.indexOf(role) >= ROLES.indexOf(required);
 }
+
+/** The lesser of two roles (an API key acts with at most its creator's current role). */
+export function lowerRole(a: Role, b: Role): Role {
+  return hasRole(a, b) ? b : a;
+}

@@ -129,8 +129,13 @@ const PATHS: Record<string, Record<string, Op>> = {
     patch: { summary: "Change fleet settings", role: "admin", body: settingsPatchSchema },
   },
   "/api/v1/api-keys": {
-    get: { summary: "API keys", role: "admin" },
-    post: { summary: "Mint an API key (shown once)", role: "admin", body: createApiKeySchema, ok: 201 },
+    get: { summary: "API keys, with their creator and the role they act with", role: "admin" },
+    post: {
+      summary: "Mint an API key (shown once; a signed-in admin only: a key cannot mint keys)",
+      role: "admin",
+      body: createApiKeySchema,
+      ok: 201,
+    },
   },
   "/api/v1/api-keys/{id}": { delete: { summary: "Revoke an API key", role: "admin" } },
   "/api/v1/users": {
@@ -138,7 +143,11 @@ const PATHS: Record<string, Record<string, Op>> = {
     post: { summary: "Add a user", role: "admin", body: createUserSchema, ok: 201 },
   },
   "/api/v1/users/{id}": {
-    patch: { summary: "Change a user's role, password or disable them", role: "admin", body: updateUserSchema },
+    patch: {
+      summary: "Change a user's role, password (ends their sessions) or disable them (and their API keys)",
+      role: "admin",
+      body: updateUserSchema,
+    },
   },
   "/api/healthz": { get: { summary: "Liveness", agent: "public" } },
   "/api/readyz": { get: { summary: "Readiness: database reachable, migrations applied", agent: "public" } },

@@ -6,6 +6,8 @@ import { startRatePublisher } from "@/lib/server/events/fleet-summary";
 import { pruneFleetHistory, sampleFleet } from "@/lib/server/fleet/overview";
 import { startEnrollmentEvaluator } from "@/lib/server/lifecycle/enrollment";
 import { startRolloutEngine } from "@/lib/server/rollouts/rollouts";
+import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
+import { pruneRevokedSessions } from "@/lib/server/auth/sessions";
 import { log } from "@/lib/server/log";
 
 /** Background work of one instance. Every job is safe to run on several instances at once. */
@@ -17,6 +19,8 @@ export function startWorkers(): () => Promise<void> {
   const prune = setInterval(() => {
     pruneAttempts().catch((err) => log.error("pruning registration attempts failed", { error: String(err) }));
     pruneFleetHistory().catch((err) => log.error("pruning fleet history failed", { error: String(err) }));
+    pruneRevokedSessions().catch((err) => log.error("pruning revoked sessions failed", { error: String(err) }));
+    pruneLoginThrottles().catch((err) => log.error("pruning sign-in throttles failed", { error: String(err) }));
   }, 10 * 60_000);
   prune.unref();
   const sample = () => sampleFleet().catch((err) => log.error("fleet sample failed", { error: String(err) }));

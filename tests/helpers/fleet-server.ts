@@ -8,6 +8,7 @@ import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sessionCookie } from "./console-session";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
 export const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
@@ -144,7 +145,8 @@ export async function startFleetServer(
   // Ready when the agent port (which opens last) answers with the CA.
   const waitReady = async () => {
     let pem = "";
-    const deadline = Date.now() + 30_000;
+    // Generous: on a loaded shared 2-core machine a PostgreSQL start (migrations, CA) took over 30 s.
+    const deadline = Date.now() + 90_000;
     while (!pem.includes("BEGIN CERTIFICATE")) {
       if (child.exitCode !== null || Date.now() > deadline) {
         child.kill("SIGKILL");
@@ -170,32 +172,7 @@ export async function startFleetServer(
   };
 
   let cookie: string | null = null;
-  const adminCookie = async () => {
-    if (cookie) return cookie;
-    const csrf = await request(`${consoleUrl}/api/auth/csrf`, "GET", {}, undefined);
-    const csrfCookie = ([] as string[])
-      .concat(csrf.headers["set-cookie"] ?? [])
-      .map((c) => c.split(";")[0])
-      .join("; ");
-    const form = new URLSearchParams({
-      csrfToken: csrf.body.csrfToken,
-      email: ADMIN.email,
-      password: ADMIN.password,
-      json: "true",
-    }).toString();
-    const res = await request(
-      `${consoleUrl}/api/auth/callback/credentials`,
-      "POST",
-      { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
-      form,
-    );
-    const session = ([] as string[])
-      .concat(res.headers["set-cookie"] ?? [])
-      .find((c) => c.startsWith("next-auth.session-token="));
-    if (!session) throw new Error(`sign-in failed: ${res.status}`);
-    cookie = session.split(";")[0]!;
-    return cookie;
-  };
+  const adminCookie = async () => (cookie ??= await sessionCookie(consoleUrl, ADMIN));
 
   return {
     consoleUrl,

@@ -1,7 +1,6 @@
 import "server-only";
 import https from "node:https";
 import type http from "node:http";
-import { BlockList, isIPv4 } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import type { FleetCa } from "@/lib/server/pki/fleet-ca";
@@ -11,6 +10,7 @@ import { readJsonStream } from "@/lib/server/api/read-body";
 import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
 import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
 import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
+import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { HEARTBEAT_SECONDS_BUCKETS } from "@/lib/server/metrics/fleet-metrics";
 
@@ -35,17 +35,6 @@ export function normalizeSerial(serial: string): string {
 function setIdentity(req: http.IncomingMessage, fingerprint: string, serial: string) {
   req.headers[IDENTITY_HEADERS.fingerprint] = fingerprint;
   req.headers[IDENTITY_HEADERS.serial] = normalizeSerial(serial);
-}
-
-function trustedProxies(cidrs: string[]): BlockList | null {
-  if (!cidrs.length) return null;
-  const list = new BlockList();
-  for (const cidr of cidrs) {
-    const [addr, bits] = cidr.split("/");
-    const type = isIPv4(addr!) ? "ipv4" : "ipv6";
-    list.addSubnet(addr!, Number(bits ?? (type === "ipv4" ? 32 : 128)), type);
-  }
-  return list;
 }
 
 /** A certificate forwarded by a TLS-terminating proxy: URL-encoded PEM, bare or in Envoy's Cert="...". */
@@ -133,11 +122,12 @@ export function createAgentServer(ca: FleetCa, hostnames: string[], proxyCidrs: 
       stripIdentityHeaders(req);
       const address = remoteAddress(req);
       req.headers[IDENTITY_HEADERS.remoteAddress] = address;
+      stripUntrustedForwarding(req, proxies, address);
       const socket = req.socket as TLSSocket;
       if (socket.authorized) {
         const peer = socket.getPeerCertificate();
         if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
-      } else if (proxies && proxies.check(address, isIPv4(address) ? "ipv4" : "ipv6")) {
+      } else if (isTrustedProxy(proxies, address)) {
         const header = req.headers["x-forwarded-client-cert"];
         const cert = typeof header === "string" ? forwardedCertificate(header, caCert) : null;
         if (cert) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber);

@@ -2,6 +2,9 @@ import "server-only";
 import type { NextRequest } from "next/server";
 import { hasRole, type Role } from "@/lib/domain/roles";
 import { bearerFrom, principalFromApiKey, principalFromSession, type Principal } from "@/lib/server/auth/principal";
+import { env } from "@/lib/env";
+import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { configuredProxies, isTrustedProxy } from "@/lib/server/net/trusted-proxies";
 import { ApiError, errorResponse } from "./errors";
 
 type RouteContext<P> = { params: Promise<P> };
@@ -9,16 +12,47 @@ export type AdminContext<P> = { req: NextRequest; principal: Principal; params: 
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** Session-authenticated mutations must come from our own origin (PROTOCOL.md: csrf_rejected). */
+function firstValue(header: string | null): string | null {
+  return header?.split(",")[0]?.trim() || null;
+}
+
+/**
+ * The console's own origin (scheme, host and port): NEXTAUTH_URL's when it is set, else the
+ * request's. X-Forwarded-Host counts only from a trusted proxy (TRUSTED_PROXY_CIDRS); so does
+ * X-Forwarded-Proto, which server.ts drops from anyone else before Next fills it from the socket.
+ */
+function consoleOrigin(req: NextRequest): string | null {
+  const configured = env().NEXTAUTH_URL;
+  if (configured) return new URL(configured).origin;
+  const peer = req.headers.get(IDENTITY_HEADERS.remoteAddress) ?? "";
+  const forwardedHost = isTrustedProxy(configuredProxies(), peer) ? firstValue(req.headers.get("x-forwarded-host")) : null;
+  const host = forwardedHost ?? req.headers.get("host");
+  const proto = firstValue(req.headers.get("x-forwarded-proto")) ?? "http";
+  try {
+    return host ? new URL(`${proto}://${host}`).origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Session-authenticated mutations must come from our own origin (PROTOCOL.md: csrf_rejected):
+ * the full Origin equals the console's, and a browser's Sec-Fetch-Site, when sent, says
+ * same-origin (a sibling subdomain is same-site, and still not us).
+ */
 function assertSameOrigin(req: NextRequest) {
   const origin = req.headers.get("origin");
-  const host = req.headers.get("x-forwarded-host") ?? req.headers.get("host");
-  let originHost: string | null = null;
+  let originValue: string | null = null;
   try {
-    originHost = origin && origin !== "null" ? new URL(origin).host : null;
+    originValue = origin && origin !== "null" ? new URL(origin).origin : null;
   } catch {}
-  if (!originHost || originHost !== host || req.headers.get("sec-fetch-site") === "cross-site") {
-    throw new ApiError("csrf_rejected", "Changes must come from the console's own origin (missing or foreign Origin header).");
+  const fetchSite = req.headers.get("sec-fetch-site");
+  const expected = consoleOrigin(req);
+  if (!originValue || !expected || originValue !== expected || (fetchSite !== null && fetchSite !== "same-origin")) {
+    throw new ApiError(
+      "csrf_rejected",
+      "Changes must come from the console's own origin (missing or foreign Origin header, or a cross-origin fetch).",
+    );
   }
 }
 

@@ -6,29 +6,73 @@ import { env } from "@/lib/env";
 import { emailSchema } from "@/lib/domain/email";
 import { db } from "@/lib/server/db/client";
 import { recordAudit } from "@/lib/server/audit/record-audit";
+import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
 import { authSecret } from "./auth-secret";
+import { clearAccountFailures, recordSignInFailure } from "./login-throttle";
 import { dummyPasswordHash, verifyPassword } from "./password";
-
-export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
+import { newSessionClaims, SESSION_MAX_AGE_SECONDS } from "./sessions";
 
 const credentialsSchema = z.object({ email: emailSchema, password: z.string().min(1).max(1024) });
 
-async function authorizeCredentials(raw: unknown) {
+type HeaderRecord = Record<string, string | string[] | undefined> | undefined;
+
+function headerReader(headers: HeaderRecord) {
+  return {
+    get(name: string) {
+      const v = headers?.[name];
+      return typeof v === "string" ? v : null;
+    },
+  };
+}
+
+/** The email a sign-in attempt names, normalised as accounts are stored; null when unusable. */
+export function attemptedEmail(raw: unknown): string | null {
+  const value = typeof raw === "object" && raw !== null ? (raw as { email?: unknown }).email : undefined;
+  const parsed = emailSchema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}
+
+// Locks are enforced before next-auth runs (lib/server/auth/auth-route.ts answers 429); this
+// counts the outcome of each password check.
+async function authorizeCredentials(raw: unknown, req: { headers?: HeaderRecord }) {
+  const address = requestClientAddress(headerReader(req.headers));
   const parsed = credentialsSchema.safeParse(raw);
-  if (!parsed.success) return null;
+  if (!parsed.success) {
+    await recordSignInFailure({ email: attemptedEmail(raw), address, userId: null, reason: "invalid_input" });
+    return null;
+  }
   const { email, password } = parsed.data;
   const user = await db().user.findUnique({ where: { email }, omit: { passwordHash: false } });
   const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-  if (!user || !ok || user.disabledAt) return null;
+  if (!user || !ok || user.disabledAt) {
+    const reason = !user ? "unknown_account" : !ok ? "wrong_password" : "disabled";
+    await recordSignInFailure({ email, address, userId: user?.id ?? null, reason });
+    return null;
+  }
+  await clearAccountFailures(email);
   await db().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
   await recordAudit(
     db(),
     { type: "user", id: user.id, label: user.email },
     "auth.sign_in",
     { type: "user", id: user.id },
-    { method: "password" },
+    { method: "password", address },
   );
-  return { id: user.id, email: user.email, name: user.name };
+  return { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion };
+}
+
+/**
+ * Where next-auth may send the browser after signing in or out: a path on our own origin, or a
+ * URL of that origin; anything else (a foreign host, a look-alike such as
+ * `http://127.0.0.1:3910.evil.example/`, garbage that is no URL at all) means the console's root.
+ * next-auth's default threw `Invalid URL` on the garbage, answering 500.
+ */
+export function safeRedirect(url: string, baseUrl: string): string {
+  if (url.startsWith("/") && !url.startsWith("//") && !url.startsWith("/\\")) return `${baseUrl}${url}`;
+  try {
+    if (new URL(url).origin === new URL(baseUrl).origin) return url;
+  } catch {}
+  return baseUrl;
 }
 
 /** OIDC users are matched by subject, then by email; new ones become viewers. */
@@ -64,9 +108,13 @@ let cached: NextAuthOptions | undefined;
 export function authOptions(): NextAuthOptions {
   if (cached) return cached;
   const oidc = env().oidc;
+  const publicUrl = env().NEXTAUTH_URL;
   cached = {
     secret: authSecret(),
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
+    // An https public URL makes the cookies Secure (and __Secure-/__Host- prefixed). Unset, next-auth
+    // decides per request from the scheme a trusted proxy forwarded (server.ts drops anyone else's).
+    ...(publicUrl ? { useSecureCookies: publicUrl.startsWith("https://") } : {}),
     pages: { signIn: "/login", error: "/login" },
     providers: [
       CredentialsProvider({
@@ -95,15 +143,22 @@ export function authOptions(): NextAuthOptions {
         : []),
     ],
     callbacks: {
+      // Session claims (sid, sv, authAt) are set once, at sign-in; principal.ts checks them on
+      // every request.
       async jwt({ token, user, account }) {
         if (account?.provider === "oidc" && account.providerAccountId) {
           const dbUser = await userForOidc(account.providerAccountId, user?.email, user?.name);
           if (!dbUser) throw new Error("This account is disabled.");
-          token.uid = dbUser.id;
-        } else if (user) {
-          token.uid = user.id;
+          return { ...token, ...newSessionClaims(dbUser) };
+        }
+        if (user) {
+          const sessionVersion = (user as { sessionVersion?: unknown }).sessionVersion;
+          return { ...token, ...newSessionClaims({ id: user.id, sessionVersion: Number(sessionVersion ?? 0) }) };
         }
         return token;
+      },
+      async redirect({ url, baseUrl }) {
+        return safeRedirect(url, baseUrl);
       },
       async session({ session, token }) {
         return { ...session, uid: token.uid };

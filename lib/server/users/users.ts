@@ -67,8 +67,15 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
         role: input.role,
         disabledAt: input.disabled === undefined ? undefined : input.disabled ? new Date() : null,
         passwordHash,
+        // A new password ends every session signed in with the old one (lib/server/auth/sessions.ts).
+        ...(passwordHash ? { sessionVersion: { increment: 1 } } : {}),
       },
     });
+    // Their API keys stop working with them (lib/server/auth/principal.ts): name them in the log.
+    const stoppedKeys =
+      input.disabled === true && !before.disabledAt
+        ? await tx.apiKey.findMany({ where: { createdById: id, revokedAt: null }, select: { name: true } })
+        : [];
     await recordAudit(
       tx,
       actor,
@@ -79,6 +86,7 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
         ...(input.role ? { role: { from: before.role, to: input.role } } : {}),
         ...(input.disabled !== undefined ? { disabled: input.disabled } : {}),
         ...(input.password ? { passwordChanged: true } : {}),
+        ...(stoppedKeys.length ? { apiKeysStopWorking: stoppedKeys.map((k) => k.name) } : {}),
       },
     );
     return view(user);

@@ -1,11 +1,3 @@
-import NextAuth from "next-auth";
-import type { NextRequest } from "next/server";
-import { authOptions } from "@/lib/server/auth/options";
+import { authRoute } from "@/lib/server/auth/auth-route";
 
-type Ctx = { params: Promise<{ nextauth: string[] }> };
-
-async function handler(req: NextRequest, ctx: Ctx) {
-  return NextAuth(req, { params: await ctx.params }, authOptions());
-}
-
-export { handler as GET, handler as POST };
+export { authRoute as GET, authRoute as POST };

@@ -1,4 +1,5 @@
-import { adminRoute } from "@/lib/server/api/admin-route";
+import { hasRole } from "@/lib/domain/roles";
+import { adminRoute, authenticate } from "@/lib/server/api/admin-route";
 import { ApiError } from "@/lib/server/api/errors";
 import { subscribe, subscriberCount, type FleetEvent } from "@/lib/server/events/bus";
 import { onSummary } from "@/lib/server/events/fleet-summary";
@@ -8,6 +9,11 @@ export const dynamic = "force-dynamic";
 // Bounded: each stream holds a connection and a listener.
 const MAX_STREAMS = 500;
 const KEEPALIVE_MS = 15_000;
+// A stream outlives its request's authentication: the caller is checked again this often, so
+// the stream of a signed-out, disabled or re-passworded user, or of a revoked key or a disabled
+// creator's key, closes within 5 s: one interval plus the check's own time, with room for a busy
+// database. Two point reads per stream per interval.
+const REAUTHENTICATE_MS = 2_000;
 
 /**
  * Server-sent events: status transitions and registrations as they happen, and a throttled
@@ -33,10 +39,23 @@ export const GET = adminRoute("viewer", async ({ req }) => {
       // Throttled and shared by every stream of this instance (lib/server/events/fleet-summary.ts).
       const stopSummaries = onSummary((s) => send(s.type, s));
       const keepalive = setInterval(() => write(": keepalive\n\n"), KEEPALIVE_MS);
+      let checking = false;
+      const recheck = setInterval(() => {
+        if (checking) return;
+        checking = true;
+        authenticate(req)
+          .then((p) => hasRole(p.role, "viewer"))
+          .catch(() => false)
+          .then((allowed) => {
+            checking = false;
+            if (!allowed) cleanup();
+          });
+      }, REAUTHENTICATE_MS);
       cleanup = () => {
         unsubscribe();
         stopSummaries();
         clearInterval(keepalive);
+        clearInterval(recheck);
         try {
           controller.close();
         } catch {}

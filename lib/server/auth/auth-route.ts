@@ -1,0 +1,99 @@
+import "server-only";
+import NextAuth from "next-auth";
+import type { NextRequest } from "next/server";
+import { tooManyAttemptsMessage } from "@/lib/domain/login-throttle";
+import { ApiError, errorResponse } from "@/lib/server/api/errors";
+import { MAX_BODY_BYTES } from "@/lib/server/api/read-body";
+import { recordAudit } from "@/lib/server/audit/record-audit";
+import { db } from "@/lib/server/db/client";
+import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
+import { activeLock, beginAttempt } from "./login-throttle";
+import { attemptedEmail, authOptions } from "./options";
+import { sessionCookie } from "./principal";
+import { decodeSession, revokeSession } from "./sessions";
+
+type Ctx = { params: Promise<{ nextauth: string[] }> };
+type Run = () => Promise<Response>;
+
+/**
+ * next-auth's route handler with what next-auth v4 cannot do itself: sign-in throttling that
+ * answers 429 with Retry-After (a locked account or address is refused before any password is
+ * checked, even the right one), and sign-out that ends the session everywhere, not only in this
+ * browser (the session id goes on the deny-list).
+ */
+export async function authRoute(req: NextRequest, ctx: Ctx): Promise<Response> {
+  try {
+    const params = await ctx.params;
+    const run: Run = () => NextAuth(req, { params }, authOptions());
+    const action = params.nextauth.join("/");
+    if (req.method === "POST" && action === "callback/credentials") return await credentialsSignIn(req, run);
+    if (req.method === "POST" && action === "signout") return await signOut(req, run);
+    return await run();
+  } catch (err) {
+    return errorResponse(err);
+  }
+}
+
+function tooManyAttempts(seconds: number): ApiError {
+  return new ApiError(
+    "rate_limited",
+    tooManyAttemptsMessage(seconds),
+    { retryAfterSeconds: seconds },
+    { "retry-after": String(seconds) },
+  );
+}
+
+/** The sign-in form's fields, read from a copy of the body (next-auth reads the original). */
+async function signInFields(req: NextRequest): Promise<unknown> {
+  if (Number(req.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) {
+    throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+  }
+  const text = await req.clone().text();
+  if (text.length > MAX_BODY_BYTES) {
+    throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+  }
+  if ((req.headers.get("content-type") ?? "").includes("application/json")) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return {};
+    }
+  }
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+async function credentialsSignIn(req: NextRequest, run: Run): Promise<Response> {
+  const attempt = { email: attemptedEmail(await signInFields(req)), address: requestClientAddress(req.headers) };
+  const lock = await activeLock(attempt);
+  if (lock) throw tooManyAttempts(lock.retryAfterSeconds);
+  const release = beginAttempt(attempt);
+  if (!release) throw tooManyAttempts(1);
+  try {
+    return await run();
+  } finally {
+    release();
+  }
+}
+
+/** next-auth clears the cookie only after checking its CSRF token: revoke only then. */
+function clearsSessionCookie(res: Response): boolean {
+  return res.headers.getSetCookie().some((c) => /^(__Secure-)?next-auth\.session-token(\.\d+)?=;/.test(c));
+}
+
+async function signOut(req: NextRequest, run: Run): Promise<Response> {
+  const raw = sessionCookie(req.cookies);
+  const res = await run();
+  const claims = raw && clearsSessionCookie(res) ? await decodeSession(raw) : null;
+  if (claims) {
+    await revokeSession(claims);
+    const user = await db().user.findUnique({ where: { id: claims.uid }, select: { email: true } });
+    await recordAudit(
+      db(),
+      { type: "user", id: claims.uid, label: user?.email ?? claims.uid },
+      "auth.sign_out",
+      { type: "user", id: claims.uid },
+      { address: requestClientAddress(req.headers) },
+    );
+  }
+  return res;
+}

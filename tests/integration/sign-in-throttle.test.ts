@@ -1,0 +1,155 @@
+// Sign-in throttling (per account and per client address, shared through the database), the client
+// address behind trusted proxies only, and next-auth's redirect target, against the real server.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { signIn } from "../helpers/console-session";
+import { ADMIN, startFleetServer, type FleetServer } from "../helpers/fleet-server";
+
+type AuditRow = { action: string; details: string };
+
+async function auditRows(server: FleetServer, action: string): Promise<{ details: Record<string, unknown> }[]> {
+  const p = server.db.engine === "sqlite" ? "?" : "$1";
+  const rows = await server.db.query<AuditRow>(`SELECT action, details FROM "AuditLog" WHERE action = ${p} ORDER BY id`, [
+    action,
+  ]);
+  return rows.map((r) => ({ details: JSON.parse(r.details) as Record<string, unknown> }));
+}
+
+async function throttleKeys(server: FleetServer): Promise<string[]> {
+  return (await server.db.query<{ key: string }>(`SELECT key FROM "LoginThrottle"`)).map((r) => r.key);
+}
+
+describe("without trusted proxies", () => {
+  let server: FleetServer;
+  before(async () => {
+    server = await startFleetServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("an account locks after 5 wrong passwords: 429 with Retry-After, even for the right password, until the lock ends", async () => {
+    const account = { email: "locked@example.com", password: "the-right-password-1" };
+    assert.equal((await server.api("POST", "/api/v1/users", { ...account, role: "viewer" })).status, 201);
+    const wrong = { email: account.email, password: "wrong-password" };
+    for (let i = 1; i <= 5; i++) {
+      const res = await signIn(server.consoleUrl, wrong);
+      assert.equal(res.status, 401, `wrong password #${i}`);
+      assert.equal(res.cookie, null);
+    }
+    const locked = await signIn(server.consoleUrl, wrong);
+    assert.equal(locked.status, 429, "the sixth try is refused without a password check");
+    assert.equal(locked.body.error, "rate_limited");
+    assert.match(locked.body.message, /^Too many attempts; try again in \d+ seconds?\.$/);
+    const retryAfter = Number(locked.headers["retry-after"]);
+    assert.ok(retryAfter >= 1 && retryAfter <= 2, `Retry-After ${locked.headers["retry-after"]}`);
+
+    const rightWhileLocked = await signIn(server.consoleUrl, account);
+    assert.equal(rightWhileLocked.status, 429, "the right password is refused while locked");
+    assert.equal(rightWhileLocked.cookie, null);
+
+    await new Promise((r) => setTimeout(r, Number(rightWhileLocked.headers["retry-after"]) * 1000 + 250));
+    const after = await signIn(server.consoleUrl, account);
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+    assert.ok(after.cookie, "signed in once the lock ended");
+    assert.ok(!(await throttleKeys(server)).includes("account:locked@example.com"), "a success resets the account");
+
+    const failures = (await auditRows(server, "auth.signin_failed")).filter((r) => r.details.email === account.email);
+    assert.equal(failures.length, 5, "each checked failure audited, the refused ones not checked");
+    for (const f of failures) {
+      assert.equal(f.details.address, "127.0.0.1");
+      assert.equal(f.details.reason, "wrong_password");
+      assert.ok(!JSON.stringify(f.details).includes("wrong-password"), "never the password");
+    }
+    const locks = (await auditRows(server, "auth.signin_locked")).filter((r) => r.details.account === account.email);
+    assert.equal(locks.length, 1);
+    assert.equal(locks[0]!.details.lockSeconds, 2);
+  });
+
+  test("X-Forwarded-For from an untrusted peer is ignored: the peer's address is counted", async () => {
+    const res = await signIn(
+      server.consoleUrl,
+      { email: "nobody@example.com", password: "whatever-password" },
+      { headers: { "x-forwarded-for": "127.0.0.9" } },
+    );
+    assert.equal(res.status, 401);
+    const failure = (await auditRows(server, "auth.signin_failed")).find((r) => r.details.email === "nobody@example.com");
+    assert.equal(failure?.details.address, "127.0.0.1");
+    assert.equal(failure?.details.reason, "unknown_account");
+    const keys = await throttleKeys(server);
+    assert.ok(keys.includes("address:127.0.0.1"));
+    assert.ok(!keys.some((k) => k.includes("127.0.0.9")), keys.join(","));
+  });
+
+  test("a foreign or malformed callbackUrl is ignored: the redirect stays on the console, never a 500", async () => {
+    for (const callbackUrl of [
+      "http://127.0.0.1:3910.evil.example/",
+      "https://evil.example/",
+      "//evil.example/x",
+      "::garbage::",
+    ]) {
+      const ok = await signIn(server.consoleUrl, ADMIN, { fields: { callbackUrl } });
+      assert.equal(ok.status, 200, `${callbackUrl}: ${JSON.stringify(ok.body)}`);
+      assert.ok(ok.cookie);
+      const target = new URL(ok.body.url);
+      assert.equal(target.origin, server.consoleUrl, `${callbackUrl} -> ${ok.body.url}`);
+    }
+    const sameOrigin = await signIn(server.consoleUrl, ADMIN, { fields: { callbackUrl: "/clusters?status=Ready" } });
+    assert.equal(sameOrigin.body.url, `${server.consoleUrl}/clusters?status=Ready`);
+    const wrong = await signIn(
+      server.consoleUrl,
+      { email: ADMIN.email, password: "not-it" },
+      { fields: { callbackUrl: "http://127.0.0.1:3910.evil.example/" } },
+    );
+    assert.equal(wrong.status, 401);
+  });
+});
+
+describe("behind a trusted proxy (TRUSTED_PROXY_CIDRS)", () => {
+  let server: FleetServer;
+  before(async () => {
+    server = await startFleetServer({ TRUSTED_PROXY_CIDRS: "127.0.0.1/32" });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("an address locks after 20 failures across accounts; other addresses still sign in", async () => {
+    const from = (ip: string) => ({ headers: { "x-forwarded-for": `127.0.0.200, ${ip}` } });
+    for (let i = 0; i < 20; i++) {
+      const res = await signIn(
+        server.consoleUrl,
+        { email: `guess-${i}@example.com`, password: "guess-password" },
+        from("127.0.0.7"),
+      );
+      assert.equal(res.status, 401, `failure #${i + 1}`);
+    }
+    const blocked = await signIn(server.consoleUrl, ADMIN, from("127.0.0.7"));
+    assert.equal(blocked.status, 429, "the right password of another account, from the locked address");
+    assert.ok(Number(blocked.headers["retry-after"]) >= 1);
+    const elsewhere = await signIn(server.consoleUrl, ADMIN, from("127.0.0.8"));
+    assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
+    const failures = await auditRows(server, "auth.signin_failed");
+    assert.equal(failures.length, 20);
+    assert.ok(
+      failures.every((f) => f.details.address === "127.0.0.7"),
+      "the client address, not the proxy's",
+    );
+  });
+
+  test("the same-origin check believes X-Forwarded-Host and -Proto from the trusted proxy", async () => {
+    const proxied = { "x-forwarded-host": "console.example.test", "x-forwarded-proto": "https" };
+    const ok = await server.api(
+      "POST",
+      "/api/v1/registration-tokens",
+      { name: "via-proxy" },
+      {
+        headers: { ...proxied, origin: "https://console.example.test" },
+      },
+    );
+    assert.equal(ok.status, 201, JSON.stringify(ok.body));
+    const direct = await server.api("POST", "/api/v1/registration-tokens", { name: "via-proxy-2" }, { headers: proxied });
+    assert.equal(direct.status, 403, "the Host the proxy replaced is not the console's origin");
+    assert.equal(direct.body.error, "csrf_rejected");
+  });
+});

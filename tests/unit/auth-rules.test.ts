@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { lockSeconds, retryAfterSeconds, throttleKey, tooManyAttemptsMessage } from "@/lib/domain/login-throttle";
+import { lowerRole } from "@/lib/domain/roles";
+import { clientAddress, isTrustedProxy, trustedProxies } from "@/lib/server/net/trusted-proxies";
+import { safeRedirect } from "@/lib/server/auth/options";
+import { sessionClaims, SESSION_MAX_AGE_SECONDS } from "@/lib/server/auth/sessions";
+
+describe("sign-in throttling rules", () => {
+  test("an account locks from the 5th failure: 2 s doubling to at most 15 min", () => {
+    assert.deepEqual(
+      [1, 4, 5, 6, 7, 13, 14, 50].map((f) => lockSeconds("account", f)),
+      [0, 0, 2, 4, 8, 512, 900, 900],
+    );
+  });
+  test("an address locks from the 20th failure", () => {
+    assert.equal(lockSeconds("address", 19), 0);
+    assert.equal(lockSeconds("address", 20), 2);
+    assert.equal(lockSeconds("address", 1_000_000), 900);
+  });
+  test("keys, Retry-After and the form's message", () => {
+    assert.equal(throttleKey("account", " Admin@Example.com "), "account:admin@example.com");
+    assert.equal(retryAfterSeconds(new Date(10_500), 10_000), 1);
+    assert.equal(retryAfterSeconds(new Date(12_001), 10_000), 3);
+    assert.equal(tooManyAttemptsMessage(1), "Too many attempts; try again in 1 second.");
+    assert.equal(tooManyAttemptsMessage(4), "Too many attempts; try again in 4 seconds.");
+  });
+});
+
+describe("client address behind trusted proxies", () => {
+  const proxies = trustedProxies(["10.0.0.0/8", "fd00::/8"]);
+  test("X-Forwarded-For counts only when the peer is a trusted proxy", () => {
+    assert.equal(clientAddress("192.0.2.9", "203.0.113.5", proxies), "192.0.2.9");
+    assert.equal(clientAddress("::ffff:10.1.2.3", "203.0.113.5", proxies), "203.0.113.5");
+    assert.equal(clientAddress("10.1.2.3", "203.0.113.5", null), "10.1.2.3");
+  });
+  test("the nearest untrusted hop wins; what the client wrote on the left is ignored", () => {
+    assert.equal(clientAddress("10.0.0.1", "1.1.1.1, 203.0.113.5, 10.0.0.2", proxies), "203.0.113.5");
+    assert.equal(clientAddress("10.0.0.1", "garbage, 10.0.0.2", proxies), "10.0.0.2");
+    assert.equal(clientAddress("fd00::1", "2001:db8::7", proxies), "2001:db8::7");
+  });
+  test("garbage addresses are never trusted", () => {
+    assert.equal(isTrustedProxy(proxies, "not-an-ip"), false);
+    assert.equal(isTrustedProxy(null, "10.0.0.1"), false);
+  });
+});
+
+describe("next-auth redirects", () => {
+  const base = "http://127.0.0.1:3910";
+  test("same-origin paths and URLs are kept", () => {
+    assert.equal(safeRedirect("/clusters?x=1", base), `${base}/clusters?x=1`);
+    assert.equal(safeRedirect(`${base}/audit`, base), `${base}/audit`);
+  });
+  test("foreign, look-alike and malformed targets fall back to the console, never throw", () => {
+    for (const url of [
+      "http://127.0.0.1:3910.evil.example/",
+      "https://evil.example/",
+      "//evil.example",
+      "/\\evil.example",
+      "::",
+      "",
+    ]) {
+      assert.equal(safeRedirect(url, base), base, url);
+    }
+  });
+});
+
+describe("session claims", () => {
+  const now = Math.floor(Date.now() / 1000);
+  test("need uid, sid, sv and authAt, within the session's absolute lifetime", () => {
+    assert.ok(sessionClaims({ uid: "u", sid: "s", sv: 0, authAt: now }));
+    assert.equal(sessionClaims({ uid: "u", sv: 0, authAt: now }), null, "tokens from before revocable sessions");
+    assert.equal(sessionClaims({ uid: "u", sid: "s", sv: "0", authAt: now }), null);
+    assert.equal(sessionClaims({ uid: "u", sid: "s", sv: 0, authAt: now - SESSION_MAX_AGE_SECONDS - 1 }), null);
+  });
+});
+
+test("an API key's role is capped by its creator's", () => {
+  assert.equal(lowerRole("admin", "viewer"), "viewer");
+  assert.equal(lowerRole("viewer", "admin"), "viewer");
+  assert.equal(lowerRole("operator", "operator"), "operator");
+});
