@@ -15,6 +15,8 @@ test.describe("as an operator", () => {
     apiAs,
     playwright,
   }) => {
+    // Two registrations over TLS and a page with charts: more than the default on a busy machine.
+    test.setTimeout(90_000);
     const operator = await apiAs("operator");
     const name = `e2e-reenrol-${randomBytes(3).toString("hex")}`;
     const first = await operator.post("/api/v1/registration-tokens", { data: { name: `for ${name}` }, headers: SAME_ORIGIN });
@@ -27,7 +29,8 @@ test.describe("as an operator", () => {
     const id = registered.body.clusterId!;
 
     await page.goto(`/clusters/${id}`);
-    await expect(page.getByRole("heading", { name, exact: true })).toBeVisible();
+    // The first visit builds the page's data: allow a busy machine its time.
+    await expect(page.getByRole("heading", { name, exact: true })).toBeVisible({ timeout: 30_000 });
     await page.getByRole("button", { name: "Re-enrol…" }).click();
     const dialog = page.getByRole("dialog", { name: `Re-enrol ${name}` });
     await expect(dialog).toContainText("it lost its key");
@@ -81,6 +84,7 @@ test.describe("as a viewer", () => {
   test.use(asRole("viewer"));
 
   test("a viewer sees no Re-enrol, and the API refuses the viewer a bound token", async ({ page, apiAs }) => {
+    test.setTimeout(60_000);
     const admin = await apiAs("admin");
     const name = `e2e-reenrol-ro-${randomBytes(3).toString("hex")}`;
     const created = await admin.post("/api/v1/clusters", {
@@ -91,7 +95,8 @@ test.describe("as a viewer", () => {
     const { id } = (await created.json()) as { id: string };
 
     await page.goto(`/clusters/${id}`);
-    await expect(page.getByRole("heading", { name, exact: true })).toBeVisible();
+    // The first visit builds the page's data: allow a busy machine its time.
+    await expect(page.getByRole("heading", { name, exact: true })).toBeVisible({ timeout: 30_000 });
     await expect(page.getByRole("button", { name: /Re-enrol/ })).toHaveCount(0);
 
     const viewer = await apiAs("viewer");
