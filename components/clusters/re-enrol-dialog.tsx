@@ -2,10 +2,10 @@
 
 import { useState, type FormEvent } from "react";
 import { TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
-import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useMintToken, type MintedToken } from "@/lib/client/tokens";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { InlineError } from "@/components/ui/inline-error";
 import { ttlSeconds, type MintDraft } from "@/components/tokens/mint-token-draft";
 import { TtlPicker } from "@/components/tokens/ttl-picker";
 
@@ -27,7 +27,7 @@ export function ReEnrolDialog({
 }) {
   const mint = useMintToken();
   const [ttl, setTtl] = useState<TtlDraft>({ ttlPreset: "24h", customTtl: "12", customUnit: "hours" });
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const seconds = ttlSeconds(ttl);
   const ttlError =
     Number.isFinite(seconds) && seconds >= 60 && seconds <= TOKEN_TTL_MAX_SECONDS ? undefined : "Between a minute and 30 days.";
@@ -46,7 +46,7 @@ export function ReEnrolDialog({
       });
       onMinted(minted);
     } catch (err) {
-      setError(err instanceof ApiRequestError ? err.message : "The token could not be minted; try again.");
+      setError(err);
     }
   }
 
@@ -79,14 +79,7 @@ export function ReEnrolDialog({
           )}
         </div>
         <TtlPicker value={ttl} onChange={(patch) => setTtl((t) => ({ ...t, ...patch }))} error={ttlError} />
-        {error && (
-          <p
-            role="alert"
-            className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 dark:bg-rose-950/50 dark:text-rose-300"
-          >
-            {error}
-          </p>
-        )}
+        {error !== null && <InlineError error={error} />}
         <div className="flex justify-end gap-2">
           <Button type="button" variant="secondary" onClick={onClose}>
             Cancel
