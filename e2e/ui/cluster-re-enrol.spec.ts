@@ -1,6 +1,7 @@
 // Re-enrol on a cluster's page: an operator mints a token bound to the cluster, sees it once with
 // the agent command for that cluster, and the token registers that cluster (and no other); a
-// viewer sees no Re-enrol and the API refuses the viewer's bound mint.
+// viewer sees no Re-enrol and the API refuses the viewer's bound mint. Pre-creating a cluster on
+// the Clusters page shows its claim token once; only that token claims it.
 import { randomBytes } from "node:crypto";
 import { registerThroughAgentPort } from "../support/agent-api";
 import { asRole, expect, expectApiError, SAME_ORIGIN, test } from "../fixtures";
@@ -80,6 +81,52 @@ test.describe("as an operator", () => {
   });
 });
 
+test.describe("pre-creating", () => {
+  test.use(asRole("operator"));
+
+  test("Pre-create shows the claim token once beside the agent command; an unbound token cannot claim, it can", async ({
+    page,
+    apiAs,
+    playwright,
+  }) => {
+    test.setTimeout(90_000);
+    const operator = await apiAs("operator");
+    const name = `e2e-precreate-${randomBytes(3).toString("hex")}`;
+    await page.goto("/clusters");
+    await page.getByRole("button", { name: "Pre-create…" }).click({ timeout: 30_000 });
+    const dialog = page.getByRole("dialog", { name: "Pre-create a cluster" });
+    await dialog.getByLabel("Cluster name").fill(name);
+    await dialog.getByLabel("Label env").fill("e2e");
+    await dialog.getByLabel("Label region").fill("precreate");
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/api/v1/clusters") && r.request().method() === "POST"),
+      dialog.getByRole("button", { name: "Pre-create cluster" }).click(),
+    ]);
+    expect(response.status()).toBe(201);
+    const { id } = (await response.json()) as { id: string };
+
+    const panel = page.getByRole("region", { name: /minted$/ });
+    await expect(panel).toContainText(`register the cluster ${name} (and no other) once`);
+    const token = (await page.getByTestId("minted-token").innerText()).trim();
+    await expect(panel.locator("#agent-command")).toContainText(`--name ${name}`);
+    await panel.getByRole("button", { name: "I’ve saved the token — close" }).click();
+    await expect(page.getByTestId("minted-token")).toHaveCount(0);
+
+    const unbound = await operator.post("/api/v1/registration-tokens", { data: { name: `steal ${name}` }, headers: SAME_ORIGIN });
+    const stolen = await registerThroughAgentPort(playwright, ((await unbound.json()) as { token: string }).token, name, {
+      env: "e2e",
+      region: "precreate",
+    });
+    expect(stolen.status).toBe(409);
+    expect(stolen.body.error).toBe("cluster_conflict");
+    const claimed = await registerThroughAgentPort(playwright, token, name);
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(201);
+    expect(claimed.body.clusterId).toBe(id);
+    const detail = (await (await operator.get(`/api/v1/clusters/${id}`)).json()) as { labels: Record<string, string> };
+    expect(detail.labels).toEqual({ env: "e2e", region: "precreate" });
+  });
+});
+
 test.describe("as a viewer", () => {
   test.use(asRole("viewer"));
 
@@ -98,6 +145,9 @@ test.describe("as a viewer", () => {
     // The first visit builds the page's data: allow a busy machine its time.
     await expect(page.getByRole("heading", { name, exact: true })).toBeVisible({ timeout: 30_000 });
     await expect(page.getByRole("button", { name: /Re-enrol/ })).toHaveCount(0);
+    await page.goto("/clusters");
+    await expect(page.getByRole("heading", { name: "Clusters", exact: true })).toBeVisible({ timeout: 30_000 });
+    await expect(page.getByRole("button", { name: /Pre-create/ })).toHaveCount(0);
 
     const viewer = await apiAs("viewer");
     await expectApiError(
