@@ -97,7 +97,7 @@ export function CertificateCard({
           onRevoke={async (reason) => {
             await onRevoke(reason);
             setConfirming(false);
-            setDone("Certificate revoked. The agent can no longer connect and must register again with a new token.");
+            setDone("Certificate revoked. The agent can no longer connect; Re-enrol gives it a token bound to this cluster.");
           }}
         />
       )}
@@ -142,7 +142,7 @@ function RevokeDialog({
       description={
         <>
           The agent using certificate <span className="font-mono">{shortHex(serial, 16)}</span> is cut off at once and cannot
-          heartbeat until it registers again with a new token. This cannot be undone.
+          heartbeat until it is re-enrolled with a token bound to this cluster. This cannot be undone.
         </>
       }
     >

@@ -63,11 +63,12 @@ export function labelsFromRows(rows: readonly LabelRow[]): Labels {
 
 export type LabelChanges = { added: string[]; removed: string[]; changed: string[] };
 
+// Own properties only: "constructor" is a fine label key and no member of a label set.
 export function labelChanges(before: Labels, after: Labels): LabelChanges {
   return {
-    added: Object.keys(after).filter((k) => !(k in before)),
-    removed: Object.keys(before).filter((k) => !(k in after)),
-    changed: Object.keys(after).filter((k) => k in before && before[k] !== after[k]),
+    added: Object.keys(after).filter((k) => !Object.hasOwn(before, k)),
+    removed: Object.keys(before).filter((k) => !Object.hasOwn(after, k)),
+    changed: Object.keys(after).filter((k) => Object.hasOwn(before, k) && before[k] !== after[k]),
   };
 }
 

@@ -32,17 +32,29 @@ function suggestClusterName(tokenName: string): string {
  * The freshly minted token, shown once, with everything needed to use it: the agent command and
  * a Kubernetes manifest built in the browser. The token lives only in this component's props;
  * closing the panel is the only way out and forgets it.
+ *
+ * `boundCluster`: the token is bound to this cluster (re-enrolment or a claim); the name is fixed
+ * and no labels are asked for, since the cluster keeps its own.
  */
-export function MintedTokenPanel({ minted, onClose }: { minted: MintedToken; onClose: () => void }) {
+export function MintedTokenPanel({
+  minted,
+  onClose,
+  boundCluster,
+}: {
+  minted: MintedToken;
+  onClose: () => void;
+  boundCluster?: string;
+}) {
   const fleet = useFleetFacts();
-  const [clusterName, setClusterName] = useState(() => suggestClusterName(minted.name));
-  const suggested = fleet.data
-    ? labelsToSend({
-        requiredLabels: fleet.data.requiredLabels,
-        fixedLabels: minted.fixedLabels,
-        allowedLabels: minted.allowedLabels,
-      })
-    : [];
+  const [clusterName, setClusterName] = useState(() => boundCluster ?? suggestClusterName(minted.name));
+  const suggested =
+    fleet.data && !boundCluster
+      ? labelsToSend({
+          requiredLabels: fleet.data.requiredLabels,
+          fixedLabels: minted.fixedLabels,
+          allowedLabels: minted.allowedLabels,
+        })
+      : [];
   const [labelValues, setLabelValues] = useState<Record<string, string>>({});
   const valueOf = (key: string) => labelValues[key] ?? suggested.find((s) => s.key === key)?.value ?? "";
 
@@ -71,9 +83,11 @@ export function MintedTokenPanel({ minted, onClose }: { minted: MintedToken; onC
             Copy this token now — you won’t see it again.
           </p>
           <p className="text-sm text-slate-600 dark:text-slate-400">
-            Only a hash is stored. If it is lost, revoke it and mint another. Treat it like a password: anyone holding it can
-            register {minted.maxClusters === 1 ? "a cluster" : `up to ${minted.maxClusters.toLocaleString()} clusters`} until it
-            expires.
+            Only a hash is stored. If it is lost, revoke it and mint another. Treat it like a password: anyone holding it can{" "}
+            {boundCluster
+              ? `register the cluster ${boundCluster} (and no other) once`
+              : `register ${minted.maxClusters === 1 ? "a cluster" : `up to ${minted.maxClusters.toLocaleString()} clusters`}`}{" "}
+            until it expires.
           </p>
           <div className="flex items-center gap-2">
             <code
@@ -94,7 +108,9 @@ export function MintedTokenPanel({ minted, onClose }: { minted: MintedToken; onC
           <div>
             <h3 className="text-sm font-semibold">Run the agent</h3>
             <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
-              Name the cluster and fill in its labels; the command and manifest below follow as you type.
+              {boundCluster
+                ? `Write the token to the agent's token file (a running agent picks it up), or install the agent afresh below. ${boundCluster} keeps its labels; labels an agent sends are ignored.`
+                : "Name the cluster and fill in its labels; the command and manifest below follow as you type."}
             </p>
           </div>
           {fleet.isPending ? (
@@ -116,6 +132,7 @@ export function MintedTokenPanel({ minted, onClose }: { minted: MintedToken; onC
                     id="agent-cluster-name"
                     className={`${inputClass} font-mono`}
                     value={clusterName}
+                    readOnly={!!boundCluster}
                     maxLength={63}
                     aria-invalid={nameError ? true : undefined}
                     aria-describedby={nameError ? "agent-cluster-name-error" : undefined}

@@ -3,8 +3,7 @@
 // only looks.
 import { randomBytes } from "node:crypto";
 import type { APIRequestContext, Locator, Page, PlaywrightWorkerArgs } from "@playwright/test";
-import { makeCsr } from "../../tests/helpers/csr";
-import { AGENT_PORT } from "../support/run";
+import { registerThroughAgentPort } from "../support/agent-api";
 import { asRole, expect, expectApiError, SAME_ORIGIN, test } from "../fixtures";
 import { saveScreenshotsOfUrl } from "../support/screenshots";
 
@@ -48,24 +47,8 @@ async function registerCluster(
   const minted = await operator.post("/api/v1/registration-tokens", { data: { name: `for ${name}` }, headers: SAME_ORIGIN });
   expect(minted.status()).toBe(201);
   const { token } = (await minted.json()) as { token: string };
-  const agent = await playwright.request.newContext({ baseURL: `https://127.0.0.1:${AGENT_PORT}`, ignoreHTTPSErrors: true });
-  try {
-    const res = await agent.post("/api/agent/v1/register", {
-      headers: { authorization: `Bearer ${token}` },
-      data: {
-        name,
-        apiServerUrl: `https://api.${name}.example:6443`,
-        caFingerprint: `sha256:${randomBytes(32).toString("hex")}`,
-        agentVersion: "1.4.0",
-        kubernetesVersion: "1.30.2",
-        labels,
-        csr: makeCsr({ commonName: name }).csr,
-      },
-    });
-    expect(res.status(), await res.text()).toBe(201);
-  } finally {
-    await agent.dispose();
-  }
+  const res = await registerThroughAgentPort(playwright, token, name, labels);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
 }
 
 test.describe("as an operator", () => {

@@ -6,9 +6,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Locator, Page, PlaywrightWorkerArgs } from "@playwright/test";
-import { makeCsr } from "../../tests/helpers/csr";
-import { AGENT_PORT } from "../support/run";
+import type { Locator, Page } from "@playwright/test";
+import { registerThroughAgentPort } from "../support/agent-api";
 import { asRole, BASE_URL, expect, SAME_ORIGIN, test } from "../fixtures";
 import { saveScreenshotsOfUrl } from "../support/screenshots";
 
@@ -48,33 +47,6 @@ class TokensPage {
 
 function uniqueName(prefix: string) {
   return `${prefix}-${Date.now().toString(36)}-${randomBytes(2).toString("hex")}`;
-}
-
-/** POST /api/agent/v1/register the way an agent would (own CSR, TLS to the agent port). */
-async function register(
-  playwright: PlaywrightWorkerArgs["playwright"],
-  token: string,
-  name: string,
-  labels: Record<string, string>,
-) {
-  const agent = await playwright.request.newContext({ baseURL: `https://127.0.0.1:${AGENT_PORT}`, ignoreHTTPSErrors: true });
-  try {
-    const res = await agent.post("/api/agent/v1/register", {
-      headers: { authorization: `Bearer ${token}` },
-      data: {
-        name,
-        apiServerUrl: `https://api.${name}.example:6443`,
-        caFingerprint: `sha256:${randomBytes(32).toString("hex")}`,
-        agentVersion: "1.4.0",
-        kubernetesVersion: "1.30.2",
-        labels,
-        csr: makeCsr({ commonName: name }).csr,
-      },
-    });
-    return { status: res.status(), body: (await res.json()) as { error?: string; clusterId?: string } };
-  } finally {
-    await agent.dispose();
-  }
 }
 
 test("mint a token in the UI: shown once with command and manifest, then listed active 0/1 and revoked", async ({
@@ -247,7 +219,7 @@ test("the attempts log shows a refused registration with its plain-words explana
   expect((await operator.delete(`/api/v1/registration-tokens/${id}`, { headers: SAME_ORIGIN })).status()).toBe(200);
 
   const cluster = uniqueName("late-agent");
-  const refused = await register(playwright, token, cluster, { env: "dev", region: "eu-west-1" });
+  const refused = await registerThroughAgentPort(playwright, token, cluster, { env: "dev", region: "eu-west-1" });
   expect(refused.status).toBe(401);
   expect(refused.body.error).toBe("token_revoked");
 

@@ -6,6 +6,7 @@ import type { ClusterStatus } from "@/lib/domain/status";
 import { queryKeys } from "./queries";
 import { fetchJson } from "./fetch-json";
 import { useLiveEvents, type LiveState } from "./live-events";
+import { tokenKeys, type MintedToken } from "./tokens";
 
 // Data hooks and query keys of the overview, the cluster list and the cluster detail.
 // The event stream (live-events.ts) keeps these caches current; the intervals below are only
@@ -315,6 +316,27 @@ export function useRevokeCertificate(id: string) {
       void client.invalidateQueries({ queryKey: clusterKeys.detail(id) });
       void client.invalidateQueries({ queryKey: clusterKeys.overview });
       void client.invalidateQueries({ queryKey: queryKeys.auditAll });
+    },
+  });
+}
+
+/** POST /api/v1/clusters's answer: the pre-created cluster and, once only, the token that claims it. */
+export type PreCreated = ClusterDetail & { registrationToken: MintedToken };
+
+/**
+ * Pre-creates a cluster (phase Provisioning). The answer holds the claim token's secret: the
+ * finished mutation is dropped as soon as nothing shows it (as with minting a token).
+ */
+export function usePreCreateCluster() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { name: string; labels: Labels; description?: string }) =>
+      fetchJson<PreCreated>("/api/v1/clusters", { method: "POST", body: input }),
+    gcTime: 0,
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: clusterKeys.lists });
+      void client.invalidateQueries({ queryKey: clusterKeys.overview });
+      void client.invalidateQueries({ queryKey: tokenKeys.all });
     },
   });
 }

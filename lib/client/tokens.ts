@@ -26,6 +26,8 @@ export type RegistrationToken = {
   allowedLabels: AllowedLabels | null;
   fixedLabels: Labels;
   revokedAt: string | null;
+  /** Bound tokens register only this cluster. */
+  clusterId: string | null;
   createdAt: string;
 };
 

@@ -83,10 +83,11 @@ export function labelsToSend(input: {
   fixedLabels: Labels;
   allowedLabels: AllowedLabels | null;
 }): SuggestedLabel[] {
+  // Own properties only: a required label may be called "constructor".
   return input.requiredLabels
-    .filter((key) => !(key in input.fixedLabels))
+    .filter((key) => !Object.hasOwn(input.fixedLabels, key))
     .map((key) => {
-      const scope = input.allowedLabels ? input.allowedLabels[key] : "*";
+      const scope = !input.allowedLabels ? "*" : Object.hasOwn(input.allowedLabels, key) ? input.allowedLabels[key] : undefined;
       const choices = scope === "*" ? null : (scope ?? []);
       return { key, value: choices?.[0] ?? "", choices };
     });
@@ -103,7 +104,7 @@ export function unreachableRequiredLabels(input: {
 }): string[] {
   if (!input.allowedLabels) return [];
   const scope = input.allowedLabels;
-  return input.requiredLabels.filter((key) => !(key in input.fixedLabels) && !(key in scope));
+  return input.requiredLabels.filter((key) => !Object.hasOwn(input.fixedLabels, key) && !Object.hasOwn(scope, key));
 }
 
 /** True when the agent URL names this machine: fine for a laptop, useless from inside a cluster. */

@@ -35,12 +35,38 @@ export const labelValueSchema = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: "custom", message: `label value "${value}": ${problem}` });
 });
 
-export const labelsSchema = z.record(labelKeySchema, labelValueSchema).refine((l) => Object.keys(l).length <= 64, {
-  message: "at most 64 labels",
-});
+/**
+ * A record keyed by user input, refusing a "__proto__" key: zod's record skips that key silently
+ * (it cannot be assigned to a plain object), and a label that vanishes without a word is worse
+ * than a 400. Other keys that name Object.prototype members ("constructor", "toString") are
+ * ordinary label keys: code reading these records must use own-property lookups (`labelValue`).
+ */
+export function userKeyedRecord<T extends z.ZodType>(record: T, what: string) {
+  return z.preprocess((input, ctx) => {
+    if (input && typeof input === "object" && !Array.isArray(input) && Object.hasOwn(input, "__proto__")) {
+      ctx.addIssue({ code: "custom", message: `${what} key "__proto__" is not allowed`, input });
+    }
+    return input;
+  }, record);
+}
+
+export const labelsSchema = userKeyedRecord(
+  z.record(labelKeySchema, labelValueSchema).refine((l) => Object.keys(l).length <= 64, {
+    message: "at most 64 labels",
+  }),
+  "label",
+);
 export type Labels = Record<string, string>;
+
+/**
+ * The value of a label, own properties only: label keys come from users, and `labels.constructor`
+ * on a plain object is a function, not a missing label.
+ */
+export function labelValue(labels: Labels, key: string): string | undefined {
+  return Object.hasOwn(labels, key) ? labels[key] : undefined;
+}
 
 /** Required keys missing (or empty) in a label set. */
 export function missingRequiredLabels(labels: Labels, required: readonly string[]): string[] {
-  return required.filter((key) => !labels[key]);
+  return required.filter((key) => !labelValue(labels, key));
 }

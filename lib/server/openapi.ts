@@ -46,7 +46,13 @@ const PATHS: Record<string, Record<string, Op>> = {
   },
   "/api/v1/registration-tokens": {
     get: { summary: "List registration tokens", role: "viewer" },
-    post: { summary: "Mint a registration token (shown once)", role: "operator", body: mintTokenSchema, ok: 201 },
+    post: {
+      summary:
+        "Mint a registration token (shown once); with `clusterId` it is bound to that cluster (re-enrolment or claiming a pre-created one; 404 for an unknown id)",
+      role: "operator",
+      body: mintTokenSchema,
+      ok: 201,
+    },
   },
   "/api/v1/registration-tokens/{id}": { delete: { summary: "Revoke a registration token", role: "operator" } },
   "/api/v1/registration-attempts": {
@@ -60,7 +66,8 @@ const PATHS: Record<string, Record<string, Op>> = {
       query: listClustersQuerySchema,
     },
     post: {
-      summary: "Pre-create a cluster (phase Provisioning) for an agent to claim",
+      summary:
+        "Pre-create a cluster (phase Provisioning) and mint the token bound to it that claims it (`registrationToken`, shown once)",
       role: "operator",
       body: provisionClusterSchema,
       ok: 201,

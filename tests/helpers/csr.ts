@@ -45,3 +45,13 @@ export function makeCsr(opts: CsrOptions = {}): { csr: string; key: string } {
   }
   return { csr: pem, key: privateKeyPem };
 }
+
+/** An honest CSR for a key the caller already has: an agent retrying with the key it kept. */
+export function csrForKey(privateKeyPem: string, commonName = "test-cluster"): string {
+  const key = forge.pki.privateKeyFromPem(privateKeyPem) as forge.pki.rsa.PrivateKey;
+  const csr = forge.pki.createCertificationRequest();
+  csr.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  csr.setSubject([{ name: "commonName", value: commonName }]);
+  csr.sign(key, forge.md.sha256.create());
+  return forge.pki.certificationRequestToPem(csr);
+}

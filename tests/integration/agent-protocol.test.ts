@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import forge from "node-forge";
-import { makeCsr } from "../helpers/csr";
+import { csrForKey, makeCsr } from "../helpers/csr";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -241,22 +241,24 @@ describe("registration", () => {
     assert.deepEqual(missing.res.body.details.missing, ["region"]);
   });
 
-  test("re-registration keeps the id, issues a new certificate and revokes the old; a different CA is a conflict", async () => {
+  test("re-registration with the kept key keeps the id, issues a new certificate and revokes the old; a new key is a conflict", async () => {
     const first = await registered("rereg-1");
     const t = await mint();
-    const again = await register(t.token, "rereg-1");
-    assert.equal(again.res.status, 201);
+    // Same key (an agent retrying after a lost answer): accepted. Proof details: reregistration.test.ts.
+    const again = await register(t.token, "rereg-1", { csr: csrForKey(first.client.key) });
+    assert.equal(again.res.status, 201, JSON.stringify(again.res.body));
     assert.equal(again.res.body.clusterId, first.clusterId);
     const old = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: first.client });
     assert.equal(old.status, 403);
     assert.equal(old.body.error, "certificate_revoked");
     const fresh = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), {
-      client: { cert: again.res.body.certificate, key: again.key },
+      client: { cert: again.res.body.certificate, key: first.client.key },
     });
     assert.equal(fresh.status, 200);
 
+    // The same name and CA fingerprint with another key is no proof at all.
     const t2 = await mint();
-    const conflict = await register(t2.token, "rereg-1", { caFingerprint: FP("b") });
+    const conflict = await register(t2.token, "rereg-1");
     assert.equal(conflict.res.status, 409);
     assert.equal(conflict.res.body.error, "cluster_conflict");
     const audit = await server.api("GET", `/api/v1/audit?action=cluster.reregister&target=${first.clusterId}`);

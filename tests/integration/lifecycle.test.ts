@@ -36,7 +36,7 @@ const beat = (client: ClientCert, applied: string | null) =>
     { client },
   );
 
-test("an admin pre-creates a cluster; an agent claims it by name; policies sync; it becomes Enrolled; draining freezes revisions", async () => {
+test("an admin pre-creates a cluster; an agent claims it with a bound token; policies sync; it becomes Enrolled; draining freezes revisions", async () => {
   const pre = await server.api("POST", "/api/v1/clusters", {
     name: "claimed-1",
     labels: { region: "eu-west-1", team: "platform" },
@@ -46,10 +46,12 @@ test("an admin pre-creates a cluster; an agent claims it by name; policies sync;
   assert.equal(pre.body.status, "Provisioning");
   assert.equal((await server.api("POST", "/api/v1/clusters", { name: "claimed-1" })).status, 409);
 
+  // Only a token bound to the pre-created cluster claims it.
   const token = await server.api("POST", "/api/v1/registration-tokens", {
     name: "claim",
     maxClusters: 1,
     fixedLabels: { env: "dev" },
+    clusterId: pre.body.id,
   });
   const { csr, key } = makeCsr();
   const reg = await server.agent(

@@ -60,5 +60,11 @@ describe("label editor rows", () => {
     assert.deepEqual(changes, { added: ["tier"], removed: ["old"], changed: ["env"] });
     assert.equal(describeChanges(changes), "1 added, 1 changed, 1 removed");
     assert.equal(describeChanges(labelChanges(labels, labels)), "");
+    // Keys named like Object.prototype members are plain keys, not already-present ones.
+    assert.deepEqual(labelChanges({ env: "dev" }, { env: "dev", constructor: "x", toString: "y" }), {
+      added: ["constructor", "toString"],
+      removed: [],
+      changed: [],
+    });
   });
 });

@@ -13,6 +13,7 @@ import {
   useGroups,
   type ClusterFilters,
   type ListSort,
+  type PreCreated,
 } from "@/lib/client/clusters";
 import { useLiveEvents } from "@/lib/client/live-events";
 import { ClusterFiltersBar } from "@/components/clusters/cluster-filters-bar";
@@ -20,10 +21,12 @@ import { ClustersListSkeleton } from "@/components/clusters/clusters-list-skelet
 import { ClustersTable } from "@/components/clusters/clusters-table";
 import { LiveIndicator } from "@/components/clusters/live-indicator";
 import { ListPager } from "@/components/clusters/list-pager";
+import { PreCreateClusterDialog } from "@/components/clusters/pre-create-cluster-dialog";
 import { ThresholdNote } from "@/components/clusters/threshold-note";
 import { Button } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { MintedTokenPanel } from "@/components/tokens/minted-token-panel";
 
 export function ClustersView({ canMint }: { canMint: boolean }) {
   const router = useRouter();
@@ -37,6 +40,10 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
   const list = useClusters(filters);
   const groups = useGroups();
   const fleet = useFleet();
+  // The pre-created cluster's claim token lives here, in component state, only until its panel is closed.
+  const [preCreate, setPreCreate] = useState<{ kind: "closed" } | { kind: "dialog" } | { kind: "created"; created: PreCreated }>({
+    kind: "closed",
+  });
 
   const go = useCallback(
     (next: ClusterFilters) => {
@@ -62,8 +69,43 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
       <PageHeader
         title="Clusters"
         description={data ? <ThresholdNote seconds={data.notReadyThresholdSeconds} /> : "Every cluster registered in the fleet."}
-        actions={<LiveIndicator state={live} />}
+        actions={
+          <div className="flex items-center gap-3">
+            <LiveIndicator state={live} />
+            {/* Hidden from viewers as a courtesy; the API refuses them regardless. */}
+            {canMint && (
+              <Button id="pre-create-button" variant="secondary" onClick={() => setPreCreate({ kind: "dialog" })}>
+                Pre-create…
+              </Button>
+            )}
+          </div>
+        }
       />
+      {preCreate.kind === "dialog" && (
+        <PreCreateClusterDialog
+          requiredLabels={fleet.data?.requiredLabels ?? []}
+          onClose={() => setPreCreate({ kind: "closed" })}
+          onCreated={(created) => setPreCreate({ kind: "created", created })}
+        />
+      )}
+      {preCreate.kind === "created" && (
+        <div className="mb-4 space-y-2">
+          <p role="status" className="text-sm">
+            <Link href={`/clusters/${preCreate.created.id}`} className="font-medium text-sky-700 underline dark:text-sky-400">
+              {preCreate.created.name}
+            </Link>{" "}
+            is pre-created and waits for its agent; only the token below claims it.
+          </p>
+          <MintedTokenPanel
+            minted={preCreate.created.registrationToken}
+            boundCluster={preCreate.created.name}
+            onClose={() => {
+              setPreCreate({ kind: "closed" });
+              requestAnimationFrame(() => document.getElementById("pre-create-button")?.focus());
+            }}
+          />
+        </div>
+      )}
       <div className="space-y-4">
         <ClusterFiltersBar
           filters={filters}

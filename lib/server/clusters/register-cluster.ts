@@ -1,8 +1,9 @@
 import "server-only";
 import { randomId, digestsEqual, parseCredential, sha256Hex } from "@/lib/server/auth/secrets";
 import { registerRequestSchema, type RegisterRequest } from "@/lib/domain/agent-protocol";
-import { missingRequiredLabels, type Labels } from "@/lib/domain/labels";
-import { labelOutsideScope, mergeFixedLabels, tokenStatus, type AllowedLabels } from "@/lib/domain/tokens";
+import { labelValue, missingRequiredLabels, type Labels } from "@/lib/domain/labels";
+import { keptKeyCandidates, reregistrationProof, SUPERSEDED_REASON, type ReregistrationProof } from "@/lib/domain/reregistration";
+import { labelOutsideScope, mergeFixedLabels, relabelForToken, tokenStatus, type AllowedLabels } from "@/lib/domain/tokens";
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
 import { db, type Tx } from "@/lib/server/db/client";
@@ -11,6 +12,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { fleetCa } from "@/lib/server/pki/current-ca";
 import { CsrError, validateCsr } from "@/lib/server/pki/csr";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
+import { certifiesKey } from "@/lib/server/pki/public-key";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { TOKEN_PREFIX } from "@/lib/server/tokens/mint-token";
@@ -27,10 +29,21 @@ export type RegisterResponse = {
   heartbeatPath: "/api/agent/v1/heartbeat";
 };
 
-type TokenRecord = { id: string; name: string; allowedLabels: AllowedLabels | null; fixedLabels: Labels };
+type TokenRecord = {
+  id: string;
+  name: string;
+  allowedLabels: AllowedLabels | null;
+  fixedLabels: Labels;
+  /** Bound token: registers only this cluster. */
+  clusterId: string | null;
+  /** Used up: still good for a kept-key re-registration, which consumes nothing. */
+  exhausted: boolean;
+};
 
 /** Checks the bearer token without consuming a use. Each failure has its own protocol code. */
 export type RegistrationTrace = { sourceAddress: string | null; tokenId?: string };
+
+const EXHAUSTED_MESSAGE = "The registration token has registered as many clusters as it may; ask an operator for a new one.";
 
 async function authenticateToken(authorization: string | null, now: Date, trace: RegistrationTrace): Promise<TokenRecord> {
   const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
@@ -47,40 +60,39 @@ async function authenticateToken(authorization: string | null, now: Date, trace:
     throw new ApiError("token_revoked", "The registration token was revoked; ask an operator for a new one.");
   if (status === "expired")
     throw new ApiError("token_expired", "The registration token has expired; ask an operator for a new one.");
-  if (status === "exhausted") {
-    throw new ApiError(
-      "token_exhausted",
-      "The registration token has registered as many clusters as it may; ask an operator for a new one.",
-    );
-  }
   return {
     id: token.id,
     name: token.name,
     allowedLabels: token.allowedLabels ? (JSON.parse(token.allowedLabels) as AllowedLabels) : null,
     fixedLabels: JSON.parse(token.fixedLabels) as Labels,
+    clusterId: token.clusterId,
+    exhausted: status === "exhausted",
   };
 }
 
-/** `preset`: labels an admin gave a pre-created (Provisioning) cluster; the agent's and the token's go over them. */
-function checkLabels(req: RegisterRequest, token: TokenRecord, required: string[], preset: Labels): Labels {
+function labelNotAllowed(outside: { key: string; value: string }): ApiError {
+  return new ApiError("label_not_allowed", `The token does not allow the label ${outside.key}=${outside.value}.`, {
+    label: outside.key,
+    value: outside.value,
+  });
+}
+
+/** The agent's labels against the token: inside its scope, and not fighting its fixed labels. */
+function checkRequestedLabels(req: RegisterRequest, token: TokenRecord): Labels {
   const outside = labelOutsideScope(req.labels, token.allowedLabels);
-  if (outside) {
-    throw new ApiError("label_not_allowed", `The token does not allow the label ${outside.key}=${outside.value}.`, {
-      label: outside.key,
-      value: outside.value,
-    });
-  }
+  if (outside) throw labelNotAllowed(outside);
   const merged = mergeFixedLabels(req.labels, token.fixedLabels);
   if (merged.conflict) {
     throw new ApiError(
       "label_not_allowed",
-      `The token fixes the label ${merged.conflict}=${token.fixedLabels[merged.conflict]}; do not ask for another value.`,
-      {
-        label: merged.conflict,
-      },
+      `The token fixes the label ${merged.conflict}=${labelValue(token.fixedLabels, merged.conflict)}; do not ask for another value.`,
+      { label: merged.conflict },
     );
   }
-  const labels = { ...preset, ...merged.labels };
+  return merged.labels;
+}
+
+function checkRequired(labels: Labels, required: string[]): Labels {
   const missing = missingRequiredLabels(labels, required);
   if (missing.length) {
     throw new ApiError("missing_required_labels", `The cluster lacks the required labels: ${missing.join(", ")}.`, { missing });
@@ -88,10 +100,129 @@ function checkLabels(req: RegisterRequest, token: TokenRecord, required: string[
   return labels;
 }
 
+function parseCsr(pem: string) {
+  try {
+    return validateCsr(pem);
+  } catch (err) {
+    if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
+    throw err;
+  }
+}
+
+/** Is the CSR's key that of the cluster's current or last certificate, not revoked by an operator? */
+async function hasKeptKey(clusterId: string, publicKeyPem: string): Promise<boolean> {
+  const certs = await db().certificate.findMany({
+    where: { clusterId },
+    orderBy: { createdAt: "desc" },
+    select: { serial: true, pem: true, createdAt: true, revokedAt: true },
+  });
+  const revoked = await db().revokedCertificate.findMany({
+    where: { serial: { in: certs.filter((c) => c.revokedAt).map((c) => c.serial) } },
+    select: { serial: true, reason: true },
+  });
+  const reasons = new Map(revoked.map((r) => [r.serial, r.reason]));
+  const candidates = keptKeyCandidates(certs.map((c) => ({ ...c, revokedReason: reasons.get(c.serial) ?? null })));
+  return candidates.some((c) => certifiesKey(c.pem, publicKeyPem));
+}
+
 async function replaceLabels(tx: Tx, clusterId: string, labels: Labels) {
   await tx.clusterLabel.deleteMany({ where: { clusterId } });
   const rows = Object.entries(labels).map(([key, value]) => ({ clusterId, key, value }));
   if (rows.length) await tx.clusterLabel.createMany({ data: rows });
+}
+
+type ExistingCluster = {
+  id: string;
+  name: string;
+  phase: string;
+  caFingerprint: string | null;
+  apiServerUrl: string | null;
+  registeredAt: Date | null;
+  labels: { key: string; value: string }[];
+};
+
+/**
+ * What a registration will do, decided before anything is written: a new cluster, the claim of a
+ * pre-created one, or a re-registration, with its labels, its proof and whether it spends a use.
+ */
+type Plan =
+  | { kind: "new"; labels: Labels; consumesUse: true }
+  | { kind: "claim"; existing: ExistingCluster; labels: Labels; proof: "boundToken"; consumesUse: true }
+  | { kind: "reregister"; existing: ExistingCluster; labels: Labels; proof: ReregistrationProof; consumesUse: boolean };
+
+async function boundClusterName(clusterId: string): Promise<string | null> {
+  const c = await db().cluster.findUnique({ where: { id: clusterId }, select: { name: true } });
+  return c?.name ?? null;
+}
+
+async function planRegistration(
+  req: RegisterRequest,
+  token: TokenRecord,
+  existing: ExistingCluster | null,
+  publicKeyPem: string,
+  required: string[],
+): Promise<Plan> {
+  if (token.clusterId && token.clusterId !== existing?.id) {
+    const bound = await boundClusterName(token.clusterId);
+    throw new ApiError(
+      "cluster_conflict",
+      bound
+        ? `This token is bound to the cluster ${bound} and registers only that name, not ${req.name}.`
+        : `This token is bound to a cluster that no longer exists; it cannot register ${req.name}.`,
+      { boundClusterId: token.clusterId },
+    );
+  }
+  if (!existing) {
+    if (token.exhausted) throw new ApiError("token_exhausted", EXHAUSTED_MESSAGE);
+    return { kind: "new", labels: checkRequired(checkRequestedLabels(req, token), required), consumesUse: true };
+  }
+  if (existing.phase === "Deregistration" || existing.phase === "Draining") {
+    throw new ApiError("cluster_conflict", `The cluster ${req.name} is being deregistered; finish or cancel that first.`);
+  }
+  const stored = Object.fromEntries(existing.labels.map((l) => [l.key, l.value]));
+  if (existing.phase === "Provisioning") {
+    if (!token.clusterId) {
+      throw new ApiError(
+        "cluster_conflict",
+        `The cluster ${req.name} was pre-created by an admin; it is claimed only with the token bound to it (minted with it, or by Re-enrol on its page).`,
+      );
+    }
+    if (token.exhausted) throw new ApiError("token_exhausted", EXHAUSTED_MESSAGE);
+    // The admin's presets win over the agent's labels; the token's fixed labels over both.
+    const relabelled = relabelForToken(stored, token, checkRequestedLabels(req, token));
+    if (relabelled.outside) throw labelNotAllowed(relabelled.outside);
+    return {
+      kind: "claim",
+      existing,
+      labels: checkRequired(relabelled.labels, required),
+      proof: "boundToken",
+      consumesUse: true,
+    };
+  }
+  const boundToCluster = token.clusterId === existing.id;
+  const decision = reregistrationProof({
+    boundToCluster,
+    tokenHasUses: !token.exhausted,
+    // Only looked up when it can matter: a bound token with a use left is proof enough.
+    keptKey: boundToCluster && !token.exhausted ? false : await hasKeptKey(existing.id, publicKeyPem),
+  });
+  if ("refused" in decision) {
+    if (decision.refused === "token_exhausted") throw new ApiError("token_exhausted", EXHAUSTED_MESSAGE);
+    throw new ApiError(
+      "cluster_conflict",
+      `The name ${req.name} belongs to a registered cluster; registering it again needs the key of its current certificate or a token bound to it (Re-enrol on its page).`,
+    );
+  }
+  // Sent labels are ignored: the cluster keeps its own (console edits stay), the token's fixed ones go over them.
+  const relabelled = relabelForToken(stored, token);
+  if (relabelled.outside) throw labelNotAllowed(relabelled.outside);
+  return {
+    kind: "reregister",
+    existing,
+    labels: checkRequired(relabelled.labels, required),
+    proof: decision.proof,
+    consumesUse: decision.consumesUse,
+  };
 }
 
 /**
@@ -117,24 +248,23 @@ export async function registerCluster(
     );
   }
   const settings = await getSettings();
-  const existing = await db().cluster.findUnique({ where: { name: req.name }, include: { labels: true } });
-  const preset = existing?.phase === "Provisioning" ? Object.fromEntries(existing.labels.map((l) => [l.key, l.value])) : {};
-  const labels = checkLabels(req, token, settings.requiredLabels, preset);
-
-  let csr;
-  try {
-    csr = validateCsr(req.csr);
-  } catch (err) {
-    if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
-    throw err;
-  }
-
-  if (existing?.caFingerprint && existing.caFingerprint !== req.caFingerprint) {
-    throw new ApiError("cluster_conflict", `The name ${req.name} belongs to a cluster with a different CA fingerprint.`);
-  }
-  if (existing && (existing.phase === "Deregistration" || existing.phase === "Draining")) {
-    throw new ApiError("cluster_conflict", `The cluster ${req.name} is being deregistered; finish or cancel that first.`);
-  }
+  const existing = await db().cluster.findUnique({
+    where: { name: req.name },
+    select: {
+      id: true,
+      name: true,
+      phase: true,
+      caFingerprint: true,
+      apiServerUrl: true,
+      registeredAt: true,
+      labels: { select: { key: true, value: true } },
+    },
+  });
+  // The CSR first: its key may be the proof that lets a known name register again.
+  const csr = parseCsr(req.csr);
+  const plan = await planRegistration(req, token, existing, csr.publicKeyPem, settings.requiredLabels);
+  const { labels } = plan;
+  const proof = plan.kind === "new" ? null : plan.proof;
 
   // Signing is the expensive part: do it before the transaction so writers are not held up.
   const clusterId = existing?.id ?? `cl_${randomId(16)}`;
@@ -157,39 +287,46 @@ export async function registerCluster(
   const certificateRow = { ...certificateRowWithoutCluster, clusterId };
 
   const revokedSerials = await db().$transaction(async (tx) => {
-    const consumed = await tx.registrationToken.updateMany({
-      where: {
-        id: token.id,
-        revokedAt: null,
-        expiresAt: { gt: now },
-        usedClusters: { lt: db().registrationToken.fields.maxClusters },
-      },
-      data: { usedClusters: { increment: 1 } },
-    });
-    if (consumed.count === 0) {
-      // Lost the race for the last use (or the token was revoked a moment ago).
-      throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
+    if (plan.consumesUse) {
+      const consumed = await tx.registrationToken.updateMany({
+        where: {
+          id: token.id,
+          revokedAt: null,
+          expiresAt: { gt: now },
+          usedClusters: { lt: db().registrationToken.fields.maxClusters },
+        },
+        data: { usedClusters: { increment: 1 } },
+      });
+      if (consumed.count === 0) {
+        // Lost the race for the last use (or the token was revoked a moment ago).
+        throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
+      }
+    } else {
+      // A kept-key re-registration spends nothing, but the token must still be valid now.
+      const valid = await tx.registrationToken.count({ where: { id: token.id, revokedAt: null, expiresAt: { gt: now } } });
+      if (valid === 0)
+        throw new ApiError("token_revoked", "The registration token was revoked a moment ago; ask an operator for a new one.");
     }
-    const identity = {
-      caFingerprint: req.caFingerprint,
-      apiServerUrl: req.apiServerUrl,
-      agentVersion: req.agentVersion,
-      kubernetesVersion: req.kubernetesVersion,
-      registrationTokenId: token.id,
-    };
+    const facts = { agentVersion: req.agentVersion, kubernetesVersion: req.kubernetesVersion, registrationTokenId: token.id };
+    // A bound token is an admin's word that this agent is the cluster (perhaps rebuilt): it brings
+    // its reported identity. A kept key proves the same agent: what it registered with stays.
+    const takesIdentity = plan.kind !== "reregister" || plan.proof === "boundToken";
+    const identity = takesIdentity ? { ...facts, caFingerprint: req.caFingerprint, apiServerUrl: req.apiServerUrl } : facts;
     let revoked: string[] = [];
-    if (existing) {
-      // The same cluster again (same name and CA): same id, new certificate, old ones revoked.
+    const auditIdentity: Record<string, unknown> = {};
+    if (plan.kind !== "new") {
+      const { existing } = plan;
+      // Same id, new certificate, old ones revoked; unless someone changed the cluster meanwhile.
       const claimed = await tx.cluster.updateMany({
-        where: { id: existing.id, OR: [{ caFingerprint: null }, { caFingerprint: req.caFingerprint }] },
+        where: { id: existing.id, phase: existing.phase },
         data: {
           ...identity,
           registeredAt: existing.registeredAt ?? now,
-          ...(existing.phase === "Provisioning" ? { phase: "Registration", phaseChangedAt: now } : {}),
+          ...(plan.kind === "claim" ? { phase: "Registration", phaseChangedAt: now } : {}),
         },
       });
       if (claimed.count === 0)
-        throw new ApiError("cluster_conflict", `The name ${req.name} was just claimed by another cluster.`);
+        throw new ApiError("cluster_conflict", `The cluster ${req.name} changed while registering; try again.`);
       const old = await tx.certificate.findMany({ where: { clusterId, revokedAt: null }, select: { serial: true } });
       revoked = old.map((c) => c.serial);
       if (revoked.length) {
@@ -197,10 +334,20 @@ export async function registerCluster(
           where: { serial: { in: revoked } },
           data: { revokedAt: now, revokeReason: "superseded by re-registration" },
         });
-        await tx.revokedCertificate.createMany({ data: revoked.map((serial) => ({ serial, clusterId, reason: "superseded" })) });
+        await tx.revokedCertificate.createMany({
+          data: revoked.map((serial) => ({ serial, clusterId, reason: SUPERSEDED_REASON })),
+        });
       }
       await replaceLabels(tx, clusterId, labels);
       await tx.certificate.create({ data: certificateRow });
+      if (plan.kind === "reregister") {
+        for (const field of ["caFingerprint", "apiServerUrl"] as const) {
+          if (existing[field] === req[field]) continue;
+          auditIdentity[field] = takesIdentity
+            ? { from: existing[field], to: req[field] }
+            : { kept: existing[field], reported: req[field] };
+        }
+      }
     } else {
       // One nested write: the cluster, its labels and its certificate.
       await tx.cluster.create({
@@ -224,23 +371,29 @@ export async function registerCluster(
         clusterName: req.name,
         kind: "phase",
         fromValue: existing?.phase ?? null,
-        toValue: existing && existing.phase !== "Provisioning" ? existing.phase : "Registration",
-        reason: existing?.caFingerprint
-          ? "re-registered with the same CA; new certificate issued"
-          : `registered with token ${token.name}`,
+        toValue: plan.kind === "reregister" ? plan.existing.phase : "Registration",
+        reason:
+          plan.kind === "reregister"
+            ? `re-registered (proof: ${plan.proof}) with token ${token.name}; new certificate issued`
+            : plan.kind === "claim"
+              ? `claimed (proof: boundToken) with token ${token.name}`
+              : `registered with token ${token.name}`,
         at: now,
       },
     });
     await recordAudit(
       tx,
       actor,
-      existing?.caFingerprint ? "cluster.reregister" : "cluster.register",
+      plan.kind === "reregister" ? "cluster.reregister" : "cluster.register",
       { type: "cluster", id: clusterId },
       {
         name: req.name,
         tokenId: token.id,
+        ...(proof ? { proof, tokenUseConsumed: plan.consumesUse } : {}),
+        ...(plan.kind === "claim" ? { claimed: true } : {}),
         certificateSerial: cert.serial,
         labels,
+        ...(Object.keys(auditIdentity).length ? { identity: auditIdentity } : {}),
         ...(revoked.length ? { revokedCertificates: revoked } : {}),
       },
     );
@@ -250,16 +403,11 @@ export async function registerCluster(
     return revoked;
   });
 
+  const reregistered = plan.kind === "reregister";
   if (revokedSerials.length) forgetCertificates(revokedSerials);
   await recomputeDesiredRevisions([clusterId]);
-  log.info("cluster registered", { clusterId, name: req.name, tokenId: token.id, reregistered: !!existing?.caFingerprint });
-  publish({
-    type: "cluster.registered",
-    clusterId,
-    name: req.name,
-    reregistered: !!existing?.caFingerprint,
-    at: now.toISOString(),
-  });
+  log.info("cluster registered", { clusterId, name: req.name, tokenId: token.id, reregistered, proof });
+  publish({ type: "cluster.registered", clusterId, name: req.name, reregistered, at: now.toISOString() });
   return {
     response: {
       clusterId,

@@ -62,12 +62,13 @@ export async function updateCluster(actor: Actor, id: string, body: unknown): Pr
   publish({ type: "cluster.updated", clusterId: id, name, at: new Date().toISOString() });
 }
 
+// Label keys are users' ("constructor" is a fine key): own properties only.
 function diffLabels(before: Record<string, string>, after: Record<string, string>) {
-  const added = Object.fromEntries(Object.entries(after).filter(([k]) => !(k in before)));
-  const removed = Object.keys(before).filter((k) => !(k in after));
+  const added = Object.fromEntries(Object.entries(after).filter(([k]) => !Object.hasOwn(before, k)));
+  const removed = Object.keys(before).filter((k) => !Object.hasOwn(after, k));
   const changed = Object.fromEntries(
     Object.entries(after)
-      .filter(([k, v]) => k in before && before[k] !== v)
+      .filter(([k, v]) => Object.hasOwn(before, k) && before[k] !== v)
       .map(([k, v]) => [k, { from: before[k], to: v }]),
   );
   return { added, removed, changed };

@@ -12,6 +12,7 @@ export type TokenRow = {
   allowedLabels: string | null;
   fixedLabels: string;
   revokedAt: Date | null;
+  clusterId: string | null;
   createdAt: Date;
 };
 
@@ -27,6 +28,8 @@ export type TokenView = {
   allowedLabels: AllowedLabels | null;
   fixedLabels: Labels;
   revokedAt: string | null;
+  /** A bound token registers only this cluster (re-enrolment, or claiming a pre-created one). */
+  clusterId: string | null;
   createdAt: string;
 };
 
@@ -42,6 +45,7 @@ export function tokenView(t: TokenRow, now = new Date()): TokenView {
     allowedLabels: t.allowedLabels ? (JSON.parse(t.allowedLabels) as AllowedLabels) : null,
     fixedLabels: JSON.parse(t.fixedLabels) as Labels,
     revokedAt: t.revokedAt?.toISOString() ?? null,
+    clusterId: t.clusterId,
     createdAt: t.createdAt.toISOString(),
   };
 }

@@ -2,9 +2,11 @@
 
 import dynamic from "next/dynamic";
 import Link from "next/link";
+import { useState } from "react";
 import { useCluster, useClusterHeartbeats, useFleet, useRevokeCertificate, useUpdateLabels } from "@/lib/client/clusters";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useLiveEvents } from "@/lib/client/live-events";
+import type { MintedToken } from "@/lib/client/tokens";
 import { CertificateCard } from "@/components/clusters/certificate-card";
 import { ClusterDetailSkeleton } from "@/components/clusters/cluster-detail-skeleton";
 import { ClusterGone } from "@/components/clusters/cluster-gone";
@@ -17,8 +19,11 @@ import { EnrollmentChecklist } from "@/components/clusters/enrollment-checklist"
 import { LabelsEditor } from "@/components/clusters/labels-editor";
 import { LiveIndicator } from "@/components/clusters/live-indicator";
 import { NodePoolsTable } from "@/components/clusters/node-pools-table";
+import { ReEnrolDialog } from "@/components/clusters/re-enrol-dialog";
+import { MintedTokenPanel } from "@/components/tokens/minted-token-panel";
 import { StatusBadge } from "@/components/status-badge";
 import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
@@ -35,6 +40,10 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
   const fleet = useFleet();
   const updateLabels = useUpdateLabels(id);
   const revoke = useRevokeCertificate(id);
+  // The re-enrolment token lives here, in component state, only until its panel is closed.
+  const [reEnrol, setReEnrol] = useState<{ kind: "closed" } | { kind: "dialog" } | { kind: "minted"; token: MintedToken }>({
+    kind: "closed",
+  });
 
   if (cluster.isPending) return <ClusterDetailSkeleton />;
   if (cluster.isError) {
@@ -45,6 +54,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
     );
   }
   const c = cluster.data;
+  const leaving = c.phase === "Draining" || c.phase === "Deregistration";
   return (
     <div className="space-y-6">
       <header className="flex items-end justify-between gap-4">
@@ -64,19 +74,39 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
         </div>
         <div className="flex items-center gap-3">
           <LiveIndicator state={live} />
+          {/* Hidden from viewers as a courtesy; the API refuses their mints regardless. */}
+          {canEdit && !leaving && (
+            <Button id="re-enrol-button" variant="secondary" onClick={() => setReEnrol({ kind: "dialog" })}>
+              Re-enrol…
+            </Button>
+          )}
           {/* Viewers may follow a deregistration too; only operators can act in it. */}
           <Link
             href={`/clusters/${id}/deregister`}
             className="inline-flex h-9 items-center rounded-md border border-slate-300 px-3.5 text-sm font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:text-slate-100 dark:hover:bg-slate-800"
           >
-            {c.phase === "Draining" || c.phase === "Deregistration"
-              ? "Deregistration in progress"
-              : canEdit
-                ? "Drain and deregister…"
-                : "Deregistration"}
+            {leaving ? "Deregistration in progress" : canEdit ? "Drain and deregister…" : "Deregistration"}
           </Link>
         </div>
       </header>
+
+      {reEnrol.kind === "dialog" && (
+        <ReEnrolDialog
+          cluster={c}
+          onClose={() => setReEnrol({ kind: "closed" })}
+          onMinted={(token) => setReEnrol({ kind: "minted", token })}
+        />
+      )}
+      {reEnrol.kind === "minted" && (
+        <MintedTokenPanel
+          minted={reEnrol.token}
+          boundCluster={c.name}
+          onClose={() => {
+            setReEnrol({ kind: "closed" });
+            requestAnimationFrame(() => document.getElementById("re-enrol-button")?.focus());
+          }}
+        />
+      )}
 
       <div className="grid grid-cols-3 items-start gap-6">
         <div className="col-span-2 min-w-0 space-y-6">

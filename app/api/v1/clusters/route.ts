@@ -9,8 +9,14 @@ export const GET = adminRoute("viewer", async ({ req }) =>
   Response.json(await listClusters(parseWith(listClustersQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query"))),
 );
 
-/** Pre-creates a cluster (phase Provisioning) for an agent to claim by name. */
+/** Pre-creates a cluster (phase Provisioning) and the token bound to it that claims it (shown once). */
 export const POST = adminRoute("operator", async ({ req, principal }) => {
-  const id = await provisionCluster(principal.actor, parseWith(provisionClusterSchema, await readJson(req)));
-  return Response.json(await getCluster(id), { status: 201 });
+  const { id, registrationToken } = await provisionCluster(
+    principal.actor,
+    parseWith(provisionClusterSchema, await readJson(req)),
+  );
+  return Response.json(
+    { ...(await getCluster(id)), registrationToken },
+    { status: 201, headers: { "cache-control": "no-store" } },
+  );
 });
