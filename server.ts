@@ -7,6 +7,7 @@ import { env, EnvError } from "@/lib/env";
 import { bootstrap } from "@/lib/server/bootstrap";
 import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
 import { fleetCa } from "@/lib/server/pki/current-ca";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
@@ -38,7 +39,10 @@ async function main() {
   const handle = app.getRequestHandler();
 
   // The console port never derives an agent identity: it only strips claims and notes the peer.
+  // The agent endpoints that carry secrets are refused here whatever the spelling (421); their
+  // routes also refuse any request the agent port did not mark.
   const consoleServer = http.createServer((req, res) => {
+    if (isAgentOnlyPath(req.url ?? "/")) return refuseOnConsolePort(res);
     stripIdentityHeaders(req);
     req.headers[IDENTITY_HEADERS.remoteAddress] = remoteAddress(req);
     void handle(req, res);

@@ -133,6 +133,7 @@ export function createAgentServer(ca: FleetCa, hostnames: string[], proxyCidrs: 
       stripIdentityHeaders(req);
       const address = remoteAddress(req);
       req.headers[IDENTITY_HEADERS.remoteAddress] = address;
+      req.headers[IDENTITY_HEADERS.agentPort] = "1";
       const socket = req.socket as TLSSocket;
       if (socket.authorized) {
         const peer = socket.getPeerCertificate();
