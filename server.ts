@@ -8,6 +8,7 @@ import { bootstrap } from "@/lib/server/bootstrap";
 import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
+import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
 import { fleetCa } from "@/lib/server/pki/current-ca";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
@@ -41,7 +42,10 @@ async function main() {
   // The console port never derives an agent identity: it only strips claims and notes the peer.
   // Forwarded headers (client address, Host, scheme) count only from TRUSTED_PROXY_CIDRS.
   const proxies = trustedProxies(config.TRUSTED_PROXY_CIDRS);
+  // The agent endpoints that carry secrets are refused here whatever the spelling (421); their
+  // routes also refuse any request the agent port did not mark.
   const consoleServer = http.createServer((req, res) => {
+    if (isAgentOnlyPath(req.url ?? "/")) return refuseOnConsolePort(res);
     stripIdentityHeaders(req);
     const peer = remoteAddress(req);
     req.headers[IDENTITY_HEADERS.remoteAddress] = peer;

@@ -2,6 +2,11 @@
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
+import { z } from "zod";
+
+// The console's Content-Security-Policy forbids eval: zod must not even probe for it (its
+// compiled parsers), else every first parse logs a violation. Interpreted parsers are plenty here.
+z.config({ jitless: true });
 
 export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(

@@ -158,7 +158,9 @@ const PATHS: Record<string, Record<string, Op>> = {
   },
   "/api/healthz": { get: { summary: "Liveness", agent: "public" } },
   "/api/readyz": { get: { summary: "Readiness: database reachable, migrations applied", agent: "public" } },
-  "/api/metrics": { get: { summary: "Prometheus metrics", agent: "public" } },
+  "/api/metrics": {
+    get: { summary: "Prometheus metrics (Bearer METRICS_TOKEN when set, else loopback clients only)", agent: "public" },
+  },
 };
 
 const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: "input", unrepresentable: "any" });
@@ -214,7 +216,8 @@ export function openApiDocument(): object {
     info: {
       title: "Fleet Registry API",
       version: "1",
-      description: "The admin API (/api/v1) and the agent protocol (/api/agent/v1). See PROTOCOL.md.",
+      description:
+        "The admin API (/api/v1) and the agent protocol (/api/agent/v1; register, heartbeat and rotate only on the agent port, 421 agent_port_required elsewhere). See PROTOCOL.md.",
     },
     paths,
     components: {

@@ -5,7 +5,7 @@
 //   TEST_ENGINE=sqlite|postgres (default sqlite; see tests/helpers/test-database.ts)
 //
 // Goals (issue 4): interactive <= 1.5 s, a status change visible <= 2 s.
-import { chromium, type Browser, type Page } from "@playwright/test";
+import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
 import { insertRows, ts, type Value } from "../../tests/helpers/seed-rows";
 
@@ -116,6 +116,25 @@ export async function seed(server: FleetServer, CLUSTERS = Number(process.env.BE
   return { ready };
 }
 
+/** Debian's Chromium with a context signed in as the server's admin (scripts/bench/pages.ts too). */
+export async function adminBrowser(server: FleetServer): Promise<{ browser: Browser; context: BrowserContext }> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  const cookie = (await server.adminCookie()).split("=");
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  await context.addCookies([{ name: cookie[0]!, value: cookie.slice(1).join("="), url: server.consoleUrl }]);
+  return { browser, context };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measurements in the page.
 
@@ -223,20 +242,8 @@ async function main() {
     }
     console.log(`GET /api/healthz      ${stats(pings).replace(/\s+\[.*$/, "")} over 10 s (server busy with background work)`);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
-    const cookie = (await server.adminCookie()).split("=");
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    await context.addCookies([{ name: cookie[0]!, value: cookie.slice(1).join("="), url: server.consoleUrl }]);
+    let context: BrowserContext;
+    ({ browser, context } = await adminBrowser(server));
     await context.addInitScript(PAGE_PROBE);
     const page = await context.newPage();
 

@@ -4,13 +4,15 @@ import { ApiError } from "@/lib/server/api/errors";
 import { Snapshot } from "./snapshot";
 
 /**
- * Headers through which the custom server hands a verified client certificate to the app. Only
- * the custom server sets them, on the agent port, after stripping any inbound copies on every port.
+ * Headers through which the custom server hands facts about the connection to the app: a verified
+ * client certificate, the socket's peer address, and that the request came in on the agent port.
+ * Only the custom server sets them, after stripping any inbound copies on every port.
  */
 export const IDENTITY_HEADERS = {
   fingerprint: "x-fleet-client-fingerprint",
   serial: "x-fleet-client-serial",
   remoteAddress: "x-fleet-remote-address",
+  agentPort: "x-fleet-agent-port",
 } as const;
 
 export type AgentIdentity = { clusterId: string; serial: string; fingerprint: string; firstUse: boolean };

@@ -123,6 +123,7 @@ export function createAgentServer(ca: FleetCa, hostnames: string[], proxyCidrs: 
       const address = remoteAddress(req);
       req.headers[IDENTITY_HEADERS.remoteAddress] = address;
       stripUntrustedForwarding(req, proxies, address);
+      req.headers[IDENTITY_HEADERS.agentPort] = "1";
       const socket = req.socket as TLSSocket;
       if (socket.authorized) {
         const peer = socket.getPeerCertificate();

@@ -23,6 +23,7 @@ const STATUS = {
   cluster_conflict: 409,
   invalid_transition: 409,
   cluster_deregistered: 410,
+  agent_port_required: 421,
   payload_too_large: 413,
   unsupported_media_type: 415,
   missing_required_labels: 422,

@@ -1,13 +1,12 @@
-import type { NextRequest } from "next/server";
-import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { agentRoute } from "@/lib/server/agents/agent-route";
 import { readJson } from "@/lib/server/api/read-body";
 import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
 
-export async function POST(req: NextRequest) {
+export const POST = agentRoute(async ({ req, sourceAddress }) => {
   const reply = await handleRegistration({
     authorization: req.headers.get("authorization"),
-    sourceAddress: req.headers.get(IDENTITY_HEADERS.remoteAddress),
+    sourceAddress,
     readBody: () => readJson(req),
   });
   return Response.json(reply.body, { status: reply.status, headers: reply.headers });
-}
+});

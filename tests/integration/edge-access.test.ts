@@ -1,0 +1,200 @@
+// Which port answers what, and who may read the metrics, against the real server (real HTTP on
+// the console port, real TLS on the agent port), on the engine TEST_ENGINE selects: the agent
+// endpoints that carry secrets answer only on the agent port (421 elsewhere, whatever the
+// spelling or the headers), the CA on both; /api/metrics needs METRICS_TOKEN when it is set and
+// a loopback peer when it is not, and no header changes who the peer is.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { makeCsr } from "../helpers/csr";
+import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+
+const METRICS_TOKEN = "metrics-token-for-edge-tests-0123456789";
+
+/** A plain HTTP request to the console port, with no session and whatever headers an attacker likes. */
+async function plain(server: FleetServer, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  const res = await fetch(`${server.consoleUrl}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    redirect: "manual",
+  });
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return {
+    status: res.status,
+    type: res.headers.get("content-type") ?? "",
+    text,
+    json: json as { error?: string; message?: string } | null,
+  };
+}
+
+function registration(name: string) {
+  return {
+    name,
+    apiServerUrl: `https://api.${name}.example:6443`,
+    caFingerprint: `sha256:${"c".repeat(64)}`,
+    agentVersion: "1.4.0",
+    kubernetesVersion: "1.30.2",
+    labels: { env: "prod", region: "eu-west-1" },
+    csr: makeCsr().csr,
+  };
+}
+
+describe("agent endpoints only on the agent port", () => {
+  let server: FleetServer;
+  before(async () => {
+    server = await startFleetServer();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("register, heartbeat and rotate answer 421 agent_port_required on the console port, whatever the spelling, method or headers", async () => {
+    const minted = await server.api("POST", "/api/v1/registration-tokens", { name: "console-port", maxClusters: 1 });
+    assert.equal(minted.status, 201, JSON.stringify(minted.body));
+    const token: string = minted.body.token;
+    // Every header that could make the console port believe the request came in on the agent port
+    // or carries a verified client certificate.
+    const forged = {
+      authorization: `Bearer ${token}`,
+      "x-fleet-agent-port": "1",
+      "x-fleet-client-fingerprint": `sha256:${"d".repeat(64)}`,
+      "x-fleet-client-serial": "01",
+      "x-fleet-remote-address": "127.0.0.1",
+      "x-forwarded-proto": "https",
+      "x-forwarded-port": String(server.agentPort),
+      "x-forwarded-host": `127.0.0.1:${server.agentPort}`,
+      "x-forwarded-client-cert": "Cert=%2D%2D%2D",
+    };
+    const paths = [
+      "/api/agent/v1/register",
+      "/api/agent/v1/register/",
+      "/api/agent/v1/register?retry=1",
+      "/api/agent/v1/register/?retry=1",
+      "/API/Agent/v1/Register",
+      "/api/agent/v1/%72egister",
+      "//api/agent/v1/register",
+      "/api/agent/v1/heartbeat",
+      "/api/agent/v1/heartbeat/",
+      "/api/agent/v1/heartbeat?x=1",
+      "/api/agent/v1/rotate",
+      "/api/agent/v1/rotate/",
+      "/api/agent/v1/rotate?x=1",
+    ];
+    for (const path of paths) {
+      for (const method of ["POST", "GET", "PUT"]) {
+        const body =
+          method === "GET"
+            ? undefined
+            : path.includes("register") || path.includes("Register")
+              ? registration("over-http")
+              : { csr: "x" };
+        for (const headers of [{ authorization: `Bearer ${token}` }, forged]) {
+          const res = await plain(server, method, path, headers, body);
+          const what = `${method} ${path} ${headers === forged ? "(forged headers)" : ""}`;
+          assert.equal(res.status, 421, `${what} -> ${res.status} ${res.text.slice(0, 200)}`);
+          assert.match(res.type, /application\/json/, what);
+          assert.equal(res.json?.error, "agent_port_required", what);
+          assert.ok(res.json?.message && res.json.message.length > 10, what);
+        }
+      }
+    }
+
+    // Nothing above registered anything or used the token: it still registers once on the agent port.
+    const clusters = await server.api("GET", "/api/v1/clusters?q=over-http");
+    assert.deepEqual(clusters.body.items, []);
+    const tokens = await server.api("GET", "/api/v1/registration-tokens");
+    assert.equal(tokens.body.items.find((t: { id: string }) => t.id === minted.body.id).usedClusters, 0);
+    // Through Next's route (the query string skips the agent port's direct dispatch): the agent
+    // port's mark reaches the route.
+    const reg = await server.agent("POST", "/api/agent/v1/register?via=next", registration("over-tls"), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+  });
+
+  test("register on the agent port is still 201 by the direct path, and heartbeat and rotate work there", async () => {
+    const minted = await server.api("POST", "/api/v1/registration-tokens", { name: "agent-port", maxClusters: 1 });
+    const { csr, key } = makeCsr();
+    const reg = await server.agent(
+      "POST",
+      "/api/agent/v1/register",
+      { ...registration("direct-tls"), csr },
+      {
+        headers: { authorization: `Bearer ${minted.body.token}` },
+      },
+    );
+    assert.equal(reg.status, 201, JSON.stringify(reg.body));
+    const client = { cert: reg.body.certificate, key };
+    const hb = await server.agent(
+      "POST",
+      "/api/agent/v1/heartbeat?via=next",
+      { agentVersion: "1.4.0", kubernetesVersion: "1.30.2", health: { apiServer: "ok", logs: true, metrics: true } },
+      { client },
+    );
+    assert.equal(hb.status, 200, JSON.stringify(hb.body));
+    const rotated = await server.agent("POST", "/api/agent/v1/rotate", { csr: makeCsr().csr }, { client });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+  });
+
+  test("GET /api/agent/v1/ca answers on both ports with the same certificate", async () => {
+    const viaConsole = await plain(server, "GET", "/api/agent/v1/ca");
+    assert.equal(viaConsole.status, 200);
+    assert.equal(viaConsole.text, server.caPem);
+    assert.equal((await plain(server, "GET", "/api/agent/v1/ca?fresh=1")).status, 200);
+    const viaAgent = await server.agent("GET", "/api/agent/v1/ca");
+    assert.equal(viaAgent.status, 200);
+    assert.equal(viaAgent.body, server.caPem);
+  });
+
+  test("without METRICS_TOKEN, /api/metrics answers a loopback peer, and forwarded headers change nothing", async () => {
+    const claims = {
+      "x-forwarded-for": "203.0.113.9",
+      "x-real-ip": "203.0.113.9",
+      forwarded: "for=203.0.113.9",
+      "x-fleet-remote-address": "203.0.113.9",
+    };
+    for (const headers of [{}, claims]) {
+      const res = await plain(server, "GET", "/api/metrics", headers);
+      assert.equal(res.status, 200, res.text.slice(0, 200));
+      assert.match(res.text, /^# (HELP|TYPE) fleet_/m);
+    }
+  });
+});
+
+describe("/api/metrics with METRICS_TOKEN", () => {
+  let server: FleetServer;
+  before(async () => {
+    server = await startFleetServer({ METRICS_TOKEN });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("no token or a wrong one: 401 unauthenticated, even from loopback; the right bearer token: 200", async () => {
+    for (const authorization of [
+      undefined,
+      `Bearer ${METRICS_TOKEN}x`,
+      `Bearer ${METRICS_TOKEN.slice(1)}`,
+      `Basic ${METRICS_TOKEN}`,
+      METRICS_TOKEN,
+    ]) {
+      const headers: Record<string, string> = { "x-forwarded-for": "127.0.0.1", "x-fleet-remote-address": "127.0.0.1" };
+      if (authorization) headers.authorization = authorization;
+      const res = await plain(server, "GET", "/api/metrics", headers);
+      assert.equal(res.status, 401, `${authorization}: ${res.text.slice(0, 200)}`);
+      assert.equal(res.json?.error, "unauthenticated");
+      assert.doesNotMatch(res.text, /fleet_/);
+    }
+    // A console session is no metrics token either.
+    const withSession = await plain(server, "GET", "/api/metrics", { cookie: await server.adminCookie() });
+    assert.equal(withSession.status, 401);
+    const ok = await plain(server, "GET", "/api/metrics", { authorization: `Bearer ${METRICS_TOKEN}` });
+    assert.equal(ok.status, 200, ok.text.slice(0, 200));
+    assert.match(ok.type, /text\/plain/);
+    assert.match(ok.text, /^# TYPE fleet_clusters gauge$/m);
+  });
+});
