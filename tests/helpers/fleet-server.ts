@@ -155,7 +155,7 @@ export async function startFleetServer(
   // Ready when the agent port (which opens last) answers with the CA.
   const waitReady = async () => {
     let pem = "";
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 90_000; // generous: 2 cores shared by many test runs
     while (!pem.includes("BEGIN CERTIFICATE")) {
       if (child.exitCode !== null || Date.now() > deadline) {
         child.kill("SIGKILL");

@@ -16,7 +16,13 @@ export function agentRoute(handler: (ctx: AgentContext) => Promise<Response>) {
   };
 }
 
-/** For agent endpoints that need mutual TLS: the handler gets the verified cluster identity. */
-export function authenticatedAgentRoute(handler: (ctx: AgentContext & { agent: AgentIdentity }) => Promise<Response>) {
-  return agentRoute(async (ctx) => handler({ ...ctx, agent: await agentIdentity(ctx.req.headers) }));
+/**
+ * For agent endpoints that need mutual TLS: the handler gets the verified cluster identity.
+ * `acceptExpired` only for rotate (its renewal grace); every other endpoint refuses an expired one.
+ */
+export function authenticatedAgentRoute(
+  handler: (ctx: AgentContext & { agent: AgentIdentity }) => Promise<Response>,
+  options: { acceptExpired?: boolean } = {},
+) {
+  return agentRoute(async (ctx) => handler({ ...ctx, agent: await agentIdentity(ctx.req.headers, options) }));
 }
