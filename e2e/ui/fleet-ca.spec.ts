@@ -7,6 +7,8 @@ import { okJson } from "../support/agent-process";
 test.use(asRole("admin"));
 
 test("the Fleet CA card shows the pinned CA's fingerprint, expiry and state", async ({ page, settingsPage, apiAs }) => {
+  // The settings page loads four sections at once; on two shared cores that can take a while.
+  test.setTimeout(90_000);
   const admin = await apiAs("admin");
   const fleet = await okJson<{ caFingerprint: string; caNotAfter: string }>(await admin.get("/api/v1/fleet"));
   const status = await okJson<{ cas: { fingerprint: string; state: string }[]; rollover: unknown }>(
@@ -20,7 +22,7 @@ test("the Fleet CA card shows the pinned CA's fingerprint, expiry and state", as
     .filter({ has: page.locator("#fleet-ca") })
     .last();
   await expect(page.locator("#fleet-ca")).toHaveText("Fleet CA");
-  await expect(page.getByLabel("Fingerprint of the active CA")).toHaveText(fleet.caFingerprint);
+  await expect(page.getByLabel("Fingerprint of the active CA")).toHaveText(fleet.caFingerprint, { timeout: 45_000 });
   await expect(card.getByText("active", { exact: true })).toBeVisible();
   await expect(card).toContainText(`expires ${fleet.caNotAfter.slice(0, 10)}`);
 

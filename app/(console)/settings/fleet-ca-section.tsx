@@ -14,11 +14,26 @@ import { useNow } from "@/components/ui/relative-time";
 const STATE_TONE: Record<CaSummary["state"], Tone> = { active: "green", retiring: "amber", incoming: "blue" };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+const CONFIRM = {
+  start: {
+    title: "Start a fleet CA rollover?",
+    description:
+      "A new CA signs every certificate from now on and agents are asked to rotate onto it. Both CAs stay trusted until you retire the old one.",
+    confirmLabel: "Start rollover",
+    pendingLabel: "Starting…",
+  },
+  retire: {
+    title: "Retire the old CA?",
+    description: "Certificates of the old CA stop working and the agent port presents a certificate from the new CA.",
+    confirmLabel: "Retire old CA",
+    pendingLabel: "Retiring…",
+  },
+} as const;
+
 /** The fleet CA: fingerprint, expiry and state; a rollover's progress, start and retirement. */
 export function FleetCaSection() {
   const ca = useFleetCa();
-  const start = useStartCaRollover();
-  const retire = useRetireOldCa();
+  const actions = { start: useStartCaRollover(), retire: useRetireOldCa() };
   const [confirming, setConfirming] = useState<"start" | "retire" | null>(null);
   const now = useNow();
 
@@ -81,27 +96,12 @@ export function FleetCaSection() {
           )}
         </div>
       )}
-      {confirming === "start" && (
+      {confirming && (
         <ConfirmDialog
-          title="Start a fleet CA rollover?"
-          description="A new CA signs every certificate from now on and agents are asked to rotate onto it. Both CAs stay trusted until you retire the old one."
-          confirmLabel="Start rollover"
-          pendingLabel="Starting…"
-          pending={start.isPending}
-          error={start.error}
-          onConfirm={() => start.mutate(undefined, { onSuccess: () => setConfirming(null) })}
-          onClose={() => setConfirming(null)}
-        />
-      )}
-      {confirming === "retire" && (
-        <ConfirmDialog
-          title="Retire the old CA?"
-          description="Certificates of the old CA stop working and the agent port presents a certificate from the new CA."
-          confirmLabel="Retire old CA"
-          pendingLabel="Retiring…"
-          pending={retire.isPending}
-          error={retire.error}
-          onConfirm={() => retire.mutate(undefined, { onSuccess: () => setConfirming(null) })}
+          {...CONFIRM[confirming]}
+          pending={actions[confirming].isPending}
+          error={actions[confirming].error}
+          onConfirm={() => actions[confirming].mutate(undefined, { onSuccess: () => setConfirming(null) })}
           onClose={() => setConfirming(null)}
         />
       )}
