@@ -264,7 +264,23 @@ export class FleetAgent {
         });
         return loaded.caPem;
       }
-      const caPem = await pinCa(this.server, trust.caFingerprint, { timeoutMs: this.timeoutMs, signal: this.abort.signal });
+      let caPem: string;
+      try {
+        caPem = await pinCa(this.server, trust.caFingerprint, { timeoutMs: this.timeoutMs, signal: this.abort.signal });
+      } catch (err) {
+        // After a fleet CA rollover the pinned CA is retired: the stored CAs, adopted over
+        // connections verified from the pin onwards, are the trust now (when our certificate
+        // chains to them); the pin in the agent's configuration is merely out of date.
+        if (!(err instanceof ConfigError) || err.code !== "TRUST_PIN_MISMATCH" || !loaded) throw err;
+        if (!issuedBy(loaded.certPem, loaded.caPem)) throw err;
+        this.emit(
+          "warn",
+          "TRUST_STATE_CA",
+          `the pinned fleet CA was rolled over: trusting the CA(s) stored in the state dir; update --ca-fingerprint to ${certificateFingerprint(loaded.caPem)}`,
+          { pinned: trust.caFingerprint },
+        );
+        return loaded.caPem;
+      }
       this.emit(
         "info",
         "TRUST_PIN_VERIFIED",

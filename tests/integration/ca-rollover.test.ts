@@ -235,8 +235,26 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
     const c = (await server.api("GET", `/api/v1/clusters/${agentClusterId}`)).body;
     return c.lastHeartbeatAt && Date.parse(c.lastHeartbeatAt) > retiredAt + 3000 && c.status === "Ready";
   });
-  assert.equal(agent.exitCode, null, "the agent is still running");
+  assert.equal(agent!.exitCode, null, "the agent is still running");
   assert.doesNotMatch(agentLog, /TLS_UNTRUSTED|TLS_HANDSHAKE/);
+  // Restarted with its configuration unchanged (pinned to the retired CA), the agent trusts the
+  // CA it adopted during the rollover and carries on.
+  await until("the agent to adopt the bundle without the retired CA", async () =>
+    /CA_BUNDLE_UPDATED.*now trusting 1 fleet CA/.test(agentLog),
+  );
+  const first = agent;
+  first.kill("SIGTERM");
+  await new Promise((r) => first.once("exit", r));
+  const restartedAt = Date.now();
+  agent = spawn(process.execPath, first.spawnargs.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+  agent.stdout!.on("data", (c) => (agentLog += c));
+  agent.stderr!.on("data", (c) => (agentLog += c));
+  await until("heartbeats after the agent's restart", async () => {
+    const c = (await server.api("GET", `/api/v1/clusters/${agentClusterId}`)).body;
+    return c.lastHeartbeatAt && Date.parse(c.lastHeartbeatAt) > restartedAt + 2000;
+  });
+  assert.match(agentLog, /the pinned fleet CA was rolled over/);
+
   // The test's own client trusting only the new CA reaches the port; the old CA's clients do not.
   assert.equal((await agentCall("POST", "/api/agent/v1/heartbeat", newCaPem, heartbeat(), manualNew)).status, 200);
 
