@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
-import { ACCOUNTS, AGENT_PORT, BASE_URL, DATA_DIR, PORT } from "./e2e/support/run";
+import { ACCOUNTS, AGENT_PORT, BASE_URL, DATA_DIR, FLEET_CA_KEK, PORT } from "./e2e/support/run";
 
 const databaseUrl = process.env.E2E_DATABASE_URL || `file:${path.join(DATA_DIR, "fleet.db")}`;
 
@@ -16,7 +16,15 @@ if (!existsSync(path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
 // Settings from the caller's shell must not leak into the server (the webServer inherits this
 // process's environment). Removed rather than set empty: next-auth reads NEXTAUTH_URL itself and
 // fails every page with "TypeError: Invalid URL" when it is an empty string.
-for (const name of ["AUTH_SECRET", "NEXTAUTH_URL", "NEXTAUTH_SECRET", "OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"]) {
+for (const name of [
+  "AUTH_SECRET",
+  "NEXTAUTH_URL",
+  "NEXTAUTH_SECRET",
+  "OIDC_ISSUER",
+  "OIDC_CLIENT_ID",
+  "OIDC_CLIENT_SECRET",
+  "FLEET_CA_KEK_FILE",
+]) {
   delete process.env[name];
 }
 
@@ -77,6 +85,7 @@ export default defineConfig({
       DATABASE_URL: databaseUrl,
       ADMIN_EMAIL: ACCOUNTS.admin.email,
       ADMIN_PASSWORD: ACCOUNTS.admin.password,
+      FLEET_CA_KEK,
       LOG_LEVEL: "warn",
     },
   },

@@ -9,10 +9,11 @@ import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/se
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
-import { fleetCa } from "@/lib/server/pki/current-ca";
+import { caState } from "@/lib/server/pki/current-ca";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
 import { log, setLogLevel } from "@/lib/server/log";
+import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
 
 async function main() {
   let config;
@@ -56,9 +57,9 @@ async function main() {
   await listen(consoleServer, config.PORT, config.HOST);
   log.info("console listening", { url: `http://${displayHost(config.HOST)}:${config.PORT}`, database: config.database.dialect });
 
-  const ca = await fleetCa();
+  const cas = await caState();
   const agentServer = createAgentServer(
-    ca,
+    cas,
     config.AGENT_HOSTNAMES,
     config.TRUSTED_PROXY_CIDRS,
     (req, res) => void handle(req, res),
@@ -67,9 +68,15 @@ async function main() {
   await listen(agentServer, config.AGENT_PORT, config.HOST);
   log.info("agent port listening", {
     url: `https://${displayHost(config.HOST)}:${config.AGENT_PORT}`,
-    caFingerprint: ca.fingerprint,
+    caFingerprint: cas.serving.fingerprint,
     hostnames: config.AGENT_HOSTNAMES.join(","),
   });
+  // A CA rollover started or retired on any instance reaches this port within seconds.
+  const caWatch = setInterval(() => {
+    caState()
+      .then((s) => agentServer.applyCaState(s))
+      .catch((err) => log.error("cannot refresh the fleet CAs", { error: err instanceof Error ? err.message : String(err) }));
+  }, 2_000).unref();
 
   const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);
 
@@ -78,6 +85,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
+    clearInterval(caWatch);
     // Stop accepting, let in-flight requests finish, then close the database.
     const servers = [consoleServer, agentServer];
     const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
@@ -105,6 +113,11 @@ function displayHost(host: string) {
 }
 
 main().catch((err) => {
+  // The operator's fix is one setting: say it in one sentence, without a stack trace.
+  if (err instanceof CaKeyError) {
+    console.error(err.message);
+    process.exit(1);
+  }
   log.error("failed to start", { error: err instanceof Error ? err.message : String(err) });
   process.exit(1);
 });

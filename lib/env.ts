@@ -1,5 +1,6 @@
 // The one place that reads process.env. Everything is validated once; a bad value stops the
 // process at start with a message naming the variable.
+import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -60,6 +61,8 @@ export type Env = z.infer<typeof schema> & {
   dataDir: string;
   database: { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string };
   oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
+  /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
+  fleetCaKek: Buffer | null;
 };
 
 export class EnvError extends Error {}
@@ -91,7 +94,37 @@ function load(source: NodeJS.ProcessEnv): Env {
     e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
       ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, name: e.OIDC_NAME }
       : null;
-  return { ...e, dataDir, database, oidc };
+  return { ...e, dataDir, database, oidc, fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE) };
+}
+
+function loadKek(value: string | undefined, file: string | undefined): Buffer | null {
+  if (value && file) throw new EnvError("Invalid configuration:\n  FLEET_CA_KEK and FLEET_CA_KEK_FILE are both set; set one");
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (err) {
+      throw new EnvError(
+        `Invalid configuration:\n  FLEET_CA_KEK_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
+    }
+    return parseKek(text, "FLEET_CA_KEK_FILE");
+  }
+  return value ? parseKek(value, "FLEET_CA_KEK") : null;
+}
+
+/** A KEK is 32 random bytes written as 64 hex digits or as base64 (e.g. `openssl rand -base64 32`). */
+export function parseKek(text: string, name = "FLEET_CA_KEK"): Buffer {
+  const v = text.trim();
+  let key: Buffer | null = null;
+  if (/^[0-9a-fA-F]{64}$/.test(v)) key = Buffer.from(v, "hex");
+  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(v)) key = Buffer.from(v, "base64");
+  if (!key || key.length !== 32) {
+    throw new EnvError(
+      `Invalid configuration:\n  ${name}: must be 32 bytes written as 64 hex digits or base64 (e.g. openssl rand -base64 32)`,
+    );
+  }
+  return key;
 }
 
 /** libpq falls back to the OS user when a URL names none; node-pg only to $USER. Match libpq. */

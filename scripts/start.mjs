@@ -1,6 +1,7 @@
 // `npm start`: build if there is no build or the sources changed since it (after a `git pull`),
 // then run the server.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execFileSync, spawn } from "node:child_process";
 
@@ -36,9 +37,27 @@ if (!existsSync(buildId)) {
   console.log("Sources changed since the last build: rebuilding the console (about a minute)...");
   execFileSync("npx", ["next", "build"], { stdio: "inherit" });
 }
+// The fleet CA's private key is sealed with a key-encryption key kept OUTSIDE the data dir, so a
+// copy of the data alone cannot mint certificates agents trust. Without one configured, the
+// first start generates it beside the checkout (git-ignored) and says so once.
+const kekEnv = {};
+if (!process.env.FLEET_CA_KEK && !process.env.FLEET_CA_KEK_FILE) {
+  const kekFile = path.resolve("fleet-ca.kek");
+  if (!existsSync(kekFile)) {
+    writeFileSync(kekFile, randomBytes(32).toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+    console.log(
+      `\n  Generated the fleet CA key-encryption key: ${kekFile}\n` +
+        "  It seals the CA private key stored in the database. Back it up SEPARATELY from the\n" +
+        "  database: without it the CA cannot be opened; with it and a copy of the data, anyone can\n" +
+        "  mint certificates agents trust. Give every instance the same one (FLEET_CA_KEK_FILE).\n",
+    );
+  }
+  chmodSync(kekFile, 0o600);
+  kekEnv.FLEET_CA_KEK_FILE = kekFile;
+}
 const child = spawn(process.execPath, ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"], {
   stdio: "inherit",
-  env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? "production" },
+  env: { ...process.env, ...kekEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },
 });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

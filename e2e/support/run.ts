@@ -16,6 +16,9 @@ process.env.E2E_RUN_DIR ||= path.join(tmpdir(), `fleet-e2e-${randomBytes(6).toSt
 export const RUN_DIR = process.env.E2E_RUN_DIR;
 export const DATA_DIR = path.join(RUN_DIR, "data");
 export const AUTH_DIR = path.join(RUN_DIR, "auth");
+// The server seals its CA key with this run's own key-encryption key (the sealed path is the one tested).
+process.env.E2E_FLEET_CA_KEK ||= randomBytes(32).toString("base64");
+export const FLEET_CA_KEK = process.env.E2E_FLEET_CA_KEK;
 
 export type Role = "admin" | "operator" | "viewer";
 export const ROLES: readonly Role[] = ["admin", "operator", "viewer"];

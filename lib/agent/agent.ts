@@ -9,9 +9,10 @@ import {
   firstPemBlock,
   generateRsaKeyPair,
   issuedBy,
+  pemCertificates,
   type KeyPair,
 } from "./csr";
-import { AckTracker, directiveParam, type Directive } from "./directives";
+import { AckTracker, AGENT_CAPABILITIES, directiveParam, type Directive } from "./directives";
 import { BadResponseError, ConfigError, describeFailure, type Failure, type Phase } from "./errors";
 import { SimulatedCluster, type FactsChange } from "./facts";
 import { createTlsAgent, requestJson } from "./http";
@@ -26,7 +27,7 @@ import {
 import { silentLogger, type AgentLogger, type LogCode, type LogFields, type LogLevel } from "./log";
 import { certificateLifetime, shouldRotate, type CertLifetime } from "./rotation";
 import { StateError, type AgentState, type ClusterRecord, type StateStore } from "./state";
-import { pinCa, type TrustSpec } from "./trust";
+import { bundleHasFingerprint, isCaCertificate, pinCa, type TrustSpec } from "./trust";
 
 // The reference agent: registers with a one-time token, then heartbeats over mutual TLS,
 // acts on directives, rotates its certificate, and stops cleanly when told to. Everything it
@@ -145,6 +146,8 @@ export class FleetAgent {
   private heartbeatSeq = 0;
   private rotateFailures = 0;
   private nextRotateAttempt = 0;
+  /** A `rotate` directive (fleet CA rollover) asked for a new certificate now. */
+  private rotateRequested = false;
 
   constructor(private readonly options: FleetAgentOptions) {
     this.server = typeof options.server === "string" ? new URL(options.server) : options.server;
@@ -254,13 +257,30 @@ export class FleetAgent {
       return trust.caPem;
     }
     if ("caFingerprint" in trust) {
-      if (loaded && certificateFingerprint(loaded.caPem) === trust.caFingerprint) {
+      // The stored bundle may have grown through a CA rollover: the pin needs to be one of it.
+      if (loaded && bundleHasFingerprint(loaded.caPem, trust.caFingerprint)) {
         this.emit("info", "TRUST_PIN_VERIFIED", "the stored fleet CA matches the pinned fingerprint", {
           fingerprint: trust.caFingerprint,
         });
         return loaded.caPem;
       }
-      const caPem = await pinCa(this.server, trust.caFingerprint, { timeoutMs: this.timeoutMs, signal: this.abort.signal });
+      let caPem: string;
+      try {
+        caPem = await pinCa(this.server, trust.caFingerprint, { timeoutMs: this.timeoutMs, signal: this.abort.signal });
+      } catch (err) {
+        // After a fleet CA rollover the pinned CA is retired: the stored CAs, adopted over
+        // connections verified from the pin onwards, are the trust now (when our certificate
+        // chains to them); the pin in the agent's configuration is merely out of date.
+        if (!(err instanceof ConfigError) || err.code !== "TRUST_PIN_MISMATCH" || !loaded) throw err;
+        if (!issuedBy(loaded.certPem, loaded.caPem)) throw err;
+        this.emit(
+          "warn",
+          "TRUST_STATE_CA",
+          `the pinned fleet CA was rolled over: trusting the CA(s) stored in the state dir; update --ca-fingerprint to ${certificateFingerprint(loaded.caPem)}`,
+          { pinned: trust.caFingerprint },
+        );
+        return loaded.caPem;
+      }
       this.emit(
         "info",
         "TRUST_PIN_VERIFIED",
@@ -363,6 +383,9 @@ export class FleetAgent {
       return { keys, answer: parseRegisterAnswer(raw) };
     };
     const { keys, answer } = await (this.options.registrationSlot ? this.options.registrationSlot(attempt) : attempt());
+    // Over TLS verified with the CA(s) we trust: during a CA rollover the answer names the
+    // incoming CA too, which signed our certificate.
+    if (answer.caCertificate && pemCertificates(answer.caCertificate).length > 1) await this.adoptBundle(answer.caCertificate);
     const caPem = this.requireCa();
     if (!certificateMatchesKey(answer.certificate, keys.privateKeyPem)) {
       throw new BadResponseError("the issued certificate does not carry the public key of our CSR");
@@ -477,7 +500,12 @@ export class FleetAgent {
 
   private heartbeatBody(acks: string[]) {
     const revision = this.state?.cluster.appliedPolicyRevision ?? null;
-    return { ...this.facts.report(), ...(revision !== null ? { policy: { appliedRevision: revision } } : {}), acks };
+    return {
+      ...this.facts.report(),
+      ...(revision !== null ? { policy: { appliedRevision: revision } } : {}),
+      capabilities: [...AGENT_CAPABILITIES],
+      acks,
+    };
   }
 
   private async heartbeat(): Promise<{ answer: HeartbeatAnswer; sentAcks: string[] }> {
@@ -527,6 +555,9 @@ export class FleetAgent {
       cluster.heartbeatIntervalSeconds = answer.heartbeatIntervalSeconds;
       dirty = true;
     }
+
+    // Trust first: a `rotate` directive in the same answer yields a certificate from the new CA.
+    if (answer.caBundle) await this.adoptBundle(answer.caBundle);
 
     // Directives seen in earlier answers progress first; new ones start from this answer.
     for (const change of this.facts.tick()) this.logChange(change);
@@ -581,6 +612,13 @@ export class FleetAgent {
           "disconnect requested: acknowledging, sending a final heartbeat, then deleting local state",
           { id: d.id },
         );
+        return;
+      case "rotate":
+        this.rotateRequested = true;
+        this.nextRotateAttempt = 0;
+        this.emit("info", "ROTATE_REQUESTED", "the control plane asked for a new certificate (fleet CA rollover)", {
+          id: d.id,
+        });
         return;
       case "drain":
         this.facts.startDrain();
@@ -641,10 +679,13 @@ export class FleetAgent {
   private async maybeRotate(): Promise<void> {
     const state = this.state;
     const now = this.clock.now();
-    if (!state || !this.lifetime || !shouldRotate(this.lifetime, now) || now < this.nextRotateAttempt) return;
-    this.emit("info", "ROTATE_DUE", "a third or less of the certificate's lifetime remains: rotating", {
-      notAfter: new Date(this.lifetime.notAfter).toISOString(),
-    });
+    if (!state || !this.lifetime || now < this.nextRotateAttempt) return;
+    if (!this.rotateRequested && !shouldRotate(this.lifetime, now)) return;
+    if (!this.rotateRequested) {
+      this.emit("info", "ROTATE_DUE", "a third or less of the certificate's lifetime remains: rotating", {
+        notAfter: new Date(this.lifetime.notAfter).toISOString(),
+      });
+    }
     try {
       const keys = await this.newKeys();
       const raw = await requestJson(
@@ -669,6 +710,7 @@ export class FleetAgent {
       await this.options.store.saveIdentity(keys.privateKeyPem, certificate);
       this.adopt({ ...state, keyPem: keys.privateKeyPem, certPem: certificate });
       this.rotateFailures = 0;
+      this.rotateRequested = false;
       const lifetime = this.lifetime!;
       this.emit("info", "ROTATED", "switched to the new certificate", {
         serial: lifetime.serial,
@@ -688,6 +730,37 @@ export class FleetAgent {
         retryIn: `${(retryIn / 1000).toFixed(1)}s`,
       });
     }
+  }
+
+  /**
+   * Trusts exactly the CAs of a bundle the control plane sent over TLS this agent already
+   * verified (a CA rollover: the incoming CA is added before the server switches to it, the
+   * retired one dropped after). Saved to the state dir first, then used for new connections.
+   */
+  private async adoptBundle(bundlePem: string): Promise<void> {
+    const certs = pemCertificates(bundlePem);
+    if (!certs.length || !certs.every(isCaCertificate)) {
+      this.emit("warn", "CA_MISMATCH", "the control plane sent a CA bundle that is not all CA certificates: ignored");
+      return;
+    }
+    const next = certs.join("");
+    const current = this.caPem ? pemCertificates(this.caPem).join("") : null;
+    if (next === current) return;
+    this.caPem = next;
+    if (this.anon && this.anon !== this.options.anonymousAgent) {
+      this.anon.destroy();
+      this.anon = null;
+    }
+    const state = this.state;
+    if (state) {
+      await this.localStep(`write the state dir ${this.options.store.location}`, () =>
+        this.options.store.save({ ...state, caPem: next }),
+      );
+      this.adopt({ ...state, caPem: next });
+    }
+    this.emit("info", "CA_BUNDLE_UPDATED", `now trusting ${certs.length} fleet CA(s)`, {
+      fingerprints: certs.map((c) => certificateFingerprint(c)).join(","),
+    });
   }
 
   // ---- endings --------------------------------------------------------------------------

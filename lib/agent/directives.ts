@@ -2,6 +2,12 @@
 // acts on each id once, then keeps listing the id in `acks` until the server stops sending it:
 // an ack lost with a failed heartbeat is simply sent again.
 
+/**
+ * The directive types this agent carries out, reported as `capabilities` in every heartbeat so
+ * the control plane sends only these. `rotate`: renew the certificate now (a fleet CA rollover).
+ */
+export const AGENT_CAPABILITIES = ["disconnect", "drain", "upgrade", "drainNodePool", "rotate"] as const;
+
 export interface Directive {
   id: string;
   type: string;

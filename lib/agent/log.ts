@@ -15,6 +15,7 @@ export const LOG_CODES = [
   "TRUST_STATE_CA",
   "TRUST_MISSING",
   "CA_MISMATCH",
+  "CA_BUNDLE_UPDATED",
   // local state
   "STATE_LOADED",
   "STATE_INVALID",
@@ -77,6 +78,7 @@ export const LOG_CODES = [
   "POLICY_APPLIED",
   // certificate rotation
   "ROTATE_DUE",
+  "ROTATE_REQUESTED",
   "ROTATED",
   "ROTATE_FAILED",
 ] as const;

@@ -1,6 +1,6 @@
 import { parseDirectives, type Directive } from "./directives";
 import { BadResponseError } from "./errors";
-import { firstPemBlock } from "./csr";
+import { firstPemBlock, pemCertificates } from "./csr";
 
 // The wire format of PROTOCOL.md as the agent sees it: paths, and tolerant parsing of answers
 // (unknown fields are ignored, so a newer server does not break an older agent).
@@ -25,6 +25,8 @@ export interface HeartbeatAnswer {
   heartbeatIntervalSeconds: number | null;
   desiredPolicyRevision: string | null;
   directives: Directive[];
+  /** During a fleet CA rollover: every CA the control plane trusts, as a PEM bundle. */
+  caBundle: string | null;
 }
 
 export const DEFAULT_INTERVAL_SECONDS = 30;
@@ -68,5 +70,6 @@ export function parseHeartbeatAnswer(body: unknown): HeartbeatAnswer {
         : null,
     desiredPolicyRevision: typeof revision === "string" || typeof revision === "number" ? String(revision) : null,
     directives: parseDirectives(body.directives),
+    caBundle: typeof body.caBundle === "string" && pemCertificates(body.caBundle).length ? body.caBundle : null,
   };
 }

@@ -62,37 +62,56 @@ export interface PinOptions {
 
 /**
  * Fetches the CA without verification (there is nothing to verify with yet), accepts it only
- * if its SHA-256 equals the pin, then fetches again verifying the server's certificate and
- * host name against it. The second step matters: whoever is in between can serve the real CA
- * PEM, but cannot present a server certificate the real CA signed.
+ * if a certificate in it has the pinned SHA-256, then fetches again verifying the server's
+ * certificate and host name against that one. The second step matters: whoever is in between can
+ * serve the real CA PEM, but cannot present a server certificate the real CA signed. During a
+ * fleet CA rollover the server serves a bundle (its own CA first, then the incoming one): the
+ * bundle from the verified answer is what the agent trusts from then on.
  */
 export async function pinCa(server: URL, fingerprint: string, options: PinOptions): Promise<string> {
   const unverified = new https.Agent({ keepAlive: false, rejectUnauthorized: false });
-  let caPem: string | null;
+  let served: string[];
   try {
     const res = await httpRequest(server, AGENT_API.ca, { method: "GET", agent: unverified, ...options });
-    caPem = res.status === 200 ? extractCaPem(res.text) : null;
-    if (!caPem) {
+    const first = res.status === 200 ? extractCaPem(res.text) : null;
+    if (!first) {
       throw new ConfigError(
         "TRUST_PIN_MISMATCH",
         `GET ${AGENT_API.ca} at ${server.host} answered HTTP ${res.status} without a CA certificate: is --server the fleet's agent endpoint?`,
       );
     }
+    served = pemCertificates(res.text);
+    if (!served.length) served = [first];
   } finally {
     unverified.destroy();
   }
-  const actual = certificateFingerprint(caPem);
-  if (actual !== fingerprint) {
+  const pinned = served.find((pem) => certificateFingerprint(pem) === fingerprint);
+  if (!pinned) {
     throw new ConfigError(
       "TRUST_PIN_MISMATCH",
-      `the CA served by ${server.host} has fingerprint ${actual}, not the pinned ${fingerprint}: the pinned CA does not match this server (wrong --server, wrong --ca-fingerprint, or something in between)`,
+      `the CA served by ${server.host} has fingerprint ${certificateFingerprint(served[0]!)}, not the pinned ${fingerprint}: the pinned CA does not match this server (wrong --server, wrong --ca-fingerprint, or something in between)`,
     );
   }
-  const verified = createTlsAgent(caPem, undefined, { keepAlive: false });
+  const verified = createTlsAgent(pinned, undefined, { keepAlive: false });
   try {
-    await httpRequest(server, AGENT_API.ca, { method: "GET", agent: verified, ...options });
+    const res = await httpRequest(server, AGENT_API.ca, { method: "GET", agent: verified, ...options });
+    const bundle = res.status === 200 ? pemCertificates(res.text) : [];
+    return bundle.length > 1 && bundle.includes(pinned) && bundle.every(isCaCertificate) ? bundle.join("") : pinned;
   } finally {
     verified.destroy();
   }
-  return caPem;
+}
+
+/** True for a parsable certificate with CA:TRUE. */
+export function isCaCertificate(pem: string): boolean {
+  try {
+    return new crypto.X509Certificate(pem).ca;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether any certificate of a PEM bundle has the fingerprint (a pin survives a CA rollover's bundle). */
+export function bundleHasFingerprint(bundlePem: string, fingerprint: string): boolean {
+  return pemCertificates(bundlePem).some((pem) => certificateFingerprint(pem) === fingerprint);
 }

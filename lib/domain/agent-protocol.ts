@@ -73,6 +73,8 @@ export const heartbeatRequestSchema = z.object({
   workloads: z.object({ pods: count, namespaces: count }).optional(),
   health: z.object({ apiServer: z.enum(API_SERVER_HEALTH), logs: z.boolean(), metrics: z.boolean() }),
   policy: z.object({ appliedRevision: z.string().max(64).nullable() }).optional(),
+  /** Directive types this agent can carry out; absent: an older agent (it gets every type). */
+  capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
   acks: z.array(z.string().min(1).max(64)).max(100).default([]),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;

@@ -12,6 +12,8 @@ export const settingsSchema = z.object({
       message: "must not repeat a key",
     }),
   certificateValidityDays: z.number().int().min(1).max(825),
+  /** How long after its end an agent certificate may still renew itself through rotate. */
+  certificateRenewalGraceDays: z.number().int().min(0).max(365),
   /** How long an agent has to acknowledge `disconnect` before removal may be forced. */
   disconnectTimeoutSeconds: z.number().int().min(5).max(86_400),
 });
@@ -35,5 +37,6 @@ export const DEFAULT_SETTINGS: Settings = {
   heartbeatIntervalSeconds: 15,
   requiredLabels: ["env", "region"],
   certificateValidityDays: 30,
+  certificateRenewalGraceDays: 30,
   disconnectTimeoutSeconds: 120,
 };

@@ -6,9 +6,12 @@ import { bootstrapAdmin } from "@/lib/server/auth/bootstrap-admin";
 import { authSecret } from "@/lib/server/auth/auth-secret";
 import { log } from "@/lib/server/log";
 import { startPgTransport } from "@/lib/server/events/pg-transport";
+import { secureDataFiles } from "@/lib/server/db/file-modes";
+import { caState } from "@/lib/server/pki/current-ca";
 
 /** Everything that must be true before the first request: schema, first admin, secrets. */
 export async function bootstrap(config: Env): Promise<{ shutdownHooks: (() => Promise<void>)[] }> {
+  secureDataFiles(config.dataDir, config.database.dialect === "sqlite" ? config.database.file : null);
   const migrated = await migrate(config.database);
   log.info("database ready", {
     dialect: config.database.dialect,
@@ -28,6 +31,8 @@ export async function bootstrap(config: Env): Promise<{ shutdownHooks: (() => Pr
   }
 
   authSecret();
+  // Before any port opens: a sealed CA without its KEK stops the start here (CaKeyError).
+  await caState();
   const admin = await bootstrapAdmin(db(), { email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (admin?.generatedPassword) {
     // Printed once, on the start that created the account; it is stored only as a hash.

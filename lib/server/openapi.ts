@@ -30,7 +30,9 @@ type Op = {
 
 // The route table for the document: the same zod schemas the handlers parse with.
 const PATHS: Record<string, Record<string, Op>> = {
-  "/api/agent/v1/ca": { get: { summary: "The fleet CA certificate (PEM)", agent: "public" } },
+  "/api/agent/v1/ca": {
+    get: { summary: "The fleet CA certificate (PEM; during a CA rollover a bundle, the serving CA first)", agent: "public" },
+  },
   "/api/agent/v1/register": {
     post: { summary: "Register a cluster with a bootstrap token", agent: "token", body: registerRequestSchema, ok: 201 },
   },
@@ -131,6 +133,13 @@ const PATHS: Record<string, Record<string, Op>> = {
   "/api/v1/fleet": { get: { summary: "Agent URL, CA fingerprint and fleet settings an agent needs", role: "viewer" } },
   "/api/v1/events": { get: { summary: "Live events (text/event-stream)", role: "viewer" } },
   "/api/v1/audit": { get: { summary: "The audit log", role: "operator", query: auditQuerySchema } },
+  "/api/v1/ca": { get: { summary: "The fleet CAs (fingerprint, expiry, state) and a rollover's progress", role: "viewer" } },
+  "/api/v1/ca/rollover": {
+    post: { summary: "Start a fleet CA rollover (a new CA signs; agents rotate onto it)", role: "admin" },
+  },
+  "/api/v1/ca/retire": {
+    post: { summary: "Retire the old fleet CA once no current certificate chains to it (409 before)", role: "admin" },
+  },
   "/api/v1/settings": {
     get: { summary: "Fleet settings", role: "admin" },
     patch: { summary: "Change fleet settings", role: "admin", body: settingsPatchSchema },

@@ -12,6 +12,8 @@ import { sessionCookie } from "./console-session";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
 export const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
+/** The key-encryption key test servers seal their CA with (pass FLEET_CA_KEK: "" for none). */
+export const TEST_KEK = "q2mJ0m2v7o6m1sVfV0mQ7cS9N5o0Xy3kq1Zb8pWm4Ao=";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies of many shapes, asserted field by field
 export type AgentResponse = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
@@ -41,8 +43,15 @@ export interface FleetServer {
     opts?: { client?: ClientCert; headers?: Record<string, string>; rawBody?: string | Buffer },
   ): Promise<AgentResponse>;
   adminCookie(): Promise<string>;
-  /** Stops the process (SIGTERM) and starts it again on the same ports, database and data dir. */
-  restart(): Promise<void>;
+  /**
+   * Stops the process (SIGTERM) and starts it again on the same ports, database and data dir;
+   * `env` is merged into its environment for this and later starts ("" unsets a variable).
+   */
+  restart(env?: Record<string, string>): Promise<void>;
+  /** Stops the process, starts it with `env` merged in and waits for it to exit (start-up refusals). */
+  exitOf(env: Record<string, string>): Promise<{ code: number | null; output: string }>;
+  /** The data dir (SQLite files, generated secrets). */
+  readonly dataDir: string;
   stop(): Promise<void>;
 }
 
@@ -124,14 +133,16 @@ export async function startFleetServer(
     DATABASE_URL: db.url,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
+    FLEET_CA_KEK: TEST_KEK,
+    FLEET_CA_KEK_FILE: "",
     ...env,
   };
-  const launch = () => {
+  const launch = (extra: Record<string, string> = {}) => {
     const c: ChildProcess = spawn(
       process.execPath,
       ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
       {
-        env: childEnv,
+        env: { ...childEnv, ...extra },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
@@ -197,10 +208,21 @@ export async function startFleetServer(
       if (payload !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
       return request(`${agentUrl}${p}`, method, headers, payload, { ca: caPem, ...(opts.client ?? {}) });
     },
-    async restart() {
+    dataDir,
+    async restart(extra = {}) {
       await stopProcess();
+      Object.assign(childEnv, extra);
       ({ child, exited } = launch());
       await waitReady();
+    },
+    async exitOf(extra) {
+      await stopProcess();
+      const from = output.length;
+      ({ child, exited } = launch(extra));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return { code, output: output.slice(from) };
     },
     async stop() {
       await stopProcess();

@@ -18,6 +18,7 @@ function toDraft(s: Settings): Draft {
     heartbeatIntervalSeconds: String(s.heartbeatIntervalSeconds),
     requiredLabels: s.requiredLabels.join(", "),
     certificateValidityDays: String(s.certificateValidityDays),
+    certificateRenewalGraceDays: String(s.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: String(s.disconnectTimeoutSeconds),
   };
 }
@@ -31,6 +32,7 @@ function fromDraft(d: Draft) {
       .map((s) => s.trim())
       .filter(Boolean),
     certificateValidityDays: Number(d.certificateValidityDays),
+    certificateRenewalGraceDays: Number(d.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: Number(d.disconnectTimeoutSeconds),
   };
 }
@@ -99,6 +101,16 @@ function Editor({ current }: { current: Settings }) {
             onChange={set("certificateValidityDays")}
             hint="For newly issued agent certificates."
             error={errors.certificateValidityDays}
+          />
+          <Field
+            id="certificateRenewalGraceDays"
+            label="Renewal grace (days)"
+            type="number"
+            min={0}
+            value={draft.certificateRenewalGraceDays}
+            onChange={set("certificateRenewalGraceDays")}
+            hint="An agent whose certificate expired less than this ago may still renew it (rotate only)."
+            error={errors.certificateRenewalGraceDays}
           />
           <Field
             id="disconnectTimeoutSeconds"

@@ -13,11 +13,30 @@ export const IDENTITY_HEADERS = {
   serial: "x-fleet-client-serial",
   remoteAddress: "x-fleet-remote-address",
   agentPort: "x-fleet-agent-port",
+  /** Set when the certificate chains to a fleet CA but has expired (rotate's renewal grace). */
+  expired: "x-fleet-client-expired",
 } as const;
 
-export type AgentIdentity = { clusterId: string; serial: string; fingerprint: string; firstUse: boolean };
+export type AgentIdentity = {
+  clusterId: string;
+  serial: string;
+  fingerprint: string;
+  firstUse: boolean;
+  notAfter: Date;
+  /** Past notAfter: only rotate accepts such an identity (agentIdentity's `acceptExpired`). */
+  expired: boolean;
+  /** The fleet CA that signed it; null for certificates from before CA rollovers existed. */
+  issuerFingerprint: string | null;
+};
 
-type Entry = { serial: string; clusterId: string; revoked: boolean; used: boolean };
+type Entry = {
+  serial: string;
+  clusterId: string;
+  revoked: boolean;
+  used: boolean;
+  notAfter: Date;
+  issuerFingerprint: string | null;
+};
 
 // Heartbeats arrive thousands of times a second and the certificate behind them rarely
 // changes, so certificates are cached by fingerprint. Every revocation (superseded, rotated,
@@ -64,17 +83,30 @@ async function lookup(fingerprint: string): Promise<Entry | null> {
   if (hit) return hit;
   const cert = await db().certificate.findUnique({
     where: { fingerprint },
-    select: { serial: true, clusterId: true, revokedAt: true, firstUsedAt: true },
+    select: { serial: true, clusterId: true, revokedAt: true, firstUsedAt: true, notAfter: true, issuerFingerprint: true },
   });
   if (!cert) return null;
-  const entry = { serial: cert.serial, clusterId: cert.clusterId, revoked: !!cert.revokedAt, used: !!cert.firstUsedAt };
+  const entry: Entry = {
+    serial: cert.serial,
+    clusterId: cert.clusterId,
+    revoked: !!cert.revokedAt,
+    used: !!cert.firstUsedAt,
+    notAfter: cert.notAfter,
+    issuerFingerprint: cert.issuerFingerprint,
+  };
   if (s.cache.size > 200_000) s.cache.clear();
   s.cache.set(fingerprint, entry);
   return entry;
 }
 
-/** The cluster behind a request on the agent port, or the protocol's error for why there is none. */
-export async function agentIdentity(headers: Pick<Headers, "get">): Promise<AgentIdentity> {
+/**
+ * The cluster behind a request on the agent port, or the protocol's error for why there is none.
+ * `acceptExpired`: rotate's renewal grace (the caller checks how long ago it expired).
+ */
+export async function agentIdentity(
+  headers: Pick<Headers, "get">,
+  options: { acceptExpired?: boolean } = {},
+): Promise<AgentIdentity> {
   const fingerprint = headers.get(IDENTITY_HEADERS.fingerprint);
   const serial = headers.get(IDENTITY_HEADERS.serial);
   if (!fingerprint || !serial) {
@@ -95,7 +127,22 @@ export async function agentIdentity(headers: Pick<Headers, "get">): Promise<Agen
   }
   if (entry.revoked)
     throw new ApiError("certificate_revoked", "This client certificate was revoked; use the newest one or register again.");
-  return { clusterId: entry.clusterId, serial: entry.serial, fingerprint, firstUse: !entry.used };
+  const expired = headers.get(IDENTITY_HEADERS.expired) === "1";
+  if (expired && !options.acceptExpired) {
+    throw new ApiError(
+      "client_certificate_required",
+      "This client certificate has expired; renew it through POST /api/agent/v1/rotate within the renewal grace, or re-enrol with a bound token.",
+    );
+  }
+  return {
+    clusterId: entry.clusterId,
+    serial: entry.serial,
+    fingerprint,
+    firstUse: !entry.used,
+    notAfter: entry.notAfter,
+    expired,
+    issuerFingerprint: entry.issuerFingerprint,
+  };
 }
 
 /**

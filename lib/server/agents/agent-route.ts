@@ -27,7 +27,13 @@ export function publicAgentRoute(handler: (ctx: AgentContext) => Promise<Respons
   return route(handler, false);
 }
 
-/** For agent endpoints that need mutual TLS: the handler gets the verified cluster identity. */
-export function authenticatedAgentRoute(handler: (ctx: AgentContext & { agent: AgentIdentity }) => Promise<Response>) {
-  return agentRoute(async (ctx) => handler({ ...ctx, agent: await agentIdentity(ctx.req.headers) }));
+/**
+ * For agent endpoints that need mutual TLS: the handler gets the verified cluster identity.
+ * `acceptExpired` only for rotate (its renewal grace); every other endpoint refuses an expired one.
+ */
+export function authenticatedAgentRoute(
+  handler: (ctx: AgentContext & { agent: AgentIdentity }) => Promise<Response>,
+  options: { acceptExpired?: boolean } = {},
+) {
+  return agentRoute(async (ctx) => handler({ ...ctx, agent: await agentIdentity(ctx.req.headers, options) }));
 }

@@ -3,7 +3,7 @@ import https from "node:https";
 import type http from "node:http";
 import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
-import type { FleetCa } from "@/lib/server/pki/fleet-ca";
+import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
 import { errorReply } from "@/lib/server/api/errors";
 import { readJsonStream } from "@/lib/server/api/read-body";
@@ -32,19 +32,49 @@ export function normalizeSerial(serial: string): string {
   return serial.toLowerCase().replace(/^0+(?=.)/, "");
 }
 
-function setIdentity(req: http.IncomingMessage, fingerprint: string, serial: string) {
+function setIdentity(req: http.IncomingMessage, fingerprint: string, serial: string, expired = false) {
   req.headers[IDENTITY_HEADERS.fingerprint] = fingerprint;
   req.headers[IDENTITY_HEADERS.serial] = normalizeSerial(serial);
+  if (expired) req.headers[IDENTITY_HEADERS.expired] = "1";
 }
 
-/** A certificate forwarded by a TLS-terminating proxy: URL-encoded PEM, bare or in Envoy's Cert="...". */
-function forwardedCertificate(value: string, ca: X509Certificate): X509Certificate | null {
+/**
+ * TLS on the agent port (Mozilla "intermediate"): TLS 1.2 and 1.3 only, forward-secret AEAD
+ * suites only (ECDHE with AES-GCM or ChaCha20-Poly1305; TLS 1.3's suites are all of that kind),
+ * the server's order first. No CBC, no static RSA key exchange, no SHA-1 MACs.
+ */
+export const AGENT_TLS_POLICY = {
+  minVersion: "TLSv1.2",
+  ciphers: [
+    "TLS_AES_128_GCM_SHA256",
+    "TLS_AES_256_GCM_SHA384",
+    "TLS_CHACHA20_POLY1305_SHA256",
+    "ECDHE-ECDSA-AES128-GCM-SHA256",
+    "ECDHE-RSA-AES128-GCM-SHA256",
+    "ECDHE-ECDSA-AES256-GCM-SHA384",
+    "ECDHE-RSA-AES256-GCM-SHA384",
+    "ECDHE-ECDSA-CHACHA20-POLY1305",
+    "ECDHE-RSA-CHACHA20-POLY1305",
+  ].join(":"),
+  honorCipherOrder: true,
+} as const;
+
+/** Whether `cert` was signed by one of `cas` (used where the TLS layer's verdict is not enough). */
+function chainsTo(cert: X509Certificate, cas: X509Certificate[]): boolean {
+  return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+}
+
+/**
+ * A certificate forwarded by a TLS-terminating proxy: URL-encoded PEM, bare or in Envoy's
+ * Cert="...". `expired`: issued by a trusted CA but past its end (only rotate accepts it).
+ */
+function forwardedCertificate(value: string, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
   try {
     const m = /Cert="([^"]+)"/.exec(value);
     const cert = new X509Certificate(decodeURIComponent(m ? m[1]! : value));
     const now = Date.now();
-    const valid = Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
-    return valid && cert.checkIssued(ca) && cert.verify(ca.publicKey) ? cert : null;
+    if (Date.parse(cert.validFrom) > now || !chainsTo(cert, cas)) return null;
+    return { cert, expired: now > Date.parse(cert.validTo) };
   } catch {
     return null;
   }
@@ -106,36 +136,70 @@ const DIRECT: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
   },
 };
 
+/** The agent port's server, which follows the fleet's CAs (ca-rollover.ts) without a restart. */
+export type AgentServer = https.Server & {
+  /** Trusts the client certificates of `state.trusted`; a new serving CA gets a new server certificate. */
+  applyCaState(state: CaState): void;
+};
+
 /**
  * The agent port: HTTPS whose client certificates are requested but optional (registration has
- * none yet). A certificate that chains to the fleet CA and is within its validity becomes the
- * request's identity; everything about which cluster it is, and whether it is revoked, is
- * decided by the app (agent-identity.ts).
+ * none yet). A certificate that chains to a fleet CA and is within its validity becomes the
+ * request's identity; one that chains but has expired is marked so (only rotate accepts it,
+ * within the renewal grace); everything about which cluster it is, and whether it is revoked,
+ * is decided by the app (agent-identity.ts).
  */
-export function createAgentServer(ca: FleetCa, hostnames: string[], proxyCidrs: string[], handle: Handler): https.Server {
-  const { certPem, keyPem } = issueServerCertificate(ca, hostnames);
+export function createAgentServer(state: CaState, hostnames: string[], proxyCidrs: string[], handle: Handler): AgentServer {
   const proxies = trustedProxies(proxyCidrs);
-  const caCert = new X509Certificate(ca.certPem);
-  return https.createServer(
-    { key: keyPem, cert: certPem, ca: [ca.certPem], requestCert: true, rejectUnauthorized: false, minVersion: "TLSv1.2" },
-    (req, res) => {
-      stripIdentityHeaders(req);
-      const address = remoteAddress(req);
-      req.headers[IDENTITY_HEADERS.remoteAddress] = address;
-      stripUntrustedForwarding(req, proxies, address);
-      req.headers[IDENTITY_HEADERS.agentPort] = "1";
-      const socket = req.socket as TLSSocket;
-      if (socket.authorized) {
-        const peer = socket.getPeerCertificate();
-        if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
-      } else if (isTrustedProxy(proxies, address)) {
-        const header = req.headers["x-forwarded-client-cert"];
-        const cert = typeof header === "string" ? forwardedCertificate(header, caCert) : null;
-        if (cert) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber);
-      }
-      const direct = req.method === "POST" ? DIRECT[req.url ?? ""] : undefined;
-      if (direct) direct(req, res).catch((err) => sendError(res, err));
-      else handle(req, res);
-    },
-  );
+  let servingFingerprint = state.serving.fingerprint;
+  let identity = issueServerCertificate(state.serving, hostnames);
+  let version = state.version;
+  let trusted = state.trusted.map((ca) => new X509Certificate(ca.certPem));
+  const contextOptions = (s: CaState) => ({
+    key: identity.keyPem,
+    cert: identity.certPem,
+    ca: s.trusted.map((ca) => ca.certPem),
+    ...AGENT_TLS_POLICY,
+  });
+
+  const server = https.createServer({ ...contextOptions(state), requestCert: true, rejectUnauthorized: false }, (req, res) => {
+    stripIdentityHeaders(req);
+    const address = remoteAddress(req);
+    req.headers[IDENTITY_HEADERS.remoteAddress] = address;
+    stripUntrustedForwarding(req, proxies, address);
+    req.headers[IDENTITY_HEADERS.agentPort] = "1";
+    const socket = req.socket as TLSSocket;
+    if (socket.authorized) {
+      const peer = socket.getPeerCertificate();
+      if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
+    } else if (String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
+      // (Node sets authorizationError to OpenSSL's code string, whatever its type declares.)
+      // Expired but otherwise ours: checked again here rather than trusting OpenSSL's first error.
+      const peer = socket.getPeerCertificate();
+      const cert = peer?.raw ? new X509Certificate(peer.raw) : null;
+      if (cert && chainsTo(cert, trusted)) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber, true);
+    } else if (isTrustedProxy(proxies, address)) {
+      const header = req.headers["x-forwarded-client-cert"];
+      const fwd = typeof header === "string" ? forwardedCertificate(header, trusted) : null;
+      if (fwd) setIdentity(req, fingerprintOf(fwd.cert.fingerprint256), fwd.cert.serialNumber, fwd.expired);
+    }
+    const direct = req.method === "POST" ? DIRECT[req.url ?? ""] : undefined;
+    if (direct) direct(req, res).catch((err) => sendError(res, err));
+    else handle(req, res);
+  }) as AgentServer;
+
+  server.applyCaState = (next) => {
+    if (next.version === version && next.serving.fingerprint === servingFingerprint) return;
+    if (next.serving.fingerprint !== servingFingerprint) {
+      identity = issueServerCertificate(next.serving, hostnames);
+      servingFingerprint = next.serving.fingerprint;
+    }
+    version = next.version;
+    trusted = next.trusted.map((ca) => new X509Certificate(ca.certPem));
+    server.setSecureContext(contextOptions(next));
+    // Connections authenticated under the previous CAs end at their next idle moment: agents
+    // reconnect and meet the new server certificate and trust list.
+    server.closeIdleConnections();
+  };
+  return server;
 }

@@ -1,5 +1,5 @@
 import "server-only";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "@/lib/env";
 import { randomSecret } from "./secrets";
@@ -18,8 +18,10 @@ export function authSecret(): string {
   const file = path.join(env().dataDir, "auth-secret");
   try {
     cached = readFileSync(file, "utf8").trim();
+    // Files written by older versions may be wider than the service's own user.
+    chmodSync(file, 0o600);
   } catch {
-    mkdirSync(path.dirname(file), { recursive: true });
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const secret = randomSecret(32);
     try {
       // "wx": when two processes race on first start, the first writer wins and both read it.

@@ -9,7 +9,7 @@ import { parseWith } from "@/lib/server/api/read-body";
 import { db, type Tx } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
-import { fleetCa } from "@/lib/server/pki/current-ca";
+import { caState } from "@/lib/server/pki/current-ca";
 import { CsrError, validateCsr } from "@/lib/server/pki/csr";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { certifiesKey } from "@/lib/server/pki/public-key";
@@ -268,7 +268,9 @@ export async function registerCluster(
 
   // Signing is the expensive part: do it before the transaction so writers are not held up.
   const clusterId = existing?.id ?? `cl_${randomId(16)}`;
-  const ca = await fleetCa();
+  // During a CA rollover the incoming CA signs; the answer carries every trusted CA.
+  const cas = await caState();
+  const ca = cas.issuing;
   const cert = issueClientCertificate(ca, {
     publicKeyPem: csr.publicKeyPem,
     clusterId,
@@ -283,6 +285,7 @@ export async function registerCluster(
     pem: cert.pem,
     notBefore: cert.notBefore,
     notAfter: cert.notAfter,
+    issuerFingerprint: ca.fingerprint,
   };
   const certificateRow = { ...certificateRowWithoutCluster, clusterId };
 
@@ -412,7 +415,7 @@ export async function registerCluster(
     response: {
       clusterId,
       certificate: cert.pem,
-      caCertificate: ca.certPem,
+      caCertificate: cas.bundlePem,
       heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
       heartbeatPath: "/api/agent/v1/heartbeat",
     },

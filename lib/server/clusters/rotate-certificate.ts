@@ -9,12 +9,20 @@ import type { AgentIdentity } from "@/lib/server/agents/agent-identity";
 import { fleetCa } from "@/lib/server/pki/current-ca";
 import { CsrError, validateCsr } from "@/lib/server/pki/csr";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
+import { withinRenewalGrace } from "@/lib/domain/certificates";
 
 /**
  * POST /api/agent/v1/rotate: a new certificate for the caller's cluster. The presented one stays
  * valid until the new one is first used (agent-identity.ts markFirstUse) or expires.
  */
 export async function rotateCertificate(agent: AgentIdentity, body: unknown): Promise<{ certificate: string }> {
+  const settings = await getSettings();
+  if (agent.expired && !withinRenewalGrace(agent.notAfter, settings.certificateRenewalGraceDays, new Date())) {
+    throw new ApiError(
+      "client_certificate_required",
+      `This client certificate expired more than ${settings.certificateRenewalGraceDays} days ago (the renewal grace); re-enrol the cluster with a token bound to it.`,
+    );
+  }
   const { csr } = parseWith(rotateRequestSchema, body);
   let key;
   try {
@@ -23,8 +31,8 @@ export async function rotateCertificate(agent: AgentIdentity, body: unknown): Pr
     if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
     throw err;
   }
-  const settings = await getSettings();
-  const cert = issueClientCertificate(await fleetCa(), {
+  const ca = await fleetCa();
+  const cert = issueClientCertificate(ca, {
     publicKeyPem: key.publicKeyPem,
     clusterId: agent.clusterId,
     validityDays: settings.certificateValidityDays,
@@ -41,6 +49,7 @@ export async function rotateCertificate(agent: AgentIdentity, body: unknown): Pr
         pem: cert.pem,
         notBefore: cert.notBefore,
         notAfter: cert.notAfter,
+        issuerFingerprint: ca.fingerprint,
       },
     });
     await recordAudit(
@@ -50,6 +59,7 @@ export async function rotateCertificate(agent: AgentIdentity, body: unknown): Pr
       { type: "cluster", id: agent.clusterId },
       {
         previousSerial: agent.serial,
+        ...(agent.expired ? { renewedExpired: agent.notAfter.toISOString() } : {}),
         serial: cert.serial,
         notAfter: cert.notAfter.toISOString(),
       },

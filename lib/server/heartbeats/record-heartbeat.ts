@@ -8,6 +8,8 @@ import { agentContext, invalidateAgentContext } from "./agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { markFirstUse, type AgentIdentity } from "@/lib/server/agents/agent-identity";
 import { enqueueHeartbeat } from "./heartbeat-writer";
+import { caState } from "@/lib/server/pki/current-ca";
+import { heartbeatCaFields } from "@/lib/server/pki/ca-rollover";
 
 export type Directive = { id: string; type: string } & Record<string, unknown>;
 
@@ -16,6 +18,8 @@ export type HeartbeatResponse = {
   heartbeatIntervalSeconds: number;
   desiredPolicyRevision: string | null;
   directives: Directive[];
+  /** During a fleet CA rollover: every trusted CA as one PEM bundle (optional field, PROTOCOL v1). */
+  caBundle?: string;
 };
 
 /**
@@ -35,6 +39,8 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     await markFirstUse(agent);
   }
   const context = await agentContext(agent.clusterId);
+  // Cached for 2 s like the context: no query in the steady state.
+  const ca = heartbeatCaFields(await caState(), agent, hb.capabilities, now);
 
   const acked = new Set(hb.acks);
   if (acked.size) {
@@ -71,8 +77,12 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     // Out-of-sync clusters get what they should run; the rest already run it.
     desiredPolicyRevision:
       "desiredPolicyRevision" in context ? (context.desiredPolicyRevision ?? null) : (hb.policy?.appliedRevision ?? null),
-    directives: context.directives
-      .filter((d) => !acked.has(d.id))
-      .map((d) => ({ ...(JSON.parse(d.payload) as Record<string, unknown>), id: d.id, type: d.type })),
+    directives: [
+      ...context.directives
+        .filter((d) => !acked.has(d.id))
+        .map((d) => ({ ...(JSON.parse(d.payload) as Record<string, unknown>), id: d.id, type: d.type })),
+      ...(ca.directive ? [ca.directive] : []),
+    ],
+    ...(ca.caBundle ? { caBundle: ca.caBundle } : {}),
   };
 }

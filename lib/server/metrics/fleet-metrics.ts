@@ -1,6 +1,8 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
+import { caState } from "@/lib/server/pki/current-ca";
+import { summarize } from "@/lib/server/pki/ca-rollover";
 import { formatLabels, renderOwnMetrics } from "./registry";
 
 export const HEARTBEAT_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -13,7 +15,7 @@ function gauge(out: string[], name: string, help: string, rows: [Record<string, 
 /** GET /api/metrics: fleet state from the database, plus this instance's own counters. */
 export async function renderMetrics(): Promise<string> {
   const now = Date.now();
-  const [status, phases, tokens, certs] = await Promise.all([
+  const [status, phases, tokens, certs, cas] = await Promise.all([
     statusCounts(),
     db().cluster.groupBy({ by: ["phase"], _count: { _all: true } }),
     db().registrationToken.findMany({
@@ -28,6 +30,7 @@ export async function renderMetrics(): Promise<string> {
       orderBy: { notAfter: "asc" },
       take: 1000,
     }),
+    caState(),
   ]);
   const out: string[] = [];
   gauge(
@@ -55,6 +58,15 @@ export async function renderMetrics(): Promise<string> {
     "fleet_certificate_expiry_seconds",
     "Seconds until a cluster's client certificate expires (certificates expiring within 30 days).",
     certs.map((c) => [{ cluster_id: c.cluster.id, cluster: c.cluster.name }, Math.round((c.notAfter.getTime() - now) / 1000)]),
+  );
+  gauge(
+    out,
+    "fleet_ca_not_after_timestamp_seconds",
+    "When each fleet CA expires (Unix time); state is active, retiring (rollover in progress) or incoming. Alert well ahead: a rollover needs every agent to rotate.",
+    summarize(cas).map((c) => [
+      { fingerprint: c.fingerprint, state: c.state },
+      Math.floor(new Date(c.notAfter).getTime() / 1000),
+    ]),
   );
   out.push(...renderOwnMetrics());
   return out.join("\n") + "\n";

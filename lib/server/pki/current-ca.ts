@@ -1,15 +1,126 @@
 import "server-only";
+import { env } from "@/lib/env";
 import { db } from "@/lib/server/db/client";
-import { dbSecretStore, loadOrCreateFleetCa, type FleetCa } from "./fleet-ca";
+import { log } from "@/lib/server/log";
+import { CA_SECRETS, dbSecretStore, decodeStoredCa, loadOrCreateFleetCa, type FleetCa } from "./fleet-ca";
 
-// One CA per process, shared through globalThis by the custom server (agent TLS port) and
+/**
+ * The fleet's CAs as every instance sees them. Outside a rollover there is one CA. During a
+ * rollover (ca-rollover.ts) the incoming CA signs every new client certificate while the agent
+ * port still presents a server certificate from the outgoing one, and client certificates of
+ * both are accepted; retiring the old CA makes the incoming one the only CA.
+ */
+export type CaState = {
+  /** Issues the agent port's server certificate; the CA of `fleet-ca.key`. */
+  serving: FleetCa;
+  /** The incoming CA during a rollover. */
+  next: FleetCa | null;
+  /** Signs new client certificates (registration, rotate): `next ?? serving`. */
+  issuing: FleetCa;
+  /** Client certificates chaining to these are accepted. */
+  trusted: FleetCa[];
+  /** The trusted certificates as one PEM bundle, the serving CA first. */
+  bundlePem: string;
+  rollover: { startedAt: Date; startedBy: string } | null;
+  /** The CA retired by the last completed rollover, announced to agents for a while after. */
+  retired: { fingerprint: string; retiredAt: Date } | null;
+  /** Changes whenever any of the above does. */
+  version: string;
+};
+
+// Other instances start and retire rollovers: re-read the rows at most this often.
+const REFRESH_MS = 2_000;
+
+// One state per process, shared through globalThis by the custom server (agent TLS port) and
 // the Next bundle (signing), which load this module separately.
-const g = globalThis as unknown as { __fleetCa?: Promise<FleetCa> };
+type Cache = { state: CaState; at: number; rows: string } | null;
+const g = globalThis as unknown as {
+  __fleetCaFirst?: Promise<FleetCa>;
+  __fleetCaState?: Cache;
+  __fleetCaLoading?: Promise<CaState>;
+};
 
-export function fleetCa(): Promise<FleetCa> {
-  g.__fleetCa ??= loadOrCreateFleetCa(dbSecretStore(db())).catch((err) => {
-    g.__fleetCa = undefined;
+/** First load: creates the CA on the very first start, seals a clear key when a KEK is set. */
+function firstLoad(): Promise<FleetCa> {
+  g.__fleetCaFirst ??= loadOrCreateFleetCa(dbSecretStore(db()), { kek: env().fleetCaKek }).catch((err) => {
+    g.__fleetCaFirst = undefined;
     throw err;
   });
-  return g.__fleetCa;
+  return g.__fleetCaFirst;
+}
+
+export async function caState(): Promise<CaState> {
+  const cached = g.__fleetCaState;
+  if (cached && Date.now() - cached.at < REFRESH_MS) return cached.state;
+  g.__fleetCaLoading ??= refresh().finally(() => (g.__fleetCaLoading = undefined));
+  return g.__fleetCaLoading;
+}
+
+/** After this instance changed the rows: the next caState() reads them again. */
+export function invalidateCaState() {
+  if (g.__fleetCaState) g.__fleetCaState.at = 0;
+}
+
+async function refresh(): Promise<CaState> {
+  await firstLoad();
+  const rows = await db().secret.findMany({
+    where: { name: { in: [CA_SECRETS.bundle, CA_SECRETS.rollover] } },
+    omit: { value: false },
+  });
+  const bundle = rows.find((r) => r.name === CA_SECRETS.bundle)?.value;
+  const rollover = rows.find((r) => r.name === CA_SECRETS.rollover)?.value ?? null;
+  if (!bundle) throw new Error(`The secret ${CA_SECRETS.bundle} disappeared; restore it from a backup.`);
+  const key = `${bundle}\n${rollover ?? ""}`;
+  const cached = g.__fleetCaState;
+  if (cached && cached.rows === key) {
+    cached.at = Date.now();
+    return cached.state;
+  }
+  try {
+    const state = decodeState(bundle, rollover);
+    g.__fleetCaState = { state, at: Date.now(), rows: key };
+    return state;
+  } catch (err) {
+    // A running instance keeps its last good CAs (e.g. while an operator re-seals with a new KEK)
+    // rather than failing every agent request.
+    if (!cached) throw err;
+    log.error("cannot read the fleet CA rows; keeping the CAs loaded before", { error: (err as Error).message });
+    cached.at = Date.now();
+    return cached.state;
+  }
+}
+
+function decodeState(bundle: string, rollover: string | null): CaState {
+  const kek = env().fleetCaKek;
+  const current = decodeStoredCa(bundle, kek);
+  const incoming = rollover ? decodeStoredCa(rollover, kek, CA_SECRETS.rollover) : null;
+  const serving = current.ca;
+  const next = incoming?.ca ?? null;
+  const trusted = next ? [serving, next] : [serving];
+  const retiredFields = current.fields.retired as { fingerprint?: unknown; retiredAt?: unknown } | undefined;
+  return {
+    serving,
+    next,
+    issuing: next ?? serving,
+    trusted,
+    bundlePem: trusted.map((c) => c.certPem.trim() + "\n").join(""),
+    rollover: incoming
+      ? { startedAt: new Date(String(incoming.fields.startedAt)), startedBy: String(incoming.fields.startedBy ?? "") }
+      : null,
+    retired:
+      typeof retiredFields?.fingerprint === "string" && typeof retiredFields.retiredAt === "string"
+        ? { fingerprint: retiredFields.fingerprint, retiredAt: new Date(retiredFields.retiredAt) }
+        : null,
+    version: trusted.map((c) => c.fingerprint).join(","),
+  };
+}
+
+/** The CA that signs new client certificates (the incoming one during a rollover). */
+export async function fleetCa(): Promise<FleetCa> {
+  return (await caState()).issuing;
+}
+
+/** Every CA whose client certificates are accepted, as one PEM bundle (the serving CA first). */
+export async function caBundlePem(): Promise<string> {
+  return (await caState()).bundlePem;
 }

@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import forge from "node-forge";
 import type { Db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
+import { isSealedKey, sealKey, unsealKey, type SealedKey } from "./ca-key-seal";
 import { sha256Fingerprint } from "./fingerprint";
 
 export type FleetCa = {
@@ -16,22 +17,32 @@ export type FleetCa = {
   subject: string;
 };
 
-/** Where the CA lives. `create` must be atomic: false (not an overwrite) when the name exists. */
+/**
+ * Where the CA lives. `create` must be atomic: false (not an overwrite) when the name exists.
+ * `replace` swaps a value only if it is still `expected` (used to seal a key stored in clear);
+ * stores without it never rewrite.
+ */
 export type SecretStore = {
   get(name: string): Promise<string | null>;
   create(name: string, value: string): Promise<boolean>;
+  replace?(name: string, expected: string, value: string): Promise<boolean>;
 };
 
 /**
- * The CA is written as ONE secret, `fleet-ca.key`, whose value is JSON `{ version, keyPem, certPem }`.
- * A single insert is atomic in every store we have, so two processes racing on first start can
- * never pair one's key with the other's certificate: the insert that lands first is the CA.
- * `fleet-ca.cert` is a public copy of the certificate, written after, for operators who want
- * the CA certificate without touching key material; the bundle is authoritative.
+ * The CA is written as ONE secret, `fleet-ca.key`, whose value is JSON: `{ version: 1, keyPem,
+ * certPem }` with the key in clear (installs without a KEK), or `{ version: 2, sealedKey, certPem }`
+ * with the key sealed under the KEK (ca-key-seal.ts). A single insert is atomic in every store we
+ * have, so two processes racing on first start can never pair one's key with the other's
+ * certificate: the insert that lands first is the CA. `fleet-ca.cert` is a public copy of the
+ * certificate, written after, for operators who want the CA certificate without touching key
+ * material; the bundle is authoritative. A CA rollover keeps the incoming CA in
+ * `fleet-ca.rollover` (same encoding) until the old one is retired (ca-rollover.ts).
  */
-const BUNDLE_SECRET = "fleet-ca.key";
-const CERT_SECRET = "fleet-ca.cert";
-const BUNDLE_VERSION = 1;
+export const CA_SECRETS = { bundle: "fleet-ca.key", cert: "fleet-ca.cert", rollover: "fleet-ca.rollover" } as const;
+const BUNDLE_SECRET = CA_SECRETS.bundle;
+const CERT_SECRET = CA_SECRETS.cert;
+const CLEAR_VERSION = 1;
+const SEALED_VERSION = 2;
 
 const CA_KEY_BITS = 3072;
 const CA_VALIDITY_YEARS = 10;
@@ -41,18 +52,102 @@ export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
-/** Loads the fleet CA, creating it on the very first start. Never replaces an existing CA. */
-export async function loadOrCreateFleetCa(store: SecretStore): Promise<FleetCa> {
+export type LoadOptions = {
+  /** The key-encryption key; null/absent: keys are stored and read in clear (with a warning). */
+  kek?: Buffer | null;
+};
+
+/**
+ * Loads the fleet CA, creating it on the very first start. Never replaces an existing CA. With a
+ * KEK, a new CA is stored sealed and a key found in clear is sealed in place (same CA, same
+ * fingerprint); a sealed key without the right KEK is refused with a CaKeyError.
+ */
+export async function loadOrCreateFleetCa(store: SecretStore, options: LoadOptions = {}): Promise<FleetCa> {
+  const kek = options.kek ?? null;
   const stored = await store.get(BUNDLE_SECRET);
-  if (stored !== null) return publishCertificate(store, parseBundle(stored));
+  if (stored !== null) {
+    const { ca, sealed } = decodeStoredCa(stored, kek);
+    if (!sealed) await sealInPlace(store, stored, kek);
+    return publishCertificate(store, ca);
+  }
 
   const fresh = await createCa();
-  if (await store.create(BUNDLE_SECRET, JSON.stringify({ version: BUNDLE_VERSION, ...fresh }))) {
-    log.info("fleet CA created", { secret: BUNDLE_SECRET });
+  if (await store.create(BUNDLE_SECRET, encodeStoredCa(fresh, kek))) {
+    log.info("fleet CA created", { secret: BUNDLE_SECRET, sealed: !!kek });
+    if (!kek) warnUnsealed();
     return publishCertificate(store, toFleetCa(fresh.keyPem, fresh.certPem));
   }
   // Another process created the CA between our read and our write; its CA is the CA.
-  return publishCertificate(store, parseBundle(await readAfterLostRace(store)));
+  return publishCertificate(store, decodeStoredCa(await readAfterLostRace(store), kek).ca);
+}
+
+/** A CA (key and certificate) as a secret's value: sealed under `kek` when there is one. */
+export function encodeStoredCa(
+  pair: { keyPem: string; certPem: string },
+  kek: Buffer | null,
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify(
+    kek
+      ? { version: SEALED_VERSION, sealedKey: sealKey(pair.keyPem, kek), certPem: pair.certPem, ...extra }
+      : { version: CLEAR_VERSION, keyPem: pair.keyPem, certPem: pair.certPem, ...extra },
+  );
+}
+
+/**
+ * Reads a stored CA. CaKeyError when it is sealed and the KEK is missing or wrong (the operator
+ * must set it); any other unreadable value is an Error that says to restore a backup.
+ */
+export function decodeStoredCa(
+  value: string,
+  kek: Buffer | null,
+  name: string = BUNDLE_SECRET,
+): { ca: FleetCa; sealed: boolean; fields: Record<string, unknown> } {
+  let keyPem: string;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(value) as Record<string, unknown>;
+    if (typeof parsed.certPem !== "string") throw new Error("unexpected shape");
+    if (parsed.version === CLEAR_VERSION && typeof parsed.keyPem === "string") keyPem = parsed.keyPem;
+    else if (parsed.version === SEALED_VERSION && isSealedKey(parsed.sealedKey)) keyPem = "";
+    else throw new Error("unexpected shape");
+  } catch (err) {
+    throw unreadable(name, err);
+  }
+  const sealed = parsed.version === SEALED_VERSION;
+  if (sealed) keyPem = unsealKey(parsed.sealedKey as SealedKey, kek);
+  try {
+    return { ca: toFleetCa(keyPem, parsed.certPem as string), sealed, fields: parsed };
+  } catch (err) {
+    throw unreadable(name, err);
+  }
+}
+
+function unreadable(name: string, err: unknown): Error {
+  // Never "repair" by generating a new CA: every issued certificate and agent trust bundle
+  // depends on this one. An operator must restore it.
+  const reason = err instanceof Error ? err.message : String(err);
+  return new Error(`The stored fleet CA (secret ${name}) is unreadable (${reason}); restore it from a backup.`);
+}
+
+let warned = false;
+function warnUnsealed() {
+  if (warned) return;
+  warned = true;
+  log.warn(
+    "THE FLEET CA PRIVATE KEY IS STORED IN CLEAR in the database: anyone with a copy of the data can mint certificates every agent trusts. Set FLEET_CA_KEK_FILE (or FLEET_CA_KEK) to a 32-byte key kept apart from the data and restart to seal it.",
+  );
+}
+
+/** Seals a key found in clear, once, when a KEK is configured; the CA itself does not change. */
+async function sealInPlace(store: SecretStore, clear: string, kek: Buffer | null) {
+  if (!kek) return warnUnsealed();
+  if (!store.replace) return;
+  const parsed = JSON.parse(clear) as Record<string, unknown> & { keyPem: string; certPem: string };
+  const { keyPem, certPem, version: _version, ...extra } = parsed;
+  const sealed = encodeStoredCa({ keyPem, certPem }, kek, extra);
+  // Lost the swap: another instance sealed it at the same moment, which is just as good.
+  if (await store.replace(BUNDLE_SECRET, clear, sealed)) log.info("fleet CA private key sealed with the configured KEK");
 }
 
 /** Adapts the Prisma client to a SecretStore (model `secret`: name, value, createdAt). */
@@ -70,6 +165,10 @@ export function dbSecretStore(db: Db): SecretStore {
         if (isUniqueViolation(err)) return false;
         throw err;
       }
+    },
+    async replace(name, expected, value) {
+      const res = await db.secret.updateMany({ where: { name, value: expected }, data: { value } });
+      return res.count === 1;
     },
   };
 }
@@ -98,21 +197,6 @@ async function publishCertificate(store: SecretStore, ca: FleetCa): Promise<Flee
   return ca;
 }
 
-function parseBundle(value: string): FleetCa {
-  try {
-    const parsed = JSON.parse(value) as { version?: unknown; keyPem?: unknown; certPem?: unknown };
-    if (parsed.version !== BUNDLE_VERSION || typeof parsed.keyPem !== "string" || typeof parsed.certPem !== "string") {
-      throw new Error("unexpected shape");
-    }
-    return toFleetCa(parsed.keyPem, parsed.certPem);
-  } catch (err) {
-    // Never "repair" by generating a new CA: every issued certificate and agent trust bundle
-    // depends on this one. An operator must restore it.
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`The stored fleet CA (secret ${BUNDLE_SECRET}) is unreadable (${reason}); restore it from a backup.`);
-  }
-}
-
 function toFleetCa(keyPem: string, certPem: string): FleetCa {
   const cert = new X509Certificate(certPem);
   if (!cert.ca) throw new Error("the certificate is not a CA");
@@ -126,7 +210,7 @@ function toFleetCa(keyPem: string, certPem: string): FleetCa {
   };
 }
 
-async function createCa(): Promise<{ keyPem: string; certPem: string }> {
+export async function createCa(): Promise<{ keyPem: string; certPem: string }> {
   // Node's native generator: forge needs many seconds for a 3072-bit key; async keeps the
   // event loop free while it runs.
   const { privateKey, publicKey } = await generateKeyPairAsync("rsa", { modulusLength: CA_KEY_BITS, publicExponent: 0x10001 });

@@ -1,11 +1,13 @@
 import { env } from "@/lib/env";
 import { adminRoute } from "@/lib/server/api/admin-route";
-import { fleetCa } from "@/lib/server/pki/current-ca";
+import { caState } from "@/lib/server/pki/current-ca";
 import { getSettings } from "@/lib/server/settings/settings";
 
 /** What the console needs to tell an agent where and whom to trust: public facts only. */
 export const GET = adminRoute("viewer", async () => {
-  const [ca, settings] = await Promise.all([fleetCa(), getSettings()]);
+  const [cas, settings] = await Promise.all([caState(), getSettings()]);
+  // Agents pin the CA of the agent port's server certificate (the outgoing one during a rollover).
+  const ca = cas.serving;
   const host = env().AGENT_HOSTNAMES[0] ?? "localhost";
   return Response.json({
     agentUrl: `https://${host.includes(":") ? `[${host}]` : host}:${env().AGENT_PORT}`,

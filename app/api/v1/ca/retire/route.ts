@@ -1,0 +1,5 @@
+import { adminRoute } from "@/lib/server/api/admin-route";
+import { retireOldCa } from "@/lib/server/pki/ca-rollover";
+
+/** Retires the old fleet CA once no current certificate chains to it (409 before). */
+export const POST = adminRoute("admin", async ({ principal }) => Response.json(await retireOldCa(principal.actor)));

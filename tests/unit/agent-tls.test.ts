@@ -1,0 +1,170 @@
+// The agent port's TLS, engine-free: the real createAgentServer on loopback, probed with the real
+// `openssl s_client` (Mozilla "intermediate": TLS 1.2+, forward-secret AEAD suites only), and its
+// CA following a rollover without a restart (applyCaState: trusted client CAs, server certificate).
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createPublicKey, X509Certificate } from "node:crypto";
+import type http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import type tls from "node:tls";
+import { after, before, test } from "node:test";
+import { createAgentServer, type AgentServer } from "@/lib/server/agents/agent-server";
+import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import type { CaState } from "@/lib/server/pki/current-ca";
+import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
+import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
+import { makeKey } from "../helpers/csr";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function memoryStore() {
+  const data = new Map<string, string>();
+  return {
+    get: async (n: string) => data.get(n) ?? null,
+    create: async (n: string, v: string) => (data.has(n) ? false : (data.set(n, v), true)),
+  };
+}
+
+function stateOf(serving: FleetCa, next: FleetCa | null = null): CaState {
+  const trusted = next ? [serving, next] : [serving];
+  return {
+    serving,
+    next,
+    issuing: next ?? serving,
+    trusted,
+    bundlePem: trusted.map((c) => c.certPem).join(""),
+    rollover: next ? { startedAt: new Date(), startedBy: "test" } : null,
+    retired: null,
+    version: trusted.map((c) => c.fingerprint).join(","),
+  };
+}
+
+let oldCa: FleetCa;
+let newCa: FleetCa;
+let server: AgentServer;
+let port: number;
+
+before(async () => {
+  [oldCa, newCa] = await Promise.all([loadOrCreateFleetCa(memoryStore()), loadOrCreateFleetCa(memoryStore())]);
+  // Echoes the identity the TLS layer derived, so tests see what the app would.
+  const echo = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        fingerprint: req.headers[IDENTITY_HEADERS.fingerprint] ?? null,
+        expired: req.headers[IDENTITY_HEADERS.expired] ?? null,
+      }),
+    );
+  };
+  server = createAgentServer(stateOf(oldCa), ["127.0.0.1"], [], echo);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  port = (server.address() as AddressInfo).port;
+});
+after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function sClient(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("openssl", ["s_client", "-connect", `127.0.0.1:${port}`, "-servername", "localhost", ...args]);
+    let output = "";
+    child.stdout.on("data", (c) => (output += c));
+    child.stderr.on("data", (c) => (output += c));
+    child.stdin.end();
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+const negotiated = (output: string) => /Cipher is (\S+)/.exec(output)?.[1] ?? null;
+
+test("TLS 1.1 is refused by the server (the client offers it at security level 0)", async () => {
+  const r = await sClient(["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"]);
+  assert.notEqual(r.code, 0, r.output);
+  assert.ok(!negotiated(r.output) || negotiated(r.output) === "(NONE)", r.output);
+  assert.match(r.output, /alert protocol version|unsupported protocol/i);
+});
+
+test("a CBC suite (ECDHE-RSA-AES128-SHA over TLS 1.2) is refused", async () => {
+  const r = await sClient(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-SHA"]);
+  assert.notEqual(r.code, 0, r.output);
+  assert.match(r.output, /handshake failure|no shared cipher/i);
+});
+
+test("static RSA key exchange (AES128-GCM-SHA256, no forward secrecy) is refused", async () => {
+  const r = await sClient(["-tls1_2", "-cipher", "AES128-GCM-SHA256"]);
+  assert.notEqual(r.code, 0, r.output);
+});
+
+test("TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256 is accepted", async () => {
+  const r = await sClient(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"]);
+  assert.equal(r.code, 0, r.output);
+  assert.equal(negotiated(r.output), "ECDHE-RSA-AES128-GCM-SHA256");
+  assert.match(r.output, /Protocol\s*: TLSv1\.2/);
+});
+
+test("TLS 1.3 is accepted", async () => {
+  const r = await sClient(["-tls1_3"]);
+  assert.equal(r.code, 0, r.output);
+  assert.match(r.output, /New, TLSv1\.3, Cipher is TLS_(AES_\d+_GCM_SHA\d+|CHACHA20_POLY1305_SHA256)/);
+});
+
+function get(options: { ca: string; cert?: string; key?: string }): Promise<{ body: Record<string, unknown>; issuer: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      { host: "127.0.0.1", port, path: "/", method: "GET", agent: false, ...options },
+      (res: http.IncomingMessage) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => {
+          const peer = (res.socket as tls.TLSSocket | null)?.getPeerCertificate?.();
+          resolve({ body: JSON.parse(text) as Record<string, unknown>, issuer: String(peer?.issuer?.OU ?? "") });
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function clientCert(ca: FleetCa, opts: { now?: Date; validityDays?: number } = {}) {
+  const { privateKeyPem, publicKeyPem } = makeKey();
+  const cert = issueClientCertificate(ca, {
+    publicKeyPem: createPublicKey(publicKeyPem).export({ type: "spki", format: "pem" }).toString(),
+    clusterId: "cl_tls0000000000001",
+    validityDays: opts.validityDays ?? 30,
+    now: opts.now,
+  });
+  return { cert: cert.pem, key: privateKeyPem, fingerprint: cert.fingerprint };
+}
+
+const ou = (ca: FleetCa) => /OU=([^,]+)/.exec(ca.subject)?.[1] ?? "";
+
+test("an expired certificate from the fleet CA is passed on marked expired; a foreign one is not", async () => {
+  const expired = clientCert(oldCa, { now: new Date(Date.now() - 3 * DAY), validityDays: 1 });
+  const r = await get({ ca: oldCa.certPem, cert: expired.cert, key: expired.key });
+  assert.deepEqual(r.body, { fingerprint: expired.fingerprint, expired: "1" });
+  const foreign = clientCert(newCa, { now: new Date(Date.now() - 3 * DAY), validityDays: 1 });
+  assert.deepEqual((await get({ ca: oldCa.certPem, cert: foreign.cert, key: foreign.key })).body, {
+    fingerprint: null,
+    expired: null,
+  });
+});
+
+test("applyCaState: during a rollover both CAs' clients are accepted; after retirement the server certificate comes from the new CA", async () => {
+  const fromNew = clientCert(newCa);
+  const fromOld = clientCert(oldCa);
+  assert.equal((await get({ ca: oldCa.certPem, ...fromNew })).body.fingerprint, null, "not trusted before the rollover");
+
+  server.applyCaState(stateOf(oldCa, newCa));
+  const during = await get({ ca: oldCa.certPem, ...fromNew });
+  assert.equal(during.body.fingerprint, fromNew.fingerprint);
+  assert.equal(during.issuer, ou(oldCa), "the server certificate still comes from the old CA");
+  assert.equal((await get({ ca: oldCa.certPem, ...fromOld })).body.fingerprint, fromOld.fingerprint);
+
+  server.applyCaState(stateOf(newCa));
+  const bundle = oldCa.certPem + newCa.certPem;
+  const afterRetire = await get({ ca: bundle, ...fromNew });
+  assert.equal(afterRetire.issuer, ou(newCa), "the server certificate now comes from the new CA");
+  assert.equal(afterRetire.body.fingerprint, fromNew.fingerprint);
+  assert.equal((await get({ ca: bundle, ...fromOld })).body.fingerprint, null, "the retired CA's clients are no longer trusted");
+  assert.ok(new X509Certificate(newCa.certPem).ca);
+});
