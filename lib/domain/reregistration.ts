@@ -19,6 +19,7 @@ export type CertificateFacts = {
   serial: string;
   createdAt: Date;
   revokedAt: Date | null;
+  notAfter: Date;
   /** RevokedCertificate.reason when revoked; null when not (or when no reason was recorded). */
   revokedReason: string | null;
 };
@@ -26,11 +27,20 @@ export type CertificateFacts = {
 /**
  * The certificates whose key proves the agent: every current (not revoked) one, and the newest
  * (which may have been superseded, e.g. by a registration whose answer the agent never got),
- * unless an operator revoked it. A revoked certificate without a recorded reason does not count.
+ * unless an operator revoked it. A revoked certificate without a recorded reason does not count,
+ * nor one that expired longer ago than the renewal grace (past it, PROTOCOL.md asks for a bound
+ * re-enrolment token, as rotate does).
  */
-export function keptKeyCandidates<C extends CertificateFacts>(certificates: readonly C[]): C[] {
+export function keptKeyCandidates<C extends CertificateFacts>(
+  certificates: readonly C[],
+  renewal: { now: Date; graceDays: number },
+): C[] {
+  const oldestRenewable = renewal.now.getTime() - renewal.graceDays * 86_400_000;
   const newest = certificates.reduce<C | null>((a, c) => (!a || c.createdAt.getTime() > a.createdAt.getTime() ? c : a), null);
-  return certificates.filter((c) => c.revokedAt === null || (c === newest && c.revokedReason === SUPERSEDED_REASON));
+  return certificates.filter(
+    (c) =>
+      c.notAfter.getTime() > oldestRenewable && (c.revokedAt === null || (c === newest && c.revokedReason === SUPERSEDED_REASON)),
+  );
 }
 
 export type ProofFacts = {

@@ -112,21 +112,31 @@ describe("re-registration proof", () => {
     serial,
     createdAt: at(s),
     revokedAt: revoked ? at(s + 1) : null,
+    notAfter: new Date(at(s).getTime() + 90 * 86_400_000),
     revokedReason,
   });
+  const renewal = { now: at(30), graceDays: 30 };
   const serials = (cs: { serial: string }[]) => cs.map((c) => c.serial).sort();
 
   test("the current certificates and the newest one count; older superseded ones and operator revocations do not", () => {
     // Rotation in flight: two current certificates.
-    assert.deepEqual(serials(keptKeyCandidates([cert("old", 1), cert("new", 2)])), ["new", "old"]);
+    assert.deepEqual(serials(keptKeyCandidates([cert("old", 1), cert("new", 2)], renewal)), ["new", "old"]);
     // A re-registration whose answer was lost superseded the agent's certificate with the newest one.
-    assert.deepEqual(serials(keptKeyCandidates([cert("a", 1, "superseded"), cert("b", 2, "superseded")])), ["b"]);
+    assert.deepEqual(serials(keptKeyCandidates([cert("a", 1, "superseded"), cert("b", 2, "superseded")], renewal)), ["b"]);
     // An operator's revocation (or deregistration) ends the key's standing.
-    assert.deepEqual(keptKeyCandidates([cert("a", 1, "superseded"), cert("b", 2, "revoked")]), []);
-    assert.deepEqual(keptKeyCandidates([cert("a", 1, "deregistered")]), []);
+    assert.deepEqual(keptKeyCandidates([cert("a", 1, "superseded"), cert("b", 2, "revoked")], renewal), []);
+    assert.deepEqual(keptKeyCandidates([cert("a", 1, "deregistered")], renewal), []);
     // Revoked without a recorded reason: not trusted.
-    assert.deepEqual(keptKeyCandidates([cert("a", 1, null, true)]), []);
-    assert.deepEqual(keptKeyCandidates([]), []);
+    assert.deepEqual(keptKeyCandidates([cert("a", 1, null, true)], renewal), []);
+    assert.deepEqual(keptKeyCandidates([], renewal), []);
+  });
+
+  test("a certificate expired longer ago than the renewal grace proves nothing; within the grace it does", () => {
+    const day = 86_400_000;
+    const lapsed = { ...cert("a", 1), notAfter: new Date(renewal.now.getTime() - 31 * day) };
+    const recent = { ...cert("b", 2), notAfter: new Date(renewal.now.getTime() - 29 * day) };
+    assert.deepEqual(serials(keptKeyCandidates([lapsed, recent], renewal)), ["b"]);
+    assert.deepEqual(keptKeyCandidates([recent], { ...renewal, graceDays: 0 }), []);
   });
 
   test("a bound token with a use left is spent first; then the kept key; else no proof", () => {

@@ -110,18 +110,21 @@ function parseCsr(pem: string) {
 }
 
 /** Is the CSR's key that of the cluster's current or last certificate, not revoked by an operator? */
-async function hasKeptKey(clusterId: string, publicKeyPem: string): Promise<boolean> {
+async function hasKeptKey(clusterId: string, publicKeyPem: string, renewal: { now: Date; graceDays: number }): Promise<boolean> {
   const certs = await db().certificate.findMany({
     where: { clusterId },
     orderBy: { createdAt: "desc" },
-    select: { serial: true, pem: true, createdAt: true, revokedAt: true },
+    select: { serial: true, pem: true, createdAt: true, revokedAt: true, notAfter: true },
   });
   const revoked = await db().revokedCertificate.findMany({
     where: { serial: { in: certs.filter((c) => c.revokedAt).map((c) => c.serial) } },
     select: { serial: true, reason: true },
   });
   const reasons = new Map(revoked.map((r) => [r.serial, r.reason]));
-  const candidates = keptKeyCandidates(certs.map((c) => ({ ...c, revokedReason: reasons.get(c.serial) ?? null })));
+  const candidates = keptKeyCandidates(
+    certs.map((c) => ({ ...c, revokedReason: reasons.get(c.serial) ?? null })),
+    renewal,
+  );
   return candidates.some((c) => certifiesKey(c.pem, publicKeyPem));
 }
 
@@ -161,6 +164,7 @@ async function planRegistration(
   existing: ExistingCluster | null,
   publicKeyPem: string,
   required: string[],
+  renewal: { now: Date; graceDays: number },
 ): Promise<Plan> {
   if (token.clusterId && token.clusterId !== existing?.id) {
     const bound = await boundClusterName(token.clusterId);
@@ -204,7 +208,7 @@ async function planRegistration(
     boundToCluster,
     tokenHasUses: !token.exhausted,
     // Only looked up when it can matter: a bound token with a use left is proof enough.
-    keptKey: boundToCluster && !token.exhausted ? false : await hasKeptKey(existing.id, publicKeyPem),
+    keptKey: boundToCluster && !token.exhausted ? false : await hasKeptKey(existing.id, publicKeyPem, renewal),
   });
   if ("refused" in decision) {
     if (decision.refused === "token_exhausted") throw new ApiError("token_exhausted", EXHAUSTED_MESSAGE);
@@ -262,7 +266,10 @@ export async function registerCluster(
   });
   // The CSR first: its key may be the proof that lets a known name register again.
   const csr = parseCsr(req.csr);
-  const plan = await planRegistration(req, token, existing, csr.publicKeyPem, settings.requiredLabels);
+  const plan = await planRegistration(req, token, existing, csr.publicKeyPem, settings.requiredLabels, {
+    now,
+    graceDays: settings.certificateRenewalGraceDays,
+  });
   const { labels } = plan;
   const proof = plan.kind === "new" ? null : plan.proof;
 
