@@ -1,10 +1,11 @@
 import "server-only";
 import { enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
-import { matchesSelector, parseSelector, type Selector } from "@/lib/domain/selector";
+import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
+import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 
 /** Stored per cluster: each checklist item's state and since when it has been in it. */
 export type StoredEnrollment = Record<string, { state: ChecklistState; since: string }>;
@@ -52,13 +53,13 @@ const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
  */
 export async function evaluateEnrollment(now = new Date()): Promise<{ changed: number; enrolled: number; total: number }> {
   const settings = await getSettings();
-  const groups = (await db().clusterGroup.findMany({ select: { selector: true } })).flatMap((gr): Selector[] => {
-    try {
-      return [parseSelector(gr.selector)];
-    } catch {
-      return [];
-    }
-  });
+  // A group with an invalid stored selector counts for no cluster (and is logged once).
+  const groups = (await db().clusterGroup.findMany({ select: { id: true, name: true, selector: true } })).flatMap(
+    (gr): Selector[] => {
+      const selector = usableGroupSelector(gr);
+      return selector ? [selector] : [];
+    },
+  );
   const summary: EnrollmentSummary = { at: now.toISOString(), total: 0, enrolled: 0, blockedBy: {}, labels: {} };
   let changed = 0;
   let cursor: string | undefined;
