@@ -81,7 +81,8 @@ function TargetPicker({
             <option value="">{groups.isPending ? "Loading groups…" : "Choose a group"}</option>
             {groups.data?.map((g) => (
               <option key={g.id} value={g.id}>
-                {g.name} — {g.counts.total.toLocaleString()} cluster{g.counts.total === 1 ? "" : "s"}
+                {g.name} —{" "}
+                {g.counts ? `${g.counts.total.toLocaleString()} cluster${g.counts.total === 1 ? "" : "s"}` : "invalid selector"}
               </option>
             ))}
           </select>
@@ -140,7 +141,13 @@ export function RolloutForm({ recommended, knownVersions }: { recommended: strin
   const group = groups.data?.find((g) => g.id === draft.groupId);
   const matched =
     draft.target === "group"
-      ? { count: group ? group.counts.total : null, pending: false, error: null }
+      ? group?.selectorError
+        ? {
+            count: null,
+            pending: false,
+            error: `This group's selector is invalid: ${group.selectorError}. Fix it on the Groups page.`,
+          }
+        : { count: group?.counts ? group.counts.total : null, pending: false, error: null }
       : {
           count: selectorForCount ? (selectorCount.data ?? null) : null,
           pending: selectorCount.isFetching,
