@@ -13,6 +13,8 @@ test("an invalid stored group shows its reason and can be fixed; over-limit sele
   page,
   apiAs,
 }) => {
+  // A cold first render of /groups plus three dialog states: more than 30 s on a busy 2-core runner.
+  test.setTimeout(60_000);
   const run = randomBytes(3).toString("hex");
   const name = `e2e-legacy-${run}`;
   const id = `grp_e2e_${run}`;
