@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { z } from "zod";
+import { main as fleetctl } from "@/lib/cli/fleetctl";
 import { idCursorSchema, offsetFromCursorText } from "@/lib/domain/paging";
 import { checkSelectorText, parseSelector, SELECTOR_LIMITS, SelectorError } from "@/lib/domain/selector";
 
@@ -94,6 +95,21 @@ describe("selector limits", () => {
     assert.equal(issue.message, "a selector may have at most 20 terms; this one has 21");
     assert.deepEqual((issue as { params?: unknown }).params, { limit: "terms", max: 20, actual: 21 });
     assert.equal(schema.safeParse({ selector: terms(20) }).success, true);
+  });
+});
+
+describe("fleetctl", () => {
+  test("checks --selector with the same parser before any request is made", async () => {
+    const env = { FLEET_SERVER: "http://127.0.0.1:9", FLEET_API_KEY: "frk_unused" };
+    for (const args of [
+      ["gate", "--selector", terms(21)],
+      ["clusters", "list", "--selector", terms(21)],
+    ])
+      await assert.rejects(
+        fleetctl(args, env, () => {}),
+        { message: "--selector: a selector may have at most 20 terms; this one has 21" },
+        args.join(" "),
+      );
   });
 });
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { checkSelectorText } from "@/lib/domain/selector";
-import { clusterStatus } from "@/lib/domain/status";
+import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -15,6 +15,17 @@ export const gateQuerySchema = z
   .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
 
 const MAX_CLUSTERS = 5000;
+const CHUNK = 500;
+const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+
+type GateCluster = {
+  id: string;
+  name: string;
+  status: ClusterStatus;
+  phase: string;
+  enrolled: boolean;
+  reasons: string[];
+};
 
 /**
  * GET /api/v1/gate: may a pipeline deploy to these clusters? Passes only when at least one
@@ -38,31 +49,37 @@ export async function evaluateGate(q: z.infer<typeof gateQuerySchema>) {
       "invalid_request",
       `The selection matches ${page.total} clusters; the gate evaluates at most ${MAX_CLUSTERS}.`,
     );
-  const rows = await db().cluster.findMany({
-    where: { id: { in: page.ids } },
-    include: { labels: { select: { key: true, value: true } } },
-  });
-  const byId = new Map(rows.map((c) => [c.id, c]));
-  // A cluster deleted between the two queries is left out.
-  const clusters = page.ids.flatMap((id) => byId.get(id) ?? []);
   const groups = await loadGroups();
-  const results = clusters.map((c) => {
-    const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-    const status = clusterStatus(c, now, settings.notReadyThresholdSeconds);
-    const items = enrollmentChecklist(
-      { ...c, labels, groupCount: groupsMatching(labels, groups).length },
-      settings.requiredLabels,
-      now,
-      settings.notReadyThresholdSeconds,
-    );
-    const enrolled = items.every((i) => i.ok);
-    const reasons: string[] = [];
-    if (!c.registeredAt) reasons.push("not registered: no agent has claimed it");
-    if (c.phase !== "Active") reasons.push(`phase is ${c.phase}, not Active`);
-    if (status !== "Ready") reasons.push(`status is ${status}, not Ready`);
-    for (const i of items) if (!i.ok && i.key !== "ready") reasons.push(`${i.label}: ${i.reason}`);
-    return { id: c.id, name: c.name, status, phase: c.phase, enrolled, reasons };
-  });
+  const results: GateCluster[] = [];
+  // Read and judged in chunks with a yield between them: on SQLite every query holds the event
+  // loop, and 5,000 clusters at once would hold heartbeats back for as long.
+  for (let start = 0; start < page.ids.length; start += CHUNK) {
+    if (start) await yieldToEventLoop();
+    const ids = page.ids.slice(start, start + CHUNK);
+    const rows = await db().cluster.findMany({
+      where: { id: { in: ids } },
+      include: { labels: { select: { key: true, value: true } } },
+    });
+    const byId = new Map(rows.map((c) => [c.id, c]));
+    for (const id of ids) {
+      const c = byId.get(id);
+      if (!c) continue; // deleted between the two queries
+      const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
+      const status = clusterStatus(c, now, settings.notReadyThresholdSeconds);
+      const items = enrollmentChecklist(
+        { ...c, labels, groupCount: groupsMatching(labels, groups).length },
+        settings.requiredLabels,
+        now,
+        settings.notReadyThresholdSeconds,
+      );
+      const reasons: string[] = [];
+      if (!c.registeredAt) reasons.push("not registered: no agent has claimed it");
+      if (c.phase !== "Active") reasons.push(`phase is ${c.phase}, not Active`);
+      if (status !== "Ready") reasons.push(`status is ${status}, not Ready`);
+      for (const i of items) if (!i.ok && i.key !== "ready") reasons.push(`${i.label}: ${i.reason}`);
+      results.push({ id: c.id, name: c.name, status, phase: c.phase, enrolled: items.every((i) => i.ok), reasons });
+    }
+  }
   const failing = results.filter((r) => r.reasons.length);
   const pass = results.length > 0 && failing.length === 0;
   const what = q.group ? `group ${q.group}` : `selector "${q.selector}"`;
