@@ -100,7 +100,7 @@ describe("selector limits", () => {
 
 describe("fleetctl", () => {
   test("checks --selector with the same parser before any request is made", async () => {
-    const env = { FLEET_SERVER: "http://127.0.0.1:9", FLEET_API_KEY: "frk_unused" };
+    const env: NodeJS.ProcessEnv = { ...process.env, FLEET_SERVER: "http://127.0.0.1:9", FLEET_API_KEY: "frk_unused" };
     for (const args of [
       ["gate", "--selector", terms(21)],
       ["clusters", "list", "--selector", terms(21)],

@@ -58,7 +58,20 @@ export async function evaluateGate(q: z.infer<typeof gateQuerySchema>) {
     const ids = page.ids.slice(start, start + CHUNK);
     const rows = await db().cluster.findMany({
       where: { id: { in: ids } },
-      include: { labels: { select: { key: true, value: true } } },
+      // Only what the checklist and the answer need (a full row carries JSON the gate never reads).
+      select: {
+        id: true,
+        name: true,
+        registeredAt: true,
+        phase: true,
+        lastHeartbeatAt: true,
+        apiServerHealth: true,
+        desiredPolicyRevision: true,
+        appliedPolicyRevision: true,
+        logsReporting: true,
+        metricsReporting: true,
+        labels: { select: { key: true, value: true } },
+      },
     });
     const byId = new Map(rows.map((c) => [c.id, c]));
     for (const id of ids) {
