@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import { selectorProblem } from "@/lib/domain/selector";
 import { useGroups } from "@/lib/client/groups";
 import { useCreateRollout, useMatchCount } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
@@ -15,16 +15,6 @@ import { StagePlanBar } from "./stage-plan-bar";
 import { StagesBuilder } from "./stages-builder";
 
 const SELECTOR_DEBOUNCE_MS = 300;
-
-function selectorProblem(text: string): string | null {
-  if (!text.trim()) return null;
-  try {
-    parseSelector(text);
-    return null;
-  } catch (err) {
-    return err instanceof SelectorError ? err.message : "not a valid selector";
-  }
-}
 
 function TargetPicker({
   draft,

@@ -113,6 +113,17 @@ export function parseSelector(input: string): Selector {
   });
 }
 
+/** What is wrong with a selector (syntax or a limit), or null when it parses; "" parses (matches all). */
+export function selectorProblem(text: string): string | null {
+  try {
+    parseSelector(text);
+    return null;
+  } catch (err) {
+    if (err instanceof SelectorError) return err.message;
+    throw err;
+  }
+}
+
 /**
  * For zod schemas of requests that carry a selector (`.superRefine(checkSelectorText)`): a bad or
  * over-limit selector becomes an issue with the parser's message, and the limit as `params`.

@@ -8,6 +8,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { clusterPage } from "@/lib/server/clusters/cluster-sql";
 import { selectionSelector } from "@/lib/server/clusters/list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
+import { enrollmentFactsSelect } from "@/lib/server/lifecycle/enrollment";
 import { groupsMatching, loadGroups } from "@/lib/server/clusters/get-cluster";
 
 export const gateQuerySchema = z
@@ -59,19 +60,7 @@ export async function evaluateGate(q: z.infer<typeof gateQuerySchema>) {
     const rows = await db().cluster.findMany({
       where: { id: { in: ids } },
       // Only what the checklist and the answer need (a full row carries JSON the gate never reads).
-      select: {
-        id: true,
-        name: true,
-        registeredAt: true,
-        phase: true,
-        lastHeartbeatAt: true,
-        apiServerHealth: true,
-        desiredPolicyRevision: true,
-        appliedPolicyRevision: true,
-        logsReporting: true,
-        metricsReporting: true,
-        labels: { select: { key: true, value: true } },
-      },
+      select: { id: true, name: true, ...enrollmentFactsSelect },
     });
     const byId = new Map(rows.map((c) => [c.id, c]));
     for (const id of ids) {

@@ -1,5 +1,5 @@
 import "server-only";
-import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
+import { parseSelector, SelectorError, selectorProblem, type Selector } from "@/lib/domain/selector";
 import { ApiError } from "@/lib/server/api/errors";
 import { log } from "@/lib/server/log";
 
@@ -9,17 +9,6 @@ import { log } from "@/lib/server/log";
 // where a request names it (gate, cluster list, rollouts), until an operator fixes it.
 
 export type StoredGroup = { id: string; name: string; selector: string };
-
-/** The reason a stored selector cannot be used, or null when it parses within the limits. */
-export function groupSelectorProblem(selector: string): string | null {
-  try {
-    parseSelector(selector);
-    return null;
-  } catch (err) {
-    if (err instanceof SelectorError) return err.message;
-    throw err;
-  }
-}
 
 const g = globalThis as unknown as { __fleetInvalidGroups?: Set<string> };
 
@@ -47,7 +36,7 @@ export function usableGroupSelector(group: StoredGroup): Selector | null {
 
 /** The selector of a group a request names; an invalid one is a 400 that says what to fix. */
 export function requestedGroupSelector(group: StoredGroup, field = "group"): Selector {
-  const problem = groupSelectorProblem(group.selector);
+  const problem = selectorProblem(group.selector);
   if (problem)
     throw new ApiError(
       "invalid_request",

@@ -1,8 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import type { createGroupSchema, updateGroupSchema } from "@/lib/domain/groups";
-import { parseSelector } from "@/lib/domain/selector";
-import { groupSelectorProblem } from "./group-selector";
+import { parseSelector, selectorProblem } from "@/lib/domain/selector";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
@@ -23,7 +22,7 @@ type GroupRow = {
 
 type GroupCounts = { total: number; Ready: number; NotReady: number; other: number };
 
-/** Clusters in a group by status; the selector must be valid (see groupSelectorProblem). */
+/** Clusters in a group by status; the selector must be valid (see selectorProblem). */
 async function countsFor(selector: string): Promise<GroupCounts> {
   const { notReadyThresholdSeconds } = await getSettings();
   const counts = await countByStatus(new Date(), notReadyThresholdSeconds, parseSelector(selector));
@@ -37,7 +36,7 @@ async function countsFor(selector: string): Promise<GroupCounts> {
  * so an operator can fix or delete it. `counts` may be passed when already computed.
  */
 async function view(g: GroupRow, counts?: GroupCounts) {
-  const selectorError = groupSelectorProblem(g.selector);
+  const selectorError = selectorProblem(g.selector);
   return {
     id: g.id,
     name: g.name,

@@ -34,6 +34,19 @@ export function parseStored(text: string | null): StoredEnrollment {
   }
 }
 
+/** The columns enrollmentChecklist judges a cluster on (the evaluator and the gate read them). */
+export const enrollmentFactsSelect = {
+  registeredAt: true,
+  phase: true,
+  lastHeartbeatAt: true,
+  apiServerHealth: true,
+  desiredPolicyRevision: true,
+  appliedPolicyRevision: true,
+  logsReporting: true,
+  metricsReporting: true,
+  labels: { select: { key: true, value: true } },
+} as const;
+
 /** Merges a fresh checklist into what was stored: `since` moves only when an item's state changes. */
 export function mergeEnrollment(stored: StoredEnrollment, items: ChecklistItem[], now: Date): StoredEnrollment {
   return Object.fromEntries(
@@ -65,21 +78,7 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
   let cursor: string | undefined;
   for (;;) {
     const page = await db().cluster.findMany({
-      select: {
-        id: true,
-        name: true,
-        registeredAt: true,
-        phase: true,
-        lastHeartbeatAt: true,
-        apiServerHealth: true,
-        desiredPolicyRevision: true,
-        appliedPolicyRevision: true,
-        logsReporting: true,
-        metricsReporting: true,
-        enrollment: true,
-        enrolledAt: true,
-        labels: { select: { key: true, value: true } },
-      },
+      select: { id: true, name: true, ...enrollmentFactsSelect, enrollment: true, enrolledAt: true },
       orderBy: { id: "asc" },
       take: PAGE,
       ...(cursor ? { skip: 1, cursor: { id: cursor } } : {}),

@@ -12,7 +12,8 @@ import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { Snapshot } from "@/lib/server/agents/snapshot";
-import { groupSelectorProblem, usableGroupSelector } from "@/lib/server/groups/group-selector";
+import { selectorProblem } from "@/lib/domain/selector";
+import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 
 /** Phases that receive no new policy revisions (a draining cluster keeps what it has). */
 const FROZEN_PHASES = ["Draining", "Deregistration"];
@@ -102,7 +103,7 @@ function view(p: {
     content: latest ? (JSON.parse(latest.content) as Record<string, unknown>) : null,
     revisions: p.revisions.map((r) => ({ revision: r.revision, createdAt: r.createdAt.toISOString() })),
     // A group with an invalid selector applies the policy to no cluster: say so beside it.
-    groups: p.targets.map((t) => ({ id: t.group.id, name: t.group.name, selectorError: groupSelectorProblem(t.group.selector) })),
+    groups: p.targets.map((t) => ({ id: t.group.id, name: t.group.name, selectorError: selectorProblem(t.group.selector) })),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };
