@@ -16,7 +16,7 @@ export const gateQuerySchema = z
   .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
 
 const MAX_CLUSTERS = 5000;
-const CHUNK = 500;
+const CHUNK = 200;
 const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 type GateCluster = {
