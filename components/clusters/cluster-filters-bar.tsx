@@ -2,7 +2,7 @@
 
 import { useCallback } from "react";
 import { LIST_STATUSES, type ClusterFilters, type ClusterGroupSummary } from "@/lib/client/clusters";
-import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import { selectorProblem as parseProblem } from "@/lib/domain/selector";
 import type { ClusterStatus } from "@/lib/domain/status";
 import { inputClass } from "@/components/ui/field";
 import { DebouncedInput } from "./debounced-input";
@@ -11,13 +11,8 @@ type FilterPatch = Partial<Pick<ClusterFilters, "status" | "selector" | "group" 
 
 /** kubectl syntax, checked as typed with the same parser the server uses. */
 export function selectorProblem(text: string): string | null {
-  try {
-    parseSelector(text);
-    return null;
-  } catch (err) {
-    if (err instanceof SelectorError) return `Invalid selector: ${err.message}`;
-    throw err;
-  }
+  const problem = parseProblem(text);
+  return problem && `Invalid selector: ${problem}`;
 }
 
 /** The list's filters: free text, label selector, status and group. */

@@ -11,9 +11,11 @@ export function DeleteGroupDialog({ group, onClose }: { group: ClusterGroup; onC
       title={`Delete group “${group.name}”?`}
       description={
         <>
-          Its {group.counts.total.toLocaleString()} cluster{group.counts.total === 1 ? "" : "s"} stay registered and keep their
-          labels; only the grouping goes away. Pipelines that ask for <code className="font-mono">?group={group.name}</code> will
-          get “not found”.
+          {group.counts
+            ? `Its ${group.counts.total.toLocaleString()} cluster${group.counts.total === 1 ? "" : "s"}`
+            : "Its clusters"}{" "}
+          stay registered and keep their labels; only the grouping goes away. Pipelines that ask for{" "}
+          <code className="font-mono">?group={group.name}</code> will get “not found”.
         </>
       }
       confirmLabel="Delete group"

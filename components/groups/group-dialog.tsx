@@ -2,7 +2,7 @@
 
 import { useMemo, useState, type FormEvent } from "react";
 import { createGroupSchema } from "@/lib/domain/groups";
-import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import { selectorProblem } from "@/lib/domain/selector";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useCreateGroup, useUpdateGroup, type ClusterGroup, type GroupPatch } from "@/lib/client/groups";
 import { Button } from "@/components/ui/button";
@@ -18,17 +18,6 @@ export const EXAMPLE_SELECTOR = "env=prod,region in (eu-west-1,eu-central-1)";
 
 type Draft = { name: string; description: string; selector: string };
 type Errors = Partial<Record<keyof Draft | "form", string>>;
-
-function selectorProblem(text: string): string | null {
-  if (!text.trim()) return null;
-  try {
-    parseSelector(text);
-    return null;
-  } catch (err) {
-    if (err instanceof SelectorError) return err.message;
-    throw err;
-  }
-}
 
 /** The server's error placed at the field it is about (a taken name, a selector it disagrees with). */
 function serverErrors(err: unknown): Errors {

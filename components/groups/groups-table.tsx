@@ -1,6 +1,7 @@
 "use client";
 
 import type { ClusterGroup } from "@/lib/client/groups";
+import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { GroupCountsBar } from "./group-counts-bar";
@@ -43,7 +44,17 @@ export function GroupsTable({
                 </code>
               </td>
               <td className="px-4 py-3">
-                <GroupCountsBar counts={g.counts} />
+                {g.counts ? (
+                  <GroupCountsBar counts={g.counts} />
+                ) : (
+                  // Saved before the selector limits (or otherwise unusable): shown, never evaluated.
+                  <div className="w-60 space-y-1" data-testid="group-selector-error">
+                    <Badge tone="red">Invalid selector</Badge>
+                    <p className="text-xs text-rose-700 dark:text-rose-400">
+                      {g.selectorError}. It matches no cluster until {canEdit ? "you edit" : "an operator edits"} it.
+                    </p>
+                  </div>
+                )}
               </td>
               <td className="px-4 py-3 whitespace-nowrap text-slate-600 dark:text-slate-400">
                 <RelativeTime iso={g.updatedAt} />

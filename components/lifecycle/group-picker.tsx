@@ -44,9 +44,15 @@ export function GroupPicker({
                   <span className="block truncate font-medium">{g.name}</span>
                   <code className="block truncate font-mono text-xs text-slate-500 dark:text-slate-400">{g.selector}</code>
                 </span>
-                <span className="shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400">
-                  {g.counts.total.toLocaleString()} cluster{g.counts.total === 1 ? "" : "s"}
-                </span>
+                {g.counts ? (
+                  <span className="shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400">
+                    {g.counts.total.toLocaleString()} cluster{g.counts.total === 1 ? "" : "s"}
+                  </span>
+                ) : (
+                  <span className="shrink-0 text-xs text-rose-700 dark:text-rose-400" title={g.selectorError ?? undefined}>
+                    invalid selector: matches nothing
+                  </span>
+                )}
               </label>
             </li>
           ))}

@@ -67,7 +67,13 @@ export function PoliciesTable({
                       <ul className="flex flex-wrap gap-1.5" aria-label={`Target groups of ${p.name}`}>
                         {p.groups.map((g) => (
                           <li key={g.id}>
-                            <Badge>{g.name}</Badge>
+                            {g.selectorError ? (
+                              <Badge tone="red" title={`Invalid selector: ${g.selectorError}. The policy reaches none of it.`}>
+                                {g.name} · invalid selector
+                              </Badge>
+                            ) : (
+                              <Badge>{g.name}</Badge>
+                            )}
                           </li>
                         ))}
                       </ul>

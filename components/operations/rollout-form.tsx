@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import { selectorProblem } from "@/lib/domain/selector";
 import { useGroups } from "@/lib/client/groups";
 import { useCreateRollout, useMatchCount } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
@@ -15,16 +15,6 @@ import { StagePlanBar } from "./stage-plan-bar";
 import { StagesBuilder } from "./stages-builder";
 
 const SELECTOR_DEBOUNCE_MS = 300;
-
-function selectorProblem(text: string): string | null {
-  if (!text.trim()) return null;
-  try {
-    parseSelector(text);
-    return null;
-  } catch (err) {
-    return err instanceof SelectorError ? err.message : "not a valid selector";
-  }
-}
 
 function TargetPicker({
   draft,
@@ -81,7 +71,8 @@ function TargetPicker({
             <option value="">{groups.isPending ? "Loading groups…" : "Choose a group"}</option>
             {groups.data?.map((g) => (
               <option key={g.id} value={g.id}>
-                {g.name} — {g.counts.total.toLocaleString()} cluster{g.counts.total === 1 ? "" : "s"}
+                {g.name} —{" "}
+                {g.counts ? `${g.counts.total.toLocaleString()} cluster${g.counts.total === 1 ? "" : "s"}` : "invalid selector"}
               </option>
             ))}
           </select>
@@ -140,7 +131,13 @@ export function RolloutForm({ recommended, knownVersions }: { recommended: strin
   const group = groups.data?.find((g) => g.id === draft.groupId);
   const matched =
     draft.target === "group"
-      ? { count: group ? group.counts.total : null, pending: false, error: null }
+      ? group?.selectorError
+        ? {
+            count: null,
+            pending: false,
+            error: `This group's selector is invalid: ${group.selectorError}. Fix it on the Groups page.`,
+          }
+        : { count: group?.counts ? group.counts.total : null, pending: false, error: null }
       : {
           count: selectorForCount ? (selectorCount.data ?? null) : null,
           pending: selectorCount.isFetching,

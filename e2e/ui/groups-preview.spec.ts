@@ -2,40 +2,11 @@
 // is typed (and explains a half-typed one), the group is created, edited and deleted; a viewer
 // only looks.
 import { randomBytes } from "node:crypto";
-import type { APIRequestContext, Locator, Page, PlaywrightWorkerArgs } from "@playwright/test";
+import type { APIRequestContext, PlaywrightWorkerArgs } from "@playwright/test";
 import { registerThroughAgentPort } from "../support/agent-api";
 import { asRole, expect, expectApiError, SAME_ORIGIN, test } from "../fixtures";
+import { GroupsPage } from "../pages/groups-page";
 import { saveScreenshotsOfUrl } from "../support/screenshots";
-
-/** The Groups page and its dialog (kept with its only spec; move to e2e/pages when shared). */
-class GroupsPage {
-  readonly newGroup: Locator;
-  readonly table: Locator;
-  readonly dialog: Locator;
-  readonly preview: Locator;
-  readonly previewSummary: Locator;
-
-  constructor(readonly page: Page) {
-    this.newGroup = page.getByRole("button", { name: "New group" });
-    this.table = page.getByRole("table", { name: "Cluster groups by name" });
-    this.dialog = page.getByRole("dialog");
-    this.preview = this.dialog.getByRole("region", { name: "Live preview" });
-    this.previewSummary = this.preview.getByTestId("selector-preview-summary");
-  }
-
-  async goto() {
-    await this.page.goto("/groups");
-    await expect(this.page.getByRole("heading", { name: "Cluster groups" })).toBeVisible();
-  }
-
-  row(name: string): Locator {
-    return this.table.locator(`tr[data-group="${name}"]`);
-  }
-
-  field(label: string): Locator {
-    return this.dialog.getByLabel(label, { exact: true });
-  }
-}
 
 /** Registers a cluster through the agent protocol, with a token minted for it. */
 async function registerCluster(

@@ -6,6 +6,7 @@
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { parseSelector, SelectorError } from "../domain/selector";
 
 const USAGE = `usage: fleetctl <command> [flags]
   gate --selector <kubectl selector> | --group <group>
@@ -30,6 +31,17 @@ export function parsePairs(text: string | undefined, flag: string): Record<strin
       return [pair.slice(0, i).trim(), pair.slice(i + 1).trim()];
     }),
   );
+}
+
+/** The same checks as the server (syntax and limits), so a bad --selector fails before any request. */
+export function checkSelector(text: string | undefined): void {
+  if (text === undefined) return;
+  try {
+    parseSelector(text);
+  } catch (err) {
+    if (err instanceof SelectorError) throw new UsageError(`--selector: ${err.message}`);
+    throw err;
+  }
 }
 
 /** Renders rows as an aligned text table. */
@@ -104,6 +116,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
 
   if (command === "gate") {
     if (!values.selector && !values.group) throw new UsageError("gate needs --selector or --group");
+    checkSelector(values.selector);
     const r = (await call(server, key, "GET", `/api/v1/gate?${qs({ selector: values.selector, group: values.group })}`)) as {
       pass: boolean;
       summary: string;
@@ -125,6 +138,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
     return r.pass ? 0 : 1;
   }
   if (command === "clusters" && sub === "list") {
+    checkSelector(values.selector);
     const r = (await call(
       server,
       key,

@@ -16,7 +16,9 @@ export type ClusterGroup = {
   name: string;
   description: string | null;
   selector: string;
-  counts: GroupCounts;
+  /** why the stored selector cannot be used (saved before the selector limits); then no counts */
+  selectorError: string | null;
+  counts: GroupCounts | null;
   createdAt: string;
   updatedAt: string;
 };

@@ -122,7 +122,8 @@ export type Policy = {
   revision: number | null;
   content: PolicyContent | null;
   revisions: { revision: number; createdAt: string }[];
-  groups: { id: string; name: string }[];
+  /** `selectorError`: the group's stored selector is invalid, so the policy reaches none of it */
+  groups: { id: string; name: string; selectorError: string | null }[];
   createdAt: string;
   updatedAt: string;
 };

@@ -1,20 +1,12 @@
 import { z } from "zod";
-import { parseSelector, SelectorError } from "./selector";
+import { checkSelectorText } from "./selector";
 import { upgradeWindowsSchema } from "./rollouts";
 
 export const selectorTextSchema = z
   .string()
   .trim()
   .min(1, "a group needs a selector (use `env` to match every cluster with an env label)")
-  .max(2000)
-  .superRefine((text, ctx) => {
-    try {
-      parseSelector(text);
-    } catch (err) {
-      if (err instanceof SelectorError) ctx.addIssue({ code: "custom", message: err.message });
-      else throw err;
-    }
-  });
+  .superRefine(checkSelectorText);
 
 export const groupNameSchema = z
   .string()

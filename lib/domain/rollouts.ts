@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkSelectorText } from "./selector";
 import { parseVersion } from "./semver";
 
 // Staged agent upgrades: a canary of N clusters, then batches by percentage of the rest.
@@ -13,7 +14,7 @@ export const createRolloutSchema = z
   .object({
     name: z.string().trim().min(1).max(100),
     targetVersion: z.string().refine((v) => parseVersion(v) !== null, "must be a semantic version"),
-    selector: z.string().trim().max(2000).optional(),
+    selector: z.string().trim().superRefine(checkSelectorText).optional(),
     groupId: z.string().min(1).optional(),
     stages: z
       .array(stageSpecSchema)

@@ -106,10 +106,11 @@ async function bare(): Promise<LoadResult> {
   }
 }
 
-async function fleet(server: FleetServer): Promise<LoadResult> {
-  const token = await server.api("POST", "/api/v1/registration-tokens", { name: "bench", maxClusters: CONNECTIONS });
+/** Registers `count` agents through the protocol; one heartbeat target (own connection and certificate) each. */
+export async function registerAgents(server: FleetServer, count: number): Promise<Target[]> {
+  const token = await server.api("POST", "/api/v1/registration-tokens", { name: "bench", maxClusters: count });
   const targets: Target[] = [];
-  for (let i = 0; i < CONNECTIONS; i++) {
+  for (let i = 0; i < count; i++) {
     const { csr, key } = makeCsr();
     const reg = await server.agent(
       "POST",
@@ -134,6 +135,11 @@ async function fleet(server: FleetServer): Promise<LoadResult> {
       body: heartbeat,
     });
   }
+  return targets;
+}
+
+async function fleet(server: FleetServer): Promise<LoadResult> {
+  const targets = await registerAgents(server, CONNECTIONS);
   try {
     return await runLoad(targets, SECONDS);
   } finally {
@@ -174,7 +180,9 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+// Run only as a script (scripts/bench/selector.ts imports the agents).
+if (process.argv[1]?.endsWith("heartbeat.ts"))
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

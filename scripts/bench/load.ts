@@ -34,7 +34,11 @@ function once(t: Target): Promise<{ ok: boolean; code: string }> {
   });
 }
 
-export async function runLoad(targets: Target[], seconds: number, warmupSeconds = 2): Promise<LoadResult> {
+/**
+ * `pauseMs`: each loop waits this long between answer and next request (paced agents, as a real
+ * fleet sends heartbeats) instead of sending flat out.
+ */
+export async function runLoad(targets: Target[], seconds: number, warmupSeconds = 2, pauseMs = 0): Promise<LoadResult> {
   const latencies: number[] = [];
   const errorCodes: Record<string, number> = {};
   let requests = 0;
@@ -48,6 +52,7 @@ export async function runLoad(targets: Target[], seconds: number, warmupSeconds 
         const t0 = performance.now();
         const r = await once(t);
         const t1 = performance.now();
+        if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
         if (t0 < measureFrom) continue;
         requests++;
         latencies.push(t1 - t0);

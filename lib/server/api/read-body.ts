@@ -56,7 +56,9 @@ export function fieldDetails(error: z.ZodError) {
     if (i.code === "unrecognized_keys") {
       return i.keys.map((k) => ({ field: at ? `${at}.${k}` : k, message: "is not a known field" }));
     }
-    return [{ field: at || "(body)", message: i.message }];
+    // A custom rule may say which limit was crossed (e.g. a selector's terms: lib/domain/selector.ts).
+    const limit = i.code === "custom" && i.params ? i.params : {};
+    return [{ ...limit, field: at || "(body)", message: i.message }];
   });
 }
 
@@ -65,7 +67,13 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what =
   if (!parsed.success) {
     const details = fieldDetails(parsed.error);
     const fields = [...new Set(details.map((d) => d.field))].join(", ");
-    throw new ApiError("invalid_request", `The ${what} is invalid (${fields}).`, details);
+    // One problem is spelled out in the message too, so a terminal or a log line shows it.
+    const only = details.length === 1 ? details[0] : undefined;
+    throw new ApiError(
+      "invalid_request",
+      `The ${what} is invalid (${only ? `${only.field}: ${only.message}` : fields}).`,
+      details,
+    );
   }
   return parsed.data;
 }

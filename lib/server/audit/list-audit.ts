@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { idCursorSchema } from "@/lib/domain/paging";
 import { db } from "@/lib/server/db/client";
 
 export const auditQuerySchema = z.object({
@@ -8,7 +9,7 @@ export const auditQuerySchema = z.object({
   target: z.string().trim().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   /** id of the last entry of the previous page */
-  cursor: z.coerce.number().int().positive().optional(),
+  cursor: idCursorSchema.optional(),
 });
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 

@@ -200,6 +200,13 @@ export async function clusterPage(
   };
 }
 
+/** Every cluster a selector matches, by name, with its agent version (a rollout plans over all of them). */
+export async function matchingClusters(selector: Selector): Promise<{ id: string; agentVersion: string | null }[]> {
+  return query<{ id: string; agentVersion: string | null }>(
+    sql`SELECT c."id", c."agentVersion" FROM "Cluster" c ${whereClause({ selector }, new Date(), 0)} ORDER BY c."name" ASC, c."id" ASC`,
+  );
+}
+
 /** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */
 export async function longestNotReady(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
   const rows = await query<{ id: string }>(

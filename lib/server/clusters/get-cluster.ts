@@ -1,22 +1,24 @@
 import "server-only";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
-import { matchesSelector, parseSelector } from "@/lib/domain/selector";
+import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
+import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 
-/** Groups whose selector matches these labels (groups are few; selectors are matched in memory). */
-export async function groupsMatching(labels: Record<string, string>) {
+export type LoadedGroup = { id: string; name: string; selector: Selector | null };
+
+/** Every group by name, parsed once; an invalid stored selector is null and matches nothing. */
+export async function loadGroups(): Promise<LoadedGroup[]> {
   const groups = await db().clusterGroup.findMany({ select: { id: true, name: true, selector: true }, orderBy: { name: "asc" } });
-  return groups.filter((g) => {
-    try {
-      return matchesSelector(labels, parseSelector(g.selector));
-    } catch {
-      return false;
-    }
-  });
+  return groups.map((g) => ({ id: g.id, name: g.name, selector: usableGroupSelector(g) }));
+}
+
+/** The groups whose selector matches these labels (groups are few; selectors are matched in memory). */
+export function groupsMatching(labels: Record<string, string>, groups: LoadedGroup[]): LoadedGroup[] {
+  return groups.filter((g) => g.selector !== null && matchesSelector(labels, g.selector));
 }
 
 export async function getCluster(id: string) {
@@ -34,7 +36,7 @@ export async function getCluster(id: string) {
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
   const [groups, events] = await Promise.all([
-    groupsMatching(labels),
+    loadGroups().then((groups) => groupsMatching(labels, groups)),
     db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;

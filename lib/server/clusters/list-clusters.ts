@@ -1,11 +1,12 @@
 import "server-only";
 import { z } from "zod";
-import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
+import { offsetFromCursorText } from "@/lib/domain/paging";
+import { checkSelectorText, parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
 import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { selectorWhere, type ClusterWhere } from "./cluster-filters";
+import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
 import { clusterPage } from "./cluster-sql";
 
 const STATUSES = ["Pending", "Ready", "NotReady", "Draining", "Deregistering", "Provisioning"] as const;
@@ -13,7 +14,7 @@ const SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
 
 export const listClustersQuerySchema = z.object({
   status: z.enum(STATUSES).optional(),
-  selector: z.string().max(2000).optional(),
+  selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),
   sort: z.enum(SORTS).default("name"),
@@ -40,43 +41,42 @@ export function parseSelectorParam(text: string, what = "selector"): Selector {
     return parseSelector(text);
   } catch (err) {
     if (err instanceof SelectorError)
-      throw new ApiError("invalid_request", `The ${what} is invalid: ${err.message}.`, [{ field: what, message: err.message }]);
+      throw new ApiError("invalid_request", `The ${what} is invalid: ${err.message}.`, [
+        { ...err.limit, field: what, message: err.message },
+      ]);
     throw err;
   }
 }
 
-/** The selector of a group named by id or name. */
+/** The selector of a group named by id or name (a 400 when its stored selector is invalid). */
 export async function groupSelector(group: string): Promise<Selector> {
-  const g = await db().clusterGroup.findFirst({ where: { OR: [{ id: group }, { name: group }] }, select: { selector: true } });
+  const g = await db().clusterGroup.findFirst({
+    where: { OR: [{ id: group }, { name: group }] },
+    select: { id: true, name: true, selector: true },
+  });
   if (!g) throw new ApiError("not_found", `No cluster group ${group}.`);
-  return parseSelectorParam(g.selector, "group selector");
+  return requestedGroupSelector(g);
 }
 
-/**
- * Prisma filter for the clusters a selector or a group names (the gate and rollouts read every
- * match; the list uses cluster-sql.ts).
- */
-export async function selectionWhere(q: { selector?: string; group?: string }): Promise<ClusterWhere> {
-  const and: ClusterWhere[] = [];
-  if (q.selector) and.push(...selectorWhere(parseSelectorParam(q.selector)));
-  if (q.group) and.push(...selectorWhere(await groupSelector(q.group)));
-  return and.length ? { AND: and } : {};
+/** The clusters a request names by a selector, a group, or both (both must match). */
+export async function selectionSelector(q: { selector?: string; group?: string }): Promise<Selector> {
+  return [...(q.selector ? parseSelectorParam(q.selector) : []), ...(q.group ? await groupSelector(q.group) : [])];
 }
 
 function decodeCursor(cursor: string | undefined): number {
   if (!cursor) return 0;
-  const n = Number(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!Number.isInteger(n) || n < 0)
-    throw new ApiError("invalid_request", "The cursor is invalid.", [
+  const offset = offsetFromCursorText(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (offset === null)
+    throw new ApiError("invalid_request", "The cursor is invalid: it is not a cursor from a previous page.", [
       { field: "cursor", message: "not a cursor from a previous page" },
     ]);
-  return n;
+  return offset;
 }
 
 export async function listClusters(q: ListClustersQuery) {
   const now = new Date();
   const { notReadyThresholdSeconds } = await getSettings();
-  const selector = [...(q.selector ? parseSelectorParam(q.selector) : []), ...(q.group ? await groupSelector(q.group) : [])];
+  const selector = await selectionSelector(q);
   const offset = decodeCursor(q.cursor);
   const page = await clusterPage(
     { selector, status: q.status, text: q.q },

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { idCursorSchema } from "@/lib/domain/paging";
 import { db } from "@/lib/server/db/client";
 
 export type AttemptRecord = {
@@ -29,7 +30,7 @@ export const attemptsQuerySchema = z.object({
   tokenId: z.string().max(64).optional(),
   since: z.iso.datetime().optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.coerce.number().int().positive().optional(),
+  cursor: idCursorSchema.optional(),
 });
 
 export async function listAttempts(q: z.infer<typeof attemptsQuerySchema>) {

@@ -1,55 +1,87 @@
 import "server-only";
 import { z } from "zod";
-import { clusterStatus } from "@/lib/domain/status";
+import { checkSelectorText } from "@/lib/domain/selector";
+import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { selectionWhere } from "@/lib/server/clusters/list-clusters";
+import { clusterPage } from "@/lib/server/clusters/cluster-sql";
+import { selectionSelector } from "@/lib/server/clusters/list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
-import { groupsMatching } from "@/lib/server/clusters/get-cluster";
+import { enrollmentFactsSelect } from "@/lib/server/lifecycle/enrollment";
+import { groupsMatching, loadGroups } from "@/lib/server/clusters/get-cluster";
 
 export const gateQuerySchema = z
-  .object({ selector: z.string().max(2000).optional(), group: z.string().max(200).optional() })
+  .object({ selector: z.string().superRefine(checkSelectorText).optional(), group: z.string().max(200).optional() })
   .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
 
 const MAX_CLUSTERS = 5000;
+const CHUNK = 200;
+const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+
+type GateCluster = {
+  id: string;
+  name: string;
+  status: ClusterStatus;
+  phase: string;
+  enrolled: boolean;
+  reasons: string[];
+};
 
 /**
  * GET /api/v1/gate: may a pipeline deploy to these clusters? Passes only when at least one
  * cluster matches and every match is registered, Active, Ready and enrolled; each failing
- * cluster says why.
+ * cluster says why. A group whose stored selector is invalid is a 400 that names its problem
+ * (lib/server/groups/group-selector.ts): a gate cannot pass or fail on a selection it cannot make.
  */
 export async function evaluateGate(q: z.infer<typeof gateQuerySchema>) {
   const now = new Date();
   const settings = await getSettings();
-  const where = await selectionWhere({ selector: q.selector, group: q.group });
-  const total = await db().cluster.count({ where });
-  if (total > MAX_CLUSTERS)
-    throw new ApiError("invalid_request", `The selection matches ${total} clusters; the gate evaluates at most ${MAX_CLUSTERS}.`);
-  const clusters = await db().cluster.findMany({
-    where,
-    orderBy: { name: "asc" },
-    include: { labels: { select: { key: true, value: true } } },
-  });
-  const results = await Promise.all(
-    clusters.map(async (c) => {
+  const selector = await selectionSelector({ selector: q.selector, group: q.group });
+  // The clusters, by name, from the label index (cluster-sql.ts): the same SQL as the cluster list.
+  const page = await clusterPage(
+    { selector },
+    { sort: "name", order: "asc", offset: 0, limit: MAX_CLUSTERS },
+    now,
+    settings.notReadyThresholdSeconds,
+  );
+  if (page.hasMore)
+    throw new ApiError(
+      "invalid_request",
+      `The selection matches ${page.total} clusters; the gate evaluates at most ${MAX_CLUSTERS}.`,
+    );
+  const groups = await loadGroups();
+  const results: GateCluster[] = [];
+  // Read and judged in chunks with a yield between them: on SQLite every query holds the event
+  // loop, and 5,000 clusters at once would hold heartbeats back for as long.
+  for (let start = 0; start < page.ids.length; start += CHUNK) {
+    if (start) await yieldToEventLoop();
+    const ids = page.ids.slice(start, start + CHUNK);
+    const rows = await db().cluster.findMany({
+      where: { id: { in: ids } },
+      // Only what the checklist and the answer need (a full row carries JSON the gate never reads).
+      select: { id: true, name: true, ...enrollmentFactsSelect },
+    });
+    const byId = new Map(rows.map((c) => [c.id, c]));
+    for (const id of ids) {
+      const c = byId.get(id);
+      if (!c) continue; // deleted between the two queries
       const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
       const status = clusterStatus(c, now, settings.notReadyThresholdSeconds);
       const items = enrollmentChecklist(
-        { ...c, labels, groupCount: (await groupsMatching(labels)).length },
+        { ...c, labels, groupCount: groupsMatching(labels, groups).length },
         settings.requiredLabels,
         now,
         settings.notReadyThresholdSeconds,
       );
-      const enrolled = items.every((i) => i.ok);
       const reasons: string[] = [];
       if (!c.registeredAt) reasons.push("not registered: no agent has claimed it");
       if (c.phase !== "Active") reasons.push(`phase is ${c.phase}, not Active`);
       if (status !== "Ready") reasons.push(`status is ${status}, not Ready`);
       for (const i of items) if (!i.ok && i.key !== "ready") reasons.push(`${i.label}: ${i.reason}`);
-      return { id: c.id, name: c.name, status, phase: c.phase, enrolled, reasons };
-    }),
-  );
+      results.push({ id: c.id, name: c.name, status, phase: c.phase, enrolled: items.every((i) => i.ok), reasons });
+    }
+  }
   const failing = results.filter((r) => r.reasons.length);
   const pass = results.length > 0 && failing.length === 0;
   const what = q.group ? `group ${q.group}` : `selector "${q.selector}"`;

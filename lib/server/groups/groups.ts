@@ -1,7 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import type { createGroupSchema, updateGroupSchema } from "@/lib/domain/groups";
-import { parseSelector } from "@/lib/domain/selector";
+import { parseSelector, selectorProblem } from "@/lib/domain/selector";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
@@ -20,22 +20,32 @@ type GroupRow = {
   updatedAt: Date;
 };
 
-async function countsFor(selector: string) {
+type GroupCounts = { total: number; Ready: number; NotReady: number; other: number };
+
+/** Clusters in a group by status; the selector must be valid (see selectorProblem). */
+async function countsFor(selector: string): Promise<GroupCounts> {
   const { notReadyThresholdSeconds } = await getSettings();
   const counts = await countByStatus(new Date(), notReadyThresholdSeconds, parseSelector(selector));
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   return { total, Ready: counts.Ready, NotReady: counts.NotReady, other: total - counts.Ready - counts.NotReady };
 }
 
-async function view(g: GroupRow) {
+/**
+ * A group as the API shows it. A stored selector that is invalid (saved before the selector
+ * limits) is shown with `selectorError` and no counts, never evaluated: the group stays listed
+ * so an operator can fix or delete it. `counts` may be passed when already computed.
+ */
+async function view(g: GroupRow, counts?: GroupCounts) {
+  const selectorError = selectorProblem(g.selector);
   return {
     id: g.id,
     name: g.name,
     description: g.description,
     selector: g.selector,
+    selectorError,
     upgradeWindows: g.upgradeWindows ? (JSON.parse(g.upgradeWindows) as unknown) : null,
     maxUnavailable: g.maxUnavailable,
-    counts: await countsFor(g.selector),
+    counts: selectorError ? null : (counts ?? (await countsFor(g.selector))),
     createdAt: g.createdAt.toISOString(),
     updatedAt: g.updatedAt.toISOString(),
   };
@@ -43,7 +53,7 @@ async function view(g: GroupRow) {
 
 export async function listGroups() {
   const groups = await db().clusterGroup.findMany({ orderBy: { name: "asc" } });
-  return Promise.all(groups.map(view));
+  return Promise.all(groups.map((g) => view(g)));
 }
 
 export async function getGroup(idOrName: string) {
@@ -59,6 +69,8 @@ async function assertNameFree(name: string, exceptId?: string) {
 
 export async function createGroup(actor: Actor, input: z.infer<typeof createGroupSchema>) {
   await assertNameFree(input.name);
+  // Evaluated before the write: a selector the database cannot count is never saved.
+  const counts = await countsFor(input.selector);
   const g = await db().$transaction(async (tx) => {
     const created = await tx.clusterGroup.create({
       data: { name: input.name, description: input.description ?? null, selector: input.selector },
@@ -72,11 +84,13 @@ export async function createGroup(actor: Actor, input: z.infer<typeof createGrou
     );
     return created;
   });
-  return view(g);
+  return view(g, counts);
 }
 
 export async function updateGroup(actor: Actor, id: string, input: z.infer<typeof updateGroupSchema>) {
   if (input.name) await assertNameFree(input.name, id);
+  // As on create: a new selector is evaluated before it is saved.
+  const counts = input.selector ? await countsFor(input.selector) : undefined;
   const g = await db().$transaction(async (tx) => {
     const before = await tx.clusterGroup.findUnique({ where: { id } });
     if (!before) throw new ApiError("not_found", "No cluster group with this id.");
@@ -95,7 +109,7 @@ export async function updateGroup(actor: Actor, id: string, input: z.infer<typeo
     return updated;
   });
   if (input.selector) await recomputeDesiredRevisions();
-  return view(g);
+  return view(g, counts);
 }
 
 export async function deleteGroup(actor: Actor, id: string) {

@@ -1,10 +1,11 @@
 import "server-only";
 import { enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
-import { matchesSelector, parseSelector, type Selector } from "@/lib/domain/selector";
+import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
+import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 
 /** Stored per cluster: each checklist item's state and since when it has been in it. */
 export type StoredEnrollment = Record<string, { state: ChecklistState; since: string }>;
@@ -33,6 +34,19 @@ export function parseStored(text: string | null): StoredEnrollment {
   }
 }
 
+/** The columns enrollmentChecklist judges a cluster on (the evaluator and the gate read them). */
+export const enrollmentFactsSelect = {
+  registeredAt: true,
+  phase: true,
+  lastHeartbeatAt: true,
+  apiServerHealth: true,
+  desiredPolicyRevision: true,
+  appliedPolicyRevision: true,
+  logsReporting: true,
+  metricsReporting: true,
+  labels: { select: { key: true, value: true } },
+} as const;
+
 /** Merges a fresh checklist into what was stored: `since` moves only when an item's state changes. */
 export function mergeEnrollment(stored: StoredEnrollment, items: ChecklistItem[], now: Date): StoredEnrollment {
   return Object.fromEntries(
@@ -52,33 +66,19 @@ const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
  */
 export async function evaluateEnrollment(now = new Date()): Promise<{ changed: number; enrolled: number; total: number }> {
   const settings = await getSettings();
-  const groups = (await db().clusterGroup.findMany({ select: { selector: true } })).flatMap((gr): Selector[] => {
-    try {
-      return [parseSelector(gr.selector)];
-    } catch {
-      return [];
-    }
-  });
+  // A group with an invalid stored selector counts for no cluster (and is logged once).
+  const groups = (await db().clusterGroup.findMany({ select: { id: true, name: true, selector: true } })).flatMap(
+    (gr): Selector[] => {
+      const selector = usableGroupSelector(gr);
+      return selector ? [selector] : [];
+    },
+  );
   const summary: EnrollmentSummary = { at: now.toISOString(), total: 0, enrolled: 0, blockedBy: {}, labels: {} };
   let changed = 0;
   let cursor: string | undefined;
   for (;;) {
     const page = await db().cluster.findMany({
-      select: {
-        id: true,
-        name: true,
-        registeredAt: true,
-        phase: true,
-        lastHeartbeatAt: true,
-        apiServerHealth: true,
-        desiredPolicyRevision: true,
-        appliedPolicyRevision: true,
-        logsReporting: true,
-        metricsReporting: true,
-        enrollment: true,
-        enrolledAt: true,
-        labels: { select: { key: true, value: true } },
-      },
+      select: { id: true, name: true, ...enrollmentFactsSelect, enrollment: true, enrolledAt: true },
       orderBy: { id: "asc" },
       take: PAGE,
       ...(cursor ? { skip: 1, cursor: { id: cursor } } : {}),

@@ -12,6 +12,8 @@ import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { Snapshot } from "@/lib/server/agents/snapshot";
+import { selectorProblem } from "@/lib/domain/selector";
+import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 
 /** Phases that receive no new policy revisions (a draining cluster keeps what it has). */
 const FROZEN_PHASES = ["Draining", "Deregistration"];
@@ -30,12 +32,17 @@ async function loadTargetedPolicies(): Promise<TargetedPolicy[]> {
   const policies = await db().policy.findMany({
     include: {
       revisions: { orderBy: { revision: "desc" }, take: 1 },
-      targets: { include: { group: { select: { selector: true } } } },
+      targets: { include: { group: { select: { id: true, name: true, selector: true } } } },
     },
   });
+  // A target group with an invalid stored selector reaches no cluster (and is logged once).
   return policies
     .filter((p) => p.revisions[0])
-    .map((p) => ({ name: p.name, revision: p.revisions[0]!.revision, selectors: p.targets.map((t) => t.group.selector) }));
+    .map((p) => ({
+      name: p.name,
+      revision: p.revisions[0]!.revision,
+      selectors: p.targets.filter((t) => usableGroupSelector(t.group) !== null).map((t) => t.group.selector),
+    }));
 }
 
 /**
@@ -85,7 +92,7 @@ function view(p: {
   createdAt: Date;
   updatedAt: Date;
   revisions: { revision: number; content: string; createdAt: Date }[];
-  targets: { group: { id: string; name: string } }[];
+  targets: { group: { id: string; name: string; selector: string } }[];
 }) {
   const latest = p.revisions[0] ?? null;
   return {
@@ -95,7 +102,8 @@ function view(p: {
     revision: latest?.revision ?? null,
     content: latest ? (JSON.parse(latest.content) as Record<string, unknown>) : null,
     revisions: p.revisions.map((r) => ({ revision: r.revision, createdAt: r.createdAt.toISOString() })),
-    groups: p.targets.map((t) => t.group),
+    // A group with an invalid selector applies the policy to no cluster: say so beside it.
+    groups: p.targets.map((t) => ({ id: t.group.id, name: t.group.name, selectorError: selectorProblem(t.group.selector) })),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };
@@ -103,7 +111,7 @@ function view(p: {
 
 const include = {
   revisions: { orderBy: { revision: "desc" as const } },
-  targets: { include: { group: { select: { id: true, name: true } } } },
+  targets: { include: { group: { select: { id: true, name: true, selector: true } } } },
 };
 
 export async function listPolicies() {

@@ -11,7 +11,9 @@ import { healthStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/server/audit/record-audit";
-import { selectionWhere } from "@/lib/server/clusters/list-clusters";
+import { matchingClusters } from "@/lib/server/clusters/cluster-sql";
+import { parseSelectorParam } from "@/lib/server/clusters/list-clusters";
+import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
 import { createDirective } from "@/lib/server/agents/directives";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -28,8 +30,9 @@ export async function createRollout(actor: Actor, input: CreateRolloutInput) {
   const group = input.groupId ? await db().clusterGroup.findUnique({ where: { id: input.groupId } }) : null;
   if (input.groupId && !group)
     throw new ApiError("invalid_request", "No such group.", [{ field: "groupId", message: "unknown group" }]);
-  const where = await selectionWhere({ selector: input.selector ?? group!.selector });
-  const clusters = await db().cluster.findMany({ where, orderBy: { name: "asc" }, select: { id: true, agentVersion: true } });
+  // A group whose stored selector is invalid is refused with its problem, not planned as empty.
+  const selector = group ? requestedGroupSelector(group, "groupId") : parseSelectorParam(input.selector ?? "");
+  const clusters = await matchingClusters(selector);
   if (!clusters.length)
     throw new ApiError("invalid_request", "No cluster matches; nothing to upgrade.", [
       { field: input.selector ? "selector" : "groupId", message: "matches no cluster" },
