@@ -9,6 +9,7 @@ import {
   firstPemBlock,
   generateRsaKeyPair,
   issuedBy,
+  keyPairFromPrivateKey,
   type KeyPair,
 } from "./csr";
 import { AckTracker, directiveParam, type Directive } from "./directives";
@@ -33,6 +34,9 @@ import { pinCa, type TrustSpec } from "./trust";
 // knows about the server is PROTOCOL.md; it shares no code with the server.
 
 export const EXIT_CODES = { ok: 0, failed: 1, config: 2, rejected: 3 } as const;
+
+/** How often an agent that needs a re-enrolment token looks for one. */
+export const REREGISTER_POLL_MS = 60_000;
 
 export type AgentOutcome = "stopped" | "disconnected" | "deregistered" | "rejected" | "config" | "failed";
 
@@ -145,6 +149,11 @@ export class FleetAgent {
   private heartbeatSeq = 0;
   private rotateFailures = 0;
   private nextRotateAttempt = 0;
+  /** The key every attempt of the registration in progress proves (kept across retries). */
+  private registrationKey: KeyPair | null = null;
+  /** False after a revocation: a revoked certificate's key is not reused. */
+  private keepKey = true;
+  private reregistrationNoticed = false;
 
   constructor(private readonly options: FleetAgentOptions) {
     this.server = typeof options.server === "string" ? new URL(options.server) : options.server;
@@ -300,7 +309,7 @@ export class FleetAgent {
   }
 
   private anonymousAgent(): https.Agent {
-    this.anon ??= this.options.anonymousAgent ?? createTlsAgent(this.requireCa(), undefined, { keepAlive: false });
+    this.anon ??= this.options.anonymousAgent ?? createTlsAgent(this.requireCa(), undefined, { keepAlive: true });
     return this.anon;
   }
 
@@ -319,6 +328,31 @@ export class FleetAgent {
 
   // ---- registration ---------------------------------------------------------------------
 
+  /**
+   * The key a registration proves. A retry after a lost answer must present the key of the
+   * certificate the server may already have issued (PROTOCOL.md, Re-registration (a)), so the key
+   * is chosen once per registration and written down before the first attempt: a restart in
+   * between finds it again. Re-registering an agent that holds a certificate (expired past the
+   * renewal grace, say) proves the same kept key, unless that certificate was revoked.
+   */
+  private async registrationKeys(): Promise<KeyPair> {
+    if (this.registrationKey) return this.registrationKey;
+    let keys: KeyPair | null = null;
+    if (this.state && this.keepKey) keys = keyPairFromPrivateKey(this.state.keyPem);
+    const store = this.options.store;
+    if (!keys && !this.state) {
+      const pending = await this.localStep("read the pending registration key", () => store.loadPendingKey());
+      if (pending) keys = keyPairFromPrivateKey(pending);
+    }
+    if (!keys) {
+      const fresh = await this.newKeys();
+      await this.localStep(`keep the registration key in ${store.location}`, () => store.savePendingKey(fresh.privateKeyPem));
+      keys = fresh;
+    }
+    this.registrationKey = keys;
+    return keys;
+  }
+
   private async register(reregister: boolean): Promise<void> {
     const token = this.options.token ? await this.options.token.read() : null;
     if (!token) {
@@ -333,7 +367,7 @@ export class FleetAgent {
     // Key, CSR and request all run inside the registration slot: with thousands of simulated
     // agents the CPU work (signing the CSR) is bounded too, not only the requests.
     const attempt = async () => {
-      const keys = await this.newKeys();
+      const keys = await this.registrationKeys();
       const body = {
         name: this.options.name,
         apiServerUrl: this.options.apiServerUrl ?? "https://kubernetes.default.svc:443",
@@ -395,6 +429,9 @@ export class FleetAgent {
     const state: AgentState = { keyPem: keys.privateKeyPem, certPem: answer.certificate, caPem, cluster };
     await this.localStep(`write the state dir ${this.options.store.location}`, () => this.options.store.save(state));
     this.adopt(state);
+    this.registrationKey = null;
+    this.keepKey = true;
+    this.reregistrationNoticed = false;
     this.emit("info", "REGISTERED", `registered as ${answer.clusterId}`, {
       clusterId: answer.clusterId,
       interval: `${answer.heartbeatIntervalSeconds}s`,
@@ -462,17 +499,41 @@ export class FleetAgent {
         const failure = describeFailure(err, "heartbeat", this.server);
         if (this.stopped || failure.action === "stopped") throw this.stoppedExit();
         if (failure.action === "deregistered") throw await this.deregistered(failure, "heartbeat");
-        if (failure.action === "reregister" && (await this.tokenAvailable())) {
-          this.report(failure, "heartbeat");
-          await this.retrying("register", () => this.register(true));
-          delay = 0;
-          failures = 0;
+        if (failure.action === "reregister") {
+          // A revoked certificate's key is not proved again; an expired one's is (kept key).
+          if (failure.code === "CERTIFICATE_REVOKED") this.keepKey = false;
+          if (await this.tokenAvailable()) {
+            this.report(failure, "heartbeat");
+            await this.retrying("register", () => this.register(true));
+            delay = 0;
+            failures = 0;
+            continue;
+          }
+          delay = Math.max(REREGISTER_POLL_MS, this.retryDelay(failure, failures++));
+          this.awaitReregistration(failure, delay);
           continue;
         }
         delay = this.retryDelay(failure, failures++);
         this.report(failure, "heartbeat", delay);
       }
     }
+  }
+
+  /**
+   * One clear line the first time (what happened, what the admin must do), then quiet retries at
+   * a slow pace until a token appears: a fleet of stranded agents must not hammer the server.
+   */
+  private awaitReregistration(failure: Failure, delayMs: number) {
+    this.options.hooks?.onFailure?.(failure, "heartbeat");
+    const first = !this.reregistrationNoticed;
+    this.reregistrationNoticed = true;
+    const where = this.options.token?.describe ?? "the token file";
+    this.emit(
+      first ? "error" : "debug",
+      "REREGISTRATION_NEEDED",
+      `the control plane no longer accepts this agent's certificate (${failure.code}): an admin must mint a re-enrolment token (cluster page, "Re-enrol") and put it in ${where}; the agent ${this.keepKey ? "keeps its key and " : ""}checks for it every ${Math.round(delayMs / 1000)}s`,
+      { cause: failure.code, status: failure.status, clusterId: this.clusterId },
+    );
   }
 
   private heartbeatBody(acks: string[]) {

@@ -26,6 +26,7 @@ export const LOG_CODES = [
   "REGISTERING",
   "REGISTERED",
   "REREGISTERING",
+  "REREGISTRATION_NEEDED",
   "TOKEN_FILE_DELETED",
   "TOKEN_FILE_NOT_DELETED",
   // error codes answered by the server (PROTOCOL.md), one log code each
