@@ -15,6 +15,7 @@ import {
 import { AckTracker, directiveParam, type Directive } from "./directives";
 import { BadResponseError, ConfigError, describeFailure, type Failure, type Phase } from "./errors";
 import { SimulatedCluster, type FactsChange } from "./facts";
+import type { AckEntry, KubeCluster } from "./kube/kube-cluster";
 import { createTlsAgent, requestJson } from "./http";
 import {
   AGENT_API,
@@ -79,7 +80,8 @@ export interface FleetAgentOptions {
   server: URL | string;
   name: string;
   labels?: Record<string, string>;
-  apiServerUrl?: string;
+  /** Reported at registration; a function when it has to be looked up (kube-public/cluster-info). */
+  apiServerUrl?: string | (() => Promise<string>);
   agentVersion?: string;
   kubernetesVersion?: string;
   store: StateStore;
@@ -90,6 +92,11 @@ export interface FleetAgentOptions {
   clusterCaFingerprint: string | (() => Promise<string>);
   /** The facts to report; default: a plausible cluster derived from the name. */
   facts?: SimulatedCluster;
+  /**
+   * A real cluster: its facts replace the simulated ones, and its directives (upgrade, drain,
+   * drainNodePool) are carried out through its API, acknowledged only once done.
+   */
+  kube?: KubeCluster;
   logger?: AgentLogger;
   clock?: Clock;
   random?: () => number;
@@ -299,6 +306,7 @@ export class FleetAgent {
     this.mtls = createTlsAgent(this.requireCa(), { keyPem: state.keyPem, certPem: state.certPem });
     old?.destroy();
     // A simulated upgrade survives restarts: the stored versions are what the cluster runs now.
+    if (this.options.kube) return;
     if (state.cluster.agentVersion) this.facts.agentVersion = state.cluster.agentVersion;
     if (state.cluster.kubernetesVersion) this.facts.kubernetesVersion = state.cluster.kubernetesVersion;
   }
@@ -364,13 +372,18 @@ export class FleetAgent {
     const caFingerprint =
       this.state?.cluster.clusterCaFingerprint ||
       (await this.localStep("read the cluster CA", () => this.clusterCaFingerprint()));
+    if (this.options.kube) await this.readCluster();
+    const apiServerUrl =
+      typeof this.options.apiServerUrl === "function"
+        ? await this.options.apiServerUrl()
+        : (this.options.apiServerUrl ?? "https://kubernetes.default.svc:443");
     // Key, CSR and request all run inside the registration slot: with thousands of simulated
     // agents the CPU work (signing the CSR) is bounded too, not only the requests.
     const attempt = async () => {
       const keys = await this.registrationKeys();
       const body = {
         name: this.options.name,
-        apiServerUrl: this.options.apiServerUrl ?? "https://kubernetes.default.svc:443",
+        apiServerUrl,
         caFingerprint,
         agentVersion: this.facts.agentVersion,
         kubernetesVersion: this.facts.kubernetesVersion,
@@ -536,15 +549,35 @@ export class FleetAgent {
     );
   }
 
-  private heartbeatBody(acks: string[]) {
+  /** Reads the real cluster's facts and moves its directives on (kube mode only). */
+  private async readCluster() {
+    const kube = this.options.kube;
+    if (!kube) return;
+    await kube.collect();
+    await kube.progress();
+    this.facts.agentVersion = this.options.agentVersion ?? this.facts.agentVersion;
+    this.facts.kubernetesVersion = kube.kubernetesVersion;
+  }
+
+  private heartbeatBody(acks: AckEntry[]) {
     const revision = this.state?.cluster.appliedPolicyRevision ?? null;
-    return { ...this.facts.report(), ...(revision !== null ? { policy: { appliedRevision: revision } } : {}), acks };
+    const kube = this.options.kube;
+    const facts = kube?.report() ?? this.facts.report();
+    return {
+      ...facts,
+      ...(kube ? { capabilities: kube.capabilities } : {}),
+      ...(revision !== null ? { policy: { appliedRevision: revision } } : {}),
+      acks,
+    };
   }
 
   private async heartbeat(): Promise<{ answer: HeartbeatAnswer; sentAcks: string[] }> {
     const state = this.state;
     if (!state || !this.mtls) throw new Error("heartbeat before registration");
-    const acks = this.acks.acks(this.clock.now());
+    await this.readCluster();
+    const ids = this.acks.acks(this.clock.now());
+    const acks: AckEntry[] = this.options.kube ? this.options.kube.ackEntries(ids) : ids;
+    const sent = acks.map((a) => (typeof a === "string" ? a : a.id));
     const started = performance.now();
     const raw = await requestJson(
       this.server,
@@ -562,7 +595,7 @@ export class FleetAgent {
       acks: acks.length || undefined,
     });
     this.options.hooks?.onHeartbeat?.({ seq: this.heartbeatSeq, latencyMs, status: answer.status, acks: acks.length });
-    return { answer, sentAcks: acks };
+    return { answer, sentAcks: sent };
   }
 
   private async handleAnswer(answer: HeartbeatAnswer): Promise<void> {
@@ -590,7 +623,7 @@ export class FleetAgent {
     }
 
     // Directives seen in earlier answers progress first; new ones start from this answer.
-    for (const change of this.facts.tick()) this.logChange(change);
+    if (!this.options.kube) for (const change of this.facts.tick()) this.logChange(change);
     for (const directive of this.acks.observe(answer.directives, this.clock.now())) this.applyDirective(directive);
 
     if (this.facts.agentVersion !== cluster.agentVersion || this.facts.kubernetesVersion !== cluster.kubernetesVersion) {
@@ -633,6 +666,11 @@ export class FleetAgent {
   private applyDirective(d: Directive) {
     this.options.hooks?.onDirective?.(d);
     this.emit("debug", "DIRECTIVE_RECEIVED", `directive ${d.type}`, { id: d.id, type: d.type });
+    if (this.options.kube && d.type !== "disconnect") {
+      this.emit("info", "DIRECTIVE_RECEIVED", `directive ${d.type}: carrying it out in the cluster`, { id: d.id, type: d.type });
+      this.options.kube.start(d);
+      return;
+    }
     switch (d.type) {
       case "disconnect":
         this.disconnectId = d.id;
@@ -753,9 +791,26 @@ export class FleetAgent {
 
   // ---- endings --------------------------------------------------------------------------
 
+  /**
+   * In a cluster, after the state is gone: scale the agent's own Deployment to 0 (else Kubernetes
+   * restarts it) and say what is left for the admin to remove.
+   */
+  private async leaveCluster() {
+    const kube = this.options.kube;
+    if (!kube) return;
+    try {
+      await kube.scaleToZero();
+      this.emit("info", "SCALED_TO_ZERO", "scaled the agent's Deployment to 0 replicas");
+    } catch (err) {
+      this.emit("warn", "KUBE_API_ERROR", `could not scale the agent's Deployment to 0: ${(err as Error).message}`);
+    }
+    this.emit("info", "LEFT_FOR_ADMIN", kube.leftovers());
+  }
+
   private async disconnected(): Promise<AgentResult> {
     await this.options.store.destroy();
     this.emit("info", "STATE_DELETED", "deleted local state", { state: this.options.store.location });
+    await this.leaveCluster();
     const result: AgentResult = {
       outcome: "disconnected",
       exitCode: EXIT_CODES.ok,
@@ -770,6 +825,7 @@ export class FleetAgent {
     this.report(failure, phase);
     await this.options.store.destroy();
     this.emit("info", "STATE_DELETED", "deleted local state", { state: this.options.store.location });
+    await this.leaveCluster();
     return new AgentExit({
       outcome: "deregistered",
       exitCode: EXIT_CODES.ok,
