@@ -154,6 +154,7 @@ export class FleetAgent {
   private lastStatus: string | null = null;
   private disconnectId: string | null = null;
   private heartbeatSeq = 0;
+  private lastHeartbeatOkAt = -Infinity;
   private rotateFailures = 0;
   private nextRotateAttempt = 0;
   /** The key every attempt of the registration in progress proves (kept across retries). */
@@ -188,6 +189,14 @@ export class FleetAgent {
   }
   get heartbeats(): number {
     return this.heartbeatSeq;
+  }
+  /**
+   * Registered and a heartbeat accepted within three intervals (at least a minute): what the
+   * pod's readiness probe reports. Liveness asks nothing of the control plane.
+   */
+  get ready(): boolean {
+    const window = Math.max(60_000, 3 * this.intervalSeconds() * 1000);
+    return !!this.clusterId && this.clock.now() - this.lastHeartbeatOkAt <= window;
   }
   get appliedPolicyRevision(): string | null {
     return this.state?.cluster.appliedPolicyRevision ?? null;
@@ -588,6 +597,7 @@ export class FleetAgent {
     const latencyMs = performance.now() - started;
     const answer = parseHeartbeatAnswer(raw);
     this.heartbeatSeq += 1;
+    this.lastHeartbeatOkAt = this.clock.now();
     this.emit("debug", "HEARTBEAT_OK", "heartbeat accepted", {
       seq: this.heartbeatSeq,
       status: answer.status,

@@ -40,6 +40,8 @@ export interface AgentArgs {
   /** ns/name of the agent's own Deployment (upgrade patches it, disconnect scales it to 0). */
   deployment?: string;
   allowNodeActions: boolean;
+  /** Port of the /healthz and /readyz probe endpoint (off when absent). */
+  healthPort?: number;
   /** True when --api-server-url was given (else the cluster's own URL is looked up). */
   apiServerUrlGiven: boolean;
   caFile?: string;
@@ -69,6 +71,7 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
                              service account is there) or made-up ones (demos, tests)
   --deployment NS/NAME       the agent's own Deployment (default: <pod namespace>/fleet-agent)
   --allow-node-actions       carry out drainNodePool (cordon and evict; needs the node-actions ClusterRole)
+  --health-port P            serve /healthz (the process answers) and /readyz (registered, heartbeating)
   --ca-file FILE             trust exactly this fleet CA (PEM)
   --ca-fingerprint sha256:H  fetch the fleet CA once and trust it only if its SHA-256 matches
   --cluster-ca-file FILE     this cluster's own CA (default: in-cluster service account CA,
@@ -195,6 +198,7 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
       "kubeconfig",
       "facts",
       "deployment",
+      "health-port",
       "name",
       "labels",
       "state-dir",
@@ -250,6 +254,7 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
     deployment: nsName(str("deployment"), "--deployment"),
     allowNodeActions: str("allow-node-actions") === "true",
     apiServerUrlGiven: str("api-server-url") !== undefined,
+    healthPort: positiveNumber(str("health-port"), "--health-port", { integer: true, max: 65_535 }),
     caFile: str("ca-file"),
     caFingerprint: str("ca-fingerprint") !== undefined ? parseFingerprint(str("ca-fingerprint")!) : undefined,
     clusterCaFile: str("cluster-ca-file"),

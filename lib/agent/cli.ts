@@ -7,6 +7,7 @@ import { ConfigError } from "./errors";
 import { KubeCluster } from "./kube/kube-cluster";
 import { KubeClient } from "./kube/kube-client";
 import { parseSecretRef, SecretStateStore, secretTokenSource } from "./kube/secret-state";
+import { startHealthServer } from "./health";
 import { consoleLogger, type AgentLogger } from "./log";
 import { FileStateStore, type StateStore } from "./state";
 import { fileTokenSource } from "./token";
@@ -66,7 +67,10 @@ async function main(): Promise<number> {
     ...cluster,
   });
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => agent.stop());
+  const health = args.healthPort ? await startHealthServer(args.healthPort, agent) : null;
   const result = await agent.run();
+  health?.close();
+  cluster.kube?.close();
   return result.exitCode;
 }
 

@@ -62,8 +62,13 @@ export class KubeCluster {
 
   constructor(private readonly o: KubeClusterOptions) {}
 
+  /** Closes the keep-alive connection to the API server (the process can then exit). */
+  close() {
+    this.o.client.close();
+  }
+
   get capabilities(): string[] {
-    return ["disconnect", "upgrade", "drain", ...(this.o.allowNodeActions ? ["drainNodePool"] : [])];
+    return ["disconnect", "upgrade", "drain", "resume", ...(this.o.allowNodeActions ? ["drainNodePool"] : [])];
   }
 
   get kubernetesVersion(): string {
@@ -255,6 +260,12 @@ export class KubeCluster {
         return this.pods && this.pods.userPods === 0 && this.podsCountedAt > 0 ? { state: "done" } : { state: "running" };
       case "drainNodePool":
         return this.drainNodePool(d);
+      case "resume":
+        // The deregistration was cancelled: stop waiting for a drain.
+        for (const entry of this.directives.values()) {
+          if (entry.directive.type === "drain" && entry.status.state === "running") entry.status = { state: "done" };
+        }
+        return { state: "done" };
       default:
         return { state: "failed", reason: `this agent does not know the directive type "${d.type}"` };
     }
