@@ -144,7 +144,8 @@ export async function startFleetServer(
   // Ready when the agent port (which opens last) answers with the CA.
   const waitReady = async () => {
     let pem = "";
-    const deadline = Date.now() + 30_000;
+    // Generous: six engineers share two cores, and a cold start under that load takes over 30 s.
+    const deadline = Date.now() + 90_000;
     while (!pem.includes("BEGIN CERTIFICATE")) {
       if (child.exitCode !== null || Date.now() > deadline) {
         child.kill("SIGKILL");
