@@ -68,6 +68,14 @@ export type KubeCallName = keyof typeof KUBE_CALLS;
 export const METRICS_API_SERVICE_NAME = "v1beta1.metrics.k8s.io";
 export const CLUSTER_INFO_NAME = "cluster-info";
 
+/**
+ * What removes the rest of the agent from a cluster after a disconnect (the agent deleted its
+ * state Secret and scaled itself to 0): the manifest's header, the agent's last log line and the
+ * wizard's last step all show this command.
+ */
+export const AGENT_REMOVE_COMMAND =
+  "kubectl delete namespace fleet-system && kubectl delete clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=fleet-registry && kubectl -n kube-public delete role,rolebinding fleet-agent-cluster-info";
+
 /** The names the manifest gives the agent's objects (the agent's defaults for its flags). */
 export const AGENT_OBJECT_NAMES = {
   namespace: "fleet-system",

@@ -4,6 +4,7 @@
 import YAML from "yaml";
 import {
   AGENT_OBJECT_NAMES,
+  AGENT_REMOVE_COMMAND,
   CLUSTER_INFO_NAME,
   KUBE_CALLS,
   METRICS_API_SERVICE_NAME,
@@ -378,8 +379,7 @@ export function agentManifest(install: ManifestInstall): string {
         ? " and, for drainNodePool,\n# the nodes of a pool being retired (cordon, then evictions that honour PodDisruptionBudgets)."
         : ".\n# Node actions (drainNodePool: cordon and evict) are off; a manifest generated with them on\n# adds the fleet-agent-node-actions ClusterRole and --allow-node-actions."),
     "# Remove everything after a disconnect with:",
-    `#   kubectl delete namespace ${AGENT_OBJECT_NAMES.namespace} && kubectl delete clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=fleet-registry`,
-    `#   kubectl -n kube-public delete role,rolebinding fleet-agent-cluster-info`,
+    `#   ${AGENT_REMOVE_COMMAND}`,
   ].join("\n");
   return `${header}\n${agentManifestObjects(install)
     .map((doc) => `---\n${YAML.stringify(doc, { lineWidth: 0 })}`)

@@ -1,5 +1,5 @@
 import YAML from "yaml";
-import { CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
+import { AGENT_REMOVE_COMMAND, CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
 import { certificateFingerprint, firstPemBlock } from "../csr";
 import { directiveParam, type Directive } from "../directives";
 import type { FactsReport } from "../facts";
@@ -362,7 +362,8 @@ export class KubeCluster {
   /** What stays in the cluster after a disconnect, and the one command that removes it. */
   leftovers(): string {
     const ns = this.o.namespace;
-    return `left for the admin: namespace ${ns} (ServiceAccount, Roles, the scaled-down Deployment) and the fleet-agent ClusterRoles and bindings; remove them with: kubectl delete namespace ${ns} && kubectl delete clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=fleet-registry`;
+    const command = AGENT_REMOVE_COMMAND.replace("namespace fleet-system", `namespace ${ns}`);
+    return `left for the admin: namespace ${ns} (ServiceAccount, Roles, the scaled-down Deployment) and the fleet-agent ClusterRoles and bindings; remove them with: ${command}`;
   }
 
   /** Scales the agent's own Deployment to 0, so Kubernetes does not restart what just stopped. */
