@@ -4,9 +4,6 @@ import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp } from "./args";
 import { EXIT_CODES, FleetAgent } from "./agent";
 import { resolveClusterCaFingerprint } from "./cluster-ca";
 import { ConfigError } from "./errors";
-import { KubeCluster } from "./kube/kube-cluster";
-import { KubeClient } from "./kube/kube-client";
-import { parseSecretRef, SecretStateStore, secretTokenSource } from "./kube/secret-state";
 import { startHealthServer } from "./health";
 import { consoleLogger, type AgentLogger } from "./log";
 import { FileStateStore, type StateStore } from "./state";
@@ -47,7 +44,7 @@ async function main(): Promise<number> {
 
   let cluster: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "kube">;
   try {
-    cluster = args.facts === "kubernetes" ? kubernetesCluster(args, logger) : simulatedCluster(args, logger);
+    cluster = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : simulatedCluster(args, logger);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     logger.log({ level: "error", code: err.code, message: err.message });
@@ -85,8 +82,16 @@ function simulatedCluster(args: AgentArgs, logger: AgentLogger) {
   };
 }
 
-/** The real cluster, through a kubeconfig or the pod's service account. */
-function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
+/**
+ * The real cluster, through a kubeconfig or the pod's service account. Loaded on demand: the
+ * Kubernetes client is ~100 packages a simulated agent does not need to start.
+ */
+async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
+  const [{ KubeCluster }, { KubeClient }, { parseSecretRef, SecretStateStore, secretTokenSource }] = await Promise.all([
+    import("./kube/kube-cluster"),
+    import("./kube/kube-client"),
+    import("./kube/secret-state"),
+  ]);
   const client = KubeClient.load({
     kubeconfig: args.kubeconfig,
     serviceAccountDir: process.env.FLEET_AGENT_SERVICE_ACCOUNT_DIR,
