@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import type { ClusterDetail } from "@/lib/client/clusters";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Card } from "@/components/ui/card";
@@ -42,6 +43,7 @@ export function ClusterRuntimeCard({ cluster }: { cluster: ClusterDetail }) {
               <span className="tabular-nums">
                 {cluster.workloads.pods.toLocaleString()} pods
                 {cluster.workloads.namespaces !== null && ` · ${cluster.workloads.namespaces.toLocaleString()} namespaces`}
+                {cluster.workloads.userPods != null && ` · ${cluster.workloads.userPods.toLocaleString()} user pods`}
               </span>
             ) : (
               <Missing>no report yet</Missing>
@@ -51,6 +53,12 @@ export function ClusterRuntimeCard({ cluster }: { cluster: ClusterDetail }) {
             "Policy revision",
             cluster.appliedPolicyRevision ? <Mono>{cluster.appliedPolicyRevision}</Mono> : <Missing>none applied</Missing>,
           ],
+          ...cluster.failedDirectives.map((d): [ReactNode, ReactNode] => [
+            "Failed directive",
+            <span key={d.id} data-testid="failed-directive">
+              <Badge tone="red">{d.type}</Badge> {d.reason}
+            </span>,
+          ]),
         ]}
       />
     </Card>

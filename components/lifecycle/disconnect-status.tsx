@@ -1,5 +1,6 @@
 "use client";
 
+import { AGENT_REMOVE_COMMAND } from "@/lib/domain/agent-kube-calls";
 import type { Deregistration } from "@/lib/client/lifecycle";
 import { formatAgo, useNow } from "@/components/ui/relative-time";
 import { LocalTime, useHydrated } from "./local-time";
@@ -43,6 +44,25 @@ export function DisconnectStatus({ disconnect }: { disconnect: NonNullable<Dereg
           <span className="text-amber-700 dark:text-amber-400">Not yet — waiting for the agent&apos;s next heartbeat</span>
         )}
       </Row>
+      {disconnect.failedReason && (
+        <Row label="Agent reported">
+          <span data-testid="disconnect-failed" className="text-rose-700 dark:text-rose-400">
+            {disconnect.failedReason}
+          </span>
+        </Row>
+      )}
+      {disconnect.acknowledged && (
+        <Row label="Left in the cluster">
+          <div className="space-y-1">
+            <p className="text-slate-500 dark:text-slate-400">
+              An in-cluster agent deletes its state Secret and scales itself to 0; this removes the rest:
+            </p>
+            <code data-testid="agent-remove-command" className="block break-all font-mono text-xs">
+              {AGENT_REMOVE_COMMAND}
+            </code>
+          </div>
+        </Row>
+      )}
       {!disconnect.acknowledged && left !== null && (
         <Row label="Timeout">
           <div className="space-y-1.5">

@@ -160,6 +160,11 @@ test("the agent command shown after minting, run as printed, registers the clust
       arg === "token.txt" ? path.join(dir, "token.txt") : arg === "./agent-state" ? path.join(dir, "agent-state") : arg,
     );
   expect(args).toContain(path.join(dir, "token.txt"));
+  // The laptop path reads the cluster through the user's kubeconfig; this machine has no cluster,
+  // so that one flag pair becomes --facts simulated (everything else runs as printed).
+  const kubeconfig = args.indexOf("--kubeconfig");
+  expect(args[kubeconfig + 1]).toBe("~/.kube/config");
+  args.splice(kubeconfig, 2, "--facts", "simulated");
   const agent = spawn(process.execPath, ["--import", "tsx", "lib/agent/cli.ts", ...args, "--log-level", "warn"], {
     cwd: path.dirname(testInfo.config.configFile ?? path.join(process.cwd(), "playwright.config.ts")),
     stdio: ["ignore", "pipe", "pipe"],

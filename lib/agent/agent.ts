@@ -10,11 +10,13 @@ import {
   generateRsaKeyPair,
   issuedBy,
   pemCertificates,
+  keyPairFromPrivateKey,
   type KeyPair,
 } from "./csr";
 import { AckTracker, AGENT_CAPABILITIES, directiveParam, type Directive } from "./directives";
 import { BadResponseError, ConfigError, describeFailure, type Failure, type Phase } from "./errors";
 import { SimulatedCluster, type FactsChange } from "./facts";
+import type { AckEntry, KubeCluster } from "./kube/kube-cluster";
 import { createTlsAgent, requestJson } from "./http";
 import {
   AGENT_API,
@@ -34,6 +36,9 @@ import { bundleHasFingerprint, isCaCertificate, pinCa, type TrustSpec } from "./
 // knows about the server is PROTOCOL.md; it shares no code with the server.
 
 export const EXIT_CODES = { ok: 0, failed: 1, config: 2, rejected: 3 } as const;
+
+/** How often an agent that needs a re-enrolment token looks for one. */
+export const REREGISTER_POLL_MS = 60_000;
 
 export type AgentOutcome = "stopped" | "disconnected" | "deregistered" | "rejected" | "config" | "failed";
 
@@ -76,7 +81,8 @@ export interface FleetAgentOptions {
   server: URL | string;
   name: string;
   labels?: Record<string, string>;
-  apiServerUrl?: string;
+  /** Reported at registration; a function when it has to be looked up (kube-public/cluster-info). */
+  apiServerUrl?: string | (() => Promise<string>);
   agentVersion?: string;
   kubernetesVersion?: string;
   store: StateStore;
@@ -87,6 +93,11 @@ export interface FleetAgentOptions {
   clusterCaFingerprint: string | (() => Promise<string>);
   /** The facts to report; default: a plausible cluster derived from the name. */
   facts?: SimulatedCluster;
+  /**
+   * A real cluster: its facts replace the simulated ones, and its directives (upgrade, drain,
+   * drainNodePool) are carried out through its API, acknowledged only once done.
+   */
+  kube?: KubeCluster;
   logger?: AgentLogger;
   clock?: Clock;
   random?: () => number;
@@ -144,10 +155,16 @@ export class FleetAgent {
   private lastStatus: string | null = null;
   private disconnectId: string | null = null;
   private heartbeatSeq = 0;
+  private lastHeartbeatOkAt = -Infinity;
   private rotateFailures = 0;
   private nextRotateAttempt = 0;
   /** A `rotate` directive (fleet CA rollover) asked for a new certificate now. */
   private rotateRequested = false;
+  /** The key every attempt of the registration in progress proves (kept across retries). */
+  private registrationKey: KeyPair | null = null;
+  /** False after a revocation: a revoked certificate's key is not reused. */
+  private keepKey = true;
+  private reregistrationNoticed = false;
 
   constructor(private readonly options: FleetAgentOptions) {
     this.server = typeof options.server === "string" ? new URL(options.server) : options.server;
@@ -175,6 +192,14 @@ export class FleetAgent {
   }
   get heartbeats(): number {
     return this.heartbeatSeq;
+  }
+  /**
+   * Registered and a heartbeat accepted within three intervals (at least a minute): what the
+   * pod's readiness probe reports. Liveness asks nothing of the control plane.
+   */
+  get ready(): boolean {
+    const window = Math.max(60_000, 3 * this.intervalSeconds() * 1000);
+    return !!this.clusterId && this.clock.now() - this.lastHeartbeatOkAt <= window;
   }
   get appliedPolicyRevision(): string | null {
     return this.state?.cluster.appliedPolicyRevision ?? null;
@@ -310,6 +335,7 @@ export class FleetAgent {
     this.mtls = createTlsAgent(this.requireCa(), { keyPem: state.keyPem, certPem: state.certPem });
     old?.destroy();
     // A simulated upgrade survives restarts: the stored versions are what the cluster runs now.
+    if (this.options.kube) return;
     if (state.cluster.agentVersion) this.facts.agentVersion = state.cluster.agentVersion;
     if (state.cluster.kubernetesVersion) this.facts.kubernetesVersion = state.cluster.kubernetesVersion;
   }
@@ -320,7 +346,7 @@ export class FleetAgent {
   }
 
   private anonymousAgent(): https.Agent {
-    this.anon ??= this.options.anonymousAgent ?? createTlsAgent(this.requireCa(), undefined, { keepAlive: false });
+    this.anon ??= this.options.anonymousAgent ?? createTlsAgent(this.requireCa(), undefined, { keepAlive: true });
     return this.anon;
   }
 
@@ -339,6 +365,31 @@ export class FleetAgent {
 
   // ---- registration ---------------------------------------------------------------------
 
+  /**
+   * The key a registration proves. A retry after a lost answer must present the key of the
+   * certificate the server may already have issued (PROTOCOL.md, Re-registration (a)), so the key
+   * is chosen once per registration and written down before the first attempt: a restart in
+   * between finds it again. Re-registering an agent that holds a certificate (expired past the
+   * renewal grace, say) proves the same kept key, unless that certificate was revoked.
+   */
+  private async registrationKeys(): Promise<KeyPair> {
+    if (this.registrationKey) return this.registrationKey;
+    let keys: KeyPair | null = null;
+    if (this.state && this.keepKey) keys = keyPairFromPrivateKey(this.state.keyPem);
+    const store = this.options.store;
+    if (!keys && !this.state) {
+      const pending = await this.localStep("read the pending registration key", () => store.loadPendingKey());
+      if (pending) keys = keyPairFromPrivateKey(pending);
+    }
+    if (!keys) {
+      const fresh = await this.newKeys();
+      await this.localStep(`keep the registration key in ${store.location}`, () => store.savePendingKey(fresh.privateKeyPem));
+      keys = fresh;
+    }
+    this.registrationKey = keys;
+    return keys;
+  }
+
   private async register(reregister: boolean): Promise<void> {
     const token = this.options.token ? await this.options.token.read() : null;
     if (!token) {
@@ -350,13 +401,18 @@ export class FleetAgent {
     const caFingerprint =
       this.state?.cluster.clusterCaFingerprint ||
       (await this.localStep("read the cluster CA", () => this.clusterCaFingerprint()));
+    if (this.options.kube) await this.readCluster();
+    const apiServerUrl =
+      typeof this.options.apiServerUrl === "function"
+        ? await this.options.apiServerUrl()
+        : (this.options.apiServerUrl ?? "https://kubernetes.default.svc:443");
     // Key, CSR and request all run inside the registration slot: with thousands of simulated
     // agents the CPU work (signing the CSR) is bounded too, not only the requests.
     const attempt = async () => {
-      const keys = await this.newKeys();
+      const keys = await this.registrationKeys();
       const body = {
         name: this.options.name,
-        apiServerUrl: this.options.apiServerUrl ?? "https://kubernetes.default.svc:443",
+        apiServerUrl,
         caFingerprint,
         agentVersion: this.facts.agentVersion,
         kubernetesVersion: this.facts.kubernetesVersion,
@@ -418,6 +474,9 @@ export class FleetAgent {
     const state: AgentState = { keyPem: keys.privateKeyPem, certPem: answer.certificate, caPem, cluster };
     await this.localStep(`write the state dir ${this.options.store.location}`, () => this.options.store.save(state));
     this.adopt(state);
+    this.registrationKey = null;
+    this.keepKey = true;
+    this.reregistrationNoticed = false;
     this.emit("info", "REGISTERED", `registered as ${answer.clusterId}`, {
       clusterId: answer.clusterId,
       interval: `${answer.heartbeatIntervalSeconds}s`,
@@ -485,11 +544,18 @@ export class FleetAgent {
         const failure = describeFailure(err, "heartbeat", this.server);
         if (this.stopped || failure.action === "stopped") throw this.stoppedExit();
         if (failure.action === "deregistered") throw await this.deregistered(failure, "heartbeat");
-        if (failure.action === "reregister" && (await this.tokenAvailable())) {
-          this.report(failure, "heartbeat");
-          await this.retrying("register", () => this.register(true));
-          delay = 0;
-          failures = 0;
+        if (failure.action === "reregister") {
+          // A revoked certificate's key is not proved again; an expired one's is (kept key).
+          if (failure.code === "CERTIFICATE_REVOKED") this.keepKey = false;
+          if (await this.tokenAvailable()) {
+            this.report(failure, "heartbeat");
+            await this.retrying("register", () => this.register(true));
+            delay = 0;
+            failures = 0;
+            continue;
+          }
+          delay = Math.max(REREGISTER_POLL_MS, this.retryDelay(failure, failures++));
+          this.awaitReregistration(failure, delay);
           continue;
         }
         delay = this.retryDelay(failure, failures++);
@@ -498,12 +564,42 @@ export class FleetAgent {
     }
   }
 
-  private heartbeatBody(acks: string[]) {
+  /**
+   * One clear line the first time (what happened, what the admin must do), then quiet retries at
+   * a slow pace until a token appears: a fleet of stranded agents must not hammer the server.
+   */
+  private awaitReregistration(failure: Failure, delayMs: number) {
+    this.options.hooks?.onFailure?.(failure, "heartbeat");
+    const first = !this.reregistrationNoticed;
+    this.reregistrationNoticed = true;
+    const where = this.options.token?.describe ?? "the token file";
+    this.emit(
+      first ? "error" : "debug",
+      "REREGISTRATION_NEEDED",
+      `the control plane no longer accepts this agent's certificate (${failure.code}): an admin must mint a re-enrolment token (cluster page, "Re-enrol") and put it in ${where}; the agent ${this.keepKey ? "keeps its key and " : ""}checks for it every ${Math.round(delayMs / 1000)}s`,
+      { cause: failure.code, status: failure.status, clusterId: this.clusterId },
+    );
+  }
+
+  /** Reads the real cluster's facts and moves its directives on (kube mode only). */
+  private async readCluster() {
+    const kube = this.options.kube;
+    if (!kube) return;
+    await kube.collect();
+    await kube.progress();
+    this.facts.agentVersion = this.options.agentVersion ?? this.facts.agentVersion;
+    this.facts.kubernetesVersion = kube.kubernetesVersion;
+  }
+
+  private heartbeatBody(acks: AckEntry[]) {
     const revision = this.state?.cluster.appliedPolicyRevision ?? null;
+    const kube = this.options.kube;
+    const facts = kube?.report() ?? this.facts.report();
     return {
-      ...this.facts.report(),
+      ...facts,
+      // Rotation is the agent's own; the rest is what the cluster access allows (node actions may be off).
+      capabilities: kube ? [...new Set([...kube.capabilities, "rotate"])] : [...AGENT_CAPABILITIES],
       ...(revision !== null ? { policy: { appliedRevision: revision } } : {}),
-      capabilities: [...AGENT_CAPABILITIES],
       acks,
     };
   }
@@ -511,7 +607,10 @@ export class FleetAgent {
   private async heartbeat(): Promise<{ answer: HeartbeatAnswer; sentAcks: string[] }> {
     const state = this.state;
     if (!state || !this.mtls) throw new Error("heartbeat before registration");
-    const acks = this.acks.acks(this.clock.now());
+    await this.readCluster();
+    const ids = this.acks.acks(this.clock.now());
+    const acks: AckEntry[] = this.options.kube ? this.options.kube.ackEntries(ids) : ids;
+    const sent = acks.map((a) => (typeof a === "string" ? a : a.id));
     const started = performance.now();
     const raw = await requestJson(
       this.server,
@@ -522,6 +621,7 @@ export class FleetAgent {
     const latencyMs = performance.now() - started;
     const answer = parseHeartbeatAnswer(raw);
     this.heartbeatSeq += 1;
+    this.lastHeartbeatOkAt = this.clock.now();
     this.emit("debug", "HEARTBEAT_OK", "heartbeat accepted", {
       seq: this.heartbeatSeq,
       status: answer.status,
@@ -529,7 +629,7 @@ export class FleetAgent {
       acks: acks.length || undefined,
     });
     this.options.hooks?.onHeartbeat?.({ seq: this.heartbeatSeq, latencyMs, status: answer.status, acks: acks.length });
-    return { answer, sentAcks: acks };
+    return { answer, sentAcks: sent };
   }
 
   private async handleAnswer(answer: HeartbeatAnswer): Promise<void> {
@@ -560,7 +660,7 @@ export class FleetAgent {
     if (answer.caBundle) await this.adoptBundle(answer.caBundle);
 
     // Directives seen in earlier answers progress first; new ones start from this answer.
-    for (const change of this.facts.tick()) this.logChange(change);
+    if (!this.options.kube) for (const change of this.facts.tick()) this.logChange(change);
     for (const directive of this.acks.observe(answer.directives, this.clock.now())) this.applyDirective(directive);
 
     if (this.facts.agentVersion !== cluster.agentVersion || this.facts.kubernetesVersion !== cluster.kubernetesVersion) {
@@ -603,6 +703,11 @@ export class FleetAgent {
   private applyDirective(d: Directive) {
     this.options.hooks?.onDirective?.(d);
     this.emit("debug", "DIRECTIVE_RECEIVED", `directive ${d.type}`, { id: d.id, type: d.type });
+    if (this.options.kube && d.type !== "disconnect") {
+      this.emit("info", "DIRECTIVE_RECEIVED", `directive ${d.type}: carrying it out in the cluster`, { id: d.id, type: d.type });
+      this.options.kube.start(d);
+      return;
+    }
     switch (d.type) {
       case "disconnect":
         this.disconnectId = d.id;
@@ -765,9 +870,26 @@ export class FleetAgent {
 
   // ---- endings --------------------------------------------------------------------------
 
+  /**
+   * In a cluster, after the state is gone: scale the agent's own Deployment to 0 (else Kubernetes
+   * restarts it) and say what is left for the admin to remove.
+   */
+  private async leaveCluster() {
+    const kube = this.options.kube;
+    if (!kube) return;
+    try {
+      await kube.scaleToZero();
+      this.emit("info", "SCALED_TO_ZERO", "scaled the agent's Deployment to 0 replicas");
+    } catch (err) {
+      this.emit("warn", "KUBE_API_ERROR", `could not scale the agent's Deployment to 0: ${(err as Error).message}`);
+    }
+    this.emit("info", "LEFT_FOR_ADMIN", kube.leftovers());
+  }
+
   private async disconnected(): Promise<AgentResult> {
     await this.options.store.destroy();
     this.emit("info", "STATE_DELETED", "deleted local state", { state: this.options.store.location });
+    await this.leaveCluster();
     const result: AgentResult = {
       outcome: "disconnected",
       exitCode: EXIT_CODES.ok,
@@ -782,6 +904,7 @@ export class FleetAgent {
     this.report(failure, phase);
     await this.options.store.destroy();
     this.emit("info", "STATE_DELETED", "deleted local state", { state: this.options.store.location });
+    await this.leaveCluster();
     return new AgentExit({
       outcome: "deregistered",
       exitCode: EXIT_CODES.ok,

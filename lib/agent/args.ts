@@ -23,12 +23,27 @@ export const DEFAULTS = {
   timeoutSeconds: 15,
 } as const;
 
+export type FactsSource = "kubernetes" | "simulated";
+
 export interface AgentArgs {
   server: URL;
   tokenFile?: string;
+  /** ns/name of the token's Secret (in a cluster). */
+  tokenSecret?: string;
   name: string;
   labels: Record<string, string>;
-  stateDir: string;
+  /** Exactly one of stateDir and stateSecret. */
+  stateDir?: string;
+  stateSecret?: string;
+  facts: FactsSource;
+  kubeconfig?: string;
+  /** ns/name of the agent's own Deployment (upgrade patches it, disconnect scales it to 0). */
+  deployment?: string;
+  allowNodeActions: boolean;
+  /** Port of the /healthz and /readyz probe endpoint (off when absent). */
+  healthPort?: number;
+  /** True when --api-server-url was given (else the cluster's own URL is looked up). */
+  apiServerUrlGiven: boolean;
   caFile?: string;
   caFingerprint?: string;
   clusterCaFile?: string;
@@ -40,18 +55,29 @@ export interface AgentArgs {
   logLevel: LogLevel;
 }
 
-export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME --state-dir DIR (--ca-file FILE | --ca-fingerprint sha256:HEX) [options]
+export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--state-dir DIR | --state-secret NS/NAME) (--ca-file FILE | --ca-fingerprint sha256:HEX) [options]
 
   --server URL               the fleet's agent endpoint, e.g. https://127.0.0.1:8443
   --token-file FILE          registration token (needed until registered; deleted after success)
+  --token-secret NS/NAME     the token in a Secret (key "token"), deleted through the API once used
   --name NAME                cluster name, a DNS-1123 label (lowercase, digits, '-', at most 63)
   --labels k=v,...           labels to register with, e.g. env=prod,region=eu-west-1
   --state-dir DIR            where the key, certificate and cluster id are kept (0700)
+  --state-secret NS/NAME     keep them in this Secret instead (in a cluster; created empty by the manifest)
+  --kubeconfig FILE          read the cluster through this kubeconfig (default: KUBECONFIG, else the
+                             pod's service account when running in a cluster)
+  --facts kubernetes|simulated
+                             report the cluster's real facts (default when a kubeconfig or a pod's
+                             service account is there) or made-up ones (demos, tests)
+  --deployment NS/NAME       the agent's own Deployment (default: <pod namespace>/fleet-agent)
+  --allow-node-actions       carry out drainNodePool (cordon and evict; needs the node-actions ClusterRole)
+  --health-port P            serve /healthz (the process answers) and /readyz (registered, heartbeating)
   --ca-file FILE             trust exactly this fleet CA (PEM)
   --ca-fingerprint sha256:H  fetch the fleet CA once and trust it only if its SHA-256 matches
   --cluster-ca-file FILE     this cluster's own CA (default: in-cluster service account CA,
                              else a simulated CA kept in the state dir)
-  --api-server-url URL       reported API server URL (metadata only; default ${DEFAULTS.apiServerUrl})
+  --api-server-url URL       reported API server URL (metadata only; default: kube-public/cluster-info's
+                             server, else the kubeconfig's; ${DEFAULTS.apiServerUrl} when simulated)
   --agent-version V          reported agent version (default ${DEFAULTS.agentVersion})
   --kubernetes-version V     reported Kubernetes version (default ${DEFAULTS.kubernetesVersion})
   --heartbeat-interval S     override the server's heartbeat interval (seconds)
@@ -72,9 +98,12 @@ function fail(message: string): never {
 
 type StringOptions = Record<string, { type: "string" }>;
 
-/** Every flag takes a value; unknown flags and positionals are errors. */
-function parse(argv: string[], names: readonly string[]): (name: string) => string | undefined {
-  const options: StringOptions = Object.fromEntries(names.map((n) => [n, { type: "string" as const }]));
+/** Every flag takes a value but the named booleans; unknown flags and positionals are errors. */
+function parse(argv: string[], names: readonly string[], booleans: readonly string[] = []): (name: string) => string | undefined {
+  const options: StringOptions = {
+    ...Object.fromEntries(names.map((n) => [n, { type: "string" as const }])),
+    ...Object.fromEntries(booleans.map((n) => [n, { type: "boolean" as const }])),
+  } as StringOptions;
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values;
@@ -83,7 +112,7 @@ function parse(argv: string[], names: readonly string[]): (name: string) => stri
   }
   return (name) => {
     const v = values[name];
-    return typeof v === "string" ? v : undefined;
+    return typeof v === "string" ? v : v === true ? "true" : undefined;
   };
 }
 
@@ -146,30 +175,64 @@ function logLevel(value: string | undefined, fallback: LogLevel): LogLevel {
   return value;
 }
 
-export function parseAgentArgs(argv: string[]): AgentArgs {
-  const str = parse(argv, [
-    "server",
-    "token-file",
-    "name",
-    "labels",
-    "state-dir",
-    "ca-file",
-    "ca-fingerprint",
-    "cluster-ca-file",
-    "api-server-url",
-    "agent-version",
-    "kubernetes-version",
-    "heartbeat-interval",
-    "timeout",
-    "log-level",
-  ]);
+const NS_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+function nsName(value: string | undefined, flag: string): string | undefined {
+  if (value !== undefined && !NS_NAME.test(value))
+    fail(`${flag} must be namespace/name, e.g. fleet-system/fleet-agent (got "${value}")`);
+  return value;
+}
+
+/**
+ * `env` is the process environment (KUBECONFIG, KUBERNETES_SERVICE_HOST), passed in so the
+ * default facts source is testable.
+ */
+export function parseAgentArgs(argv: string[], env: Record<string, string | undefined> = {}): AgentArgs {
+  const str = parse(
+    argv,
+    [
+      "server",
+      "token-file",
+      "token-secret",
+      "state-secret",
+      "kubeconfig",
+      "facts",
+      "deployment",
+      "health-port",
+      "name",
+      "labels",
+      "state-dir",
+      "ca-file",
+      "ca-fingerprint",
+      "cluster-ca-file",
+      "api-server-url",
+      "agent-version",
+      "kubernetes-version",
+      "heartbeat-interval",
+      "timeout",
+      "log-level",
+    ],
+    ["allow-node-actions"],
+  );
   const server = parseServerUrl(str("server"));
   const name = str("name") ?? fail("--name is required (the cluster's name, a DNS-1123 label)");
   if (!DNS_LABEL.test(name))
     fail(
       `--name "${name}" must be a DNS-1123 label: 1-63 lowercase letters, digits or '-', starting and ending with a letter or digit`,
     );
-  const stateDir = str("state-dir") ?? fail("--state-dir is required (where the agent keeps its key and certificate)");
+  const stateDir = str("state-dir");
+  const stateSecret = nsName(str("state-secret"), "--state-secret");
+  if (!stateDir && !stateSecret)
+    fail("--state-dir or --state-secret is required (where the agent keeps its key and certificate)");
+  if (stateDir && stateSecret) fail("give either --state-dir or --state-secret, not both");
+  if (str("token-file") && str("token-secret")) fail("give either --token-file or --token-secret, not both");
+  const kubeconfig = str("kubeconfig") ?? (env.KUBECONFIG || undefined);
+  const factsFlag = str("facts");
+  if (factsFlag !== undefined && factsFlag !== "kubernetes" && factsFlag !== "simulated")
+    fail(`--facts must be kubernetes or simulated (got "${factsFlag}")`);
+  const facts: FactsSource = factsFlag ?? (kubeconfig || env.KUBERNETES_SERVICE_HOST ? "kubernetes" : "simulated");
+  if (facts === "simulated" && (stateSecret || str("token-secret")))
+    fail("--state-secret and --token-secret need the cluster's API: drop --facts simulated");
   if (str("ca-file") && str("ca-fingerprint")) fail("give either --ca-file or --ca-fingerprint, not both");
   const apiServerUrl = str("api-server-url") ?? DEFAULTS.apiServerUrl;
   try {
@@ -181,9 +244,17 @@ export function parseAgentArgs(argv: string[]): AgentArgs {
   return {
     server,
     tokenFile: str("token-file"),
+    tokenSecret: nsName(str("token-secret"), "--token-secret"),
     name,
     labels: parseLabels(str("labels")),
     stateDir,
+    stateSecret,
+    facts,
+    kubeconfig: facts === "kubernetes" ? kubeconfig : undefined,
+    deployment: nsName(str("deployment"), "--deployment"),
+    allowNodeActions: str("allow-node-actions") === "true",
+    apiServerUrlGiven: str("api-server-url") !== undefined,
+    healthPort: positiveNumber(str("health-port"), "--health-port", { integer: true, max: 65_535 }),
     caFile: str("ca-file"),
     caFingerprint: str("ca-fingerprint") !== undefined ? parseFingerprint(str("ca-fingerprint")!) : undefined,
     clusterCaFile: str("cluster-ca-file"),

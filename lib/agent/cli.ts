@@ -4,9 +4,13 @@ import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp } from "./args";
 import { EXIT_CODES, FleetAgent } from "./agent";
 import { resolveClusterCaFingerprint } from "./cluster-ca";
 import { ConfigError } from "./errors";
-import { consoleLogger } from "./log";
-import { FileStateStore } from "./state";
+import { startHealthServer } from "./health";
+import { consoleLogger, type AgentLogger } from "./log";
+import { FileStateStore, type StateStore } from "./state";
 import { fileTokenSource } from "./token";
+import type { AgentArgs } from "./args";
+import type { FleetAgentOptions } from "./agent";
+import { AGENT_OBJECT_NAMES } from "../domain/agent-kube-calls";
 import { readCaFile, type TrustSpec } from "./trust";
 
 async function main(): Promise<number> {
@@ -17,7 +21,7 @@ async function main(): Promise<number> {
   }
   let args;
   try {
-    args = parseAgentArgs(argv);
+    args = parseAgentArgs(argv, process.env);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     console.error(`fleet-agent CONFIG_INVALID ${err.message}\n\n${AGENT_USAGE}`);
@@ -38,24 +42,105 @@ async function main(): Promise<number> {
     return EXIT_CODES.config;
   }
 
+  let cluster: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "kube">;
+  try {
+    cluster = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : simulatedCluster(args, logger);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    logger.log({ level: "error", code: err.code, message: err.message });
+    return EXIT_CODES.config;
+  }
+
   const agent = new FleetAgent({
     server: args.server,
     name: args.name,
     labels: args.labels,
-    apiServerUrl: args.apiServerUrl,
     agentVersion: args.agentVersion,
     kubernetesVersion: args.kubernetesVersion,
-    store: new FileStateStore(args.stateDir),
     trust,
-    token: fileTokenSource(args.tokenFile),
-    clusterCaFingerprint: () => resolveClusterCaFingerprint({ file: args.clusterCaFile, stateDir: args.stateDir, logger }),
     heartbeatIntervalSeconds: args.heartbeatIntervalSeconds,
     requestTimeoutMs: args.timeoutSeconds * 1000,
     logger,
+    ...cluster,
   });
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => agent.stop());
+  const health = args.healthPort ? await startHealthServer(args.healthPort, agent) : null;
   const result = await agent.run();
+  health?.close();
+  cluster.kube?.close();
   return result.exitCode;
+}
+
+/** Today's made-up facts: state and token in files. */
+function simulatedCluster(args: AgentArgs, logger: AgentLogger) {
+  const stateDir = args.stateDir!;
+  return {
+    store: new FileStateStore(stateDir),
+    token: fileTokenSource(args.tokenFile),
+    apiServerUrl: args.apiServerUrl,
+    clusterCaFingerprint: () => resolveClusterCaFingerprint({ file: args.clusterCaFile, stateDir, logger }),
+  };
+}
+
+/**
+ * The real cluster, through a kubeconfig or the pod's service account. Loaded on demand: the
+ * Kubernetes client is ~100 packages a simulated agent does not need to start.
+ */
+async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
+  const [{ KubeCluster }, { KubeClient }, { parseSecretRef, SecretStateStore, secretTokenSource }] = await Promise.all([
+    import("./kube/kube-cluster"),
+    import("./kube/kube-client"),
+    import("./kube/secret-state"),
+  ]);
+  const client = KubeClient.load({
+    kubeconfig: args.kubeconfig,
+    serviceAccountDir: process.env.FLEET_AGENT_SERVICE_ACCOUNT_DIR,
+    timeoutMs: args.timeoutSeconds * 1000,
+  });
+  const namespace = client.podNamespace ?? AGENT_OBJECT_NAMES.namespace;
+  const [deploymentNs, deploymentName] = (args.deployment ?? `${namespace}/${AGENT_OBJECT_NAMES.deployment}`).split("/") as [
+    string,
+    string,
+  ];
+  logger.log({
+    level: "info",
+    code: "KUBE_CONFIG",
+    message: `reading the cluster through the ${client.source}`,
+    fields: { apiServer: client.server, nodeActions: args.allowNodeActions },
+  });
+  const kube = new KubeCluster({
+    client,
+    agentVersion: args.agentVersion,
+    fallbackKubernetesVersion: args.kubernetesVersion,
+    namespace: deploymentNs,
+    deployment: deploymentName,
+    allowNodeActions: args.allowNodeActions,
+    now: Date.now,
+    log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
+  });
+  const store: StateStore = args.stateSecret
+    ? new SecretStateStore(client, parseSecretRef(args.stateSecret)!)
+    : new FileStateStore(args.stateDir!);
+  const token = args.tokenSecret ? secretTokenSource(client, parseSecretRef(args.tokenSecret)!) : fileTokenSource(args.tokenFile);
+  return {
+    kube,
+    store,
+    token,
+    apiServerUrl: args.apiServerUrlGiven ? args.apiServerUrl : () => kube.apiServerUrl(),
+    clusterCaFingerprint: async () => {
+      if (args.clusterCaFile)
+        return resolveClusterCaFingerprint({ file: args.clusterCaFile, stateDir: args.stateDir ?? "", logger });
+      const fingerprint = kube.caFingerprint();
+      if (!fingerprint) {
+        throw new ConfigError(
+          "CONFIG_INVALID",
+          `the ${client.source} names no CA for the API server, so the cluster has no identity to report: add its certificate-authority, or pass --cluster-ca-file`,
+        );
+      }
+      logger.log({ level: "info", code: "CLUSTER_CA", message: `cluster CA from the ${client.source}`, fields: { fingerprint } });
+      return fingerprint;
+    },
+  };
 }
 
 main().then(

@@ -25,6 +25,12 @@ export async function generateRsaKeyPair(): Promise<KeyPair> {
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
 }
 
+/** The pair of a kept private key (PKCS#8 PEM), for a CSR that proves the same key again. */
+export function keyPairFromPrivateKey(privateKeyPem: string): KeyPair {
+  const publicKeyPem = crypto.createPublicKey(privateKeyPem).export({ type: "spki", format: "pem" }).toString();
+  return { privateKeyPem, publicKeyPem };
+}
+
 type CsrWithInfo = forge.pki.CertificateSigningRequest;
 const getCertificationRequestInfo = (forge.pki as unknown as { getCertificationRequestInfo(csr: CsrWithInfo): forge.asn1.Asn1 })
   .getCertificationRequestInfo;

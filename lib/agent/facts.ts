@@ -6,8 +6,9 @@ export interface NodePoolFacts {
   name: string;
   nodeCount: number;
   readyNodes: number;
-  kubeletVersion: string;
-  instanceType: string;
+  /** Absent when no node reports one (the body's field is optional). */
+  kubeletVersion?: string;
+  instanceType?: string;
   /** Totals for the pool (nodes x per-node capacity), so capacity views can sum them. */
   cpuCores: number;
   memoryGiB: number;
@@ -19,7 +20,8 @@ export interface FactsReport {
   agentVersion: string;
   kubernetesVersion: string;
   nodePools: NodePoolFacts[];
-  workloads: { pods: number; namespaces: number };
+  /** userPods: pods outside system namespaces, DaemonSets and the agent (real clusters only). */
+  workloads: { pods: number; namespaces: number; userPods?: number };
   health: { apiServer: ApiServerHealth; logs: boolean; metrics: boolean };
 }
 

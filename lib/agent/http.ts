@@ -1,4 +1,7 @@
+import http from "node:http";
 import https from "node:https";
+import net from "node:net";
+import type { Duplex } from "node:stream";
 import tls from "node:tls";
 import type { IncomingHttpHeaders } from "node:http";
 import { parseRetryAfter } from "./backoff";
@@ -11,6 +14,76 @@ import { BadResponseError, ProtocolError, TimeoutError } from "./errors";
 export interface ClientIdentity {
   keyPem: string;
   certPem: string;
+}
+
+/**
+ * The proxy for a connection to `host`, from HTTPS_PROXY (or https_proxy) unless NO_PROXY (or
+ * no_proxy) names the host: `*`, an exact host or IP, or a domain (`example.com` and
+ * `.example.com` both match its subdomains). Read per connection, as curl and Go do.
+ */
+export function proxyFor(host: string, env: Record<string, string | undefined> = process.env): URL | null {
+  const proxy = env.HTTPS_PROXY || env.https_proxy;
+  if (!proxy) return null;
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  for (const raw of (env.NO_PROXY || env.no_proxy || "").split(",")) {
+    const entry = raw.trim().toLowerCase().replace(/:\d+$/, "");
+    if (!entry) continue;
+    if (entry === "*") return null;
+    const domain = entry.replace(/^\*?\./, "");
+    if (bare === domain || bare.endsWith("." + domain)) return null;
+  }
+  try {
+    return new URL(proxy.includes("://") ? proxy : `http://${proxy}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An https.Agent that tunnels through the HTTPS_PROXY with CONNECT when the environment asks for
+ * it (the TLS session, client certificate included, runs end to end inside the tunnel), and
+ * connects directly otherwise.
+ */
+export class EnvProxyAgent extends https.Agent {
+  override createConnection(
+    requestOptions: http.RequestOptions,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    // The agent hands its own options merged with the request's: TLS fields included.
+    const options = requestOptions as tls.ConnectionOptions & { host?: string; port?: number };
+    const host = options.host ?? "localhost";
+    const proxy = proxyFor(host);
+    if (!proxy || !callback) return tls.connect(options);
+    const target = `${net.isIPv6(host) ? `[${host}]` : host}:${options.port ?? 443}`;
+    const auth = proxy.username
+      ? {
+          "proxy-authorization": `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}`,
+        }
+      : {};
+    const req = http.request({
+      host: proxy.hostname.replace(/^\[|\]$/g, ""),
+      port: proxy.port || 80,
+      method: "CONNECT",
+      path: target,
+      headers: { host: target, ...auth },
+    });
+    req.once("connect", (res, socket) => {
+      if (res.statusCode !== 200) {
+        socket.destroy();
+        callback(
+          Object.assign(new Error(`the proxy ${proxy.host} refused CONNECT ${target} with HTTP ${res.statusCode}`), {
+            code: "EPROXY",
+          }),
+          socket,
+        );
+        return;
+      }
+      callback(null, tls.connect({ ...options, socket, servername: options.servername ?? (net.isIP(host) ? undefined : host) }));
+    });
+    req.once("error", (err) => callback(err, undefined as unknown as Duplex));
+    req.end();
+    return undefined;
+  }
 }
 
 export interface TlsAgentOptions {
@@ -26,7 +99,7 @@ export interface TlsAgentOptions {
  */
 export function createTlsAgent(caPem: string, identity?: ClientIdentity, options: TlsAgentOptions = {}): https.Agent {
   const secureContext = tls.createSecureContext({ ca: caPem, key: identity?.keyPem, cert: identity?.certPem });
-  return new https.Agent({
+  return new EnvProxyAgent({
     keepAlive: options.keepAlive ?? true,
     maxSockets: options.maxSockets ?? 1,
     secureContext,

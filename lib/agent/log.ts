@@ -27,6 +27,7 @@ export const LOG_CODES = [
   "REGISTERING",
   "REGISTERED",
   "REREGISTERING",
+  "REREGISTRATION_NEEDED",
   "TOKEN_FILE_DELETED",
   "TOKEN_FILE_NOT_DELETED",
   // error codes answered by the server (PROTOCOL.md), one log code each
@@ -74,6 +75,14 @@ export const LOG_CODES = [
   "NODE_POOL_DRAIN",
   "NODE_POOL_REMOVED",
   "DIRECTIVE_UNKNOWN",
+  "DIRECTIVE_DONE",
+  "DIRECTIVE_FAILED",
+  "NODE_CORDONED",
+  // the cluster's own API
+  "KUBE_CONFIG",
+  "KUBE_API_ERROR",
+  "SCALED_TO_ZERO",
+  "LEFT_FOR_ADMIN",
   "DIRECTIVE_INVALID",
   "POLICY_APPLIED",
   // certificate rotation

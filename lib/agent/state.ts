@@ -48,11 +48,24 @@ export interface StateStore {
   /** Switches key and certificate together (after rotation). */
   saveIdentity(keyPem: string, certPem: string): Promise<void>;
   saveCluster(cluster: ClusterRecord): Promise<void>;
+  /**
+   * The key of a registration not yet answered, kept before the first attempt so a retry after a
+   * lost answer (or a restart) proves itself with the same key (PROTOCOL.md, Re-registration (a)).
+   * save() forgets it.
+   */
+  loadPendingKey(): Promise<string | null>;
+  savePendingKey(keyPem: string): Promise<void>;
   /** Forgets everything (deregistered or disconnected). */
   destroy(): Promise<void>;
 }
 
-export const STATE_FILES = { key: "key.pem", cert: "cert.pem", ca: "ca.pem", cluster: "cluster.json" } as const;
+export const STATE_FILES = {
+  key: "key.pem",
+  cert: "cert.pem",
+  ca: "ca.pem",
+  cluster: "cluster.json",
+  pendingKey: "pending-key.pem",
+} as const;
 const NEXT = ".next";
 
 /** Creates `dir` (and parents) with 0700 and tightens it if it already existed. */
@@ -164,6 +177,16 @@ export class FileStateStore implements StateStore {
     await writeFileAtomic(this.file(STATE_FILES.cert), state.certPem);
     await writeFileAtomic(this.file(STATE_FILES.ca), state.caPem);
     await writeFileAtomic(this.file(STATE_FILES.cluster), JSON.stringify(state.cluster, null, 2) + "\n");
+    await fs.rm(this.file(STATE_FILES.pendingKey), { force: true });
+  }
+
+  async loadPendingKey(): Promise<string | null> {
+    return readIfExists(this.file(STATE_FILES.pendingKey));
+  }
+
+  async savePendingKey(keyPem: string): Promise<void> {
+    await ensurePrivateDir(this.dir);
+    await writeFileAtomic(this.file(STATE_FILES.pendingKey), keyPem);
   }
 
   /**
@@ -210,6 +233,7 @@ export class FileStateStore implements StateStore {
 /** State in memory only: the simulator's default, and tests. */
 export class MemoryStateStore implements StateStore {
   state: AgentState | null = null;
+  pendingKey: string | null = null;
   destroyed = false;
 
   constructor(readonly location = "memory") {}
@@ -219,6 +243,13 @@ export class MemoryStateStore implements StateStore {
   }
   async save(state: AgentState) {
     this.state = structuredClone(state);
+    this.pendingKey = null;
+  }
+  async loadPendingKey() {
+    return this.pendingKey;
+  }
+  async savePendingKey(keyPem: string) {
+    this.pendingKey = keyPem;
   }
   async saveIdentity(keyPem: string, certPem: string) {
     if (this.state) this.state = { ...this.state, keyPem, certPem };
@@ -228,6 +259,7 @@ export class MemoryStateStore implements StateStore {
   }
   async destroy() {
     this.state = null;
+    this.pendingKey = null;
     this.destroyed = true;
   }
 }

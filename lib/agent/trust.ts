@@ -1,9 +1,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
-import https from "node:https";
 import { certificateFingerprint, firstPemBlock, pemCertificates } from "./csr";
 import { ConfigError } from "./errors";
-import { createTlsAgent, httpRequest } from "./http";
+import { createTlsAgent, EnvProxyAgent, httpRequest } from "./http";
 import { AGENT_API } from "./protocol";
 
 // How the agent comes to trust the control plane. Exactly one anchor, never the system store:
@@ -69,7 +68,7 @@ export interface PinOptions {
  * bundle from the verified answer is what the agent trusts from then on.
  */
 export async function pinCa(server: URL, fingerprint: string, options: PinOptions): Promise<string> {
-  const unverified = new https.Agent({ keepAlive: false, rejectUnauthorized: false });
+  const unverified = new EnvProxyAgent({ keepAlive: false, rejectUnauthorized: false });
   let served: string[];
   try {
     const res = await httpRequest(server, AGENT_API.ca, { method: "GET", agent: unverified, ...options });

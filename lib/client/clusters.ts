@@ -93,9 +93,12 @@ export type ClusterDetail = ClusterListItem & {
   registrationToken: { id: string; name: string } | null;
   description: string | null;
   health: { apiServer: string | null; logs: boolean | null; metrics: boolean | null };
-  workloads: { pods: number; namespaces: number | null } | null;
+  /** userPods: pods outside system namespaces and DaemonSets, when the agent reports them (real clusters). */
+  workloads: { pods: number; namespaces: number | null; userPods?: number | null } | null;
   appliedPolicyRevision: string | null;
   nodePools: NodePool[];
+  /** Directives the agent acknowledged as failed, with its reason, newest first. */
+  failedDirectives: { id: string; type: string; reason: string; at: string | null }[];
   certificate: { serial: string; fingerprint: string; notBefore: string; notAfter: string; revoked: boolean } | null;
   enrollment: { complete: boolean; enrolledAt: string | null; items: ChecklistItem[] };
   groups: { id: string; name: string }[];

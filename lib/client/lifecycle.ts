@@ -37,6 +37,8 @@ export type Deregistration = {
     sentAt: string;
     acknowledged: boolean;
     acknowledgedAt: string | null;
+    /** Set when the agent acknowledged the disconnect as failed, with its reason. */
+    failedReason?: string | null;
     timeoutSeconds: number;
   } | null;
   forced: ForcedSkip[];

@@ -1,18 +1,20 @@
 // How to run the reference agent for one cluster, as text to copy: the command line for a shell
 // and a Kubernetes manifest. Pure (no DOM, no server): the console builds both in the browser
 // right after minting, so the token never goes back to the server or into storage.
+import YAML from "yaml";
+import {
+  AGENT_OBJECT_NAMES,
+  AGENT_REMOVE_COMMAND,
+  CLUSTER_INFO_NAME,
+  KUBE_CALLS,
+  METRICS_API_SERVICE_NAME,
+  type KubeCall,
+  type KubeObjectRole,
+} from "./agent-kube-calls";
 import type { Labels } from "./labels";
 import type { AllowedLabels } from "./tokens";
 
-export const AGENT_NAMESPACE = "fleet-system";
-/** Where the manifest mounts the token Secret; the file inside is `token`. */
-export const TOKEN_MOUNT_DIR = "/var/run/fleet-agent/token";
-export const STATE_MOUNT_DIR = "/var/lib/fleet-agent";
-/**
- * A directory inside the volume rather than the mount point itself: the agent makes its state dir
- * 0700, and only the directory's owner may chmod it — the volume root belongs to root.
- */
-export const STATE_DIR = `${STATE_MOUNT_DIR}/state`;
+export const AGENT_NAMESPACE = AGENT_OBJECT_NAMES.namespace;
 /** The nonroot user of distroless-style images; any fixed non-zero id works. */
 export const AGENT_UID = 65532;
 
@@ -27,6 +29,18 @@ export type AgentInstall = {
   /** Labels the agent asks for; the token's fixed labels are stamped on by the server. */
   labels: Labels;
 };
+
+/**
+ * The image of an agent version: the configured image (AGENT_IMAGE) with its tag replaced by the
+ * version, e.g. registry.example.com/fleet/agent:1.4.0 -> ...:1.5.0. A digest-pinned image keeps
+ * its repository and gets the tag instead of the digest.
+ */
+export function agentImageFor(image: string, version: string): string {
+  const repo = image.replace(/@sha256:[0-9a-f]+$/, "");
+  const slash = repo.lastIndexOf("/");
+  const colon = repo.lastIndexOf(":");
+  return `${colon > slash ? repo.slice(0, colon) : repo}:${version}`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Command line
@@ -49,20 +63,26 @@ export function formatLabelsFlag(labels: Labels): string {
 
 /**
  * The agent CLI's flags for this install (the same list for the shell and for the manifest's
- * args, so the two cannot disagree). `tokenFile` and `stateDir` differ between the two.
+ * args, so the two cannot disagree). Where the token and the state are kept differs.
  */
-export function agentArgs(install: AgentInstall, paths: { tokenFile: string; stateDir: string }): string[] {
-  const args = ["--server", install.agentUrl, "--token-file", paths.tokenFile, "--name", install.clusterName];
+export function agentArgs(
+  install: AgentInstall,
+  where: { tokenFile: string; stateDir: string } | { tokenSecret: string; stateSecret: string },
+): string[] {
+  const token = "tokenFile" in where ? ["--token-file", where.tokenFile] : ["--token-secret", where.tokenSecret];
+  const args = ["--server", install.agentUrl, ...token, "--name", install.clusterName];
   const labels = formatLabelsFlag(install.labels);
   if (labels) args.push("--labels", labels);
-  args.push("--state-dir", paths.stateDir, "--ca-fingerprint", install.caFingerprint);
+  args.push(...("stateDir" in where ? ["--state-dir", where.stateDir] : ["--state-secret", where.stateSecret]));
+  args.push("--ca-fingerprint", install.caFingerprint);
   return args;
 }
 
 /** A ready-to-run command for a machine with this repository checked out; reads the token from token.txt. */
 export function agentCommand(install: AgentInstall): string {
   const args = agentArgs(install, { tokenFile: "token.txt", stateDir: "./agent-state" });
-  return ["npm", "run", "agent", "--", ...args].map(shellQuote).join(" ");
+  // The kubeconfig path stays bare so the shell expands ~.
+  return `${["npm", "run", "agent", "--", ...args].map(shellQuote).join(" ")} --kubeconfig ~/.kube/config`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -120,88 +140,178 @@ export function isLoopbackUrl(url: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Kubernetes manifest
 
-type Yaml = string | number | boolean | null | Yaml[] | { [key: string]: Yaml };
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type ManifestObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+} & Record<string, Json>;
 
-const RESERVED = /^(true|false|yes|no|on|off|y|n|null|~)$/i;
-const PLAIN = /^[A-Za-z_/][A-Za-z0-9_./-]*$/;
+/** The port of the agent's health endpoint (/healthz: the process answers; /readyz: registered and heartbeating). */
+export const AGENT_HEALTH_PORT = 8080;
+export const NODE_ACTIONS_ROLE = "fleet-agent-node-actions";
 
-/** A string as a YAML scalar: plain when unambiguous, else double-quoted (JSON strings are valid YAML). */
-function scalar(value: string): string {
-  return PLAIN.test(value) && !RESERVED.test(value) ? value : JSON.stringify(value);
-}
+type Rule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[]; verbs: string[] };
 
-function isBlock(value: Yaml): value is Yaml[] | { [key: string]: Yaml } {
-  return typeof value === "object" && value !== null && (Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0);
-}
-
-function inline(value: Yaml): string {
-  if (value === null) return "null";
-  if (typeof value === "string") return scalar(value);
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return Array.isArray(value) ? "[]" : "{}";
-}
-
-/** Block-style YAML with two-space indents, sequences indented under their key (kubectl's style). */
-export function toYaml(value: Yaml, indent = ""): string {
-  if (!isBlock(value)) return `${indent}${inline(value)}\n`;
-  let out = "";
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      if (isBlock(item) && !Array.isArray(item)) {
-        // "- key: v" then the item's other keys aligned under the first.
-        const body = toYaml(item, `${indent}  `);
-        out += `${indent}- ${body.slice(indent.length + 2)}`;
-      } else if (isBlock(item)) {
-        out += `${indent}-\n${toYaml(item, `${indent}  `)}`;
-      } else out += `${indent}- ${inline(item)}\n`;
-    }
-    return out;
+/** The name RBAC limits a call to, for calls on one object. */
+function objectName(role: KubeObjectRole): string {
+  switch (role) {
+    case "stateSecret":
+      return AGENT_OBJECT_NAMES.stateSecret;
+    case "tokenSecret":
+      return AGENT_OBJECT_NAMES.tokenSecret;
+    case "ownDeployment":
+      return AGENT_OBJECT_NAMES.deployment;
+    case "clusterInfo":
+      return CLUSTER_INFO_NAME;
+    case "metricsApiService":
+      return METRICS_API_SERVICE_NAME;
   }
-  for (const [key, item] of Object.entries(value)) {
-    if (isBlock(item)) out += `${indent}${scalar(key)}:\n${toYaml(item, `${indent}  `)}`;
-    else out += `${indent}${scalar(key)}: ${inline(item)}\n`;
-  }
-  return out;
 }
 
 /**
- * The manifest's objects: Namespace, ServiceAccount, Secret (the token), PersistentVolumeClaim
- * (the agent's state) and a one-replica Deployment of the agent.
- *
- * State on a PVC, not an emptyDir: the state dir holds the agent's private key, certificate and
- * cluster id. With an emptyDir a rescheduled pod would lose them and have to register again, which
- * a single-use token (by then used up or deleted) cannot do: the cluster would be locked out. The
- * claim is tiny (a few KiB of PEM) and ReadWriteOnce, hence `Recreate`: two pods never share it.
+ * RBAC rules for the calls of one scope, derived from KUBE_CALLS: one rule per (group, resource,
+ * object), verbs merged, in the table's order. Nothing is granted that the agent does not call.
  */
-export function agentManifestObjects(install: AgentInstall & { token: string }): Record<string, Yaml>[] {
+export function rbacRules(scope: "cluster" | "own" | "kube-public", nodeActions: boolean): Rule[] {
+  const rules = new Map<string, Rule>();
+  for (const call of Object.values(KUBE_CALLS) as KubeCall[]) {
+    if (call.kind === "nonResource") {
+      if (scope !== "cluster" || nodeActions) continue;
+      const rule = rules.get("nonResource") ?? { nonResourceURLs: [], verbs: [call.verb] };
+      rule.nonResourceURLs!.push(call.path);
+      rules.set("nonResource", rule);
+      continue;
+    }
+    if (call.scope !== scope || !!call.nodeActions !== nodeActions) continue;
+    const name = call.object ? objectName(call.object) : undefined;
+    const key = `${call.group}|${call.resource}|${name ?? ""}`;
+    const rule = rules.get(key) ?? {
+      apiGroups: [call.group],
+      resources: [call.resource],
+      ...(name ? { resourceNames: [name] } : {}),
+      verbs: [],
+    };
+    if (!rule.verbs.includes(call.verb)) rule.verbs.push(call.verb);
+    rules.set(key, rule);
+  }
+  return [...rules.values()];
+}
+
+export type ManifestInstall = AgentInstall & {
+  token: string;
+  /** Adds the node-actions ClusterRole and --allow-node-actions (drainNodePool). Off by default. */
+  allowNodeActions?: boolean;
+  /** Egress proxy for the connection to the fleet (HTTPS_PROXY / NO_PROXY in the pod). */
+  httpsProxy?: string;
+  noProxy?: string;
+};
+
+/**
+ * The manifest's objects: Namespace (Pod Security "restricted" enforced), ServiceAccount, the
+ * read-only ClusterRole, a Role on the agent's own objects by name, a Role in kube-public for
+ * cluster-info, the optional node-actions ClusterRole, bindings, the token Secret, the empty
+ * state Secret (RBAC cannot limit `create` by name, so the agent only updates it) and the
+ * Deployment.
+ *
+ * Identity lives in the state Secret, not on a volume: a pod rescheduled to another node keeps
+ * the cluster's key, certificate and id. `Recreate`: two agents never write it at once.
+ */
+export function agentManifestObjects(install: ManifestInstall): ManifestObject[] {
+  const names = AGENT_OBJECT_NAMES;
+  const ns = names.namespace;
   const labels = {
     "app.kubernetes.io/name": "fleet-agent",
     "app.kubernetes.io/instance": install.clusterName,
     "app.kubernetes.io/part-of": "fleet-registry",
   };
   const selector = { "app.kubernetes.io/name": "fleet-agent" };
-  const metadata = (name: string) => ({ name, namespace: AGENT_NAMESPACE, labels });
-  return [
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: AGENT_NAMESPACE, labels } },
-    // Its own account, so the agent gets this cluster's CA (its identity) without any RBAC grants.
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: metadata("fleet-agent") },
+  const metadata = (name: string, namespace: string = ns) => ({ name, namespace, labels });
+  const subject = [{ kind: "ServiceAccount", name: names.serviceAccount, namespace: ns }];
+  const binding = (
+    kind: "ClusterRoleBinding" | "RoleBinding",
+    name: string,
+    roleKind: "ClusterRole" | "Role",
+    namespace?: string,
+  ) => ({
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind,
+    metadata: namespace ? metadata(name, namespace) : { name, labels },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: roleKind, name },
+    subjects: subject,
+  });
+  const args = [
+    ...agentArgs(install, { tokenSecret: `${ns}/${names.tokenSecret}`, stateSecret: `${ns}/${names.stateSecret}` }),
+    "--deployment",
+    `${ns}/${names.deployment}`,
+    "--health-port",
+    String(AGENT_HEALTH_PORT),
+    ...(install.allowNodeActions ? ["--allow-node-actions"] : []),
+  ];
+  const env = [
+    ...(install.httpsProxy ? [{ name: "HTTPS_PROXY", value: install.httpsProxy }] : []),
+    ...(install.noProxy ? [{ name: "NO_PROXY", value: install.noProxy }] : []),
+  ];
+  const objects: ManifestObject[] = [
+    {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name: ns,
+        labels: {
+          ...labels,
+          "pod-security.kubernetes.io/enforce": "restricted",
+          "pod-security.kubernetes.io/enforce-version": "latest",
+        },
+      },
+    },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: metadata(names.serviceAccount) },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "fleet-agent", labels },
+      rules: rbacRules("cluster", false),
+    },
+    binding("ClusterRoleBinding", "fleet-agent", "ClusterRole"),
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: metadata("fleet-agent"),
+      rules: rbacRules("own", false),
+    },
+    binding("RoleBinding", "fleet-agent", "Role", ns),
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: metadata("fleet-agent-cluster-info", "kube-public"),
+      rules: rbacRules("kube-public", false),
+    },
+    binding("RoleBinding", "fleet-agent-cluster-info", "Role", "kube-public"),
+  ];
+  if (install.allowNodeActions) {
+    objects.push(
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: NODE_ACTIONS_ROLE, labels },
+        rules: rbacRules("cluster", true),
+      },
+      binding("ClusterRoleBinding", NODE_ACTIONS_ROLE, "ClusterRole"),
+    );
+  }
+  objects.push(
     {
       apiVersion: "v1",
       kind: "Secret",
-      metadata: metadata("fleet-agent-token"),
+      metadata: metadata(names.tokenSecret),
       type: "Opaque",
       stringData: { token: install.token },
     },
-    {
-      apiVersion: "v1",
-      kind: "PersistentVolumeClaim",
-      metadata: metadata("fleet-agent-state"),
-      spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "16Mi" } } },
-    },
+    { apiVersion: "v1", kind: "Secret", metadata: metadata(names.stateSecret), type: "Opaque" },
     {
       apiVersion: "apps/v1",
       kind: "Deployment",
-      metadata: metadata("fleet-agent"),
+      metadata: metadata(names.deployment),
       spec: {
         replicas: 1,
         strategy: { type: "Recreate" },
@@ -209,66 +319,71 @@ export function agentManifestObjects(install: AgentInstall & { token: string }):
         template: {
           metadata: { labels },
           spec: {
-            serviceAccountName: "fleet-agent",
+            serviceAccountName: names.serviceAccount,
             securityContext: {
               runAsNonRoot: true,
               runAsUser: AGENT_UID,
               runAsGroup: AGENT_UID,
-              // Makes the state volume writable by the agent's group.
-              fsGroup: AGENT_UID,
               seccompProfile: { type: "RuntimeDefault" },
             },
             containers: [
               {
                 name: "agent",
                 image: install.agentImage,
-                args: agentArgs(install, { tokenFile: `${TOKEN_MOUNT_DIR}/token`, stateDir: STATE_DIR }),
+                args,
+                ...(env.length ? { env } : {}),
+                ports: [{ name: "health", containerPort: AGENT_HEALTH_PORT, protocol: "TCP" }],
                 resources: {
-                  requests: { cpu: "10m", memory: "64Mi" },
-                  limits: { cpu: "200m", memory: "256Mi" },
+                  requests: { cpu: "20m", memory: "96Mi" },
+                  limits: { cpu: "500m", memory: "384Mi" },
                 },
+                // Liveness asks only whether the process answers: a control-plane outage must not
+                // restart every agent in the fleet. Readiness says registered and heartbeating.
+                livenessProbe: {
+                  httpGet: { path: "/healthz", port: "health" },
+                  periodSeconds: 20,
+                  timeoutSeconds: 5,
+                  failureThreshold: 3,
+                },
+                readinessProbe: { httpGet: { path: "/readyz", port: "health" }, periodSeconds: 10, timeoutSeconds: 5 },
                 securityContext: {
                   allowPrivilegeEscalation: false,
                   readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
                   capabilities: { drop: ["ALL"] },
+                  seccompProfile: { type: "RuntimeDefault" },
                 },
-                volumeMounts: [
-                  { name: "token", mountPath: TOKEN_MOUNT_DIR, readOnly: true },
-                  { name: "state", mountPath: STATE_MOUNT_DIR },
-                  { name: "tmp", mountPath: "/tmp" },
-                ],
+                volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
               },
             ],
-            volumes: [
-              // optional: once registered the agent needs no token, so deleting the Secret (as the
-              // header says) must not stop the pod from starting again. 0440: readable by the
-              // agent through fsGroup, by nobody else.
-              { name: "token", secret: { secretName: "fleet-agent-token", defaultMode: 0o440, optional: true } },
-              { name: "state", persistentVolumeClaim: { claimName: "fleet-agent-state" } },
-              { name: "tmp", emptyDir: { sizeLimit: "16Mi" } },
-            ],
+            volumes: [{ name: "tmp", emptyDir: { sizeLimit: "16Mi" } }],
           },
         },
       },
     },
-  ];
+  );
+  return objects;
 }
 
 /** The manifest as one multi-document YAML file, with a header saying how to apply and clean up. */
-export function agentManifest(install: AgentInstall & { token: string }): string {
+export function agentManifest(install: ManifestInstall): string {
   const header = [
     `# Fleet Registry agent for cluster "${install.clusterName}".`,
     `# Apply with: kubectl apply -f ${manifestFileName(install.clusterName)}`,
     "#",
-    "# The Secret holds a registration token: keep this file private. Once the cluster shows up in",
-    "# the console, the token is spent; delete it with",
-    `#   kubectl -n ${AGENT_NAMESPACE} delete secret fleet-agent-token`,
-    "# (the agent cannot delete a mounted Secret itself and logs TOKEN_FILE_NOT_DELETED; harmless).",
-    "# The agent's key and certificate live on the fleet-agent-state claim, so restarts and",
-    "# reschedules keep the cluster's identity without a new token.",
+    "# The fleet-agent-token Secret holds a registration token: keep this file private. The agent",
+    "# deletes that Secret through the API once registered, and keeps its key, certificate and",
+    "# cluster id in the fleet-agent-state Secret, so restarts and reschedules keep its identity.",
+    "# It reads the cluster (nodes, pod counts, namespaces, DaemonSets, /version, /readyz) and never",
+    "# changes it, except its own Deployment (upgrades, scale to 0 on disconnect)" +
+      (install.allowNodeActions
+        ? " and, for drainNodePool,\n# the nodes of a pool being retired (cordon, then evictions that honour PodDisruptionBudgets)."
+        : ".\n# Node actions (drainNodePool: cordon and evict) are off; a manifest generated with them on\n# adds the fleet-agent-node-actions ClusterRole and --allow-node-actions."),
+    "# Remove everything after a disconnect with:",
+    `#   ${AGENT_REMOVE_COMMAND}`,
   ].join("\n");
   return `${header}\n${agentManifestObjects(install)
-    .map((doc) => `---\n${toYaml(doc)}`)
+    .map((doc) => `---\n${YAML.stringify(doc, { lineWidth: 0 })}`)
     .join("")}`;
 }
 

@@ -62,6 +62,13 @@ export type NodePoolReport = z.infer<typeof nodePoolReportSchema>;
 
 export const API_SERVER_HEALTH = ["ok", "degraded", "down"] as const;
 
+/** An acknowledgement: a directive id (done), or a directive the agent could not carry out. */
+export const ackSchema = z.union([
+  z.string().min(1).max(64),
+  z.object({ id: z.string().min(1).max(64), ok: z.literal(false), reason: z.string().trim().min(1).max(500) }),
+]);
+export type Ack = z.infer<typeof ackSchema>;
+
 export const heartbeatRequestSchema = z.object({
   agentVersion: semverSchema,
   kubernetesVersion: kubernetesVersionSchema,
@@ -70,12 +77,13 @@ export const heartbeatRequestSchema = z.object({
     .max(200)
     .refine((p) => new Set(p.map((x) => x.name)).size === p.length, "node pool names must be unique")
     .default([]),
-  workloads: z.object({ pods: count, namespaces: count }).optional(),
+  /** userPods: pods outside system namespaces, DaemonSets and the agent; drains wait for it. */
+  workloads: z.object({ pods: count, namespaces: count, userPods: count.optional() }).optional(),
+  /** Directive types this agent can carry out; when present only those are sent. */
+  capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
   health: z.object({ apiServer: z.enum(API_SERVER_HEALTH), logs: z.boolean(), metrics: z.boolean() }),
   policy: z.object({ appliedRevision: z.string().max(64).nullable() }).optional(),
-  /** Directive types this agent can carry out; absent: an older agent (it gets every type). */
-  capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
-  acks: z.array(z.string().min(1).max(64)).max(100).default([]),
+  acks: z.array(ackSchema).max(100).default([]),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 

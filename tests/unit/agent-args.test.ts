@@ -6,6 +6,46 @@ const HEX = "ab".repeat(32);
 const base = ["--server", "https://127.0.0.1:8443", "--name", "prod-eu-1", "--state-dir", "/tmp/s"];
 
 describe("agent command line", () => {
+  test("facts: real when a kubeconfig or a pod's service account is there, else simulated; --facts decides", () => {
+    const minimal = ["--server", "https://127.0.0.1:8443", "--name", "prod-eu-1"];
+    assert.equal(parseAgentArgs(base).facts, "simulated");
+    assert.equal(parseAgentArgs(base, { KUBERNETES_SERVICE_HOST: "10.96.0.1" }).facts, "kubernetes");
+    const laptop = parseAgentArgs(base, { KUBECONFIG: "/home/me/.kube/config" });
+    assert.deepEqual([laptop.facts, laptop.kubeconfig], ["kubernetes", "/home/me/.kube/config"]);
+    assert.equal(parseAgentArgs([...base, "--facts", "simulated"], { KUBECONFIG: "/k" }).kubeconfig, undefined);
+    const pod = parseAgentArgs(
+      [
+        ...minimal,
+        "--state-secret",
+        "fleet-system/fleet-agent-state",
+        "--token-secret",
+        "fleet-system/fleet-agent-token",
+        "--deployment",
+        "fleet-system/fleet-agent",
+        "--allow-node-actions",
+      ],
+      { KUBERNETES_SERVICE_HOST: "10.96.0.1" },
+    );
+    assert.deepEqual(
+      [pod.stateDir, pod.stateSecret, pod.tokenSecret, pod.deployment, pod.allowNodeActions, pod.apiServerUrlGiven],
+      [undefined, "fleet-system/fleet-agent-state", "fleet-system/fleet-agent-token", "fleet-system/fleet-agent", true, false],
+    );
+    assert.equal(parseAgentArgs(base).allowNodeActions, false);
+    for (const [argv, message] of [
+      [[...minimal, "--state-secret", "no-namespace"], /namespace\/name/],
+      [[...base, "--state-secret", "a/b"], /either --state-dir or --state-secret/],
+      [[...base, "--facts", "real"], /kubernetes or simulated/],
+      [[...minimal, "--state-secret", "a/b", "--facts", "simulated"], /need the cluster's API/],
+      [[...base, "--token-file", "t", "--token-secret", "a/b"], /either --token-file or --token-secret/],
+    ] as const) {
+      assert.throws(
+        () => parseAgentArgs([...argv]),
+        (err: unknown) => err instanceof UsageError && message.test(err.message),
+        argv.join(" "),
+      );
+    }
+  });
+
   test("all flags", () => {
     const a = parseAgentArgs([
       ...base,
@@ -62,7 +102,7 @@ describe("agent command line", () => {
     ["server with credentials", ["--server", "https://u:p@h:1", "--name", "a", "--state-dir", "/s"], /credentials/],
     ["missing --name", ["--server", "https://h", "--state-dir", "/s"], /--name is required/],
     ["bad name", ["--server", "https://h", "--name", "Prod_EU", "--state-dir", "/s"], /DNS-1123/],
-    ["missing --state-dir", ["--server", "https://h", "--name", "a"], /--state-dir is required/],
+    ["missing --state-dir", ["--server", "https://h", "--name", "a"], /--state-dir or --state-secret is required/],
     [
       "both trust flags",
       [...base, "--ca-file", "x", "--ca-fingerprint", `sha256:${HEX}`],

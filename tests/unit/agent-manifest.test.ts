@@ -1,26 +1,33 @@
 // The agent command and Kubernetes manifest the console hands out after minting: flags that the
 // agent CLI accepts, a manifest that parses as YAML and runs the agent safely.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { test } from "node:test";
 import { parseAgentArgs } from "../../lib/agent/args";
+import { ClusterRole } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole";
+import { ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding";
+import { Role } from "kubernetes-models/rbac.authorization.k8s.io/v1/Role";
+import { RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding";
+import { Namespace } from "kubernetes-models/v1/Namespace";
+import { Secret } from "kubernetes-models/v1/Secret";
+import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
+import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import YAML from "yaml";
+import { AGENT_OBJECT_NAMES, KUBE_CALLS, type KubeCall } from "../../lib/domain/agent-kube-calls";
 import {
   AGENT_NAMESPACE,
   agentCommand,
+  agentImageFor,
   agentManifest,
   isLoopbackUrl,
   labelsToSend,
   manifestFileName,
+  NODE_ACTIONS_ROLE,
   shellQuote,
-  STATE_DIR,
-  TOKEN_MOUNT_DIR,
-  toYaml,
   unreachableRequiredLabels,
   type AgentInstall,
 } from "../../lib/domain/agent-manifest";
 
-// js-yaml comes with ESLint (a dev dependency); the test only uses it to read the manifest back.
-const yaml = createRequire(import.meta.url)("js-yaml") as { loadAll(text: string): unknown[] };
+const yaml = { loadAll: (text: string): unknown[] => YAML.parseAllDocuments(text).map((d) => d.toJS()) };
 
 const FINGERPRINT = `sha256:${"ab".repeat(32)}`;
 const TOKEN = "frt_abc123def456_s3cr3t-Secret_value";
@@ -72,10 +79,12 @@ test("the command is the one the brief names, labels sorted, and the agent CLI a
   const cmd = agentCommand(INSTALL);
   assert.equal(
     cmd,
-    `npm run agent -- --server https://fleet.example.com:8443 --token-file token.txt --name prod-eu-1 --labels env=prod,region=eu-west-1 --state-dir ./agent-state --ca-fingerprint ${FINGERPRINT}`,
+    `npm run agent -- --server https://fleet.example.com:8443 --token-file token.txt --name prod-eu-1 --labels env=prod,region=eu-west-1 --state-dir ./agent-state --ca-fingerprint ${FINGERPRINT} --kubeconfig ~/.kube/config`,
   );
   const argv = shellSplit(cmd).slice(4);
   const parsed = parseAgentArgs(argv);
+  assert.equal(parsed.facts, "kubernetes", "the laptop path reads the real cluster");
+  assert.equal(parsed.kubeconfig, "~/.kube/config");
   assert.equal(parsed.server.href, "https://fleet.example.com:8443/");
   assert.equal(parsed.name, "prod-eu-1");
   assert.deepEqual(parsed.labels, { env: "prod", region: "eu-west-1" });
@@ -98,125 +107,245 @@ test("shellQuote leaves safe words bare and single-quotes the rest, round-trippi
   assert.ok(cmd.includes(`'https://h:1/$(id)'`));
 });
 
-test("toYaml writes kubectl-style block YAML and quotes anything ambiguous", () => {
-  const text = toYaml({
-    a: "plain",
-    b: "yes",
-    c: "1.30",
-    d: "sha256:ab",
-    e: 3,
-    f: true,
-    g: [],
-    h: {},
-    list: [{ name: "x", items: ["--flag", "v"] }, "s"],
-  });
-  assert.equal(
-    text,
-    [
-      "a: plain",
-      'b: "yes"',
-      'c: "1.30"',
-      'd: "sha256:ab"',
-      "e: 3",
-      "f: true",
-      "g: []",
-      "h: {}",
-      "list:",
-      "  - name: x",
-      "    items:",
-      '      - "--flag"',
-      "      - v",
-      "  - s",
-      "",
-    ].join("\n"),
-  );
-  const [back] = yaml.loadAll(text);
-  assert.deepEqual(back, {
-    a: "plain",
-    b: "yes",
-    c: "1.30",
-    d: "sha256:ab",
-    e: 3,
-    f: true,
-    g: [],
-    h: {},
-    list: [{ name: "x", items: ["--flag", "v"] }, "s"],
-  });
+const MANIFEST = { ...INSTALL, token: TOKEN };
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  Namespace,
+  ServiceAccount,
+  Secret,
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+  Deployment,
+};
+
+test("the manifest: every object, in order, valid against the Kubernetes OpenAPI schemas", () => {
+  for (const allowNodeActions of [false, true]) {
+    const objects = docs(agentManifest({ ...MANIFEST, allowNodeActions }));
+    assert.deepEqual(
+      objects.map((o) => `${o.kind}/${get(o, "metadata.namespace") ?? ""}/${get(o, "metadata.name")}`),
+      [
+        "Namespace//fleet-system",
+        "ServiceAccount/fleet-system/fleet-agent",
+        "ClusterRole//fleet-agent",
+        "ClusterRoleBinding//fleet-agent",
+        "Role/fleet-system/fleet-agent",
+        "RoleBinding/fleet-system/fleet-agent",
+        "Role/kube-public/fleet-agent-cluster-info",
+        "RoleBinding/kube-public/fleet-agent-cluster-info",
+        ...(allowNodeActions ? [`ClusterRole//${NODE_ACTIONS_ROLE}`, `ClusterRoleBinding//${NODE_ACTIONS_ROLE}`] : []),
+        "Secret/fleet-system/fleet-agent-token",
+        "Secret/fleet-system/fleet-agent-state",
+        "Deployment/fleet-system/fleet-agent",
+      ],
+    );
+    for (const o of objects) {
+      const Model = MODELS[o.kind];
+      assert.ok(Model, o.kind);
+      assert.doesNotThrow(() => new Model(o as never).validate(), `${o.kind} ${String(get(o, "metadata.name"))}`);
+    }
+  }
+  // The validation is real: a wrong type is caught.
+  const deploy = docs(agentManifest(MANIFEST)).find((o) => o.kind === "Deployment")!;
+  (get(deploy, "spec") as Record<string, unknown>).replicas = "one";
+  assert.throws(() => new Deployment(deploy as never).validate(), /replicas/);
 });
 
-test("the manifest: Namespace, ServiceAccount, Secret with the token, PVC and a Deployment, all in fleet-system", () => {
-  const objects = docs(agentManifest({ ...INSTALL, token: TOKEN }));
+test("the token Secret carries the token; the state Secret is created empty; no volume holds either", () => {
+  const objects = docs(agentManifest(MANIFEST));
+  const [token, state] = objects.filter((o) => o.kind === "Secret");
+  assert.equal(get(token, "stringData.token"), TOKEN);
+  assert.equal(get(state, "data"), undefined);
+  assert.equal(get(state, "stringData"), undefined);
+  const pod = get(
+    objects.find((o) => o.kind === "Deployment"),
+    "spec.template.spec",
+  ) as Record<string, unknown>;
   assert.deepEqual(
-    objects.map((o) => o.kind),
-    ["Namespace", "ServiceAccount", "Secret", "PersistentVolumeClaim", "Deployment"],
-  );
-  assert.equal(get(objects[0], "metadata.name"), AGENT_NAMESPACE);
-  for (const o of objects.slice(1)) assert.equal(get(o, "metadata.namespace"), AGENT_NAMESPACE, o.kind);
-  const secret = objects.find((o) => o.kind === "Secret")!;
-  assert.equal(get(secret, "stringData.token"), TOKEN);
-  assert.equal(
-    get(
-      objects.find((o) => o.kind === "PersistentVolumeClaim"),
-      "spec.accessModes.0",
-    ),
-    "ReadWriteOnce",
+    (pod.volumes as { name: string }[]).map((v) => Object.keys(v).filter((k) => k !== "name")),
+    [["emptyDir"]],
+    "only a scratch /tmp: identity lives in the Secret, so a reschedule keeps it",
   );
 });
 
-test("the Deployment runs the agent with the CLI's flags, the token from the Secret as a file, state on the claim", () => {
-  const deploy = docs(agentManifest({ ...INSTALL, token: TOKEN })).find((o) => o.kind === "Deployment")!;
-  assert.equal(get(deploy, "spec.replicas"), 1);
-  assert.equal(get(deploy, "spec.strategy.type"), "Recreate", "an RWO claim is never shared by two pods");
-  const pod = get(deploy, "spec.template.spec") as Record<string, unknown>;
-  const container = get(pod, "containers.0") as Record<string, unknown>;
-  assert.equal(container.image, INSTALL.agentImage);
+test("the Deployment runs the agent with the CLI's flags: token and state in Secrets, its own Deployment, health port", () => {
+  for (const allowNodeActions of [false, true]) {
+    const deploy = docs(agentManifest({ ...MANIFEST, allowNodeActions })).find((o) => o.kind === "Deployment")!;
+    assert.equal(get(deploy, "spec.replicas"), 1);
+    assert.equal(get(deploy, "spec.strategy.type"), "Recreate", "two agents never write the state Secret at once");
+    const container = get(deploy, "spec.template.spec.containers.0") as Record<string, unknown>;
+    assert.equal(container.image, INSTALL.agentImage);
+    const args = container.args as string[];
+    const parsed = parseAgentArgs(args, { KUBERNETES_SERVICE_HOST: "10.96.0.1" });
+    assert.equal(parsed.facts, "kubernetes");
+    assert.equal(parsed.tokenSecret, "fleet-system/fleet-agent-token");
+    assert.equal(parsed.stateSecret, "fleet-system/fleet-agent-state");
+    assert.equal(parsed.deployment, "fleet-system/fleet-agent");
+    assert.equal(parsed.allowNodeActions, allowNodeActions);
+    assert.deepEqual(parsed.labels, INSTALL.labels);
+    assert.equal(parsed.caFingerprint, FINGERPRINT);
+    assert.ok(!args.join(" ").includes(TOKEN), "the token is never an argument (visible in ps and the pod spec)");
+    assert.equal(get(container, "livenessProbe.httpGet.path"), "/healthz", "liveness: the process answers, nothing more");
+    assert.equal(get(container, "readinessProbe.httpGet.path"), "/readyz");
+    assert.equal(get(container, "ports.0.containerPort"), Number(args[args.indexOf("--health-port") + 1]));
+  }
+});
 
-  const args = container.args as string[];
-  const parsed = parseAgentArgs(args);
-  assert.equal(parsed.tokenFile, `${TOKEN_MOUNT_DIR}/token`);
-  assert.equal(parsed.stateDir, STATE_DIR);
-  assert.deepEqual(parsed.labels, INSTALL.labels);
-  assert.equal(parsed.caFingerprint, FINGERPRINT);
-  assert.ok(!args.join(" ").includes(TOKEN), "the token is never an argument (visible in ps and the pod spec)");
-
-  const mounts = container.volumeMounts as { name: string; mountPath: string; readOnly?: boolean }[];
-  const volumes = pod.volumes as Record<string, unknown>[];
-  const tokenMount = mounts.find((m) => m.mountPath === TOKEN_MOUNT_DIR)!;
-  assert.equal(tokenMount.readOnly, true);
-  const tokenVolume = volumes.find((v) => v.name === tokenMount.name)!;
-  assert.equal(get(tokenVolume, "secret.secretName"), "fleet-agent-token");
-  assert.equal(get(tokenVolume, "secret.optional"), true, "deleting the spent Secret must not block restarts");
-  const stateMount = mounts.find((m) => STATE_DIR.startsWith(m.mountPath + "/"))!;
+test("HTTPS_PROXY and NO_PROXY reach the agent when given", () => {
+  const deploy = docs(agentManifest({ ...MANIFEST, httpsProxy: "http://proxy.corp:3128", noProxy: "10.0.0.0/8,.svc" })).find(
+    (o) => o.kind === "Deployment",
+  )!;
+  assert.deepEqual(get(deploy, "spec.template.spec.containers.0.env"), [
+    { name: "HTTPS_PROXY", value: "http://proxy.corp:3128" },
+    { name: "NO_PROXY", value: "10.0.0.0/8,.svc" },
+  ]);
   assert.equal(
     get(
-      volumes.find((v) => v.name === stateMount.name),
-      "persistentVolumeClaim.claimName",
+      docs(agentManifest(MANIFEST)).find((o) => o.kind === "Deployment"),
+      "spec.template.spec.containers.0.env",
     ),
-    "fleet-agent-state",
+    undefined,
   );
 });
 
-test("the agent runs as non-root with limits, no privilege escalation and a read-only root filesystem", () => {
-  const deploy = docs(agentManifest({ ...INSTALL, token: TOKEN })).find((o) => o.kind === "Deployment")!;
-  const pod = get(deploy, "spec.template.spec");
-  assert.equal(get(pod, "securityContext.runAsNonRoot"), true);
-  assert.ok(Number(get(pod, "securityContext.runAsUser")) > 0);
-  assert.equal(get(pod, "securityContext.fsGroup"), get(pod, "securityContext.runAsUser"));
+/** The Pod Security Standards' "restricted" profile, as the checks that apply to this pod. */
+function restrictedViolations(pod: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  const psc = (pod.securityContext ?? {}) as Record<string, unknown>;
+  for (const key of ["hostNetwork", "hostPID", "hostIPC"]) if (pod[key]) out.push(key);
+  const allowedVolumes = [
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+  ];
+  for (const v of (pod.volumes ?? []) as Record<string, unknown>[]) {
+    for (const k of Object.keys(v)) if (k !== "name" && !allowedVolumes.includes(k)) out.push(`volume type ${k}`);
+  }
+  const containers = [
+    ...((pod.containers ?? []) as Record<string, unknown>[]),
+    ...((pod.initContainers ?? []) as Record<string, unknown>[]),
+  ];
+  for (const c of containers) {
+    const sc = (c.securityContext ?? {}) as Record<string, unknown>;
+    if (sc.privileged) out.push("privileged");
+    if (sc.allowPrivilegeEscalation !== false) out.push("allowPrivilegeEscalation must be false");
+    if (!(sc.runAsNonRoot === true || (sc.runAsNonRoot === undefined && psc.runAsNonRoot === true))) out.push("runAsNonRoot");
+    if (sc.runAsUser === 0 || psc.runAsUser === 0) out.push("runAsUser 0");
+    const seccomp = (sc.seccompProfile ?? psc.seccompProfile) as { type?: string } | undefined;
+    if (seccomp?.type !== "RuntimeDefault" && seccomp?.type !== "Localhost") out.push("seccompProfile");
+    const caps = (sc.capabilities ?? {}) as { drop?: string[]; add?: string[] };
+    if (!caps.drop?.includes("ALL")) out.push("capabilities.drop ALL");
+    for (const cap of caps.add ?? []) if (cap !== "NET_BIND_SERVICE") out.push(`capability ${cap}`);
+    for (const port of (c.ports ?? []) as { hostPort?: number }[]) if (port.hostPort) out.push("hostPort");
+  }
+  return out;
+}
+
+test("the Deployment meets the Pod Security restricted profile, with requests, limits and a read-only root", () => {
+  const pod = get(
+    docs(agentManifest(MANIFEST)).find((o) => o.kind === "Deployment"),
+    "spec.template.spec",
+  ) as Record<string, unknown>;
+  assert.deepEqual(restrictedViolations(pod), []);
+  // The checker catches what it should.
+  const bad = structuredClone(pod);
+  const c0 = (bad.containers as Record<string, Record<string, unknown>>[])[0]!;
+  c0.securityContext!.allowPrivilegeEscalation = true;
+  bad.volumes = [{ name: "h", hostPath: { path: "/" } }];
+  assert.deepEqual(restrictedViolations(bad), ["volume type hostPath", "allowPrivilegeEscalation must be false"]);
   const container = get(pod, "containers.0");
-  assert.equal(get(container, "securityContext.allowPrivilegeEscalation"), false);
   assert.equal(get(container, "securityContext.readOnlyRootFilesystem"), true);
-  assert.deepEqual(get(container, "securityContext.capabilities.drop"), ["ALL"]);
+  assert.ok(Number(get(pod, "securityContext.runAsUser")) > 0);
   assert.ok(get(container, "resources.limits.cpu") && get(container, "resources.limits.memory"));
   assert.ok(get(container, "resources.requests.cpu") && get(container, "resources.requests.memory"));
+  const ns = docs(agentManifest(MANIFEST))[0]!;
+  assert.equal((get(ns, "metadata.labels") as Record<string, string>)["pod-security.kubernetes.io/enforce"], "restricted");
 });
 
-test("the manifest's header says how to apply it and to delete the spent Secret", () => {
-  const text = agentManifest({ ...INSTALL, token: TOKEN });
+type Grant = string;
+/** Every (verb, group, resource, name, namespace) the manifest grants, as strings. */
+function granted(objects: Obj[]): Set<Grant> {
+  const out = new Set<Grant>();
+  for (const o of objects.filter((x) => x.kind === "ClusterRole" || x.kind === "Role")) {
+    const where = o.kind === "Role" ? String(get(o, "metadata.namespace")) : "*";
+    for (const r of o.rules as {
+      apiGroups?: string[];
+      resources?: string[];
+      resourceNames?: string[];
+      nonResourceURLs?: string[];
+      verbs: string[];
+    }[]) {
+      for (const verb of r.verbs) {
+        for (const url of r.nonResourceURLs ?? []) out.add(`${verb} ${url}`);
+        for (const group of r.apiGroups ?? [])
+          for (const resource of r.resources ?? [])
+            for (const name of r.resourceNames ?? ["*"]) out.add(`${verb} ${group}/${resource}/${name} in ${where}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** What each call of the agent needs, with the names and namespaces the manifest uses. */
+function needed(nodeActions: boolean): Set<Grant> {
+  const names: Record<string, string> = {
+    stateSecret: AGENT_OBJECT_NAMES.stateSecret,
+    tokenSecret: AGENT_OBJECT_NAMES.tokenSecret,
+    ownDeployment: AGENT_OBJECT_NAMES.deployment,
+    clusterInfo: "cluster-info",
+    metricsApiService: "v1beta1.metrics.k8s.io",
+  };
+  const out = new Set<Grant>();
+  for (const call of Object.values(KUBE_CALLS) as KubeCall[]) {
+    if (call.kind === "nonResource") {
+      out.add(`${call.verb} ${call.path}`);
+      continue;
+    }
+    if (call.nodeActions && !nodeActions) continue;
+    const where = call.scope === "cluster" ? "*" : call.scope === "own" ? AGENT_NAMESPACE : "kube-public";
+    out.add(`${call.verb} ${call.group}/${call.resource}/${call.object ? names[call.object] : "*"} in ${where}`);
+  }
+  return out;
+}
+
+test("RBAC grants exactly the API calls the agent makes (KUBE_CALLS), nothing more, by name where it can", () => {
+  for (const nodeActions of [false, true]) {
+    const objects = docs(agentManifest({ ...MANIFEST, allowNodeActions: nodeActions }));
+    assert.deepEqual([...granted(objects)].sort(), [...needed(nodeActions)].sort());
+    // Every role is bound to the agent's ServiceAccount.
+    for (const b of objects.filter((o) => o.kind.endsWith("Binding"))) {
+      assert.deepEqual(get(b, "subjects"), [{ kind: "ServiceAccount", name: "fleet-agent", namespace: AGENT_NAMESPACE }]);
+      assert.ok(objects.some((o) => o.kind === get(b, "roleRef.kind") && get(o, "metadata.name") === get(b, "roleRef.name")));
+    }
+  }
+  const secrets = [...granted(docs(agentManifest(MANIFEST)))].filter((g) => g.includes("/secrets/"));
+  assert.ok(
+    secrets.every((g) => !g.includes("/secrets/*")),
+    "Secrets only by name",
+  );
+  assert.ok(!secrets.some((g) => g.startsWith("create ") || g.startsWith("list ")), "no create or list on Secrets");
+});
+
+test("the manifest's header says how to apply it, what the agent may change and how to remove it", () => {
+  const text = agentManifest(MANIFEST);
   assert.match(text, /^# Fleet Registry agent for cluster "prod-eu-1"\./);
   assert.match(text, /kubectl apply -f fleet-agent-prod-eu-1\.yaml/);
-  assert.match(text, /kubectl -n fleet-system delete secret fleet-agent-token/);
+  assert.match(text, /Node actions \(drainNodePool: cordon and evict\) are off/);
+  assert.match(agentManifest({ ...MANIFEST, allowNodeActions: true }), /PodDisruptionBudgets/);
+  assert.match(text, /kubectl delete namespace fleet-system/);
   assert.equal(manifestFileName("prod-eu-1"), "fleet-agent-prod-eu-1.yaml");
   assert.equal(manifestFileName(""), "fleet-agent-cluster.yaml");
+});
+
+test("agentImageFor: the configured image at the target version", () => {
+  assert.equal(agentImageFor("registry.example.com/fleet/agent:1.4.0", "1.5.0"), "registry.example.com/fleet/agent:1.5.0");
+  assert.equal(agentImageFor("registry.example.com:5000/agent", "1.5.0"), "registry.example.com:5000/agent:1.5.0");
+  assert.equal(agentImageFor(`reg.example/agent@sha256:${"a".repeat(64)}`, "1.5.0"), "reg.example/agent:1.5.0");
 });
 
 test("labelsToSend: required labels the token does not fix, pre-filled from a value scope", () => {

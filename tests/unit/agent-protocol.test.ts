@@ -79,6 +79,11 @@ function issue(
   return { pem: forge.pki.certificateToPem(cert), serial: serial.toUpperCase() };
 }
 
+/** The SPKI PEM of a CSR's public key. */
+function csrPublicKey(csrPem: string): string {
+  return forge.pki.publicKeyToPem(forge.pki.certificationRequestFromPem(csrPem).publicKey!).replace(/\r\n/g, "\n");
+}
+
 type Reply = { status: number; body: unknown; headers?: Record<string, string> };
 interface HeartbeatCtx {
   clusterId: string;
@@ -96,7 +101,7 @@ class FakeFleet {
   registers: Array<{ auth: string | undefined; body: Record<string, unknown> }> = [];
   heartbeats: HeartbeatCtx[] = [];
   rotations = 0;
-  clusters = new Map<string, { id: string; fingerprint: string; serial: string }>();
+  clusters = new Map<string, { id: string; fingerprint: string; serial: string; publicKey: string }>();
   revoked = new Set<string>();
   gone = new Set<string>();
   directives = new Map<string, Array<Record<string, unknown>>>();
@@ -110,6 +115,8 @@ class FakeFleet {
   registerHook?: (body: Record<string, unknown>, n: number) => Reply | undefined;
   heartbeatHook?: (ctx: HeartbeatCtx) => Reply | undefined;
   caAsJson = false;
+  /** Registrations to carry out and then answer with a dropped connection (a lost answer). */
+  dropRegisterAnswers = 0;
 
   private constructor(ca: Ca) {
     this.ca = ca;
@@ -159,7 +166,14 @@ class FakeFleet {
       res.writeHead(200, { "content-type": "application/x-pem-file" });
       return res.end(this.ca.pem);
     }
-    if (req.method === "POST" && req.url === "/api/agent/v1/register") return this.reply(res, this.register(req, body));
+    if (req.method === "POST" && req.url === "/api/agent/v1/register") {
+      const reply = this.register(req, body);
+      if (reply.status === 201 && this.dropRegisterAnswers > 0) {
+        this.dropRegisterAnswers -= 1;
+        return res.socket?.destroy();
+      }
+      return this.reply(res, reply);
+    }
     if (req.method === "POST" && req.url === "/api/agent/v1/heartbeat") return this.reply(res, this.heartbeat(req, body));
     if (req.method === "POST" && req.url === "/api/agent/v1/rotate") return this.reply(res, this.rotate(req, body));
     return this.reply(res, this.error(404, "not_found"));
@@ -173,17 +187,25 @@ class FakeFleet {
     if (!token) return this.error(401, "token_missing");
     const uses = this.tokens.get(token);
     if (uses === undefined) return this.error(401, "token_invalid");
-    if (uses <= 0) return this.error(401, "token_exhausted");
     const csr = forge.pki.certificationRequestFromPem(String(body.csr));
     if (!csr.verify()) return this.error(400, "invalid_csr");
     const name = String(body.name);
     const existing = this.clusters.get(name);
+    // Kept key (PROTOCOL.md, Re-registration (a)): the key of the current certificate proves the
+    // retry; the token may be exhausted and no use is consumed.
+    const keptKey = !!existing && existing.publicKey === csrPublicKey(String(body.csr));
+    if (!keptKey && uses <= 0) return this.error(401, "token_exhausted");
     if (existing && existing.fingerprint !== body.caFingerprint) return this.error(409, "cluster_conflict");
-    this.tokens.set(token, uses - 1);
+    if (!keptKey) this.tokens.set(token, uses - 1);
     const id = existing?.id ?? "c_" + crypto.randomBytes(6).toString("hex");
     if (existing) this.revoked.add(existing.serial);
     const cert = issue(this.ca, csr.publicKey!, id, this.certTimes());
-    this.clusters.set(name, { id, fingerprint: String(body.caFingerprint), serial: cert.serial });
+    this.clusters.set(name, {
+      id,
+      fingerprint: String(body.caFingerprint),
+      serial: cert.serial,
+      publicKey: csrPublicKey(String(body.csr)),
+    });
     return {
       status: 201,
       body: {
@@ -628,6 +650,112 @@ describe("agent protocol over TLS", () => {
     assert.ok(firstId);
     assert.equal(agent.clusterId, firstId, "re-registration keeps the cluster id");
     assert.equal(agent.heartbeats, 3);
+  });
+
+  test("a lost registration answer: the retry proves the same key, consumes no second use and keeps the cluster id", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    fleet.dropRegisterAnswers = 1;
+    const stateDir = path.join(tmpDir(), "s");
+    const seen = fleet.registers.length;
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "lost-answer-1",
+        token: staticTokenSource(TOKEN),
+        hooks: { onHeartbeat: () => agent.stop() },
+      }),
+    );
+    const result = await agent.run();
+    assert.equal(result.outcome, "stopped");
+    const attempts = fleet.registers.slice(seen);
+    assert.equal(attempts.length, 2, "the first answer was lost, the retry succeeded");
+    const [first, second] = attempts.map((a) => csrPublicKey(String(a.body.csr)));
+    assert.equal(second, first, "both CSRs carry the same public key");
+    assert.equal(fleet.tokens.get(TOKEN), 0, "one use consumed, not two (the retry proved the kept key)");
+    assert.equal(agent.clusterId, fleet.clusters.get("lost-answer-1")!.id);
+    const kept = fs.readFileSync(path.join(stateDir, "key.pem"), "utf8");
+    assert.equal(crypto.createPublicKey(kept).export({ type: "spki", format: "pem" }).toString(), first);
+    assert.equal(fs.existsSync(path.join(stateDir, "pending-key.pem")), false, "the pending key is forgotten once registered");
+  });
+
+  test("a restart between a lost answer and the retry still proves the same key (kept in the state dir)", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    fleet.dropRegisterAnswers = 1;
+    const stateDir = path.join(tmpDir(), "s");
+    const seen = fleet.registers.length;
+    // The first process stops as soon as its first attempt failed (killed after the server committed).
+    const first = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "lost-answer-2",
+        token: staticTokenSource(TOKEN),
+        hooks: { onFailure: () => first.stop() },
+      }),
+    );
+    assert.equal((await first.run()).outcome, "stopped");
+    assert.ok(fs.existsSync(path.join(stateDir, "pending-key.pem")));
+    assert.equal(mode(path.join(stateDir, "pending-key.pem")), 0o600);
+    const second: FleetAgent = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "lost-answer-2",
+        token: staticTokenSource(TOKEN),
+        hooks: { onHeartbeat: () => second.stop() },
+      }),
+    );
+    assert.equal((await second.run()).outcome, "stopped");
+    const keys = fleet.registers.slice(seen).map((a) => csrPublicKey(String(a.body.csr)));
+    assert.equal(keys.length, 2);
+    assert.equal(keys[1], keys[0]);
+    assert.equal(fleet.tokens.get(TOKEN), 0);
+  });
+
+  test("certificate expired past the grace: one clear line, slow retries, then re-registration with the kept key and a bound token", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const logger = new MemoryLogger();
+    const clock = new FakeClock();
+    let token: string | null = TOKEN;
+    let expired = false;
+    let refusals = 0;
+    const seen = fleet.registers.length;
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        name: "expired-1",
+        token: { describe: "the token Secret", read: async () => token },
+        logger,
+        clock,
+        hooks: {
+          onRegistered: (info) => {
+            token = null;
+            // The new certificate is accepted again.
+            if (info.reregistered) expired = false;
+          },
+          onHeartbeat: (i) => {
+            if (i.seq === 1) expired = true;
+            if (i.seq >= 2) agent.stop();
+          },
+          onFailure: (f) => {
+            if (f.code === "CLIENT_CERTIFICATE_REQUIRED" && ++refusals === 3) {
+              fleet.tokens.set("frt_bound_" + "x".repeat(24), 1);
+              token = "frt_bound_" + "x".repeat(24);
+            }
+          },
+        },
+      }),
+    );
+    fleet.heartbeatHook = () =>
+      expired ? { status: 401, body: { error: "client_certificate_required", message: "certificate expired" } } : undefined;
+    try {
+      const result = await agent.run();
+      assert.equal(result.outcome, "stopped");
+    } finally {
+      fleet.heartbeatHook = undefined;
+    }
+    const notices = logger.entries.filter((e) => e.code === "REREGISTRATION_NEEDED");
+    assert.equal(notices.filter((e) => e.level === "error").length, 1, "one clear line, not one per retry");
+    assert.equal(notices.length, 3, "the later waits are logged at debug");
+    assert.match(notices[0]!.message, /Re-enrol/);
+    assert.ok(clock.sleeps.filter((ms) => ms >= 60_000).length >= 2, `slow retries: ${clock.sleeps.join(",")}`);
+    const keys = fleet.registers.slice(seen).map((a) => csrPublicKey(String(a.body.csr)));
+    assert.equal(keys.length, 2);
+    assert.equal(keys[1], keys[0], "the re-registration presents the key it already had");
   });
 
   test("rotates when a third or less of the certificate lifetime remains, and uses the new key", async () => {

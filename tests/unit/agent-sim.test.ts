@@ -45,7 +45,7 @@ describe("simulated fleet metadata", () => {
       assert.equal(c.facts.nodePools[0]!.name, "system");
       assert.equal(new Set(c.facts.nodePools.map((p) => p.name)).size, c.facts.nodePools.length);
       for (const p of c.facts.nodePools) {
-        const shape = INSTANCE_TYPES[p.instanceType];
+        const shape = INSTANCE_TYPES[p.instanceType ?? ""];
         assert.ok(shape, p.instanceType);
         assert.equal(p.cpuCores, shape.cpu * p.nodeCount);
         assert.equal(p.memoryGiB, shape.memoryGiB * p.nodeCount);

@@ -31,6 +31,13 @@ export async function getCluster(id: string) {
       nodePools: { orderBy: { name: "asc" } },
       certificates: { orderBy: { createdAt: "desc" }, take: 5 },
       registrationToken: { select: { id: true, name: true } },
+      // Directives the agent could not carry out, newest first, with its reason (shown on the cluster page).
+      directives: {
+        where: { failedReason: { not: null } },
+        orderBy: { ackedAt: "desc" },
+        take: 5,
+        select: { id: true, type: true, failedReason: true, ackedAt: true },
+      },
     },
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
@@ -63,7 +70,7 @@ export async function getCluster(id: string) {
     registrationToken: c.registrationToken,
     description: c.description,
     health: { apiServer: c.apiServerHealth, logs: c.logsReporting, metrics: c.metricsReporting },
-    workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount },
+    workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount, userPods: c.userPodCount },
     appliedPolicyRevision: c.appliedPolicyRevision,
     desiredPolicyRevision: c.desiredPolicyRevision,
     nodePools: c.nodePools.map((p) => ({
@@ -94,6 +101,12 @@ export async function getCluster(id: string) {
         return { ...i, since: stored?.state === i.state ? stored.since : null };
       }),
     },
+    failedDirectives: c.directives.map((d) => ({
+      id: d.id,
+      type: d.type,
+      reason: d.failedReason ?? "",
+      at: d.ackedAt?.toISOString() ?? null,
+    })),
     groups: groups.map((g) => ({ id: g.id, name: g.name })),
     events: events.map((e) => ({ kind: e.kind, from: e.fromValue, to: e.toValue, reason: e.reason, at: e.at.toISOString() })),
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,

@@ -13,6 +13,7 @@ export type HeartbeatFacts = {
   logsReporting: boolean;
   metricsReporting: boolean;
   podCount: number | null;
+  userPodCount: number | null;
   namespaceCount: number | null;
   appliedPolicyRevision: string | null | undefined;
   nodePools: NodePoolReport[];
@@ -178,6 +179,7 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
           logsReporting: f.logsReporting,
           metricsReporting: f.metricsReporting,
           podCount: f.podCount,
+          userPodCount: f.userPodCount,
           namespaceCount: f.namespaceCount,
           ...(f.appliedPolicyRevision !== undefined ? { appliedPolicyRevision: f.appliedPolicyRevision } : {}),
         },

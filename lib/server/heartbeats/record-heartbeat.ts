@@ -42,17 +42,30 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
   // Cached for 2 s like the context: no query in the steady state.
   const ca = heartbeatCaFields(await caState(), agent, hb.capabilities, now);
 
-  const acked = new Set(hb.acks);
+  const failed = new Map<string, string>();
+  for (const a of hb.acks) if (typeof a !== "string") failed.set(a.id, a.reason);
+  const acked = new Set(hb.acks.map((a) => (typeof a === "string" ? a : a.id)));
   if (acked.size) {
     const open = context.directives.filter((d) => acked.has(d.id)).map((d) => d.id);
+    const done = open.filter((id) => !failed.has(id));
     if (open.length) {
-      await db().directive.updateMany({
-        where: { id: { in: open }, clusterId: agent.clusterId, ackedAt: null },
-        data: { ackedAt: now },
-      });
+      if (done.length) {
+        await db().directive.updateMany({
+          where: { id: { in: done }, clusterId: agent.clusterId, ackedAt: null },
+          data: { ackedAt: now },
+        });
+      }
+      // A failed ack closes the directive too (it is not sent again), with the agent's reason.
+      for (const id of open.filter((i) => failed.has(i))) {
+        await db().directive.updateMany({
+          where: { id, clusterId: agent.clusterId, ackedAt: null },
+          data: { ackedAt: now, failedReason: failed.get(id)! },
+        });
+      }
       invalidateAgentContext();
     }
   }
+  const capable = hb.capabilities ? new Set(hb.capabilities) : null;
 
   enqueueHeartbeat(agent.clusterId, {
     at: now,
@@ -62,6 +75,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     logsReporting: hb.health.logs,
     metricsReporting: hb.health.metrics,
     podCount: hb.workloads?.pods ?? null,
+    userPodCount: hb.workloads?.userPods ?? null,
     namespaceCount: hb.workloads?.namespaces ?? null,
     appliedPolicyRevision: hb.policy ? hb.policy.appliedRevision : undefined,
     nodePools: hb.nodePools,
@@ -79,7 +93,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
       "desiredPolicyRevision" in context ? (context.desiredPolicyRevision ?? null) : (hb.policy?.appliedRevision ?? null),
     directives: [
       ...context.directives
-        .filter((d) => !acked.has(d.id))
+        .filter((d) => !acked.has(d.id) && (!capable || capable.has(d.type)))
         .map((d) => ({ ...(JSON.parse(d.payload) as Record<string, unknown>), id: d.id, type: d.type })),
       ...(ca.directive ? [ca.directive] : []),
     ],

@@ -33,14 +33,18 @@ type Check = { key: string; label: string; ok: boolean; detail: string };
 async function facts(clusterId: string) {
   const [record, cluster] = await Promise.all([
     db().deregistration.findUnique({ where: { clusterId } }),
-    db().cluster.findUnique({ where: { id: clusterId }, select: { id: true, name: true, podCount: true, phase: true } }),
+    db().cluster.findUnique({
+      where: { id: clusterId },
+      select: { id: true, name: true, podCount: true, userPodCount: true, phase: true },
+    }),
   ]);
   const directive = record?.directiveId ? await db().directive.findUnique({ where: { id: record.directiveId } }) : null;
   const { disconnectTimeoutSeconds } = await getSettings();
   const wizard: WizardFacts = {
     disconnectTimeoutSeconds,
     step: (record?.step as DeregistrationStep | undefined) ?? null,
-    pods: cluster?.podCount ?? null,
+    // Draining waits for the user pods when the agent reports them: a real cluster never reaches zero pods.
+    pods: cluster?.userPodCount ?? cluster?.podCount ?? null,
     disconnectAcked: !!directive?.ackedAt,
     disconnectWaitedSeconds: directive ? (Date.now() - directive.createdAt.getTime()) / 1000 : null,
   };
@@ -123,6 +127,7 @@ export async function getDeregistration(clusterId: string) {
           sentAt: directive.createdAt.toISOString(),
           acknowledged: !!directive.ackedAt,
           acknowledgedAt: directive.ackedAt?.toISOString() ?? null,
+          failedReason: directive.failedReason,
           timeoutSeconds: wizard.disconnectTimeoutSeconds,
         }
       : null,
@@ -175,7 +180,7 @@ export async function actOnDeregistration(actor: Actor, clusterId: string, input
           ? {
               startedAt: now,
               startedBy: actor.label,
-              workloadsAtStart: cluster.podCount,
+              workloadsAtStart: cluster.userPodCount ?? cluster.podCount,
               reason: input.reason ?? null,
               finishedAt: null,
             }

@@ -18,6 +18,8 @@ import { createDirective } from "@/lib/server/agents/directives";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
+import { agentImageFor } from "@/lib/domain/agent-manifest";
+import { env } from "@/lib/env";
 
 const ACTIVE_STATES = ["Running", "Paused"];
 const DONE = new Set(["Succeeded", "Failed", "Skipped"]);
@@ -349,7 +351,12 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
         data: { state: "Upgrading", startedAt: now },
       });
       if (!claimed.count) return false;
-      const directiveId = await createDirective(tx, m.clusterId, "upgrade", { version: r.targetVersion, rolloutId: id });
+      // The full image reference (PROTOCOL.md): an in-cluster agent patches its Deployment to it.
+      const directiveId = await createDirective(tx, m.clusterId, "upgrade", {
+        version: r.targetVersion,
+        image: agentImageFor(env().AGENT_IMAGE, r.targetVersion),
+        rolloutId: id,
+      });
       await tx.rolloutCluster.update({
         where: { rolloutId_clusterId: { rolloutId: id, clusterId: m.clusterId } },
         data: { directiveId },

@@ -1,0 +1,27 @@
+# The control plane: console, admin API and agent port in one process (server.ts), on Node 22.
+#
+#   docker build -t registry.example.com/fleet/registry:0.1.0 .
+#   docker run -p 3000:3000 -p 8443:8443 -v fleet-data:/app/data registry.example.com/fleet/registry:0.1.0
+#
+# SQLite lives in /app/data (mount a volume); set DATABASE_URL=postgresql://... for PostgreSQL (HA).
+
+FROM node:22-bookworm-slim AS build
+WORKDIR /src
+# better-sqlite3 compiles from source when no prebuilt binary is reachable.
+RUN apt-get update && apt-get install -y --no-install-recommends build-essential python3 && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .npmrc* ./
+COPY prisma ./prisma
+COPY scripts ./scripts
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npx next build && npm prune --omit=dev
+
+FROM node:22-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production PORT=3000 AGENT_PORT=8443 DATA_DIR=/app/data
+COPY --from=build --chown=65532:65532 /src /app
+RUN mkdir -p /app/data && chown 65532:65532 /app/data
+USER 65532:65532
+EXPOSE 3000 8443
+# server.ts migrates, bootstraps and serves both ports; tsx runs it (a dependency, not a dev one).
+CMD ["node", "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"]

@@ -1,0 +1,208 @@
+import fs from "node:fs";
+import https from "node:https";
+import path from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { KUBE_CALLS, type KubeCallName } from "../../domain/agent-kube-calls";
+import { ConfigError } from "../errors";
+
+// The agent's way into its cluster's API. @kubernetes/client-node loads the configuration (in a
+// pod: the service account's token, re-read by the library as kubelet rotates it, and CA; on a
+// laptop: a kubeconfig with whatever credentials it names) and signs each request; the requests
+// themselves are plain HTTPS here, because the agent needs what the generated clients do not
+// offer: metadata-only lists (PartialObjectMetadataList), explicit patch content types, one
+// keep-alive connection. Every request names its call in KUBE_CALLS, whose verbs the manifest's
+// RBAC grants.
+
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+export const ACCEPT_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+
+export class KubeApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+    readonly call: KubeCallName,
+  ) {
+    super(message);
+    this.name = "KubeApiError";
+  }
+}
+
+export interface KubeResponse {
+  status: number;
+  body: unknown;
+  latencyMs: number;
+}
+
+export interface KubeRequest {
+  query?: Record<string, string | number | undefined>;
+  accept?: string;
+  body?: unknown;
+  contentType?: string;
+  /** Statuses returned instead of thrown (404 for optional objects, 429 for evictions). */
+  allow?: number[];
+  /** Raw text instead of JSON (/readyz). */
+  text?: boolean;
+}
+
+const METHOD_OF_VERB = { get: "GET", list: "GET", update: "PUT", patch: "PATCH", delete: "DELETE", create: "POST" } as const;
+const MAX_BODY = 64 * 1024 * 1024;
+
+export interface KubeAccess {
+  /** --kubeconfig, else KUBECONFIG; unset: in-cluster. */
+  kubeconfig?: string;
+  /** Where the service account's files are (tests lay them out like a pod's). */
+  serviceAccountDir?: string;
+  timeoutMs: number;
+}
+
+export class KubeClient {
+  private agent: https.Agent | null = null;
+
+  private constructor(
+    private readonly config: KubeConfig,
+    private readonly timeoutMs: number,
+    /** How the configuration was found, for log lines. */
+    readonly source: string,
+    /** The service account's namespace when in a pod. */
+    readonly podNamespace: string | null,
+  ) {}
+
+  static load(access: KubeAccess): KubeClient {
+    const config = new KubeConfig();
+    if (access.kubeconfig) {
+      try {
+        config.loadFromFile(access.kubeconfig);
+      } catch (err) {
+        throw new ConfigError("CONFIG_INVALID", `cannot read kubeconfig ${access.kubeconfig}: ${(err as Error).message}`);
+      }
+      if (!config.getCurrentCluster())
+        throw new ConfigError("CONFIG_INVALID", `kubeconfig ${access.kubeconfig} has no current context with a cluster`);
+      return new KubeClient(config, access.timeoutMs, `kubeconfig ${access.kubeconfig}`, null);
+    }
+    const dir = access.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+    if (!process.env.KUBERNETES_SERVICE_HOST || !fs.existsSync(path.join(dir, "token"))) {
+      throw new ConfigError(
+        "CONFIG_INVALID",
+        `not running in a Kubernetes pod (no KUBERNETES_SERVICE_HOST or no ${dir}/token): pass --kubeconfig FILE, or --facts simulated for made-up facts`,
+      );
+    }
+    // loadFromCluster reads <prefix>/var/run/secrets/kubernetes.io/serviceaccount/...
+    const prefix = dir.endsWith(SERVICE_ACCOUNT_DIR) ? dir.slice(0, -SERVICE_ACCOUNT_DIR.length) : null;
+    if (prefix === null) throw new ConfigError("CONFIG_INVALID", `the service account dir must end with ${SERVICE_ACCOUNT_DIR}`);
+    config.loadFromCluster(prefix);
+    const nsFile = path.join(dir, "namespace");
+    const namespace = fs.existsSync(nsFile) ? fs.readFileSync(nsFile, "utf8").trim() || null : null;
+    return new KubeClient(config, access.timeoutMs, "in-cluster service account", namespace);
+  }
+
+  /** The API server URL of the configuration (the kubeconfig's server, or the in-cluster service). */
+  get server(): string {
+    return this.config.getCurrentCluster()?.server ?? "";
+  }
+
+  /** The PEM of the CA this client trusts for the API server, or null (insecure kubeconfig). */
+  caPem(): string | null {
+    const cluster = this.config.getCurrentCluster();
+    if (!cluster) return null;
+    if (cluster.caData) return Buffer.from(cluster.caData, "base64").toString("utf8");
+    if (cluster.caFile) return fs.readFileSync(cluster.caFile, "utf8");
+    return null;
+  }
+
+  close() {
+    this.agent?.destroy();
+    this.agent = null;
+  }
+
+  /** One call of KUBE_CALLS; the method follows from the call's verb. */
+  async request(call: KubeCallName, apiPath: string, options: KubeRequest = {}): Promise<KubeResponse> {
+    const method = METHOD_OF_VERB[KUBE_CALLS[call].verb];
+    const url = new URL(this.server);
+    url.pathname = url.pathname.replace(/\/$/, "") + apiPath;
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
+    const opts: https.RequestOptions = { method, headers: { accept: options.accept ?? "application/json" } };
+    // Signs the request: the bearer token (re-read from the file as it rotates), or client certificates.
+    await this.config.applyToHTTPSOptions(opts);
+    const created = opts.agent as https.Agent | undefined;
+    if (!this.agent) {
+      // Keep one keep-alive agent with the same TLS material rather than one per request.
+      this.agent = new https.Agent({
+        keepAlive: true,
+        maxSockets: 4,
+        ca: opts.ca,
+        cert: opts.cert,
+        key: opts.key,
+        servername: opts.servername,
+        rejectUnauthorized: opts.rejectUnauthorized ?? true,
+      });
+    }
+    if (created && created !== this.agent) created.destroy();
+    opts.agent = this.agent;
+    const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    if (payload) {
+      (opts.headers as Record<string, string>)["content-type"] = options.contentType ?? "application/json";
+      (opts.headers as Record<string, string>)["content-length"] = String(payload.length);
+    }
+    const started = performance.now();
+    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = https.request(url, opts, (r) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        r.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BODY) req.destroy(new Error(`the API answer to ${call} is larger than ${MAX_BODY} bytes`));
+          else chunks.push(c);
+        });
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        r.on("error", reject);
+      });
+      req.setTimeout(this.timeoutMs, () =>
+        req.destroy(new Error(`the API server did not answer ${call} within ${this.timeoutMs} ms`)),
+      );
+      req.on("error", reject);
+      req.end(payload);
+    });
+    const latencyMs = performance.now() - started;
+    let body: unknown = res.text;
+    if (!options.text) {
+      try {
+        body = res.text ? JSON.parse(res.text) : null;
+      } catch {
+        body = null;
+      }
+    }
+    if ((res.status >= 200 && res.status < 300) || options.allow?.includes(res.status))
+      return { status: res.status, body, latencyMs };
+    const status = (body && typeof body === "object" ? body : {}) as { reason?: string; message?: string };
+    throw new KubeApiError(
+      res.status,
+      status.reason ?? `HTTP ${res.status}`,
+      `${call} (${method} ${url.pathname}) failed with HTTP ${res.status}${status.message ? `: ${status.message}` : ""}`,
+      call,
+    );
+  }
+
+  /**
+   * Every item of a list, page by page (`limit`/`continue`), handing each page to `onPage` so a
+   * 150,000-pod list is never held in memory at once.
+   */
+  async listPages<T>(
+    call: KubeCallName,
+    apiPath: string,
+    onPage: (items: T[]) => void,
+    options: { limit?: number; fieldSelector?: string; accept?: string } = {},
+  ): Promise<void> {
+    let token: string | undefined;
+    do {
+      const res = await this.request(call, apiPath, {
+        accept: options.accept,
+        query: { limit: options.limit ?? 500, fieldSelector: options.fieldSelector, continue: token },
+      });
+      const list = res.body as { items?: T[]; metadata?: { continue?: string } };
+      onPage(list.items ?? []);
+      token = list.metadata?.continue || undefined;
+    } while (token);
+  }
+}

@@ -1,0 +1,376 @@
+import YAML from "yaml";
+import { AGENT_REMOVE_COMMAND, CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
+import { certificateFingerprint, firstPemBlock } from "../csr";
+import { directiveParam, type Directive } from "../directives";
+import type { FactsReport } from "../facts";
+import type { LogCode, LogFields, LogLevel } from "../log";
+import {
+  countPods,
+  factsFromCluster,
+  isTerminal,
+  nodePoolOf,
+  type KubeApiService,
+  type KubeDaemonSet,
+  type KubeNode,
+  type KubePod,
+  type PodCounts,
+  type ReadyzResult,
+} from "./facts-from-cluster";
+import { ACCEPT_METADATA_LIST, KubeApiError, type KubeClient } from "./kube-client";
+
+// A real cluster behind the agent: reads the facts each heartbeat reports and carries out the
+// directives the control plane sends, each idempotent and acknowledged only once done.
+
+export type DirectiveState = { state: "running" } | { state: "done" } | { state: "failed"; reason: string };
+
+/** What a heartbeat may carry in `acks` (PROTOCOL.md): a done id, or a failure with its reason. */
+export type AckEntry = string | { id: string; ok: false; reason: string };
+
+export interface KubeClusterOptions {
+  client: KubeClient;
+  agentVersion: string;
+  /** Reported until /version has answered once. */
+  fallbackKubernetesVersion: string;
+  /** The agent's namespace and Deployment (its own objects). */
+  namespace: string;
+  deployment: string;
+  allowNodeActions: boolean;
+  now: () => number;
+  log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
+  /** Pods above which the pod list is recounted only every `bigRecountMs`. */
+  bigClusterPods?: number;
+  bigRecountMs?: number;
+}
+
+/** Above this many pods, a full pod list every heartbeat would load the API server. */
+export const BIG_CLUSTER_PODS = 5_000;
+export const BIG_RECOUNT_MS = 5 * 60_000;
+/** While a drain waits for user pods, they are recounted at least this often. */
+const DRAIN_RECOUNT_MS = 60_000;
+const NON_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed";
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class KubeCluster {
+  private last: FactsReport | null = null;
+  private pods: PodCounts | null = null;
+  private podsCountedAt = 0;
+  private nodes: KubeNode[] = [];
+  private readonly directives = new Map<string, { directive: Directive; status: DirectiveState }>();
+
+  constructor(private readonly o: KubeClusterOptions) {}
+
+  /** Closes the keep-alive connection to the API server (the process can then exit). */
+  close() {
+    this.o.client.close();
+  }
+
+  get capabilities(): string[] {
+    return ["disconnect", "upgrade", "drain", "resume", ...(this.o.allowNodeActions ? ["drainNodePool"] : [])];
+  }
+
+  get kubernetesVersion(): string {
+    return this.last?.kubernetesVersion ?? this.o.fallbackKubernetesVersion;
+  }
+
+  // ---- identity ---------------------------------------------------------------------------
+
+  /** sha256 of the cluster CA this agent trusts for its API server (in-cluster ca.crt or the kubeconfig's). */
+  caFingerprint(): string | null {
+    const pem = this.o.client.caPem();
+    const first = pem ? firstPemBlock(pem) : null;
+    return first ? certificateFingerprint(first) : null;
+  }
+
+  /** The server published in kube-public/cluster-info, else the one this client talks to. */
+  async apiServerUrl(): Promise<string> {
+    try {
+      const res = await this.o.client.request(
+        "getClusterInfo",
+        `/api/v1/namespaces/kube-public/configmaps/${CLUSTER_INFO_NAME}`,
+        {
+          allow: [404, 403],
+        },
+      );
+      const data = (res.body as { data?: { kubeconfig?: string } } | null)?.data;
+      if (res.status === 200 && data?.kubeconfig) {
+        const parsed = YAML.parse(data.kubeconfig) as { clusters?: { cluster?: { server?: string } }[] } | null;
+        const server = parsed?.clusters?.[0]?.cluster?.server;
+        if (server && server.startsWith("https://")) return server;
+      }
+    } catch (err) {
+      this.o.log("warn", "KUBE_API_ERROR", `could not read kube-public/cluster-info: ${errorText(err)}`);
+    }
+    return this.o.client.server;
+  }
+
+  // ---- facts ------------------------------------------------------------------------------
+
+  private async readyz(): Promise<ReadyzResult> {
+    try {
+      const res = await this.o.client.request("readyz", "/readyz", { text: true, accept: "text/plain", allow: [500, 503] });
+      return { status: res.status, latencyMs: res.latencyMs };
+    } catch (err) {
+      if (err instanceof KubeApiError) return { status: err.status, latencyMs: 0 };
+      return { error: errorText(err) };
+    }
+  }
+
+  private podRecountDue(now: number): boolean {
+    if (!this.pods) return true;
+    const big = this.pods.pods >= (this.o.bigClusterPods ?? BIG_CLUSTER_PODS);
+    let every = big ? (this.o.bigRecountMs ?? BIG_RECOUNT_MS) : 0;
+    if (this.draining()) every = Math.min(every, DRAIN_RECOUNT_MS);
+    return now - this.podsCountedAt >= every;
+  }
+
+  /** Counts non-terminal pods page by page, reading metadata only. */
+  async countPods(): Promise<PodCounts> {
+    const counts: PodCounts = { pods: 0, userPods: 0 };
+    await this.o.client.listPages<KubePod>("listPods", "/api/v1/pods", (items) => countPods(items, this.o.namespace, counts), {
+      fieldSelector: NON_TERMINAL,
+      accept: ACCEPT_METADATA_LIST,
+    });
+    return counts;
+  }
+
+  /**
+   * Reads the cluster's facts. When the API server does not answer, the last facts are reported
+   * with apiServer "down" (the heartbeat still goes out: the agent is alive, its cluster is not).
+   */
+  async collect(): Promise<FactsReport> {
+    const now = this.o.now();
+    const readyz = await this.readyz();
+    try {
+      const c = this.o.client;
+      const version = (await c.request("version", "/version")).body as { gitVersion?: string };
+      const nodes: KubeNode[] = [];
+      await c.listPages<KubeNode>("listNodes", "/api/v1/nodes", (items) => nodes.push(...items));
+      let namespaces = 0;
+      await c.listPages("listNamespaces", "/api/v1/namespaces", (items) => (namespaces += items.length), {
+        accept: ACCEPT_METADATA_LIST,
+      });
+      const daemonSets: KubeDaemonSet[] = [];
+      await c.listPages<KubeDaemonSet>("listDaemonSets", "/apis/apps/v1/daemonsets", (items) => daemonSets.push(...items));
+      const metrics = await c.request(
+        "getMetricsApiService",
+        `/apis/apiregistration.k8s.io/v1/apiservices/${METRICS_API_SERVICE_NAME}`,
+        {
+          allow: [404],
+        },
+      );
+      if (this.podRecountDue(now)) {
+        this.pods = await this.countPods();
+        this.podsCountedAt = now;
+      }
+      this.nodes = nodes;
+      this.last = factsFromCluster(
+        {
+          gitVersion: version.gitVersion ?? "",
+          nodes,
+          namespaces,
+          pods: this.pods!,
+          daemonSets,
+          metricsApiService: metrics.status === 200 ? (metrics.body as KubeApiService) : null,
+          readyz,
+        },
+        this.o.agentVersion,
+      );
+    } catch (err) {
+      this.o.log("warn", "KUBE_API_ERROR", `could not read the cluster's facts: ${errorText(err)}`);
+      const base = this.last ?? {
+        agentVersion: this.o.agentVersion,
+        kubernetesVersion: this.o.fallbackKubernetesVersion,
+        nodePools: [],
+        workloads: { pods: 0, namespaces: 0 },
+        health: { apiServer: "down" as const, logs: false, metrics: false },
+      };
+      const apiServer = "error" in readyz ? "down" : "degraded";
+      this.last = { ...base, health: { ...base.health, apiServer } };
+    }
+    return this.last;
+  }
+
+  report(): FactsReport | null {
+    return this.last;
+  }
+
+  // ---- directives -------------------------------------------------------------------------
+
+  private draining(): boolean {
+    return [...this.directives.values()].some((d) => d.directive.type === "drain" && d.status.state === "running");
+  }
+
+  /** Starts a directive (called once per id); progress() carries it on. disconnect is the agent's. */
+  start(d: Directive) {
+    if (this.directives.has(d.id)) return;
+    this.directives.set(d.id, { directive: d, status: { state: "running" } });
+  }
+
+  /** Advances every running directive one step; called before each heartbeat, after collect(). */
+  async progress(): Promise<void> {
+    for (const entry of this.directives.values()) {
+      if (entry.status.state !== "running") continue;
+      try {
+        entry.status = await this.step(entry.directive);
+      } catch (err) {
+        // An API failure is retried next heartbeat, except a refusal that will not change.
+        if (err instanceof KubeApiError && (err.status === 403 || err.status === 404 || err.status === 422)) {
+          entry.status = { state: "failed", reason: err.message };
+        } else {
+          this.o.log("warn", "KUBE_API_ERROR", `directive ${entry.directive.type} will be retried: ${errorText(err)}`, {
+            id: entry.directive.id,
+          });
+        }
+      }
+      if (entry.status.state === "failed") {
+        this.o.log(
+          "warn",
+          "DIRECTIVE_FAILED",
+          `directive ${entry.directive.type} could not be carried out: ${entry.status.reason}`,
+          {
+            id: entry.directive.id,
+          },
+        );
+      } else if (entry.status.state === "done") {
+        this.o.log("info", "DIRECTIVE_DONE", `directive ${entry.directive.type} done`, { id: entry.directive.id });
+      }
+    }
+  }
+
+  /** The acks to send for these ids: running ones are held back, failed ones carry their reason. */
+  ackEntries(ids: string[]): AckEntry[] {
+    const out: AckEntry[] = [];
+    for (const id of ids) {
+      const entry = this.directives.get(id);
+      if (!entry || entry.status.state === "done") out.push(id);
+      else if (entry.status.state === "failed") out.push({ id, ok: false, reason: entry.status.reason.slice(0, 500) });
+    }
+    return out;
+  }
+
+  private async step(d: Directive): Promise<DirectiveState> {
+    switch (d.type) {
+      case "upgrade":
+        return this.upgrade(d);
+      case "drain":
+        // The platform's own tooling moves the workloads; the agent only reports them until none is left.
+        return this.pods && this.pods.userPods === 0 && this.podsCountedAt > 0 ? { state: "done" } : { state: "running" };
+      case "drainNodePool":
+        return this.drainNodePool(d);
+      case "resume":
+        // The deregistration was cancelled: stop waiting for a drain.
+        for (const entry of this.directives.values()) {
+          if (entry.directive.type === "drain" && entry.status.state === "running") entry.status = { state: "done" };
+        }
+        return { state: "done" };
+      default:
+        return { state: "failed", reason: `this agent does not know the directive type "${d.type}"` };
+    }
+  }
+
+  private deploymentPath() {
+    return `/apis/apps/v1/namespaces/${this.o.namespace}/deployments/${this.o.deployment}`;
+  }
+
+  private async upgrade(d: Directive): Promise<DirectiveState> {
+    const image = directiveParam(d, "image");
+    if (typeof image !== "string" || !image) return { state: "failed", reason: "the upgrade directive names no image" };
+    const res = await this.o.client.request("getDeployment", this.deploymentPath());
+    const containers =
+      (res.body as { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } }).spec?.template?.spec
+        ?.containers ?? [];
+    const container = containers.find((c) => c.name === "agent") ?? containers[0];
+    if (!container) return { state: "failed", reason: `Deployment ${this.o.namespace}/${this.o.deployment} has no container` };
+    if (container.image === image) return { state: "done" };
+    await this.o.client.request("patchDeployment", this.deploymentPath(), {
+      contentType: "application/strategic-merge-patch+json",
+      body: { spec: { template: { spec: { containers: [{ name: container.name, image }] } } } },
+    });
+    this.o.log(
+      "info",
+      "UPGRADE_STARTED",
+      `patched Deployment ${this.o.namespace}/${this.o.deployment} to ${image}: the new pod reports the new version`,
+      {
+        id: d.id,
+        from: container.image,
+      },
+    );
+    return { state: "done" };
+  }
+
+  private async drainNodePool(d: Directive): Promise<DirectiveState> {
+    if (!this.o.allowNodeActions) {
+      return {
+        state: "failed",
+        reason:
+          "node actions are off on this agent: run it with --allow-node-actions and the fleet-agent-node-actions ClusterRole",
+      };
+    }
+    const pool = directiveParam(d, "nodePool") ?? directiveParam(d, "name");
+    const nodes = this.nodes.filter((n) => nodePoolOf(n) === pool);
+    if (typeof pool !== "string" || nodes.length === 0)
+      return { state: "failed", reason: `this cluster has no node pool named "${String(pool)}"` };
+    const c = this.o.client;
+    for (const node of nodes) {
+      if (node.spec?.unschedulable) continue;
+      await c.request("cordonNode", `/api/v1/nodes/${node.metadata.name}`, {
+        contentType: "application/strategic-merge-patch+json",
+        body: { spec: { unschedulable: true } },
+      });
+      node.spec = { ...node.spec, unschedulable: true };
+      this.o.log("info", "NODE_CORDONED", `cordoned node ${node.metadata.name}`, { nodePool: pool });
+    }
+    let left = 0;
+    let blocked = 0;
+    for (const node of nodes) {
+      const pods: KubePod[] = [];
+      await c.listPages<KubePod>("listPods", "/api/v1/pods", (items) => pods.push(...items), {
+        fieldSelector: `spec.nodeName=${node.metadata.name},${NON_TERMINAL}`,
+        accept: ACCEPT_METADATA_LIST,
+      });
+      for (const pod of pods) {
+        // DaemonSet pods stay (they would come straight back), as do static mirror pods.
+        if (isTerminal(pod) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" || o.kind === "Node"))
+          continue;
+        const { name, namespace } = pod.metadata;
+        const res = await c.request("evictPod", `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, {
+          body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } },
+          allow: [404, 429],
+        });
+        // 429: a PodDisruptionBudget does not allow it now; try again next heartbeat.
+        if (res.status === 429) blocked += 1;
+        if (res.status !== 404) left += 1;
+      }
+    }
+    this.o.log(
+      "info",
+      "NODE_POOL_DRAIN",
+      `draining node pool ${pool}: ${left} pods being evicted, ${blocked} waiting for a PodDisruptionBudget`,
+      {
+        id: d.id,
+        nodePool: pool,
+      },
+    );
+    return left === 0 ? { state: "done" } : { state: "running" };
+  }
+
+  // ---- disconnect ---------------------------------------------------------------------------
+
+  /** What stays in the cluster after a disconnect, and the one command that removes it. */
+  leftovers(): string {
+    const ns = this.o.namespace;
+    const command = AGENT_REMOVE_COMMAND.replace("namespace fleet-system", `namespace ${ns}`);
+    return `left for the admin: namespace ${ns} (ServiceAccount, Roles, the scaled-down Deployment) and the fleet-agent ClusterRoles and bindings; remove them with: ${command}`;
+  }
+
+  /** Scales the agent's own Deployment to 0, so Kubernetes does not restart what just stopped. */
+  async scaleToZero(): Promise<void> {
+    await this.o.client.request("patchDeployment", this.deploymentPath(), {
+      contentType: "application/merge-patch+json",
+      body: { spec: { replicas: 0 } },
+    });
+  }
+}

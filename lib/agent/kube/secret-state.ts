@@ -1,0 +1,131 @@
+import type { TokenSource } from "../agent";
+import { certificateMatchesKey } from "../csr";
+import { StateError, type AgentState, type ClusterRecord, type StateStore } from "../state";
+import type { KubeClient } from "./kube-client";
+
+// In a cluster the agent's identity (key, certificate, fleet CA, cluster id) lives in a Secret the
+// manifest creates empty (RBAC cannot limit `create` by name, so the agent only gets get/update/
+// delete on that one Secret). A pod rescheduled to another node keeps its identity: no volume.
+
+const KEYS = { key: "key.pem", cert: "cert.pem", ca: "ca.pem", cluster: "cluster.json", pendingKey: "pending-key.pem" } as const;
+
+export interface SecretRef {
+  namespace: string;
+  name: string;
+}
+
+/** `ns/name` as the flags take it. */
+export function parseSecretRef(value: string): SecretRef | null {
+  const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(value);
+  return match ? { namespace: match[1]!, name: match[3]! } : null;
+}
+
+type SecretObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace: string; resourceVersion?: string; [k: string]: unknown };
+  type?: string;
+  data?: Record<string, string>;
+};
+
+const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+const unb64 = (s: string | undefined) => (s === undefined ? undefined : Buffer.from(s, "base64").toString("utf8"));
+
+export class SecretStateStore implements StateStore {
+  constructor(
+    private readonly client: KubeClient,
+    private readonly ref: SecretRef,
+  ) {}
+
+  get location() {
+    return `Secret ${this.ref.namespace}/${this.ref.name}`;
+  }
+
+  private path() {
+    return `/api/v1/namespaces/${this.ref.namespace}/secrets/${this.ref.name}`;
+  }
+
+  private async read(): Promise<SecretObject> {
+    const res = await this.client.request("getStateSecret", this.path(), { allow: [404] });
+    if (res.status === 404) {
+      throw new StateError(`${this.location} does not exist: the manifest creates it empty (kubectl apply it again)`);
+    }
+    return res.body as SecretObject;
+  }
+
+  /** Replaces the Secret's data (update, with the read resourceVersion so a concurrent writer fails). */
+  private async write(change: (data: Record<string, string>) => Record<string, string>): Promise<void> {
+    const secret = await this.read();
+    const data = change({ ...(secret.data ?? {}) });
+    await this.client.request("updateStateSecret", this.path(), {
+      body: { apiVersion: "v1", kind: "Secret", metadata: secret.metadata, type: secret.type ?? "Opaque", data },
+    });
+  }
+
+  async load(): Promise<AgentState | null> {
+    const data = (await this.read()).data ?? {};
+    const clusterText = unb64(data[KEYS.cluster]);
+    if (!clusterText) return null;
+    const keyPem = unb64(data[KEYS.key]);
+    const certPem = unb64(data[KEYS.cert]);
+    const caPem = unb64(data[KEYS.ca]);
+    if (!keyPem || !certPem || !caPem)
+      throw new StateError(`${this.location} has cluster.json but not key.pem, cert.pem and ca.pem`);
+    let cluster: ClusterRecord;
+    try {
+      cluster = JSON.parse(clusterText) as ClusterRecord;
+    } catch {
+      throw new StateError(`${this.location}: cluster.json is not valid JSON`);
+    }
+    if (typeof cluster?.clusterId !== "string" || !cluster.clusterId)
+      throw new StateError(`${this.location}: cluster.json has no clusterId`);
+    if (!certificateMatchesKey(certPem, keyPem)) throw new StateError(`${this.location}: cert.pem does not belong to key.pem`);
+    return { keyPem, certPem, caPem, cluster: { ...cluster, appliedPolicyRevision: cluster.appliedPolicyRevision ?? null } };
+  }
+
+  async save(state: AgentState): Promise<void> {
+    await this.write(() => ({
+      [KEYS.key]: b64(state.keyPem),
+      [KEYS.cert]: b64(state.certPem),
+      [KEYS.ca]: b64(state.caPem),
+      [KEYS.cluster]: b64(JSON.stringify(state.cluster)),
+    }));
+  }
+
+  /** One update carries both: the Secret never holds a key with another key's certificate. */
+  async saveIdentity(keyPem: string, certPem: string): Promise<void> {
+    await this.write((data) => ({ ...data, [KEYS.key]: b64(keyPem), [KEYS.cert]: b64(certPem) }));
+  }
+
+  async saveCluster(cluster: ClusterRecord): Promise<void> {
+    await this.write((data) => ({ ...data, [KEYS.cluster]: b64(JSON.stringify(cluster)) }));
+  }
+
+  async loadPendingKey(): Promise<string | null> {
+    return unb64((await this.read()).data?.[KEYS.pendingKey]) ?? null;
+  }
+
+  async savePendingKey(keyPem: string): Promise<void> {
+    await this.write((data) => ({ ...data, [KEYS.pendingKey]: b64(keyPem) }));
+  }
+
+  async destroy(): Promise<void> {
+    await this.client.request("deleteStateSecret", this.path(), { allow: [404] });
+  }
+}
+
+/** The registration token from its own Secret (key `token`), deleted through the API once used. */
+export function secretTokenSource(client: KubeClient, ref: SecretRef): TokenSource {
+  const path = `/api/v1/namespaces/${ref.namespace}/secrets/${ref.name}`;
+  return {
+    describe: `Secret ${ref.namespace}/${ref.name}`,
+    async read() {
+      const res = await client.request("getTokenSecret", path, { allow: [404] });
+      if (res.status === 404) return null;
+      return unb64((res.body as SecretObject).data?.token)?.trim() || null;
+    },
+    async consumed() {
+      await client.request("deleteTokenSecret", path, { allow: [404] });
+    },
+  };
+}

@@ -1,0 +1,86 @@
+// Every Kubernetes API call the in-cluster agent makes, in one table. The agent's client can only
+// issue calls named here (lib/agent/kube/kube-client.ts), the manifest's RBAC rules are derived
+// from it (agent-manifest.ts), and a test compares both ways, so the agent never needs a
+// permission the manifest lacks and the manifest grants nothing the agent does not use.
+// Pure data: the console imports it to build the manifest in the browser.
+
+/** Which object a named call targets; the manifest substitutes the real names. */
+export type KubeObjectRole = "stateSecret" | "tokenSecret" | "ownDeployment" | "clusterInfo" | "metricsApiService";
+
+export type KubeCall =
+  | { kind: "nonResource"; path: "/version" | "/readyz"; verb: "get" }
+  | {
+      kind: "resource";
+      group: string;
+      resource: string;
+      verb: "get" | "list" | "update" | "patch" | "delete" | "create";
+      /** cluster: any namespace or cluster-scoped; own: the agent's namespace; kube-public. */
+      scope: "cluster" | "own" | "kube-public";
+      /** Set when RBAC limits the call to one object (resourceNames). */
+      object?: KubeObjectRole;
+      /** Only with --allow-node-actions (the optional ClusterRole). */
+      nodeActions?: boolean;
+    };
+
+export const KUBE_CALLS = {
+  version: { kind: "nonResource", path: "/version", verb: "get" },
+  readyz: { kind: "nonResource", path: "/readyz", verb: "get" },
+  listNodes: { kind: "resource", group: "", resource: "nodes", verb: "list", scope: "cluster" },
+  listPods: { kind: "resource", group: "", resource: "pods", verb: "list", scope: "cluster" },
+  listNamespaces: { kind: "resource", group: "", resource: "namespaces", verb: "list", scope: "cluster" },
+  listDaemonSets: { kind: "resource", group: "apps", resource: "daemonsets", verb: "list", scope: "cluster" },
+  getMetricsApiService: {
+    kind: "resource",
+    group: "apiregistration.k8s.io",
+    resource: "apiservices",
+    verb: "get",
+    scope: "cluster",
+    object: "metricsApiService",
+  },
+  getClusterInfo: {
+    kind: "resource",
+    group: "",
+    resource: "configmaps",
+    verb: "get",
+    scope: "kube-public",
+    object: "clusterInfo",
+  },
+  getStateSecret: { kind: "resource", group: "", resource: "secrets", verb: "get", scope: "own", object: "stateSecret" },
+  updateStateSecret: { kind: "resource", group: "", resource: "secrets", verb: "update", scope: "own", object: "stateSecret" },
+  deleteStateSecret: { kind: "resource", group: "", resource: "secrets", verb: "delete", scope: "own", object: "stateSecret" },
+  getTokenSecret: { kind: "resource", group: "", resource: "secrets", verb: "get", scope: "own", object: "tokenSecret" },
+  deleteTokenSecret: { kind: "resource", group: "", resource: "secrets", verb: "delete", scope: "own", object: "tokenSecret" },
+  getDeployment: { kind: "resource", group: "apps", resource: "deployments", verb: "get", scope: "own", object: "ownDeployment" },
+  patchDeployment: {
+    kind: "resource",
+    group: "apps",
+    resource: "deployments",
+    verb: "patch",
+    scope: "own",
+    object: "ownDeployment",
+  },
+  cordonNode: { kind: "resource", group: "", resource: "nodes", verb: "patch", scope: "cluster", nodeActions: true },
+  evictPod: { kind: "resource", group: "", resource: "pods/eviction", verb: "create", scope: "cluster", nodeActions: true },
+} as const satisfies Record<string, KubeCall>;
+
+export type KubeCallName = keyof typeof KUBE_CALLS;
+
+export const METRICS_API_SERVICE_NAME = "v1beta1.metrics.k8s.io";
+export const CLUSTER_INFO_NAME = "cluster-info";
+
+/**
+ * What removes the rest of the agent from a cluster after a disconnect (the agent deleted its
+ * state Secret and scaled itself to 0): the manifest's header, the agent's last log line and the
+ * wizard's last step all show this command.
+ */
+export const AGENT_REMOVE_COMMAND =
+  "kubectl delete namespace fleet-system && kubectl delete clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=fleet-registry && kubectl -n kube-public delete role,rolebinding fleet-agent-cluster-info";
+
+/** The names the manifest gives the agent's objects (the agent's defaults for its flags). */
+export const AGENT_OBJECT_NAMES = {
+  namespace: "fleet-system",
+  serviceAccount: "fleet-agent",
+  deployment: "fleet-agent",
+  tokenSecret: "fleet-agent-token",
+  stateSecret: "fleet-agent-state",
+} as const;

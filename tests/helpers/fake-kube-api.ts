@@ -1,0 +1,449 @@
+// A loopback HTTPS server that answers the Kubernetes REST API's paths, verbs, content types and
+// JSON shapes for one of the clusters in kube-clusters.ts: enough of the contract for the agent
+// (no API server can run on these machines). It checks the bearer token like an API server,
+// pages lists with limit/continue, serves pods as PartialObjectMetadataList when asked, applies
+// merge and strategic-merge patches to the Deployment and nodes, honours a PodDisruptionBudget
+// with 429 on evictions, and records every request for the tests to assert.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import type http from "node:http";
+import https from "node:https";
+import type net from "node:net";
+import path from "node:path";
+import forge from "node-forge";
+import { makeKey } from "./csr";
+import type { FakeCluster, FakePod } from "./kube-clusters";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  accept: string;
+  contentType: string;
+  body: unknown;
+}
+
+type Secret = {
+  metadata: { name: string; namespace: string; resourceVersion: string; uid: string };
+  type: string;
+  data: Record<string, string>;
+};
+
+function forgeKeys() {
+  const k = makeKey();
+  return { publicKey: forge.pki.publicKeyFromPem(k.publicKeyPem), privateKey: forge.pki.privateKeyFromPem(k.privateKeyPem) };
+}
+
+function makeCa() {
+  const keys = forgeKeys();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = "01" + crypto.randomBytes(8).toString("hex");
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
+  const subject = [{ name: "commonName", value: "kubernetes" }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: "basicConstraints", cA: true, critical: true },
+    { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  const serverKeys = forgeKeys();
+  const server = forge.pki.createCertificate();
+  server.publicKey = serverKeys.publicKey;
+  server.serialNumber = "02" + crypto.randomBytes(8).toString("hex");
+  server.validity.notBefore = cert.validity.notBefore;
+  server.validity.notAfter = cert.validity.notAfter;
+  server.setSubject([{ name: "commonName", value: "kube-apiserver" }]);
+  server.setIssuer(subject);
+  server.setExtensions([
+    { name: "extKeyUsage", serverAuth: true },
+    {
+      name: "subjectAltName",
+      altNames: [
+        { type: 7, ip: "127.0.0.1" },
+        { type: 2, value: "localhost" },
+      ],
+    },
+  ]);
+  server.sign(keys.privateKey, forge.md.sha256.create());
+  return {
+    caPem: forge.pki.certificateToPem(cert),
+    serverCertPem: forge.pki.certificateToPem(server),
+    serverKeyPem: forge.pki.privateKeyToPem(serverKeys.privateKey),
+  };
+}
+
+const status = (code: number, reason: string, message: string) => ({
+  kind: "Status",
+  apiVersion: "v1",
+  metadata: {},
+  status: "Failure",
+  message,
+  reason,
+  code,
+});
+
+/** RFC 7386 merge patch. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!patch || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    target && typeof target === "object" && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** Strategic merge patch, for the lists the agent patches: containers merge by name. */
+function strategicPatch(target: unknown, patch: unknown, key = ""): unknown {
+  if (Array.isArray(patch) && Array.isArray(target) && key === "containers") {
+    const merged = target.map((c) => ({ ...(c as object) })) as { name: string }[];
+    for (const p of patch as { name: string }[]) {
+      const i = merged.findIndex((c) => c.name === p.name);
+      if (i >= 0) merged[i] = strategicPatch(merged[i], p) as { name: string };
+      else merged.push(p);
+    }
+    return merged;
+  }
+  if (!patch || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    target && typeof target === "object" && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = strategicPatch(out[k], v, k);
+  }
+  return out;
+}
+
+export interface FakeKubeApiOptions {
+  /** Bearer tokens accepted (a pod's token rotates: add the new one). */
+  tokens: string[];
+  namespace?: string;
+  /** Page size the server caps lists at, whatever `limit` asks (forces paging in tests). */
+  maxPage?: number;
+}
+
+export class FakeKubeApi {
+  readonly requests: RecordedRequest[] = [];
+  readonly tokens: Set<string>;
+  readonly caPem: string;
+  url = "";
+  port = 0;
+  /** /readyz: "ok", an HTTP failure, or a dropped connection. */
+  readyz: "ok" | 500 | "drop" = "ok";
+  /** Pod name -> evictions to refuse with 429 before allowing (a PodDisruptionBudget). */
+  readonly pdbBlocks = new Map<string, number>();
+  readonly secrets = new Map<string, Secret>();
+  deployment: Record<string, unknown>;
+  private server: https.Server;
+  private rv = 100;
+  private readonly namespace: string;
+
+  constructor(
+    readonly cluster: FakeCluster,
+    private readonly options: FakeKubeApiOptions,
+  ) {
+    const pki = makeCa();
+    this.caPem = pki.caPem;
+    this.tokens = new Set(options.tokens);
+    this.namespace = options.namespace ?? "fleet-system";
+    this.deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "fleet-agent", namespace: this.namespace, resourceVersion: "1", generation: 1 },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { "app.kubernetes.io/name": "fleet-agent" } },
+        template: {
+          metadata: { labels: { "app.kubernetes.io/name": "fleet-agent" } },
+          spec: { serviceAccountName: "fleet-agent", containers: [{ name: "agent", image: "fleet-registry/agent:1.4.0" }] },
+        },
+      },
+    };
+    this.server = https.createServer(
+      { key: pki.serverKeyPem, cert: pki.serverCertPem },
+      (req, res) => void this.handle(req, res),
+    );
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    this.url = `https://127.0.0.1:${this.port}`;
+    return this;
+  }
+
+  async stop() {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  addSecret(name: string, data: Record<string, string> = {}, namespace = this.namespace) {
+    this.secrets.set(`${namespace}/${name}`, {
+      metadata: { name, namespace, resourceVersion: String(++this.rv), uid: crypto.randomUUID() },
+      type: "Opaque",
+      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
+    });
+  }
+
+  secretText(name: string, key: string, namespace = this.namespace): string | undefined {
+    const v = this.secrets.get(`${namespace}/${name}`)?.data[key];
+    return v === undefined ? undefined : Buffer.from(v, "base64").toString("utf8");
+  }
+
+  /** Writes a pod's service-account files (token, ca.crt, namespace) under `root` as kubelet mounts them. */
+  layOutServiceAccount(root: string, token: string): string {
+    const dir = path.join(root, "var/run/secrets/kubernetes.io/serviceaccount");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "token"), token);
+    fs.writeFileSync(path.join(dir, "ca.crt"), this.caPem);
+    fs.writeFileSync(path.join(dir, "namespace"), this.namespace);
+    return dir;
+  }
+
+  /** A kubeconfig for this API with the given token, as `kubectl config view --raw` writes one. */
+  kubeconfig(token: string): string {
+    return [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters:",
+      `- name: ${this.cluster.name}`,
+      "  cluster:",
+      `    server: ${this.url}`,
+      `    certificate-authority-data: ${Buffer.from(this.caPem).toString("base64")}`,
+      "users:",
+      "- name: admin",
+      "  user:",
+      `    token: ${token}`,
+      "contexts:",
+      `- name: ${this.cluster.name}`,
+      "  context:",
+      `    cluster: ${this.cluster.name}`,
+      "    user: admin",
+      `current-context: ${this.cluster.name}`,
+      "",
+    ].join("\n");
+  }
+
+  /** Requests other than the periodic reads: writes and named objects. */
+  writes(): RecordedRequest[] {
+    return this.requests.filter((r) => r.method !== "GET");
+  }
+
+  private send(res: http.ServerResponse, code: number, body: unknown, type = "application/json") {
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    res.writeHead(code, { "content-type": type, "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  }
+
+  private page<T>(items: T[], query: Record<string, string>, kind: string, apiVersion = "v1") {
+    const offset = query.continue ? Number(Buffer.from(query.continue, "base64").toString("utf8")) : 0;
+    const limit = Math.min(Number(query.limit) || items.length || 1, this.options.maxPage ?? Infinity);
+    const slice = items.slice(offset, offset + limit);
+    const next = offset + limit < items.length ? Buffer.from(String(offset + limit)).toString("base64") : undefined;
+    return {
+      kind,
+      apiVersion,
+      metadata: {
+        resourceVersion: String(this.rv),
+        ...(next ? { continue: next, remainingItemCount: items.length - offset - limit } : {}),
+      },
+      items: slice,
+    };
+  }
+
+  private podsMatching(fieldSelector: string | undefined): FakePod[] {
+    let pods = this.cluster.pods;
+    for (const term of (fieldSelector ?? "").split(",").filter(Boolean)) {
+      const neq = /^([\w.]+)!=(.*)$/.exec(term);
+      const eq = /^([\w.]+)==?(.*)$/.exec(term);
+      const get = (p: FakePod, field: string) =>
+        field === "status.phase" ? p.status.phase : field === "spec.nodeName" ? p.spec.nodeName : undefined;
+      if (neq) pods = pods.filter((p) => get(p, neq[1]!) !== neq[2]);
+      else if (eq) pods = pods.filter((p) => get(p, eq[1]!) === eq[2]);
+    }
+    return pods;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(req.url ?? "/", "https://localhost");
+    const query = Object.fromEntries(url.searchParams);
+    const contentType = String(req.headers["content-type"] ?? "");
+    let body: unknown = undefined;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      return this.send(res, 400, status(400, "BadRequest", "the body is not JSON"));
+    }
+    const method = req.method ?? "GET";
+    const p = url.pathname;
+    this.requests.push({ method, path: p, query, accept: String(req.headers.accept ?? ""), contentType, body });
+
+    const auth = String(req.headers.authorization ?? "");
+    if (!auth.startsWith("Bearer ") || !this.tokens.has(auth.slice(7))) {
+      return this.send(res, 401, status(401, "Unauthorized", "Unauthorized"));
+    }
+    const metadataOnly = String(req.headers.accept ?? "").includes("as=PartialObjectMetadataList");
+    const c = this.cluster;
+    let m: RegExpExecArray | null;
+
+    if (method === "GET" && p === "/version") {
+      const [major, minor] = c.gitVersion.replace(/^v/, "").split(".");
+      return this.send(res, 200, { major, minor, gitVersion: c.gitVersion, platform: "linux/amd64" });
+    }
+    if (method === "GET" && p === "/readyz") {
+      if (this.readyz === "drop") return req.socket.destroy();
+      if (this.readyz === 500) return this.send(res, 500, "[-]etcd failed: reason withheld\nreadyz check failed", "text/plain");
+      return this.send(res, 200, "ok", "text/plain");
+    }
+    if (method === "GET" && p === "/api/v1/nodes") return this.send(res, 200, this.page(c.nodes, query, "NodeList"));
+    if (method === "PATCH" && (m = /^\/api\/v1\/nodes\/([^/]+)$/.exec(p))) {
+      const node = c.nodes.find((n) => n.metadata.name === m![1]);
+      if (!node) return this.send(res, 404, status(404, "NotFound", `nodes "${m[1]}" not found`));
+      if (contentType !== "application/strategic-merge-patch+json" && contentType !== "application/merge-patch+json") {
+        return this.send(
+          res,
+          415,
+          status(
+            415,
+            "UnsupportedMediaType",
+            `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`,
+          ),
+        );
+      }
+      Object.assign(node, strategicPatch(node, body));
+      return this.send(res, 200, node);
+    }
+    if (method === "GET" && p === "/api/v1/namespaces") {
+      const items = c.namespaces.map((name) => ({ metadata: { name } }));
+      return this.send(
+        res,
+        200,
+        this.page(
+          items,
+          query,
+          metadataOnly ? "PartialObjectMetadataList" : "NamespaceList",
+          metadataOnly ? "meta.k8s.io/v1" : "v1",
+        ),
+      );
+    }
+    if (method === "GET" && p === "/api/v1/pods") {
+      const pods = this.podsMatching(query.fieldSelector);
+      if (metadataOnly) {
+        const items = pods.map((pod) => ({
+          kind: "PartialObjectMetadata",
+          apiVersion: "meta.k8s.io/v1",
+          metadata: pod.metadata,
+        }));
+        return this.send(res, 200, this.page(items, query, "PartialObjectMetadataList", "meta.k8s.io/v1"));
+      }
+      return this.send(res, 200, this.page(pods, query, "PodList"));
+    }
+    if (method === "POST" && (m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/eviction$/.exec(p))) {
+      const [, ns, name] = m;
+      const i = c.pods.findIndex((pod) => pod.metadata.namespace === ns && pod.metadata.name === name);
+      if (i < 0) return this.send(res, 404, status(404, "NotFound", `pods "${name}" not found`));
+      const blocked = this.pdbBlocks.get(name!) ?? 0;
+      if (blocked > 0) {
+        this.pdbBlocks.set(name!, blocked - 1);
+        return this.send(
+          res,
+          429,
+          status(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget."),
+        );
+      }
+      c.pods.splice(i, 1);
+      return this.send(res, 201, { kind: "Status", apiVersion: "v1", status: "Success", code: 201 });
+    }
+    if (method === "GET" && p === "/apis/apps/v1/daemonsets") {
+      return this.send(res, 200, this.page(c.daemonSets, query, "DaemonSetList", "apps/v1"));
+    }
+    if (method === "GET" && p === "/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io") {
+      if (!c.metrics)
+        return this.send(
+          res,
+          404,
+          status(404, "NotFound", 'apiservices.apiregistration.k8s.io "v1beta1.metrics.k8s.io" not found'),
+        );
+      return this.send(res, 200, {
+        apiVersion: "apiregistration.k8s.io/v1",
+        kind: "APIService",
+        metadata: { name: "v1beta1.metrics.k8s.io" },
+        spec: { group: "metrics.k8s.io", version: "v1beta1", service: { name: "metrics-server", namespace: "kube-system" } },
+        status: { conditions: [{ type: "Available", status: "True", reason: "Passed" }] },
+      });
+    }
+    if (method === "GET" && p === "/api/v1/namespaces/kube-public/configmaps/cluster-info") {
+      if (!c.clusterInfoServer) return this.send(res, 404, status(404, "NotFound", 'configmaps "cluster-info" not found'));
+      const kubeconfig = `apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: ${Buffer.from(this.caPem).toString("base64")}\n    server: ${c.clusterInfoServer}\n  name: ""\ncontexts: null\ncurrent-context: ""\nkind: Config\npreferences: {}\nusers: null\n`;
+      return this.send(res, 200, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "cluster-info", namespace: "kube-public" },
+        data: { kubeconfig },
+      });
+    }
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(p))) {
+      const key = `${m[1]}/${m[2]}`;
+      const secret = this.secrets.get(key);
+      if (!secret) return this.send(res, 404, status(404, "NotFound", `secrets "${m[2]}" not found`));
+      if (method === "GET") return this.send(res, 200, { apiVersion: "v1", kind: "Secret", ...secret });
+      if (method === "DELETE") {
+        this.secrets.delete(key);
+        return this.send(res, 200, {
+          kind: "Status",
+          apiVersion: "v1",
+          status: "Success",
+          details: { name: m[2], kind: "secrets" },
+        });
+      }
+      if (method === "PUT") {
+        const next = body as Secret;
+        if (next.metadata?.resourceVersion && next.metadata.resourceVersion !== secret.metadata.resourceVersion) {
+          return this.send(
+            res,
+            409,
+            status(409, "Conflict", `Operation cannot be fulfilled on secrets "${m[2]}": the object has been modified`),
+          );
+        }
+        const updated: Secret = {
+          metadata: { ...secret.metadata, resourceVersion: String(++this.rv) },
+          type: next.type ?? "Opaque",
+          data: next.data ?? {},
+        };
+        this.secrets.set(key, updated);
+        return this.send(res, 200, { apiVersion: "v1", kind: "Secret", ...updated });
+      }
+    }
+    if ((m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)$/.exec(p))) {
+      const meta = this.deployment.metadata as { name: string; namespace: string };
+      if (m[1] !== meta.namespace || m[2] !== meta.name)
+        return this.send(res, 404, status(404, "NotFound", `deployments.apps "${m[2]}" not found`));
+      if (method === "GET") return this.send(res, 200, this.deployment);
+      if (method === "PATCH") {
+        if (contentType === "application/merge-patch+json")
+          this.deployment = mergePatch(this.deployment, body) as Record<string, unknown>;
+        else if (contentType === "application/strategic-merge-patch+json")
+          this.deployment = strategicPatch(this.deployment, body) as Record<string, unknown>;
+        else return this.send(res, 415, status(415, "UnsupportedMediaType", "unsupported patch type"));
+        return this.send(res, 200, this.deployment);
+      }
+    }
+    return this.send(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
+  }
+
+  /** The image of the Deployment's agent container and its replicas. */
+  deploymentState(): { image: string; replicas: number } {
+    const spec = this.deployment.spec as {
+      replicas: number;
+      template: { spec: { containers: { name: string; image: string }[] } };
+    };
+    return { image: spec.template.spec.containers.find((x) => x.name === "agent")!.image, replicas: spec.replicas };
+  }
+}

@@ -1,0 +1,380 @@
+// The reference agent as a real process reading a cluster through the Kubernetes REST contract
+// (tests/helpers/fake-kube-api.ts: no API server runs on these machines), registering with the
+// real control plane on the engine TEST_ENGINE selects. Asserts what the control plane shows and
+// the exact requests the agent made to the cluster's API.
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { KUBE_CALLS, type KubeCallName } from "@/lib/domain/agent-kube-calls";
+import { makeCsr } from "../helpers/csr";
+import { FakeKubeApi, type RecordedRequest } from "../helpers/fake-kube-api";
+import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+import { eksCluster, gkeCluster } from "../helpers/kube-clusters";
+
+const IMAGE = "registry.example.com/fleet/agent:1.4.0";
+let server: FleetServer;
+let fleetCa: string;
+
+before(async () => {
+  server = await startFleetServer({ AGENT_IMAGE: IMAGE });
+  const s = await server.api("PATCH", "/api/v1/settings", { heartbeatIntervalSeconds: 1, disconnectTimeoutSeconds: 30 });
+  assert.equal(s.status, 200, JSON.stringify(s.body));
+  fleetCa = (await server.api("GET", "/api/v1/fleet")).body.caFingerprint;
+});
+after(async () => {
+  await server?.stop();
+});
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000, output?: () => string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${output ? `\nagent output:\n${output()}` : ""}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function mint(name: string) {
+  const t = await server.api("POST", "/api/v1/registration-tokens", { name, maxClusters: 1 });
+  assert.equal(t.status, 201, JSON.stringify(t.body));
+  return t.body.token as string;
+}
+
+function startAgent(args: string[], env: Record<string, string>) {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "lib/agent/cli.ts",
+      "--server",
+      server.agentUrl,
+      "--ca-fingerprint",
+      fleetCa,
+      "--heartbeat-interval",
+      "1",
+      ...args,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, KUBECONFIG: "", KUBERNETES_SERVICE_HOST: "", ...env } },
+  );
+  let output = "";
+  child.stdout.on("data", (c) => (output += c));
+  child.stderr.on("data", (c) => (output += c));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, exited, output: () => output };
+}
+
+/** The KUBE_CALLS entry a recorded request is, or null: every request must be one of them. */
+function callOf(r: RecordedRequest): KubeCallName | null {
+  const verbOf = (call: (typeof KUBE_CALLS)[KubeCallName]) =>
+    ({ get: "GET", list: "GET", update: "PUT", patch: "PATCH", delete: "DELETE", create: "POST" })[call.verb];
+  const patterns: [KubeCallName, RegExp][] = [
+    ["version", /^\/version$/],
+    ["readyz", /^\/readyz$/],
+    ["listNodes", /^\/api\/v1\/nodes$/],
+    ["cordonNode", /^\/api\/v1\/nodes\/[^/]+$/],
+    ["listPods", /^\/api\/v1\/pods$/],
+    ["listNamespaces", /^\/api\/v1\/namespaces$/],
+    ["listDaemonSets", /^\/apis\/apps\/v1\/daemonsets$/],
+    ["getMetricsApiService", /^\/apis\/apiregistration\.k8s\.io\/v1\/apiservices\/v1beta1\.metrics\.k8s\.io$/],
+    ["getClusterInfo", /^\/api\/v1\/namespaces\/kube-public\/configmaps\/cluster-info$/],
+    ["getStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
+    ["updateStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
+    ["deleteStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
+    ["getTokenSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-token$/],
+    ["deleteTokenSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-token$/],
+    ["getDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
+    ["patchDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
+    ["evictPod", /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/],
+  ];
+  return patterns.find(([name, re]) => re.test(r.path) && verbOf(KUBE_CALLS[name]) === r.method)?.[0] ?? null;
+}
+
+function assertOnlyKnownCalls(kube: FakeKubeApi) {
+  const unknown = kube.requests.filter((r) => !callOf(r)).map((r) => `${r.method} ${r.path}`);
+  assert.deepEqual(unknown, [], "every request the agent made is a call of KUBE_CALLS (which the manifest's RBAC grants)");
+}
+
+test("in a pod (EKS): state and token in Secrets, real facts on the cluster page, upgrade patches the Deployment, disconnect scales it to 0", async () => {
+  const saToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6InNhIn0." + crypto.randomBytes(24).toString("base64url");
+  const kube = await new FakeKubeApi(eksCluster(), { tokens: [saToken], maxPage: 7 }).start();
+  const root = mkdtempSync(path.join(tmpdir(), "fleet-pod-"));
+  const saDir = kube.layOutServiceAccount(root, saToken);
+  kube.addSecret("fleet-agent-token", { token: await mint("eks") });
+  kube.addSecret("fleet-agent-state");
+  const agent = startAgent(
+    [
+      "--name",
+      "eks-prod-eu",
+      "--labels",
+      "env=prod,region=eu-west-1",
+      "--state-secret",
+      "fleet-system/fleet-agent-state",
+      "--token-secret",
+      "fleet-system/fleet-agent-token",
+    ],
+    { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(kube.port), FLEET_AGENT_SERVICE_ACCOUNT_DIR: saDir },
+  );
+  try {
+    const id = await until(
+      "the cluster Ready with its facts",
+      async () => {
+        const c = (await server.api("GET", "/api/v1/clusters?q=eks-prod-eu")).body.items?.[0];
+        if (c?.status !== "Ready") return false;
+        const d = (await server.api("GET", `/api/v1/clusters/${c.id}`)).body;
+        return d.nodePools?.length === 2 && d.workloads?.userPods != null && (c.id as string);
+      },
+      60_000,
+      agent.output,
+    );
+    const c = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+    assert.equal(c.kubernetesVersion, "1.31.4");
+    assert.deepEqual(
+      c.nodePools.map((p: Record<string, unknown>) => [
+        p.name,
+        p.nodeCount,
+        p.readyNodes,
+        p.kubeletVersion,
+        p.instanceType,
+        p.cpuCores,
+        p.memoryGiB,
+      ]),
+      [
+        ["apps", 4, 2, "1.30.8", "m5.xlarge", 15.68, 57.7],
+        ["system", 2, 2, "1.31.4", "m5.large", 3.86, 13.8],
+      ],
+    );
+    assert.deepEqual(c.workloads, { pods: 39, namespaces: 8, userPods: 17 });
+    assert.deepEqual(c.health, { apiServer: "ok", logs: true, metrics: true });
+    assert.equal(c.apiServerUrl, "https://4A1B2C3D4E5F.gr7.eu-west-1.eks.amazonaws.com", "from kube-public/cluster-info");
+    const der = new crypto.X509Certificate(kube.caPem).raw;
+    assert.equal(c.caFingerprint, "sha256:" + crypto.createHash("sha256").update(der).digest("hex"), "the in-cluster ca.crt");
+
+    // The token Secret was deleted through the API; the identity lives in the state Secret.
+    assert.ok(kube.requests.some((r) => r.method === "DELETE" && r.path.endsWith("/secrets/fleet-agent-token")));
+    assert.equal(kube.secrets.has("fleet-system/fleet-agent-token"), false);
+    assert.equal(JSON.parse(kube.secretText("fleet-agent-state", "cluster.json")!).clusterId, id);
+    assert.match(kube.secretText("fleet-agent-state", "key.pem")!, /BEGIN PRIVATE KEY/);
+    assert.equal(kube.secretText("fleet-agent-state", "pending-key.pem"), undefined, "the pending key is gone once registered");
+    // Pods are read as metadata only, non-terminal, page by page.
+    const podLists = kube.requests.filter((r) => r.path === "/api/v1/pods");
+    assert.ok(podLists.every((r) => r.accept.includes("as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")));
+    assert.ok(podLists.every((r) => r.query.fieldSelector === "status.phase!=Succeeded,status.phase!=Failed"));
+    assert.ok(
+      podLists.some((r) => r.query.continue),
+      "the 7-item pages were followed with continue",
+    );
+
+    // /readyz failing: the cluster page says degraded.
+    kube.readyz = 500;
+    await until(
+      "apiServer degraded",
+      async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.health.apiServer === "degraded",
+    );
+    kube.readyz = "ok";
+    await until("apiServer ok", async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.health.apiServer === "ok");
+
+    // A staged rollout becomes real: the agent patches its own Deployment's image.
+    const rollout = await server.api("POST", "/api/v1/rollouts", {
+      name: "agent 1.5.0",
+      targetVersion: "1.5.0",
+      selector: "env=prod,region=eu-west-1",
+      stages: [{ name: "all", percent: 100 }],
+      clusterTimeoutSeconds: 600,
+    });
+    assert.equal(rollout.status, 201, JSON.stringify(rollout.body));
+    await until(
+      "the image patched",
+      async () => kube.deploymentState().image === "registry.example.com/fleet/agent:1.5.0",
+      30_000,
+      agent.output,
+    );
+    const patch = kube.requests.find((r) => r.method === "PATCH" && r.path.endsWith("/deployments/fleet-agent"))!;
+    assert.equal(patch.contentType, "application/strategic-merge-patch+json");
+    assert.deepEqual(patch.body, {
+      spec: { template: { spec: { containers: [{ name: "agent", image: "registry.example.com/fleet/agent:1.5.0" }] } } },
+    });
+    // The fake has no kubelet to start the new pod: abort, and leave the fleet.
+    const aborted = await server.api("POST", `/api/v1/rollouts/${rollout.body.id}/actions`, { action: "abort" });
+    assert.equal(aborted.status, 200, JSON.stringify(aborted.body));
+    await until("phase Active", async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.phase === "Active");
+
+    const act = (body: Record<string, unknown>) => server.api("POST", `/api/v1/clusters/${id}/deregistration`, body);
+    assert.equal((await act({ action: "start" })).status, 200);
+    // Draining waits for the user pods (17), not all pods (39): system pods never go away.
+    await until(
+      "the wizard shows the user pods",
+      async () => (await server.api("GET", `/api/v1/clusters/${id}/deregistration`)).body.workloads.pods === 17,
+    );
+    assert.equal((await act({ action: "confirm-workloads" })).status, 409, "17 user pods left: not without force");
+    assert.equal((await act({ action: "confirm-workloads", force: true, reason: "moved by the platform team" })).status, 200);
+    assert.equal((await act({ action: "disconnect" })).status, 200);
+    const code = await Promise.race([agent.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 30_000))]);
+    assert.equal(code, 0, `agent exit: ${code}\n${agent.output()}`);
+    assert.equal(kube.secrets.has("fleet-system/fleet-agent-state"), false, "the state Secret was deleted");
+    assert.equal(kube.deploymentState().replicas, 0, "the Deployment was scaled to 0");
+    const scale = kube.requests.filter((r) => r.method === "PATCH" && r.path.endsWith("/deployments/fleet-agent")).at(-1)!;
+    assert.equal(scale.contentType, "application/merge-patch+json");
+    assert.deepEqual(scale.body, { spec: { replicas: 0 } });
+    assert.match(agent.output(), /LEFT_FOR_ADMIN .*kubectl delete namespace fleet-system/);
+    assertOnlyKnownCalls(kube);
+  } finally {
+    agent.child.kill("SIGKILL");
+    await kube.stop();
+  }
+});
+
+test("from a laptop (--kubeconfig, GKE): facts, and drainNodePool cordons then evicts through the Eviction API, waiting on a PDB's 429", async () => {
+  const kube = await new FakeKubeApi(gkeCluster(), { tokens: ["laptop-admin-token"] }).start();
+  const dir = mkdtempSync(path.join(tmpdir(), "fleet-laptop-"));
+  const kubeconfig = path.join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, kube.kubeconfig("laptop-admin-token"));
+  const tokenFile = path.join(dir, "token");
+  writeFileSync(tokenFile, await mint("gke"));
+  const highmem = kube.cluster.pods.filter((p) => p.spec.nodeName.includes("highmem") && p.metadata.namespace === "search");
+  kube.pdbBlocks.set(highmem[0]!.metadata.name, 2);
+  let agent: { child: ChildProcess; exited: Promise<number | null>; output: () => string } | null = null;
+  try {
+    agent = startAgent(
+      [
+        "--kubeconfig",
+        kubeconfig,
+        "--name",
+        "gke-prod-us",
+        "--labels",
+        "env=prod,region=us",
+        "--token-file",
+        tokenFile,
+        "--state-dir",
+        path.join(dir, "state"),
+        "--allow-node-actions",
+      ],
+      {},
+    );
+    const out = agent.output;
+    const id = await until(
+      "the cluster Ready with its pools",
+      async () => {
+        const c = (await server.api("GET", "/api/v1/clusters?q=gke-prod-us")).body.items?.[0];
+        if (c?.status !== "Ready") return false;
+        return (await server.api("GET", `/api/v1/clusters/${c.id}`)).body.nodePools?.length === 2 && (c.id as string);
+      },
+      60_000,
+      out,
+    );
+    const c = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+    assert.equal(c.kubernetesVersion, "1.30.5");
+    assert.equal(c.apiServerUrl, kube.url, "no cluster-info: the kubeconfig's server");
+    assert.deepEqual(c.health, { apiServer: "ok", logs: true, metrics: false });
+    assert.deepEqual(c.workloads, { pods: 35, namespaces: 8, userPods: 24 });
+
+    const retire = await server.api("POST", `/api/v1/clusters/${id}/node-pools/highmem/retire`, { reason: "moving to n2d" });
+    assert.equal(retire.status, 200, JSON.stringify(retire.body));
+    await until("drainNodePool done", async () => /DIRECTIVE_DONE .*drainNodePool/.test(out()), 30_000, out);
+    const cordons = kube.requests.filter((r) => r.method === "PATCH" && r.path.startsWith("/api/v1/nodes/"));
+    assert.deepEqual(
+      cordons.map((r) => [r.path, r.contentType, JSON.stringify(r.body)]),
+      ["gke-prod-us-highmem-5e6f7a8b-p2l1", "gke-prod-us-highmem-5e6f7a8b-r8t6"].map((n) => [
+        `/api/v1/nodes/${n}`,
+        "application/strategic-merge-patch+json",
+        '{"spec":{"unschedulable":true}}',
+      ]),
+    );
+    const evictions = kube.requests.filter((r) => r.path.endsWith("/eviction"));
+    const firstEviction = kube.requests.findIndex((r) => r.path.endsWith("/eviction"));
+    assert.ok(firstEviction > kube.requests.indexOf(cordons.at(-1)!), "cordon first, then evict");
+    const blocked = evictions.filter((r) => r.path.includes(highmem[0]!.metadata.name));
+    assert.equal(blocked.length, 3, "the PDB-protected pod was tried again after each 429 until it was allowed");
+    assert.deepEqual(evictions[0]!.body, {
+      apiVersion: "policy/v1",
+      kind: "Eviction",
+      metadata: { name: evictions[0]!.path.split("/")[6], namespace: evictions[0]!.path.split("/")[4] },
+    });
+    // DaemonSet pods on those nodes are left alone; the user pods there are gone.
+    assert.ok(!evictions.some((r) => /fluentbit-gke|gke-metrics-agent/.test(r.path)));
+    assert.equal(
+      kube.cluster.pods.filter((p) => p.spec.nodeName.includes("highmem") && p.metadata.namespace === "search").length,
+      0,
+    );
+    assertOnlyKnownCalls(kube);
+  } finally {
+    agent?.child.kill("SIGKILL");
+    await kube.stop();
+  }
+});
+
+test("the protocol's new fields server-side: capabilities filter directives, a failed ack closes its directive with the reason shown, userPods drive the drain", async () => {
+  const { csr, key } = makeCsr();
+  const reg = await server.agent(
+    "POST",
+    "/api/agent/v1/register",
+    {
+      name: "acks-1",
+      apiServerUrl: "https://api.acks-1.example:6443",
+      caFingerprint: `sha256:${"c".repeat(64)}`,
+      agentVersion: "1.4.0",
+      kubernetesVersion: "1.30.2",
+      labels: { env: "dev", region: "eu" },
+      csr,
+    },
+    { headers: { authorization: `Bearer ${await mint("acks")}` } },
+  );
+  assert.equal(reg.status, 201, JSON.stringify(reg.body));
+  const id = reg.body.clusterId as string;
+  const client = { cert: reg.body.certificate as string, key };
+  const hb = (over: Record<string, unknown>) =>
+    server.agent(
+      "POST",
+      "/api/agent/v1/heartbeat",
+      {
+        agentVersion: "1.4.0",
+        kubernetesVersion: "1.30.2",
+        nodePools: [{ name: "spot", nodeCount: 2, readyNodes: 2 }],
+        workloads: { pods: 50, namespaces: 5, userPods: 4 },
+        health: { apiServer: "ok", logs: true, metrics: true },
+        acks: [],
+        ...over,
+      },
+      { client },
+    );
+  assert.equal((await hb({})).status, 200);
+  await until("the pool stored", async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.nodePools?.length === 1);
+  assert.equal((await server.api("POST", `/api/v1/clusters/${id}/node-pools/spot/retire`, {})).status, 200);
+
+  // An agent that says it cannot drain node pools is not sent drainNodePool; an older one (no capabilities) is.
+  const limited = await hb({ capabilities: ["disconnect", "upgrade", "drain"] });
+  assert.deepEqual(limited.body.directives, []);
+  const older = await hb({});
+  const directive = older.body.directives.find((d: { type: string }) => d.type === "drainNodePool");
+  assert.ok(directive, JSON.stringify(older.body));
+
+  // A failed ack: the directive is closed (not sent again) and the cluster shows why.
+  const bad = await hb({ acks: [{ id: directive.id, ok: true, reason: "x" }] });
+  assert.equal(bad.status, 400, "only ok:false objects are acks with a reason");
+  assert.equal(bad.body.error, "invalid_request");
+  const reason = "node actions are off on this agent: run it with --allow-node-actions";
+  assert.equal((await hb({ acks: [{ id: directive.id, ok: false, reason }] })).status, 200);
+  assert.deepEqual((await hb({})).body.directives, []);
+  const detail = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+  assert.deepEqual(
+    detail.failedDirectives.map((d: { type: string; reason: string }) => [d.type, d.reason]),
+    [["drainNodePool", reason]],
+  );
+  assert.equal(detail.workloads.userPods, 4);
+
+  // Draining waits for the user pods: 4 of 50 here.
+  assert.equal((await server.api("POST", `/api/v1/clusters/${id}/deregistration`, { action: "start" })).status, 200);
+  assert.equal((await server.api("GET", `/api/v1/clusters/${id}/deregistration`)).body.workloads.pods, 4);
+  await hb({ workloads: { pods: 31, namespaces: 5, userPods: 0 } });
+  await until(
+    "user pods at zero",
+    async () => (await server.api("GET", `/api/v1/clusters/${id}/deregistration`)).body.workloads.pods === 0,
+  );
+  const moved = await server.api("POST", `/api/v1/clusters/${id}/deregistration`, { action: "confirm-workloads" });
+  assert.equal(moved.body.step, "workloads-moved", "31 system pods remain, but no user pod: no force needed");
+});

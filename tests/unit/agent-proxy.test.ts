@@ -1,0 +1,85 @@
+// HTTPS_PROXY / NO_PROXY for the agent's connections to the fleet: a CONNECT tunnel through a
+// loopback proxy, the TLS session end to end inside it, and NO_PROXY bypassing it.
+import assert from "node:assert/strict";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import { after, before, describe, test } from "node:test";
+import { EnvProxyAgent, proxyFor } from "@/lib/agent/http";
+import { FakeKubeApi } from "../helpers/fake-kube-api";
+import { aksCluster } from "../helpers/kube-clusters";
+
+describe("egress proxy", () => {
+  let target: FakeKubeApi;
+  let proxy: http.Server;
+  let proxyPort = 0;
+  const connects: string[] = [];
+  const tunnels: net.Socket[] = [];
+  const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY };
+
+  before(async () => {
+    target = await new FakeKubeApi(aksCluster(), { tokens: ["t"] }).start();
+    proxy = http.createServer((_req, res) => res.writeHead(405).end());
+    proxy.on("connect", (req: http.IncomingMessage, client: net.Socket) => {
+      connects.push(`${req.url} ${req.headers["proxy-authorization"] ?? ""}`.trim());
+      tunnels.push(client);
+      const [host, port] = String(req.url).split(":");
+      const upstream = net.connect(Number(port), host, () => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        tunnels.push(upstream);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on("error", () => client.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    proxyPort = (proxy.address() as net.AddressInfo).port;
+  });
+  after(async () => {
+    process.env.HTTPS_PROXY = saved.HTTPS_PROXY ?? "";
+    process.env.NO_PROXY = saved.NO_PROXY ?? "";
+    await target.stop();
+    for (const t of tunnels) t.destroy();
+    proxy.close();
+  });
+
+  function get(agent: https.Agent): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = https.request(`${target.url}/version`, { agent, headers: { authorization: "Bearer t" } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  test("NO_PROXY rules", () => {
+    const env = { HTTPS_PROXY: "http://proxy.corp:3128", NO_PROXY: "localhost, .svc,example.com,10.0.0.1:443" };
+    assert.equal(proxyFor("fleet.acme.io", env)?.host, "proxy.corp:3128");
+    assert.equal(proxyFor("kubernetes.default.svc", env), null);
+    assert.equal(proxyFor("api.example.com", env), null);
+    assert.equal(proxyFor("example.com", env), null);
+    assert.equal(proxyFor("notexample.com", env)?.hostname, "proxy.corp");
+    assert.equal(proxyFor("10.0.0.1", env), null);
+    assert.equal(proxyFor("fleet.acme.io", { https_proxy: "proxy:8080" })?.href, "http://proxy:8080/");
+    assert.equal(proxyFor("fleet.acme.io", { HTTPS_PROXY: "http://p:1", NO_PROXY: "*" }), null);
+    assert.equal(proxyFor("fleet.acme.io", {}), null);
+  });
+
+  test("HTTPS_PROXY: the request goes through a CONNECT tunnel, credentials as Proxy-Authorization; NO_PROXY bypasses it", async () => {
+    process.env.HTTPS_PROXY = `http://agent:s%40cret@127.0.0.1:${proxyPort}`;
+    process.env.NO_PROXY = "";
+    const tunnelled = new EnvProxyAgent({ ca: target.caPem, keepAlive: false });
+    assert.equal(await get(tunnelled), 200);
+    assert.deepEqual(connects, [`127.0.0.1:${target.port} Basic ${Buffer.from("agent:s@cret").toString("base64")}`]);
+
+    process.env.NO_PROXY = "127.0.0.1";
+    assert.equal(await get(new EnvProxyAgent({ ca: target.caPem, keepAlive: false })), 200);
+    assert.equal(connects.length, 1, "NO_PROXY: direct");
+
+    // The server certificate is still verified inside the tunnel.
+    process.env.NO_PROXY = "";
+    await assert.rejects(get(new EnvProxyAgent({ keepAlive: false })), /self-signed|unable to verify|certificate/i);
+  });
+});
