@@ -83,10 +83,21 @@ function labelTerm(key: string, values?: string[]): Sql {
  * Kubernetes, `!=` and `notin` also match clusters without the key.
  */
 export function selectorIds(selector: Selector): Sql {
-  const positive = selector.flatMap((r) =>
+  // Each term is an index read of its key (a full one for `key` and `!key`), and on SQLite the
+  // whole compound SELECT holds the event loop: a repeated term, or `key` beside `key in (...)`
+  // (which already requires the key), adds a read and changes nothing.
+  const seen = new Set<string>();
+  const inKeys = new Set(selector.filter((r) => r.op === "in").map((r) => r.key));
+  const terms = selector.filter((r) => {
+    const id = JSON.stringify([r.op, r.key, "values" in r ? [...r.values].sort() : null]);
+    if (seen.has(id) || (r.op === "exists" && inKeys.has(r.key))) return false;
+    seen.add(id);
+    return true;
+  });
+  const positive = terms.flatMap((r) =>
     r.op === "in" ? [labelTerm(r.key, r.values)] : r.op === "exists" ? [labelTerm(r.key)] : [],
   );
-  const negative = selector.flatMap((r) =>
+  const negative = terms.flatMap((r) =>
     r.op === "notin" ? [labelTerm(r.key, r.values)] : r.op === "!exists" ? [labelTerm(r.key)] : [],
   );
   // Both engines read compound SELECTs left to right here: INTERSECTs first, then the EXCEPTs.
