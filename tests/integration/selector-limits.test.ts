@@ -35,11 +35,40 @@ before(async () => {
     if (i % 5 === 0) l.tier = "critical";
     if (i % 7 === 0) l.legacy = "";
     clusters.push({ id, name, labels: l });
-    const heartbeat = i % 11 === 0 ? null : ts(now - (i % 300) * 1000);
-    rows.push([id, name, "Active", ts(now - 86_400_000), heartbeat, heartbeat && "ok", ts(now), ts(now)]);
+    const heartbeat = ts(now - (i % 300) * 1000);
+    // Varied facts for the gate's verdicts: stale, down, unregistered, lifecycle phases, logs and
+    // metrics off, policies behind.
+    const beat = i % 11 === 0 ? null : i % 23 === 0 ? ts(now - 2 * THRESHOLD_SECONDS * 1000) : heartbeat;
+    rows.push([
+      id,
+      name,
+      i % 19 === 0 ? "Draining" : i % 29 === 0 ? "Registration" : "Active",
+      i % 29 === 0 ? null : ts(now - 86_400_000),
+      beat,
+      beat && (i % 17 === 0 ? "down" : "ok"),
+      beat && i % 13 !== 0,
+      beat && i % 31 !== 0,
+      i % 37 === 0 ? "rev-2" : null,
+      i % 37 === 0 && i % 2 === 0 ? "rev-2" : i % 37 === 0 ? "rev-1" : null,
+      ts(now),
+      ts(now),
+    ]);
     for (const [k, v] of Object.entries(l)) labels.push([id, k, v]);
   }
-  const columns = ["id", "name", "phase", "registeredAt", "lastHeartbeatAt", "apiServerHealth", "createdAt", "updatedAt"];
+  const columns = [
+    "id",
+    "name",
+    "phase",
+    "registeredAt",
+    "lastHeartbeatAt",
+    "apiServerHealth",
+    "logsReporting",
+    "metricsReporting",
+    "desiredPolicyRevision",
+    "appliedPolicyRevision",
+    "createdAt",
+    "updatedAt",
+  ];
   await insertRows(server.db, "Cluster", columns, rows);
   await insertRows(server.db, "ClusterLabel", ["clusterId", "key", "value"], labels);
   // A group saved before the limits existed, straight into its table as the old code allowed.
@@ -218,6 +247,8 @@ test("the gate selects exactly what the cluster list and the pure matcher select
     "legacy,env in (dev,staging)",
     "!tier,!legacy,region",
     "env=nowhere",
+    // Repeated terms and `key` beside `key in (...)` are read once (cluster-sql.ts): same answer.
+    "env,region,env in (prod,dev),env in (dev,prod),region,!legacy,!legacy,tier!=critical,tier!=critical",
   ]) {
     const expected = clusters
       .filter((c) => matchesSelector(c.labels, parseSelector(selector)))
@@ -239,4 +270,32 @@ test("the gate selects exactly what the cluster list and the pure matcher select
     );
     if (selector === "env=nowhere") assert.equal(gate.body.pass, false);
   }
+});
+
+test("the gate judges every cluster as the cluster's own page does (status, enrollment, reasons)", async () => {
+  const gate = await server.api("GET", `/api/v1/gate?selector=${q("region in (eu,us,ap,sa)")}`);
+  assert.equal(gate.status, 200, JSON.stringify(gate.body).slice(0, 300));
+  assert.equal(gate.body.clusters.length, COUNT);
+  const statuses = new Set<string>();
+  for (const g of gate.body.clusters as { id: string; status: string; phase: string; enrolled: boolean; reasons: string[] }[]) {
+    const page = await server.api("GET", `/api/v1/clusters/${g.id}`);
+    assert.equal(page.status, 200);
+    const c = page.body;
+    const items = c.enrollment.items as { key: string; label: string; ok: boolean; reason: string }[];
+    const reasons: string[] = [];
+    if (!c.registeredAt) reasons.push("not registered: no agent has claimed it");
+    if (c.phase !== "Active") reasons.push(`phase is ${c.phase}, not Active`);
+    if (c.status !== "Ready") reasons.push(`status is ${c.status}, not Ready`);
+    for (const i of items) if (!i.ok && i.key !== "ready") reasons.push(`${i.label}: ${i.reason}`);
+    // The two answers are computed a moment apart: a heartbeat's age in seconds may differ by one.
+    const aged = (r: string[]) => r.map((x) => x.replace(/\d+s ago/, "Ns ago"));
+    assert.deepEqual(
+      { status: g.status, phase: g.phase, enrolled: g.enrolled, reasons: aged(g.reasons) },
+      { status: c.status, phase: c.phase, enrolled: c.enrollment.complete, reasons: aged(reasons) },
+      g.id,
+    );
+    statuses.add(g.status);
+  }
+  // The seed reaches every verdict the gate can give.
+  assert.deepEqual([...statuses].sort(), ["Draining", "NotReady", "Pending", "Ready"]);
 });

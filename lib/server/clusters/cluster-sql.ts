@@ -83,10 +83,21 @@ function labelTerm(key: string, values?: string[]): Sql {
  * Kubernetes, `!=` and `notin` also match clusters without the key.
  */
 export function selectorIds(selector: Selector): Sql {
-  const positive = selector.flatMap((r) =>
+  // Each term is an index read of its key (a full one for `key` and `!key`), and on SQLite the
+  // whole compound SELECT holds the event loop: a repeated term, or `key` beside `key in (...)`
+  // (which already requires the key), adds a read and changes nothing.
+  const seen = new Set<string>();
+  const inKeys = new Set(selector.filter((r) => r.op === "in").map((r) => r.key));
+  const terms = selector.filter((r) => {
+    const id = JSON.stringify([r.op, r.key, "values" in r ? [...r.values].sort() : null]);
+    if (seen.has(id) || (r.op === "exists" && inKeys.has(r.key))) return false;
+    seen.add(id);
+    return true;
+  });
+  const positive = terms.flatMap((r) =>
     r.op === "in" ? [labelTerm(r.key, r.values)] : r.op === "exists" ? [labelTerm(r.key)] : [],
   );
-  const negative = selector.flatMap((r) =>
+  const negative = terms.flatMap((r) =>
     r.op === "notin" ? [labelTerm(r.key, r.values)] : r.op === "!exists" ? [labelTerm(r.key)] : [],
   );
   // Both engines read compound SELECTs left to right here: INTERSECTs first, then the EXCEPTs.
@@ -246,4 +257,69 @@ export async function countByStatus(
   };
   for (const r of rows) counts[r.status] = Number(r.n);
   return counts;
+}
+
+/** What the change gate judges of one cluster (lib/server/gate/evaluate-gate.ts), straight from its columns. */
+export type GateFacts = {
+  id: string;
+  name: string;
+  registeredAt: Date | null;
+  phase: string;
+  lastHeartbeatAt: Date | null;
+  apiServerHealth: string | null;
+  desiredPolicyRevision: string | null;
+  appliedPolicyRevision: string | null;
+  logsReporting: boolean | null;
+  metricsReporting: boolean | null;
+  labels: { key: string; value: string }[];
+};
+
+// Raw rows carry the driver's types: both engines give Date and boolean for these typed columns,
+// but a string, a number or a bigint is turned into the same value rather than trusted.
+function asDate(v: unknown): Date | null {
+  return v === null || v === undefined
+    ? null
+    : v instanceof Date
+      ? v
+      : new Date(typeof v === "bigint" ? Number(v) : (v as string));
+}
+function asBool(v: unknown): boolean | null {
+  return v === null || v === undefined ? null : typeof v === "boolean" ? v : Number(v) !== 0;
+}
+
+/**
+ * The gate's facts of these clusters (one chunk of ids), in two plain queries by primary key:
+ * exactly the columns the gate reads, and every label of the chunk. Order is not kept.
+ */
+export async function gateFacts(ids: readonly string[]): Promise<GateFacts[]> {
+  if (!ids.length) return [];
+  const [rows, labels] = await Promise.all([
+    query<Record<string, unknown>>(
+      sql`SELECT c."id", c."name", c."registeredAt", c."phase", c."lastHeartbeatAt", c."apiServerHealth",
+          c."desiredPolicyRevision", c."appliedPolicyRevision", c."logsReporting", c."metricsReporting"
+          FROM "Cluster" c WHERE c."id" IN (${list(ids)})`,
+    ),
+    query<{ clusterId: string; key: string; value: string }>(
+      sql`SELECT "clusterId", "key", "value" FROM "ClusterLabel" WHERE "clusterId" IN (${list(ids)})`,
+    ),
+  ]);
+  const byCluster = new Map<string, { key: string; value: string }[]>();
+  for (const l of labels) {
+    const of = byCluster.get(l.clusterId);
+    if (of) of.push({ key: l.key, value: l.value });
+    else byCluster.set(l.clusterId, [{ key: l.key, value: l.value }]);
+  }
+  return rows.map((r) => ({
+    id: r.id as string,
+    name: r.name as string,
+    registeredAt: asDate(r.registeredAt),
+    phase: r.phase as string,
+    lastHeartbeatAt: asDate(r.lastHeartbeatAt),
+    apiServerHealth: (r.apiServerHealth as string | null) ?? null,
+    desiredPolicyRevision: (r.desiredPolicyRevision as string | null) ?? null,
+    appliedPolicyRevision: (r.appliedPolicyRevision as string | null) ?? null,
+    logsReporting: asBool(r.logsReporting),
+    metricsReporting: asBool(r.metricsReporting),
+    labels: byCluster.get(r.id as string) ?? [],
+  }));
 }
