@@ -4,8 +4,8 @@ import { useState, type FormEvent } from "react";
 import { DNS_LABEL } from "@/lib/domain/agent-protocol";
 import { labelValueProblem } from "@/lib/domain/labels";
 import { usePreCreateCluster, type PreCreated } from "@/lib/client/clusters";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { FormActions } from "@/components/ui/form-actions";
 import { inputClass } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 import { FieldError } from "@/components/tokens/field-error";
@@ -98,14 +98,7 @@ export function PreCreateClusterDialog({
           );
         })}
         {error !== null && <InlineError error={error} />}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Pre-create cluster"}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} pending={create.isPending} label="Pre-create cluster" pendingLabel="Creating…" />
       </form>
     </Dialog>
   );

@@ -3,8 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
 import { useMintToken, type MintedToken } from "@/lib/client/tokens";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { FormActions } from "@/components/ui/form-actions";
 import { InlineError } from "@/components/ui/inline-error";
 import { ttlSeconds, type MintDraft } from "@/components/tokens/mint-token-draft";
 import { TtlPicker } from "@/components/tokens/ttl-picker";
@@ -80,14 +80,7 @@ export function ReEnrolDialog({
         </div>
         <TtlPicker value={ttl} onChange={(patch) => setTtl((t) => ({ ...t, ...patch }))} error={ttlError} />
         {error !== null && <InlineError error={error} />}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={mint.isPending}>
-            {mint.isPending ? "Minting…" : "Mint re-enrolment token"}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} pending={mint.isPending} label="Mint re-enrolment token" pendingLabel="Minting…" />
       </form>
     </Dialog>
   );

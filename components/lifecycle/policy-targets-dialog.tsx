@@ -3,8 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { useGroups } from "@/lib/client/groups";
 import { useUpdatePolicy, type Policy } from "@/lib/client/lifecycle";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { FormActions } from "@/components/ui/form-actions";
 import { Field } from "@/components/ui/field";
 import { GroupPicker } from "./group-picker";
 import { InlineError } from "@/components/ui/inline-error";
@@ -37,14 +37,7 @@ export function PolicyTargetsDialog({ policy, onClose }: { policy: Policy; onClo
         />
         <GroupPicker groups={groups.data} selected={groupIds} onChange={setGroupIds} error={groups.error?.message} />
         {update.error && <InlineError error={update.error} />}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={update.isPending}>
-            {update.isPending ? "Saving…" : "Save"}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} pending={update.isPending} label="Save" pendingLabel="Saving…" />
       </form>
     </Dialog>
   );

@@ -6,6 +6,7 @@ import { ROLES, type Role } from "@/lib/domain/roles";
 import { useCreateUser } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { FormActions } from "@/components/ui/form-actions";
 import { Field, SelectField } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 import { ROLE_HINT } from "./role-badge";
@@ -104,14 +105,7 @@ export function AddUserDialog({ onClose }: { onClose: () => void }) {
           hint={`${role}: ${ROLE_HINT[role]}.`}
         />
         {create.error && <InlineError error={create.error} />}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Adding…" : "Add user"}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} pending={create.isPending} label="Add user" pendingLabel="Adding…" />
       </form>
     </Dialog>
   );

@@ -7,6 +7,7 @@ import { useCreateApiKey, type CreatedApiKey } from "@/lib/client/operations";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Dialog } from "@/components/ui/dialog";
+import { FormActions } from "@/components/ui/form-actions";
 import { Field, SelectField } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 import { ROLE_HINT } from "./role-badge";
@@ -128,14 +129,7 @@ export function CreateApiKeyDialog({ onClose }: { onClose: () => void }) {
             {role}: {ROLE_HINT[role]}.
           </p>
           {create.error && <InlineError error={create.error} />}
-          <div className="flex justify-end gap-2">
-            <Button type="button" variant="secondary" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" disabled={create.isPending}>
-              {create.isPending ? "Creating…" : "Create key"}
-            </Button>
-          </div>
+          <FormActions onCancel={onClose} pending={create.isPending} label="Create key" pendingLabel="Creating…" />
         </form>
       )}
     </Dialog>
