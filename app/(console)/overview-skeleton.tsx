@@ -1,5 +1,5 @@
 import { Skeleton } from "@/components/ui/skeleton";
-import { StatusCountCardsSkeleton } from "@/components/clusters/status-count-cards";
+import { StatusCountCardsSkeleton } from "@/components/overview/status-count-cards";
 
 /** The overview's layout while its data loads: same boxes, same heights, so nothing jumps. */
 export function OverviewSkeleton() {

@@ -10,7 +10,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { inputClass } from "@/components/ui/field";
 import { useNow } from "@/components/ui/relative-time";
 import { DefinitionList, Mono } from "./definition-list";
-import { daysUntil, formatDateTime, shortHex } from "./format";
+import { daysUntil, formatDateTime, shortHex } from "@/components/ui/format";
 
 /** The agent's client certificate: serial, validity and, for operators, revocation. */
 export function CertificateCard({

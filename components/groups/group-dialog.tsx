@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { SelectorPreview } from "./selector-preview";
-import { useDebouncedValue } from "./use-debounced-value";
+import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 
 // Long enough to skip the half-typed states of "region in (eu-west-1,", short enough to feel live.
 const PREVIEW_DEBOUNCE_MS = 250;

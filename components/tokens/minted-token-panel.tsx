@@ -11,7 +11,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 import { CodeBlock } from "./code-block";
 import { downloadText } from "./download";
-import { FieldError, selectClass } from "./field-error";
+import { FieldError, selectClass } from "@/components/ui/field-error";
 import { LabelChip } from "./label-chip";
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;

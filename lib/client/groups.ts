@@ -2,13 +2,7 @@
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { fetchJson } from "./fetch-json";
-
-// Query keys of the Groups page, in one place so invalidation is never a guess.
-export const groupKeys = {
-  all: ["groups"] as const,
-  list: ["groups", "list"] as const,
-  preview: (selector: string) => ["groups", "preview", selector] as const,
-};
+import { groupKeys } from "./query-keys";
 
 export type GroupCounts = { total: number; Ready: number; NotReady: number; other: number };
 export type ClusterGroup = {

@@ -3,13 +3,20 @@
 import { useEffect, useSyncExternalStore } from "react";
 import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import type { ClusterStatus } from "@/lib/domain/status";
-import { clusterKeys, type ClusterDetail, type ClusterFilters, type ClusterList, type Overview } from "./clusters";
+import type { ClusterDetail, ClusterFilters, ClusterList } from "./clusters";
+import type { Overview } from "./overview";
+import { clusterKeys } from "./query-keys";
 
 // The live event stream (GET /api/v1/events) of this browser tab: ONE EventSource shared by every
 // component that wants live data, feeding the react-query cache. Components never read events
 // directly; they read their queries, which this module keeps current.
 
 export type LiveState = "connecting" | "open" | "down";
+
+/** While the event stream is down, poll what it would have pushed. */
+const FALLBACK_POLL_MS = 5_000;
+
+export const whileDown = (live: LiveState, normal: number | false) => (live === "open" ? normal : FALLBACK_POLL_MS);
 
 const STATUS_KEYS = ["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"] as const;
 

@@ -4,16 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { Labels } from "@/lib/domain/labels";
 import type { AllowedLabels, MintTokenInput, TokenStatus } from "@/lib/domain/tokens";
 import { fetchJson } from "./fetch-json";
-
-// Query keys of the Tokens page, in one place so invalidation is never a guess. The minted token
-// itself has no key on purpose: it must never sit in the query cache.
-export const tokenKeys = {
-  all: ["registration-tokens"] as const,
-  list: ["registration-tokens", "list"] as const,
-  attemptsAll: ["registration-attempts"] as const,
-  attempts: (filters: AttemptFilters) => ["registration-attempts", filters] as const,
-  fleet: ["fleet-facts"] as const,
-};
+import { tokenKeys } from "./query-keys";
 
 export type RegistrationToken = {
   id: string;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { daysUntil, formatDuration, formatMemory, shortHex } from "@/components/clusters/format";
-import { formatRate } from "@/components/clusters/registration-success";
+import { daysUntil, formatDuration, formatMemory, shortHex } from "@/components/ui/format";
+import { formatRate } from "@/components/overview/registration-success";
 import { selectorProblem } from "@/components/clusters/cluster-filters-bar";
 
 describe("formatters", () => {

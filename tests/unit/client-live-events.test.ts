@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { QueryClient, type QueryKey } from "@tanstack/react-query";
-import { clusterKeys, type ClusterDetail, type ClusterList, type Overview } from "@/lib/client/clusters";
+import { clusterKeys } from "@/lib/client/query-keys";
+import type { ClusterDetail, ClusterList } from "@/lib/client/clusters";
+import type { Overview } from "@/lib/client/overview";
 import {
   applyLiveEvent,
   detailWithStatus,

@@ -9,20 +9,20 @@ import {
   usePodSamples,
   type Deregistration,
   type DeregistrationRequest,
-} from "@/lib/client/lifecycle";
+} from "@/lib/client/clusters";
 import { Button } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
-import { DeregistrationStepper } from "@/components/lifecycle/deregistration-stepper";
-import { DeregistrationSummary } from "@/components/lifecycle/deregistration-summary";
-import { DisconnectStatus } from "@/components/lifecycle/disconnect-status";
-import { ForcedSkips } from "@/components/lifecycle/forced-skips";
+import { DeregistrationStepper } from "@/components/clusters/deregister/deregistration-stepper";
+import { DeregistrationSummary } from "@/components/clusters/deregister/deregistration-summary";
+import { DisconnectStatus } from "@/components/clusters/deregister/disconnect-status";
+import { ForcedSkips } from "@/components/clusters/deregister/forced-skips";
 import { InlineError } from "@/components/ui/inline-error";
-import { LocalTime } from "@/components/lifecycle/local-time";
-import { ReasonDialog } from "@/components/lifecycle/reason-dialog";
-import { VerificationChecks } from "@/components/lifecycle/verification-checks";
-import { WaitingFor } from "@/components/lifecycle/waiting-for";
-import { WorkloadsPanel } from "@/components/lifecycle/workloads-panel";
-import { stepStates, type WizardStepKey, type WizardStepState } from "@/components/lifecycle/wizard-steps";
+import { LocalTime } from "@/components/ui/local-time";
+import { ReasonDialog } from "@/components/ui/reason-dialog";
+import { VerificationChecks } from "@/components/clusters/deregister/verification-checks";
+import { WaitingFor } from "@/components/clusters/deregister/waiting-for";
+import { WorkloadsPanel } from "@/components/clusters/deregister/workloads-panel";
+import { stepStates, type WizardStepKey, type WizardStepState } from "@/components/clusters/deregister/wizard-steps";
 
 type DialogKind = "start" | "force-workloads" | "disconnect" | "remove" | "force-remove" | "cancel";
 
