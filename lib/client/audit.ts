@@ -25,7 +25,7 @@ function qs(params: Record<string, string | undefined>) {
 
 export function useAudit(filters: AuditFilters) {
   return useQuery({
-    queryKey: queryKeys.audit(filters),
+    queryKey: queryKeys.audit.list(filters),
     queryFn: () =>
       fetchJson<{ items: AuditEntry[]; nextCursor: string | null }>(`/api/v1/audit${qs({ ...filters, limit: "50" })}`),
     placeholderData: keepPreviousData,

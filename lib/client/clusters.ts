@@ -7,7 +7,7 @@ import type { Labels } from "@/lib/domain/labels";
 import type { ClusterStatus } from "@/lib/domain/status";
 import { fetchJson } from "./fetch-json";
 import { useLiveEvents, whileDown } from "./live-events";
-import { clusterKeys, lifecycleKeys, queryKeys, tokenKeys } from "./query-keys";
+import { queryKeys } from "./query-keys";
 import type { MintedToken } from "./tokens";
 
 // Data hooks of the cluster list, the cluster detail and the drain-then-deregister wizard.
@@ -177,7 +177,7 @@ function listUrl(f: ClusterFilters): string {
 export function useClusters(filters: ClusterFilters) {
   const live = useLiveEvents();
   return useQuery({
-    queryKey: clusterKeys.list(filters),
+    queryKey: queryKeys.clusters.list(filters),
     queryFn: ({ signal }) => fetchJson<ClusterList>(listUrl(filters), { signal }),
     // The previous page stays on screen while the next loads: no jump to a skeleton on every keystroke.
     placeholderData: keepPreviousData,
@@ -188,7 +188,7 @@ export function useClusters(filters: ClusterFilters) {
 export function useCluster(id: string) {
   const live = useLiveEvents();
   return useQuery({
-    queryKey: clusterKeys.detail(id),
+    queryKey: queryKeys.clusters.detail(id),
     queryFn: ({ signal }) => fetchJson<ClusterDetail>(`/api/v1/clusters/${encodeURIComponent(id)}`, { signal }),
     refetchInterval: (q) => (q.state.error ? false : whileDown(live, LAST_SEEN_REFRESH_MS)),
   });
@@ -196,7 +196,7 @@ export function useCluster(id: string) {
 
 export function useClusterHeartbeats(id: string) {
   return useQuery({
-    queryKey: clusterKeys.heartbeats(id),
+    queryKey: queryKeys.clusters.heartbeats(id),
     queryFn: ({ signal }) =>
       fetchJson<ClusterHeartbeats>(`/api/v1/clusters/${encodeURIComponent(id)}/heartbeats?minutes=360`, { signal }),
     refetchInterval: (q) => (q.state.error ? false : TIMELINE_REFRESH_MS),
@@ -205,12 +205,12 @@ export function useClusterHeartbeats(id: string) {
 
 export function useFleet() {
   // Fleet facts change only when an admin edits settings: the default stale time is plenty.
-  return useQuery({ queryKey: clusterKeys.fleet, queryFn: ({ signal }) => fetchJson<FleetFacts>("/api/v1/fleet", { signal }) });
+  return useQuery({ queryKey: queryKeys.fleet, queryFn: ({ signal }) => fetchJson<FleetFacts>("/api/v1/fleet", { signal }) });
 }
 
 export function useGroups() {
   return useQuery({
-    queryKey: clusterKeys.groups,
+    queryKey: queryKeys.groups.list,
     queryFn: ({ signal }) => fetchJson<{ items: ClusterGroupSummary[] }>("/api/v1/groups", { signal }),
     staleTime: 60_000,
   });
@@ -222,7 +222,7 @@ export function useGroups() {
  */
 export function useUpdateLabels(id: string) {
   const client = useQueryClient();
-  const key = clusterKeys.detail(id);
+  const key = queryKeys.clusters.detail(id);
   return useMutation({
     mutationFn: (labels: Labels) =>
       fetchJson<ClusterDetail>(`/api/v1/clusters/${encodeURIComponent(id)}`, { method: "PATCH", body: { labels } }),
@@ -239,9 +239,9 @@ export function useUpdateLabels(id: string) {
       client.setQueryData(key, detail);
     },
     onSettled: () => {
-      void client.invalidateQueries({ queryKey: clusterKeys.lists });
-      void client.invalidateQueries({ queryKey: clusterKeys.overview });
-      void client.invalidateQueries({ queryKey: queryKeys.auditAll });
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.lists });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }
@@ -255,9 +255,9 @@ export function useRevokeCertificate(id: string) {
         body: { reason },
       }),
     onSettled: () => {
-      void client.invalidateQueries({ queryKey: clusterKeys.detail(id) });
-      void client.invalidateQueries({ queryKey: clusterKeys.overview });
-      void client.invalidateQueries({ queryKey: queryKeys.auditAll });
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.detail(id) });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }
@@ -276,9 +276,9 @@ export function usePreCreateCluster() {
       fetchJson<PreCreated>("/api/v1/clusters", { method: "POST", body: input }),
     gcTime: 0,
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: clusterKeys.lists });
-      void client.invalidateQueries({ queryKey: clusterKeys.overview });
-      void client.invalidateQueries({ queryKey: tokenKeys.all });
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.lists });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.tokens.all });
     },
   });
 }
@@ -336,7 +336,7 @@ function deregistrationUrl(clusterId: string) {
 
 export function useDeregistration(clusterId: string, initial: Deregistration) {
   return useQuery({
-    queryKey: lifecycleKeys.deregistration(clusterId),
+    queryKey: queryKeys.deregistration(clusterId),
     queryFn: ({ signal }) => fetchJson<Deregistration>(deregistrationUrl(clusterId), { signal }),
     initialData: initial,
     // The server rendered `initial` just now; without this it would be refetched on mount.
@@ -353,10 +353,10 @@ export function useDeregistrationAction(clusterId: string) {
     mutationFn: (body: DeregistrationRequest) =>
       fetchJson<Deregistration>(deregistrationUrl(clusterId), { method: "POST", body }),
     onSuccess: (data) => {
-      client.setQueryData(lifecycleKeys.deregistration(clusterId), data);
-      void client.invalidateQueries({ queryKey: lifecycleKeys.clusters });
-      void client.invalidateQueries({ queryKey: lifecycleKeys.overview });
-      void client.invalidateQueries({ queryKey: lifecycleKeys.audit });
+      client.setQueryData(queryKeys.deregistration(clusterId), data);
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.all });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { fetchJson } from "./fetch-json";
-import { operationsKeys } from "./query-keys";
+import { queryKeys } from "./query-keys";
 
 // Data hooks of the Node pools page.
 
@@ -27,7 +27,7 @@ export type Capacity = {
 
 export function useCapacity(by: string) {
   return useQuery({
-    queryKey: operationsKeys.nodePools(by),
+    queryKey: queryKeys.nodePools.capacity(by),
     queryFn: ({ signal }) => fetchJson<Capacity>(`/api/v1/node-pools?${new URLSearchParams({ by })}`, { signal }),
     refetchInterval: CAPACITY_REFRESH_MS,
     placeholderData: keepPreviousData,
@@ -37,7 +37,7 @@ export function useCapacity(by: string) {
 /** Label keys to group by: the ones on the first few hundred clusters (there is no key index). */
 export function useLabelKeys() {
   return useQuery({
-    queryKey: operationsKeys.labelKeys,
+    queryKey: queryKeys.nodePools.labelKeys,
     queryFn: ({ signal }) =>
       fetchJson<{ items: { labels: Record<string, string> }[] }>("/api/v1/clusters?limit=500", { signal }).then((d) =>
         [...new Set(d.items.flatMap((c) => Object.keys(c.labels)))].sort(),

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { fetchJson } from "./fetch-json";
 import { useLiveEvents, whileDown } from "./live-events";
-import { clusterKeys } from "./query-keys";
+import { queryKeys } from "./query-keys";
 
 // Data hooks of the Overview page; the event stream (live-events.ts) keeps its cache current.
 
@@ -47,7 +47,7 @@ const OVERVIEW_REFRESH_MS = 60_000;
 export function useOverview() {
   const live = useLiveEvents();
   return useQuery({
-    queryKey: clusterKeys.overview,
+    queryKey: queryKeys.overview,
     queryFn: ({ signal }) => fetchJson<Overview>("/api/v1/overview", { signal }),
     refetchInterval: whileDown(live, OVERVIEW_REFRESH_MS),
   });

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { fetchJson } from "./fetch-json";
-import { lifecycleKeys } from "./query-keys";
+import { queryKeys } from "./query-keys";
 
 // Data hooks of the Policies page.
 
@@ -24,7 +24,7 @@ export type PolicyPatch = { description?: string | null; groupIds?: string[] };
 
 export function usePolicies() {
   return useQuery({
-    queryKey: lifecycleKeys.policyList,
+    queryKey: queryKeys.policies.list,
     queryFn: ({ signal }) => fetchJson<{ items: Policy[] }>("/api/v1/policies", { signal }),
     select: (data) => data.items,
   });
@@ -35,9 +35,9 @@ function usePolicyMutation<V>(fn: (v: V) => Promise<unknown>) {
   return useMutation({
     mutationFn: fn,
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: lifecycleKeys.policies });
+      void client.invalidateQueries({ queryKey: queryKeys.policies.all });
       // Desired revisions of clusters follow from policies.
-      void client.invalidateQueries({ queryKey: lifecycleKeys.clusters });
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.all });
     },
   });
 }

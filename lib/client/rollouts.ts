@@ -3,7 +3,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateRolloutInput } from "@/lib/domain/rollouts";
 import { fetchJson } from "./fetch-json";
-import { operationsKeys } from "./query-keys";
+import { queryKeys } from "./query-keys";
 
 // Data hooks of the Rollouts pages.
 
@@ -68,7 +68,7 @@ function rolloutPoll(states: RolloutState[]): number | false {
 
 export function useRollouts() {
   return useQuery({
-    queryKey: operationsKeys.rolloutList,
+    queryKey: queryKeys.rollouts.list,
     queryFn: ({ signal }) => fetchJson<{ items: Rollout[] }>("/api/v1/rollouts", { signal }),
     select: (data) => data.items,
     // A new rollout started elsewhere is noticed at the idle pace even when nothing runs here.
@@ -79,7 +79,7 @@ export function useRollouts() {
 
 export function useRollout(id: string, initial?: Rollout) {
   return useQuery({
-    queryKey: operationsKeys.rollout(id),
+    queryKey: queryKeys.rollouts.detail(id),
     queryFn: ({ signal }) => fetchJson<Rollout>(`/api/v1/rollouts/${encodeURIComponent(id)}`, { signal }),
     initialData: initial,
     initialDataUpdatedAt: initial ? () => Date.now() : undefined,
@@ -93,8 +93,8 @@ export function useCreateRollout() {
   return useMutation({
     mutationFn: (input: CreateRolloutInput) => fetchJson<Rollout>("/api/v1/rollouts", { method: "POST", body: input }),
     onSuccess: (rollout) => {
-      client.setQueryData(operationsKeys.rollout(rollout.id), rollout);
-      void client.invalidateQueries({ queryKey: operationsKeys.rolloutList });
+      client.setQueryData(queryKeys.rollouts.detail(rollout.id), rollout);
+      void client.invalidateQueries({ queryKey: queryKeys.rollouts.list });
     },
   });
 }
@@ -105,8 +105,8 @@ export function useRolloutAction(id: string) {
     mutationFn: (body: { action: RolloutAction; reason?: string }) =>
       fetchJson<Rollout>(`/api/v1/rollouts/${encodeURIComponent(id)}/actions`, { method: "POST", body }),
     onSuccess: (rollout) => {
-      client.setQueryData(operationsKeys.rollout(id), rollout);
-      void client.invalidateQueries({ queryKey: operationsKeys.rolloutList });
+      client.setQueryData(queryKeys.rollouts.detail(id), rollout);
+      void client.invalidateQueries({ queryKey: queryKeys.rollouts.list });
     },
   });
 }
@@ -117,7 +117,7 @@ export function useRolloutAction(id: string) {
  */
 export function useMatchCount(selector: string | null) {
   return useQuery<number>({
-    queryKey: operationsKeys.matchCount(selector ?? ""),
+    queryKey: queryKeys.clusters.matchCount(selector ?? ""),
     queryFn: ({ signal }) =>
       fetchJson<{ total: number }>(`/api/v1/clusters?${new URLSearchParams({ selector: selector ?? "", limit: "1" })}`, {
         signal,

@@ -5,7 +5,7 @@ import type { CaStatus } from "@/lib/domain/certificates";
 import type { Role } from "@/lib/domain/roles";
 import type { Settings, SettingsPatch } from "@/lib/domain/settings";
 import { fetchJson } from "./fetch-json";
-import { operationsKeys, queryKeys } from "./query-keys";
+import { queryKeys } from "./query-keys";
 
 // Data hooks of the Settings page: fleet settings, the fleet CA, API keys and users.
 
@@ -19,7 +19,7 @@ export function useUpdateSettings() {
     mutationFn: (patch: SettingsPatch) => fetchJson<Settings>("/api/v1/settings", { method: "PATCH", body: patch }),
     onSuccess: (data) => {
       client.setQueryData(queryKeys.settings, data);
-      void client.invalidateQueries({ queryKey: queryKeys.auditAll });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }
@@ -42,7 +42,7 @@ function useCaAction(path: string) {
     mutationFn: () => fetchJson<CaStatus>(path, { method: "POST", body: {} }),
     onSuccess: (data) => {
       client.setQueryData(queryKeys.fleetCa, data);
-      void client.invalidateQueries({ queryKey: queryKeys.auditAll });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }
@@ -74,7 +74,7 @@ export type ApiKeyInput = { name: string; role: Role; expiresInDays?: number };
 
 export function useApiKeys() {
   return useQuery({
-    queryKey: operationsKeys.apiKeys,
+    queryKey: queryKeys.apiKeys,
     queryFn: ({ signal }) => fetchJson<{ items: ApiKey[] }>("/api/v1/api-keys", { signal }),
     select: (d) => d.items,
   });
@@ -84,7 +84,7 @@ export function useCreateApiKey() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: ApiKeyInput) => fetchJson<CreatedApiKey>("/api/v1/api-keys", { method: "POST", body: input }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: operationsKeys.apiKeys }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.apiKeys }),
   });
 }
 
@@ -92,7 +92,7 @@ export function useRevokeApiKey() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => fetchJson<ApiKey>(`/api/v1/api-keys/${encodeURIComponent(id)}`, { method: "DELETE" }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: operationsKeys.apiKeys }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.apiKeys }),
   });
 }
 
@@ -110,7 +110,7 @@ export type UserPatch = { role?: Role; disabled?: boolean };
 
 export function useUsers() {
   return useQuery({
-    queryKey: operationsKeys.users,
+    queryKey: queryKeys.users,
     queryFn: ({ signal }) => fetchJson<{ items: User[] }>("/api/v1/users", { signal }),
     select: (d) => d.items,
   });
@@ -120,7 +120,7 @@ export function useCreateUser() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: UserInput) => fetchJson<User>("/api/v1/users", { method: "POST", body: input }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: operationsKeys.users }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.users }),
   });
 }
 
@@ -131,8 +131,8 @@ export function useUpdateUser() {
       fetchJson<User>(`/api/v1/users/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
     // A user's role and state decide what their API keys can do: refresh both lists.
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: operationsKeys.users });
-      void client.invalidateQueries({ queryKey: operationsKeys.apiKeys });
+      void client.invalidateQueries({ queryKey: queryKeys.users });
+      void client.invalidateQueries({ queryKey: queryKeys.apiKeys });
     },
   });
 }

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CompatibilityMatrix, VersionFlag } from "@/lib/domain/compatibility";
 import { fetchJson } from "./fetch-json";
-import { operationsKeys } from "./query-keys";
+import { queryKeys } from "./query-keys";
 
 // Data hooks of the Versions page: the fleet's versions and the compatibility matrix.
 
@@ -28,7 +28,7 @@ export type VersionsOverview = {
 
 export function useVersions() {
   return useQuery({
-    queryKey: operationsKeys.versions,
+    queryKey: queryKeys.versions,
     queryFn: ({ signal }) => fetchJson<VersionsOverview>("/api/v1/versions", { signal }),
     refetchInterval: VERSIONS_REFRESH_MS,
   });
@@ -39,8 +39,8 @@ function useMatrixMutation<V>(fn: (v: V) => Promise<unknown>) {
   return useMutation({
     mutationFn: fn,
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: operationsKeys.versions });
-      void client.invalidateQueries({ queryKey: operationsKeys.audit });
+      void client.invalidateQueries({ queryKey: queryKeys.versions });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }
