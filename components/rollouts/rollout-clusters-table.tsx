@@ -5,7 +5,7 @@ import { useState } from "react";
 import type { Rollout, RolloutClusterState } from "@/lib/client/rollouts";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { LocalTime } from "@/components/ui/local-time";
-import { formatDuration } from "@/components/clusters/deregister/wizard-steps";
+import { formatDuration } from "@/components/ui/format";
 import { TableHead } from "@/components/ui/table-head";
 
 const TONE: Record<RolloutClusterState, Tone> = {

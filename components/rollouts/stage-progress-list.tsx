@@ -3,7 +3,7 @@
 import type { Rollout } from "@/lib/client/rollouts";
 import { useNow } from "@/components/ui/relative-time";
 import { useHydrated } from "@/components/ui/local-time";
-import { formatCountdown } from "@/components/clusters/deregister/wizard-steps";
+import { formatCountdown } from "@/components/ui/format";
 import { ProgressBar, stageCounts } from "./rollout-progress";
 
 const STATE_MARK = {

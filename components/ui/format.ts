@@ -1,4 +1,4 @@
-// Small pure formatters shared by the cluster pages (unit-tested in tests/unit/client-format.test.ts).
+// Small pure formatters shared by the console's pages (unit-tested in tests/unit/client-format.test.ts).
 
 /** A length of time for "NotReady for 12 min": coarse enough to read at a glance, exact enough to compare. */
 export function formatDuration(ms: number): string {
@@ -10,6 +10,13 @@ export function formatDuration(ms: number): string {
   if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
   const d = Math.floor(h / 24);
   return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
+}
+
+/** "1 min 05 s", "42 s": a countdown that does not change width every second. */
+export function formatCountdown(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const m = Math.floor(seconds / 60);
+  return `${m} min ${String(seconds % 60).padStart(2, "0")} s`;
 }
 
 /** Whole days from `now` until `iso` (negative once past), for "expires in 12 days". */

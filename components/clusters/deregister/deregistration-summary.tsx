@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { RelativeTime, useNow } from "@/components/ui/relative-time";
 import { AfterHydration, useHydrated } from "@/components/ui/local-time";
-import { formatDuration } from "./wizard-steps";
+import { formatDuration } from "@/components/ui/format";
 
 const STEP_BADGE: Record<DeregistrationStep | "none", { tone: Tone; label: string }> = {
   none: { tone: "neutral", label: "Not started" },

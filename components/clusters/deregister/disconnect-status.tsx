@@ -4,7 +4,8 @@ import { AGENT_REMOVE_COMMAND } from "@/lib/domain/agent-kube-calls";
 import type { Deregistration } from "@/lib/client/clusters";
 import { formatAgo, useNow } from "@/components/ui/relative-time";
 import { LocalTime, useHydrated } from "@/components/ui/local-time";
-import { formatCountdown, secondsUntilForceAllowed } from "./wizard-steps";
+import { formatCountdown } from "@/components/ui/format";
+import { secondsUntilForceAllowed } from "./wizard-steps";
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {
   return (

@@ -81,19 +81,3 @@ export function secondsUntilForceAllowed(d: Pick<Deregistration, "disconnect">, 
   const due = Date.parse(d.disconnect.sentAt) + d.disconnect.timeoutSeconds * 1000;
   return Math.max(0, Math.ceil((due - now) / 1000));
 }
-
-/** "1 min 05 s", "42 s": a countdown that does not change width every second. */
-export function formatCountdown(seconds: number): string {
-  if (seconds < 60) return `${seconds} s`;
-  const m = Math.floor(seconds / 60);
-  return `${m} min ${String(seconds % 60).padStart(2, "0")} s`;
-}
-
-/** "3 min 12 s" between two instants, for step durations. */
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${String(s % 60).padStart(2, "0")} s`;
-  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
-}

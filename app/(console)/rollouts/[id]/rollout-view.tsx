@@ -7,7 +7,7 @@ import { Card } from "@/components/ui/card";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ErrorState } from "@/components/ui/states";
 import { AfterHydration, LocalTime } from "@/components/ui/local-time";
-import { formatDuration } from "@/components/clusters/deregister/wizard-steps";
+import { formatDuration } from "@/components/ui/format";
 import { RolloutActions } from "@/components/rollouts/rollout-actions";
 import { RolloutClustersTable } from "@/components/rollouts/rollout-clusters-table";
 import { ProgressBar, RolloutStateBadge, SegmentLegend, totalsOf } from "@/components/rollouts/rollout-progress";

@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import type { Labels } from "@/lib/domain/labels";
 
 /** Labels as `key=value` chips; with `max`, the rest are counted ("+3") and listed in a tooltip. */
@@ -48,14 +49,30 @@ export function LabelChips({
   );
 }
 
-export function LabelChip({ k, v }: { k: string; v: string }) {
+/**
+ * One label in monospace: `k`/`v` as key=value (key dimmed, a long value truncated), or a label
+ * requirement written by the caller as children (e.g. `region: any`, `tier ∈ {a, b}`).
+ */
+export function LabelChip({
+  title,
+  ...chip
+}: { title?: string } & ({ k: string; v: string; children?: never } | { children: ReactNode; k?: never; v?: never })) {
   return (
-    <span className="inline-flex max-w-full items-center truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 ring-1 ring-inset ring-slate-200 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700">
-      <span className="text-slate-500 dark:text-slate-400">{k}</span>
-      {v !== "" && (
+    <span
+      title={title}
+      className="inline-flex max-w-full items-center truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 ring-1 ring-inset ring-slate-200 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700"
+    >
+      {chip.k === undefined ? (
+        chip.children
+      ) : (
         <>
-          <span className="text-slate-400 dark:text-slate-500">=</span>
-          <span className="truncate">{v}</span>
+          <span className="text-slate-500 dark:text-slate-400">{chip.k}</span>
+          {chip.v !== "" && (
+            <>
+              <span className="text-slate-400 dark:text-slate-500">=</span>
+              <span className="truncate">{chip.v}</span>
+            </>
+          )}
         </>
       )}
     </span>
