@@ -5,9 +5,9 @@ import { createGroupSchema } from "@/lib/domain/groups";
 import { selectorProblem } from "@/lib/domain/selector";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useCreateGroup, useUpdateGroup, type ClusterGroup, type GroupPatch } from "@/lib/client/groups";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
+import { FormActions } from "@/components/ui/form-actions";
 import { SelectorPreview } from "./selector-preview";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 
@@ -161,14 +161,12 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
             {errors.form}
           </p>
         )}
-        <div className="flex justify-end gap-2 pt-1">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={mutation.isPending}>
-            {mutation.isPending ? "Saving…" : group ? "Save changes" : "Create group"}
-          </Button>
-        </div>
+        <FormActions
+          onCancel={onClose}
+          pending={mutation.isPending}
+          label={group ? "Save changes" : "Create group"}
+          pendingLabel="Saving…"
+        />
       </form>
     </Dialog>
   );

@@ -4,9 +4,9 @@ import { useState, type FormEvent } from "react";
 import { policyContentSchema, policyNameSchema } from "@/lib/domain/policies";
 import { useGroups } from "@/lib/client/groups";
 import { useCreatePolicy } from "@/lib/client/policies";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
+import { FormActions } from "@/components/ui/form-actions";
 import { GroupPicker } from "./group-picker";
 import { InlineError } from "@/components/ui/inline-error";
 import { JsonField } from "@/components/ui/json-field";
@@ -78,14 +78,13 @@ export function CreatePolicyDialog({ onClose }: { onClose: () => void }) {
           rows={9}
         />
         {create.error && <InlineError error={create.error} />}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={create.isPending || !check.ok}>
-            {create.isPending ? "Creating…" : "Create policy"}
-          </Button>
-        </div>
+        <FormActions
+          onCancel={onClose}
+          pending={create.isPending}
+          disabled={!check.ok}
+          label="Create policy"
+          pendingLabel="Creating…"
+        />
       </form>
     </Dialog>
   );

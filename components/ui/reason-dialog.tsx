@@ -1,8 +1,8 @@
 "use client";
 
 import { useId, useState, type FormEvent, type ReactNode } from "react";
-import { Button } from "./button";
 import { Dialog } from "./dialog";
+import { FormActions } from "./form-actions";
 import { InlineError } from "./inline-error";
 
 export const textareaClass =
@@ -93,14 +93,14 @@ export function ReasonDialog({
           )}
         </div>
         {error ? <InlineError error={error} /> : null}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            {dismissLabel}
-          </Button>
-          <Button type="submit" variant={variant} disabled={pending}>
-            {pending ? pendingLabel : confirmLabel}
-          </Button>
-        </div>
+        <FormActions
+          onCancel={onClose}
+          cancelLabel={dismissLabel}
+          variant={variant}
+          pending={pending}
+          label={confirmLabel}
+          pendingLabel={pendingLabel}
+        />
       </form>
     </Dialog>
   );

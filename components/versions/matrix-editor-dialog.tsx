@@ -3,8 +3,9 @@
 import { useState, type FormEvent } from "react";
 import { compatibilityMatrixSchema, type CompatibilityMatrix } from "@/lib/domain/compatibility";
 import { useResetMatrix, useSaveMatrix } from "@/lib/client/versions";
-import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog } from "@/components/ui/dialog";
+import { FormActions } from "@/components/ui/form-actions";
 import { InlineError } from "@/components/ui/inline-error";
 import { JsonField } from "@/components/ui/json-field";
 import { checkJson, prettyJson } from "@/components/ui/json-text";
@@ -36,14 +37,13 @@ export function MatrixEditorDialog({ matrix, onClose }: { matrix: CompatibilityM
           rows={16}
         />
         {save.error && <InlineError error={save.error} />}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={save.isPending || !check.ok}>
-            {save.isPending ? "Saving…" : "Save matrix"}
-          </Button>
-        </div>
+        <FormActions
+          onCancel={onClose}
+          pending={save.isPending}
+          disabled={!check.ok}
+          label="Save matrix"
+          pendingLabel="Saving…"
+        />
       </form>
     </Dialog>
   );
@@ -53,20 +53,15 @@ export function MatrixEditorDialog({ matrix, onClose }: { matrix: CompatibilityM
 export function ResetMatrixDialog({ onClose }: { onClose: () => void }) {
   const reset = useResetMatrix();
   return (
-    <Dialog
+    <ConfirmDialog
       title="Reset to the shipped matrix?"
       description="The admin-edited matrix is discarded and the one shipped with this build applies again. The change is audited."
+      confirmLabel="Reset matrix"
+      pendingLabel="Resetting…"
+      pending={reset.isPending}
+      error={reset.error}
+      onConfirm={() => reset.mutate(undefined, { onSuccess: onClose })}
       onClose={onClose}
-    >
-      {reset.error && <InlineError error={reset.error} className="mb-4" />}
-      <div className="flex justify-end gap-2">
-        <Button variant="secondary" onClick={onClose} autoFocus>
-          Cancel
-        </Button>
-        <Button variant="danger" disabled={reset.isPending} onClick={() => reset.mutate(undefined, { onSuccess: onClose })}>
-          {reset.isPending ? "Resetting…" : "Reset matrix"}
-        </Button>
-      </div>
-    </Dialog>
+    />
   );
 }
