@@ -7,7 +7,6 @@ import { usePreCreateCluster, type PreCreated } from "@/lib/client/clusters";
 import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
 import { inputClass } from "@/components/ui/field";
-import { InlineError } from "@/components/ui/inline-error";
 import { FieldError } from "@/components/ui/field-error";
 
 /**
@@ -97,8 +96,13 @@ export function PreCreateClusterDialog({
             </div>
           );
         })}
-        {error !== null && <InlineError error={error} />}
-        <FormActions onCancel={onClose} pending={create.isPending} label="Pre-create cluster" pendingLabel="Creating…" />
+        <FormActions
+          error={error}
+          onCancel={onClose}
+          pending={create.isPending}
+          label="Pre-create cluster"
+          pendingLabel="Creating…"
+        />
       </form>
     </Dialog>
   );

@@ -5,7 +5,6 @@ import { TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
 import { useMintToken, type MintedToken } from "@/lib/client/tokens";
 import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
-import { InlineError } from "@/components/ui/inline-error";
 import { ttlSeconds, type MintDraft } from "@/components/tokens/mint-token-draft";
 import { TtlPicker } from "@/components/tokens/ttl-picker";
 
@@ -79,8 +78,13 @@ export function ReEnrolDialog({
           )}
         </div>
         <TtlPicker value={ttl} onChange={(patch) => setTtl((t) => ({ ...t, ...patch }))} error={ttlError} />
-        {error !== null && <InlineError error={error} />}
-        <FormActions onCancel={onClose} pending={mint.isPending} label="Mint re-enrolment token" pendingLabel="Minting…" />
+        <FormActions
+          error={error}
+          onCancel={onClose}
+          pending={mint.isPending}
+          label="Mint re-enrolment token"
+          pendingLabel="Minting…"
+        />
       </form>
     </Dialog>
   );

@@ -8,7 +8,6 @@ import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { FormActions } from "@/components/ui/form-actions";
 import { GroupPicker } from "./group-picker";
-import { InlineError } from "@/components/ui/inline-error";
 import { JsonField } from "@/components/ui/json-field";
 import { checkJson, prettyJson } from "@/components/ui/json-text";
 
@@ -77,8 +76,8 @@ export function CreatePolicyDialog({ onClose }: { onClose: () => void }) {
           hint="A JSON object the agents apply; at most 32 KiB."
           rows={9}
         />
-        {create.error && <InlineError error={create.error} />}
         <FormActions
+          error={create.error}
           onCancel={onClose}
           pending={create.isPending}
           disabled={!check.ok}

@@ -7,7 +7,6 @@ import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
 import { Field } from "@/components/ui/field";
 import { GroupPicker } from "./group-picker";
-import { InlineError } from "@/components/ui/inline-error";
 
 /** Changes where a policy applies (its groups) and its description; the content keeps its revision. */
 export function PolicyTargetsDialog({ policy, onClose }: { policy: Policy; onClose: () => void }) {
@@ -36,8 +35,7 @@ export function PolicyTargetsDialog({ policy, onClose }: { policy: Policy; onClo
           onChange={(e) => setDescription(e.target.value)}
         />
         <GroupPicker groups={groups.data} selected={groupIds} onChange={setGroupIds} error={groups.error?.message} />
-        {update.error && <InlineError error={update.error} />}
-        <FormActions onCancel={onClose} pending={update.isPending} label="Save" pendingLabel="Saving…" />
+        <FormActions error={update.error} onCancel={onClose} pending={update.isPending} label="Save" pendingLabel="Saving…" />
       </form>
     </Dialog>
   );

@@ -8,7 +8,6 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
 import { Field, SelectField } from "@/components/ui/field";
-import { InlineError } from "@/components/ui/inline-error";
 import { ROLE_HINT } from "./role-badge";
 
 /** 20 characters from a 56-letter alphabet without look-alikes: about 116 bits. */
@@ -104,8 +103,7 @@ export function AddUserDialog({ onClose }: { onClose: () => void }) {
           onValueChange={setRole}
           hint={`${role}: ${ROLE_HINT[role]}.`}
         />
-        {create.error && <InlineError error={create.error} />}
-        <FormActions onCancel={onClose} pending={create.isPending} label="Add user" pendingLabel="Adding…" />
+        <FormActions error={create.error} onCancel={onClose} pending={create.isPending} label="Add user" pendingLabel="Adding…" />
       </form>
     </Dialog>
   );

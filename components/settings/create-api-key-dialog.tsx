@@ -9,7 +9,6 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
 import { Field, SelectField } from "@/components/ui/field";
-import { InlineError } from "@/components/ui/inline-error";
 import { ROLE_HINT } from "./role-badge";
 
 const EXPIRY = [
@@ -128,8 +127,13 @@ export function CreateApiKeyDialog({ onClose }: { onClose: () => void }) {
           <p className="text-xs text-slate-500 dark:text-slate-400">
             {role}: {ROLE_HINT[role]}.
           </p>
-          {create.error && <InlineError error={create.error} />}
-          <FormActions onCancel={onClose} pending={create.isPending} label="Create key" pendingLabel="Creating…" />
+          <FormActions
+            error={create.error}
+            onCancel={onClose}
+            pending={create.isPending}
+            label="Create key"
+            pendingLabel="Creating…"
+          />
         </form>
       )}
     </Dialog>

@@ -1,10 +1,12 @@
 "use client";
 
 import { Button } from "@/components/ui/button";
+import { InlineError } from "@/components/ui/inline-error";
 
 /**
- * A dialog form's footer: a dismiss button (Cancel), and a submit button that says what it is
- * doing while pending. `disabled` holds the submit back while the form cannot be sent.
+ * A dialog form's footer: the failed request's error (kept in the dialog), a dismiss button
+ * (Cancel), and a submit button that says what it is doing while pending. `disabled` holds the
+ * submit back while the form cannot be sent.
  */
 export function FormActions({
   onCancel,
@@ -14,6 +16,7 @@ export function FormActions({
   cancelLabel = "Cancel",
   variant = "primary",
   disabled = false,
+  error,
 }: {
   onCancel: () => void;
   pending: boolean;
@@ -22,15 +25,19 @@ export function FormActions({
   cancelLabel?: string;
   variant?: "primary" | "danger";
   disabled?: boolean;
+  error?: unknown;
 }) {
   return (
-    <div className="flex justify-end gap-2">
-      <Button type="button" variant="secondary" onClick={onCancel}>
-        {cancelLabel}
-      </Button>
-      <Button type="submit" variant={variant} disabled={pending || disabled}>
-        {pending ? pendingLabel : label}
-      </Button>
-    </div>
+    <>
+      {error ? <InlineError error={error} /> : null}
+      <div className="flex justify-end gap-2">
+        <Button type="button" variant="secondary" onClick={onCancel}>
+          {cancelLabel}
+        </Button>
+        <Button type="submit" variant={variant} disabled={pending || disabled}>
+          {pending ? pendingLabel : label}
+        </Button>
+      </div>
+    </>
   );
 }

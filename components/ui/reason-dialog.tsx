@@ -3,7 +3,6 @@
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { Dialog } from "./dialog";
 import { FormActions } from "./form-actions";
-import { InlineError } from "./inline-error";
 
 export const textareaClass =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-sky-500 dark:border-slate-700 dark:bg-slate-950 aria-[invalid=true]:border-rose-500";
@@ -92,8 +91,8 @@ export function ReasonDialog({
             </p>
           )}
         </div>
-        {error ? <InlineError error={error} /> : null}
         <FormActions
+          error={error}
           onCancel={onClose}
           cancelLabel={dismissLabel}
           variant={variant}

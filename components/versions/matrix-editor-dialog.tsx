@@ -6,7 +6,6 @@ import { useResetMatrix, useSaveMatrix } from "@/lib/client/versions";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
-import { InlineError } from "@/components/ui/inline-error";
 import { JsonField } from "@/components/ui/json-field";
 import { checkJson, prettyJson } from "@/components/ui/json-text";
 
@@ -36,8 +35,8 @@ export function MatrixEditorDialog({ matrix, onClose }: { matrix: CompatibilityM
           hint="Valid: schemaVersion 1, a control plane version, the accepted range, the recommended version and the agent rows."
           rows={16}
         />
-        {save.error && <InlineError error={save.error} />}
         <FormActions
+          error={save.error}
           onCancel={onClose}
           pending={save.isPending}
           disabled={!check.ok}
