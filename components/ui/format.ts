@@ -1,10 +1,15 @@
 // Small pure formatters shared by the console's pages (unit-tested in tests/unit/client-format.test.ts).
 
-/** A length of time for "NotReady for 12 min": coarse enough to read at a glance, exact enough to compare. */
+/**
+ * A length of time for "NotReady for 12 min", "took 3 min 12 s", "timeout 1 min 30 s": coarse
+ * enough to read at a glance, exact enough to compare. Seconds are kept under ten minutes, where
+ * they still matter (short waits and timeouts, step durations).
+ */
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
   if (m < 60) return `${m} min`;
   const h = Math.floor(m / 60);
   if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;

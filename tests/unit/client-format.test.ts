@@ -13,7 +13,9 @@ describe("formatters", () => {
     assert.equal(formatDuration(2 * 3600_000), "2 h");
     assert.equal(formatDuration(50 * 3600_000), "2 d 2 h");
     // One format for every duration on screen: rollouts and the wizard use it too.
-    assert.equal(formatDuration(3 * 60_000 + 12_000), "3 min");
+    assert.equal(formatDuration(90_000), "1 min 30 s");
+    assert.equal(formatDuration(3 * 60_000 + 12_000), "3 min 12 s");
+    assert.equal(formatDuration(5 * 60_000), "5 min");
     assert.equal(formatDuration(30 * 86_400_000), "30 d");
   });
 
