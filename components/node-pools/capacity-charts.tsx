@@ -2,6 +2,7 @@
 
 import type { Capacity } from "@/lib/client/node-pools";
 import { HorizontalBarChart } from "@/components/ui/charts/horizontal-bar-chart";
+import { formatMemory } from "@/components/ui/format";
 
 // Mid-tones readable on both themes (SVG fills cannot follow the dark: variant).
 const READY = "#10b981";
@@ -11,13 +12,6 @@ const MEMORY = "#0ea5e9";
 
 function sum(rows: Capacity["rows"], key: "nodes" | "readyNodes" | "cpuCores" | "memoryGiB") {
   return rows.reduce((s, r) => s + r[key], 0);
-}
-
-/** "12.5 TiB" for large memory totals, GiB below one TiB. */
-export function formatMemory(gib: number): string {
-  return gib >= 1024
-    ? `${(gib / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} TiB`
-    : `${Math.round(gib).toLocaleString()} GiB`;
 }
 
 /** Nodes (ready and not), CPU and memory per value of one label, as three bar charts side by side. */

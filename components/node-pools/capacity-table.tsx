@@ -1,5 +1,5 @@
 import type { Capacity } from "@/lib/client/node-pools";
-import { formatMemory } from "./capacity-charts";
+import { formatMemory } from "@/components/ui/format";
 
 const TH = "px-4 py-2.5 font-medium";
 

@@ -34,6 +34,8 @@ describe("formatters", () => {
     assert.equal(formatMemory(null), "—");
     assert.equal(formatMemory(24), "24 GiB");
     assert.equal(formatMemory(2048), "2 TiB");
+    assert.equal(formatMemory(1536), "1.5 TiB");
+    assert.equal(formatMemory(767.94), "767.9 GiB");
     assert.equal(shortHex("sha256:0123456789abcdef0123", 8), "sha256:01234567…");
     assert.equal(shortHex("abcd", 8), "abcd");
   });

@@ -5,7 +5,8 @@ import { useCapacity, useLabelKeys, type Capacity } from "@/lib/client/node-pool
 import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { CapacityCharts, formatMemory } from "@/components/node-pools/capacity-charts";
+import { CapacityCharts } from "@/components/node-pools/capacity-charts";
+import { formatMemory } from "@/components/ui/format";
 import { CapacityTable } from "@/components/node-pools/capacity-table";
 import { DistributionBarChart } from "@/components/ui/charts/distribution-bar-chart";
 import { HorizontalBarChart, horizontalChartHeight } from "@/components/ui/charts/horizontal-bar-chart";
