@@ -6,7 +6,7 @@ import { hasRole } from "@/lib/domain/roles";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { NavLinks, type NavItem } from "@/components/shell/nav-links";
 import { UserMenu } from "@/components/shell/user-menu";
-import { ThemeToggle } from "@/components/theme-toggle";
+import { ThemeToggle } from "@/components/shell/theme-toggle";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   // The section's role is checked here, before the page's loading state streams, so a refused

@@ -1,14 +1,10 @@
-import { Skeleton } from "@/components/ui/skeleton";
+import { Skeleton, SkeletonRow } from "@/components/ui/skeleton";
 
 export default function Loading() {
   return (
     <div role="status" aria-label="Loading" className="space-y-6">
       <Skeleton className="h-7 w-48" />
-      <div className="grid grid-cols-4 gap-4">
-        {Array.from({ length: 4 }, (_, i) => (
-          <Skeleton key={i} className="h-24" />
-        ))}
-      </div>
+      <SkeletonRow count={4} height="h-24" className="grid-cols-4 gap-4" />
       <Skeleton className="h-64" />
     </div>
   );

@@ -1,16 +1,16 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useOverview } from "@/lib/client/clusters";
+import { useOverview } from "@/lib/client/overview";
 import { useLiveEvents, useLiveHeartbeatRate } from "@/lib/client/live-events";
-import { FleetEmptyState } from "@/components/clusters/fleet-empty-state";
-import { LiveIndicator } from "@/components/clusters/live-indicator";
-import { NeedsAttention } from "@/components/clusters/needs-attention";
-import { RegistrationSuccess } from "@/components/clusters/registration-success";
-import { StatusCountCards } from "@/components/clusters/status-count-cards";
+import { FleetEmptyState } from "@/components/overview/fleet-empty-state";
+import { LiveIndicator } from "@/components/ui/live-indicator";
+import { NeedsAttention } from "@/components/overview/needs-attention";
+import { RegistrationSuccess } from "@/components/overview/registration-success";
+import { StatusCountCards } from "@/components/overview/status-count-cards";
 import { ThresholdNote } from "@/components/clusters/threshold-note";
 import { Card } from "@/components/ui/card";
-import { EnrollmentSummary } from "@/components/clusters/enrollment-summary";
+import { EnrollmentSummary } from "@/components/overview/enrollment-summary";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
@@ -18,11 +18,11 @@ import { OverviewSkeleton } from "./overview-skeleton";
 
 // The charting library is most of this page's JavaScript: loaded after the counts, so the numbers
 // (what people open the page for) are on screen and usable first. Placeholders keep the height.
-const HeartbeatRateChart = dynamic(() => import("@/components/charts/heartbeat-rate-chart").then((m) => m.HeartbeatRateChart), {
+const HeartbeatRateChart = dynamic(() => import("@/components/overview/heartbeat-rate-chart").then((m) => m.HeartbeatRateChart), {
   ssr: false,
   loading: () => <Skeleton className="h-[200px]" />,
 });
-const StatusHistoryChart = dynamic(() => import("@/components/charts/status-history-chart").then((m) => m.StatusHistoryChart), {
+const StatusHistoryChart = dynamic(() => import("@/components/overview/status-history-chart").then((m) => m.StatusHistoryChart), {
   ssr: false,
   loading: () => <Skeleton className="h-[224px]" />,
 });

@@ -8,9 +8,10 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Dialog } from "@/components/ui/dialog";
 import { inputClass } from "@/components/ui/field";
+import { FormActions } from "@/components/ui/form-actions";
 import { useNow } from "@/components/ui/relative-time";
 import { DefinitionList, Mono } from "./definition-list";
-import { daysUntil, formatDateTime, shortHex } from "./format";
+import { daysUntil, formatDateTime, shortHex } from "@/components/ui/format";
 
 /** The agent's client certificate: serial, validity and, for operators, revocation. */
 export function CertificateCard({
@@ -179,14 +180,7 @@ function RevokeDialog({
             {error}
           </p>
         )}
-        <div className="flex justify-end gap-2">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" variant="danger" disabled={pending}>
-            {pending ? "Revoking…" : "Revoke certificate"}
-          </Button>
-        </div>
+        <FormActions onCancel={onClose} variant="danger" pending={pending} label="Revoke certificate" pendingLabel="Revoking…" />
       </form>
     </Dialog>
   );

@@ -2,18 +2,12 @@
 
 import { useCallback } from "react";
 import { LIST_STATUSES, type ClusterFilters, type ClusterGroupSummary } from "@/lib/client/clusters";
-import { selectorProblem as parseProblem } from "@/lib/domain/selector";
+import { selectorProblem } from "@/lib/domain/selector";
 import type { ClusterStatus } from "@/lib/domain/status";
 import { inputClass } from "@/components/ui/field";
 import { DebouncedInput } from "./debounced-input";
 
 type FilterPatch = Partial<Pick<ClusterFilters, "status" | "selector" | "group" | "q">>;
-
-/** kubectl syntax, checked as typed with the same parser the server uses. */
-export function selectorProblem(text: string): string | null {
-  const problem = parseProblem(text);
-  return problem && `Invalid selector: ${problem}`;
-}
 
 /** The list's filters: free text, label selector, status and group. */
 export function ClusterFiltersBar({
@@ -44,6 +38,7 @@ export function ClusterFiltersBar({
           label="Label selector"
           value={filters.selector ?? ""}
           onCommit={setSelector}
+          // kubectl syntax, checked as typed with the same parser the server uses
           validate={selectorProblem}
           placeholder="env=prod,region in (eu,us),!legacy"
           hint="kubectl syntax: =, !=, in (…), notin (…), key, !key"

@@ -2,11 +2,11 @@
 
 import { useState } from "react";
 import type { ClusterEvent } from "@/lib/client/clusters";
-import { StatusBadge } from "@/components/status-badge";
+import { StatusBadge } from "@/components/ui/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { formatDateTime } from "./format";
+import { formatDateTime } from "@/components/ui/format";
 
 const FIRST = 8;
 const STATUSES = new Set(["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"]);

@@ -3,7 +3,7 @@ import { Card } from "@/components/ui/card";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { CopyValue } from "./copy-value";
 import { DefinitionList, Missing, Mono } from "./definition-list";
-import { formatDateTime } from "./format";
+import { formatDateTime } from "@/components/ui/format";
 
 /** What the agent proved at registration. Read-only: the API refuses changes to identity. */
 export function ClusterIdentityCard({ cluster }: { cluster: ClusterDetail }) {

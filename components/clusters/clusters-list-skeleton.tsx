@@ -1,4 +1,4 @@
-import { Skeleton, TableSkeleton } from "@/components/ui/skeleton";
+import { PageHeaderSkeleton, Skeleton, TableSkeleton } from "@/components/ui/skeleton";
 
 /** The cluster list's shape while it loads; `withHeader` adds the page title and filters (loading.tsx). */
 export function ClustersListSkeleton({ withHeader }: { withHeader?: boolean }) {
@@ -6,9 +6,8 @@ export function ClustersListSkeleton({ withHeader }: { withHeader?: boolean }) {
     <div className="space-y-4">
       {withHeader && (
         <>
-          <div className="mb-6 space-y-2">
-            <Skeleton className="h-7 w-32" />
-            <Skeleton className="h-4 w-72" />
+          <div className="mb-6">
+            <PageHeaderSkeleton />
           </div>
           <div className="grid grid-cols-12 gap-3">
             <Skeleton className="col-span-3 h-[62px]" />

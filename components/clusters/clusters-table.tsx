@@ -2,9 +2,9 @@
 
 import Link from "next/link";
 import type { ClusterListItem, ListSort, SortOrder } from "@/lib/client/clusters";
-import { StatusBadge } from "@/components/status-badge";
+import { StatusBadge } from "@/components/ui/status-badge";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { LabelChips } from "./label-chips";
+import { LabelChips } from "@/components/ui/label-chips";
 
 type Column = { key: string; label: string; sort?: ListSort; className?: string };
 

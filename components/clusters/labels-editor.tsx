@@ -5,7 +5,7 @@ import type { Labels } from "@/lib/domain/labels";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
-import { LabelChip } from "./label-chips";
+import { LabelChip } from "@/components/ui/label-chips";
 import {
   describeChanges,
   labelChanges,

@@ -1,6 +1,6 @@
 import type { NodePool } from "@/lib/client/clusters";
 import { Badge } from "@/components/ui/badge";
-import { formatMemory } from "./format";
+import { formatMemory } from "@/components/ui/format";
 
 const th = "px-4 py-2.5 font-medium";
 const td = "px-4 py-2.5";

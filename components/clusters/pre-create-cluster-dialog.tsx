@@ -8,7 +8,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
 import { inputClass } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
-import { FieldError } from "@/components/tokens/field-error";
+import { FieldError } from "@/components/ui/field-error";
 
 /**
  * Pre-creates a cluster with the fleet's required labels (more can be added on its page). The

@@ -5,11 +5,11 @@ import { createGroupSchema } from "@/lib/domain/groups";
 import { selectorProblem } from "@/lib/domain/selector";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useCreateGroup, useUpdateGroup, type ClusterGroup, type GroupPatch } from "@/lib/client/groups";
-import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
+import { FormActions } from "@/components/ui/form-actions";
 import { SelectorPreview } from "./selector-preview";
-import { useDebouncedValue } from "./use-debounced-value";
+import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 
 // Long enough to skip the half-typed states of "region in (eu-west-1,", short enough to feel live.
 const PREVIEW_DEBOUNCE_MS = 250;
@@ -161,14 +161,12 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
             {errors.form}
           </p>
         )}
-        <div className="flex justify-end gap-2 pt-1">
-          <Button type="button" variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={mutation.isPending}>
-            {mutation.isPending ? "Saving…" : group ? "Save changes" : "Create group"}
-          </Button>
-        </div>
+        <FormActions
+          onCancel={onClose}
+          pending={mutation.isPending}
+          label={group ? "Save changes" : "Create group"}
+          pendingLabel="Saving…"
+        />
       </form>
     </Dialog>
   );

@@ -1,7 +1,7 @@
 "use client";
 
 import { PREVIEW_LIMIT, useSelectorPreview } from "@/lib/client/groups";
-import { StatusBadge } from "@/components/status-badge";
+import { StatusBadge } from "@/components/ui/status-badge";
 import { Skeleton } from "@/components/ui/skeleton";
 
 /**

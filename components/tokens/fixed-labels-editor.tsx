@@ -2,7 +2,7 @@
 
 import { emptyFixedRow, type DraftErrors, type FixedRow } from "./mint-token-draft";
 import { Button } from "@/components/ui/button";
-import { FieldError, rowInputClass } from "./field-error";
+import { FieldError, rowInputClass } from "@/components/ui/field-error";
 
 /** Labels the token stamps on every cluster it registers (e.g. env=prod), whatever the agent sends. */
 export function FixedLabelsEditor({

@@ -2,7 +2,7 @@
 
 import { emptyScopeRow, type DraftErrors, type MintDraft, type ScopeRow } from "./mint-token-draft";
 import { Button } from "@/components/ui/button";
-import { FieldError, rowInputClass, selectClass } from "./field-error";
+import { FieldError, rowInputClass, selectClass } from "@/components/ui/field-error";
 import { LabelValuesInput } from "./label-values-input";
 
 /**

@@ -11,8 +11,8 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 import { CodeBlock } from "./code-block";
 import { downloadText } from "./download";
-import { FieldError, selectClass } from "./field-error";
-import { LabelChip } from "./label-chip";
+import { FieldError, selectClass } from "@/components/ui/field-error";
+import { LabelChip } from "@/components/ui/label-chips";
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
@@ -180,7 +180,7 @@ export function MintedTokenPanel({
                 <p className="flex flex-wrap items-center gap-1.5 text-sm text-slate-600 dark:text-slate-400">
                   The token adds{" "}
                   {fixed.map(([k, v]) => (
-                    <LabelChip key={k}>{`${k}=${v}`}</LabelChip>
+                    <LabelChip key={k} k={k} v={v} />
                   ))}{" "}
                   by itself.
                 </p>

@@ -18,7 +18,7 @@ import { formatAgo, RelativeTime, useNow } from "@/components/ui/relative-time";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { AttemptResultBadge } from "./attempt-result-badge";
-import { selectClass } from "./field-error";
+import { selectClass } from "@/components/ui/field-error";
 import { TableHead } from "@/components/ui/table-head";
 
 /**

@@ -1,6 +1,6 @@
 import type { Labels } from "@/lib/domain/labels";
 import type { AllowedLabels } from "@/lib/domain/tokens";
-import { LabelChip } from "./label-chip";
+import { LabelChip } from "@/components/ui/label-chips";
 
 /** What labels a token lets agents ask for, and the ones it stamps on every cluster. */
 export function TokenScopeSummary({ allowed, fixed }: { allowed: AllowedLabels | null; fixed: Labels }) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { TTL_PRESETS, TTL_UNITS, type MintDraft, type TtlPresetId, type TtlUnit } from "./mint-token-draft";
-import { FieldError, rowInputClass, selectClass } from "./field-error";
+import { FieldError, rowInputClass, selectClass } from "@/components/ui/field-error";
 
 type TtlDraft = Pick<MintDraft, "ttlPreset" | "customTtl" | "customUnit">;
 

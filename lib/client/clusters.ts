@@ -1,53 +1,21 @@
 "use client";
 
+import { useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { DeregistrationAction, DeregistrationStep } from "@/lib/domain/deregistration";
 import type { Labels } from "@/lib/domain/labels";
 import type { ClusterStatus } from "@/lib/domain/status";
-import { queryKeys } from "./queries";
 import { fetchJson } from "./fetch-json";
-import { useLiveEvents, type LiveState } from "./live-events";
-import { tokenKeys, type MintedToken } from "./tokens";
+import { useLiveEvents, whileDown } from "./live-events";
+import { queryKeys } from "./query-keys";
+import type { MintedToken } from "./tokens";
 
-// Data hooks and query keys of the overview, the cluster list and the cluster detail.
+// Data hooks of the cluster list, the cluster detail and the drain-then-deregister wizard.
 // The event stream (live-events.ts) keeps these caches current; the intervals below are only
 // for what the stream does not carry, or for when the stream is down.
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the admin API answers (the parts the console reads).
-
-export type StatusCounts = Record<"Ready" | "NotReady" | "Pending" | "Draining" | "Deregistering" | "Provisioning", number> & {
-  total: number;
-};
-
-export type Overview = {
-  now: string;
-  counts: StatusCounts;
-  notReadyThresholdSeconds: number;
-  heartbeatsPerMinute: { at: string; count: number }[];
-  statusHistory: { at: string; Ready: number; NotReady: number; Pending: number; Draining: number }[];
-  registrations: {
-    windowHours: number;
-    total: number;
-    succeeded: number;
-    failed: number;
-    successRate: number | null;
-    objective: number;
-    byResult: Record<string, number>;
-  };
-  /** From the server's last enrollment evaluation; null until its first one. */
-  enrollment: {
-    at: string;
-    total: number;
-    enrolled: number;
-    blockedBy: Record<string, number>;
-    labels: Record<string, string>;
-  } | null;
-  attention: {
-    notReadyLongest: { id: string; name: string; since: string; lastHeartbeatAt: string | null; reason: string }[];
-    certificatesExpiring: { id: string; name: string; serial: string; notAfter: string }[];
-    missingLabels: { id: string; name: string; missing: string[] }[];
-  };
-};
 
 export type ClusterListItem = {
   id: string;
@@ -190,41 +158,12 @@ export function nextSort(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Query keys: every key these hooks use, so the event stream can find and patch them.
-
-export const clusterKeys = {
-  overview: ["overview"] as const,
-  clusters: ["clusters"] as const,
-  lists: ["clusters", "list"] as const,
-  list: (f: ClusterFilters) => ["clusters", "list", f] as const,
-  detail: (id: string) => ["clusters", "detail", id] as const,
-  heartbeats: (id: string) => ["clusters", "heartbeats", id] as const,
-  fleet: ["fleet"] as const,
-  groups: ["groups"] as const,
-};
-
-// ---------------------------------------------------------------------------------------------
 // Refresh intervals, each with its reason.
 
-/** While the event stream is down, poll what it would have pushed. */
-const FALLBACK_POLL_MS = 5_000;
-/** The overview's charts have one-minute buckets: refetching more often shows nothing new. */
-const OVERVIEW_REFRESH_MS = 60_000;
 /** Heartbeats are not events (one per cluster per interval would flood the stream): "last seen" is refetched. */
 const LAST_SEEN_REFRESH_MS = 15_000;
 /** The heartbeat timeline has one-minute bars. */
 const TIMELINE_REFRESH_MS = 60_000;
-
-const whileDown = (live: LiveState, normal: number | false) => (live === "open" ? normal : FALLBACK_POLL_MS);
-
-export function useOverview() {
-  const live = useLiveEvents();
-  return useQuery({
-    queryKey: clusterKeys.overview,
-    queryFn: ({ signal }) => fetchJson<Overview>("/api/v1/overview", { signal }),
-    refetchInterval: whileDown(live, OVERVIEW_REFRESH_MS),
-  });
-}
 
 function listUrl(f: ClusterFilters): string {
   const params = filtersToSearchParams(f);
@@ -238,7 +177,7 @@ function listUrl(f: ClusterFilters): string {
 export function useClusters(filters: ClusterFilters) {
   const live = useLiveEvents();
   return useQuery({
-    queryKey: clusterKeys.list(filters),
+    queryKey: queryKeys.clusters.list(filters),
     queryFn: ({ signal }) => fetchJson<ClusterList>(listUrl(filters), { signal }),
     // The previous page stays on screen while the next loads: no jump to a skeleton on every keystroke.
     placeholderData: keepPreviousData,
@@ -249,7 +188,7 @@ export function useClusters(filters: ClusterFilters) {
 export function useCluster(id: string) {
   const live = useLiveEvents();
   return useQuery({
-    queryKey: clusterKeys.detail(id),
+    queryKey: queryKeys.clusters.detail(id),
     queryFn: ({ signal }) => fetchJson<ClusterDetail>(`/api/v1/clusters/${encodeURIComponent(id)}`, { signal }),
     refetchInterval: (q) => (q.state.error ? false : whileDown(live, LAST_SEEN_REFRESH_MS)),
   });
@@ -257,7 +196,7 @@ export function useCluster(id: string) {
 
 export function useClusterHeartbeats(id: string) {
   return useQuery({
-    queryKey: clusterKeys.heartbeats(id),
+    queryKey: queryKeys.clusters.heartbeats(id),
     queryFn: ({ signal }) =>
       fetchJson<ClusterHeartbeats>(`/api/v1/clusters/${encodeURIComponent(id)}/heartbeats?minutes=360`, { signal }),
     refetchInterval: (q) => (q.state.error ? false : TIMELINE_REFRESH_MS),
@@ -266,12 +205,12 @@ export function useClusterHeartbeats(id: string) {
 
 export function useFleet() {
   // Fleet facts change only when an admin edits settings: the default stale time is plenty.
-  return useQuery({ queryKey: clusterKeys.fleet, queryFn: ({ signal }) => fetchJson<FleetFacts>("/api/v1/fleet", { signal }) });
+  return useQuery({ queryKey: queryKeys.fleet, queryFn: ({ signal }) => fetchJson<FleetFacts>("/api/v1/fleet", { signal }) });
 }
 
 export function useGroups() {
   return useQuery({
-    queryKey: clusterKeys.groups,
+    queryKey: queryKeys.groups.list,
     queryFn: ({ signal }) => fetchJson<{ items: ClusterGroupSummary[] }>("/api/v1/groups", { signal }),
     staleTime: 60_000,
   });
@@ -283,7 +222,7 @@ export function useGroups() {
  */
 export function useUpdateLabels(id: string) {
   const client = useQueryClient();
-  const key = clusterKeys.detail(id);
+  const key = queryKeys.clusters.detail(id);
   return useMutation({
     mutationFn: (labels: Labels) =>
       fetchJson<ClusterDetail>(`/api/v1/clusters/${encodeURIComponent(id)}`, { method: "PATCH", body: { labels } }),
@@ -300,9 +239,9 @@ export function useUpdateLabels(id: string) {
       client.setQueryData(key, detail);
     },
     onSettled: () => {
-      void client.invalidateQueries({ queryKey: clusterKeys.lists });
-      void client.invalidateQueries({ queryKey: clusterKeys.overview });
-      void client.invalidateQueries({ queryKey: queryKeys.auditAll });
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.lists });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }
@@ -316,9 +255,9 @@ export function useRevokeCertificate(id: string) {
         body: { reason },
       }),
     onSettled: () => {
-      void client.invalidateQueries({ queryKey: clusterKeys.detail(id) });
-      void client.invalidateQueries({ queryKey: clusterKeys.overview });
-      void client.invalidateQueries({ queryKey: queryKeys.auditAll });
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.detail(id) });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
 }
@@ -337,9 +276,105 @@ export function usePreCreateCluster() {
       fetchJson<PreCreated>("/api/v1/clusters", { method: "POST", body: input }),
     gcTime: 0,
     onSuccess: () => {
-      void client.invalidateQueries({ queryKey: clusterKeys.lists });
-      void client.invalidateQueries({ queryKey: clusterKeys.overview });
-      void client.invalidateQueries({ queryKey: tokenKeys.all });
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.lists });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.tokens.all });
     },
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The drain-then-deregister wizard
+
+export type VerificationCheck = { key: string; label: string; ok: boolean; detail: string };
+export type ForcedSkip = { step: string; action: string; by: string; reason: string; at: string };
+
+export type Deregistration = {
+  clusterId: string;
+  clusterName: string | null;
+  step: DeregistrationStep | null;
+  startedAt: string | null;
+  startedBy: string | null;
+  stepStartedAt: string | null;
+  waitingFor: string | null;
+  workloads: { pods: number | null; atStart: number | null };
+  disconnect: {
+    directiveId: string;
+    sentAt: string;
+    acknowledged: boolean;
+    acknowledgedAt: string | null;
+    /** Set when the agent acknowledged the disconnect as failed, with its reason. */
+    failedReason?: string | null;
+    timeoutSeconds: number;
+  } | null;
+  forced: ForcedSkip[];
+  verification: { checkedAt: string; passed: boolean; checks: VerificationCheck[] } | null;
+  finishedAt: string | null;
+  availableActions: DeregistrationAction[];
+};
+
+export type DeregistrationRequest = { action: DeregistrationAction; force?: boolean; reason?: string };
+
+/**
+ * While a step waits on the agent (pods draining, disconnect acknowledged) the wizard polls every
+ * 2 s: agents heartbeat every 2-15 s, so 2 s shows each report soon after it lands without
+ * hammering the server. Steps that wait for a person are re-read every 15 s only so a second
+ * operator's action shows up; a removed cluster never changes again, so polling stops.
+ */
+export const WIZARD_AGENT_POLL_MS = 2_000;
+const WIZARD_PERSON_POLL_MS = 15_000;
+
+export function wizardPollInterval(step: DeregistrationStep | null | undefined): number | false {
+  if (step === "removed") return false;
+  if (step === "draining" || step === "disconnecting") return WIZARD_AGENT_POLL_MS;
+  return WIZARD_PERSON_POLL_MS;
+}
+
+function deregistrationUrl(clusterId: string) {
+  return `/api/v1/clusters/${encodeURIComponent(clusterId)}/deregistration`;
+}
+
+export function useDeregistration(clusterId: string, initial: Deregistration) {
+  return useQuery({
+    queryKey: queryKeys.deregistration(clusterId),
+    queryFn: ({ signal }) => fetchJson<Deregistration>(deregistrationUrl(clusterId), { signal }),
+    initialData: initial,
+    // The server rendered `initial` just now; without this it would be refetched on mount.
+    initialDataUpdatedAt: () => Date.now(),
+    refetchInterval: (query) => wizardPollInterval(query.state.data?.step),
+    // The poll is for the person watching; a hidden tab can catch up when it is shown again.
+    refetchIntervalInBackground: false,
+  });
+}
+
+export function useDeregistrationAction(clusterId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DeregistrationRequest) =>
+      fetchJson<Deregistration>(deregistrationUrl(clusterId), { method: "POST", body }),
+    onSuccess: (data) => {
+      client.setQueryData(queryKeys.deregistration(clusterId), data);
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.all });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
+    },
+  });
+}
+
+export type PodSample = { t: number; pods: number };
+const MAX_POD_SAMPLES = 600; // 20 minutes at the 2 s poll; older points add nothing to the picture
+
+/**
+ * The agent-reported pod count over time, collected while the page is open (the server keeps
+ * only the latest report). A sample is taken per fetch, so the line steps when reports land.
+ */
+export function usePodSamples(pods: number | null, updatedAt: number): PodSample[] {
+  const [samples, setSamples] = useState<PodSample[]>(() => (pods === null ? [] : [{ t: updatedAt, pods }]));
+  const [seen, setSeen] = useState(updatedAt);
+  // Derived state updated during render (not in an effect), so the chart never lags a frame.
+  if (updatedAt !== seen) {
+    setSeen(updatedAt);
+    if (pods !== null) setSamples((s) => [...s, { t: updatedAt, pods }].slice(-MAX_POD_SAMPLES));
+  }
+  return samples;
 }

@@ -2,13 +2,7 @@
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { fetchJson } from "./fetch-json";
-
-// Query keys of the Groups page, in one place so invalidation is never a guess.
-export const groupKeys = {
-  all: ["groups"] as const,
-  list: ["groups", "list"] as const,
-  preview: (selector: string) => ["groups", "preview", selector] as const,
-};
+import { queryKeys } from "./query-keys";
 
 export type GroupCounts = { total: number; Ready: number; NotReady: number; other: number };
 export type ClusterGroup = {
@@ -35,7 +29,7 @@ const GROUPS_REFRESH_MS = 30_000;
 
 export function useGroups() {
   return useQuery({
-    queryKey: groupKeys.list,
+    queryKey: queryKeys.groups.list,
     queryFn: ({ signal }) => fetchJson<{ items: ClusterGroup[] }>("/api/v1/groups", { signal }),
     select: (data) => data.items,
     refetchInterval: GROUPS_REFRESH_MS,
@@ -49,7 +43,7 @@ export function useGroups() {
  */
 export function useSelectorPreview(selector: string | null) {
   return useQuery({
-    queryKey: groupKeys.preview(selector ?? ""),
+    queryKey: queryKeys.groups.preview(selector ?? ""),
     queryFn: ({ signal }) =>
       fetchJson<SelectorPreview>(
         `/api/v1/clusters?${new URLSearchParams({ selector: selector ?? "", limit: String(PREVIEW_LIMIT) })}`,
@@ -65,7 +59,7 @@ export function useCreateGroup() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: GroupInput) => fetchJson<ClusterGroup>("/api/v1/groups", { method: "POST", body: input }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: groupKeys.all }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.groups.all }),
   });
 }
 
@@ -74,7 +68,7 @@ export function useUpdateGroup() {
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: GroupPatch }) =>
       fetchJson<ClusterGroup>(`/api/v1/groups/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: groupKeys.all }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.groups.all }),
   });
 }
 
@@ -82,6 +76,6 @@ export function useDeleteGroup() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => fetchJson<void>(`/api/v1/groups/${encodeURIComponent(id)}`, { method: "DELETE" }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: groupKeys.all }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.groups.all }),
   });
 }

@@ -3,13 +3,20 @@
 import { useEffect, useSyncExternalStore } from "react";
 import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import type { ClusterStatus } from "@/lib/domain/status";
-import { clusterKeys, type ClusterDetail, type ClusterFilters, type ClusterList, type Overview } from "./clusters";
+import type { ClusterDetail, ClusterFilters, ClusterList } from "./clusters";
+import type { Overview } from "./overview";
+import { queryKeys } from "./query-keys";
 
 // The live event stream (GET /api/v1/events) of this browser tab: ONE EventSource shared by every
 // component that wants live data, feeding the react-query cache. Components never read events
 // directly; they read their queries, which this module keeps current.
 
 export type LiveState = "connecting" | "open" | "down";
+
+/** While the event stream is down, poll what it would have pushed. */
+const FALLBACK_POLL_MS = 5_000;
+
+export const whileDown = (live: LiveState, normal: number | false) => (live === "open" ? normal : FALLBACK_POLL_MS);
 
 const STATUS_KEYS = ["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"] as const;
 
@@ -100,12 +107,12 @@ export function applyLiveEvent(client: QueryClient, type: string, data: unknown,
   switch (type) {
     case "fleet.summary": {
       const summary = data as FleetSummaryEvent;
-      setIfChanged(client, clusterKeys.overview, (o: Overview | undefined) => withSummary(o, summary));
+      setIfChanged(client, queryKeys.overview, (o: Overview | undefined) => withSummary(o, summary));
       return;
     }
     case "cluster.status": {
       const e = data as ClusterStatusEvent;
-      for (const query of client.getQueryCache().findAll({ queryKey: clusterKeys.lists })) {
+      for (const query of client.getQueryCache().findAll({ queryKey: queryKeys.clusters.lists })) {
         setIfChanged(client, query.queryKey, (l: ClusterList | undefined) => listWithStatus(l, e));
         const filters = query.queryKey[2] as ClusterFilters | undefined;
         // A page filtered or sorted by status may have gained or lost rows; and a page being
@@ -114,27 +121,27 @@ export function applyLiveEvent(client: QueryClient, type: string, data: unknown,
           later(query.queryKey, SOON_MS);
         }
       }
-      setIfChanged(client, clusterKeys.detail(e.clusterId), (d: ClusterDetail | undefined) => detailWithStatus(d, e));
-      if (client.getQueryState(clusterKeys.detail(e.clusterId))) later(clusterKeys.detail(e.clusterId), SOON_MS);
-      later(clusterKeys.overview, SLOWLY_MS);
+      setIfChanged(client, queryKeys.clusters.detail(e.clusterId), (d: ClusterDetail | undefined) => detailWithStatus(d, e));
+      if (client.getQueryState(queryKeys.clusters.detail(e.clusterId))) later(queryKeys.clusters.detail(e.clusterId), SOON_MS);
+      later(queryKeys.overview, SLOWLY_MS);
       return;
     }
     case "cluster.updated": {
       const e = data as ClusterChangeEvent;
-      for (const query of client.getQueryCache().findAll({ queryKey: clusterKeys.lists })) {
+      for (const query of client.getQueryCache().findAll({ queryKey: queryKeys.clusters.lists })) {
         const list = query.state.data as ClusterList | undefined;
         if (list?.items.some((c) => c.id === e.clusterId)) later(query.queryKey, SOON_MS);
       }
-      later(clusterKeys.detail(e.clusterId), SOON_MS);
-      later(clusterKeys.overview, SLOWLY_MS);
+      later(queryKeys.clusters.detail(e.clusterId), SOON_MS);
+      later(queryKeys.overview, SLOWLY_MS);
       return;
     }
     case "cluster.registered":
     case "cluster.removed": {
       const e = data as ClusterChangeEvent;
-      later(clusterKeys.lists, SOON_MS);
-      later(clusterKeys.detail(e.clusterId), SOON_MS);
-      later(clusterKeys.overview, SLOWLY_MS);
+      later(queryKeys.clusters.lists, SOON_MS);
+      later(queryKeys.clusters.detail(e.clusterId), SOON_MS);
+      later(queryKeys.overview, SLOWLY_MS);
       return;
     }
   }
@@ -201,8 +208,8 @@ function setState(state: LiveState) {
 
 function refreshEverything() {
   if (!live.client) return;
-  void live.client.invalidateQueries({ queryKey: clusterKeys.overview });
-  void live.client.invalidateQueries({ queryKey: clusterKeys.clusters });
+  void live.client.invalidateQueries({ queryKey: queryKeys.overview });
+  void live.client.invalidateQueries({ queryKey: queryKeys.clusters.all });
 }
 
 function connect() {

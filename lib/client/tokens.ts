@@ -4,16 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { Labels } from "@/lib/domain/labels";
 import type { AllowedLabels, MintTokenInput, TokenStatus } from "@/lib/domain/tokens";
 import { fetchJson } from "./fetch-json";
-
-// Query keys of the Tokens page, in one place so invalidation is never a guess. The minted token
-// itself has no key on purpose: it must never sit in the query cache.
-export const tokenKeys = {
-  all: ["registration-tokens"] as const,
-  list: ["registration-tokens", "list"] as const,
-  attemptsAll: ["registration-attempts"] as const,
-  attempts: (filters: AttemptFilters) => ["registration-attempts", filters] as const,
-  fleet: ["fleet-facts"] as const,
-};
+import { queryKeys } from "./query-keys";
 
 export type RegistrationToken = {
   id: string;
@@ -72,7 +63,7 @@ function qs(params: Record<string, string | undefined>) {
 
 export function useTokens() {
   return useQuery({
-    queryKey: tokenKeys.list,
+    queryKey: queryKeys.tokens.list,
     queryFn: ({ signal }) => fetchJson<{ items: RegistrationToken[] }>("/api/v1/registration-tokens", { signal }),
     select: (data) => data.items,
     refetchInterval: TOKENS_REFRESH_MS,
@@ -82,7 +73,7 @@ export function useTokens() {
 /** The fleet's public facts (agent URL, CA fingerprint, image, required labels); they change rarely. */
 export function useFleetFacts() {
   return useQuery({
-    queryKey: tokenKeys.fleet,
+    queryKey: queryKeys.fleet,
     queryFn: ({ signal }) => fetchJson<FleetFacts>("/api/v1/fleet", { signal }),
     staleTime: 5 * 60_000,
   });
@@ -95,7 +86,7 @@ export function useMintToken() {
     // The answer holds the secret: drop the finished mutation (and its data) as soon as the panel
     // showing it unmounts, rather than after the default five minutes.
     gcTime: 0,
-    onSuccess: () => void client.invalidateQueries({ queryKey: tokenKeys.all }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.tokens.all }),
   });
 }
 
@@ -105,17 +96,17 @@ export function useRevokeToken() {
     mutationFn: (id: string) =>
       fetchJson<RegistrationToken>(`/api/v1/registration-tokens/${encodeURIComponent(id)}`, { method: "DELETE" }),
     onSuccess: (revoked) => {
-      client.setQueryData<{ items: RegistrationToken[] }>(tokenKeys.list, (data) =>
+      client.setQueryData<{ items: RegistrationToken[] }>(queryKeys.tokens.list, (data) =>
         data ? { items: data.items.map((t) => (t.id === revoked.id ? revoked : t)) } : data,
       );
-      void client.invalidateQueries({ queryKey: tokenKeys.all });
+      void client.invalidateQueries({ queryKey: queryKeys.tokens.all });
     },
   });
 }
 
 export function useRegistrationAttempts(filters: AttemptFilters) {
   return useQuery({
-    queryKey: tokenKeys.attempts(filters),
+    queryKey: queryKeys.attempts.list(filters),
     queryFn: ({ signal }) =>
       fetchJson<{ items: RegistrationAttempt[]; nextCursor: string | null }>(
         `/api/v1/registration-attempts${qs({ ...filters, limit: String(ATTEMPTS_PAGE_SIZE) })}`,

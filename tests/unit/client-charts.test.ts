@@ -8,7 +8,7 @@ import {
   perSecondSeries,
   summarizeTimeline,
   timelineBars,
-} from "@/components/charts/chart-data";
+} from "@/components/ui/charts/chart-data";
 
 const T0 = Date.parse("2026-01-01T10:00:00.000Z");
 const minute = (i: number) => new Date(T0 + i * 60_000).toISOString();

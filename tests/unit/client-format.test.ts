@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { daysUntil, formatDuration, formatMemory, shortHex } from "@/components/clusters/format";
-import { formatRate } from "@/components/clusters/registration-success";
-import { selectorProblem } from "@/components/clusters/cluster-filters-bar";
+import { daysUntil, formatCountdown, formatDuration, formatMemory, shortHex } from "@/components/ui/format";
+import { formatRate } from "@/components/overview/registration-success";
+import { selectorProblem } from "@/lib/domain/selector";
 
 describe("formatters", () => {
   test("durations read at a glance", () => {
@@ -12,6 +12,14 @@ describe("formatters", () => {
     assert.equal(formatDuration(3 * 3600_000 + 5 * 60_000), "3 h 5 min");
     assert.equal(formatDuration(2 * 3600_000), "2 h");
     assert.equal(formatDuration(50 * 3600_000), "2 d 2 h");
+    // One format for every duration on screen: rollouts and the wizard use it too.
+    assert.equal(formatDuration(3 * 60_000 + 12_000), "3 min");
+    assert.equal(formatDuration(30 * 86_400_000), "30 d");
+  });
+
+  test("countdowns keep their width", () => {
+    assert.equal(formatCountdown(42), "42 s");
+    assert.equal(formatCountdown(65), "1 min 05 s");
   });
 
   test("days until an expiry, negative once past", () => {
@@ -34,8 +42,8 @@ describe("formatters", () => {
     assert.equal(formatRate(0.5), "50.00 %");
   });
 
-  test("the selector field checks kubectl syntax with the shared parser", () => {
+  test("selector fields check kubectl syntax with the shared parser", () => {
     assert.equal(selectorProblem("env=prod,region in (eu,us),!legacy"), null);
-    assert.match(selectorProblem("region in (eu") ?? "", /^Invalid selector: unbalanced/);
+    assert.match(selectorProblem("region in (eu") ?? "", /^unbalanced/);
   });
 });

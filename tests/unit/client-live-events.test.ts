@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { QueryClient, type QueryKey } from "@tanstack/react-query";
-import { clusterKeys, type ClusterDetail, type ClusterList, type Overview } from "@/lib/client/clusters";
+import { queryKeys } from "@/lib/client/query-keys";
+import type { ClusterDetail, ClusterList } from "@/lib/client/clusters";
+import type { Overview } from "@/lib/client/overview";
 import {
   applyLiveEvent,
   detailWithStatus,
@@ -131,42 +133,42 @@ describe("applyLiveEvent", () => {
     const later: [QueryKey, number][] = [];
     const named = { sort: "name", order: "asc" } as const;
     const byStatus = { status: "Ready", sort: "name", order: "asc" } as const;
-    client.setQueryData(clusterKeys.overview, overview);
-    client.setQueryData(clusterKeys.list(named), list(["a", "Ready"], ["b", "Ready"]));
-    client.setQueryData(clusterKeys.list(byStatus), list(["b", "Ready"]));
+    client.setQueryData(queryKeys.overview, overview);
+    client.setQueryData(queryKeys.clusters.list(named), list(["a", "Ready"], ["b", "Ready"]));
+    client.setQueryData(queryKeys.clusters.list(byStatus), list(["b", "Ready"]));
     return { client, later, named, byStatus, record: (key: QueryKey, ms: number) => void later.push([key, ms]) };
   }
 
   test("fleet.summary updates the overview counts in the cache", () => {
     const { client, record } = setup();
     applyLiveEvent(client, "fleet.summary", { at: "", heartbeatsPerSecond: 1, counts: { Ready: 10, NotReady: 0 } }, record);
-    assert.equal(client.getQueryData<Overview>(clusterKeys.overview)?.counts.total, 10);
+    assert.equal(client.getQueryData<Overview>(queryKeys.overview)?.counts.total, 10);
   });
 
   test("cluster.status patches every cached list and refetches status-filtered pages only", () => {
     const { client, later, named, byStatus, record } = setup();
     applyLiveEvent(client, "cluster.status", toNotReady, record);
-    assert.equal(client.getQueryData<ClusterList>(clusterKeys.list(named))?.items[1]?.status, "NotReady");
-    assert.equal(client.getQueryData<ClusterList>(clusterKeys.list(byStatus))?.items[0]?.status, "NotReady");
+    assert.equal(client.getQueryData<ClusterList>(queryKeys.clusters.list(named))?.items[1]?.status, "NotReady");
+    assert.equal(client.getQueryData<ClusterList>(queryKeys.clusters.list(byStatus))?.items[0]?.status, "NotReady");
     const keys = later.map(([k]) => JSON.stringify(k));
-    assert.ok(keys.includes(JSON.stringify(clusterKeys.list(byStatus))));
-    assert.ok(!keys.includes(JSON.stringify(clusterKeys.list(named))));
-    assert.ok(keys.includes(JSON.stringify(clusterKeys.overview)));
+    assert.ok(keys.includes(JSON.stringify(queryKeys.clusters.list(byStatus))));
+    assert.ok(!keys.includes(JSON.stringify(queryKeys.clusters.list(named))));
+    assert.ok(keys.includes(JSON.stringify(queryKeys.overview)));
   });
 
   test("cluster.registered and cluster.removed refetch the lists and that cluster", () => {
     const { client, later, record } = setup();
     applyLiveEvent(client, "cluster.removed", { clusterId: "b", name: "b", at: "" }, record);
     const keys = later.map(([k]) => JSON.stringify(k));
-    assert.ok(keys.includes(JSON.stringify(clusterKeys.lists)));
-    assert.ok(keys.includes(JSON.stringify(clusterKeys.detail("b"))));
+    assert.ok(keys.includes(JSON.stringify(queryKeys.clusters.lists)));
+    assert.ok(keys.includes(JSON.stringify(queryKeys.clusters.detail("b"))));
   });
 
   test("cluster.updated refetches only the pages showing that cluster", () => {
     const { client, later, named, record } = setup();
     applyLiveEvent(client, "cluster.updated", { clusterId: "a", name: "a", at: "" }, record);
     const keys = later.map(([k]) => JSON.stringify(k));
-    assert.ok(keys.includes(JSON.stringify(clusterKeys.list(named))));
+    assert.ok(keys.includes(JSON.stringify(queryKeys.clusters.list(named))));
     assert.equal(keys.filter((k) => k.includes('"list"')).length, 1);
   });
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useDeferredValue, useState } from "react";
-import { useAudit, type AuditFilters } from "@/lib/client/queries";
+import { useAudit, type AuditFilters } from "@/lib/client/audit";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
 import { TableSkeleton } from "@/components/ui/skeleton";

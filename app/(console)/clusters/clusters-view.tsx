@@ -19,7 +19,7 @@ import { useLiveEvents } from "@/lib/client/live-events";
 import { ClusterFiltersBar } from "@/components/clusters/cluster-filters-bar";
 import { ClustersListSkeleton } from "@/components/clusters/clusters-list-skeleton";
 import { ClustersTable } from "@/components/clusters/clusters-table";
-import { LiveIndicator } from "@/components/clusters/live-indicator";
+import { LiveIndicator } from "@/components/ui/live-indicator";
 import { ListPager } from "@/components/clusters/list-pager";
 import { PreCreateClusterDialog } from "@/components/clusters/pre-create-cluster-dialog";
 import { ThresholdNote } from "@/components/clusters/threshold-note";

@@ -1,5 +1,5 @@
 import { PageHeaderSkeleton } from "@/components/ui/skeleton";
-import { NodePoolsSkeleton } from "@/components/operations/node-pools-skeleton";
+import { NodePoolsSkeleton } from "@/components/node-pools/node-pools-skeleton";
 
 export default function Loading() {
   return (

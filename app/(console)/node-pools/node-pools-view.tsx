@@ -1,18 +1,18 @@
 "use client";
 
 import { useState } from "react";
-import { useCapacity, useLabelKeys, type Capacity } from "@/lib/client/operations";
+import { useCapacity, useLabelKeys, type Capacity } from "@/lib/client/node-pools";
 import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { CapacityCharts, formatMemory } from "@/components/operations/capacity-charts";
-import { CapacityTable } from "@/components/operations/capacity-table";
-import { DistributionBarChart } from "@/components/operations/distribution-bar-chart";
-import { HorizontalBarChart, horizontalChartHeight } from "@/components/operations/horizontal-bar-chart";
-import { LabelKeySelect } from "@/components/operations/label-key-select";
-import { NodePoolsSkeleton } from "@/components/operations/node-pools-skeleton";
-import { StatCard } from "@/components/operations/stat-card";
-import { kubernetesByMinor } from "@/components/operations/version-math";
+import { CapacityCharts, formatMemory } from "@/components/node-pools/capacity-charts";
+import { CapacityTable } from "@/components/node-pools/capacity-table";
+import { DistributionBarChart } from "@/components/ui/charts/distribution-bar-chart";
+import { HorizontalBarChart, horizontalChartHeight } from "@/components/ui/charts/horizontal-bar-chart";
+import { LabelKeySelect } from "@/components/node-pools/label-key-select";
+import { NodePoolsSkeleton } from "@/components/node-pools/node-pools-skeleton";
+import { StatCard } from "@/components/ui/stat-card";
+import { kubernetesByMinor } from "@/components/versions/version-math";
 
 const KUBELET_COLOR = "#0ea5e9";
 const INSTANCE_COLOR = "#6366f1";

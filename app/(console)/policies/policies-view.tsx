@@ -1,15 +1,15 @@
 "use client";
 
 import { useState } from "react";
-import { usePolicies, type Policy } from "@/lib/client/lifecycle";
+import { usePolicies, type Policy } from "@/lib/client/policies";
 import { Button } from "@/components/ui/button";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { CreatePolicyDialog } from "@/components/lifecycle/policy-dialog";
-import { DeletePolicyDialog } from "@/components/lifecycle/delete-policy-dialog";
-import { PoliciesTable } from "@/components/lifecycle/policies-table";
-import { PolicyTargetsDialog } from "@/components/lifecycle/policy-targets-dialog";
-import { PublishRevisionDialog } from "@/components/lifecycle/publish-revision-dialog";
+import { CreatePolicyDialog } from "@/components/policies/policy-dialog";
+import { DeletePolicyDialog } from "@/components/policies/delete-policy-dialog";
+import { PoliciesTable } from "@/components/policies/policies-table";
+import { PolicyTargetsDialog } from "@/components/policies/policy-targets-dialog";
+import { PublishRevisionDialog } from "@/components/policies/publish-revision-dialog";
 
 type Open =
   | { kind: "none" }

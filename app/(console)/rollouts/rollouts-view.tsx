@@ -2,10 +2,10 @@
 
 import Link from "next/link";
 import { useGroups } from "@/lib/client/groups";
-import { useRollouts } from "@/lib/client/operations";
+import { useRollouts } from "@/lib/client/rollouts";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { RolloutsTable } from "@/components/operations/rollouts-table";
+import { RolloutsTable } from "@/components/rollouts/rollouts-table";
 
 export function RolloutsView({ canCreate }: { canCreate: boolean }) {
   const rollouts = useRollouts();

@@ -1,14 +1,14 @@
 "use client";
 
 import { useState } from "react";
-import { useApiKeys, type ApiKey } from "@/lib/client/operations";
+import { useApiKeys, type ApiKey } from "@/lib/client/settings";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { ApiKeysTable } from "@/components/operations/api-keys-table";
-import { CreateApiKeyDialog } from "@/components/operations/create-api-key-dialog";
-import { RevokeApiKeyDialog } from "@/components/operations/revoke-api-key-dialog";
+import { ApiKeysTable } from "@/components/settings/api-keys-table";
+import { CreateApiKeyDialog } from "@/components/settings/create-api-key-dialog";
+import { RevokeApiKeyDialog } from "@/components/settings/revoke-api-key-dialog";
 
 /** API keys for pipelines and the CLI: minted with a role, shown once, revocable. */
 export function ApiKeysSection() {

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import type { CaSummary } from "@/lib/domain/certificates";
-import { useFleetCa, useRetireOldCa, useStartCaRollover } from "@/lib/client/queries";
+import { useFleetCa, useRetireOldCa, useStartCaRollover } from "@/lib/client/settings";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";

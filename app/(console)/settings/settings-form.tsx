@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { settingsPatchSchema, type Settings } from "@/lib/domain/settings";
-import { useSettings, useUpdateSettings } from "@/lib/client/queries";
+import { useSettings, useUpdateSettings } from "@/lib/client/settings";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";

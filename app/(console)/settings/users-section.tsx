@@ -1,14 +1,14 @@
 "use client";
 
 import { useState } from "react";
-import { useUsers, type User } from "@/lib/client/operations";
+import { useUsers, type User } from "@/lib/client/settings";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
-import { AddUserDialog } from "@/components/operations/add-user-dialog";
-import { DisableUserDialog } from "@/components/operations/disable-user-dialog";
-import { UsersTable } from "@/components/operations/users-table";
+import { AddUserDialog } from "@/components/settings/add-user-dialog";
+import { DisableUserDialog } from "@/components/settings/disable-user-dialog";
+import { UsersTable } from "@/components/settings/users-table";
 
 /** The people who sign in to the console and their roles. */
 export function UsersSection({ currentEmail }: { currentEmail: string | null }) {

@@ -1,5 +1,5 @@
 import { PageHeader } from "@/components/ui/page-header";
-import { VersionsSkeleton } from "@/components/operations/versions-skeleton";
+import { VersionsSkeleton } from "@/components/versions/versions-skeleton";
 
 export default function Loading() {
   return (

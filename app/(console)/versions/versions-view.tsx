@@ -1,19 +1,19 @@
 "use client";
 
 import { useState } from "react";
-import { useVersions, type VersionsOverview } from "@/lib/client/operations";
+import { useVersions, type VersionsOverview } from "@/lib/client/versions";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { CompatibilityMatrixTable } from "@/components/operations/compatibility-matrix-table";
-import { DistributionBarChart } from "@/components/operations/distribution-bar-chart";
-import { FlaggedClustersTable } from "@/components/operations/flagged-clusters-table";
-import { MatrixEditorDialog, ResetMatrixDialog } from "@/components/operations/matrix-editor-dialog";
-import { StatCard } from "@/components/operations/stat-card";
-import { VersionsSkeleton } from "@/components/operations/versions-skeleton";
-import { agentStanding, byVersion, kubernetesByMinor, FLAG_INFO } from "@/components/operations/version-math";
+import { CompatibilityMatrixTable } from "@/components/versions/compatibility-matrix-table";
+import { DistributionBarChart } from "@/components/ui/charts/distribution-bar-chart";
+import { FlaggedClustersTable } from "@/components/versions/flagged-clusters-table";
+import { MatrixEditorDialog, ResetMatrixDialog } from "@/components/versions/matrix-editor-dialog";
+import { StatCard } from "@/components/ui/stat-card";
+import { VersionsSkeleton } from "@/components/versions/versions-skeleton";
+import { agentStanding, byVersion, kubernetesByMinor, FLAG_INFO } from "@/components/versions/version-math";
 import { satisfies } from "@/lib/domain/semver";
 
 const DESCRIPTION = "Which agent and Kubernetes versions the fleet runs, and which clusters need an upgrade.";

@@ -17,11 +17,11 @@ import { ClusterRuntimeCard } from "@/components/clusters/cluster-runtime-card";
 import { ClusterStatusCard } from "@/components/clusters/cluster-status-card";
 import { EnrollmentChecklist } from "@/components/clusters/enrollment-checklist";
 import { LabelsEditor } from "@/components/clusters/labels-editor";
-import { LiveIndicator } from "@/components/clusters/live-indicator";
+import { LiveIndicator } from "@/components/ui/live-indicator";
 import { NodePoolsTable } from "@/components/clusters/node-pools-table";
 import { ReEnrolDialog } from "@/components/clusters/re-enrol-dialog";
 import { MintedTokenPanel } from "@/components/tokens/minted-token-panel";
-import { StatusBadge } from "@/components/status-badge";
+import { StatusBadge } from "@/components/ui/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -30,7 +30,7 @@ import { ErrorState } from "@/components/ui/states";
 
 // The charting library loads after the rest of the page (it is most of the JavaScript).
 const HeartbeatTimelineChart = dynamic(
-  () => import("@/components/charts/heartbeat-timeline-chart").then((m) => m.HeartbeatTimelineChart),
+  () => import("@/components/clusters/heartbeat-timeline-chart").then((m) => m.HeartbeatTimelineChart),
   { ssr: false, loading: () => <Skeleton className="h-[204px]" /> },
 );
 

@@ -1,4 +1,4 @@
-import { RolloutDetailSkeleton } from "@/components/operations/rollout-skeletons";
+import { RolloutDetailSkeleton } from "@/components/rollouts/rollout-skeletons";
 
 export default function Loading() {
   return <RolloutDetailSkeleton />;

@@ -4,7 +4,7 @@ import { hasRole } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { getRollout } from "@/lib/server/rollouts/rollouts";
-import type { Rollout } from "@/lib/client/operations";
+import type { Rollout } from "@/lib/client/rollouts";
 import { RolloutView } from "./rollout-view";
 
 type Props = { params: Promise<{ id: string }> };

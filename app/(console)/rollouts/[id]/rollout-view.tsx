@@ -2,19 +2,19 @@
 
 import Link from "next/link";
 import { useGroups } from "@/lib/client/groups";
-import { useRollout, type Rollout } from "@/lib/client/operations";
+import { useRollout, type Rollout } from "@/lib/client/rollouts";
 import { Card } from "@/components/ui/card";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ErrorState } from "@/components/ui/states";
-import { AfterHydration, LocalTime } from "@/components/lifecycle/local-time";
-import { formatDuration } from "@/components/lifecycle/wizard-steps";
-import { RolloutActions } from "@/components/operations/rollout-actions";
-import { RolloutClustersTable } from "@/components/operations/rollout-clusters-table";
-import { ProgressBar, RolloutStateBadge, SegmentLegend, totalsOf } from "@/components/operations/rollout-progress";
-import { RolloutDetailSkeleton } from "@/components/operations/rollout-skeletons";
-import { rolloutScope } from "@/components/operations/rollouts-table";
-import { StageProgressList } from "@/components/operations/stage-progress-list";
-import { StatCard } from "@/components/operations/stat-card";
+import { AfterHydration, LocalTime } from "@/components/ui/local-time";
+import { formatDuration } from "@/components/ui/format";
+import { RolloutActions } from "@/components/rollouts/rollout-actions";
+import { RolloutClustersTable } from "@/components/rollouts/rollout-clusters-table";
+import { ProgressBar, RolloutStateBadge, SegmentLegend, totalsOf } from "@/components/rollouts/rollout-progress";
+import { RolloutDetailSkeleton } from "@/components/rollouts/rollout-skeletons";
+import { rolloutScope } from "@/components/rollouts/rollouts-table";
+import { StageProgressList } from "@/components/rollouts/stage-progress-list";
+import { StatCard } from "@/components/ui/stat-card";
 
 function Setting({ label, children }: { label: string; children: React.ReactNode }) {
   return (

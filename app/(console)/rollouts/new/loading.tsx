@@ -1,4 +1,4 @@
-import { RolloutFormSkeleton } from "@/components/operations/rollout-skeletons";
+import { RolloutFormSkeleton } from "@/components/rollouts/rollout-skeletons";
 
 export default function Loading() {
   return <RolloutFormSkeleton withHeader />;

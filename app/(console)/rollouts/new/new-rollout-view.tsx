@@ -1,9 +1,9 @@
 "use client";
 
-import { useVersions } from "@/lib/client/operations";
-import { RolloutForm } from "@/components/operations/rollout-form";
-import { RolloutFormSkeleton } from "@/components/operations/rollout-skeletons";
-import { byVersion } from "@/components/operations/version-math";
+import { useVersions } from "@/lib/client/versions";
+import { RolloutForm } from "@/components/rollouts/rollout-form";
+import { RolloutFormSkeleton } from "@/components/rollouts/rollout-skeletons";
+import { byVersion } from "@/components/versions/version-math";
 
 export function NewRolloutView() {
   // The matrix suggests the target version; without it (an error) the form still works.

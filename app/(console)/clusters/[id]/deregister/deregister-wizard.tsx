@@ -9,22 +9,21 @@ import {
   usePodSamples,
   type Deregistration,
   type DeregistrationRequest,
-} from "@/lib/client/lifecycle";
+} from "@/lib/client/clusters";
 import { Button } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
-import { DeregistrationStepper } from "@/components/lifecycle/deregistration-stepper";
-import { DeregistrationSummary } from "@/components/lifecycle/deregistration-summary";
-import { DisconnectStatus } from "@/components/lifecycle/disconnect-status";
-import { ForcedSkips } from "@/components/lifecycle/forced-skips";
+import { DeregistrationStepper } from "@/components/clusters/deregister/deregistration-stepper";
+import { DeregistrationSummary } from "@/components/clusters/deregister/deregistration-summary";
+import { DisconnectStatus } from "@/components/clusters/deregister/disconnect-status";
+import { ForcedSkips } from "@/components/clusters/deregister/forced-skips";
 import { InlineError } from "@/components/ui/inline-error";
-import { LocalTime } from "@/components/lifecycle/local-time";
-import { ReasonDialog } from "@/components/lifecycle/reason-dialog";
-import { VerificationChecks } from "@/components/lifecycle/verification-checks";
-import { WaitingFor } from "@/components/lifecycle/waiting-for";
-import { WorkloadsPanel } from "@/components/lifecycle/workloads-panel";
-import { stepStates, type WizardStepKey, type WizardStepState } from "@/components/lifecycle/wizard-steps";
-
-type DialogKind = "start" | "force-workloads" | "disconnect" | "remove" | "force-remove" | "cancel";
+import { LocalTime } from "@/components/ui/local-time";
+import { ReasonDialog } from "@/components/ui/reason-dialog";
+import { VerificationChecks } from "@/components/clusters/deregister/verification-checks";
+import { WaitingFor } from "@/components/clusters/deregister/waiting-for";
+import { WorkloadsPanel } from "@/components/clusters/deregister/workloads-panel";
+import { WIZARD_DIALOGS, type WizardDialogKind } from "@/components/clusters/deregister/wizard-dialogs";
+import { stepStates, type WizardStepKey, type WizardStepState } from "@/components/clusters/deregister/wizard-steps";
 
 function Done({ children }: { children: ReactNode }) {
   return <p className="text-sm text-slate-700 dark:text-slate-300">{children}</p>;
@@ -43,13 +42,13 @@ export function DeregisterWizard({
   const d = query.data;
   const samples = usePodSamples(d.workloads.pods, query.dataUpdatedAt);
   const action = useDeregistrationAction(clusterId);
-  const [dialog, setDialog] = useState<DialogKind | null>(null);
+  const [dialog, setDialog] = useState<WizardDialogKind | null>(null);
   const states = stepStates(d);
   const can = (a: DeregistrationAction) => canAct && d.availableActions.includes(a);
   const name = d.clusterName ?? clusterId;
   const forcedBy = (a: DeregistrationAction) => d.forced.find((f) => f.action === a);
 
-  const open = (kind: DialogKind) => {
+  const open = (kind: WizardDialogKind) => {
     action.reset();
     setDialog(kind);
   };
@@ -203,97 +202,7 @@ export function DeregisterWizard({
     }
   }
 
-  const dialogs: Record<DialogKind, () => ReactNode> = {
-    start: () => (
-      <ReasonDialog
-        title={`Start draining ${name}?`}
-        description="The cluster turns Draining: it gets no new policy revisions and its agent is told to move workloads off. You can cancel until the record is removed."
-        reasonRequired={false}
-        confirmLabel="Start drain"
-        pendingLabel="Starting…"
-        pending={action.isPending}
-        error={action.error}
-        onConfirm={(reason) => run({ action: "start", reason })}
-        onClose={() => setDialog(null)}
-      />
-    ),
-    "force-workloads": () => (
-      <ReasonDialog
-        title="Continue with pods still running?"
-        description={`The agent still reports ${d.workloads.pods ?? "an unknown number of"} pods. Continue only if they are safe to lose or already run elsewhere; the reason is audited.`}
-        reasonRequired
-        reasonHint="For example: “stateless; traffic already moved to prod-eu-2”."
-        confirmLabel="Skip the wait"
-        pendingLabel="Continuing…"
-        pending={action.isPending}
-        error={action.error}
-        onConfirm={(reason) => run({ action: "confirm-workloads", force: true, reason })}
-        onClose={() => setDialog(null)}
-      />
-    ),
-    disconnect: () => (
-      <ReasonDialog
-        title={`Disconnect the agent of ${name}?`}
-        description="The agent acknowledges, sends a final heartbeat, deletes its key and certificate and stops. Cancelling after this will not bring the agent back."
-        reasonRequired={false}
-        confirmLabel="Disconnect agent"
-        pendingLabel="Disconnecting…"
-        pending={action.isPending}
-        error={action.error}
-        onConfirm={(reason) => run({ action: "disconnect", reason })}
-        onClose={() => setDialog(null)}
-      />
-    ),
-    remove: () => (
-      <ReasonDialog
-        title={`Remove ${name} from the fleet?`}
-        description="The cluster record, its labels, node pools and pending directives are deleted and its certificates refused for good. This cannot be undone; the audit trail and a tombstone stay."
-        reasonRequired={false}
-        confirmLabel="Remove cluster"
-        pendingLabel="Removing…"
-        variant="danger"
-        pending={action.isPending}
-        error={action.error}
-        onConfirm={(reason) => run({ action: "remove", reason })}
-        onClose={() => setDialog(null)}
-      />
-    ),
-    "force-remove": () => (
-      <ReasonDialog
-        title={`Remove ${name} without the agent's acknowledgement?`}
-        description="The agent never acknowledged disconnect; it may still hold credentials (they will be refused). The record is deleted for good and the reason is audited."
-        reasonRequired
-        reasonHint="For example: “cluster already destroyed by Terraform”."
-        confirmLabel="Force removal"
-        pendingLabel="Removing…"
-        variant="danger"
-        pending={action.isPending}
-        error={action.error}
-        onConfirm={(reason) => run({ action: "remove", force: true, reason })}
-        onClose={() => setDialog(null)}
-      />
-    ),
-    cancel: () => (
-      <ReasonDialog
-        title="Cancel this deregistration?"
-        description={
-          d.step === "disconnecting"
-            ? "The cluster returns to Active. The agent was already told to disconnect: if it did, it must be registered again with a new token."
-            : "The cluster returns to Active and its agent is told to resume; drained workloads may come back."
-        }
-        reasonRequired={false}
-        confirmLabel="Cancel deregistration"
-        dismissLabel="Keep going"
-        pendingLabel="Cancelling…"
-        variant="danger"
-        pending={action.isPending}
-        error={action.error}
-        onConfirm={(reason) => run({ action: "cancel", reason })}
-        onClose={() => setDialog(null)}
-      />
-    ),
-  };
-
+  const shown = dialog ? WIZARD_DIALOGS[dialog] : null;
   const removed = d.step === "removed";
   return (
     <>
@@ -324,7 +233,22 @@ export function DeregisterWizard({
           {d.forced.length > 0 && <ForcedSkips forced={d.forced} />}
         </aside>
       </div>
-      {dialog && dialogs[dialog]()}
+      {shown && (
+        <ReasonDialog
+          title={shown.title(name)}
+          description={shown.description(d)}
+          reasonRequired={shown.request.force === true}
+          reasonHint={shown.reasonHint}
+          confirmLabel={shown.confirmLabel}
+          pendingLabel={shown.pendingLabel}
+          dismissLabel={shown.dismissLabel}
+          variant={shown.variant}
+          pending={action.isPending}
+          error={action.error}
+          onConfirm={(reason) => run({ ...shown.request, reason })}
+          onClose={() => setDialog(null)}
+        />
+      )}
     </>
   );
 }

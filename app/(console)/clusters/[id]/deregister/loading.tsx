@@ -1,13 +1,9 @@
-import { Skeleton } from "@/components/ui/skeleton";
+import { PageHeaderSkeleton, Skeleton } from "@/components/ui/skeleton";
 
 export default function Loading() {
   return (
     <div role="status" aria-label="Loading the deregistration wizard" className="space-y-6">
-      <div className="space-y-2">
-        <Skeleton className="h-4 w-32" />
-        <Skeleton className="h-7 w-72" />
-        <Skeleton className="h-4 w-[32rem]" />
-      </div>
+      <PageHeaderSkeleton breadcrumb />
       <div className="grid grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
         <div className="space-y-6">
           {Array.from({ length: 5 }, (_, i) => (

@@ -1,0 +1,73 @@
+"use client";
+
+import type { Capacity } from "@/lib/client/node-pools";
+import { HorizontalBarChart } from "@/components/ui/charts/horizontal-bar-chart";
+
+// Mid-tones readable on both themes (SVG fills cannot follow the dark: variant).
+const READY = "#10b981";
+const NOT_READY = "#f43f5e";
+const CPU = "#6366f1";
+const MEMORY = "#0ea5e9";
+
+function sum(rows: Capacity["rows"], key: "nodes" | "readyNodes" | "cpuCores" | "memoryGiB") {
+  return rows.reduce((s, r) => s + r[key], 0);
+}
+
+/** "12.5 TiB" for large memory totals, GiB below one TiB. */
+export function formatMemory(gib: number): string {
+  return gib >= 1024
+    ? `${(gib / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} TiB`
+    : `${Math.round(gib).toLocaleString()} GiB`;
+}
+
+/** Nodes (ready and not), CPU and memory per value of one label, as three bar charts side by side. */
+export function CapacityCharts({ capacity, title }: { capacity: Capacity; title: string }) {
+  const rows = capacity.rows.map((r) => ({
+    name: r.key,
+    ready: r.readyNodes,
+    notReady: Math.max(0, r.nodes - r.readyNodes),
+    cpu: r.cpuCores,
+    memory: r.memoryGiB,
+  }));
+  const top = (key: "nodes" | "cpuCores" | "memoryGiB") => [...capacity.rows].sort((a, b) => b[key] - a[key])[0]?.key ?? "none";
+  return (
+    <div className="grid grid-cols-3 gap-6">
+      <div>
+        <h3 className="mb-2 text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">
+          Nodes ready / total
+        </h3>
+        <HorizontalBarChart
+          label={`Nodes by ${title}, ready and not ready`}
+          description={`${sum(capacity.rows, "readyNodes").toLocaleString()} of ${sum(capacity.rows, "nodes").toLocaleString()} nodes ready across ${capacity.rows.length} values of ${capacity.by}; most nodes in ${top("nodes")}.`}
+          rows={rows}
+          series={[
+            { key: "ready", name: "Ready", color: READY },
+            { key: "notReady", name: "Not ready", color: NOT_READY },
+          ]}
+          stacked
+          endLabel={(r) => `${r.ready.toLocaleString()} / ${(r.ready + r.notReady).toLocaleString()}`}
+        />
+      </div>
+      <div>
+        <h3 className="mb-2 text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">CPU cores</h3>
+        <HorizontalBarChart
+          label={`CPU cores by ${title}`}
+          description={`${sum(capacity.rows, "cpuCores").toLocaleString()} cores in all; most in ${top("cpuCores")}.`}
+          rows={rows}
+          series={[{ key: "cpu", name: "CPU cores", color: CPU }]}
+        />
+      </div>
+      <div>
+        <h3 className="mb-2 text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">Memory</h3>
+        <HorizontalBarChart
+          label={`Memory by ${title}`}
+          description={`${formatMemory(sum(capacity.rows, "memoryGiB"))} in all; most in ${top("memoryGiB")}.`}
+          rows={rows}
+          series={[{ key: "memory", name: "Memory", color: MEMORY }]}
+          format={formatMemory}
+          axisFormat={(gib) => (gib >= 1024 ? `${Math.round(gib / 1024)} TiB` : `${Math.round(gib)} GiB`)}
+        />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,297 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { selectorProblem } from "@/lib/domain/selector";
+import { useGroups } from "@/lib/client/groups";
+import { useCreateRollout, useMatchCount } from "@/lib/client/rollouts";
+import { Button } from "@/components/ui/button";
+import { Card } from "@/components/ui/card";
+import { Field, inputClass } from "@/components/ui/field";
+import { useDebouncedValue } from "@/components/ui/use-debounced-value";
+import { InlineError } from "@/components/ui/inline-error";
+import { checkDraft, initialDraft, previewStages, type DraftErrors, type RolloutDraft } from "./rollout-draft";
+import { StagePlanBar } from "./stage-plan-bar";
+import { StagesBuilder } from "./stages-builder";
+
+const SELECTOR_DEBOUNCE_MS = 300;
+
+function TargetPicker({
+  draft,
+  set,
+  errors,
+  matched,
+}: {
+  draft: RolloutDraft;
+  set: (patch: Partial<RolloutDraft>) => void;
+  errors: DraftErrors;
+  matched: { count: number | null; pending: boolean; error: string | null };
+}) {
+  const groups = useGroups();
+  const problem = selectorProblem(draft.selector);
+  return (
+    <div className="space-y-4">
+      <fieldset>
+        <legend className="sr-only">Choose clusters by</legend>
+        <div role="radiogroup" className="inline-flex rounded-md border border-slate-300 p-0.5 dark:border-slate-700">
+          {(["group", "selector"] as const).map((t) => (
+            <label
+              key={t}
+              className={`cursor-pointer rounded px-3 py-1.5 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 ${
+                draft.target === t
+                  ? "bg-sky-600 text-white"
+                  : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+              }`}
+            >
+              <input
+                type="radio"
+                name="rollout-target"
+                value={t}
+                checked={draft.target === t}
+                onChange={() => set({ target: t })}
+                className="sr-only"
+              />
+              {t === "group" ? "By cluster group" : "By label selector"}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      {draft.target === "group" ? (
+        <div className="space-y-1.5">
+          <label htmlFor="rollout-group" className="block text-sm font-medium">
+            Group
+          </label>
+          <select
+            id="rollout-group"
+            className={inputClass}
+            value={draft.groupId}
+            aria-invalid={errors.groupId ? true : undefined}
+            onChange={(e) => set({ groupId: e.target.value })}
+          >
+            <option value="">{groups.isPending ? "Loading groups…" : "Choose a group"}</option>
+            {groups.data?.map((g) => (
+              <option key={g.id} value={g.id}>
+                {g.name} —{" "}
+                {g.counts ? `${g.counts.total.toLocaleString()} cluster${g.counts.total === 1 ? "" : "s"}` : "invalid selector"}
+              </option>
+            ))}
+          </select>
+          {errors.groupId ? (
+            <p className="text-xs text-rose-600 dark:text-rose-400">Choose a group.</p>
+          ) : groups.data?.length === 0 ? (
+            <p className="text-xs text-slate-500 dark:text-slate-400">No groups yet: use a label selector instead.</p>
+          ) : (
+            <p className="text-xs text-slate-500 dark:text-slate-400">
+              The group&apos;s upgrade windows and max unavailable apply as well.
+            </p>
+          )}
+        </div>
+      ) : (
+        <Field
+          id="rollout-selector"
+          label="Label selector"
+          placeholder="env=staging,region in (eu-west-1,eu-central-1)"
+          className={`${inputClass} font-mono`}
+          value={draft.selector}
+          onChange={(e) => set({ selector: e.target.value })}
+          error={problem ?? (errors.selector ? "Name a selector that matches some clusters." : null)}
+          hint="kubectl syntax: key=value, key in (a,b), !key."
+        />
+      )}
+      <p className="text-sm" aria-live="polite" data-testid="matched-clusters">
+        {matched.error ? (
+          <span className="text-rose-700 dark:text-rose-400">{matched.error}</span>
+        ) : matched.count === null ? (
+          <span className="text-slate-500 dark:text-slate-400">Choose clusters to see the plan.</span>
+        ) : (
+          <>
+            <span className="font-semibold tabular-nums">{matched.count.toLocaleString()}</span> cluster
+            {matched.count === 1 ? "" : "s"} match{matched.count === 1 ? "es" : ""} now
+            {matched.pending && <span className="text-slate-500 dark:text-slate-400"> · updating…</span>}
+          </>
+        )}
+      </p>
+    </div>
+  );
+}
+
+/** A new staged agent upgrade: what version, which clusters, in which stages, how carefully. */
+export function RolloutForm({ recommended, knownVersions }: { recommended: string; knownVersions: string[] }) {
+  const router = useRouter();
+  const create = useCreateRollout();
+  const groups = useGroups();
+  const [draft, setDraft] = useState<RolloutDraft>(() => initialDraft(recommended));
+  const [errors, setErrors] = useState<DraftErrors>({});
+  const set = (patch: Partial<RolloutDraft>) => setDraft((d) => ({ ...d, ...patch }));
+
+  const settledSelector = useDebouncedValue(draft.selector.trim(), SELECTOR_DEBOUNCE_MS);
+  const selectorForCount =
+    draft.target === "selector" && settledSelector && !selectorProblem(settledSelector) ? settledSelector : null;
+  const selectorCount = useMatchCount(selectorForCount);
+  const group = groups.data?.find((g) => g.id === draft.groupId);
+  const matched =
+    draft.target === "group"
+      ? group?.selectorError
+        ? {
+            count: null,
+            pending: false,
+            error: `This group's selector is invalid: ${group.selectorError}. Fix it on the Groups page.`,
+          }
+        : { count: group?.counts ? group.counts.total : null, pending: false, error: null }
+      : {
+          count: selectorForCount ? (selectorCount.data ?? null) : null,
+          pending: selectorCount.isFetching,
+          error: selectorCount.error?.message ?? null,
+        };
+  const preview = previewStages(draft.stages, matched.count ?? 0);
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const checked = checkDraft(draft);
+    if (!checked.ok) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    create.mutate(checked.input, { onSuccess: (r) => router.push(`/rollouts/${encodeURIComponent(r.id)}`) });
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="grid grid-cols-[minmax(0,1fr)_22rem] items-start gap-6">
+      <div className="space-y-6">
+        <Card title="Upgrade">
+          <div className="grid grid-cols-2 gap-5">
+            <Field
+              id="rollout-name"
+              label="Rollout name"
+              placeholder="agent 1.5.0 to staging"
+              value={draft.name}
+              maxLength={100}
+              autoFocus
+              onChange={(e) => set({ name: e.target.value })}
+              error={errors.name}
+            />
+            <div className="space-y-1.5">
+              <Field
+                id="rollout-version"
+                label="Target agent version"
+                list="rollout-known-versions"
+                className={`${inputClass} font-mono`}
+                value={draft.targetVersion}
+                onChange={(e) => set({ targetVersion: e.target.value })}
+                error={errors.targetVersion}
+                hint={
+                  recommended && draft.targetVersion.trim() !== recommended ? (
+                    <button
+                      type="button"
+                      onClick={() => set({ targetVersion: recommended })}
+                      className="font-medium text-sky-700 underline dark:text-sky-400"
+                    >
+                      Use the recommended {recommended}
+                    </button>
+                  ) : recommended ? (
+                    "The recommended version from the compatibility matrix."
+                  ) : undefined
+                }
+              />
+              <datalist id="rollout-known-versions">
+                {[recommended, ...knownVersions].filter(Boolean).map((v) => (
+                  <option key={v} value={v} />
+                ))}
+              </datalist>
+            </div>
+          </div>
+        </Card>
+
+        <Card title="Clusters">
+          <TargetPicker draft={draft} set={set} errors={errors} matched={matched} />
+        </Card>
+
+        <Card title="Stages">
+          <StagesBuilder
+            stages={draft.stages}
+            sizes={preview.map((p) => (matched.count === null ? null : p.size))}
+            errors={errors}
+            onChange={(stages) => set({ stages })}
+          />
+        </Card>
+
+        <Card title="Safety">
+          <div className="grid grid-cols-2 gap-5">
+            <Field
+              id="rollout-max-unavailable"
+              label="Max unavailable"
+              type="number"
+              min={1}
+              value={draft.maxUnavailable}
+              onChange={(e) => set({ maxUnavailable: e.target.value })}
+              hint="Clusters upgrading at the same time."
+              error={errors.maxUnavailable}
+            />
+            <Field
+              id="rollout-wait"
+              label="Wait between stages (seconds)"
+              type="number"
+              min={0}
+              value={draft.waitSeconds}
+              onChange={(e) => set({ waitSeconds: e.target.value })}
+              hint="Time to watch a finished stage before the next starts."
+              error={errors.waitSeconds}
+            />
+            <Field
+              id="rollout-failure-threshold"
+              label="Failure threshold"
+              type="number"
+              min={1}
+              value={draft.failureThreshold}
+              onChange={(e) => set({ failureThreshold: e.target.value })}
+              hint="Failed clusters that pause the rollout."
+              error={errors.failureThreshold}
+            />
+            <Field
+              id="rollout-cluster-timeout"
+              label="Per-cluster timeout (seconds)"
+              type="number"
+              min={10}
+              value={draft.clusterTimeoutSeconds}
+              onChange={(e) => set({ clusterTimeoutSeconds: e.target.value })}
+              hint="A cluster not Ready on the target version by then has failed."
+              error={errors.clusterTimeoutSeconds}
+            />
+          </div>
+        </Card>
+      </div>
+
+      <aside className="sticky top-6 space-y-4">
+        <Card title="Plan">
+          <div className="space-y-4">
+            <p className="text-sm text-slate-600 dark:text-slate-400">
+              {matched.count === null ? (
+                "Choose the clusters to see how the stages split them."
+              ) : (
+                <>
+                  <span className="font-semibold text-slate-900 tabular-nums dark:text-slate-100">{matched.count}</span> cluster
+                  {matched.count === 1 ? "" : "s"} to <code className="font-mono">{draft.targetVersion || "?"}</code>, at most{" "}
+                  {draft.maxUnavailable || "?"} at a time.
+                </>
+              )}
+            </p>
+            <StagePlanBar stages={preview} total={matched.count ?? 0} />
+            <p className="text-xs text-slate-500 dark:text-slate-400">
+              Clusters already on the target version are skipped; so are clusters that are draining or not yet claimed.
+            </p>
+            {create.error && <InlineError error={create.error} />}
+            {Object.keys(errors).length > 0 && (
+              <p role="alert" className="text-sm text-rose-700 dark:text-rose-400">
+                Fix the highlighted fields first.
+              </p>
+            )}
+            <Button type="submit" className="w-full" disabled={create.isPending}>
+              {create.isPending ? "Starting…" : "Start rollout"}
+            </Button>
+          </div>
+        </Card>
+      </aside>
+    </form>
+  );
+}

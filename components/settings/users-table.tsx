@@ -1,0 +1,111 @@
+"use client";
+
+import { useState } from "react";
+import { ROLES, type Role } from "@/lib/domain/roles";
+import { useUpdateUser, type User } from "@/lib/client/settings";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { inputClass } from "@/components/ui/field";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { InlineError } from "@/components/ui/inline-error";
+import { TableHead } from "@/components/ui/table-head";
+
+function UserRow({ user, isYou, onDisable }: { user: User; isYou: boolean; onDisable: (u: User) => void }) {
+  const update = useUpdateUser();
+  // The select shows the role being saved right away; a refusal (e.g. the last admin) puts it back.
+  const [pendingRole, setPendingRole] = useState<Role | null>(null);
+  const role = pendingRole ?? user.role;
+  return (
+    <>
+      <tr data-user={user.email} className={user.disabled ? "text-slate-500 dark:text-slate-400" : ""}>
+        <td className="max-w-72 px-4 py-2.5">
+          <div className="truncate font-medium">
+            {user.email}
+            {isYou && <span className="ml-2 text-xs font-normal text-slate-500 dark:text-slate-400">(you)</span>}
+          </div>
+          {user.name && <div className="truncate text-xs text-slate-500 dark:text-slate-400">{user.name}</div>}
+        </td>
+        <td className="px-4 py-2">
+          <label htmlFor={`role-${user.id}`} className="sr-only">
+            Role of {user.email}
+          </label>
+          <select
+            id={`role-${user.id}`}
+            className={`${inputClass} h-8 w-32`}
+            value={role}
+            disabled={update.isPending}
+            onChange={(e) => {
+              const next = e.target.value as Role;
+              setPendingRole(next);
+              update.mutate({ id: user.id, patch: { role: next } }, { onSettled: () => setPendingRole(null) });
+            }}
+          >
+            {ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </td>
+        <td className="px-4 py-2.5">{user.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</td>
+        <td className="px-4 py-2.5 tabular-nums">
+          <RelativeTime iso={user.lastLoginAt} fallback="never" />
+        </td>
+        <td className="px-4 py-2.5 tabular-nums">
+          <RelativeTime iso={user.createdAt} />
+        </td>
+        <td className="px-4 py-2 text-right">
+          {user.disabled ? (
+            <Button
+              variant="ghost"
+              className="h-8"
+              disabled={update.isPending}
+              onClick={() => update.mutate({ id: user.id, patch: { disabled: false } })}
+            >
+              Enable<span className="sr-only"> {user.email}</span>
+            </Button>
+          ) : (
+            // Nobody locks themselves out from here (the server also keeps the last admin).
+            !isYou && (
+              <Button variant="ghost" className="h-8 text-rose-700 dark:text-rose-400" onClick={() => onDisable(user)}>
+                Disable<span className="sr-only"> {user.email}</span>
+              </Button>
+            )
+          )}
+        </td>
+      </tr>
+      {update.error && (
+        <tr>
+          <td colSpan={6} className="px-4 pb-3">
+            <InlineError error={update.error} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** People who sign in to the console, their role and whether they may sign in. */
+export function UsersTable({
+  users,
+  currentEmail,
+  onDisable,
+}: {
+  users: User[];
+  currentEmail: string | null;
+  onDisable: (u: User) => void;
+}) {
+  return (
+    <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+      <table className="w-full text-left text-sm">
+        <caption className="sr-only">Console users</caption>
+        <TableHead columns={["User", "Role", "Status", "Last sign-in", "Added"]} actions />
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+          {users.map((u) => (
+            <UserRow key={u.id} user={u} isYou={u.email === currentEmail} onDisable={onDisable} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+"use client";
+
+import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { Dialog } from "./dialog";
+import { FormActions } from "./form-actions";
+import { InlineError } from "./inline-error";
+
+export const textareaClass =
+  "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-sky-500 dark:border-slate-700 dark:bg-slate-950 aria-[invalid=true]:border-rose-500";
+
+/**
+ * A confirmation that records why: for skipping a wait (force), cancelling, aborting. With
+ * `reasonRequired` the reason cannot be blank (the server refuses force without one too).
+ */
+export function ReasonDialog({
+  title,
+  description,
+  reasonLabel = "Reason",
+  reasonHint,
+  reasonRequired,
+  confirmLabel,
+  pendingLabel,
+  dismissLabel = "Back",
+  variant = "primary",
+  pending,
+  error,
+  onConfirm,
+  onClose,
+}: {
+  title: string;
+  description: ReactNode;
+  reasonLabel?: string;
+  reasonHint?: string;
+  reasonRequired: boolean;
+  confirmLabel: string;
+  pendingLabel: string;
+  dismissLabel?: string;
+  variant?: "primary" | "danger";
+  pending: boolean;
+  /** the failed request's error, shown in the dialog */
+  error: unknown;
+  onConfirm: (reason: string | undefined) => void;
+  onClose: () => void;
+}) {
+  const id = useId();
+  const [reason, setReason] = useState("");
+  const [missing, setMissing] = useState(false);
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const text = reason.trim();
+    if (reasonRequired && !text) {
+      setMissing(true);
+      return;
+    }
+    onConfirm(text || undefined);
+  }
+
+  return (
+    <Dialog title={title} description={description} onClose={onClose}>
+      <form onSubmit={submit} noValidate className="space-y-4">
+        <div className="space-y-1.5">
+          <label htmlFor={`${id}-reason`} className="block text-sm font-medium">
+            {reasonLabel}
+            {!reasonRequired && <span className="font-normal text-slate-500 dark:text-slate-400"> (optional)</span>}
+          </label>
+          <textarea
+            id={`${id}-reason`}
+            rows={3}
+            maxLength={300}
+            autoFocus
+            required={reasonRequired}
+            value={reason}
+            onChange={(e) => {
+              setReason(e.target.value);
+              setMissing(false);
+            }}
+            aria-invalid={missing || undefined}
+            aria-describedby={
+              [reasonHint ? `${id}-hint` : null, missing ? `${id}-error` : null].filter(Boolean).join(" ") || undefined
+            }
+            className={textareaClass}
+          />
+          {reasonHint && (
+            <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
+              {reasonHint}
+            </p>
+          )}
+          {missing && (
+            <p id={`${id}-error`} className="text-xs text-rose-600 dark:text-rose-400">
+              Say why; the reason is kept in the audit log.
+            </p>
+          )}
+        </div>
+        {error ? <InlineError error={error} /> : null}
+        <FormActions
+          onCancel={onClose}
+          cancelLabel={dismissLabel}
+          variant={variant}
+          pending={pending}
+          label={confirmLabel}
+          pendingLabel={pendingLabel}
+        />
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,47 @@
+"use client";
+
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { fetchJson } from "./fetch-json";
+import { queryKeys } from "./query-keys";
+
+// Data hooks of the Node pools page.
+
+/** Capacity moves with heartbeats (pools scale, nodes turn ready): 30 s, like the group counts. */
+const CAPACITY_REFRESH_MS = 30_000;
+
+export type Capacity = {
+  by: string;
+  rows: {
+    key: string;
+    clusters: number;
+    pools: number;
+    nodes: number;
+    readyNodes: number;
+    cpuCores: number;
+    memoryGiB: number;
+  }[];
+  kubeletVersions: { version: string; nodes: number }[];
+  instanceTypes: { type: string; nodes: number }[];
+  retiring: number;
+};
+
+export function useCapacity(by: string) {
+  return useQuery({
+    queryKey: queryKeys.nodePools.capacity(by),
+    queryFn: ({ signal }) => fetchJson<Capacity>(`/api/v1/node-pools?${new URLSearchParams({ by })}`, { signal }),
+    refetchInterval: CAPACITY_REFRESH_MS,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Label keys to group by: the ones on the first few hundred clusters (there is no key index). */
+export function useLabelKeys() {
+  return useQuery({
+    queryKey: queryKeys.nodePools.labelKeys,
+    queryFn: ({ signal }) =>
+      fetchJson<{ items: { labels: Record<string, string> }[] }>("/api/v1/clusters?limit=500", { signal }).then((d) =>
+        [...new Set(d.items.flatMap((c) => Object.keys(c.labels)))].sort(),
+      ),
+    staleTime: 5 * 60_000,
+  });
+}

@@ -1,0 +1,60 @@
+import type { AuditFilters } from "./audit";
+import type { ClusterFilters } from "./clusters";
+import type { AttemptFilters } from "./tokens";
+
+// Every query key the console uses, from one factory, so invalidation is never a guess. Keys are
+// hierarchical by the endpoint they read: invalidating `clusters.all` reaches every list, detail,
+// heartbeat timeline and match count; the event stream (live-events.ts) finds its queries here.
+export const queryKeys = {
+  /** GET /api/v1/overview */
+  overview: ["overview"] as const,
+  /** GET /api/v1/fleet: the fleet's public facts (agent URL, CA, image, required labels) */
+  fleet: ["fleet"] as const,
+  clusters: {
+    all: ["clusters"] as const,
+    lists: ["clusters", "list"] as const,
+    list: (f: ClusterFilters) => ["clusters", "list", f] as const,
+    detail: (id: string) => ["clusters", "detail", id] as const,
+    heartbeats: (id: string) => ["clusters", "heartbeats", id] as const,
+    /** how many clusters a selector matches (the list endpoint's total) */
+    matchCount: (selector: string) => ["clusters", "match-count", selector] as const,
+  },
+  /** The wizard's state: outside `clusters` so a wizard action refreshing the clusters does not refetch it. */
+  deregistration: (clusterId: string) => ["deregistration", clusterId] as const,
+  groups: {
+    all: ["groups"] as const,
+    list: ["groups", "list"] as const,
+    preview: (selector: string) => ["groups", "preview", selector] as const,
+  },
+  /** The minted token itself has no key on purpose: it must never sit in the query cache. */
+  tokens: {
+    all: ["registration-tokens"] as const,
+    list: ["registration-tokens", "list"] as const,
+  },
+  attempts: {
+    all: ["registration-attempts"] as const,
+    list: (filters: AttemptFilters) => ["registration-attempts", filters] as const,
+  },
+  policies: {
+    all: ["policies"] as const,
+    list: ["policies", "list"] as const,
+  },
+  rollouts: {
+    all: ["rollouts"] as const,
+    list: ["rollouts", "list"] as const,
+    detail: (id: string) => ["rollouts", "detail", id] as const,
+  },
+  versions: ["versions"] as const,
+  nodePools: {
+    capacity: (by: string) => ["node-pools", by] as const,
+    labelKeys: ["node-pools", "label-keys"] as const,
+  },
+  settings: ["settings"] as const,
+  fleetCa: ["fleet-ca"] as const,
+  apiKeys: ["api-keys"] as const,
+  users: ["users"] as const,
+  audit: {
+    all: ["audit"] as const,
+    list: (filters: AuditFilters) => ["audit", filters] as const,
+  },
+};
