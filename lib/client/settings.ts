@@ -3,20 +3,25 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CaStatus } from "@/lib/domain/certificates";
 import type { Role } from "@/lib/domain/roles";
-import type { Settings, SettingsPatch } from "@/lib/domain/settings";
+import type { SettingsPatch } from "@/lib/domain/settings";
+import { settingsRoutes } from "@/lib/contracts/settings";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
 // Data hooks of the Settings page: fleet settings, the fleet CA, API keys and users.
 
 export function useSettings() {
-  return useQuery({ queryKey: queryKeys.settings, queryFn: () => fetchJson<Settings>("/api/v1/settings") });
+  return useQuery({
+    queryKey: queryKeys.settings,
+    queryFn: () => fetchJson(settingsRoutes.get.path, { schema: settingsRoutes.get.response }),
+  });
 }
 
 export function useUpdateSettings() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (patch: SettingsPatch) => fetchJson<Settings>("/api/v1/settings", { method: "PATCH", body: patch }),
+    mutationFn: (patch: SettingsPatch) =>
+      fetchJson(settingsRoutes.update.path, { method: "PATCH", body: patch, schema: settingsRoutes.update.response }),
     onSuccess: (data) => {
       client.setQueryData(queryKeys.settings, data);
       void client.invalidateQueries({ queryKey: queryKeys.audit.all });
