@@ -5,6 +5,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { DeregistrationStep } from "@/lib/domain/deregistration";
 import type { Labels } from "@/lib/domain/labels";
 import type { ClusterStatus } from "@/lib/domain/status";
+import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
 import {
   clusterRoutes,
@@ -40,13 +41,8 @@ export type {
 export type { Deregistration, DeregistrationRequest, ForcedSkip, VerificationCheck } from "@/lib/contracts/deregistration";
 export type { FleetFacts } from "@/lib/contracts/tokens";
 
-export type ClusterGroupSummary = {
-  id: string;
-  name: string;
-  description: string | null;
-  selector: string;
-  counts: { total: number; Ready: number; NotReady: number; other: number };
-};
+/** The groups the cluster filters offer (GET /api/v1/groups). */
+export type ClusterGroupSummary = Pick<ClusterGroup, "id" | "name" | "description" | "selector" | "counts">;
 
 // ---------------------------------------------------------------------------------------------
 // List filters: what the URL of /clusters holds, so a filtered view can be shared.
@@ -168,7 +164,7 @@ export function useFleet() {
 export function useGroups() {
   return useQuery({
     queryKey: queryKeys.groups.list,
-    queryFn: ({ signal }) => fetchJson<{ items: ClusterGroupSummary[] }>("/api/v1/groups", { signal }),
+    queryFn: ({ signal }) => fetchJson(groupRoutes.list.path, { signal, schema: groupRoutes.list.response }),
     staleTime: 60_000,
   });
 }

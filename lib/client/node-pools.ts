@@ -1,6 +1,7 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { fleetRoutes } from "@/lib/contracts/fleet";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
@@ -9,26 +10,13 @@ import { queryKeys } from "./query-keys";
 /** Capacity moves with heartbeats (pools scale, nodes turn ready): 30 s, like the group counts. */
 const CAPACITY_REFRESH_MS = 30_000;
 
-export type Capacity = {
-  by: string;
-  rows: {
-    key: string;
-    clusters: number;
-    pools: number;
-    nodes: number;
-    readyNodes: number;
-    cpuCores: number;
-    memoryGiB: number;
-  }[];
-  kubeletVersions: { version: string; nodes: number }[];
-  instanceTypes: { type: string; nodes: number }[];
-  retiring: number;
-};
+export type { Capacity } from "@/lib/contracts/fleet";
 
 export function useCapacity(by: string) {
   return useQuery({
     queryKey: queryKeys.nodePools.capacity(by),
-    queryFn: ({ signal }) => fetchJson<Capacity>(`/api/v1/node-pools?${new URLSearchParams({ by })}`, { signal }),
+    queryFn: ({ signal }) =>
+      fetchJson(`${fleetRoutes.capacity.path}?${new URLSearchParams({ by })}`, { signal, schema: fleetRoutes.capacity.response }),
     refetchInterval: CAPACITY_REFRESH_MS,
     placeholderData: keepPreviousData,
   });

@@ -54,6 +54,25 @@ export const overviewSchema = z.object({
 });
 export type Overview = z.infer<typeof overviewSchema>;
 
+export const capacitySchema = z.object({
+  by: z.string(),
+  rows: z.array(
+    z.object({
+      key: z.string(),
+      clusters: z.number(),
+      pools: z.number(),
+      nodes: z.number(),
+      readyNodes: z.number(),
+      cpuCores: z.number(),
+      memoryGiB: z.number(),
+    }),
+  ),
+  kubeletVersions: z.array(z.object({ version: z.string(), nodes: z.number() })),
+  instanceTypes: z.array(z.object({ type: z.string(), nodes: z.number() })),
+  retiring: z.number(),
+});
+export type Capacity = z.infer<typeof capacitySchema>;
+
 export const capacityQuerySchema = z.object({
   by: z
     .string()
@@ -81,6 +100,7 @@ export const fleetRoutes = {
     summary: "Fleet capacity by a label",
     role: "viewer",
     query: capacityQuerySchema,
+    response: capacitySchema,
   }),
   gate: route({ method: "GET", path: "/api/v1/gate", summary: "Pipeline change gate", role: "viewer", query: gateQuerySchema }),
 };
