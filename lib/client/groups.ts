@@ -1,15 +1,13 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { clusterRoutes } from "@/lib/contracts/clusters";
 import { groupRoutes, type GroupInput, type GroupPatch } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
 export type { ClusterGroup, GroupCounts, GroupInput, GroupPatch } from "@/lib/contracts/groups";
-
-export type PreviewCluster = { id: string; name: string; status: string; labels: Record<string, string> };
-export type SelectorPreview = { items: PreviewCluster[]; total: number };
 
 export const PREVIEW_LIMIT = 10;
 // Counts per group move as clusters turn Ready/NotReady; 30 s keeps the bars honest without
@@ -34,10 +32,10 @@ export function useSelectorPreview(selector: string | null) {
   return useQuery({
     queryKey: queryKeys.groups.preview(selector ?? ""),
     queryFn: ({ signal }) =>
-      fetchJson<SelectorPreview>(
-        `/api/v1/clusters?${new URLSearchParams({ selector: selector ?? "", limit: String(PREVIEW_LIMIT) })}`,
-        { signal },
-      ),
+      fetchJson(`${clusterRoutes.list.path}?${new URLSearchParams({ selector: selector ?? "", limit: String(PREVIEW_LIMIT) })}`, {
+        signal,
+        schema: clusterRoutes.list.response,
+      }),
     enabled: selector !== null,
     placeholderData: keepPreviousData,
     staleTime: 5_000,

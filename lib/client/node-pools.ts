@@ -1,6 +1,7 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { clusterRoutes } from "@/lib/contracts/clusters";
 import { fleetRoutes } from "@/lib/contracts/fleet";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
@@ -27,7 +28,7 @@ export function useLabelKeys() {
   return useQuery({
     queryKey: queryKeys.nodePools.labelKeys,
     queryFn: ({ signal }) =>
-      fetchJson<{ items: { labels: Record<string, string> }[] }>("/api/v1/clusters?limit=500", { signal }).then((d) =>
+      fetchJson(`${clusterRoutes.list.path}?limit=500`, { signal, schema: clusterRoutes.list.response }).then((d) =>
         [...new Set(d.items.flatMap((c) => Object.keys(c.labels)))].sort(),
       ),
     staleTime: 5 * 60_000,
