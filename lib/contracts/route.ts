@@ -53,3 +53,12 @@ export function routeUrl<C extends RouteContract>(
   const qs = new URLSearchParams(Object.entries(query ?? {}).filter((e): e is [string, string] => !!e[1]));
   return qs.size ? `${path}?${qs}` : path;
 }
+
+/** Why a handler's answer is outside its declared response (read in its JSON form), or null. */
+export function replyProblem(contract: RouteContract, reply: unknown): string | null {
+  if (!contract.response) return null;
+  const parsed = contract.response.safeParse(JSON.parse(JSON.stringify(reply ?? null)));
+  if (parsed.success) return null;
+  const where = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
+  return `${contract.method} ${contract.path} answered outside its contract: ${where.join("; ")}`;
+}

@@ -86,3 +86,25 @@ test("responses are documented from the same schemas: the cluster list item carr
   assert.ok(item.properties && "registeredAt" in item.properties);
   assert.ok(op("/api/v1/registration-tokens", "post")!.responses["201"]!.content, "the minted token's shape");
 });
+
+test("the wrapper's answer check: a reply missing a declared field is named, Dates count in their JSON form", async () => {
+  const { replyProblem } = await import("@/lib/contracts/route");
+  const { clusterRoutes } = await import("@/lib/contracts/clusters");
+  const { tokenRoutes } = await import("@/lib/contracts/tokens");
+  const facts = {
+    agentUrl: "https://localhost:8443",
+    caFingerprint: "sha256:00",
+    caNotAfter: new Date("2027-01-01T00:00:00Z"),
+    agentImage: "fleet-registry/agent:0.1.0",
+    notReadyThresholdSeconds: 60,
+    heartbeatIntervalSeconds: 15,
+    requiredLabels: ["env"],
+  };
+  assert.equal(replyProblem(tokenRoutes.fleet, facts), null);
+  const { requiredLabels: _, ...drifted } = facts;
+  assert.match(
+    replyProblem(tokenRoutes.fleet, drifted) ?? "",
+    /GET \/api\/v1\/fleet answered outside its contract: requiredLabels/,
+  );
+  assert.match(replyProblem(clusterRoutes.list, { items: [{ id: "c" }] }) ?? "", /items\.0\.name/);
+});
