@@ -89,6 +89,8 @@ export default defineConfig({
       ADMIN_PASSWORD: ACCOUNTS.admin.password,
       FLEET_CA_KEK,
       LOG_LEVEL: "warn",
+      // A production build, but every admin answer is still checked against its contract.
+      CHECK_API_RESPONSES: "on",
     },
   },
 });

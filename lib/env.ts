@@ -55,6 +55,8 @@ const schema = z.object({
   /** Background jobs (status sweeper). Off for processes that only serve. */
   FLEET_WORKERS: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Check every admin API answer against its contract (lib/contracts); default: on unless NODE_ENV=production. */
+  CHECK_API_RESPONSES: z.enum(["on", "off"]).optional(),
 });
 
 export type Env = z.infer<typeof schema> & {
@@ -63,6 +65,7 @@ export type Env = z.infer<typeof schema> & {
   oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
   /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
   fleetCaKek: Buffer | null;
+  checkApiResponses: boolean;
 };
 
 export class EnvError extends Error {}
@@ -94,7 +97,8 @@ function load(source: NodeJS.ProcessEnv): Env {
     e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
       ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, name: e.OIDC_NAME }
       : null;
-  return { ...e, dataDir, database, oidc, fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE) };
+  const checkApiResponses = (e.CHECK_API_RESPONSES ?? (e.NODE_ENV === "production" ? "off" : "on")) === "on";
+  return { ...e, dataDir, database, oidc, fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE), checkApiResponses };
 }
 
 function loadKek(value: string | undefined, file: string | undefined): Buffer | null {

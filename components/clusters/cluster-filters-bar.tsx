@@ -72,7 +72,8 @@ export function ClusterFiltersBar({
           {!knownGroup && <option value={filters.group}>{filters.group}</option>}
           {groups?.map((g) => (
             <option key={g.id} value={g.id}>
-              {g.name} ({g.counts.total.toLocaleString()})
+              {/* A group whose stored selector is invalid has no counts (it matches nothing). */}
+              {g.counts ? `${g.name} (${g.counts.total.toLocaleString()})` : g.name}
             </option>
           ))}
         </select>

@@ -2,97 +2,47 @@
 
 import { useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { DeregistrationAction, DeregistrationStep } from "@/lib/domain/deregistration";
+import type { DeregistrationStep } from "@/lib/domain/deregistration";
 import type { Labels } from "@/lib/domain/labels";
 import type { ClusterStatus } from "@/lib/domain/status";
+import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
+import { routeUrl } from "@/lib/contracts/route";
+import {
+  clusterRoutes,
+  clusterDetailSchema,
+  clusterHeartbeatsSchema,
+  clusterListSchema,
+  preCreatedClusterSchema,
+  type ClusterDetail,
+} from "@/lib/contracts/clusters";
+import { deregistrationSchema, type Deregistration, type DeregistrationRequest } from "@/lib/contracts/deregistration";
+import { fleetFactsSchema } from "@/lib/contracts/tokens";
 import { fetchJson } from "./fetch-json";
 import { useLiveEvents, whileDown } from "./live-events";
 import { queryKeys } from "./query-keys";
-import type { MintedToken } from "./tokens";
 
 // Data hooks of the cluster list, the cluster detail and the drain-then-deregister wizard.
 // The event stream (live-events.ts) keeps these caches current; the intervals below are only
 // for what the stream does not carry, or for when the stream is down.
 
 // ---------------------------------------------------------------------------------------------
-// Shapes of the admin API answers (the parts the console reads).
+// Shapes of the admin API answers: declared once, in lib/contracts.
 
-export type ClusterListItem = {
-  id: string;
-  name: string;
-  status: ClusterStatus;
-  phase: string;
-  labels: Labels;
-  lastHeartbeatAt: string | null;
-  agentVersion: string | null;
-  kubernetesVersion: string | null;
-};
+export type {
+  ChecklistItem,
+  ClusterDetail,
+  ClusterEvent,
+  ClusterHeartbeats,
+  ClusterList,
+  ClusterListItem,
+  NodePool,
+  PreCreated,
+} from "@/lib/contracts/clusters";
+export type { Deregistration, DeregistrationRequest, ForcedSkip, VerificationCheck } from "@/lib/contracts/deregistration";
+export type { FleetFacts } from "@/lib/contracts/tokens";
 
-export type ClusterList = {
-  items: ClusterListItem[];
-  nextCursor: string | null;
-  /** exact, unless `totalCapped`: then more than this many match */
-  total: number;
-  totalCapped: boolean;
-  notReadyThresholdSeconds: number;
-  now: string;
-};
-
-export type ChecklistItem = { key: string; label: string; ok: boolean; state: "pass" | "fail" | "pending"; reason: string };
-
-export type NodePool = {
-  name: string;
-  nodeCount: number;
-  readyNodes: number;
-  kubeletVersion: string | null;
-  instanceType: string | null;
-  cpuCores: number | null;
-  memoryGiB: number | null;
-  state: string;
-};
-
-export type ClusterEvent = { kind: string; from: string | null; to: string; reason: string; at: string };
-
-export type ClusterDetail = ClusterListItem & {
-  phaseChangedAt: string;
-  apiServerUrl: string | null;
-  caFingerprint: string | null;
-  registeredAt: string | null;
-  registrationToken: { id: string; name: string } | null;
-  description: string | null;
-  health: { apiServer: string | null; logs: boolean | null; metrics: boolean | null };
-  /** userPods: pods outside system namespaces and DaemonSets, when the agent reports them (real clusters). */
-  workloads: { pods: number; namespaces: number | null; userPods?: number | null } | null;
-  appliedPolicyRevision: string | null;
-  nodePools: NodePool[];
-  /** Directives the agent acknowledged as failed, with its reason, newest first. */
-  failedDirectives: { id: string; type: string; reason: string; at: string | null }[];
-  certificate: { serial: string; fingerprint: string; notBefore: string; notAfter: string; revoked: boolean } | null;
-  enrollment: { complete: boolean; enrolledAt: string | null; items: ChecklistItem[] };
-  groups: { id: string; name: string }[];
-  events: ClusterEvent[];
-  notReadyThresholdSeconds: number;
-};
-
-export type ClusterHeartbeats = { bucketSeconds: number; expectedPerBucket: number; items: { at: string; count: number }[] };
-
-export type FleetFacts = {
-  agentUrl: string;
-  caFingerprint: string;
-  caNotAfter: string;
-  agentImage: string;
-  notReadyThresholdSeconds: number;
-  heartbeatIntervalSeconds: number;
-  requiredLabels: string[];
-};
-
-export type ClusterGroupSummary = {
-  id: string;
-  name: string;
-  description: string | null;
-  selector: string;
-  counts: { total: number; Ready: number; NotReady: number; other: number };
-};
+/** The groups the cluster filters offer (GET /api/v1/groups). */
+export type ClusterGroupSummary = Pick<ClusterGroup, "id" | "name" | "description" | "selector" | "counts">;
 
 // ---------------------------------------------------------------------------------------------
 // List filters: what the URL of /clusters holds, so a filtered view can be shared.
@@ -178,7 +128,7 @@ export function useClusters(filters: ClusterFilters) {
   const live = useLiveEvents();
   return useQuery({
     queryKey: queryKeys.clusters.list(filters),
-    queryFn: ({ signal }) => fetchJson<ClusterList>(listUrl(filters), { signal }),
+    queryFn: ({ signal }) => fetchJson(listUrl(filters), { signal, schema: clusterListSchema }),
     // The previous page stays on screen while the next loads: no jump to a skeleton on every keystroke.
     placeholderData: keepPreviousData,
     refetchInterval: whileDown(live, LAST_SEEN_REFRESH_MS),
@@ -189,7 +139,7 @@ export function useCluster(id: string) {
   const live = useLiveEvents();
   return useQuery({
     queryKey: queryKeys.clusters.detail(id),
-    queryFn: ({ signal }) => fetchJson<ClusterDetail>(`/api/v1/clusters/${encodeURIComponent(id)}`, { signal }),
+    queryFn: ({ signal }) => fetchJson(`/api/v1/clusters/${encodeURIComponent(id)}`, { signal, schema: clusterDetailSchema }),
     refetchInterval: (q) => (q.state.error ? false : whileDown(live, LAST_SEEN_REFRESH_MS)),
   });
 }
@@ -198,20 +148,23 @@ export function useClusterHeartbeats(id: string) {
   return useQuery({
     queryKey: queryKeys.clusters.heartbeats(id),
     queryFn: ({ signal }) =>
-      fetchJson<ClusterHeartbeats>(`/api/v1/clusters/${encodeURIComponent(id)}/heartbeats?minutes=360`, { signal }),
+      fetchJson(`/api/v1/clusters/${encodeURIComponent(id)}/heartbeats?minutes=360`, { signal, schema: clusterHeartbeatsSchema }),
     refetchInterval: (q) => (q.state.error ? false : TIMELINE_REFRESH_MS),
   });
 }
 
 export function useFleet() {
   // Fleet facts change only when an admin edits settings: the default stale time is plenty.
-  return useQuery({ queryKey: queryKeys.fleet, queryFn: ({ signal }) => fetchJson<FleetFacts>("/api/v1/fleet", { signal }) });
+  return useQuery({
+    queryKey: queryKeys.fleet,
+    queryFn: ({ signal }) => fetchJson("/api/v1/fleet", { signal, schema: fleetFactsSchema }),
+  });
 }
 
 export function useGroups() {
   return useQuery({
     queryKey: queryKeys.groups.list,
-    queryFn: ({ signal }) => fetchJson<{ items: ClusterGroupSummary[] }>("/api/v1/groups", { signal }),
+    queryFn: ({ signal }) => fetchJson(groupRoutes.list.path, { signal, schema: groupRoutes.list.response }),
     staleTime: 60_000,
   });
 }
@@ -225,7 +178,7 @@ export function useUpdateLabels(id: string) {
   const key = queryKeys.clusters.detail(id);
   return useMutation({
     mutationFn: (labels: Labels) =>
-      fetchJson<ClusterDetail>(`/api/v1/clusters/${encodeURIComponent(id)}`, { method: "PATCH", body: { labels } }),
+      fetchJson(`/api/v1/clusters/${encodeURIComponent(id)}`, { method: "PATCH", body: { labels }, schema: clusterDetailSchema }),
     onMutate: async (labels) => {
       await client.cancelQueries({ queryKey: key });
       const previous = client.getQueryData<ClusterDetail>(key);
@@ -250,9 +203,10 @@ export function useRevokeCertificate(id: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (reason: string) =>
-      fetchJson<{ revoked: string[] }>(`/api/v1/clusters/${encodeURIComponent(id)}/certificate/revoke`, {
+      fetchJson(routeUrl(clusterRoutes.revokeCertificate, { id }), {
         method: "POST",
         body: { reason },
+        schema: clusterRoutes.revokeCertificate.response,
       }),
     onSettled: () => {
       void client.invalidateQueries({ queryKey: queryKeys.clusters.detail(id) });
@@ -262,9 +216,6 @@ export function useRevokeCertificate(id: string) {
   });
 }
 
-/** POST /api/v1/clusters's answer: the pre-created cluster and, once only, the token that claims it. */
-export type PreCreated = ClusterDetail & { registrationToken: MintedToken };
-
 /**
  * Pre-creates a cluster (phase Provisioning). The answer holds the claim token's secret: the
  * finished mutation is dropped as soon as nothing shows it (as with minting a token).
@@ -273,7 +224,7 @@ export function usePreCreateCluster() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { name: string; labels: Labels; description?: string }) =>
-      fetchJson<PreCreated>("/api/v1/clusters", { method: "POST", body: input }),
+      fetchJson("/api/v1/clusters", { method: "POST", body: input, schema: preCreatedClusterSchema }),
     gcTime: 0,
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: queryKeys.clusters.lists });
@@ -285,35 +236,6 @@ export function usePreCreateCluster() {
 
 // ---------------------------------------------------------------------------------------------
 // The drain-then-deregister wizard
-
-export type VerificationCheck = { key: string; label: string; ok: boolean; detail: string };
-export type ForcedSkip = { step: string; action: string; by: string; reason: string; at: string };
-
-export type Deregistration = {
-  clusterId: string;
-  clusterName: string | null;
-  step: DeregistrationStep | null;
-  startedAt: string | null;
-  startedBy: string | null;
-  stepStartedAt: string | null;
-  waitingFor: string | null;
-  workloads: { pods: number | null; atStart: number | null };
-  disconnect: {
-    directiveId: string;
-    sentAt: string;
-    acknowledged: boolean;
-    acknowledgedAt: string | null;
-    /** Set when the agent acknowledged the disconnect as failed, with its reason. */
-    failedReason?: string | null;
-    timeoutSeconds: number;
-  } | null;
-  forced: ForcedSkip[];
-  verification: { checkedAt: string; passed: boolean; checks: VerificationCheck[] } | null;
-  finishedAt: string | null;
-  availableActions: DeregistrationAction[];
-};
-
-export type DeregistrationRequest = { action: DeregistrationAction; force?: boolean; reason?: string };
 
 /**
  * While a step waits on the agent (pods draining, disconnect acknowledged) the wizard polls every
@@ -337,7 +259,7 @@ function deregistrationUrl(clusterId: string) {
 export function useDeregistration(clusterId: string, initial: Deregistration) {
   return useQuery({
     queryKey: queryKeys.deregistration(clusterId),
-    queryFn: ({ signal }) => fetchJson<Deregistration>(deregistrationUrl(clusterId), { signal }),
+    queryFn: ({ signal }) => fetchJson(deregistrationUrl(clusterId), { signal, schema: deregistrationSchema }),
     initialData: initial,
     // The server rendered `initial` just now; without this it would be refetched on mount.
     initialDataUpdatedAt: () => Date.now(),
@@ -351,7 +273,7 @@ export function useDeregistrationAction(clusterId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: DeregistrationRequest) =>
-      fetchJson<Deregistration>(deregistrationUrl(clusterId), { method: "POST", body }),
+      fetchJson(deregistrationUrl(clusterId), { method: "POST", body, schema: deregistrationSchema }),
     onSuccess: (data) => {
       client.setQueryData(queryKeys.deregistration(clusterId), data);
       void client.invalidateQueries({ queryKey: queryKeys.clusters.all });

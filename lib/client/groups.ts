@@ -1,26 +1,13 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { clusterRoutes } from "@/lib/contracts/clusters";
+import { groupRoutes, type GroupInput, type GroupPatch } from "@/lib/contracts/groups";
+import { routeUrl } from "@/lib/contracts/route";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
-export type GroupCounts = { total: number; Ready: number; NotReady: number; other: number };
-export type ClusterGroup = {
-  id: string;
-  name: string;
-  description: string | null;
-  selector: string;
-  /** why the stored selector cannot be used (saved before the selector limits); then no counts */
-  selectorError: string | null;
-  counts: GroupCounts | null;
-  createdAt: string;
-  updatedAt: string;
-};
-export type GroupInput = { name: string; description?: string; selector: string };
-export type GroupPatch = { name?: string; description?: string | null; selector?: string };
-
-export type PreviewCluster = { id: string; name: string; status: string; labels: Record<string, string> };
-export type SelectorPreview = { items: PreviewCluster[]; total: number };
+export type { ClusterGroup, GroupCounts, GroupInput, GroupPatch } from "@/lib/contracts/groups";
 
 export const PREVIEW_LIMIT = 10;
 // Counts per group move as clusters turn Ready/NotReady; 30 s keeps the bars honest without
@@ -30,7 +17,7 @@ const GROUPS_REFRESH_MS = 30_000;
 export function useGroups() {
   return useQuery({
     queryKey: queryKeys.groups.list,
-    queryFn: ({ signal }) => fetchJson<{ items: ClusterGroup[] }>("/api/v1/groups", { signal }),
+    queryFn: ({ signal }) => fetchJson(groupRoutes.list.path, { signal, schema: groupRoutes.list.response }),
     select: (data) => data.items,
     refetchInterval: GROUPS_REFRESH_MS,
   });
@@ -45,10 +32,10 @@ export function useSelectorPreview(selector: string | null) {
   return useQuery({
     queryKey: queryKeys.groups.preview(selector ?? ""),
     queryFn: ({ signal }) =>
-      fetchJson<SelectorPreview>(
-        `/api/v1/clusters?${new URLSearchParams({ selector: selector ?? "", limit: String(PREVIEW_LIMIT) })}`,
-        { signal },
-      ),
+      fetchJson(`${clusterRoutes.list.path}?${new URLSearchParams({ selector: selector ?? "", limit: String(PREVIEW_LIMIT) })}`, {
+        signal,
+        schema: clusterRoutes.list.response,
+      }),
     enabled: selector !== null,
     placeholderData: keepPreviousData,
     staleTime: 5_000,
@@ -58,7 +45,8 @@ export function useSelectorPreview(selector: string | null) {
 export function useCreateGroup() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: GroupInput) => fetchJson<ClusterGroup>("/api/v1/groups", { method: "POST", body: input }),
+    mutationFn: (input: GroupInput) =>
+      fetchJson(groupRoutes.create.path, { method: "POST", body: input, schema: groupRoutes.create.response }),
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.groups.all }),
   });
 }
@@ -67,7 +55,7 @@ export function useUpdateGroup() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: GroupPatch }) =>
-      fetchJson<ClusterGroup>(`/api/v1/groups/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
+      fetchJson(routeUrl(groupRoutes.update, { id }), { method: "PATCH", body: patch, schema: groupRoutes.update.response }),
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.groups.all }),
   });
 }
@@ -75,7 +63,7 @@ export function useUpdateGroup() {
 export function useDeleteGroup() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => fetchJson<void>(`/api/v1/groups/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    mutationFn: (id: string) => fetchJson<void>(routeUrl(groupRoutes.delete, { id }), { method: "DELETE" }),
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.groups.all }),
   });
 }

@@ -1,6 +1,8 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { clusterRoutes } from "@/lib/contracts/clusters";
+import { fleetRoutes } from "@/lib/contracts/fleet";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
@@ -9,26 +11,13 @@ import { queryKeys } from "./query-keys";
 /** Capacity moves with heartbeats (pools scale, nodes turn ready): 30 s, like the group counts. */
 const CAPACITY_REFRESH_MS = 30_000;
 
-export type Capacity = {
-  by: string;
-  rows: {
-    key: string;
-    clusters: number;
-    pools: number;
-    nodes: number;
-    readyNodes: number;
-    cpuCores: number;
-    memoryGiB: number;
-  }[];
-  kubeletVersions: { version: string; nodes: number }[];
-  instanceTypes: { type: string; nodes: number }[];
-  retiring: number;
-};
+export type { Capacity } from "@/lib/contracts/fleet";
 
 export function useCapacity(by: string) {
   return useQuery({
     queryKey: queryKeys.nodePools.capacity(by),
-    queryFn: ({ signal }) => fetchJson<Capacity>(`/api/v1/node-pools?${new URLSearchParams({ by })}`, { signal }),
+    queryFn: ({ signal }) =>
+      fetchJson(`${fleetRoutes.capacity.path}?${new URLSearchParams({ by })}`, { signal, schema: fleetRoutes.capacity.response }),
     refetchInterval: CAPACITY_REFRESH_MS,
     placeholderData: keepPreviousData,
   });
@@ -39,7 +28,7 @@ export function useLabelKeys() {
   return useQuery({
     queryKey: queryKeys.nodePools.labelKeys,
     queryFn: ({ signal }) =>
-      fetchJson<{ items: { labels: Record<string, string> }[] }>("/api/v1/clusters?limit=500", { signal }).then((d) =>
+      fetchJson(`${clusterRoutes.list.path}?limit=500`, { signal, schema: clusterRoutes.list.response }).then((d) =>
         [...new Set(d.items.flatMap((c) => Object.keys(c.labels)))].sort(),
       ),
     staleTime: 5 * 60_000,

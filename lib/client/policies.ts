@@ -1,31 +1,19 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { policyRoutes, type PolicyContent, type PolicyInput, type PolicyPatch } from "@/lib/contracts/policies";
+import { routeUrl } from "@/lib/contracts/route";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
 // Data hooks of the Policies page.
 
-export type PolicyContent = Record<string, unknown>;
-export type Policy = {
-  id: string;
-  name: string;
-  description: string | null;
-  revision: number | null;
-  content: PolicyContent | null;
-  revisions: { revision: number; createdAt: string }[];
-  /** `selectorError`: the group's stored selector is invalid, so the policy reaches none of it */
-  groups: { id: string; name: string; selectorError: string | null }[];
-  createdAt: string;
-  updatedAt: string;
-};
-export type PolicyInput = { name: string; description?: string; groupIds: string[]; content: PolicyContent };
-export type PolicyPatch = { description?: string | null; groupIds?: string[] };
+export type { Policy, PolicyContent, PolicyInput, PolicyPatch } from "@/lib/contracts/policies";
 
 export function usePolicies() {
   return useQuery({
     queryKey: queryKeys.policies.list,
-    queryFn: ({ signal }) => fetchJson<{ items: Policy[] }>("/api/v1/policies", { signal }),
+    queryFn: ({ signal }) => fetchJson(policyRoutes.list.path, { signal, schema: policyRoutes.list.response }),
     select: (data) => data.items,
   });
 }
@@ -42,24 +30,28 @@ function usePolicyMutation<V>(fn: (v: V) => Promise<unknown>) {
   });
 }
 
-const policyUrl = (id: string) => `/api/v1/policies/${encodeURIComponent(id)}`;
-
 export function useCreatePolicy() {
-  return usePolicyMutation((input: PolicyInput) => fetchJson<Policy>("/api/v1/policies", { method: "POST", body: input }));
+  return usePolicyMutation((input: PolicyInput) =>
+    fetchJson(policyRoutes.create.path, { method: "POST", body: input, schema: policyRoutes.create.response }),
+  );
 }
 
 export function useUpdatePolicy() {
   return usePolicyMutation(({ id, patch }: { id: string; patch: PolicyPatch }) =>
-    fetchJson<Policy>(policyUrl(id), { method: "PATCH", body: patch }),
+    fetchJson(routeUrl(policyRoutes.update, { id }), { method: "PATCH", body: patch, schema: policyRoutes.update.response }),
   );
 }
 
 export function usePublishRevision() {
   return usePolicyMutation(({ id, content }: { id: string; content: PolicyContent }) =>
-    fetchJson<Policy>(`${policyUrl(id)}/revisions`, { method: "POST", body: { content } }),
+    fetchJson(routeUrl(policyRoutes.addRevision, { id }), {
+      method: "POST",
+      body: { content },
+      schema: policyRoutes.addRevision.response,
+    }),
   );
 }
 
 export function useDeletePolicy() {
-  return usePolicyMutation((id: string) => fetchJson<void>(policyUrl(id), { method: "DELETE" }));
+  return usePolicyMutation((id: string) => fetchJson<void>(routeUrl(policyRoutes.delete, { id }), { method: "DELETE" }));
 }

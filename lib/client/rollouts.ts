@@ -2,6 +2,7 @@
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateRolloutInput } from "@/lib/domain/rollouts";
+import { clusterRoutes } from "@/lib/contracts/clusters";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
@@ -119,8 +120,9 @@ export function useMatchCount(selector: string | null) {
   return useQuery<number>({
     queryKey: queryKeys.clusters.matchCount(selector ?? ""),
     queryFn: ({ signal }) =>
-      fetchJson<{ total: number }>(`/api/v1/clusters?${new URLSearchParams({ selector: selector ?? "", limit: "1" })}`, {
+      fetchJson(`${clusterRoutes.list.path}?${new URLSearchParams({ selector: selector ?? "", limit: "1" })}`, {
         signal,
+        schema: clusterRoutes.list.response,
       }).then((d) => d.total),
     enabled: selector !== null,
     placeholderData: keepPreviousData,

@@ -1,22 +1,27 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CaStatus } from "@/lib/domain/certificates";
-import type { Role } from "@/lib/domain/roles";
-import type { Settings, SettingsPatch } from "@/lib/domain/settings";
+import type { SettingsPatch } from "@/lib/domain/settings";
+import { routeUrl } from "@/lib/contracts/route";
+import { settingsRoutes } from "@/lib/contracts/settings";
+import { apiKeyRoutes, userRoutes, type ApiKeyInput, type UserInput, type UserPatch } from "@/lib/contracts/users";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
 // Data hooks of the Settings page: fleet settings, the fleet CA, API keys and users.
 
 export function useSettings() {
-  return useQuery({ queryKey: queryKeys.settings, queryFn: () => fetchJson<Settings>("/api/v1/settings") });
+  return useQuery({
+    queryKey: queryKeys.settings,
+    queryFn: () => fetchJson(settingsRoutes.get.path, { schema: settingsRoutes.get.response }),
+  });
 }
 
 export function useUpdateSettings() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (patch: SettingsPatch) => fetchJson<Settings>("/api/v1/settings", { method: "PATCH", body: patch }),
+    mutationFn: (patch: SettingsPatch) =>
+      fetchJson(settingsRoutes.update.path, { method: "PATCH", body: patch, schema: settingsRoutes.update.response }),
     onSuccess: (data) => {
       client.setQueryData(queryKeys.settings, data);
       void client.invalidateQueries({ queryKey: queryKeys.audit.all });
@@ -31,15 +36,15 @@ const CA_ROLLOVER_POLL_MS = 5_000;
 export function useFleetCa() {
   return useQuery({
     queryKey: queryKeys.fleetCa,
-    queryFn: () => fetchJson<CaStatus>("/api/v1/ca"),
+    queryFn: () => fetchJson(settingsRoutes.ca.path, { schema: settingsRoutes.ca.response }),
     refetchInterval: (q) => (q.state.data?.rollover ? CA_ROLLOVER_POLL_MS : false),
   });
 }
 
-function useCaAction(path: string) {
+function useCaAction(route: typeof settingsRoutes.caRollover | typeof settingsRoutes.caRetire) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: () => fetchJson<CaStatus>(path, { method: "POST", body: {} }),
+    mutationFn: () => fetchJson(route.path, { method: "POST", body: {}, schema: route.response }),
     onSuccess: (data) => {
       client.setQueryData(queryKeys.fleetCa, data);
       void client.invalidateQueries({ queryKey: queryKeys.audit.all });
@@ -47,35 +52,18 @@ function useCaAction(path: string) {
   });
 }
 
-export const useStartCaRollover = () => useCaAction("/api/v1/ca/rollover");
-export const useRetireOldCa = () => useCaAction("/api/v1/ca/retire");
+export const useStartCaRollover = () => useCaAction(settingsRoutes.caRollover);
+export const useRetireOldCa = () => useCaAction(settingsRoutes.caRetire);
 
 // ---------------------------------------------------------------------------------------------
 // API keys and users (admin)
 
-/** creator_disabled: its creator is disabled or gone, so the key no longer works. */
-export type ApiKeyStatus = "active" | "expired" | "revoked" | "creator_disabled";
-export type ApiKey = {
-  id: string;
-  name: string;
-  role: Role;
-  /** The lower of its role and its creator's current role; null when the creator is disabled or gone. */
-  effectiveRole: Role | null;
-  status: ApiKeyStatus;
-  createdBy: { id: string; email: string; disabled: boolean } | null;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  createdAt: string;
-};
-/** POST's answer: the only place the key itself ever appears (never put in the query cache). */
-export type CreatedApiKey = ApiKey & { key: string };
-export type ApiKeyInput = { name: string; role: Role; expiresInDays?: number };
+export type { ApiKey, ApiKeyInput, ApiKeyStatus, CreatedApiKey, User, UserInput, UserPatch } from "@/lib/contracts/users";
 
 export function useApiKeys() {
   return useQuery({
     queryKey: queryKeys.apiKeys,
-    queryFn: ({ signal }) => fetchJson<{ items: ApiKey[] }>("/api/v1/api-keys", { signal }),
+    queryFn: ({ signal }) => fetchJson(apiKeyRoutes.list.path, { signal, schema: apiKeyRoutes.list.response }),
     select: (d) => d.items,
   });
 }
@@ -83,7 +71,8 @@ export function useApiKeys() {
 export function useCreateApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: ApiKeyInput) => fetchJson<CreatedApiKey>("/api/v1/api-keys", { method: "POST", body: input }),
+    mutationFn: (input: ApiKeyInput) =>
+      fetchJson(apiKeyRoutes.create.path, { method: "POST", body: input, schema: apiKeyRoutes.create.response }),
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.apiKeys }),
   });
 }
@@ -91,27 +80,16 @@ export function useCreateApiKey() {
 export function useRevokeApiKey() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => fetchJson<ApiKey>(`/api/v1/api-keys/${encodeURIComponent(id)}`, { method: "DELETE" }),
+    mutationFn: (id: string) =>
+      fetchJson(routeUrl(apiKeyRoutes.revoke, { id }), { method: "DELETE", schema: apiKeyRoutes.revoke.response }),
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.apiKeys }),
   });
 }
 
-export type User = {
-  id: string;
-  email: string;
-  name: string | null;
-  role: Role;
-  disabled: boolean;
-  lastLoginAt: string | null;
-  createdAt: string;
-};
-export type UserInput = { email: string; name?: string; password: string; role: Role };
-export type UserPatch = { role?: Role; disabled?: boolean };
-
 export function useUsers() {
   return useQuery({
     queryKey: queryKeys.users,
-    queryFn: ({ signal }) => fetchJson<{ items: User[] }>("/api/v1/users", { signal }),
+    queryFn: ({ signal }) => fetchJson(userRoutes.list.path, { signal, schema: userRoutes.list.response }),
     select: (d) => d.items,
   });
 }
@@ -119,7 +97,8 @@ export function useUsers() {
 export function useCreateUser() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: UserInput) => fetchJson<User>("/api/v1/users", { method: "POST", body: input }),
+    mutationFn: (input: UserInput) =>
+      fetchJson(userRoutes.create.path, { method: "POST", body: input, schema: userRoutes.create.response }),
     onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.users }),
   });
 }
@@ -128,7 +107,7 @@ export function useUpdateUser() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: UserPatch }) =>
-      fetchJson<User>(`/api/v1/users/${encodeURIComponent(id)}`, { method: "PATCH", body: patch }),
+      fetchJson(routeUrl(userRoutes.update, { id }), { method: "PATCH", body: patch, schema: userRoutes.update.response }),
     // A user's role and state decide what their API keys can do: refresh both lists.
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: queryKeys.users });

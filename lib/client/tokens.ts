@@ -1,52 +1,16 @@
 "use client";
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { Labels } from "@/lib/domain/labels";
-import type { AllowedLabels, MintTokenInput, TokenStatus } from "@/lib/domain/tokens";
+import { routeUrl } from "@/lib/contracts/route";
+import { tokenRoutes, type TokenView } from "@/lib/contracts/tokens";
+import type { MintTokenInput } from "@/lib/domain/tokens";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
-export type RegistrationToken = {
-  id: string;
-  name: string;
-  description: string | null;
-  expiresAt: string;
-  maxClusters: number;
-  usedClusters: number;
-  status: TokenStatus;
-  allowedLabels: AllowedLabels | null;
-  fixedLabels: Labels;
-  revokedAt: string | null;
-  /** Bound tokens register only this cluster. */
-  clusterId: string | null;
-  createdAt: string;
-};
-
-/** POST's answer: the only place the secret token ever appears. */
-export type MintedToken = RegistrationToken & { token: string };
-
-export type FleetFacts = {
-  agentUrl: string;
-  caFingerprint: string;
-  caNotAfter: string;
-  agentImage: string;
-  notReadyThresholdSeconds: number;
-  heartbeatIntervalSeconds: number;
-  requiredLabels: string[];
-};
+// Shapes of the answers: declared once, in lib/contracts.
+export type { FleetFacts, MintedToken, RegistrationAttempt, TokenView as RegistrationToken } from "@/lib/contracts/tokens";
 
 export type AttemptFilters = { result?: string; tokenId?: string; cursor?: string };
-export type RegistrationAttempt = {
-  id: number;
-  at: string;
-  result: string;
-  sourceAddress: string | null;
-  tokenId: string | null;
-  clusterName: string | null;
-  clusterId: string | null;
-  message: string | null;
-};
-
 export const ATTEMPTS_PAGE_SIZE = 20;
 // The attempts log is how someone installing an agent sees why it was refused, usually while
 // watching the page: 10 s is quick enough to follow an agent's retries (it backs off from a few
@@ -64,7 +28,7 @@ function qs(params: Record<string, string | undefined>) {
 export function useTokens() {
   return useQuery({
     queryKey: queryKeys.tokens.list,
-    queryFn: ({ signal }) => fetchJson<{ items: RegistrationToken[] }>("/api/v1/registration-tokens", { signal }),
+    queryFn: ({ signal }) => fetchJson(tokenRoutes.list.path, { signal, schema: tokenRoutes.list.response }),
     select: (data) => data.items,
     refetchInterval: TOKENS_REFRESH_MS,
   });
@@ -74,7 +38,7 @@ export function useTokens() {
 export function useFleetFacts() {
   return useQuery({
     queryKey: queryKeys.fleet,
-    queryFn: ({ signal }) => fetchJson<FleetFacts>("/api/v1/fleet", { signal }),
+    queryFn: ({ signal }) => fetchJson(tokenRoutes.fleet.path, { signal, schema: tokenRoutes.fleet.response }),
     staleTime: 5 * 60_000,
   });
 }
@@ -82,7 +46,8 @@ export function useFleetFacts() {
 export function useMintToken() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: MintTokenInput) => fetchJson<MintedToken>("/api/v1/registration-tokens", { method: "POST", body: input }),
+    mutationFn: (input: MintTokenInput) =>
+      fetchJson(tokenRoutes.mint.path, { method: "POST", body: input, schema: tokenRoutes.mint.response }),
     // The answer holds the secret: drop the finished mutation (and its data) as soon as the panel
     // showing it unmounts, rather than after the default five minutes.
     gcTime: 0,
@@ -94,9 +59,9 @@ export function useRevokeToken() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) =>
-      fetchJson<RegistrationToken>(`/api/v1/registration-tokens/${encodeURIComponent(id)}`, { method: "DELETE" }),
+      fetchJson(routeUrl(tokenRoutes.revoke, { id }), { method: "DELETE", schema: tokenRoutes.revoke.response }),
     onSuccess: (revoked) => {
-      client.setQueryData<{ items: RegistrationToken[] }>(queryKeys.tokens.list, (data) =>
+      client.setQueryData<{ items: TokenView[] }>(queryKeys.tokens.list, (data) =>
         data ? { items: data.items.map((t) => (t.id === revoked.id ? revoked : t)) } : data,
       );
       void client.invalidateQueries({ queryKey: queryKeys.tokens.all });
@@ -108,10 +73,10 @@ export function useRegistrationAttempts(filters: AttemptFilters) {
   return useQuery({
     queryKey: queryKeys.attempts.list(filters),
     queryFn: ({ signal }) =>
-      fetchJson<{ items: RegistrationAttempt[]; nextCursor: string | null }>(
-        `/api/v1/registration-attempts${qs({ ...filters, limit: String(ATTEMPTS_PAGE_SIZE) })}`,
-        { signal },
-      ),
+      fetchJson(`${tokenRoutes.attempts.path}${qs({ ...filters, limit: String(ATTEMPTS_PAGE_SIZE) })}`, {
+        signal,
+        schema: tokenRoutes.attempts.response,
+      }),
     placeholderData: keepPreviousData,
     refetchInterval: ATTEMPTS_REFRESH_MS,
   });

@@ -1,7 +1,8 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { CompatibilityMatrix, VersionFlag } from "@/lib/domain/compatibility";
+import type { CompatibilityMatrix } from "@/lib/domain/compatibility";
+import { settingsRoutes } from "@/lib/contracts/settings";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
@@ -10,26 +11,12 @@ import { queryKeys } from "./query-keys";
 /** Versions change when agents register or upgrade: a minute keeps the page honest cheaply. */
 const VERSIONS_REFRESH_MS = 60_000;
 
-export type VersionsOverview = {
-  matrix: CompatibilityMatrix;
-  edited: boolean;
-  agentVersions: { version: string; count: number }[];
-  kubernetesVersions: { version: string; count: number }[];
-  flaggedCounts: Record<VersionFlag, number>;
-  flagged: {
-    id: string;
-    name: string;
-    agentVersion: string | null;
-    kubernetesVersion: string | null;
-    phase: string;
-    flags: VersionFlag[];
-  }[];
-};
+export type { VersionsOverview } from "@/lib/contracts/settings";
 
 export function useVersions() {
   return useQuery({
     queryKey: queryKeys.versions,
-    queryFn: ({ signal }) => fetchJson<VersionsOverview>("/api/v1/versions", { signal }),
+    queryFn: ({ signal }) => fetchJson(settingsRoutes.versions.path, { signal, schema: settingsRoutes.versions.response }),
     refetchInterval: VERSIONS_REFRESH_MS,
   });
 }
@@ -46,9 +33,17 @@ function useMatrixMutation<V>(fn: (v: V) => Promise<unknown>) {
 }
 
 export function useSaveMatrix() {
-  return useMatrixMutation((matrix: CompatibilityMatrix) => fetchJson("/api/v1/compatibility", { method: "PUT", body: matrix }));
+  return useMatrixMutation((matrix: CompatibilityMatrix) =>
+    fetchJson(settingsRoutes.setCompatibility.path, {
+      method: "PUT",
+      body: matrix,
+      schema: settingsRoutes.setCompatibility.response,
+    }),
+  );
 }
 
 export function useResetMatrix() {
-  return useMatrixMutation((_: void) => fetchJson("/api/v1/compatibility", { method: "DELETE" }));
+  return useMatrixMutation((_: void) =>
+    fetchJson(settingsRoutes.resetCompatibility.path, { method: "DELETE", schema: settingsRoutes.resetCompatibility.response }),
+  );
 }

@@ -135,6 +135,8 @@ export async function startFleetServer(
     ADMIN_PASSWORD: ADMIN.password,
     FLEET_CA_KEK: TEST_KEK,
     FLEET_CA_KEK_FILE: "",
+    // A production build, but every admin answer is still checked against its contract.
+    CHECK_API_RESPONSES: "on",
     ...env,
   };
   const launch = (extra: Record<string, string> = {}) => {

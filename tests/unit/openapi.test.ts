@@ -1,21 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import { openApiDocument } from "@/lib/server/openapi";
 
+type Schema = { properties?: Record<string, Schema>; required?: string[]; minLength?: number; maxLength?: number };
+type Operation = {
+  description?: string;
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  parameters?: { name: string; in: string }[];
+  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+};
+const doc = openApiDocument() as { openapi: string; paths: Record<string, Record<string, Operation>> };
+const op = (path: string, method: string) => doc.paths[path]?.[method];
+const body = (path: string, method: string) => op(path, method)!.requestBody!.content["application/json"]!.schema;
+
 test("the OpenAPI document covers the fixed protocol paths with their zod request schemas", () => {
-  const doc = openApiDocument() as {
-    openapi: string;
-    paths: Record<
-      string,
-      Record<
-        string,
-        {
-          requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown>; required?: string[] } }> };
-          parameters?: { name: string }[];
-        }
-      >
-    >;
-  };
   assert.equal(doc.openapi, "3.1.0");
   for (const p of [
     "/api/agent/v1/register",
@@ -30,7 +29,7 @@ test("the OpenAPI document covers the fixed protocol paths with their zod reques
   ]) {
     assert.ok(doc.paths[p], p);
   }
-  const register = doc.paths["/api/agent/v1/register"]!.post!.requestBody!.content["application/json"]!.schema;
+  const register = body("/api/agent/v1/register", "post");
   assert.deepEqual(Object.keys(register.properties ?? {}).sort(), [
     "agentVersion",
     "apiServerUrl",
@@ -41,10 +40,71 @@ test("the OpenAPI document covers the fixed protocol paths with their zod reques
     "name",
   ]);
   assert.ok(register.required?.includes("csr"));
-  const mint = doc.paths["/api/v1/registration-tokens"]!.post!.requestBody!.content["application/json"]!.schema;
-  assert.ok("ttlSeconds" in (mint.properties ?? {}));
-  const list = doc.paths["/api/v1/clusters"]!.get!.parameters!.map((p) => p.name);
+  assert.ok("ttlSeconds" in (body("/api/v1/registration-tokens", "post").properties ?? {}));
+  const list = op("/api/v1/clusters", "get")!.parameters!.map((p) => p.name);
   for (const q of ["status", "selector", "group", "q", "limit", "cursor"]) assert.ok(list.includes(q), q);
-  const gate = doc.paths["/api/v1/gate"]!.get!.parameters!.map((p) => p.name);
+  const gate = op("/api/v1/gate", "get")!.parameters!.map((p) => p.name);
   assert.deepEqual(gate.sort(), ["group", "selector"]);
+});
+
+test("every declared admin route is in the document once, with its role, body, query and success status", () => {
+  const seen = new Set<string>();
+  for (const c of ADMIN_ROUTES) {
+    const key = `${c.method} ${c.path}`;
+    assert.ok(!seen.has(key), `declared twice: ${key}`);
+    seen.add(key);
+    const o = op(c.path, c.method.toLowerCase());
+    assert.ok(o, key);
+    assert.equal(o.description, `Requires the ${c.role} role or higher.`, key);
+    assert.equal(!!o.requestBody, !!c.body, `${key}: request body`);
+    assert.ok(o.responses[String(c.status ?? 200)], `${key}: status`);
+    assert.equal(!!o.responses[String(c.status ?? 200)]!.content, !!c.response, `${key}: response schema`);
+    const pathParams = (o.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name);
+    assert.deepEqual(
+      pathParams,
+      [...c.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
+      `${key}: path parameters`,
+    );
+  }
+  const documented = Object.entries(doc.paths).flatMap(([p, ops]) =>
+    p.startsWith("/api/v1/") ? Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`) : [],
+  );
+  assert.deepEqual(documented.sort(), [...seen].sort(), "no admin path the declarations do not have");
+  assert.ok(seen.size >= 45, `${seen.size} admin handlers declared`);
+});
+
+test("the revoke body is the one the handler parses (a reason of 3 to 300 characters), not a bare string", () => {
+  const revoke = body("/api/v1/clusters/{id}/certificate/revoke", "post");
+  assert.deepEqual(revoke.required, ["reason"]);
+  assert.equal(revoke.properties!.reason!.minLength, 3);
+  assert.equal(revoke.properties!.reason!.maxLength, 300);
+});
+
+test("responses are documented from the same schemas: the cluster list item carries registeredAt", () => {
+  const list = op("/api/v1/clusters", "get")!.responses["200"]!.content!["application/json"]!.schema;
+  const item = (list.properties!.items as { items?: Schema }).items!;
+  assert.ok(item.properties && "registeredAt" in item.properties);
+  assert.ok(op("/api/v1/registration-tokens", "post")!.responses["201"]!.content, "the minted token's shape");
+});
+
+test("the wrapper's answer check: a reply missing a declared field is named, Dates count in their JSON form", async () => {
+  const { replyProblem } = await import("@/lib/contracts/route");
+  const { clusterRoutes } = await import("@/lib/contracts/clusters");
+  const { tokenRoutes } = await import("@/lib/contracts/tokens");
+  const facts = {
+    agentUrl: "https://localhost:8443",
+    caFingerprint: "sha256:00",
+    caNotAfter: new Date("2027-01-01T00:00:00Z"),
+    agentImage: "fleet-registry/agent:0.1.0",
+    notReadyThresholdSeconds: 60,
+    heartbeatIntervalSeconds: 15,
+    requiredLabels: ["env"],
+  };
+  assert.equal(replyProblem(tokenRoutes.fleet, facts), null);
+  const { requiredLabels: _, ...drifted } = facts;
+  assert.match(
+    replyProblem(tokenRoutes.fleet, drifted) ?? "",
+    /GET \/api\/v1\/fleet answered outside its contract: requiredLabels/,
+  );
+  assert.match(replyProblem(clusterRoutes.list, { items: [{ id: "c" }] }) ?? "", /items\.0\.name/);
 });

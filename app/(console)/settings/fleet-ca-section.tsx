@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { CaSummary } from "@/lib/domain/certificates";
+import type { CaSummary } from "@/lib/contracts/settings";
 import { useFleetCa, useRetireOldCa, useStartCaRollover } from "@/lib/client/settings";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";

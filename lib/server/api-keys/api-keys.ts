@@ -1,7 +1,8 @@
 import "server-only";
 import type { z } from "zod";
 import type { createApiKeySchema } from "@/lib/domain/api-keys";
-import { isRole, lowerRole } from "@/lib/domain/roles";
+import type { ApiKey } from "@/lib/contracts/users";
+import { isRole, lowerRole, type Role } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
 import { db, type Tx } from "@/lib/server/db/client";
 import { randomId, randomSecret, sha256Hex } from "@/lib/server/auth/secrets";
@@ -26,13 +27,14 @@ type Creator = { id: string; email: string; role: string; disabledAt: Date | nul
  * A key acts with the lower of its role and its creator's current role, and stops working when
  * its creator is disabled or gone (lib/server/auth/principal.ts): the list says so.
  */
-function view(k: Row, creator: Creator | null) {
+function view(k: Row, creator: Creator | null): ApiKey {
   const now = Date.now();
   const creatorActive = !!creator && !creator.disabledAt;
   return {
     id: k.id,
     name: k.name,
-    role: k.role,
+    // Written only through the role enum (createApiKeySchema).
+    role: k.role as Role,
     effectiveRole: creatorActive && isRole(k.role) && isRole(creator.role) ? lowerRole(k.role, creator.role) : null,
     status: k.revokedAt
       ? "revoked"

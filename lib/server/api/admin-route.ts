@@ -1,14 +1,31 @@
 import "server-only";
 import type { NextRequest } from "next/server";
-import { hasRole, type Role } from "@/lib/domain/roles";
+import {
+  replyProblem,
+  type BodyOf,
+  type PathParams,
+  type QueryOf,
+  type ReplyOf,
+  type RouteContract,
+} from "@/lib/contracts/route";
+import { hasRole } from "@/lib/domain/roles";
 import { bearerFrom, principalFromApiKey, principalFromSession, type Principal } from "@/lib/server/auth/principal";
 import { env } from "@/lib/env";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { configuredProxies, isTrustedProxy } from "@/lib/server/net/trusted-proxies";
 import { ApiError, errorResponse } from "./errors";
+import { parseWith, readJson } from "./read-body";
 
 type RouteContext<P> = { params: Promise<P> };
-export type AdminContext<P> = { req: NextRequest; principal: Principal; params: P };
+export type AdminContext<C extends RouteContract> = {
+  req: NextRequest;
+  principal: Principal;
+  params: PathParams<C["path"]>;
+  body: BodyOf<C>;
+  query: QueryOf<C>;
+};
+/** A handler answers its contract's reply (sent as JSON with the declared status) or a Response of its own. */
+type Handler<C extends RouteContract> = (ctx: AdminContext<C>) => Promise<ReplyOf<C> | Response>;
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -68,19 +85,58 @@ export async function authenticate(req: NextRequest): Promise<Principal> {
   return principal;
 }
 
+/** The contract's body: read and parsed (a missing optional body reads as `{}`). */
+async function readBody(req: NextRequest, contract: RouteContract, check?: (raw: unknown) => void): Promise<unknown> {
+  if (!contract.body) return undefined;
+  const present = Number(req.headers.get("content-length") ?? "0") > 0 || req.headers.has("transfer-encoding");
+  const raw = contract.bodyOptional && !present ? {} : await readJson(req);
+  check?.(raw);
+  return parseWith(contract.body, raw);
+}
+
 /**
- * Wraps an admin API handler: authenticate (session or API key) -> same-origin check for
- * session mutations -> role check -> handler. Errors become the JSON error body.
+ * In development and tests every JSON answer is checked against its contract (a cheap proof that
+ * the declared shape is what is sent); production skips it. The check reads the JSON form, as the
+ * console will.
  */
-export function adminRoute<P = Record<string, never>>(role: Role, handler: (ctx: AdminContext<P>) => Promise<Response>) {
-  return async (req: NextRequest, context: RouteContext<P>): Promise<Response> => {
+function checkReply(contract: RouteContract, reply: unknown) {
+  if (!env().checkApiResponses) return;
+  const problem = replyProblem(contract, reply);
+  if (problem) throw new Error(problem);
+}
+
+/**
+ * Wraps an admin API handler declared by `contract` (lib/contracts): authenticate (session or API
+ * key) -> same-origin check for session mutations -> role check -> parse query and body -> handler
+ * -> JSON answer with the declared status. Errors become the JSON error body. `checkBody` sees the
+ * raw body first, for a refusal with its own code (e.g. immutable_field).
+ */
+export function adminRoute<const C extends RouteContract>(
+  contract: C,
+  handler: Handler<C>,
+  options: { checkBody?: (raw: unknown) => void } = {},
+) {
+  return async (req: NextRequest, context: RouteContext<PathParams<C["path"]>>): Promise<Response> => {
     try {
       const principal = await authenticate(req);
       if (principal.via === "session" && !SAFE_METHODS.has(req.method)) assertSameOrigin(req);
-      if (!hasRole(principal.role, role)) {
-        throw new ApiError("forbidden", `This needs the ${role} role or higher; you are ${principal.role}.`);
+      if (!hasRole(principal.role, contract.role)) {
+        throw new ApiError("forbidden", `This needs the ${contract.role} role or higher; you are ${principal.role}.`);
       }
-      return await handler({ req, principal, params: await context.params });
+      const query = contract.query ? parseWith(contract.query, Object.fromEntries(req.nextUrl.searchParams), "query") : undefined;
+      const body = await readBody(req, contract, options.checkBody);
+      const reply = await handler({
+        req,
+        principal,
+        params: await context.params,
+        body: body as BodyOf<C>,
+        query: query as QueryOf<C>,
+      });
+      if (reply instanceof Response) return reply;
+      const status = contract.status ?? 200;
+      if (status === 204) return new Response(null, { status });
+      checkReply(contract, reply);
+      return Response.json(reply, { status, headers: contract.noStore ? { "cache-control": "no-store" } : undefined });
     } catch (err) {
       return errorResponse(err);
     }

@@ -1,28 +1,6 @@
 import "server-only";
-import { z } from "zod";
-import { idCursorSchema } from "@/lib/domain/paging";
+import type { AuditEntry, AuditQuery } from "@/lib/contracts/audit";
 import { db } from "@/lib/server/db/client";
-
-export const auditQuerySchema = z.object({
-  actor: z.string().trim().max(200).optional(),
-  action: z.string().trim().max(100).optional(),
-  target: z.string().trim().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  /** id of the last entry of the previous page */
-  cursor: idCursorSchema.optional(),
-});
-export type AuditQuery = z.infer<typeof auditQuerySchema>;
-
-export type AuditEntry = {
-  id: number;
-  at: string;
-  actorType: string;
-  actor: string;
-  action: string;
-  targetType: string | null;
-  targetId: string | null;
-  details: Record<string, unknown>;
-};
 
 /** Newest first, keyset-paginated by id; filters are prefix matches. */
 export async function listAudit(q: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {

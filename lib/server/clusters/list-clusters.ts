@@ -1,40 +1,13 @@
 import "server-only";
-import { z } from "zod";
+import type { ClusterList, ClusterListItem, ListClustersQuery } from "@/lib/contracts/clusters";
 import { offsetFromCursorText } from "@/lib/domain/paging";
-import { checkSelectorText, parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
-import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
+import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
+import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
 import { clusterPage } from "./cluster-sql";
-
-const STATUSES = ["Pending", "Ready", "NotReady", "Draining", "Deregistering", "Provisioning"] as const;
-const SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
-
-export const listClustersQuerySchema = z.object({
-  status: z.enum(STATUSES).optional(),
-  selector: z.string().superRefine(checkSelectorText).optional(),
-  group: z.string().max(200).optional(),
-  q: z.string().trim().max(200).optional(),
-  sort: z.enum(SORTS).default("name"),
-  order: z.enum(["asc", "desc"]).default("asc"),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(200).optional(),
-});
-export type ListClustersQuery = z.infer<typeof listClustersQuerySchema>;
-
-export type ClusterListItem = {
-  id: string;
-  name: string;
-  status: ClusterStatus;
-  phase: string;
-  labels: Record<string, string>;
-  lastHeartbeatAt: string | null;
-  agentVersion: string | null;
-  kubernetesVersion: string | null;
-  registeredAt: string | null;
-};
 
 export function parseSelectorParam(text: string, what = "selector"): Selector {
   try {
@@ -73,7 +46,7 @@ function decodeCursor(cursor: string | undefined): number {
   return offset;
 }
 
-export async function listClusters(q: ListClustersQuery) {
+export async function listClusters(q: ListClustersQuery): Promise<ClusterList> {
   const now = new Date();
   const { notReadyThresholdSeconds } = await getSettings();
   const selector = await selectionSelector(q);

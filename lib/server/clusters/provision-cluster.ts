@@ -1,24 +1,13 @@
 import "server-only";
-import { z } from "zod";
-import { clusterNameSchema } from "@/lib/domain/agent-protocol";
-import { labelsSchema } from "@/lib/domain/labels";
-import { TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
+import type { z } from "zod";
+import type { provisionClusterSchema } from "@/lib/contracts/clusters";
 import { randomId } from "@/lib/server/auth/secrets";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { publish } from "@/lib/server/events/bus";
-import { mintTokenIn, type MintedToken } from "@/lib/server/tokens/mint-token";
-
-export const provisionClusterSchema = z
-  .object({
-    name: clusterNameSchema,
-    labels: labelsSchema.default({}),
-    description: z.string().trim().max(500).optional(),
-    /** How long the claim token minted with the cluster lives. */
-    tokenTtlSeconds: z.number().int().min(60).max(TOKEN_TTL_MAX_SECONDS).default(TOKEN_TTL_DEFAULT_SECONDS),
-  })
-  .strict();
+import type { MintedToken } from "@/lib/contracts/tokens";
+import { mintTokenIn } from "@/lib/server/tokens/mint-token";
 
 /**
  * Pre-creates a cluster record in phase Provisioning, and in the same transaction a registration
@@ -27,7 +16,7 @@ export const provisionClusterSchema = z
  */
 export async function provisionCluster(
   actor: Actor,
-  input: z.infer<typeof provisionClusterSchema>,
+  input: z.output<typeof provisionClusterSchema>,
 ): Promise<{ id: string; registrationToken: MintedToken }> {
   const id = `cl_${randomId(16)}`;
   const now = new Date();

@@ -1,6 +1,6 @@
 import "server-only";
-import { z } from "zod";
-import { idCursorSchema } from "@/lib/domain/paging";
+import type { z } from "zod";
+import type { attemptsQuerySchema } from "@/lib/contracts/tokens";
 import { db } from "@/lib/server/db/client";
 
 export type AttemptRecord = {
@@ -24,14 +24,6 @@ export async function recordAttempt(a: AttemptRecord): Promise<void> {
     },
   });
 }
-
-export const attemptsQuerySchema = z.object({
-  result: z.string().max(64).optional(),
-  tokenId: z.string().max(64).optional(),
-  since: z.iso.datetime().optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: idCursorSchema.optional(),
-});
 
 export async function listAttempts(q: z.infer<typeof attemptsQuerySchema>) {
   const rows = await db().registrationAttempt.findMany({

@@ -1,8 +1,8 @@
 import "server-only";
-import { z } from "zod";
-import { labelsSchema, missingRequiredLabels } from "@/lib/domain/labels";
+import type { z } from "zod";
+import type { updateClusterSchema } from "@/lib/contracts/clusters";
+import { missingRequiredLabels } from "@/lib/domain/labels";
 import { ApiError } from "@/lib/server/api/errors";
-import { parseWith } from "@/lib/server/api/read-body";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -13,13 +13,8 @@ import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 /** Identity is what the agent proved at registration: never editable. */
 export const IMMUTABLE_FIELDS = ["id", "name", "caFingerprint", "registeredAt", "apiServerUrl", "registrationTokenId"] as const;
 
-export const updateClusterSchema = z
-  .object({ labels: labelsSchema.optional(), description: z.string().trim().max(500).nullable().optional() })
-  .strict()
-  .refine((p) => p.labels !== undefined || p.description !== undefined, { message: "name labels or description" });
-
-/** PATCH /api/v1/clusters/{id}: replaces descriptive labels (and the description), audited. */
-export async function updateCluster(actor: Actor, id: string, body: unknown): Promise<void> {
+/** A PATCH naming an identity field is refused as such, before the body's schema. */
+export function assertMutableFields(body: unknown): void {
   if (body && typeof body === "object") {
     const touched = IMMUTABLE_FIELDS.filter((f) => f in body);
     if (touched.length) {
@@ -32,7 +27,10 @@ export async function updateCluster(actor: Actor, id: string, body: unknown): Pr
       );
     }
   }
-  const patch = parseWith(updateClusterSchema, body);
+}
+
+/** PATCH /api/v1/clusters/{id}: replaces descriptive labels (and the description), audited. */
+export async function updateCluster(actor: Actor, id: string, patch: z.output<typeof updateClusterSchema>): Promise<void> {
   const { requiredLabels } = await getSettings();
   if (patch.labels) {
     const missing = missingRequiredLabels(patch.labels, requiredLabels);

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ClusterStatus } from "@/lib/domain/status";
 import { randomId } from "@/lib/server/auth/secrets";
 import { getSettings } from "@/lib/server/settings/settings";
 import { heartbeatsReceived } from "@/lib/server/heartbeats/heartbeat-writer";
@@ -6,7 +7,7 @@ import { countByStatus } from "@/lib/server/clusters/cluster-sql";
 import { publish, subscribe, type FleetEvent } from "./bus";
 
 /** Clusters by computed status, straight from the database (so every instance agrees). */
-export async function statusCounts(now = new Date()): Promise<Record<string, number>> {
+export async function statusCounts(now = new Date()): Promise<Record<ClusterStatus, number>> {
   const { notReadyThresholdSeconds } = await getSettings();
   return countByStatus(now, notReadyThresholdSeconds);
 }

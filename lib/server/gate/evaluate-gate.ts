@@ -1,6 +1,5 @@
 import "server-only";
-import { z } from "zod";
-import { checkSelectorText } from "@/lib/domain/selector";
+import type { GateQuery } from "@/lib/contracts/fleet";
 import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -8,10 +7,6 @@ import { clusterPage, gateFacts } from "@/lib/server/clusters/cluster-sql";
 import { selectionSelector } from "@/lib/server/clusters/list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { groupsMatching, loadGroups } from "@/lib/server/clusters/get-cluster";
-
-export const gateQuerySchema = z
-  .object({ selector: z.string().superRefine(checkSelectorText).optional(), group: z.string().max(200).optional() })
-  .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
 
 const MAX_CLUSTERS = 5000;
 const CHUNK = 200;
@@ -32,7 +27,7 @@ type GateCluster = {
  * cluster says why. A group whose stored selector is invalid is a 400 that names its problem
  * (lib/server/groups/group-selector.ts): a gate cannot pass or fail on a selection it cannot make.
  */
-export async function evaluateGate(q: z.infer<typeof gateQuerySchema>) {
+export async function evaluateGate(q: GateQuery) {
   const now = new Date();
   const settings = await getSettings();
   const selector = await selectionSelector({ selector: q.selector, group: q.group });

@@ -1,5 +1,5 @@
 import "server-only";
-import { z } from "zod";
+import type { Deregistration, DeregistrationRequest, ForcedSkip, VerificationCheck } from "@/lib/contracts/deregistration";
 import {
   decide,
   DEREGISTRATION_ACTIONS,
@@ -19,16 +19,8 @@ import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { getSettings } from "@/lib/server/settings/settings";
 
-export const deregistrationActionSchema = z
-  .object({
-    action: z.enum(DEREGISTRATION_ACTIONS),
-    force: z.boolean().optional(),
-    reason: z.string().trim().max(500).optional(),
-  })
-  .strict();
-
-type Forced = { step: string; action: string; by: string; reason: string; at: string };
-type Check = { key: string; label: string; ok: boolean; detail: string };
+type Forced = ForcedSkip;
+type Check = VerificationCheck;
 
 async function facts(clusterId: string) {
   const [record, cluster] = await Promise.all([
@@ -103,7 +95,7 @@ async function verification(clusterId: string): Promise<Check[]> {
   ];
 }
 
-export async function getDeregistration(clusterId: string) {
+export async function getDeregistration(clusterId: string): Promise<Deregistration> {
   const { record, cluster, directive, wizard } = await facts(clusterId);
   if (!record && !cluster) throw new ApiError("not_found", "No cluster or deregistration with this id.");
   const step = wizard.step;
@@ -138,7 +130,7 @@ export async function getDeregistration(clusterId: string) {
   };
 }
 
-export async function actOnDeregistration(actor: Actor, clusterId: string, input: z.infer<typeof deregistrationActionSchema>) {
+export async function actOnDeregistration(actor: Actor, clusterId: string, input: DeregistrationRequest) {
   const { record, cluster, wizard } = await facts(clusterId);
   if (!cluster && !record) throw new ApiError("not_found", "No cluster with this id.");
   const decision = decide(wizard, input.action, !!input.force, input.reason);

@@ -1,6 +1,7 @@
 import "server-only";
 import { env } from "@/lib/env";
-import { rolloverPercent, type CaStatus, type CaSummary } from "@/lib/domain/certificates";
+import type { CaStatus, CaSummary } from "@/lib/contracts/settings";
+import { rolloverPercent } from "@/lib/domain/certificates";
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";

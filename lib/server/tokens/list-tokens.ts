@@ -2,7 +2,8 @@ import "server-only";
 import { db } from "@/lib/server/db/client";
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { tokenView, type TokenView } from "./token-view";
+import type { TokenView } from "@/lib/contracts/tokens";
+import { tokenView } from "./token-view";
 
 export async function listTokens(): Promise<TokenView[]> {
   const rows = await db().registrationToken.findMany({ orderBy: { createdAt: "desc" }, take: 1000 });

@@ -4,11 +4,10 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db, type Tx } from "@/lib/server/db/client";
 import { randomId, randomSecret, sha256Hex } from "@/lib/server/auth/secrets";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { tokenView, type TokenView } from "./token-view";
+import type { MintedToken } from "@/lib/contracts/tokens";
+import { tokenView } from "./token-view";
 
 export const TOKEN_PREFIX = "frt";
-
-export type MintedToken = TokenView & { token: string };
 
 /**
  * Mints a registration token: frt_<public id>_<secret>, 192 bits of secret. Only the secret's

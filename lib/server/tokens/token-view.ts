@@ -1,5 +1,6 @@
 import "server-only";
-import { tokenStatus, type AllowedLabels, type TokenStatus } from "@/lib/domain/tokens";
+import type { TokenView } from "@/lib/contracts/tokens";
+import { tokenStatus, type AllowedLabels } from "@/lib/domain/tokens";
 import type { Labels } from "@/lib/domain/labels";
 
 export type TokenRow = {
@@ -14,23 +15,6 @@ export type TokenRow = {
   revokedAt: Date | null;
   clusterId: string | null;
   createdAt: Date;
-};
-
-/** What the API shows of a token: never the secret or its hash. */
-export type TokenView = {
-  id: string;
-  name: string;
-  description: string | null;
-  expiresAt: string;
-  maxClusters: number;
-  usedClusters: number;
-  status: TokenStatus;
-  allowedLabels: AllowedLabels | null;
-  fixedLabels: Labels;
-  revokedAt: string | null;
-  /** A bound token registers only this cluster (re-enrolment, or claiming a pre-created one). */
-  clusterId: string | null;
-  createdAt: string;
 };
 
 export function tokenView(t: TokenRow, now = new Date()): TokenView {

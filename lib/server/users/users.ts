@@ -1,19 +1,11 @@
 import "server-only";
+import type { User } from "@/lib/contracts/users";
+import type { Role } from "@/lib/domain/roles";
 import type { CreateUserInput, UpdateUserInput } from "@/lib/domain/users";
 import { db } from "@/lib/server/db/client";
 import { ApiError } from "@/lib/server/api/errors";
 import { hashPassword } from "@/lib/server/auth/password";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-
-export type UserView = {
-  id: string;
-  email: string;
-  name: string | null;
-  role: string;
-  disabled: boolean;
-  lastLoginAt: string | null;
-  createdAt: string;
-};
 
 function view(u: {
   id: string;
@@ -23,23 +15,24 @@ function view(u: {
   disabledAt: Date | null;
   lastLoginAt: Date | null;
   createdAt: Date;
-}): UserView {
+}): User {
   return {
     id: u.id,
     email: u.email,
     name: u.name,
-    role: u.role,
+    // Written only through the role enum (createUserSchema, updateUserSchema).
+    role: u.role as Role,
     disabled: u.disabledAt !== null,
     lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
     createdAt: u.createdAt.toISOString(),
   };
 }
 
-export async function listUsers(): Promise<UserView[]> {
+export async function listUsers(): Promise<User[]> {
   return (await db().user.findMany({ orderBy: { createdAt: "asc" } })).map(view);
 }
 
-export async function createUser(actor: Actor, input: CreateUserInput): Promise<UserView> {
+export async function createUser(actor: Actor, input: CreateUserInput): Promise<User> {
   const passwordHash = await hashPassword(input.password);
   return db().$transaction(async (tx) => {
     if (await tx.user.findUnique({ where: { email: input.email } })) {
@@ -51,7 +44,7 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
   });
 }
 
-export async function updateUser(actor: Actor, id: string, input: UpdateUserInput): Promise<UserView> {
+export async function updateUser(actor: Actor, id: string, input: UpdateUserInput): Promise<User> {
   const passwordHash = input.password ? await hashPassword(input.password) : undefined;
   return db().$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id } });

@@ -1,8 +1,5 @@
+import { auditRoutes } from "@/lib/contracts/audit";
 import { adminRoute } from "@/lib/server/api/admin-route";
-import { parseWith } from "@/lib/server/api/read-body";
-import { auditQuerySchema, listAudit } from "@/lib/server/audit/list-audit";
+import { listAudit } from "@/lib/server/audit/list-audit";
 
-export const GET = adminRoute("operator", async ({ req }) => {
-  const query = parseWith(auditQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query");
-  return Response.json(await listAudit(query));
-});
+export const GET = adminRoute(auditRoutes.list, async ({ query }) => listAudit(query));

@@ -1,3 +1,4 @@
+import { fleetRoutes } from "@/lib/contracts/fleet";
 import { hasRole } from "@/lib/domain/roles";
 import { adminRoute, authenticate } from "@/lib/server/api/admin-route";
 import { ApiError } from "@/lib/server/api/errors";
@@ -19,7 +20,7 @@ const REAUTHENTICATE_MS = 2_000;
  * Server-sent events: status transitions and registrations as they happen, and a throttled
  * fleet summary (counts by status, heartbeats per second). Never one message per heartbeat.
  */
-export const GET = adminRoute("viewer", async ({ req }) => {
+export const GET = adminRoute(fleetRoutes.events, async ({ req }) => {
   if (subscriberCount() >= MAX_STREAMS) throw new ApiError("unavailable", "Too many live streams are open; retry shortly.");
   const encoder = new TextEncoder();
   let cleanup = () => {};

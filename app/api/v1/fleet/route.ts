@@ -1,15 +1,16 @@
+import { tokenRoutes } from "@/lib/contracts/tokens";
 import { env } from "@/lib/env";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { caState } from "@/lib/server/pki/current-ca";
 import { getSettings } from "@/lib/server/settings/settings";
 
 /** What the console needs to tell an agent where and whom to trust: public facts only. */
-export const GET = adminRoute("viewer", async () => {
+export const GET = adminRoute(tokenRoutes.fleet, async () => {
   const [cas, settings] = await Promise.all([caState(), getSettings()]);
   // Agents pin the CA of the agent port's server certificate (the outgoing one during a rollover).
   const ca = cas.serving;
   const host = env().AGENT_HOSTNAMES[0] ?? "localhost";
-  return Response.json({
+  return {
     agentUrl: `https://${host.includes(":") ? `[${host}]` : host}:${env().AGENT_PORT}`,
     caFingerprint: ca.fingerprint,
     caNotAfter: ca.notAfter.toISOString(),
@@ -17,5 +18,5 @@ export const GET = adminRoute("viewer", async () => {
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
     heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
     requiredLabels: settings.requiredLabels,
-  });
+  };
 });

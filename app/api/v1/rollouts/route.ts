@@ -1,10 +1,7 @@
-import { createRolloutSchema } from "@/lib/domain/rollouts";
+import { rolloutRoutes } from "@/lib/contracts/rollouts";
 import { adminRoute } from "@/lib/server/api/admin-route";
-import { parseWith, readJson } from "@/lib/server/api/read-body";
 import { createRollout, listRollouts } from "@/lib/server/rollouts/rollouts";
 
-export const GET = adminRoute("viewer", async () => Response.json({ items: await listRollouts() }));
+export const GET = adminRoute(rolloutRoutes.list, async () => ({ items: await listRollouts() }));
 
-export const POST = adminRoute("operator", async ({ req, principal }) =>
-  Response.json(await createRollout(principal.actor, parseWith(createRolloutSchema, await readJson(req))), { status: 201 }),
-);
+export const POST = adminRoute(rolloutRoutes.create, async ({ principal, body }) => createRollout(principal.actor, body));

@@ -1,4 +1,5 @@
+import { settingsRoutes } from "@/lib/contracts/settings";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
 
-export const GET = adminRoute("viewer", async () => Response.json(await versionsOverview()));
+export const GET = adminRoute(settingsRoutes.versions, async () => versionsOverview());

@@ -1,11 +1,16 @@
+import { clusterRoutes } from "@/lib/contracts/clusters";
 import { adminRoute } from "@/lib/server/api/admin-route";
-import { readJson } from "@/lib/server/api/read-body";
 import { getCluster } from "@/lib/server/clusters/get-cluster";
-import { updateCluster } from "@/lib/server/clusters/update-cluster";
+import { assertMutableFields, updateCluster } from "@/lib/server/clusters/update-cluster";
 
-export const GET = adminRoute<{ id: string }>("viewer", async ({ params }) => Response.json(await getCluster(params.id)));
+export const GET = adminRoute(clusterRoutes.get, async ({ params }) => getCluster(params.id));
 
-export const PATCH = adminRoute<{ id: string }>("operator", async ({ req, principal, params }) => {
-  await updateCluster(principal.actor, params.id, await readJson(req));
-  return Response.json(await getCluster(params.id));
-});
+export const PATCH = adminRoute(
+  clusterRoutes.update,
+  async ({ principal, params, body }) => {
+    await updateCluster(principal.actor, params.id, body);
+    return getCluster(params.id);
+  },
+  // Identity fields are refused with their own code before the body's schema is applied.
+  { checkBody: assertMutableFields },
+);

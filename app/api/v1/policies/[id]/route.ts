@@ -1,15 +1,11 @@
-import { updatePolicySchema } from "@/lib/domain/policies";
+import { policyRoutes } from "@/lib/contracts/policies";
 import { adminRoute } from "@/lib/server/api/admin-route";
-import { parseWith, readJson } from "@/lib/server/api/read-body";
 import { deletePolicy, getPolicy, updatePolicy } from "@/lib/server/policies/policies";
 
-export const GET = adminRoute<{ id: string }>("viewer", async ({ params }) => Response.json(await getPolicy(params.id)));
+export const GET = adminRoute(policyRoutes.get, async ({ params }) => getPolicy(params.id));
 
-export const PATCH = adminRoute<{ id: string }>("operator", async ({ req, principal, params }) =>
-  Response.json(await updatePolicy(principal.actor, params.id, parseWith(updatePolicySchema, await readJson(req)))),
+export const PATCH = adminRoute(policyRoutes.update, async ({ principal, params, body }) =>
+  updatePolicy(principal.actor, params.id, body),
 );
 
-export const DELETE = adminRoute<{ id: string }>("operator", async ({ principal, params }) => {
-  await deletePolicy(principal.actor, params.id);
-  return new Response(null, { status: 204 });
-});
+export const DELETE = adminRoute(policyRoutes.delete, async ({ principal, params }) => deletePolicy(principal.actor, params.id));

@@ -1,6 +1,5 @@
+import { tokenRoutes } from "@/lib/contracts/tokens";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { revokeToken } from "@/lib/server/tokens/list-tokens";
 
-export const DELETE = adminRoute<{ id: string }>("operator", async ({ principal, params }) =>
-  Response.json(await revokeToken(principal.actor, params.id)),
-);
+export const DELETE = adminRoute(tokenRoutes.revoke, async ({ principal, params }) => revokeToken(principal.actor, params.id));

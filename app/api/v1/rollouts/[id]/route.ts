@@ -1,4 +1,5 @@
+import { rolloutRoutes } from "@/lib/contracts/rollouts";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { getRollout } from "@/lib/server/rollouts/rollouts";
 
-export const GET = adminRoute<{ id: string }>("viewer", async ({ params }) => Response.json(await getRollout(params.id)));
+export const GET = adminRoute(rolloutRoutes.get, async ({ params }) => getRollout(params.id));

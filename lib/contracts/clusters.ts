@@ -1,0 +1,218 @@
+import { z } from "zod";
+import { clusterNameSchema } from "@/lib/domain/agent-protocol";
+import { labelsSchema } from "@/lib/domain/labels";
+import { checkSelectorText } from "@/lib/domain/selector";
+import { TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
+import { CLUSTER_STATUSES, clusterStatusSchema, idName, isoTime, labelsMap } from "./common";
+import { route } from "./route";
+import { mintedTokenSchema } from "./tokens";
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
+
+export const listClustersQuerySchema = z.object({
+  status: z.enum(CLUSTER_STATUSES).optional(),
+  selector: z.string().superRefine(checkSelectorText).optional(),
+  group: z.string().max(200).optional(),
+  q: z.string().trim().max(200).optional(),
+  sort: z.enum(CLUSTER_SORTS).default("name"),
+  order: z.enum(["asc", "desc"]).default("asc"),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(200).optional(),
+});
+export type ListClustersQuery = z.infer<typeof listClustersQuerySchema>;
+
+export const provisionClusterSchema = z
+  .object({
+    name: clusterNameSchema,
+    labels: labelsSchema.default({}),
+    description: z.string().trim().max(500).optional(),
+    /** How long the claim token minted with the cluster lives. */
+    tokenTtlSeconds: z.number().int().min(60).max(TOKEN_TTL_MAX_SECONDS).default(TOKEN_TTL_DEFAULT_SECONDS),
+  })
+  .strict();
+export type ProvisionClusterInput = z.input<typeof provisionClusterSchema>;
+
+export const updateClusterSchema = z
+  .object({ labels: labelsSchema.optional(), description: z.string().trim().max(500).nullable().optional() })
+  .strict()
+  .refine((p) => p.labels !== undefined || p.description !== undefined, { message: "name labels or description" });
+
+export const revokeCertificateSchema = z.object({ reason: z.string().trim().min(3).max(300) }).strict();
+
+export const retireNodePoolSchema = z.object({ reason: z.string().trim().max(300).optional() }).strict();
+
+export const heartbeatsQuerySchema = z.object({
+  minutes: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(7 * 24 * 60)
+    .default(360),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+export const clusterListItemSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: clusterStatusSchema,
+  phase: z.string(),
+  labels: labelsMap,
+  lastHeartbeatAt: isoTime.nullable(),
+  agentVersion: z.string().nullable(),
+  kubernetesVersion: z.string().nullable(),
+  registeredAt: isoTime.nullable(),
+});
+export type ClusterListItem = z.infer<typeof clusterListItemSchema>;
+
+export const clusterListSchema = z.object({
+  items: z.array(clusterListItemSchema),
+  nextCursor: z.string().nullable(),
+  /** exact with no filter or a selector alone; otherwise exact up to 1,000, past that `totalCapped` and the cap */
+  total: z.number(),
+  totalCapped: z.boolean(),
+  notReadyThresholdSeconds: z.number(),
+  now: isoTime,
+});
+export type ClusterList = z.infer<typeof clusterListSchema>;
+
+export const checklistItemSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  ok: z.boolean(),
+  state: z.enum(["pass", "fail", "pending"]),
+  reason: z.string(),
+  since: z.string().nullable(),
+});
+export type ChecklistItem = z.infer<typeof checklistItemSchema>;
+
+export const nodePoolSchema = z.object({
+  name: z.string(),
+  nodeCount: z.number(),
+  readyNodes: z.number(),
+  kubeletVersion: z.string().nullable(),
+  instanceType: z.string().nullable(),
+  cpuCores: z.number().nullable(),
+  memoryGiB: z.number().nullable(),
+  state: z.string(),
+});
+export type NodePool = z.infer<typeof nodePoolSchema>;
+
+export const clusterEventSchema = z.object({
+  kind: z.string(),
+  from: z.string().nullable(),
+  to: z.string(),
+  reason: z.string(),
+  at: isoTime,
+});
+export type ClusterEvent = z.infer<typeof clusterEventSchema>;
+
+export const clusterDetailSchema = clusterListItemSchema.extend({
+  phaseChangedAt: isoTime,
+  statusChangedAt: isoTime,
+  apiServerUrl: z.string().nullable(),
+  caFingerprint: z.string().nullable(),
+  registrationToken: idName.nullable(),
+  description: z.string().nullable(),
+  health: z.object({ apiServer: z.string().nullable(), logs: z.boolean().nullable(), metrics: z.boolean().nullable() }),
+  /** userPods: pods outside system namespaces and DaemonSets, when the agent reports them (real clusters). */
+  workloads: z
+    .object({ pods: z.number(), namespaces: z.number().nullable(), userPods: z.number().nullable().optional() })
+    .nullable(),
+  appliedPolicyRevision: z.string().nullable(),
+  desiredPolicyRevision: z.string().nullable(),
+  nodePools: z.array(nodePoolSchema),
+  /** Directives the agent acknowledged as failed, with its reason, newest first. */
+  failedDirectives: z.array(z.object({ id: z.string(), type: z.string(), reason: z.string(), at: isoTime.nullable() })),
+  certificate: z
+    .object({ serial: z.string(), fingerprint: z.string(), notBefore: isoTime, notAfter: isoTime, revoked: z.boolean() })
+    .nullable(),
+  enrollment: z.object({ complete: z.boolean(), enrolledAt: isoTime.nullable(), items: z.array(checklistItemSchema) }),
+  groups: z.array(idName),
+  events: z.array(clusterEventSchema),
+  notReadyThresholdSeconds: z.number(),
+});
+export type ClusterDetail = z.infer<typeof clusterDetailSchema>;
+
+/** POST /api/v1/clusters's answer: the pre-created cluster and, once only, the token that claims it. */
+export const preCreatedClusterSchema = clusterDetailSchema.extend({ registrationToken: mintedTokenSchema });
+export type PreCreated = z.infer<typeof preCreatedClusterSchema>;
+
+export const clusterHeartbeatsSchema = z.object({
+  bucketSeconds: z.number(),
+  expectedPerBucket: z.number(),
+  items: z.array(z.object({ at: isoTime, count: z.number() })),
+});
+export type ClusterHeartbeats = z.infer<typeof clusterHeartbeatsSchema>;
+
+export const revokedCertificatesSchema = z.object({ revoked: z.array(z.string()) });
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+export const clusterRoutes = {
+  list: route({
+    method: "GET",
+    path: "/api/v1/clusters",
+    summary:
+      "List clusters (filter, sort, paginate); `total` is exact for a selector alone, capped at 1,000 (`totalCapped`) otherwise",
+    role: "viewer",
+    query: listClustersQuerySchema,
+    response: clusterListSchema,
+  }),
+  provision: route({
+    method: "POST",
+    path: "/api/v1/clusters",
+    summary:
+      "Pre-create a cluster (phase Provisioning) and mint the token bound to it that claims it (`registrationToken`, shown once)",
+    role: "operator",
+    body: provisionClusterSchema,
+    response: preCreatedClusterSchema,
+    status: 201,
+    noStore: true,
+  }),
+  get: route({
+    method: "GET",
+    path: "/api/v1/clusters/{id}",
+    summary: "A cluster with identity, pools, certificate, enrollment and events",
+    role: "viewer",
+    response: clusterDetailSchema,
+  }),
+  update: route({
+    method: "PATCH",
+    path: "/api/v1/clusters/{id}",
+    summary: "Replace descriptive labels (identity fields are immutable)",
+    role: "operator",
+    body: updateClusterSchema,
+    response: clusterDetailSchema,
+  }),
+  heartbeats: route({
+    method: "GET",
+    path: "/api/v1/clusters/{id}/heartbeats",
+    summary: "Heartbeats per minute (gaps are zeros)",
+    role: "viewer",
+    query: heartbeatsQuerySchema,
+    response: clusterHeartbeatsSchema,
+  }),
+  revokeCertificate: route({
+    method: "POST",
+    path: "/api/v1/clusters/{id}/certificate/revoke",
+    summary: "Revoke the cluster's certificates",
+    role: "operator",
+    body: revokeCertificateSchema,
+    response: revokedCertificatesSchema,
+  }),
+  retireNodePool: route({
+    method: "POST",
+    path: "/api/v1/clusters/{id}/node-pools/{pool}/retire",
+    summary: "Retire a node pool (drainNodePool directive); the body and its reason are optional",
+    role: "operator",
+    body: retireNodePoolSchema,
+    bodyOptional: true,
+    response: clusterDetailSchema,
+  }),
+};

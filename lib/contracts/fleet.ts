@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { checkSelectorText } from "@/lib/domain/selector";
+import { isoTime } from "./common";
+import { route } from "./route";
+
+// The fleet as a whole: overview, live events, capacity and the pipeline gate.
+
+export const statusCountsSchema = z.object({
+  Ready: z.number(),
+  NotReady: z.number(),
+  Pending: z.number(),
+  Draining: z.number(),
+  Deregistering: z.number(),
+  Provisioning: z.number(),
+  total: z.number(),
+});
+export type StatusCounts = z.infer<typeof statusCountsSchema>;
+
+export const overviewSchema = z.object({
+  now: isoTime,
+  counts: statusCountsSchema,
+  notReadyThresholdSeconds: z.number(),
+  heartbeatsPerMinute: z.array(z.object({ at: isoTime, count: z.number() })),
+  statusHistory: z.array(
+    z.object({ at: isoTime, Ready: z.number(), NotReady: z.number(), Pending: z.number(), Draining: z.number() }),
+  ),
+  registrations: z.object({
+    windowHours: z.number(),
+    total: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    successRate: z.number().nullable(),
+    objective: z.number(),
+    byResult: z.record(z.string(), z.number()),
+  }),
+  /** From the server's last enrollment evaluation; null until its first one. */
+  enrollment: z
+    .object({
+      at: isoTime,
+      total: z.number(),
+      enrolled: z.number(),
+      /** clusters blocked on each item (failing or pending), by item key */
+      blockedBy: z.record(z.string(), z.number()),
+      labels: z.record(z.string(), z.string()),
+    })
+    .nullable(),
+  attention: z.object({
+    notReadyLongest: z.array(
+      z.object({ id: z.string(), name: z.string(), since: isoTime, lastHeartbeatAt: isoTime.nullable(), reason: z.string() }),
+    ),
+    certificatesExpiring: z.array(z.object({ id: z.string(), name: z.string(), serial: z.string(), notAfter: isoTime })),
+    missingLabels: z.array(z.object({ id: z.string(), name: z.string(), missing: z.array(z.string()) })),
+  }),
+});
+export type Overview = z.infer<typeof overviewSchema>;
+
+export const capacitySchema = z.object({
+  by: z.string(),
+  rows: z.array(
+    z.object({
+      key: z.string(),
+      clusters: z.number(),
+      pools: z.number(),
+      nodes: z.number(),
+      readyNodes: z.number(),
+      cpuCores: z.number(),
+      memoryGiB: z.number(),
+    }),
+  ),
+  kubeletVersions: z.array(z.object({ version: z.string(), nodes: z.number() })),
+  instanceTypes: z.array(z.object({ type: z.string(), nodes: z.number() })),
+  retiring: z.number(),
+});
+export type Capacity = z.infer<typeof capacitySchema>;
+
+export const capacityQuerySchema = z.object({
+  by: z
+    .string()
+    .regex(/^[A-Za-z0-9./_-]{1,316}$/)
+    .default("region"),
+});
+
+export const gateQuerySchema = z
+  .object({ selector: z.string().superRefine(checkSelectorText).optional(), group: z.string().max(200).optional() })
+  .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
+export type GateQuery = z.infer<typeof gateQuerySchema>;
+
+export const fleetRoutes = {
+  overview: route({
+    method: "GET",
+    path: "/api/v1/overview",
+    summary: "Fleet overview",
+    role: "viewer",
+    response: overviewSchema,
+  }),
+  events: route({ method: "GET", path: "/api/v1/events", summary: "Live events (text/event-stream)", role: "viewer" }),
+  capacity: route({
+    method: "GET",
+    path: "/api/v1/node-pools",
+    summary: "Fleet capacity by a label",
+    role: "viewer",
+    query: capacityQuerySchema,
+    response: capacitySchema,
+  }),
+  gate: route({ method: "GET", path: "/api/v1/gate", summary: "Pipeline change gate", role: "viewer", query: gateQuerySchema }),
+};

@@ -1,0 +1,64 @@
+import type { z } from "zod";
+import type { Role } from "@/lib/domain/roles";
+
+// One declaration per admin API handler: who may call it, what it accepts and what it answers.
+// The route wrapper (lib/server/api/admin-route.ts), the OpenAPI document, the console's fetch
+// and the role-matrix test all read these; nothing restates them.
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export type RouteContract = {
+  method: Method;
+  /** OpenAPI style: `{id}` names a path parameter. */
+  path: string;
+  summary: string;
+  role: Role;
+  body?: z.ZodType;
+  /** The body may be left out entirely (read as `{}`). */
+  bodyOptional?: boolean;
+  query?: z.ZodType;
+  /** The JSON answer (omitted: not JSON, e.g. an event stream, or not declared yet). */
+  response?: z.ZodType;
+  /** The success status (200 unless said). */
+  status?: 200 | 201 | 204;
+  /** Answers that hold a secret shown once are never cached. */
+  noStore?: boolean;
+};
+
+/** Declares a route; `const` keeps the literal path and schemas for the wrapper's types. */
+export function route<const C extends RouteContract>(contract: C): C {
+  return contract;
+}
+
+type ParamNames<P extends string> = P extends `${string}{${infer K}}${infer Rest}` ? K | ParamNames<Rest> : never;
+/** `{ id: string }` for "/api/v1/clusters/{id}". */
+export type PathParams<P extends string> = { [K in ParamNames<P>]: string };
+
+export type BodyOf<C extends RouteContract> = C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
+export type QueryOf<C extends RouteContract> = C["query"] extends z.ZodType ? z.output<C["query"]> : undefined;
+/** What a handler returns for this route (before JSON: ISO strings already, as on the wire). */
+export type ReplyOf<C extends RouteContract> = C["response"] extends z.ZodType ? z.input<C["response"]> : unknown;
+/** What the console receives. */
+export type ResponseOf<C extends RouteContract> = C["response"] extends z.ZodType ? z.output<C["response"]> : unknown;
+
+/** The concrete URL of a route: `{id}` and friends filled in and encoded. */
+export function routeUrl<C extends RouteContract>(
+  contract: C,
+  params: PathParams<C["path"]>,
+  query?: Record<string, string | undefined>,
+) {
+  const path = contract.path.replace(/\{(\w+)\}/g, (_, k: string) =>
+    encodeURIComponent((params as Record<string, string>)[k] ?? ""),
+  );
+  const qs = new URLSearchParams(Object.entries(query ?? {}).filter((e): e is [string, string] => !!e[1]));
+  return qs.size ? `${path}?${qs}` : path;
+}
+
+/** Why a handler's answer is outside its declared response (read in its JSON form), or null. */
+export function replyProblem(contract: RouteContract, reply: unknown): string | null {
+  if (!contract.response) return null;
+  const parsed = contract.response.safeParse(JSON.parse(JSON.stringify(reply ?? null)));
+  if (parsed.success) return null;
+  const where = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
+  return `${contract.method} ${contract.path} answered outside its contract: ${where.join("; ")}`;
+}

@@ -1,0 +1,26 @@
+import { auditRoutes } from "./audit";
+import { clusterRoutes } from "./clusters";
+import { deregistrationRoutes } from "./deregistration";
+import { fleetRoutes } from "./fleet";
+import { groupRoutes } from "./groups";
+import { policyRoutes } from "./policies";
+import type { RouteContract } from "./route";
+import { rolloutRoutes } from "./rollouts";
+import { settingsRoutes } from "./settings";
+import { tokenRoutes } from "./tokens";
+import { apiKeyRoutes, userRoutes } from "./users";
+
+/** Every admin API handler's declaration: read by the OpenAPI document and the role-matrix test. */
+export const ADMIN_ROUTES: readonly RouteContract[] = [
+  clusterRoutes,
+  deregistrationRoutes,
+  tokenRoutes,
+  groupRoutes,
+  policyRoutes,
+  rolloutRoutes,
+  settingsRoutes,
+  userRoutes,
+  apiKeyRoutes,
+  auditRoutes,
+  fleetRoutes,
+].flatMap((routes) => Object.values(routes));

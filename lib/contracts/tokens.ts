@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { idCursorSchema } from "@/lib/domain/paging";
+import { mintTokenSchema } from "@/lib/domain/tokens";
+import { isoTime, itemsOf, labelsMap, pageOf } from "./common";
+import { route } from "./route";
+
+// Registration tokens, the registration attempts log, and the facts an agent install needs.
+
+export const TOKEN_STATUSES = ["active", "expired", "revoked", "exhausted"] as const;
+
+/** What the API shows of a token: never the secret or its hash. */
+export const tokenViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  expiresAt: isoTime,
+  maxClusters: z.number(),
+  usedClusters: z.number(),
+  status: z.enum(TOKEN_STATUSES),
+  allowedLabels: z.record(z.string(), z.union([z.literal("*"), z.array(z.string())])).nullable(),
+  fixedLabels: labelsMap,
+  revokedAt: isoTime.nullable(),
+  /** A bound token registers only this cluster (re-enrolment, or claiming a pre-created one). */
+  clusterId: z.string().nullable(),
+  createdAt: isoTime,
+});
+export type TokenView = z.infer<typeof tokenViewSchema>;
+
+/** The mint answer: the only place the secret token ever appears. */
+export const mintedTokenSchema = tokenViewSchema.extend({ token: z.string() });
+export type MintedToken = z.infer<typeof mintedTokenSchema>;
+
+export const attemptsQuerySchema = z.object({
+  result: z.string().max(64).optional(),
+  tokenId: z.string().max(64).optional(),
+  since: z.iso.datetime().optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  cursor: idCursorSchema.optional(),
+});
+
+export const registrationAttemptSchema = z.object({
+  id: z.number(),
+  at: isoTime,
+  result: z.string(),
+  sourceAddress: z.string().nullable(),
+  tokenId: z.string().nullable(),
+  clusterName: z.string().nullable(),
+  clusterId: z.string().nullable(),
+  message: z.string().nullable(),
+});
+export type RegistrationAttempt = z.infer<typeof registrationAttemptSchema>;
+
+/** Where an agent connects and whom it trusts: public facts only. */
+export const fleetFactsSchema = z.object({
+  agentUrl: z.string(),
+  caFingerprint: z.string(),
+  caNotAfter: isoTime,
+  agentImage: z.string(),
+  notReadyThresholdSeconds: z.number(),
+  heartbeatIntervalSeconds: z.number(),
+  requiredLabels: z.array(z.string()),
+});
+export type FleetFacts = z.infer<typeof fleetFactsSchema>;
+
+export const tokenRoutes = {
+  list: route({
+    method: "GET",
+    path: "/api/v1/registration-tokens",
+    summary: "List registration tokens",
+    role: "viewer",
+    response: itemsOf(tokenViewSchema),
+  }),
+  mint: route({
+    method: "POST",
+    path: "/api/v1/registration-tokens",
+    summary:
+      "Mint a registration token (shown once); with `clusterId` it is bound to that cluster (re-enrolment or claiming a pre-created one; 404 for an unknown id)",
+    role: "operator",
+    body: mintTokenSchema,
+    response: mintedTokenSchema,
+    status: 201,
+    noStore: true,
+  }),
+  revoke: route({
+    method: "DELETE",
+    path: "/api/v1/registration-tokens/{id}",
+    summary: "Revoke a registration token",
+    role: "operator",
+    response: tokenViewSchema,
+  }),
+  attempts: route({
+    method: "GET",
+    path: "/api/v1/registration-attempts",
+    summary: "Registration attempts, newest first",
+    role: "viewer",
+    query: attemptsQuerySchema,
+    response: pageOf(registrationAttemptSchema),
+  }),
+  fleet: route({
+    method: "GET",
+    path: "/api/v1/fleet",
+    summary: "Agent URL, CA fingerprint and fleet settings an agent needs",
+    role: "viewer",
+    response: fleetFactsSchema,
+  }),
+};

@@ -1,0 +1,94 @@
+import { z } from "zod";
+import { createApiKeySchema } from "@/lib/domain/api-keys";
+import { ROLES } from "@/lib/domain/roles";
+import { createUserSchema, updateUserSchema } from "@/lib/domain/users";
+import { isoTime, itemsOf } from "./common";
+import { route } from "./route";
+
+// Console users and API keys: an admin's business.
+
+const roleSchema = z.enum(ROLES);
+
+export const userSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: roleSchema,
+  disabled: z.boolean(),
+  lastLoginAt: isoTime.nullable(),
+  createdAt: isoTime,
+});
+export type User = z.infer<typeof userSchema>;
+export type UserInput = z.input<typeof createUserSchema>;
+export type UserPatch = z.input<typeof updateUserSchema>;
+
+/** creator_disabled: its creator is disabled or gone, so the key no longer works. */
+export const API_KEY_STATUSES = ["active", "expired", "revoked", "creator_disabled"] as const;
+export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
+
+export const apiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: roleSchema,
+  /** The lower of its role and its creator's current role; null when the creator is disabled or gone. */
+  effectiveRole: roleSchema.nullable(),
+  status: z.enum(API_KEY_STATUSES),
+  createdBy: z.object({ id: z.string(), email: z.string(), disabled: z.boolean() }).nullable(),
+  lastUsedAt: isoTime.nullable(),
+  expiresAt: isoTime.nullable(),
+  revokedAt: isoTime.nullable(),
+  createdAt: isoTime,
+});
+export type ApiKey = z.infer<typeof apiKeySchema>;
+/** The mint answer: the only place the key itself ever appears (never put in the query cache). */
+export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() });
+export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
+export type ApiKeyInput = z.input<typeof createApiKeySchema>;
+
+export const userRoutes = {
+  list: route({ method: "GET", path: "/api/v1/users", summary: "Console users", role: "admin", response: itemsOf(userSchema) }),
+  create: route({
+    method: "POST",
+    path: "/api/v1/users",
+    summary: "Add a user",
+    role: "admin",
+    body: createUserSchema,
+    response: userSchema,
+    status: 201,
+  }),
+  update: route({
+    method: "PATCH",
+    path: "/api/v1/users/{id}",
+    summary: "Change a user's role, password (ends their sessions) or disable them (and their API keys)",
+    role: "admin",
+    body: updateUserSchema,
+    response: userSchema,
+  }),
+};
+
+export const apiKeyRoutes = {
+  list: route({
+    method: "GET",
+    path: "/api/v1/api-keys",
+    summary: "API keys, with their creator and the role they act with",
+    role: "admin",
+    response: itemsOf(apiKeySchema),
+  }),
+  create: route({
+    method: "POST",
+    path: "/api/v1/api-keys",
+    summary: "Mint an API key (shown once; a signed-in admin only: a key cannot mint keys)",
+    role: "admin",
+    body: createApiKeySchema,
+    response: createdApiKeySchema,
+    status: 201,
+    noStore: true,
+  }),
+  revoke: route({
+    method: "DELETE",
+    path: "/api/v1/api-keys/{id}",
+    summary: "Revoke an API key",
+    role: "admin",
+    response: apiKeySchema,
+  }),
+};
