@@ -64,15 +64,3 @@ export async function sweepStatuses(now = new Date()): Promise<number> {
   if (recorded) void broadcastSummary();
   return recorded;
 }
-
-/** Runs the sweeper every `intervalMs` until the returned stop function is called. */
-export function startStatusSweeper(intervalMs = 1000): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = sweepStatuses().catch((err) => log.error("status sweep failed", { error: String(err) }));
-  }, intervalMs);
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
-}
