@@ -14,6 +14,7 @@ import {
   type ClusterStatus,
   type StatusFacts,
 } from "@/lib/domain/status";
+import { seededRandom } from "@/lib/agent/clock";
 import { clusterPage, countByStatus, statusDrift } from "@/lib/server/clusters/cluster-sql";
 import { listClusters, listClustersQuerySchema } from "@/lib/server/clusters/list-clusters";
 import { db } from "@/lib/server/db/client";
@@ -23,22 +24,10 @@ import { testEngine } from "../helpers/test-database";
 
 appDatabase();
 
-/** mulberry32: a small seeded PRNG, so a failing draw can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Drawn = StatusFacts & { id: string; name: string; status: string };
 
 function draw(seed: number, count: number, now: Date, thresholdSeconds: number): Drawn[] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const edge = now.getTime() - thresholdSeconds * 1000;
   const heartbeats: (() => Date | null)[] = [
