@@ -12,6 +12,7 @@ import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-
 import { caState } from "@/lib/server/pki/current-ca";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
+import { startJobs } from "@/lib/server/jobs/job-runner";
 import { log, setLogLevel } from "@/lib/server/log";
 import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
 
@@ -72,11 +73,7 @@ async function main() {
     hostnames: config.AGENT_HOSTNAMES.join(","),
   });
   // A CA rollover started or retired on any instance reaches this port within seconds.
-  const caWatch = setInterval(() => {
-    caState()
-      .then((s) => agentServer.applyCaState(s))
-      .catch((err) => log.error("cannot refresh the fleet CAs", { error: err instanceof Error ? err.message : String(err) }));
-  }, 2_000).unref();
+  const caWatch = startJobs([{ name: "ca-watch", everyMs: 2_000, run: async () => agentServer.applyCaState(await caState()) }]);
 
   const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);
 
@@ -85,7 +82,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
-    clearInterval(caWatch);
+    await caWatch.stop();
     // Stop accepting, let in-flight requests finish, then close the database.
     const servers = [consoleServer, agentServer];
     const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

@@ -6,6 +6,8 @@
 #   TEST_SUMMARY_FILE=f     append "integration <engine>: <counts>" lines to f (used by test-all.sh)
 # PostgreSQL unreachable: a loud warning and the PostgreSQL run is skipped; with CI=true, a failure.
 # Extra arguments go to `node --test`.
+# tests/integration/engine-free/ holds tests that spawn processes or speak TLS but use no database
+# (unit tests are kept free of both): they run once, with the first engine of the list.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=../tests/helpers/test-lib.sh
@@ -32,12 +34,19 @@ for engine in ${TEST_ENGINES:-sqlite postgres}; do
       ;;
     *) echo "unknown engine in TEST_ENGINES: $engine" >&2; exit 2 ;;
   esac
-  printf '\n%s== integration tests on %s (%d files) ==%s\n' "$C_BOLD" "$engine" "${#files[@]}" "$C_OFF"
+  if [ -z "${engine_free_done:-}" ]; then
+    run=("${files[@]}")
+    engine_free_done=1
+  else
+    run=()
+    for f in "${files[@]}"; do [[ $f == tests/integration/engine-free/* ]] || run+=("$f"); done
+  fi
+  printf '\n%s== integration tests on %s (%d files) ==%s\n' "$C_BOLD" "$engine" "${#run[@]}" "$C_OFF"
   start=$(now)
   set +e
   # Files run 3 at a time: most of their time is spent waiting on servers and timers, not CPU.
   TEST_ENGINE=$engine node --import ./scripts/register-hooks.mjs --import tsx --test --test-reporter=spec --test-concurrency=3 \
-    --test-timeout=180000 "$@" "${files[@]}" 2>&1 | tee "$logs/$engine.log"
+    --test-timeout=180000 "$@" "${run[@]}" 2>&1 | tee "$logs/$engine.log"
   rc=${PIPESTATUS[0]}
   set -e
   line="integration $engine: $(node_test_counts "$logs/$engine.log") in $(elapsed "$start")"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Unit tests: every tests/unit/**/*.test.ts with Node's test runner (no database, no server).
+# Unit tests: every tests/unit/**/*.test.ts with Node's test runner: no database, no server, no child
+# processes, no TLS (those live in tests/integration, engine-free ones in tests/integration/engine-free).
 # Extra arguments go to `node --test` (e.g. --test-name-pattern=csr).
 set -euo pipefail
 cd "$(dirname "$0")/.."

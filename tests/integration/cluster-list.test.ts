@@ -34,7 +34,7 @@ before(async () => {
     const id = `cl_list${String(i).padStart(8, "0")}`;
     // Names in a different order than ids, so sorting by name is really tested.
     const name = `c-${String((i * 7919) % COUNT).padStart(5, "0")}`;
-    const phase = i % 97 === 0 ? "Draining" : i % 89 === 0 ? "Provisioning" : "Active";
+    const phase = i % 97 === 0 ? "Draining" : i % 83 === 0 ? "Deregistration" : i % 89 === 0 ? "Provisioning" : "Active";
     const lastHeartbeatAt =
       i % 50 === 1 ? null : new Date(i % 20 === 3 ? now - 2 * THRESHOLD_SECONDS * 1000 : now - (i % 600) * 1000);
     const apiServerHealth = lastHeartbeatAt === null ? null : i % 31 === 5 ? "down" : "ok";
@@ -111,7 +111,7 @@ test("label selectors match exactly what the pure selector matches, in name orde
 });
 
 test("status filters follow the computed status; a total past 1,000 is reported as capped", async () => {
-  for (const s of ["NotReady", "Pending", "Draining", "Provisioning"] as const) {
+  for (const s of ["NotReady", "Pending", "Draining", "Deregistering", "Provisioning"] as const) {
     const expected = clusters.filter((c) => status(c) === s).sort(byName);
     assert.ok(expected.length > 0, `the seed has ${s} clusters`);
     const got = await allPages({ status: s });
@@ -134,6 +134,23 @@ test("status filters follow the computed status; a total past 1,000 is reported 
     got.ids,
     expected.map((c) => c.id),
   );
+});
+
+test("sort=status orders by the computed status (lifecycle phases included), ties by id", async () => {
+  for (const order of ["asc", "desc"] as const) {
+    const sign = order === "asc" ? 1 : -1;
+    const expected = [...clusters].sort((a, b) => {
+      const x = status(a);
+      const y = status(b);
+      return x === y ? (a.id < b.id ? -1 : 1) : x < y ? -sign : sign;
+    });
+    const got = await allPages({ sort: "status", order });
+    assert.deepEqual(
+      got.ids,
+      expected.map((c) => c.id),
+      order,
+    );
+  }
 });
 
 test("selector, status and free text combine; wildcards in the text are taken literally", async () => {

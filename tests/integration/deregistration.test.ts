@@ -99,7 +99,11 @@ test("an agent-less walk: order enforced, force needs a reason, an agent that ne
   // The agent never acknowledges: removal is refused, then allowed with force after the timeout.
   assert.equal((await act(id, { action: "remove" })).status, 409);
   assert.equal((await act(id, { action: "remove", force: true, reason: "agent is gone" })).status, 409, "before the timeout");
-  await new Promise((r) => setTimeout(r, 5500));
+  // Wait for the timeout as the console sees it (disconnectTimeoutSeconds: 5), not a fixed sleep.
+  await until("the disconnect timeout to pass", async () => {
+    const w = await server.api("GET", `/api/v1/clusters/${id}/deregistration`);
+    return /removal may be forced/.test(w.body.waitingFor ?? "");
+  });
   const removed = await act(id, { action: "remove", force: true, reason: "agent is gone" });
   assert.equal(removed.status, 200, JSON.stringify(removed.body));
   assert.equal(removed.body.step, "removed");

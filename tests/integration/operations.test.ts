@@ -179,4 +179,9 @@ test("/api/metrics is valid Prometheus text with the fleet's series", async () =
   assert.ok([...samples.keys()].some((k) => k.startsWith("fleet_registration_attempts_total{")));
   assert.ok([...samples.keys()].some((k) => k.startsWith("fleet_registration_token_expiry_seconds{")));
   assert.ok((samples.get('fleet_heartbeats_total{code="200"}') ?? 0) > 0);
+  // Background jobs run in the custom server's copy of the modules and are read by the Next
+  // bundle's: one process-wide metrics registry.
+  assert.equal(types.get("fleet_job_duration_seconds"), "histogram");
+  assert.ok((samples.get('fleet_job_runs_total{job="status-sweep",result="ok"}') ?? 0) > 0);
+  assert.ok((samples.get('fleet_job_duration_seconds_count{job="status-sweep"}') ?? 0) > 0);
 });

@@ -1,6 +1,13 @@
 import "server-only";
 import type { Selector } from "@/lib/domain/selector";
-import type { ClusterStatus } from "@/lib/domain/status";
+import {
+  HEALTH_RULES,
+  HEALTH_STATUSES,
+  STATUS_RULES,
+  type ClusterStatus,
+  type StatusCondition,
+  type StatusRule,
+} from "@/lib/domain/status";
 import { db, dialect } from "@/lib/server/db/client";
 
 // Hand-written SQL for the cluster queries that must stay fast with tens of thousands of clusters
@@ -22,8 +29,6 @@ export type ClusterSort = "name" | "lastHeartbeatAt" | "registeredAt" | "status"
 
 /** Filtered totals are exact up to this many matches; past it a list says "more than". */
 export const TOTAL_CAP = 1_000;
-
-const LIFECYCLE_OVERRIDES = ["Draining", "Deregistration", "Provisioning"];
 
 /** SQL text with `?` placeholders, and their values in order. */
 class Sql {
@@ -109,35 +114,69 @@ function cutoff(now: Date, thresholdSeconds: number): Date {
   return new Date(now.getTime() - thresholdSeconds * 1000);
 }
 
-/** Clusters whose computed status (lib/domain/status.ts) is `status` at `now`. */
-function statusCondition(status: ClusterStatus, now: Date, thresholdSeconds: number): Sql {
-  const healthPhase = sql`c."phase" NOT IN (${list(LIFECYCLE_OVERRIDES)})`;
-  const since = cutoff(now, thresholdSeconds);
-  switch (status) {
-    case "Draining":
-      return sql`c."phase" = 'Draining'`;
-    case "Deregistering":
-      return sql`c."phase" = 'Deregistration'`;
-    case "Provisioning":
-      return sql`c."phase" = 'Provisioning'`;
-    case "Pending":
-      return sql`${healthPhase} AND c."lastHeartbeatAt" IS NULL`;
-    case "Ready":
-      return sql`${healthPhase} AND c."lastHeartbeatAt" >= ${since} AND (c."apiServerHealth" IS NULL OR c."apiServerHealth" <> 'down')`;
-    case "NotReady":
-      return sql`${healthPhase} AND c."lastHeartbeatAt" IS NOT NULL AND (c."lastHeartbeatAt" < ${since} OR c."apiServerHealth" = 'down')`;
+// The status rule (lib/domain/status.ts, STATUS_RULES) in SQL. Each condition is written so it is
+// never NULL, so `NOT (...)` of an earlier row means what it says on both engines.
+
+/** A status or phase name from the rule table as an SQL literal (fixed words, never input). */
+function word(w: string): Sql {
+  if (!/^[A-Za-z]+$/.test(w)) throw new Error(`not a status word: ${w}`);
+  return new Sql(`'${w}'`);
+}
+
+function conditionSql(c: StatusCondition, since: Date): Sql {
+  switch (c.fact) {
+    case "phase":
+      return sql`c."phase" = ${word(c.is)}`;
+    case "heartbeat":
+      return c.is === "missing"
+        ? sql`c."lastHeartbeatAt" IS NULL`
+        : sql`(c."lastHeartbeatAt" IS NOT NULL AND c."lastHeartbeatAt" >= ${since})`;
+    case "apiServer":
+      return sql`(c."apiServerHealth" IS NULL OR c."apiServerHealth" <> 'down')`;
   }
 }
 
-/** The computed status as a column (same rules as statusCondition). */
+function allOf(rule: StatusRule, since: Date): Sql {
+  return rule.when.length
+    ? Sql.join(
+        rule.when.map((c) => conditionSql(c, since)),
+        " AND ",
+      )
+    : sql`1 = 1`;
+}
+
+const phaseOnly = (rule: StatusRule) => rule.when.length === 1 && rule.when[0]!.fact === "phase";
+
+/** Clusters whose status under `rules` (first matching row wins) is `status` at `now`. */
+function ruleCondition(rules: readonly StatusRule[], status: ClusterStatus, now: Date, thresholdSeconds: number): Sql {
+  const at = rules.findIndex((r) => r.status === status);
+  if (at < 0) return sql`1 = 0`;
+  const since = cutoff(now, thresholdSeconds);
+  const earlier = rules.slice(0, at);
+  // Earlier rows that only name a phase become one `phase NOT IN (...)`, a read of the covering index.
+  const phases = earlier.filter(phaseOnly).map((r) => word((r.when[0] as { is: string }).is));
+  const terms = [
+    ...(phases.length ? [sql`c."phase" NOT IN (${Sql.join(phases, ", ")})`] : []),
+    ...earlier.filter((r) => !phaseOnly(r)).map((r) => sql`NOT (${allOf(r, since)})`),
+    ...(rules[at]!.when.length ? [allOf(rules[at]!, since)] : []),
+  ];
+  return terms.length ? Sql.join(terms, " AND ") : sql`1 = 1`;
+}
+
+/** Clusters whose computed status (lib/domain/status.ts) is `status` at `now`. */
+function statusCondition(status: ClusterStatus, now: Date, thresholdSeconds: number): Sql {
+  return ruleCondition(STATUS_RULES, status, now, thresholdSeconds);
+}
+
+/** The computed status as a column, from the same rule table. */
 function statusColumn(now: Date, thresholdSeconds: number): Sql {
-  return sql`CASE
-    WHEN c."phase" = 'Draining' THEN 'Draining'
-    WHEN c."phase" = 'Deregistration' THEN 'Deregistering'
-    WHEN c."phase" = 'Provisioning' THEN 'Provisioning'
-    WHEN c."lastHeartbeatAt" IS NULL THEN 'Pending'
-    WHEN c."lastHeartbeatAt" >= ${cutoff(now, thresholdSeconds)} AND (c."apiServerHealth" IS NULL OR c."apiServerHealth" <> 'down') THEN 'Ready'
-    ELSE 'NotReady' END`;
+  const since = cutoff(now, thresholdSeconds);
+  const whens: Sql[] = [];
+  for (const rule of STATUS_RULES) {
+    if (!rule.when.length) return sql`CASE ${Sql.join(whens, " ")} ELSE ${word(rule.status)} END`;
+    whens.push(sql`WHEN ${allOf(rule, since)} THEN ${word(rule.status)}`);
+  }
+  return sql`CASE ${Sql.join(whens, " ")} END`;
 }
 
 function escapeLike(text: string): string {
@@ -157,12 +196,19 @@ function whereClause(filter: ClusterFilter, now: Date, thresholdSeconds: number)
   return terms.length ? sql`WHERE ${Sql.join(terms, " AND ")}` : sql``;
 }
 
-const SORT_COLUMNS: Record<ClusterSort, string> = {
-  name: `c."name"`,
-  lastHeartbeatAt: `c."lastHeartbeatAt"`,
-  registeredAt: `c."registeredAt"`,
-  status: `c."status"`,
-};
+/** What a page is ordered by; status is the computed one (the stored column lags behind phases). */
+function sortColumn(sort: ClusterSort, now: Date, thresholdSeconds: number): Sql {
+  switch (sort) {
+    case "name":
+      return sql`c."name"`;
+    case "lastHeartbeatAt":
+      return sql`c."lastHeartbeatAt"`;
+    case "registeredAt":
+      return sql`c."registeredAt"`;
+    case "status":
+      return statusColumn(now, thresholdSeconds);
+  }
+}
 
 async function countOf(q: Sql): Promise<number> {
   const [row] = await query<{ n: unknown }>(q);
@@ -189,7 +235,7 @@ export async function clusterPage(
   const windowed = exact && Boolean(filter.selector?.length);
   const pageQuery = query<{ id: string; total: unknown }>(
     sql`SELECT c."id", ${new Sql(windowed ? "count(*) OVER ()" : "0")} AS total FROM "Cluster" c ${where}
-        ORDER BY ${new Sql(SORT_COLUMNS[page.sort])} ${new Sql(page.order === "desc" ? "DESC" : "ASC")}, c."id" ASC
+        ORDER BY ${sortColumn(page.sort, now, thresholdSeconds)} ${new Sql(page.order === "desc" ? "DESC" : "ASC")}, c."id" ASC
         LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
   );
   // Run beside the page query (on PostgreSQL that is another connection of the pool).
@@ -322,4 +368,17 @@ export async function gateFacts(ids: readonly string[]): Promise<GateFacts[]> {
     metricsReporting: asBool(r.metricsReporting),
     labels: byCluster.get(r.id as string) ?? [],
   }));
+}
+
+/**
+ * Ids of up to `limit` clusters whose recorded health status (the sweeper's column) differs from
+ * the one their facts give now, from the health rows of the same rule table.
+ */
+export async function statusDrift(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
+  const drifted = HEALTH_RULES.map((rule) => {
+    const others = HEALTH_STATUSES.filter((s) => s !== rule.status).map(word);
+    return sql`(c."status" IN (${Sql.join(others, ", ")}) AND ${ruleCondition(HEALTH_RULES, rule.status, now, thresholdSeconds)})`;
+  });
+  const rows = await query<{ id: string }>(sql`SELECT c."id" FROM "Cluster" c WHERE ${Sql.join(drifted, " OR ")} LIMIT ${limit}`);
+  return rows.map((r) => r.id);
 }

@@ -9,13 +9,15 @@ const countAttempt = (result: string) =>
   incCounter("fleet_registration_attempts_total", "Registration attempts on this instance, by result code.", { result });
 import { registerCluster, type RegistrationTrace } from "./register-cluster";
 import { recordAttempt } from "./registration-attempts";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 export type Reply = { status: number; body: unknown; headers?: Record<string, string> };
 
-const g = globalThis as unknown as { __fleetRegistrationLimiter?: RateLimiter };
 function limiter() {
-  g.__fleetRegistrationLimiter ??= new RateLimiter(env().REGISTRATION_RATE_PER_MINUTE, env().REGISTRATION_RATE_BURST);
-  return g.__fleetRegistrationLimiter;
+  return processSingleton(
+    "registration-limiter",
+    () => new RateLimiter(env().REGISTRATION_RATE_PER_MINUTE, env().REGISTRATION_RATE_BURST),
+  );
 }
 
 function nameFrom(body: unknown): string | null {

@@ -4,6 +4,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { env, type Env } from "@/lib/env";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 // Both generated clients come from the same models (prisma/models.prisma), so they expose
 // the same API; the SQLite one's type stands for both.
@@ -28,13 +29,10 @@ export function createDb(database: Env["database"]): Db {
   return new PostgresClient({ adapter, omit }) as unknown as Db;
 }
 
-// One client per process, shared through globalThis: the custom server and the Next bundle
-// load this module separately, and dev reloads would otherwise open a pool per edit.
-const g = globalThis as unknown as { __fleetDb?: Db };
-
+// One client per process: the custom server and the Next bundle load this module separately,
+// and dev reloads would otherwise open a pool per edit.
 export function db(): Db {
-  g.__fleetDb ??= createDb(env().database);
-  return g.__fleetDb;
+  return processSingleton("db", () => createDb(env().database));
 }
 
 export function dialect(): Env["database"]["dialect"] {

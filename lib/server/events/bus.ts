@@ -1,5 +1,6 @@
 import "server-only";
 import { EventEmitter } from "node:events";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 /** What the live event stream carries (GET /api/v1/events). */
 export type FleetEvent =
@@ -29,12 +30,13 @@ export type FleetEvent =
 
 type Transport = { publish(event: FleetEvent): void };
 
-// One emitter per process, shared through globalThis (the custom server and the Next bundle
-// load this module separately). With PostgreSQL a transport relays events between instances.
-const g = globalThis as unknown as { __fleetBus?: { emitter: EventEmitter; transport: Transport | null } };
+// One emitter per process (the custom server and the Next bundle load this module separately).
+// With PostgreSQL a transport relays events between instances.
 function state() {
-  g.__fleetBus ??= { emitter: new EventEmitter().setMaxListeners(0), transport: null };
-  return g.__fleetBus;
+  return processSingleton("event-bus", () => ({
+    emitter: new EventEmitter().setMaxListeners(0),
+    transport: null as Transport | null,
+  }));
 }
 
 /** Publishes to this instance's subscribers and, through the transport, to the other instances. */

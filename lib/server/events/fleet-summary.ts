@@ -4,6 +4,8 @@ import { randomId } from "@/lib/server/auth/secrets";
 import { getSettings } from "@/lib/server/settings/settings";
 import { heartbeatsReceived } from "@/lib/server/heartbeats/heartbeat-writer";
 import { countByStatus } from "@/lib/server/clusters/cluster-sql";
+import { startJobs, type Job, type JobRunner } from "@/lib/server/jobs/job-runner";
+import { processSingleton } from "@/lib/server/process-singletons";
 import { publish, subscribe, type FleetEvent } from "./bus";
 
 /** Clusters by computed status, straight from the database (so every instance agrees). */
@@ -16,17 +18,16 @@ const INSTANCE_ID = randomId(8);
 const RATE_TTL_MS = 10_000;
 
 type Rates = Map<string, { perSecond: number; at: number }>;
-const g = globalThis as unknown as { __fleetRates?: Rates; __fleetRatesSub?: () => void };
 
 /** Latest heartbeat rate of every live instance, learnt from the event bus. */
 function rates(): Rates {
-  if (!g.__fleetRates) {
-    g.__fleetRates = new Map();
-    g.__fleetRatesSub = subscribe((e) => {
-      if (e.type === "instance.heartbeats") g.__fleetRates!.set(e.instanceId, { perSecond: e.perSecond, at: Date.now() });
+  return processSingleton("heartbeat-rates", () => {
+    const byInstance: Rates = new Map();
+    subscribe((e) => {
+      if (e.type === "instance.heartbeats") byInstance.set(e.instanceId, { perSecond: e.perSecond, at: Date.now() });
     });
-  }
-  return g.__fleetRates;
+    return byInstance;
+  });
 }
 
 export function fleetHeartbeatRate(): number {
@@ -39,25 +40,27 @@ export function fleetHeartbeatRate(): number {
   return Math.round(sum * 10) / 10;
 }
 
-/** Publishes this instance's heartbeat rate every `intervalMs` (a worker). */
-export function startRatePublisher(intervalMs = 2000): () => void {
+/** A job that publishes this instance's heartbeat rate every `everyMs` (a worker). */
+export function ratePublisherJob(everyMs = 2000): Job {
   rates();
   let last = heartbeatsReceived();
   let lastAt = Date.now();
-  const timer = setInterval(() => {
-    const n = heartbeatsReceived();
-    const now = Date.now();
-    publish({
-      type: "instance.heartbeats",
-      instanceId: INSTANCE_ID,
-      perSecond: ((n - last) * 1000) / (now - lastAt),
-      at: new Date(now).toISOString(),
-    });
-    last = n;
-    lastAt = now;
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return {
+    name: "heartbeat-rate",
+    everyMs,
+    run: () => {
+      const n = heartbeatsReceived();
+      const now = Date.now();
+      publish({
+        type: "instance.heartbeats",
+        instanceId: INSTANCE_ID,
+        perSecond: ((n - last) * 1000) / (now - lastAt),
+        at: new Date(now).toISOString(),
+      });
+      last = n;
+      lastAt = now;
+    },
+  };
 }
 
 export async function fleetSummary(): Promise<Extract<FleetEvent, { type: "fleet.summary" }>> {
@@ -75,13 +78,13 @@ export async function fleetSummary(): Promise<Extract<FleetEvent, { type: "fleet
 const SUMMARY_MS = 2000;
 type Shared = {
   listeners: Set<(s: FleetSummary) => void>;
-  timer: NodeJS.Timeout | null;
+  runner: JobRunner | null;
   last: FleetSummary | null;
   computing: boolean;
 };
 export type FleetSummary = Extract<FleetEvent, { type: "fleet.summary" }>;
-const gs = globalThis as unknown as { __fleetSummaryShared?: Shared };
-const shared = (): Shared => (gs.__fleetSummaryShared ??= { listeners: new Set(), timer: null, last: null, computing: false });
+const shared = () =>
+  processSingleton<Shared>("fleet-summary", () => ({ listeners: new Set(), runner: null, last: null, computing: false }));
 
 /** Computes a summary now and hands it to every listener (no-op without listeners). */
 export async function broadcastSummary(): Promise<void> {
@@ -102,13 +105,13 @@ export function onSummary(fn: (summary: FleetSummary) => void): () => void {
   const s = shared();
   s.listeners.add(fn);
   if (s.last) fn(s.last);
-  s.timer ??= setInterval(() => void broadcastSummary(), SUMMARY_MS);
+  s.runner ??= startJobs([{ name: "fleet-summary", everyMs: SUMMARY_MS, run: broadcastSummary }]);
   if (s.listeners.size === 1) void broadcastSummary();
   return () => {
     s.listeners.delete(fn);
-    if (!s.listeners.size && s.timer) {
-      clearInterval(s.timer);
-      s.timer = null;
+    if (!s.listeners.size && s.runner) {
+      void s.runner.stop();
+      s.runner = null;
       s.last = null;
     }
   };

@@ -2,6 +2,7 @@ import "server-only";
 import { parseSelector, SelectorError, selectorProblem, type Selector } from "@/lib/domain/selector";
 import { ApiError } from "@/lib/server/api/errors";
 import { log } from "@/lib/server/log";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 // A group's selector as stored. Rows saved before the selector limits (lib/domain/selector.ts)
 // may be over them, or otherwise unparseable: such a group is shown as invalid, matches no
@@ -9,8 +10,6 @@ import { log } from "@/lib/server/log";
 // where a request names it (gate, cluster list, rollouts), until an operator fixes it.
 
 export type StoredGroup = { id: string; name: string; selector: string };
-
-const g = globalThis as unknown as { __fleetInvalidGroups?: Set<string> };
 
 /**
  * The parsed selector of a group, or null when it is invalid (then it matches nothing). Each
@@ -21,7 +20,7 @@ export function usableGroupSelector(group: StoredGroup): Selector | null {
     return parseSelector(group.selector);
   } catch (err) {
     if (!(err instanceof SelectorError)) throw err;
-    const seen = (g.__fleetInvalidGroups ??= new Set());
+    const seen = processSingleton("invalid-group-selectors", () => new Set<string>());
     const key = `${group.id}\n${group.selector}`;
     if (!seen.has(key)) {
       seen.add(key);

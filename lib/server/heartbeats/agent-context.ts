@@ -1,6 +1,8 @@
 import "server-only";
+import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
 import { db } from "@/lib/server/db/client";
 import { Snapshot } from "@/lib/server/agents/snapshot";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 export type OpenDirective = { id: string; type: string; payload: string };
 export type AgentContext = {
@@ -15,52 +17,52 @@ export type AgentContext = {
 // worth is loaded at most once a second and shared by every heartbeat, instead of a query per
 // heartbeat. Changes made on this instance call invalidateAgentContext() and apply at once.
 const MAX_AGE_MS = 1000;
-const OVERRIDING_PHASES = ["Draining", "Deregistration", "Provisioning"];
 
 type Loaded = { phases: Map<string, string>; directives: Map<string, OpenDirective[]>; outOfSync: Map<string, string | null> };
 
-const g = globalThis as unknown as { __fleetAgentContext?: Snapshot<Loaded> };
-
 function snapshot(): Snapshot<Loaded> {
-  g.__fleetAgentContext ??= new Snapshot(async () => {
-    const applied = db().cluster.fields.appliedPolicyRevision;
-    const [clusters, open, outOfSync] = await Promise.all([
-      db().cluster.findMany({ where: { phase: { in: OVERRIDING_PHASES } }, select: { id: true, phase: true } }),
-      db().directive.findMany({
-        where: { ackedAt: null },
-        select: { id: true, clusterId: true, type: true, payload: true },
-        orderBy: { createdAt: "asc" },
-      }),
-      // Policies: only clusters that have not applied what they should run are loaded; every
-      // other cluster's desired revision is the one it reports as applied.
-      db().cluster.findMany({
-        where: {
-          OR: [
-            { desiredPolicyRevision: null, appliedPolicyRevision: { not: null } },
-            { desiredPolicyRevision: { not: null }, appliedPolicyRevision: null },
-            {
-              desiredPolicyRevision: { not: null },
-              appliedPolicyRevision: { not: null },
-              NOT: { desiredPolicyRevision: { equals: applied } },
+  return processSingleton(
+    "agent-context",
+    () =>
+      new Snapshot<Loaded>(async () => {
+        const applied = db().cluster.fields.appliedPolicyRevision;
+        const [clusters, open, outOfSync] = await Promise.all([
+          db().cluster.findMany({ where: { phase: { in: [...STATUS_OVERRIDE_PHASES] } }, select: { id: true, phase: true } }),
+          db().directive.findMany({
+            where: { ackedAt: null },
+            select: { id: true, clusterId: true, type: true, payload: true },
+            orderBy: { createdAt: "asc" },
+          }),
+          // Policies: only clusters that have not applied what they should run are loaded; every
+          // other cluster's desired revision is the one it reports as applied.
+          db().cluster.findMany({
+            where: {
+              OR: [
+                { desiredPolicyRevision: null, appliedPolicyRevision: { not: null } },
+                { desiredPolicyRevision: { not: null }, appliedPolicyRevision: null },
+                {
+                  desiredPolicyRevision: { not: null },
+                  appliedPolicyRevision: { not: null },
+                  NOT: { desiredPolicyRevision: { equals: applied } },
+                },
+              ],
             },
-          ],
-        },
-        select: { id: true, desiredPolicyRevision: true },
-      }),
-    ]);
-    const directives = new Map<string, OpenDirective[]>();
-    for (const d of open) {
-      const list = directives.get(d.clusterId) ?? [];
-      list.push({ id: d.id, type: d.type, payload: d.payload });
-      directives.set(d.clusterId, list);
-    }
-    return {
-      phases: new Map(clusters.map((c) => [c.id, c.phase])),
-      directives,
-      outOfSync: new Map(outOfSync.map((c) => [c.id, c.desiredPolicyRevision])),
-    };
-  }, MAX_AGE_MS);
-  return g.__fleetAgentContext;
+            select: { id: true, desiredPolicyRevision: true },
+          }),
+        ]);
+        const directives = new Map<string, OpenDirective[]>();
+        for (const d of open) {
+          const list = directives.get(d.clusterId) ?? [];
+          list.push({ id: d.id, type: d.type, payload: d.payload });
+          directives.set(d.clusterId, list);
+        }
+        return {
+          phases: new Map(clusters.map((c) => [c.id, c.phase])),
+          directives,
+          outOfSync: new Map(outOfSync.map((c) => [c.id, c.desiredPolicyRevision])),
+        };
+      }, MAX_AGE_MS),
+  );
 }
 
 export async function agentContext(clusterId: string): Promise<AgentContext> {

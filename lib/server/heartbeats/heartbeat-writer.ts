@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
 import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 /** The facts one heartbeat reports, as stored on the cluster row. */
 export type HeartbeatFacts = {
@@ -48,9 +49,8 @@ type State = {
   bucketsWrittenAt: number;
 };
 
-const g = globalThis as unknown as { __fleetHeartbeats?: State };
 function state(): State {
-  g.__fleetHeartbeats ??= {
+  return processSingleton<State>("heartbeat-writer", () => ({
     pending: new Map(),
     buckets: new Map(),
     poolHashes: new Map(),
@@ -59,8 +59,7 @@ function state(): State {
     flushing: null,
     written: new Map(),
     bucketsWrittenAt: 0,
-  };
-  return g.__fleetHeartbeats;
+  }));
 }
 
 export function enqueueHeartbeat(clusterId: string, facts: HeartbeatFacts) {

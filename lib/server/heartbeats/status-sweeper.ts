@@ -1,6 +1,7 @@
 import "server-only";
 import { healthStatus, transitionReason, type HealthStatus } from "@/lib/domain/status";
 import { db } from "@/lib/server/db/client";
+import { statusDrift } from "@/lib/server/clusters/cluster-sql";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
@@ -15,18 +16,13 @@ const BATCH = 500;
  */
 export async function sweepStatuses(now = new Date()): Promise<number> {
   const { notReadyThresholdSeconds: threshold } = await getSettings();
-  const cutoff = new Date(now.getTime() - threshold * 1000);
-  const notDown = { OR: [{ apiServerHealth: null }, { apiServerHealth: { not: "down" } }] };
+  // Which clusters drifted is asked in SQL generated from the status rule table, so it cannot
+  // disagree with healthStatus() below.
+  const ids = await statusDrift(now, threshold, BATCH);
+  if (!ids.length) return 0;
   const candidates = await db().cluster.findMany({
-    where: {
-      OR: [
-        { status: { in: ["Pending", "NotReady"] }, lastHeartbeatAt: { gte: cutoff }, ...notDown },
-        { status: { in: ["Pending", "Ready"] }, lastHeartbeatAt: { lt: cutoff } },
-        { status: { in: ["Pending", "Ready"] }, lastHeartbeatAt: { not: null }, apiServerHealth: "down" },
-      ],
-    },
+    where: { id: { in: ids } },
     select: { id: true, name: true, status: true, phase: true, lastHeartbeatAt: true, apiServerHealth: true },
-    take: BATCH,
   });
   let recorded = 0;
   for (const c of candidates) {
@@ -67,16 +63,4 @@ export async function sweepStatuses(now = new Date()): Promise<number> {
   // Counts on screen follow a transition at once instead of at the next periodic summary.
   if (recorded) void broadcastSummary();
   return recorded;
-}
-
-/** Runs the sweeper every `intervalMs` until the returned stop function is called. */
-export function startStatusSweeper(intervalMs = 1000): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = sweepStatuses().catch((err) => log.error("status sweep failed", { error: String(err) }));
-  }, intervalMs);
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
 }

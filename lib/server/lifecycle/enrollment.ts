@@ -4,8 +4,8 @@ import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
-import { log } from "@/lib/server/log";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 /** Stored per cluster: each checklist item's state and since when it has been in it. */
 export type StoredEnrollment = Record<string, { state: ChecklistState; since: string }>;
@@ -19,11 +19,11 @@ export type EnrollmentSummary = {
   labels: Record<string, string>;
 };
 
-const g = globalThis as unknown as { __fleetEnrollment?: EnrollmentSummary };
+const lastSummary = () => processSingleton("enrollment-summary", () => ({ value: null as EnrollmentSummary | null }));
 
 /** The last evaluation's fleet-wide numbers (null before the first pass on this instance). */
 export function enrollmentSummary(): EnrollmentSummary | null {
-  return g.__fleetEnrollment ?? null;
+  return lastSummary().value;
 }
 
 export function parseStored(text: string | null): StoredEnrollment {
@@ -136,23 +136,7 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
     if (page.length < PAGE) break;
     await yieldToEventLoop();
   }
-  g.__fleetEnrollment = summary;
+  lastSummary().value = summary;
   if (changed) publish({ type: "fleet.enrollment", ...summary });
   return { changed, enrolled: summary.enrolled, total: summary.total };
-}
-
-export function startEnrollmentEvaluator(intervalMs = 10_000): () => Promise<void> {
-  let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    running = evaluateEnrollment()
-      .catch((err) => log.error("enrollment evaluation failed", { error: String(err) }))
-      .finally(() => (busy = false));
-  }, intervalMs);
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
 }

@@ -1,14 +1,16 @@
 import "server-only";
 
-// A small Prometheus registry for this instance's own counters and histograms. On globalThis:
-// the agent port's direct paths and the Next bundle load this module separately.
+import { processSingleton } from "@/lib/server/process-singletons";
+
+// A small Prometheus registry for this instance's own counters and histograms, one per process
+// (the agent port's direct paths and the Next bundle load this module separately).
 type Labels = Record<string, string>;
 type Counter = { help: string; values: Map<string, { labels: Labels; value: number }> };
-type Histogram = { help: string; buckets: number[]; counts: number[]; sum: number; count: number };
+type Series = { labels: Labels; counts: number[]; sum: number; count: number };
+type Histogram = { help: string; buckets: number[]; series: Map<string, Series> };
 
 type State = { counters: Map<string, Counter>; histograms: Map<string, Histogram> };
-const g = globalThis as unknown as { __fleetMetrics?: State };
-const state = (): State => (g.__fleetMetrics ??= { counters: new Map(), histograms: new Map() });
+const state = () => processSingleton<State>("metrics", () => ({ counters: new Map(), histograms: new Map() }));
 
 const labelKey = (labels: Labels) => JSON.stringify(Object.entries(labels).sort());
 
@@ -22,15 +24,18 @@ export function incCounter(name: string, help: string, labels: Labels = {}, by =
   c.values.set(key, v);
 }
 
-export function observe(name: string, help: string, buckets: number[], value: number) {
+export function observe(name: string, help: string, buckets: number[], value: number, labels: Labels = {}) {
   const histograms = state().histograms;
-  const h: Histogram = histograms.get(name) ?? { help, buckets, counts: buckets.map(() => 0), sum: 0, count: 0 };
+  const h: Histogram = histograms.get(name) ?? { help, buckets, series: new Map() };
   histograms.set(name, h);
+  const key = labelKey(labels);
+  const s: Series = h.series.get(key) ?? { labels, counts: h.buckets.map(() => 0), sum: 0, count: 0 };
+  h.series.set(key, s);
   h.buckets.forEach((b, i) => {
-    if (value <= b) h.counts[i]!++;
+    if (value <= b) s.counts[i]!++;
   });
-  h.sum += value;
-  h.count++;
+  s.sum += value;
+  s.count++;
 }
 
 export function escapeLabel(v: string) {
@@ -51,8 +56,12 @@ export function renderOwnMetrics(): string[] {
   }
   for (const [name, h] of state().histograms) {
     out.push(`# HELP ${name} ${h.help}`, `# TYPE ${name} histogram`);
-    h.buckets.forEach((b, i) => out.push(`${name}_bucket{le="${b}"} ${h.counts[i]}`));
-    out.push(`${name}_bucket{le="+Inf"} ${h.count}`, `${name}_sum ${h.sum}`, `${name}_count ${h.count}`);
+    for (const s of h.series.values()) {
+      const bucket = (le: string) => formatLabels({ ...s.labels, le });
+      h.buckets.forEach((b, i) => out.push(`${name}_bucket${bucket(String(b))} ${s.counts[i]}`));
+      const own = formatLabels(s.labels);
+      out.push(`${name}_bucket${bucket("+Inf")} ${s.count}`, `${name}_sum${own} ${s.sum}`, `${name}_count${own} ${s.count}`);
+    }
   }
   return out;
 }

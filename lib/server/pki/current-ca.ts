@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
 import { CA_SECRETS, dbSecretStore, decodeStoredCa, loadOrCreateFleetCa, type FleetCa } from "./fleet-ca";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 /**
  * The fleet's CAs as every instance sees them. Outside a rollover there is one CA. During a
@@ -31,34 +32,30 @@ export type CaState = {
 // Other instances start and retire rollovers: re-read the rows at most this often.
 const REFRESH_MS = 2_000;
 
-// One state per process, shared through globalThis by the custom server (agent TLS port) and
-// the Next bundle (signing), which load this module separately.
+// One state per process, shared by the custom server (agent TLS port) and the Next bundle
+// (signing), which load this module separately.
 type Cache = { state: CaState; at: number; rows: string } | null;
-const g = globalThis as unknown as {
-  __fleetCaFirst?: Promise<FleetCa>;
-  __fleetCaState?: Cache;
-  __fleetCaLoading?: Promise<CaState>;
-};
+const g = processSingleton<{ first?: Promise<FleetCa>; cached?: Cache; loading?: Promise<CaState> }>("fleet-ca", () => ({}));
 
 /** First load: creates the CA on the very first start, seals a clear key when a KEK is set. */
 function firstLoad(): Promise<FleetCa> {
-  g.__fleetCaFirst ??= loadOrCreateFleetCa(dbSecretStore(db()), { kek: env().fleetCaKek }).catch((err) => {
-    g.__fleetCaFirst = undefined;
+  g.first ??= loadOrCreateFleetCa(dbSecretStore(db()), { kek: env().fleetCaKek }).catch((err) => {
+    g.first = undefined;
     throw err;
   });
-  return g.__fleetCaFirst;
+  return g.first;
 }
 
 export async function caState(): Promise<CaState> {
-  const cached = g.__fleetCaState;
+  const cached = g.cached;
   if (cached && Date.now() - cached.at < REFRESH_MS) return cached.state;
-  g.__fleetCaLoading ??= refresh().finally(() => (g.__fleetCaLoading = undefined));
-  return g.__fleetCaLoading;
+  g.loading ??= refresh().finally(() => (g.loading = undefined));
+  return g.loading;
 }
 
 /** After this instance changed the rows: the next caState() reads them again. */
 export function invalidateCaState() {
-  if (g.__fleetCaState) g.__fleetCaState.at = 0;
+  if (g.cached) g.cached.at = 0;
 }
 
 async function refresh(): Promise<CaState> {
@@ -71,14 +68,14 @@ async function refresh(): Promise<CaState> {
   const rollover = rows.find((r) => r.name === CA_SECRETS.rollover)?.value ?? null;
   if (!bundle) throw new Error(`The secret ${CA_SECRETS.bundle} disappeared; restore it from a backup.`);
   const key = `${bundle}\n${rollover ?? ""}`;
-  const cached = g.__fleetCaState;
+  const cached = g.cached;
   if (cached && cached.rows === key) {
     cached.at = Date.now();
     return cached.state;
   }
   try {
     const state = decodeState(bundle, rollover);
-    g.__fleetCaState = { state, at: Date.now(), rows: key };
+    g.cached = { state, at: Date.now(), rows: key };
     return state;
   } catch (err) {
     // A running instance keeps its last good CAs (e.g. while an operator re-seals with a new KEK)

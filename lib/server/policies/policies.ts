@@ -14,14 +14,14 @@ import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { Snapshot } from "@/lib/server/agents/snapshot";
 import { selectorProblem } from "@/lib/domain/selector";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 /** Phases that receive no new policy revisions (a draining cluster keeps what it has). */
 const FROZEN_PHASES = ["Draining", "Deregistration"];
 
 // Registrations ask for the targeted policies every time; they change rarely. Changes on this
 // instance invalidate at once (recomputeDesiredRevisions is called after each), others within 1 s.
-const g = globalThis as unknown as { __fleetPolicies?: Snapshot<TargetedPolicy[]> };
-const policySnapshot = () => (g.__fleetPolicies ??= new Snapshot(loadTargetedPolicies, 1000));
+const policySnapshot = () => processSingleton("targeted-policies", () => new Snapshot(loadTargetedPolicies, 1000));
 
 async function targetedPolicies(fresh: boolean): Promise<TargetedPolicy[]> {
   if (fresh) policySnapshot().invalidate();

@@ -2,16 +2,17 @@ import "server-only";
 import { DEFAULT_SETTINGS, settingsSchema, type Settings, type SettingsPatch } from "@/lib/domain/settings";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 // Hot paths (heartbeats) read settings on every call; a short cache keeps that off the
 // database while other instances still see a change within this time.
 const CACHE_MS = 2_000;
-// On globalThis: the agent port's direct paths and the Next bundle load this module
+// One cache per process: the agent port's direct paths and the Next bundle load this module
 // separately, and a change saved through one must reset the cache both read.
-const g = globalThis as unknown as { __fleetSettings?: { at: number; value: Settings } | null };
+const g = processSingleton("settings-cache", () => ({ cached: null as { at: number; value: Settings } | null }));
 
 export async function getSettings(): Promise<Settings> {
-  const cache = g.__fleetSettings;
+  const cache = g.cached;
   if (cache && Date.now() - cache.at < CACHE_MS) return cache.value;
   const rows = await db().setting.findMany();
   const stored: Record<string, unknown> = {};
@@ -27,7 +28,7 @@ export async function getSettings(): Promise<Settings> {
     const one = settingsSchema.shape[key].safeParse(stored[key]);
     if (one.success) (value as Record<string, unknown>)[key] = one.data;
   }
-  g.__fleetSettings = { at: Date.now(), value };
+  g.cached = { at: Date.now(), value };
   return value;
 }
 
@@ -52,6 +53,6 @@ export async function updateSettings(actor: Actor, patch: SettingsPatch): Promis
       );
     }
   });
-  g.__fleetSettings = null;
+  g.cached = null;
   return next;
 }

@@ -2,14 +2,17 @@ import "server-only";
 import { compatibilityMatrixSchema, SHIPPED_MATRIX, versionFlags, type CompatibilityMatrix } from "@/lib/domain/compatibility";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { processSingleton } from "@/lib/server/process-singletons";
 
 const KEY = "compatibilityMatrix";
 const CACHE_MS = 2_000;
-const g = globalThis as unknown as { __fleetMatrix?: { at: number; value: CompatibilityMatrix; edited: boolean } | null };
+const g = processSingleton("compatibility-matrix", () => ({
+  cached: null as { at: number; value: CompatibilityMatrix; edited: boolean } | null,
+}));
 
 /** The matrix in force: an admin's edited copy, else the one shipped with this build. */
 export async function getMatrix(): Promise<{ matrix: CompatibilityMatrix; edited: boolean }> {
-  const c = g.__fleetMatrix;
+  const c = g.cached;
   if (c && Date.now() - c.at < CACHE_MS) return { matrix: c.value, edited: c.edited };
   const row = await db().setting.findUnique({ where: { key: KEY } });
   let matrix = SHIPPED_MATRIX;
@@ -21,7 +24,7 @@ export async function getMatrix(): Promise<{ matrix: CompatibilityMatrix; edited
       edited = true;
     }
   }
-  g.__fleetMatrix = { at: Date.now(), value: matrix, edited };
+  g.cached = { at: Date.now(), value: matrix, edited };
   return { matrix, edited };
 }
 
@@ -43,7 +46,7 @@ export async function setMatrix(actor: Actor, matrix: CompatibilityMatrix | null
       matrix ? { matrix } : {},
     );
   });
-  g.__fleetMatrix = null;
+  g.cached = null;
   return getMatrix();
 }
 

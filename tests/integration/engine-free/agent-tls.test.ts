@@ -14,7 +14,7 @@ import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
-import { makeKey } from "../helpers/csr";
+import { makeKey } from "../../helpers/csr";
 
 const DAY = 24 * 60 * 60 * 1000;
 

@@ -7,8 +7,8 @@ import path from "node:path";
 import { after, describe, test } from "node:test";
 import { KubeCluster, BIG_RECOUNT_MS } from "@/lib/agent/kube/kube-cluster";
 import { KubeClient } from "@/lib/agent/kube/kube-client";
-import { FakeKubeApi } from "../helpers/fake-kube-api";
-import { aksCluster, bigCluster, type FakeCluster } from "../helpers/kube-clusters";
+import { FakeKubeApi } from "../../helpers/fake-kube-api";
+import { aksCluster, bigCluster, type FakeCluster } from "../../helpers/kube-clusters";
 
 const apis: FakeKubeApi[] = [];
 after(async () => Promise.all(apis.map((a) => a.stop())));

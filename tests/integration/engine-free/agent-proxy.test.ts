@@ -6,8 +6,8 @@ import https from "node:https";
 import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { EnvProxyAgent, proxyFor } from "@/lib/agent/http";
-import { FakeKubeApi } from "../helpers/fake-kube-api";
-import { aksCluster } from "../helpers/kube-clusters";
+import { FakeKubeApi } from "../../helpers/fake-kube-api";
+import { aksCluster } from "../../helpers/kube-clusters";
 
 describe("egress proxy", () => {
   let target: FakeKubeApi;

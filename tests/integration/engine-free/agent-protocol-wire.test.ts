@@ -21,7 +21,7 @@ import { FileStateStore } from "@/lib/agent/state";
 import { fileTokenSource, staticTokenSource } from "@/lib/agent/token";
 import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = path.resolve(import.meta.dirname, "../../..");
 const TOKEN = "frt_testpublicid_" + "s3cr3t".repeat(6);
 
 // ---- a fake fleet: CA, server certificate, protocol handlers --------------------------------
