@@ -5,7 +5,7 @@ import { createApiKeySchema } from "@/lib/domain/api-keys";
 import { compatibilityMatrixSchema } from "@/lib/domain/compatibility";
 import { createGroupSchema, updateGroupSchema } from "@/lib/domain/groups";
 import { createPolicySchema, newRevisionSchema, updatePolicySchema } from "@/lib/domain/policies";
-import { createRolloutSchema } from "@/lib/domain/rollouts";
+import { createRolloutSchema, rolloutActionSchema } from "@/lib/domain/rollouts";
 import { settingsPatchSchema } from "@/lib/domain/settings";
 import { mintTokenSchema } from "@/lib/domain/tokens";
 import { createUserSchema, updateUserSchema } from "@/lib/domain/users";
@@ -16,7 +16,6 @@ import { provisionClusterSchema } from "@/lib/server/clusters/provision-cluster"
 import { updateClusterSchema } from "@/lib/server/clusters/update-cluster";
 import { gateQuerySchema } from "@/lib/server/gate/evaluate-gate";
 import { deregistrationActionSchema } from "@/lib/server/lifecycle/deregistration";
-import { rolloutActionSchema } from "@/lib/server/rollouts/rollouts";
 
 type Role = "viewer" | "operator" | "admin";
 type Op = {

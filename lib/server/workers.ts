@@ -5,7 +5,7 @@ import { pruneAttempts } from "@/lib/server/clusters/registration-attempts";
 import { startRatePublisher } from "@/lib/server/events/fleet-summary";
 import { pruneFleetHistory, sampleFleet } from "@/lib/server/fleet/overview";
 import { startEnrollmentEvaluator } from "@/lib/server/lifecycle/enrollment";
-import { startRolloutEngine } from "@/lib/server/rollouts/rollouts";
+import { startRolloutEngine } from "@/lib/server/rollouts/rollout-ticker";
 import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
 import { pruneRevokedSessions } from "@/lib/server/auth/sessions";
 import { log } from "@/lib/server/log";

@@ -1,7 +1,8 @@
 import { createRolloutSchema } from "@/lib/domain/rollouts";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { parseWith, readJson } from "@/lib/server/api/read-body";
-import { createRollout, listRollouts } from "@/lib/server/rollouts/rollouts";
+import { createRollout } from "@/lib/server/rollouts/create-rollout";
+import { listRollouts } from "@/lib/server/rollouts/list-rollouts";
 
 export const GET = adminRoute("viewer", async () => Response.json({ items: await listRollouts() }));
 

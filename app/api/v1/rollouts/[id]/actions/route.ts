@@ -1,6 +1,7 @@
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { parseWith, readJson } from "@/lib/server/api/read-body";
-import { actOnRollout, rolloutActionSchema } from "@/lib/server/rollouts/rollouts";
+import { rolloutActionSchema } from "@/lib/domain/rollouts";
+import { actOnRollout } from "@/lib/server/rollouts/act-on-rollout";
 
 /** pause, resume or abort. */
 export const POST = adminRoute<{ id: string }>("operator", async ({ req, principal, params }) =>
