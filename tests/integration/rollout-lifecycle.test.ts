@@ -4,8 +4,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SYSTEM_ACTOR } from "@/lib/server/audit/record-audit";
-import { db } from "@/lib/server/db/client";
-import { inTransaction } from "@/lib/server/db/transaction";
+import type { Phase } from "@/lib/domain/status";
+import { db, type Tx } from "@/lib/server/db/client";
+import { inTransaction, type AfterCommit } from "@/lib/server/db/transaction";
 import { subscribe, type FleetEvent } from "@/lib/server/events/bus";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { abortRollout } from "@/lib/server/rollouts/abort-rollout";
@@ -135,56 +136,33 @@ describe(`rollouts and phase changes on ${engine}`, () => {
 describe(`inTransaction and changePhase on ${engine}`, () => {
   test("effects run after commit, and not at all when the transaction rolls back", async () => {
     const [id] = await seedClusters("effects", 1);
+    const at = new Date();
+    const move = (tx: Tx, afterCommit: AfterCommit, from: Phase, to: Phase) =>
+      changePhase(tx, afterCommit, { clusterId: id!, clusterName: "effects-0", from, to, reason: "test", at });
+    const phase = async () => (await db().cluster.findUniqueOrThrow({ where: { id: id! } })).phase;
     const heard: FleetEvent[] = [];
     const stop = subscribe((e) => heard.push(e));
     try {
-      const at = new Date();
       await assert.rejects(
         inTransaction(async (tx, afterCommit) => {
-          assert.ok(
-            await changePhase(tx, afterCommit, {
-              clusterId: id!,
-              clusterName: "effects-0",
-              from: "Active",
-              to: "Draining",
-              reason: "test",
-              at,
-            }),
-          );
+          assert.ok(await move(tx, afterCommit, "Active", "Draining"));
           throw new Error("rolled back");
         }),
         /rolled back/,
       );
       assert.deepEqual(heard, [], "nothing published for a rolled-back change");
-      assert.equal((await db().cluster.findUniqueOrThrow({ where: { id: id! } })).phase, "Active");
+      assert.equal(await phase(), "Active");
       assert.deepEqual(await phaseEvents(id!), []);
 
       await inTransaction(async (tx, afterCommit) => {
-        await changePhase(tx, afterCommit, {
-          clusterId: id!,
-          clusterName: "effects-0",
-          from: "Active",
-          to: "Draining",
-          reason: "test",
-          at,
-        });
+        await move(tx, afterCommit, "Active", "Draining");
         assert.deepEqual(heard, [], "not before commit");
       });
       assert.deepEqual(heard, [{ type: "cluster.updated", clusterId: id!, name: "effects-0", at: at.toISOString() }]);
-      assert.equal((await db().cluster.findUniqueOrThrow({ where: { id: id! } })).phase, "Draining");
+      assert.equal(await phase(), "Draining");
 
       // From a phase it is no longer in: nothing is written or published.
-      const moved = await inTransaction((tx, afterCommit) =>
-        changePhase(tx, afterCommit, {
-          clusterId: id!,
-          clusterName: "effects-0",
-          from: "Active",
-          to: "Upgrading",
-          reason: "late",
-          at,
-        }),
-      );
-      assert.equal(moved, false);
+      assert.equal(await inTransaction((tx, afterCommit) => move(tx, afterCommit, "Active", "Upgrading")), false);
       assert.equal(heard.length, 1);
       assert.deepEqual(
         (await phaseEvents(id!)).map((e) => e.toValue),
