@@ -15,7 +15,7 @@ export type AgentContext = {
 // worth is loaded at most once a second and shared by every heartbeat, instead of a query per
 // heartbeat. Changes made on this instance call invalidateAgentContext() and apply at once.
 const MAX_AGE_MS = 1000;
-const OVERRIDING_PHASES = ["Draining", "Deregistration", "Provisioning"];
+export const OVERRIDING_PHASES: readonly string[] = ["Draining", "Deregistration", "Provisioning"];
 
 type Loaded = { phases: Map<string, string>; directives: Map<string, OpenDirective[]>; outOfSync: Map<string, string | null> };
 
@@ -25,7 +25,7 @@ function snapshot(): Snapshot<Loaded> {
   g.__fleetAgentContext ??= new Snapshot(async () => {
     const applied = db().cluster.fields.appliedPolicyRevision;
     const [clusters, open, outOfSync] = await Promise.all([
-      db().cluster.findMany({ where: { phase: { in: OVERRIDING_PHASES } }, select: { id: true, phase: true } }),
+      db().cluster.findMany({ where: { phase: { in: [...OVERRIDING_PHASES] } }, select: { id: true, phase: true } }),
       db().directive.findMany({
         where: { ackedAt: null },
         select: { id: true, clusterId: true, type: true, payload: true },

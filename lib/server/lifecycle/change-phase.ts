@@ -3,7 +3,7 @@ import type { Phase } from "@/lib/domain/status";
 import type { Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
 import { publish, type FleetEvent } from "@/lib/server/events/bus";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { invalidateAgentContext, OVERRIDING_PHASES } from "@/lib/server/heartbeats/agent-context";
 
 export type PhaseChange = {
   clusterId: string;
@@ -28,8 +28,8 @@ export type PhaseChange = {
 
 /**
  * The one way a cluster's lifecycle phase changes: the conditional write and its event in the
- * caller's transaction, then after commit the heartbeat answers' cache (phases override status)
- * and the live stream. Returns false, having written nothing, when the cluster was not in `from`.
+ * caller's transaction, then after commit the heartbeat answers' cache (when the phase is one that
+ * overrides status) and the live stream. Returns false, having written nothing, when the cluster was not in `from`.
  */
 export async function changePhase(tx: Tx, afterCommit: AfterCommit, change: PhaseChange): Promise<boolean> {
   const { clusterId, clusterName, from, to, at } = change;
@@ -40,7 +40,9 @@ export async function changePhase(tx: Tx, afterCommit: AfterCommit, change: Phas
   await tx.clusterEvent.create({
     data: { clusterId, clusterName, kind: "phase", fromValue: from, toValue: to, reason: change.reason, at },
   });
-  afterCommit(invalidateAgentContext);
+  // Heartbeat answers carry only the phases that override status: registrations and upgrades
+  // (thousands a minute in a busy fleet) leave the shared snapshot alone.
+  if ((from && OVERRIDING_PHASES.includes(from)) || OVERRIDING_PHASES.includes(to)) afterCommit(invalidateAgentContext);
   const event =
     change.publish ??
     ({
