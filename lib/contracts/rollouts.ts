@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { createRolloutSchema } from "@/lib/domain/rollouts";
+import { createRolloutSchema, ROLLOUT_ACTIONS } from "@/lib/domain/rollouts";
 import { route } from "./route";
 
 export const rolloutActionSchema = z
-  .object({ action: z.enum(["pause", "resume", "abort"]), reason: z.string().trim().max(300).optional() })
+  .object({ action: z.enum(ROLLOUT_ACTIONS), reason: z.string().trim().max(300).optional() })
   .strict();
 export type RolloutActionInput = z.infer<typeof rolloutActionSchema>;
 

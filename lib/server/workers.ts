@@ -5,7 +5,7 @@ import { pruneAttempts } from "@/lib/server/clusters/registration-attempts";
 import { ratePublisherJob } from "@/lib/server/events/fleet-summary";
 import { pruneFleetHistory, sampleFleet } from "@/lib/server/fleet/overview";
 import { evaluateEnrollment } from "@/lib/server/lifecycle/enrollment";
-import { startRolloutEngine } from "@/lib/server/rollouts/rollouts";
+import { tickRollouts } from "@/lib/server/rollouts/rollout-ticker";
 import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
 import { pruneRevokedSessions } from "@/lib/server/auth/sessions";
 import { startJobs } from "@/lib/server/jobs/job-runner";
@@ -18,16 +18,15 @@ export function startWorkers(): () => Promise<void> {
     { name: "status-sweep", everyMs: 1000, run: () => sweepStatuses() },
     ratePublisherJob(),
     { name: "enrollment", everyMs: 10_000, run: evaluateEnrollment },
+    { name: "rollout-tick", everyMs: 2000, run: tickRollouts },
     { name: "fleet-sample", everyMs: 15_000, run: sampleFleet, runAtStart: true },
     { name: "prune-registration-attempts", everyMs: PRUNE_MS, run: pruneAttempts },
     { name: "prune-fleet-history", everyMs: PRUNE_MS, run: pruneFleetHistory },
     { name: "prune-revoked-sessions", everyMs: PRUNE_MS, run: pruneRevokedSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },
   ]);
-  const stopRollouts = startRolloutEngine();
   return async () => {
     await jobs.stop();
-    await stopRollouts();
     await flushHeartbeats(true);
   };
 }

@@ -16,7 +16,8 @@ import {
 } from "@/lib/domain/status";
 import { seededRandom } from "@/lib/agent/clock";
 import { clusterPage, countByStatus, statusDrift } from "@/lib/server/clusters/cluster-sql";
-import { listClusters, listClustersQuerySchema } from "@/lib/server/clusters/list-clusters";
+import { listClustersQuerySchema } from "@/lib/contracts/clusters";
+import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { appDatabase } from "../helpers/app-database";

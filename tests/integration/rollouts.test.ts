@@ -228,6 +228,22 @@ test("a rollout upgrades stage by stage; a failing canary pauses it; resume and 
     assert.equal(aborted.body.totals.upgrading, 0);
     const phases = await server.api("GET", "/api/v1/clusters?selector=fleet%3Dro");
     assert.ok(phases.body.items.every((c: { phase: string }) => c.phase === "Active"));
+    // Each cluster stopped mid-upgrade says so in its history: Upgrading -> Active, with the reason.
+    const interrupted = aborted.body.clusters.filter((c: { startedAt: string | null }) => c.startedAt);
+    assert.ok(interrupted.length > 0, "the abort caught an upgrade under way");
+    for (const c of interrupted) {
+      const { events } = (await server.api("GET", `/api/v1/clusters/${c.clusterId}`)).body;
+      assert.ok(
+        events.some(
+          (e: { kind: string; from: string; to: string; reason: string }) =>
+            e.kind === "phase" &&
+            e.from === "Upgrading" &&
+            e.to === "Active" &&
+            e.reason === "rollout back aborted: changed plans",
+        ),
+        JSON.stringify(events.slice(0, 3)),
+      );
+    }
   } finally {
     agents.forEach((a) => a.stop());
   }

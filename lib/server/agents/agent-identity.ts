@@ -1,5 +1,7 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
 import { ApiError } from "@/lib/server/api/errors";
 import { Snapshot } from "./snapshot";
 
@@ -151,12 +153,12 @@ export async function agentIdentity(
  */
 export async function markFirstUse(agent: AgentIdentity): Promise<void> {
   const now = new Date();
-  const older = await db().$transaction(async (tx) => {
+  await inTransaction(async (tx, afterCommit) => {
     const marked = await tx.certificate.updateMany({
       where: { serial: agent.serial, firstUsedAt: null },
       data: { firstUsedAt: now },
     });
-    if (marked.count === 0) return [];
+    if (marked.count === 0) return;
     const current = await tx.certificate.findUniqueOrThrow({ where: { serial: agent.serial }, select: { createdAt: true } });
     const prior = await tx.certificate.findMany({
       where: {
@@ -167,17 +169,14 @@ export async function markFirstUse(agent: AgentIdentity): Promise<void> {
       },
       select: { serial: true },
     });
-    const serials = prior.map((c) => c.serial);
-    if (serials.length) {
-      await tx.certificate.updateMany({
-        where: { serial: { in: serials } },
-        data: { revokedAt: now, revokeReason: "superseded by rotation" },
-      });
-      await tx.revokedCertificate.createMany({
-        data: serials.map((s) => ({ serial: s, clusterId: agent.clusterId, reason: "superseded" })),
-      });
-    }
-    return serials;
+    await revokeCertificates(tx, afterCommit, {
+      clusterId: agent.clusterId,
+      certificates: prior.map((c) => c.serial),
+      kind: "superseded",
+      note: "superseded by rotation",
+      at: now,
+    });
   });
-  forgetCertificates([agent.serial, ...older]);
+  // The cached entry of the one in use still says "never used".
+  forgetCertificates([agent.serial]);
 }

@@ -3,10 +3,10 @@ import type { z } from "zod";
 import type { provisionClusterSchema } from "@/lib/contracts/clusters";
 import { randomId } from "@/lib/server/auth/secrets";
 import { ApiError } from "@/lib/server/api/errors";
-import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { publish } from "@/lib/server/events/bus";
 import type { MintedToken } from "@/lib/contracts/tokens";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { mintTokenIn } from "@/lib/server/tokens/mint-token";
 
 /**
@@ -20,7 +20,7 @@ export async function provisionCluster(
 ): Promise<{ id: string; registrationToken: MintedToken }> {
   const id = `cl_${randomId(16)}`;
   const now = new Date();
-  const registrationToken = await db().$transaction(async (tx) => {
+  const registrationToken = await inTransaction(async (tx, afterCommit) => {
     if (await tx.cluster.findUnique({ where: { name: input.name } }))
       throw new ApiError("conflict", `A cluster named ${input.name} already exists.`);
     await tx.cluster.create({
@@ -33,15 +33,14 @@ export async function provisionCluster(
         labels: { createMany: { data: Object.entries(input.labels).map(([key, value]) => ({ key, value })) } },
       },
     });
-    await tx.clusterEvent.create({
-      data: {
-        clusterId: id,
-        clusterName: input.name,
-        kind: "phase",
-        toValue: "Provisioning",
-        reason: `pre-created by ${actor.label}`,
-        at: now,
-      },
+    await changePhase(tx, afterCommit, {
+      clusterId: id,
+      clusterName: input.name,
+      from: null,
+      to: "Provisioning",
+      reason: `pre-created by ${actor.label}`,
+      at: now,
+      publish: { type: "cluster.registered", clusterId: id, name: input.name, reregistered: false, at: now.toISOString() },
     });
     await recordAudit(tx, actor, "cluster.provision", { type: "cluster", id }, { name: input.name, labels: input.labels });
     return mintTokenIn(tx, actor, {
@@ -52,6 +51,5 @@ export async function provisionCluster(
       clusterId: id,
     });
   });
-  publish({ type: "cluster.registered", clusterId: id, name: input.name, reregistered: false, at: now.toISOString() });
   return { id, registrationToken };
 }

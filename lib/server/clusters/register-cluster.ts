@@ -7,6 +7,10 @@ import { labelOutsideScope, mergeFixedLabels, relabelForToken, tokenStatus, type
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
 import { db, type Tx } from "@/lib/server/db/client";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { changePhase } from "@/lib/server/lifecycle/change-phase";
+import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
+import type { Phase } from "@/lib/domain/status";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import { caState } from "@/lib/server/pki/current-ca";
@@ -16,7 +20,6 @@ import { certifiesKey } from "@/lib/server/pki/public-key";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { TOKEN_PREFIX } from "@/lib/server/tokens/mint-token";
-import { forgetCertificates } from "@/lib/server/agents/agent-identity";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 import { getMatrix } from "@/lib/server/versions/compatibility";
 import { agentAccepted } from "@/lib/domain/compatibility";
@@ -296,7 +299,7 @@ export async function registerCluster(
   };
   const certificateRow = { ...certificateRowWithoutCluster, clusterId };
 
-  const revokedSerials = await db().$transaction(async (tx) => {
+  await inTransaction(async (tx, afterCommit) => {
     if (plan.consumesUse) {
       const consumed = await tx.registrationToken.updateMany({
         where: {
@@ -332,22 +335,17 @@ export async function registerCluster(
         data: {
           ...identity,
           registeredAt: existing.registeredAt ?? now,
-          ...(plan.kind === "claim" ? { phase: "Registration", phaseChangedAt: now } : {}),
         },
       });
       if (claimed.count === 0)
         throw new ApiError("cluster_conflict", `The cluster ${req.name} changed while registering; try again.`);
-      const old = await tx.certificate.findMany({ where: { clusterId, revokedAt: null }, select: { serial: true } });
-      revoked = old.map((c) => c.serial);
-      if (revoked.length) {
-        await tx.certificate.updateMany({
-          where: { serial: { in: revoked } },
-          data: { revokedAt: now, revokeReason: "superseded by re-registration" },
-        });
-        await tx.revokedCertificate.createMany({
-          data: revoked.map((serial) => ({ serial, clusterId, reason: SUPERSEDED_REASON })),
-        });
-      }
+      revoked = await revokeCertificates(tx, afterCommit, {
+        clusterId,
+        certificates: "current",
+        kind: SUPERSEDED_REASON,
+        note: "superseded by re-registration",
+        at: now,
+      });
       await replaceLabels(tx, clusterId, labels);
       await tx.certificate.create({ data: certificateRow });
       if (plan.kind === "reregister") {
@@ -375,21 +373,22 @@ export async function registerCluster(
         },
       });
     }
-    await tx.clusterEvent.create({
-      data: {
-        clusterId,
-        clusterName: req.name,
-        kind: "phase",
-        fromValue: existing?.phase ?? null,
-        toValue: plan.kind === "reregister" ? plan.existing.phase : "Registration",
-        reason:
-          plan.kind === "reregister"
-            ? `re-registered (proof: ${plan.proof}) with token ${token.name}; new certificate issued`
-            : plan.kind === "claim"
-              ? `claimed (proof: boundToken) with token ${token.name}`
-              : `registered with token ${token.name}`,
-        at: now,
-      },
+    // A claim moves the pre-created cluster out of Provisioning (the update above already checked
+    // its phase); a re-registration keeps its phase and records why.
+    await changePhase(tx, afterCommit, {
+      clusterId,
+      clusterName: req.name,
+      from: plan.kind === "new" ? null : (plan.existing.phase as Phase),
+      to: plan.kind === "reregister" ? (plan.existing.phase as Phase) : "Registration",
+      reason:
+        plan.kind === "reregister"
+          ? `re-registered (proof: ${plan.proof}) with token ${token.name}; new certificate issued`
+          : plan.kind === "claim"
+            ? `claimed (proof: boundToken) with token ${token.name}`
+            : `registered with token ${token.name}`,
+      at: now,
+      // cluster.registered is published below, once the cluster's desired policies are known.
+      publish: false,
     });
     await recordAudit(
       tx,
@@ -410,11 +409,9 @@ export async function registerCluster(
     await tx.registrationAttempt.create({
       data: { result: "ok", sourceAddress: trace.sourceAddress, tokenId: token.id, clusterName: req.name, clusterId },
     });
-    return revoked;
   });
 
   const reregistered = plan.kind === "reregister";
-  if (revokedSerials.length) forgetCertificates(revokedSerials);
   await recomputeDesiredRevisions([clusterId]);
   log.info("cluster registered", { clusterId, name: req.name, tokenId: token.id, reregistered, proof });
   publish({ type: "cluster.registered", clusterId, name: req.name, reregistered, at: now.toISOString() });

@@ -7,7 +7,8 @@ import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
-import { forgetCertificates } from "@/lib/server/agents/agent-identity";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 
 /** Identity is what the agent proved at registration: never editable. */
@@ -75,20 +76,22 @@ function diffLabels(before: Record<string, string>, after: Record<string, string
 /** Revokes the cluster's current certificates; its agent must register again. Audited. */
 export async function revokeClusterCertificates(actor: Actor, id: string, reason: string): Promise<{ revoked: string[] }> {
   const now = new Date();
-  const revoked = await db().$transaction(async (tx) => {
+  const revoked = await inTransaction(async (tx, afterCommit) => {
     const cluster = await tx.cluster.findUnique({ where: { id }, select: { name: true } });
     if (!cluster) throw new ApiError("not_found", "No cluster with this id.");
-    const certs = await tx.certificate.findMany({ where: { clusterId: id, revokedAt: null }, select: { serial: true } });
-    const serials = certs.map((c) => c.serial);
+    const serials = await revokeCertificates(tx, afterCommit, {
+      clusterId: id,
+      certificates: "current",
+      kind: "revoked",
+      note: reason,
+      at: now,
+    });
     if (!serials.length) throw new ApiError("conflict", "This cluster has no valid certificate to revoke.");
-    await tx.certificate.updateMany({ where: { serial: { in: serials } }, data: { revokedAt: now, revokeReason: reason } });
-    await tx.revokedCertificate.createMany({ data: serials.map((serial) => ({ serial, clusterId: id, reason: "revoked" })) });
     await tx.clusterEvent.create({
       data: { clusterId: id, clusterName: cluster.name, kind: "certificate", toValue: "revoked", reason, at: now },
     });
     await recordAudit(tx, actor, "certificate.revoke", { type: "cluster", id }, { name: cluster.name, serials, reason });
     return serials;
   });
-  forgetCertificates(revoked);
   return { revoked };
 }

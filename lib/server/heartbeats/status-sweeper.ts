@@ -2,6 +2,8 @@ import "server-only";
 import { healthStatus, transitionReason, type HealthStatus } from "@/lib/domain/status";
 import { db } from "@/lib/server/db/client";
 import { statusDrift } from "@/lib/server/clusters/cluster-sql";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
@@ -31,34 +33,34 @@ export async function sweepStatuses(now = new Date()): Promise<number> {
     if (to === from) continue;
     const reason = transitionReason(from, to, c, threshold);
     const becomesActive = to === "Ready" && c.phase === "Registration";
-    const done = await db().$transaction(async (tx) => {
+    const done = await inTransaction(async (tx, afterCommit) => {
       const moved = await tx.cluster.updateMany({
         where: { id: c.id, status: from },
-        data: { status: to, statusChangedAt: now, ...(becomesActive ? { phase: "Active", phaseChangedAt: now } : {}) },
+        data: { status: to, statusChangedAt: now },
       });
       if (moved.count === 0) return false;
       await tx.clusterEvent.create({
         data: { clusterId: c.id, clusterName: c.name, kind: "status", fromValue: from, toValue: to, reason, at: now },
       });
-      if (becomesActive) {
-        await tx.clusterEvent.create({
-          data: {
-            clusterId: c.id,
-            clusterName: c.name,
-            kind: "phase",
-            fromValue: "Registration",
-            toValue: "Active",
-            reason: "first heartbeat received",
-            at: now,
-          },
-        });
-      }
+      const event = { type: "cluster.status", clusterId: c.id, name: c.name, from, to, reason, at: now.toISOString() } as const;
+      // The first heartbeat also makes a registering cluster Active; one event tells subscribers both.
+      const activated =
+        becomesActive &&
+        (await changePhase(tx, afterCommit, {
+          clusterId: c.id,
+          clusterName: c.name,
+          from: "Registration",
+          to: "Active",
+          reason: "first heartbeat received",
+          at: now,
+          publish: event,
+        }));
+      if (!activated) afterCommit(() => publish(event));
       return true;
     });
     if (!done) continue;
     recorded++;
     log.info("cluster status changed", { clusterId: c.id, name: c.name, from, to, reason });
-    publish({ type: "cluster.status", clusterId: c.id, name: c.name, from, to, reason, at: now.toISOString() });
   }
   // Counts on screen follow a transition at once instead of at the next periodic summary.
   if (recorded) void broadcastSummary();

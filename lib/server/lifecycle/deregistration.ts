@@ -10,6 +10,10 @@ import {
 } from "@/lib/domain/deregistration";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { changePhase } from "@/lib/server/lifecycle/change-phase";
+import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
+import type { Phase } from "@/lib/domain/status";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agents/directives";
 import { forgetCluster } from "@/lib/server/agents/agent-identity";
@@ -151,7 +155,7 @@ export async function actOnDeregistration(actor: Actor, clusterId: string, input
   if (decision.next === "removed") {
     await removeCluster(actor, cluster, forced, input.reason ?? null, audit);
   } else {
-    await db().$transaction(async (tx) => {
+    await inTransaction(async (tx, afterCommit) => {
       let directiveId = record?.directiveId ?? null;
       if (input.action === "start") directiveId = null;
       if (decision.next === "draining") await createDirective(tx, clusterId, "drain", {});
@@ -186,23 +190,23 @@ export async function actOnDeregistration(actor: Actor, clusterId: string, input
       });
       const phase = phaseFor(decision.next);
       if (phase && phase !== cluster.phase) {
-        await tx.cluster.update({ where: { id: clusterId }, data: { phase, phaseChangedAt: now } });
-        await tx.clusterEvent.create({
-          data: {
-            clusterId,
-            clusterName: cluster.name,
-            kind: "phase",
-            fromValue: cluster.phase,
-            toValue: phase,
-            reason: `deregistration: ${input.action}${input.reason ? ` (${input.reason})` : ""}`,
-            at: now,
-          },
+        const moved = await changePhase(tx, afterCommit, {
+          clusterId,
+          clusterName: cluster.name,
+          from: cluster.phase as Phase,
+          to: phase,
+          reason: `deregistration: ${input.action}${input.reason ? ` (${input.reason})` : ""}`,
+          at: now,
         });
+        // Someone else moved it since it was read (an upgrade began, another operator acted): nothing is written.
+        if (!moved) throw new ApiError("invalid_transition", "The cluster changed meanwhile; look again and retry.");
+      } else {
+        // The phase stays (workloads moved), but the directives and the wizard's step changed.
+        afterCommit(invalidateAgentContext);
+        afterCommit(() => publish({ type: "cluster.updated", clusterId, name: cluster.name, at: now.toISOString() }));
       }
       await recordAudit(tx, actor, `deregistration.${input.action}`, { type: "cluster", id: clusterId }, audit);
     });
-    invalidateAgentContext();
-    publish({ type: "cluster.updated", clusterId, name: cluster.name, at: now.toISOString() });
   }
   return getDeregistration(clusterId);
 }
@@ -217,16 +221,15 @@ async function removeCluster(
 ) {
   const now = new Date();
   const clusterId = cluster.id;
-  await db().$transaction(async (tx) => {
-    const full = await tx.cluster.findUniqueOrThrow({
-      where: { id: clusterId },
-      select: { caFingerprint: true, certificates: { select: { serial: true } } },
-    });
-    const serials = full.certificates.map((c) => c.serial);
+  await inTransaction(async (tx, afterCommit) => {
+    const full = await tx.cluster.findUniqueOrThrow({ where: { id: clusterId }, select: { caFingerprint: true } });
     // Every certificate the cluster ever had is refused from now on as "deregistered" (410).
-    await tx.revokedCertificate.deleteMany({ where: { clusterId } });
-    await tx.revokedCertificate.createMany({
-      data: serials.map((serial) => ({ serial, clusterId, reason: "deregistered", revokedAt: now })),
+    const serials = await revokeCertificates(tx, afterCommit, {
+      clusterId,
+      certificates: "all",
+      kind: "deregistered",
+      note: "deregistered",
+      at: now,
     });
     await tx.rolloutCluster.deleteMany({ where: { clusterId } });
     await tx.cluster.delete({ where: { id: clusterId } }); // cascades: labels, node pools, certificates, directives, heartbeat history
@@ -246,16 +249,16 @@ async function removeCluster(
       where: { clusterId },
       data: { step: "removed", stepStartedAt: now, finishedAt: now, forced: JSON.stringify(forced) },
     });
-    await tx.clusterEvent.create({
-      data: {
-        clusterId,
-        clusterName: cluster.name,
-        kind: "phase",
-        fromValue: "Deregistration",
-        toValue: "Removed",
-        reason: reason ?? "deregistered",
-        at: now,
-      },
+    // Queued first: buffered heartbeats and cached certificates go before anyone hears of the removal.
+    afterCommit(() => forgetCluster(clusterId));
+    afterCommit(() => forgetClusterHeartbeats(clusterId));
+    await changePhase(tx, afterCommit, {
+      clusterId,
+      clusterName: cluster.name,
+      from: "Deregistration",
+      to: "Removed",
+      reason: reason ?? "deregistered",
+      at: now,
     });
     await recordAudit(
       tx,
@@ -265,9 +268,5 @@ async function removeCluster(
       { ...audit, revokedCertificates: serials },
     );
   });
-  forgetCluster(clusterId);
-  forgetClusterHeartbeats(clusterId);
-  invalidateAgentContext();
   log.info("cluster deregistered", { clusterId, name: cluster.name, by: actor.label });
-  publish({ type: "cluster.removed", clusterId, name: cluster.name, at: now.toISOString() });
 }

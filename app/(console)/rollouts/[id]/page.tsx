@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { hasRole } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
 import { requirePage } from "@/lib/server/auth/page-auth";
-import { getRollout } from "@/lib/server/rollouts/rollouts";
+import { getRollout } from "@/lib/server/rollouts/get-rollout";
 import type { Rollout } from "@/lib/client/rollouts";
 import { RolloutView } from "./rollout-view";
 

@@ -1,6 +1,6 @@
 import { rolloutRoutes } from "@/lib/contracts/rollouts";
 import { adminRoute } from "@/lib/server/api/admin-route";
-import { actOnRollout } from "@/lib/server/rollouts/rollouts";
+import { actOnRollout } from "@/lib/server/rollouts/act-on-rollout";
 
 /** pause, resume or abort. */
 export const POST = adminRoute(rolloutRoutes.act, async ({ principal, params, body }) =>

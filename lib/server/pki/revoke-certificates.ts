@@ -1,0 +1,50 @@
+import "server-only";
+import type { Tx } from "@/lib/server/db/client";
+import type { AfterCommit } from "@/lib/server/db/transaction";
+import { forgetCertificates } from "@/lib/server/agents/agent-identity";
+
+/**
+ * Why the agent port refuses a certificate (RevokedCertificate.reason): "superseded" by a newer
+ * one of the same cluster (its key may still prove the agent, lib/domain/reregistration.ts),
+ * "revoked" by an operator, "deregistered" with its cluster (answered 410).
+ */
+export type RevocationKind = "superseded" | "revoked" | "deregistered";
+
+export type Revocation = {
+  clusterId: string;
+  /** "current": the cluster's unrevoked certificates; "all": every one it ever had; or these serials. */
+  certificates: "current" | "all" | string[];
+  kind: RevocationKind;
+  /** Certificate.revokeReason, in words (the operator's reason, "superseded by rotation"). */
+  note: string;
+  at: Date;
+};
+
+/**
+ * The one way certificates are revoked: marked on the certificate, listed in RevokedCertificate
+ * (which every instance polls), in the caller's transaction; after commit this instance's
+ * certificate cache forgets them at once. A certificate revoked before keeps its first
+ * revocation time and note; its listing takes the new kind (a deregistration outranks the rest).
+ * Returns the serials revoked.
+ */
+export async function revokeCertificates(tx: Tx, afterCommit: AfterCommit, r: Revocation): Promise<string[]> {
+  const serials = Array.isArray(r.certificates)
+    ? r.certificates
+    : (
+        await tx.certificate.findMany({
+          where: { clusterId: r.clusterId, ...(r.certificates === "current" ? { revokedAt: null } : {}) },
+          select: { serial: true },
+        })
+      ).map((c) => c.serial);
+  if (!serials.length) return [];
+  await tx.certificate.updateMany({
+    where: { serial: { in: serials }, revokedAt: null },
+    data: { revokedAt: r.at, revokeReason: r.note },
+  });
+  await tx.revokedCertificate.deleteMany({ where: { serial: { in: serials } } });
+  await tx.revokedCertificate.createMany({
+    data: serials.map((serial) => ({ serial, clusterId: r.clusterId, reason: r.kind, revokedAt: r.at })),
+  });
+  afterCommit(() => forgetCertificates(serials));
+  return serials;
+}

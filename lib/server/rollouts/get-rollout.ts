@@ -1,0 +1,92 @@
+import "server-only";
+import { stageState, type StageSpec } from "@/lib/domain/rollouts";
+import { ApiError } from "@/lib/server/api/errors";
+import { db, type Db } from "@/lib/server/db/client";
+
+/** What reads rollouts: the app's client, or in tests one that counts its queries. */
+export type RolloutReader = Pick<Db, "rollout" | "cluster">;
+
+type RolloutRow = NonNullable<Awaited<ReturnType<typeof findWithMembers>>>;
+type ClusterFacts = { id: string; name: string; agentVersion: string | null };
+
+function findWithMembers(id: string) {
+  return db().rollout.findUnique({ where: { id }, include: { clusters: true } });
+}
+
+/** The rollout with its clusters, or not_found. */
+export async function findRollout(id: string): Promise<RolloutRow> {
+  const r = await findWithMembers(id);
+  if (!r) throw new ApiError("not_found", "No rollout with this id.");
+  return r;
+}
+
+/** Names and versions of the clusters of these rollouts, in one query. */
+export async function clusterFacts(rollouts: RolloutRow[], reader: RolloutReader = db()): Promise<Map<string, ClusterFacts>> {
+  const ids = [...new Set(rollouts.flatMap((r) => r.clusters.map((c) => c.clusterId)))];
+  const rows = ids.length
+    ? await reader.cluster.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, agentVersion: true } })
+    : [];
+  return new Map(rows.map((c) => [c.id, c]));
+}
+
+export async function getRollout(id: string) {
+  const r = await findRollout(id);
+  return rolloutView(r, await clusterFacts([r]));
+}
+
+export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>) {
+  const count = (state: string, members = r.clusters) => members.filter((m) => m.state === state).length;
+  const specs = JSON.parse(r.stages) as StageSpec[];
+  const stages = specs.map((s, i) => {
+    const members = r.clusters.filter((c) => c.stage === i);
+    return {
+      index: i,
+      name: s.name,
+      total: members.length,
+      pending: count("Pending", members),
+      upgrading: count("Upgrading", members),
+      succeeded: count("Succeeded", members),
+      failed: count("Failed", members),
+      skipped: count("Skipped", members),
+      state: stageState(i, r.currentStage, members),
+    };
+  });
+  return {
+    id: r.id,
+    name: r.name,
+    targetVersion: r.targetVersion,
+    selector: r.selector,
+    groupId: r.groupId,
+    state: r.state,
+    pausedReason: r.pausedReason,
+    currentStage: r.currentStage,
+    maxUnavailable: r.maxUnavailable,
+    waitSeconds: r.waitSeconds,
+    failureThreshold: r.failureThreshold,
+    clusterTimeoutSeconds: r.clusterTimeoutSeconds,
+    stageCompletedAt: r.stageCompletedAt?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+    finishedAt: r.finishedAt?.toISOString() ?? null,
+    totals: {
+      clusters: r.clusters.length,
+      succeeded: count("Succeeded"),
+      failed: count("Failed"),
+      upgrading: count("Upgrading"),
+      skipped: count("Skipped"),
+    },
+    stages,
+    clusters: [...r.clusters]
+      .sort((a, b) => a.stage - b.stage)
+      .map((c) => ({
+        clusterId: c.clusterId,
+        name: clusters.get(c.clusterId)?.name ?? null,
+        stage: c.stage,
+        state: c.state,
+        fromVersion: c.fromVersion,
+        agentVersion: clusters.get(c.clusterId)?.agentVersion ?? null,
+        startedAt: c.startedAt?.toISOString() ?? null,
+        finishedAt: c.finishedAt?.toISOString() ?? null,
+        error: c.error,
+      })),
+  };
+}

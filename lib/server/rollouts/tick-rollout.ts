@@ -1,0 +1,168 @@
+import "server-only";
+import {
+  nextStep,
+  pendingMemberAction,
+  settleUpgrade,
+  upgradeSlots,
+  upgradeWindowsSchema,
+  inUpgradeWindow,
+  type StageSpec,
+} from "@/lib/domain/rollouts";
+import { agentImageFor } from "@/lib/domain/agent-manifest";
+import { healthStatus } from "@/lib/domain/status";
+import { env } from "@/lib/env";
+import { db } from "@/lib/server/db/client";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { recordAudit, SYSTEM_ACTOR } from "@/lib/server/audit/record-audit";
+import { createDirective } from "@/lib/server/agents/directives";
+import { changePhase } from "@/lib/server/lifecycle/change-phase";
+import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { getSettings } from "@/lib/server/settings/settings";
+import { log } from "@/lib/server/log";
+
+/** Thrown inside a transaction to undo it: the cluster left Active between the read and the claim. */
+class NotActive extends Error {}
+
+/**
+ * One step of one running rollout (lib/domain/rollouts.ts decides which). Every write is
+ * conditional on the state it read, so several instances ticking at once do each thing once.
+ */
+export async function tickRollout(id: string, now = new Date()): Promise<void> {
+  const r = await db().rollout.findUnique({ where: { id }, include: { clusters: true } });
+  if (!r || r.state !== "Running") return;
+  const { notReadyThresholdSeconds } = await getSettings();
+  const clusters = new Map(
+    (
+      await db().cluster.findMany({
+        where: { id: { in: r.clusters.map((c) => c.clusterId) } },
+        select: { id: true, name: true, agentVersion: true, phase: true, lastHeartbeatAt: true, apiServerHealth: true },
+      })
+    ).map((c) => [c.id, c]),
+  );
+
+  // 1. Settle the clusters that are upgrading: the outcome and the way back to Active together.
+  for (const m of r.clusters.filter((c) => c.state === "Upgrading")) {
+    const c = clusters.get(m.clusterId) ?? null;
+    const ready = !!c && healthStatus(c, now, notReadyThresholdSeconds) === "Ready";
+    const outcome = settleUpgrade(r, m, c && { agentVersion: c.agentVersion, ready }, now);
+    if (!outcome) continue;
+    const settled = await inTransaction(async (tx, afterCommit) => {
+      const done = await tx.rolloutCluster.updateMany({
+        where: { rolloutId: id, clusterId: m.clusterId, state: "Upgrading" },
+        data: { ...outcome, finishedAt: now },
+      });
+      if (!done.count) return false;
+      if (c)
+        await changePhase(tx, afterCommit, {
+          clusterId: c.id,
+          clusterName: c.name,
+          from: "Upgrading",
+          to: "Active",
+          reason: outcome.state === "Succeeded" ? `upgraded to ${r.targetVersion}` : `upgrade failed: ${outcome.error}`,
+          at: now,
+        });
+      return true;
+    });
+    if (settled) m.state = outcome.state;
+  }
+
+  const step = nextStep({ ...r, stageCount: (JSON.parse(r.stages) as StageSpec[]).length }, r.clusters, now);
+  switch (step.kind) {
+    // 2. Too many failures pause the rollout.
+    case "pause":
+      await inTransaction(async (tx) => {
+        const paused = await tx.rollout.updateMany({
+          where: { id, state: "Running" },
+          data: { state: "Paused", pausedReason: step.reason },
+        });
+        if (!paused.count) return;
+        await recordAudit(
+          tx,
+          SYSTEM_ACTOR,
+          "rollout.pause",
+          { type: "rollout", id },
+          { name: r.name, reason: "failure threshold reached", failures: step.failures },
+        );
+        log.warn("rollout paused: failure threshold reached", { rollout: r.name, failures: step.failures });
+      });
+      return;
+    // 3. The current stage finished: wait, then move on (or complete).
+    case "stage-finished":
+      await db().rollout.updateMany({
+        where: { id, currentStage: r.currentStage, stageCompletedAt: null },
+        data: { stageCompletedAt: now },
+      });
+      return;
+    case "wait":
+      return;
+    case "next-stage":
+      await db().rollout.updateMany({
+        where: { id, currentStage: r.currentStage, state: "Running" },
+        data: { currentStage: step.stage, stageCompletedAt: null },
+      });
+      return;
+    case "complete":
+      await inTransaction(async (tx) => {
+        const completed = await tx.rollout.updateMany({
+          where: { id, currentStage: r.currentStage, state: "Running" },
+          data: { state: "Completed", finishedAt: now },
+        });
+        if (completed.count) await recordAudit(tx, SYSTEM_ACTOR, "rollout.complete", { type: "rollout", id }, { name: r.name });
+      });
+      return;
+    case "upgrade":
+      break;
+  }
+
+  // 4. Start more upgrades in this stage, within max unavailable and the group's window.
+  const group = r.groupId ? await db().clusterGroup.findUnique({ where: { id: r.groupId } }) : null;
+  const windows = group?.upgradeWindows ? upgradeWindowsSchema.safeParse(JSON.parse(group.upgradeWindows)) : null;
+  if (windows?.success && !inUpgradeWindow(windows.data, now)) return;
+  let slots = upgradeSlots(r.maxUnavailable, group?.maxUnavailable ?? null, r.clusters);
+  for (const m of r.clusters.filter((x) => x.stage === r.currentStage && x.state === "Pending")) {
+    if (slots <= 0) break;
+    const c = clusters.get(m.clusterId);
+    const action = pendingMemberAction(c?.phase ?? null);
+    if (action.kind === "skip") {
+      await db().rolloutCluster.updateMany({
+        where: { rolloutId: id, clusterId: m.clusterId, state: "Pending" },
+        data: { state: "Skipped", error: action.error, finishedAt: now },
+      });
+      continue;
+    }
+    if (action.kind === "wait" || !c) continue;
+    // The claim, the directive and the move to Upgrading commit together or not at all.
+    const started = await inTransaction(async (tx, afterCommit) => {
+      const claimed = await tx.rolloutCluster.updateMany({
+        where: { rolloutId: id, clusterId: m.clusterId, state: "Pending" },
+        data: { state: "Upgrading", startedAt: now },
+      });
+      if (!claimed.count) return false;
+      const upgrading = await changePhase(tx, afterCommit, {
+        clusterId: c.id,
+        clusterName: c.name,
+        from: "Active",
+        to: "Upgrading",
+        reason: `rollout ${r.name}: upgrading to ${r.targetVersion}`,
+        at: now,
+      });
+      if (!upgrading) throw new NotActive();
+      // The full image reference (PROTOCOL.md): an in-cluster agent patches its Deployment to it.
+      const directiveId = await createDirective(tx, m.clusterId, "upgrade", {
+        version: r.targetVersion,
+        image: agentImageFor(env().AGENT_IMAGE, r.targetVersion),
+        rolloutId: id,
+      });
+      await tx.rolloutCluster.update({
+        where: { rolloutId_clusterId: { rolloutId: id, clusterId: m.clusterId } },
+        data: { directiveId },
+      });
+      afterCommit(invalidateAgentContext); // the next heartbeat answer carries the directive
+      return true;
+    }).catch((err: unknown) => {
+      if (err instanceof NotActive) return false; // still Pending: the next tick looks at its phase again
+      throw err;
+    });
+    if (started) slots--;
+  }
+}

@@ -1,0 +1,116 @@
+// The rollout state machine (lib/domain/rollouts.ts): operator actions by state, how an upgrading
+// cluster settles, and what a tick of a running rollout does next.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  decideRolloutAction,
+  nextStep,
+  pendingMemberAction,
+  ROLLOUT_ACTIONS,
+  ROLLOUT_STATES,
+  settleUpgrade,
+  stageState,
+  upgradeSlots,
+  type TickFacts,
+} from "@/lib/domain/rollouts";
+
+const now = new Date("2026-12-01T12:00:00Z");
+const ago = (s: number) => new Date(now.getTime() - s * 1000);
+
+describe("operator actions", () => {
+  test("pause from Running, resume from Paused, abort from either; nothing once finished", () => {
+    const allowed = Object.fromEntries(
+      ROLLOUT_STATES.map((s) => [s, ROLLOUT_ACTIONS.filter((a) => decideRolloutAction(s, a).ok)]),
+    );
+    assert.deepEqual(allowed, {
+      Running: ["pause", "abort"],
+      Paused: ["resume", "abort"],
+      Completed: [],
+      Aborted: [],
+    });
+    assert.deepEqual(decideRolloutAction("Running", "pause"), { ok: true, next: "Paused" });
+    assert.deepEqual(decideRolloutAction("Paused", "resume"), { ok: true, next: "Running" });
+    assert.deepEqual(decideRolloutAction("Paused", "abort"), { ok: true, next: "Aborted" });
+    assert.deepEqual(decideRolloutAction("Completed", "pause"), {
+      ok: false,
+      code: "invalid_transition",
+      message: "Cannot pause a rollout that is Completed.",
+    });
+  });
+});
+
+describe("settling an upgrading cluster", () => {
+  const rollout = { targetVersion: "1.5.0", clusterTimeoutSeconds: 600 };
+  test("Succeeded once Ready on the target version", () => {
+    assert.deepEqual(settleUpgrade(rollout, { startedAt: ago(10) }, { agentVersion: "1.5.0", ready: true }, now), {
+      state: "Succeeded",
+      error: null,
+    });
+  });
+  test("still waiting: on the target but not Ready, or not yet on it, within the timeout", () => {
+    assert.equal(settleUpgrade(rollout, { startedAt: ago(10) }, { agentVersion: "1.5.0", ready: false }, now), null);
+    assert.equal(settleUpgrade(rollout, { startedAt: ago(600) }, { agentVersion: "1.4.0", ready: true }, now), null);
+  });
+  test("Failed past the timeout, or when the cluster is gone", () => {
+    assert.deepEqual(settleUpgrade(rollout, { startedAt: ago(601) }, { agentVersion: "1.4.0", ready: true }, now), {
+      state: "Failed",
+      error: "not Ready on 1.5.0 within 600s (reports 1.4.0)",
+    });
+    assert.equal(settleUpgrade(rollout, { startedAt: ago(1) }, null, now)?.state, "Failed");
+  });
+});
+
+describe("the next step of a running rollout", () => {
+  const facts = (over: Partial<TickFacts> = {}): TickFacts => ({
+    currentStage: 0,
+    stageCount: 2,
+    stageCompletedAt: null,
+    waitSeconds: 60,
+    failureThreshold: 1,
+    failureBaseline: 0,
+    ...over,
+  });
+  const m = (stage: number, state: string) => ({ stage, state });
+
+  test("failures at the threshold pause it; failures accepted by a resume do not count", () => {
+    const members = [m(0, "Failed"), m(1, "Pending")];
+    assert.deepEqual(nextStep(facts(), members, now), {
+      kind: "pause",
+      failures: 1,
+      reason: "1 cluster(s) failed to upgrade (threshold 1)",
+    });
+    assert.equal(nextStep(facts({ failureBaseline: 1 }), members, now).kind, "stage-finished");
+  });
+  test("an unfinished stage starts more upgrades", () => {
+    assert.equal(nextStep(facts(), [m(0, "Upgrading"), m(0, "Succeeded")], now).kind, "upgrade");
+    assert.equal(nextStep(facts(), [m(0, "Pending")], now).kind, "upgrade");
+  });
+  test("a finished stage is noted, waited for, then the next one starts; after the last, complete", () => {
+    const done = [m(0, "Succeeded"), m(0, "Skipped"), m(1, "Pending")];
+    assert.equal(nextStep(facts(), done, now).kind, "stage-finished");
+    assert.equal(nextStep(facts({ stageCompletedAt: ago(59) }), done, now).kind, "wait");
+    assert.deepEqual(nextStep(facts({ stageCompletedAt: ago(60) }), done, now), { kind: "next-stage", stage: 1 });
+    assert.deepEqual(nextStep(facts({ currentStage: 1, stageCompletedAt: ago(60) }), [m(1, "Succeeded")], now), {
+      kind: "complete",
+    });
+  });
+  test("slots: the smaller of the rollout's and the group's max unavailable, less those upgrading", () => {
+    const members = [{ state: "Upgrading" }, { state: "Pending" }, { state: "Pending" }];
+    assert.equal(upgradeSlots(3, null, members), 2);
+    assert.equal(upgradeSlots(3, 2, members), 1);
+    assert.equal(upgradeSlots(1, null, [...members, { state: "Upgrading" }]), 0);
+  });
+  test("a pending cluster starts when Active, waits while registering, is skipped when leaving or gone", () => {
+    assert.deepEqual(pendingMemberAction("Active"), { kind: "start" });
+    assert.deepEqual(pendingMemberAction("Registration"), { kind: "wait" });
+    assert.deepEqual(pendingMemberAction("Draining"), { kind: "skip", error: "phase Draining" });
+    assert.deepEqual(pendingMemberAction("Provisioning"), { kind: "skip", error: "phase Provisioning" });
+    assert.deepEqual(pendingMemberAction(null), { kind: "skip", error: "cluster removed" });
+  });
+  test("stages as shown: done before the current one or when all finished, then current, then waiting", () => {
+    assert.equal(stageState(0, 1, [{ state: "Failed" }]), "done");
+    assert.equal(stageState(1, 1, [{ state: "Upgrading" }]), "current");
+    assert.equal(stageState(2, 1, [{ state: "Pending" }]), "waiting");
+    assert.equal(stageState(2, 1, [{ state: "Skipped" }]), "done");
+  });
+});
