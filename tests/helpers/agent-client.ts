@@ -108,7 +108,14 @@ type Server = Pick<FleetServer, "api" | "agent">;
 export async function mintToken(server: Server, body: Record<string, unknown> = {}) {
   const res = await server.api("POST", "/api/v1/registration-tokens", { name: "test", ...body });
   assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body as { id: string; token: string; maxClusters: number; usedClusters: number; status: string; clusterId: string | null };
+  return res.body as {
+    id: string;
+    token: string;
+    maxClusters: number;
+    usedClusters: number;
+    status: string;
+    clusterId: string | null;
+  };
 }
 
 /** POST /api/agent/v1/register with `token` as the bearer. */

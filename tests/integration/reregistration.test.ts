@@ -34,8 +34,7 @@ async function register(token: string, name: string, extra: Record<string, unkno
   return { res, key: kept, client: { cert: res.body.certificate as string, key: kept } as ClientCert };
 }
 
-const heartbeat = (client: ClientCert) =>
-  server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client });
+const heartbeat = (client: ClientCert) => server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client });
 
 const cluster = async (id: string) => (await server.api("GET", `/api/v1/clusters/${id}`)).body;
 
