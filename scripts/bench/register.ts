@@ -3,6 +3,7 @@
 //   BENCH_REGISTRATIONS (default 400), BENCH_CONCURRENCY (default 8)
 import pg from "pg";
 import { makeCsr } from "../../tests/helpers/csr";
+import { registerWith, registrationBody } from "../../tests/helpers/agent-client";
 import { adminDatabaseUrl } from "../../tests/helpers/test-database";
 import { startFleetServer } from "../../tests/helpers/fleet-server";
 
@@ -40,20 +41,12 @@ async function run(engine: "sqlite" | "postgres") {
         while (next < TOTAL) {
           const i = next++;
           const t0 = performance.now();
-          const res = await server.agent(
-            "POST",
-            "/api/agent/v1/register",
-            {
-              name: `bench-reg-${i}`,
-              apiServerUrl: `https://api.bench-reg-${i}.example:6443`,
-              caFingerprint: `sha256:${i.toString(16).padStart(64, "0")}`,
-              agentVersion: "1.4.0",
-              kubernetesVersion: "1.30.2",
-              labels: { env: "prod", region: "eu-west-1", team: `t${i % 7}` },
-              csr: csrs[i % csrs.length],
-            },
-            { headers: { authorization: `Bearer ${token.body.token}` } },
-          );
+          const { body } = registrationBody(`bench-reg-${i}`, {
+            caFingerprint: `sha256:${i.toString(16).padStart(64, "0")}`,
+            labels: { env: "prod", region: "eu-west-1", team: `t${i % 7}` },
+            csr: csrs[i % csrs.length],
+          });
+          const res = await registerWith(server, token.body.token, body);
           latencies.push(performance.now() - t0);
           if (res.status !== 201) errors++;
         }

@@ -84,9 +84,12 @@ export const heartbeatBody = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-/** A registration body for `name` with a fresh key (or the CSR `over` brings); `over` replaces top-level fields. */
+/**
+ * A registration body for `name` with a CSR for a fresh key; `over` replaces top-level fields. A
+ * CSR in `over` is sent as is (no key is made: `key` is then "", the caller holds its key).
+ */
 export function registrationBody(name: string, over: Record<string, unknown> = {}, csrOptions: CsrOptions = {}) {
-  const { csr, key } = makeCsr(csrOptions);
+  const { csr, key } = typeof over.csr === "string" ? { csr: over.csr, key: "" } : makeCsr(csrOptions);
   return {
     key,
     body: {

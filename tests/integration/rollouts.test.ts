@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
-import { mintToken, registerCluster, registerWith, registrationBody } from "../helpers/agent-client";
+import { mintToken, registerCluster, registerWith, registrationBody, SYSTEM_POOL } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -226,15 +226,7 @@ test("node pools: retire sends drainNodePool and the pool leaves when the agent 
     body: { agentVersion: "1.5.0", labels: { env: "prod", region: "us" } },
   });
   const pools = [
-    {
-      name: "system",
-      nodeCount: 3,
-      readyNodes: 3,
-      kubeletVersion: "1.30.2",
-      instanceType: "m5.large",
-      cpuCores: 6,
-      memoryGiB: 24,
-    },
+    SYSTEM_POOL,
     {
       name: "batch",
       nodeCount: 5,
