@@ -101,7 +101,9 @@ export function dispatchNode(req: http.IncomingMessage, res: http.ServerResponse
       if (reply.status === 413) out.connection = "close";
       res.writeHead(reply.status, { ...out, "content-length": String(Buffer.byteLength(text)) });
       res.end(text);
-    });
+    })
+    // The connection went away mid-answer: nothing left to tell anyone.
+    .catch(() => res.destroy());
 }
 
 /** Next's door (app/api/agent/v1/[...path]/route.ts). */
