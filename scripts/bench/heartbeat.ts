@@ -8,15 +8,13 @@ import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { makeCsr } from "../../tests/helpers/csr";
 import { heartbeatBody, mintToken, registerCluster, SYSTEM_POOL } from "../../tests/helpers/agent-client";
-import { adminDatabaseUrl } from "../../tests/helpers/test-database";
 import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
 import { loadOrCreateFleetCa } from "../../lib/server/pki/fleet-ca";
 import { issueClientCertificate } from "../../lib/server/pki/client-certificate";
 import { issueServerCertificate } from "../../lib/server/pki/server-certificate";
-import { fmt, runLoad, type LoadResult, type Target } from "./load";
+import { fmt, postgresReachable, runLoad, type LoadResult, type Target } from "./load";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -122,17 +120,6 @@ async function fleet(server: FleetServer): Promise<LoadResult> {
     return await runLoad(targets, SECONDS);
   } finally {
     targets.forEach((t) => t.agent.destroy());
-  }
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
   }
 }
 

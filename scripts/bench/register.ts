@@ -1,25 +1,13 @@
 // npm run bench:register — registrations per second and latency against the real server on
 // SQLite (and PostgreSQL when reachable). Prints numbers; asserts nothing. Loopback only.
 //   BENCH_REGISTRATIONS (default 400), BENCH_CONCURRENCY (default 8)
-import pg from "pg";
 import { makeCsr } from "../../tests/helpers/csr";
 import { registerWith, registrationBody } from "../../tests/helpers/agent-client";
-import { adminDatabaseUrl } from "../../tests/helpers/test-database";
 import { startFleetServer } from "../../tests/helpers/fleet-server";
+import { postgresReachable } from "./load";
 
 const TOTAL = Number(process.env.BENCH_REGISTRATIONS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-
-async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function run(engine: "sqlite" | "postgres") {
   process.env.TEST_ENGINE = engine;
