@@ -2,7 +2,7 @@
 // port), for specs that need a registered cluster without running the agent process.
 import { randomBytes } from "node:crypto";
 import type { PlaywrightWorkerArgs } from "@playwright/test";
-import { makeCsr } from "../../tests/helpers/csr";
+import { registrationBody } from "../../tests/helpers/agent-client";
 import { AGENT_PORT } from "./run";
 
 export type RegisterAnswer = { status: number; body: { error?: string; message?: string; clusterId?: string } };
@@ -18,15 +18,8 @@ export async function registerThroughAgentPort(
   try {
     const res = await agent.post("/api/agent/v1/register", {
       headers: { authorization: `Bearer ${token}` },
-      data: {
-        name,
-        apiServerUrl: `https://api.${name}.example:6443`,
-        caFingerprint: `sha256:${randomBytes(32).toString("hex")}`,
-        agentVersion: "1.4.0",
-        kubernetesVersion: "1.30.2",
-        labels,
-        csr: makeCsr({ commonName: name }).csr,
-      },
+      data: registrationBody(name, { caFingerprint: `sha256:${randomBytes(32).toString("hex")}`, labels }, { commonName: name })
+        .body,
     });
     return { status: res.status(), body: (await res.json()) as RegisterAnswer["body"] };
   } finally {

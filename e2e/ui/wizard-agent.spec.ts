@@ -2,45 +2,22 @@
 // the drain, watch the agent's pods fall to zero, confirm, disconnect (the agent acknowledges and
 // exits 0), remove, and see every verification check pass. Afterwards the agent's certificate,
 // read from its state dir before it deleted it, is refused on the agent port with 410.
-import https from "node:https";
 import type { Locator, Page } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { AGENT_PORT } from "../support/run";
 import { AgentProcess, okJson, uniqueName, type AgentIdentity } from "../support/agent-process";
 import { saveScreenshots } from "../support/screenshots";
+import { call, heartbeatBody } from "../../tests/helpers/agent-client";
 
 // ---------------------------------------------------------------------------------------------
 // Helpers (the agent process is e2e/support/agent-process.ts).
 
 /** A heartbeat on the agent port with a client certificate, the way the agent sends it. */
 function heartbeatWith(identity: AgentIdentity): Promise<{ status: number; body: { error?: string; message?: string } }> {
-  const body = JSON.stringify({
-    agentVersion: "1.4.0",
-    kubernetesVersion: "1.30.2",
-    nodePools: [],
-    health: { apiServer: "ok", logs: true, metrics: true },
-    acks: [],
-  });
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port: AGENT_PORT,
-        path: "/api/agent/v1/heartbeat",
-        method: "POST",
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        cert: identity.cert,
-        key: identity.key,
-        ca: identity.ca,
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text || "{}") }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
+  return call(`https://127.0.0.1:${AGENT_PORT}/api/agent/v1/heartbeat`, "POST", {
+    body: heartbeatBody({ nodePools: [] }),
+    ca: identity.ca,
+    client: { cert: identity.cert, key: identity.key },
   });
 }
 

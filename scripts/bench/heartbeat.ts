@@ -8,46 +8,34 @@ import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { makeCsr } from "../../tests/helpers/csr";
-import { adminDatabaseUrl } from "../../tests/helpers/test-database";
+import { heartbeatBody, mintToken, registerCluster, SYSTEM_POOL } from "../../tests/helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
 import { loadOrCreateFleetCa } from "../../lib/server/pki/fleet-ca";
 import { issueClientCertificate } from "../../lib/server/pki/client-certificate";
 import { issueServerCertificate } from "../../lib/server/pki/server-certificate";
-import { fmt, runLoad, type LoadResult, type Target } from "./load";
+import { fmt, postgresReachable, runLoad, type LoadResult, type Target } from "./load";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 
-const heartbeat = JSON.stringify({
-  agentVersion: "1.4.0",
-  kubernetesVersion: "1.30.2",
-  nodePools: [
-    {
-      name: "system",
-      nodeCount: 3,
-      readyNodes: 3,
-      kubeletVersion: "1.30.2",
-      instanceType: "m5.large",
-      cpuCores: 6,
-      memoryGiB: 24,
-    },
-    {
-      name: "workers",
-      nodeCount: 12,
-      readyNodes: 12,
-      kubeletVersion: "1.30.2",
-      instanceType: "c6i.2xlarge",
-      cpuCores: 96,
-      memoryGiB: 192,
-    },
-  ],
-  workloads: { pods: 420, namespaces: 31 },
-  health: { apiServer: "ok", logs: true, metrics: true },
-  policy: { appliedRevision: null },
-  acks: [],
-});
+const heartbeat = JSON.stringify(
+  heartbeatBody({
+    nodePools: [
+      SYSTEM_POOL,
+      {
+        name: "workers",
+        nodeCount: 12,
+        readyNodes: 12,
+        kubeletVersion: "1.30.2",
+        instanceType: "c6i.2xlarge",
+        cpuCores: 96,
+        memoryGiB: 192,
+      },
+    ],
+    workloads: { pods: 420, namespaces: 31 },
+  }),
+);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -108,27 +96,15 @@ async function bare(): Promise<LoadResult> {
 
 /** Registers `count` agents through the protocol; one heartbeat target (own connection and certificate) each. */
 export async function registerAgents(server: FleetServer, count: number): Promise<Target[]> {
-  const token = await server.api("POST", "/api/v1/registration-tokens", { name: "bench", maxClusters: count });
+  const token = await mintToken(server, { name: "bench", maxClusters: count });
   const targets: Target[] = [];
   for (let i = 0; i < count; i++) {
-    const { csr, key } = makeCsr();
-    const reg = await server.agent(
-      "POST",
-      "/api/agent/v1/register",
-      {
-        name: `bench-${i}`,
-        apiServerUrl: `https://api.bench-${i}.example:6443`,
-        caFingerprint: `sha256:${i.toString(16).padStart(64, "0")}`,
-        agentVersion: "1.4.0",
-        kubernetesVersion: "1.30.2",
-        labels: { env: "prod", region: "eu-west-1" },
-        csr,
-      },
-      { headers: { authorization: `Bearer ${token.body.token}` } },
-    );
-    if (reg.status !== 201) throw new Error(`registration failed: ${JSON.stringify(reg.body)}`);
+    const { client } = await registerCluster(server, `bench-${i}`, {
+      token,
+      body: { caFingerprint: `sha256:${i.toString(16).padStart(64, "0")}` },
+    });
     targets.push({
-      agent: new https.Agent({ keepAlive: true, maxSockets: 1, ca: server.caPem, cert: reg.body.certificate, key }),
+      agent: new https.Agent({ keepAlive: true, maxSockets: 1, ca: server.caPem, ...client }),
       host: "127.0.0.1",
       port: server.agentPort,
       path: "/api/agent/v1/heartbeat",
@@ -144,17 +120,6 @@ async function fleet(server: FleetServer): Promise<LoadResult> {
     return await runLoad(targets, SECONDS);
   } finally {
     targets.forEach((t) => t.agent.destroy());
-  }
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
   }
 }
 

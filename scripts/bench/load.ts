@@ -2,6 +2,8 @@
 // connection (and so its own client certificate), each sending the next request when the
 // previous answer arrives. Prints nothing; returns the numbers.
 import https from "node:https";
+import pg from "pg";
+import { adminDatabaseUrl } from "../../tests/helpers/test-database";
 
 export type Target = { agent: https.Agent; host: string; port: number; path: string; body: string };
 export type LoadResult = {
@@ -70,4 +72,16 @@ export async function runLoad(targets: Target[], seconds: number, warmupSeconds 
 
 export function fmt(r: LoadResult) {
   return `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99.toFixed(1).padStart(6)} ms  errors ${r.errors}${r.errors ? " " + JSON.stringify(r.errorCodes) : ""}`;
+}
+
+/** Whether the PostgreSQL server the tests use answers (the benches skip that engine otherwise). */
+export async function postgresReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 2000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,24 +1,13 @@
 // npm run bench:register — registrations per second and latency against the real server on
 // SQLite (and PostgreSQL when reachable). Prints numbers; asserts nothing. Loopback only.
 //   BENCH_REGISTRATIONS (default 400), BENCH_CONCURRENCY (default 8)
-import pg from "pg";
 import { makeCsr } from "../../tests/helpers/csr";
-import { adminDatabaseUrl } from "../../tests/helpers/test-database";
+import { registerWith, registrationBody } from "../../tests/helpers/agent-client";
 import { startFleetServer } from "../../tests/helpers/fleet-server";
+import { postgresReachable } from "./load";
 
 const TOTAL = Number(process.env.BENCH_REGISTRATIONS ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-
-async function postgresReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: adminDatabaseUrl(), connectionTimeoutMillis: 2000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function run(engine: "sqlite" | "postgres") {
   process.env.TEST_ENGINE = engine;
@@ -40,20 +29,12 @@ async function run(engine: "sqlite" | "postgres") {
         while (next < TOTAL) {
           const i = next++;
           const t0 = performance.now();
-          const res = await server.agent(
-            "POST",
-            "/api/agent/v1/register",
-            {
-              name: `bench-reg-${i}`,
-              apiServerUrl: `https://api.bench-reg-${i}.example:6443`,
-              caFingerprint: `sha256:${i.toString(16).padStart(64, "0")}`,
-              agentVersion: "1.4.0",
-              kubernetesVersion: "1.30.2",
-              labels: { env: "prod", region: "eu-west-1", team: `t${i % 7}` },
-              csr: csrs[i % csrs.length],
-            },
-            { headers: { authorization: `Bearer ${token.body.token}` } },
-          );
+          const { body } = registrationBody(`bench-reg-${i}`, {
+            caFingerprint: `sha256:${i.toString(16).padStart(64, "0")}`,
+            labels: { env: "prod", region: "eu-west-1", team: `t${i % 7}` },
+            csr: csrs[i % csrs.length],
+          });
+          const res = await registerWith(server, token.body.token, body);
           latencies.push(performance.now() - t0);
           if (res.status !== 201) errors++;
         }

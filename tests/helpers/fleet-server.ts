@@ -3,11 +3,10 @@
 // Needs a `next build` first (npm test builds before the integration stage).
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import http from "node:http";
-import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { call, type AgentResponse, type ClientCert } from "./agent-client";
 import { sessionCookie } from "./console-session";
 import { createTestDatabase, type TestDatabase } from "./test-database";
 
@@ -15,9 +14,7 @@ export const ADMIN = { email: "admin@example.com", password: "correct-horse-batt
 /** The key-encryption key test servers seal their CA with (pass FLEET_CA_KEK: "" for none). */
 export const TEST_KEK = "q2mJ0m2v7o6m1sVfV0mQ7cS9N5o0Xy3kq1Zb8pWm4Ao=";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies of many shapes, asserted field by field
-export type AgentResponse = { status: number; body: any; headers: Record<string, string | string[] | undefined> };
-export type ClientCert = { cert: string; key: string };
+export type { AgentResponse, ClientCert } from "./agent-client";
 
 export interface FleetServer {
   readonly consoleUrl: string;
@@ -74,37 +71,6 @@ async function freePort(): Promise<number> {
     if (await portIsFree(port)) return port;
   }
   throw new Error("no free loopback port found");
-}
-
-function request(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body: string | Buffer | undefined,
-  tls?: https.RequestOptions,
-): Promise<AgentResponse> {
-  const u = new URL(url);
-  const mod = u.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = mod.request(
-      { method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers, agent: false, ...tls },
-      (res: http.IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, body: parsed, headers: res.headers });
-        });
-      },
-    );
-    req.on("error", reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
 }
 
 /**
@@ -167,9 +133,7 @@ export async function startFleetServer(
         throw new Error(`server did not start:\n${output}`);
       }
       await new Promise((r) => setTimeout(r, 100));
-      const res = await request(`${agentUrl}/api/agent/v1/ca`, "GET", {}, undefined, { rejectUnauthorized: false }).catch(
-        () => null,
-      );
+      const res = await call(`${agentUrl}/api/agent/v1/ca`, "GET", { rejectUnauthorized: false }).catch(() => null);
       if (res?.status === 200) pem = String(res.body);
     }
     return pem;
@@ -200,15 +164,10 @@ export async function startFleetServer(
       const headers: Record<string, string> = { origin: consoleUrl, ...opts.headers };
       const c = opts.cookie === undefined ? await adminCookie() : opts.cookie;
       if (c) headers.cookie = c;
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      if (payload) headers["content-type"] = "application/json";
-      return request(`${consoleUrl}${p}`, method, headers, payload);
+      return call(`${consoleUrl}${p}`, method, { headers, body });
     },
     async agent(method, p, body, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
-      const payload = opts.rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
-      if (payload !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
-      return request(`${agentUrl}${p}`, method, headers, payload, { ca: caPem, ...(opts.client ?? {}) });
+      return call(`${agentUrl}${p}`, method, { ...opts, body, ca: caPem });
     },
     dataDir,
     async restart(extra = {}) {

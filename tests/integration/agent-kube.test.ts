@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { KUBE_CALLS, type KubeCallName } from "@/lib/domain/agent-kube-calls";
-import { makeCsr } from "../helpers/csr";
+import { registerCluster } from "../helpers/agent-client";
 import { FakeKubeApi, type RecordedRequest } from "../helpers/fake-kube-api";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { eksCluster, gkeCluster } from "../helpers/kube-clusters";
@@ -309,24 +309,7 @@ test("from a laptop (--kubeconfig, GKE): facts, and drainNodePool cordons then e
 });
 
 test("the protocol's new fields server-side: capabilities filter directives, a failed ack closes its directive with the reason shown, userPods drive the drain", async () => {
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "acks-1",
-      apiServerUrl: "https://api.acks-1.example:6443",
-      caFingerprint: `sha256:${"c".repeat(64)}`,
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "dev", region: "eu" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${await mint("acks")}` } },
-  );
-  assert.equal(reg.status, 201, JSON.stringify(reg.body));
-  const id = reg.body.clusterId as string;
-  const client = { cert: reg.body.certificate as string, key };
+  const { clusterId: id, client } = await registerCluster(server, "acks-1", { body: { labels: { env: "dev", region: "eu" } } });
   const hb = (over: Record<string, unknown>) =>
     server.agent(
       "POST",

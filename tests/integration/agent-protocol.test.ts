@@ -6,10 +6,10 @@ import { generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import forge from "node-forge";
 import { csrForKey, makeCsr } from "../helpers/csr";
-import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
+import { heartbeatBody, mintToken, registerCluster, registerWith, registrationBody } from "../helpers/agent-client";
+import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
-const FP = (c: string) => `sha256:${c.repeat(64)}`;
 
 before(async () => {
   server = await startFleetServer({ REGISTRATION_RATE_PER_MINUTE: "6000", REGISTRATION_RATE_BURST: "1000" });
@@ -18,62 +18,18 @@ after(async () => {
   await server?.stop();
 });
 
-async function mint(body: Record<string, unknown> = {}) {
-  const res = await server.api("POST", "/api/v1/registration-tokens", { name: "test", ...body });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body as { id: string; token: string; maxClusters: number; usedClusters: number; status: string };
-}
+const mint = (body: Record<string, unknown> = {}) => mintToken(server, body);
 
-function registration(name: string, extra: Record<string, unknown> = {}, csrOpts = {}) {
-  const { csr, key } = makeCsr(csrOpts);
-  return {
-    key,
-    body: {
-      name,
-      apiServerUrl: `https://api.${name}.example:6443`,
-      caFingerprint: FP("a"),
-      agentVersion: "1.4.0",
-      kubernetesVersion: "v1.30.2",
-      labels: { env: "prod", region: "eu-west-1" },
-      csr,
-      ...extra,
-    },
-  };
-}
+// Kubernetes versions with a leading v are accepted (PROTOCOL.md).
+const registration = (name: string, extra: Record<string, unknown> = {}, csrOpts = {}) =>
+  registrationBody(name, { kubernetesVersion: "v1.30.2", ...extra }, csrOpts);
 
 async function register(token: string, name: string, extra: Record<string, unknown> = {}, csrOpts = {}) {
   const r = registration(name, extra, csrOpts);
-  const res = await server.agent("POST", "/api/agent/v1/register", r.body, { headers: { authorization: `Bearer ${token}` } });
-  return { res, key: r.key };
+  return { res: await registerWith(server, token, r.body), key: r.key };
 }
 
-const heartbeatBody = (over: Record<string, unknown> = {}) => ({
-  agentVersion: "1.4.0",
-  kubernetesVersion: "1.30.2",
-  nodePools: [
-    {
-      name: "system",
-      nodeCount: 3,
-      readyNodes: 3,
-      kubeletVersion: "1.30.2",
-      instanceType: "m5.large",
-      cpuCores: 6,
-      memoryGiB: 24,
-    },
-  ],
-  workloads: { pods: 120, namespaces: 14 },
-  health: { apiServer: "ok", logs: true, metrics: true },
-  policy: { appliedRevision: null },
-  acks: [],
-  ...over,
-});
-
-async function registered(name: string): Promise<{ clusterId: string; client: ClientCert; token: string }> {
-  const t = await mint();
-  const { res, key } = await register(t.token, name);
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return { clusterId: res.body.clusterId, client: { cert: res.body.certificate, key }, token: t.token };
-}
+const registered = (name: string) => registerCluster(server, name);
 
 describe("registration", () => {
   test("happy path: 201 with id, certificate for CN=clusterId, CA, interval; heartbeat makes it Ready", async () => {

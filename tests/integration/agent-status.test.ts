@@ -2,7 +2,7 @@
 // the real server (separate from agent-protocol.test.ts: both need their own server settings).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { makeCsr } from "../helpers/csr";
+import { heartbeatBody, registerCluster, registrationBody } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -14,15 +14,8 @@ after(async () => {
   await server?.stop();
 });
 
-const body = (name: string) => ({
-  name,
-  apiServerUrl: `https://api.${name}.example:6443`,
-  caFingerprint: `sha256:${"c".repeat(64)}`,
-  agentVersion: "1.4.0",
-  kubernetesVersion: "1.31.0",
-  labels: { env: "dev", region: "eu-west-1" },
-  csr: makeCsr().csr,
-});
+const facts = { kubernetesVersion: "1.31.0", labels: { env: "dev", region: "eu-west-1" } };
+const body = (name: string) => registrationBody(name, facts).body;
 
 test("a silent cluster turns NotReady within threshold + 5 s, with the transition recorded", async () => {
   const threshold = 10;
@@ -31,21 +24,8 @@ test("a silent cluster turns NotReady within threshold + 5 s, with the transitio
     heartbeatIntervalSeconds: 2,
   });
   assert.equal(patched.status, 200, JSON.stringify(patched.body));
-  const t = await server.api("POST", "/api/v1/registration-tokens", { name: "status", maxClusters: 2 });
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    { ...body("quiet-1"), csr },
-    { headers: { authorization: `Bearer ${t.body.token}` } },
-  );
-  assert.equal(reg.status, 201, JSON.stringify(reg.body));
-  const hb = await server.agent(
-    "POST",
-    "/api/agent/v1/heartbeat",
-    { agentVersion: "1.4.0", kubernetesVersion: "1.31.0", health: { apiServer: "ok", logs: true, metrics: true } },
-    { client: { cert: reg.body.certificate, key } },
-  );
+  const { clusterId, client } = await registerCluster(server, "quiet-1", { body: facts });
+  const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody({ kubernetesVersion: "1.31.0" }), { client });
   assert.equal(hb.status, 200);
   assert.equal(hb.body.heartbeatIntervalSeconds, 2);
   const lastBeat = Date.now();
@@ -54,7 +34,7 @@ test("a silent cluster turns NotReady within threshold + 5 s, with the transitio
   let lastHeartbeatAt = "";
   let events: { to: string; reason: string; at: string }[] = [];
   while (Date.now() - lastBeat < (threshold + 5) * 1000) {
-    const d = await server.api("GET", `/api/v1/clusters/${reg.body.clusterId}`);
+    const d = await server.api("GET", `/api/v1/clusters/${clusterId}`);
     status = d.body.status;
     lastHeartbeatAt = d.body.lastHeartbeatAt;
     events = d.body.events;
@@ -71,7 +51,7 @@ test("a silent cluster turns NotReady within threshold + 5 s, with the transitio
   const list = await server.api("GET", "/api/v1/clusters?status=NotReady");
   assert.deepEqual(
     list.body.items.map((c: { id: string }) => c.id),
-    [reg.body.clusterId],
+    [clusterId],
   );
 });
 

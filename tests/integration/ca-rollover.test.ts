@@ -6,12 +6,12 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import tls from "node:tls";
 import { after, before, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
+import { call, registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -54,44 +54,8 @@ function serverCertificate(): Promise<X509Certificate> {
 }
 
 /** An agent-port request trusting `ca` (a PEM bundle), optionally with a client certificate. */
-function agentCall(
-  method: string,
-  p: string,
-  ca: string,
-  body?: unknown,
-  client?: ClientCert,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies of many shapes, asserted field by field
-): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      {
-        method,
-        host: "127.0.0.1",
-        port: server.agentPort,
-        path: p,
-        ca,
-        agent: false,
-        ...(client ?? {}),
-        headers: payload ? { "content-type": "application/json" } : {},
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c) => (text += c));
-        res.on("end", () => {
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-      },
-    );
-    req.on("error", reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
+const agentCall = (method: string, p: string, ca: string, body?: unknown, client?: ClientCert) =>
+  call(`${server.agentUrl}${p}`, method, { ca, body, client });
 
 const heartbeat = (extra: Record<string, unknown> = {}) => ({
   agentVersion: "1.4.0",
@@ -138,23 +102,7 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   });
 
   // A second cluster whose "agent" is this test: it holds a certificate of the old CA.
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "rollover-manual",
-      apiServerUrl: "https://api.rollover-manual.example:6443",
-      caFingerprint: `sha256:${"c".repeat(64)}`,
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "prod", region: "eu-west-1" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${token.body.token}` } },
-  );
-  assert.equal(reg.status, 201, JSON.stringify(reg.body));
-  const manualOld: ClientCert = { cert: reg.body.certificate, key };
+  const { client: manualOld } = await registerCluster(server, "rollover-manual", { token: token.body });
 
   // Start: admin only, audited, once.
   assert.equal((await server.api("POST", "/api/v1/ca/rollover", {}, { cookie: null })).status, 401);

@@ -9,6 +9,7 @@ import { createDb, type Db } from "@/lib/server/db/client";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { decodeStoredCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
 import { makeCsr } from "../helpers/csr";
+import { registerCluster } from "../helpers/agent-client";
 import { startFleetServer, TEST_KEK, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -28,25 +29,8 @@ after(async () => {
 });
 
 async function registered(name: string): Promise<{ clusterId: string; key: string }> {
-  const minted = await server.api("POST", "/api/v1/registration-tokens", { name, ttlSeconds: 3600, maxClusters: 1 });
-  assert.equal(minted.status, 201, JSON.stringify(minted.body));
-  const { csr, key } = makeCsr();
-  const res = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name,
-      apiServerUrl: `https://api.${name}.example:6443`,
-      caFingerprint: `sha256:${"b".repeat(64)}`,
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "prod", region: "eu-west-1" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${minted.body.token}` } },
-  );
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return { clusterId: res.body.clusterId, key };
+  const { clusterId, client } = await registerCluster(server, name);
+  return { clusterId, key: client.key };
 }
 
 /** A certificate for the cluster's key, signed by the fleet CA, that ended `daysAgo` days ago. */

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { makeCsr } from "../helpers/csr";
+import { registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -46,25 +46,7 @@ const reported = (id: string, pods: number) =>
 const act = (id: string, body: Record<string, unknown>) => server.api("POST", `/api/v1/clusters/${id}/deregistration`, body);
 
 test("an agent-less walk: order enforced, force needs a reason, an agent that never acknowledges, verify", async () => {
-  const t = await server.api("POST", "/api/v1/registration-tokens", { name: "wizard", maxClusters: 1 });
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "wizard-1",
-      apiServerUrl: "https://a.example",
-      caFingerprint: `sha256:${"d".repeat(64)}`,
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "dev", region: "eu" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${t.body.token}` } },
-  );
-  assert.equal(reg.status, 201);
-  const id = reg.body.clusterId as string;
-  const client = { cert: reg.body.certificate, key };
+  const { clusterId: id, client } = await registerCluster(server, "wizard-1", { body: { labels: { env: "dev", region: "eu" } } });
   await server.agent("POST", "/api/agent/v1/heartbeat", hbBody(12), { client });
   await reported(id, 12);
 
@@ -122,24 +104,8 @@ test("an agent-less walk: order enforced, force needs a reason, an agent that ne
 });
 
 test("cancel returns the cluster to Active before removal", async () => {
-  const t = await server.api("POST", "/api/v1/registration-tokens", { name: "cancel", maxClusters: 1 });
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "wizard-2",
-      apiServerUrl: "https://a.example",
-      caFingerprint: `sha256:${"e".repeat(64)}`,
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "dev", region: "eu" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${t.body.token}` } },
-  );
-  const id = reg.body.clusterId as string;
-  await server.agent("POST", "/api/agent/v1/heartbeat", hbBody(0), { client: { cert: reg.body.certificate, key } });
+  const { clusterId: id, client } = await registerCluster(server, "wizard-2", { body: { labels: { env: "dev", region: "eu" } } });
+  await server.agent("POST", "/api/agent/v1/heartbeat", hbBody(0), { client });
   await reported(id, 0);
   assert.equal((await act(id, { action: "start" })).status, 200);
   assert.equal((await act(id, { action: "confirm-workloads" })).body.step, "workloads-moved", "zero pods: no force needed");

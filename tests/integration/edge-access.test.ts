@@ -5,7 +5,9 @@
 // a loopback peer when it is not, and no header changes who the peer is.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
 import { makeCsr } from "../helpers/csr";
+import { heartbeatBody, registerCluster, registrationBody } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 const METRICS_TOKEN = "metrics-token-for-edge-tests-0123456789";
@@ -31,16 +33,14 @@ async function plain(server: FleetServer, method: string, path: string, headers:
   };
 }
 
-function registration(name: string) {
-  return {
-    name,
-    apiServerUrl: `https://api.${name}.example:6443`,
-    caFingerprint: `sha256:${"c".repeat(64)}`,
-    agentVersion: "1.4.0",
-    kubernetesVersion: "1.30.2",
-    labels: { env: "prod", region: "eu-west-1" },
-    csr: makeCsr().csr,
-  };
+const registration = (name: string) => registrationBody(name, { caFingerprint: `sha256:${"c".repeat(64)}` }).body;
+
+/** A sample's value in /api/metrics (0 when absent), e.g. `fleet_heartbeats_total{code="200"}`. */
+async function metric(server: FleetServer, sample: string): Promise<number> {
+  const res = await plain(server, "GET", "/api/metrics");
+  assert.equal(res.status, 200, res.text.slice(0, 200));
+  const line = res.text.split("\n").find((l) => l.startsWith(`${sample} `));
+  return line ? Number(line.slice(sample.length + 1)) : 0;
 }
 
 describe("agent endpoints only on the agent port", () => {
@@ -108,8 +108,7 @@ describe("agent endpoints only on the agent port", () => {
     assert.deepEqual(clusters.body.items, []);
     const tokens = await server.api("GET", "/api/v1/registration-tokens");
     assert.equal(tokens.body.items.find((t: { id: string }) => t.id === minted.body.id).usedClusters, 0);
-    // Through Next's route (the query string skips the agent port's direct dispatch): the agent
-    // port's mark reaches the route.
+    // A query string is the same endpoint on the agent port.
     const reg = await server.agent("POST", "/api/agent/v1/register?via=next", registration("over-tls"), {
       headers: { authorization: `Bearer ${token}` },
     });
@@ -117,18 +116,7 @@ describe("agent endpoints only on the agent port", () => {
   });
 
   test("register on the agent port is still 201 by the direct path, and heartbeat and rotate work there", async () => {
-    const minted = await server.api("POST", "/api/v1/registration-tokens", { name: "agent-port", maxClusters: 1 });
-    const { csr, key } = makeCsr();
-    const reg = await server.agent(
-      "POST",
-      "/api/agent/v1/register",
-      { ...registration("direct-tls"), csr },
-      {
-        headers: { authorization: `Bearer ${minted.body.token}` },
-      },
-    );
-    assert.equal(reg.status, 201, JSON.stringify(reg.body));
-    const client = { cert: reg.body.certificate, key };
+    const { client } = await registerCluster(server, "direct-tls");
     const hb = await server.agent(
       "POST",
       "/api/agent/v1/heartbeat?via=next",
@@ -138,6 +126,47 @@ describe("agent endpoints only on the agent port", () => {
     assert.equal(hb.status, 200, JSON.stringify(hb.body));
     const rotated = await server.agent("POST", "/api/agent/v1/rotate", { csr: makeCsr().csr }, { client });
     assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+  });
+
+  test("a heartbeat with a query string is served and counted in /api/metrics like one without", async () => {
+    const { client } = await registerCluster(server, "query-counted");
+    for (const path of ["/api/agent/v1/heartbeat", "/api/agent/v1/heartbeat?via=query"]) {
+      const [count, durations] = await Promise.all([
+        metric(server, 'fleet_heartbeats_total{code="200"}'),
+        metric(server, "fleet_heartbeat_duration_seconds_count"),
+      ]);
+      const hb = await server.agent("POST", path, heartbeatBody(), { client });
+      assert.equal(hb.status, 200, `${path}: ${JSON.stringify(hb.body)}`);
+      assert.equal(await metric(server, 'fleet_heartbeats_total{code="200"}'), count + 1, path);
+      assert.equal(await metric(server, "fleet_heartbeat_duration_seconds_count"), durations + 1, path);
+    }
+    const refused = await metric(server, 'fleet_heartbeats_total{code="401"}');
+    assert.equal((await server.agent("POST", "/api/agent/v1/heartbeat?x=1", heartbeatBody())).status, 401);
+    assert.equal(await metric(server, 'fleet_heartbeats_total{code="401"}'), refused + 1);
+  });
+
+  test("every entry of the protocol table is served on the agent port and refused 421 on the console port (public ones answer on both)", async () => {
+    // Without credentials each entry answers what its kind of authentication says, which shows
+    // the table's dispatcher (not a 404, 405 or 421) took it, with or without a query string.
+    const refusal = { token: [401, "token_missing"], certificate: [401, "client_certificate_required"] } as const;
+    for (const entry of PROTOCOL_HANDLERS) {
+      for (const path of [entry.path, `${entry.path}?probe=1`]) {
+        const body = entry.method === "GET" ? undefined : {};
+        const what = `${entry.method} ${path}`;
+        const viaAgent = await server.agent(entry.method, path, body);
+        const viaConsole = await plain(server, entry.method, path, {}, body);
+        if (entry.auth === "public") {
+          assert.equal(viaAgent.status, 200, `${what} on the agent port`);
+          assert.equal(viaConsole.status, 200, `${what} on the console port`);
+          continue;
+        }
+        const [status, code] = refusal[entry.auth];
+        assert.equal(viaAgent.status, status, `${what} on the agent port: ${JSON.stringify(viaAgent.body)}`);
+        assert.equal(viaAgent.body.error, code, what);
+        assert.equal(viaConsole.status, 421, `${what} on the console port: ${viaConsole.text.slice(0, 200)}`);
+        assert.equal(viaConsole.json?.error, "agent_port_required", what);
+      }
+    }
   });
 
   test("GET /api/agent/v1/ca answers on both ports with the same certificate", async () => {

@@ -1,7 +1,7 @@
 // Provisioning, policies and enrollment against the real server, on the engine TEST_ENGINE selects.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { makeCsr } from "../helpers/csr";
+import { mintToken, registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -47,30 +47,9 @@ test("an admin pre-creates a cluster; an agent claims it with a bound token; pol
   assert.equal((await server.api("POST", "/api/v1/clusters", { name: "claimed-1" })).status, 409);
 
   // Only a token bound to the pre-created cluster claims it.
-  const token = await server.api("POST", "/api/v1/registration-tokens", {
-    name: "claim",
-    maxClusters: 1,
-    fixedLabels: { env: "dev" },
-    clusterId: pre.body.id,
-  });
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "claimed-1",
-      apiServerUrl: "https://a.example",
-      caFingerprint: `sha256:${"f".repeat(64)}`,
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: {},
-      csr,
-    },
-    { headers: { authorization: `Bearer ${token.body.token}` } },
-  );
-  assert.equal(reg.status, 201, JSON.stringify(reg.body));
-  assert.equal(reg.body.clusterId, pre.body.id, "the agent claims the pre-created record");
-  const client = { cert: reg.body.certificate, key };
+  const token = await mintToken(server, { name: "claim", maxClusters: 1, fixedLabels: { env: "dev" }, clusterId: pre.body.id });
+  const { clusterId, client } = await registerCluster(server, "claimed-1", { token, body: { labels: {} } });
+  assert.equal(clusterId, pre.body.id, "the agent claims the pre-created record");
 
   const group = await server.api("POST", "/api/v1/groups", { name: "dev-eu", selector: "env=dev,region in (eu-west-1)" });
   assert.equal(group.status, 201, JSON.stringify(group.body));
@@ -90,7 +69,7 @@ test("an admin pre-creates a cluster; an agent claims it with a bound token; pol
 
   const enrolled = await until("enrollment", async () => {
     await beat(client, "baseline:1");
-    const d = await server.api("GET", `/api/v1/clusters/${reg.body.clusterId}`);
+    const d = await server.api("GET", `/api/v1/clusters/${clusterId}`);
     return d.body.enrollment.enrolledAt && d.body;
   });
   assert.equal(enrolled.enrollment.complete, true, JSON.stringify(enrolled.enrollment.items));
@@ -110,18 +89,15 @@ test("an admin pre-creates a cluster; an agent claims it with a bound token; pol
     async () => (await beat(client, "baseline:1")).body.desiredPolicyRevision === "baseline:2",
   );
   const blocked = await until("enrollment to notice the unsynced policy", async () => {
-    const d = await server.api("GET", `/api/v1/clusters/${reg.body.clusterId}`);
+    const d = await server.api("GET", `/api/v1/clusters/${clusterId}`);
     return !d.body.enrollment.enrolledAt && d.body;
   });
   assert.equal(blocked.enrollment.items.find((i: { key: string }) => i.key === "policies").state, "fail");
 
   // A draining cluster gets no new revisions.
-  assert.equal(
-    (await server.api("POST", `/api/v1/clusters/${reg.body.clusterId}/deregistration`, { action: "start" })).status,
-    200,
-  );
+  assert.equal((await server.api("POST", `/api/v1/clusters/${clusterId}/deregistration`, { action: "start" })).status, 200);
   await server.api("POST", `/api/v1/policies/${policy.body.id}/revisions`, { content: { podSecurity: "privileged" } });
-  const draining = await server.api("GET", `/api/v1/clusters/${reg.body.clusterId}`);
+  const draining = await server.api("GET", `/api/v1/clusters/${clusterId}`);
   assert.equal(draining.body.desiredPolicyRevision, "baseline:2");
   const hb = await beat(client, "baseline:1");
   assert.equal(hb.body.status, "Draining");

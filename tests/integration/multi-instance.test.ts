@@ -2,7 +2,7 @@
 // cross instances (LISTEN/NOTIFY), status transitions recorded once.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { makeCsr } from "../helpers/csr";
+import { heartbeatBody, registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { testEngine } from "../helpers/test-database";
 
@@ -28,30 +28,9 @@ if (testEngine() === "postgres") {
     const reader = stream.body!.getReader();
 
     // Register and heartbeat on A; watch the stream served by B.
-    const t = await a.api("POST", "/api/v1/registration-tokens", { name: "ha", maxClusters: 1 });
-    const { csr, key } = makeCsr();
-    const reg = await a.agent(
-      "POST",
-      "/api/agent/v1/register",
-      {
-        name: "ha-1",
-        apiServerUrl: "https://a.example",
-        caFingerprint: `sha256:${"7".repeat(64)}`,
-        agentVersion: "1.4.0",
-        kubernetesVersion: "1.30.2",
-        labels: { env: "prod", region: "eu" },
-        csr,
-      },
-      { headers: { authorization: `Bearer ${t.body.token}` } },
-    );
-    assert.equal(reg.status, 201);
+    const { clusterId, client } = await registerCluster(a, "ha-1", { body: { labels: { env: "prod", region: "eu" } } });
     // The certificate A issued is accepted by B.
-    const hb = await b.agent(
-      "POST",
-      "/api/agent/v1/heartbeat",
-      { agentVersion: "1.4.0", kubernetesVersion: "1.30.2", health: { apiServer: "ok", logs: true, metrics: true } },
-      { client: { cert: reg.body.certificate, key } },
-    );
+    const hb = await b.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client });
     assert.equal(hb.status, 200);
 
     let text = "";
@@ -69,7 +48,7 @@ if (testEngine() === "postgres") {
     assert.match(text, /event: cluster\.status\ndata: .*"to":"Ready"/);
 
     // Both sweepers ran; the transition is recorded exactly once.
-    const detail = await b.api("GET", `/api/v1/clusters/${reg.body.clusterId}`);
+    const detail = await b.api("GET", `/api/v1/clusters/${clusterId}`);
     assert.equal(
       detail.body.events.filter((e: { kind: string; to: string }) => e.kind === "status" && e.to === "Ready").length,
       1,

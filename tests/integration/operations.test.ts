@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import { makeCsr } from "../helpers/csr";
+import { heartbeatBody, registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 const run = promisify(execFile);
@@ -60,22 +60,7 @@ test("the gate fails with no match, fails with reasons, passes when every match 
   assert.equal(none.body.pass, false);
   assert.equal(none.body.clusters.length, 0);
 
-  const token = await server.api("POST", "/api/v1/registration-tokens", { name: "gate", maxClusters: 1 });
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "gate-1",
-      apiServerUrl: "https://a.example",
-      caFingerprint: `sha256:${"1".repeat(64)}`,
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "staging", region: "eu" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${token.body.token}` } },
-  );
+  const { client } = await registerCluster(server, "gate-1", { body: { labels: { env: "staging", region: "eu" } } });
   const failing = await server.api("GET", "/api/v1/gate?selector=env%3Dstaging", undefined, bearer(apiKey));
   assert.equal(failing.body.pass, false);
   assert.ok(failing.body.clusters[0].reasons.length > 0);
@@ -91,14 +76,7 @@ test("the gate fails with no match, fails with reasons, passes when every match 
 
   // Make it pass: a group for it, a heartbeat with logs and metrics flowing.
   await server.api("POST", "/api/v1/groups", { name: "staging", selector: "env=staging" });
-  const client = { cert: reg.body.certificate, key };
-  const beat = () =>
-    server.agent(
-      "POST",
-      "/api/agent/v1/heartbeat",
-      { agentVersion: "1.4.0", kubernetesVersion: "1.30.2", health: { apiServer: "ok", logs: true, metrics: true } },
-      { client },
-    );
+  const beat = () => server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client });
   const deadline = Date.now() + 20_000;
   let gate;
   do {

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { csrForKey, makeCsr } from "../helpers/csr";
+import { heartbeatBody, mintToken, registerWith, registrationBody } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -18,11 +19,7 @@ after(async () => {
 
 type Token = { id: string; token: string; usedClusters: number; clusterId: string | null };
 
-async function mint(body: Record<string, unknown> = {}): Promise<Token> {
-  const res = await server.api("POST", "/api/v1/registration-tokens", { name: "test", ...body });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body as Token;
-}
+const mint = (body: Record<string, unknown> = {}) => mintToken(server, body) as Promise<Token>;
 
 async function tokenListed(id: string): Promise<Token & { status: string }> {
   const res = await server.api("GET", "/api/v1/registration-tokens");
@@ -31,32 +28,13 @@ async function tokenListed(id: string): Promise<Token & { status: string }> {
 
 /** POST /register; `key` reuses a private key (a kept key), else a fresh one is made. */
 async function register(token: string, name: string, extra: Record<string, unknown> = {}, key?: string) {
-  const made = key ? { csr: csrForKey(key), key } : makeCsr();
-  const res = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name,
-      apiServerUrl: `https://api.${name}.example:6443`,
-      caFingerprint: FP("a"),
-      agentVersion: "1.4.0",
-      kubernetesVersion: "1.30.2",
-      labels: { region: "eu-west-1" },
-      csr: made.csr,
-      ...extra,
-    },
-    { headers: { authorization: `Bearer ${token}` } },
-  );
-  return { res, key: made.key, client: { cert: res.body.certificate as string, key: made.key } as ClientCert };
+  const made = registrationBody(name, { labels: { region: "eu-west-1" }, ...(key ? { csr: csrForKey(key) } : {}), ...extra });
+  const res = await registerWith(server, token, made.body);
+  const kept = key ?? made.key;
+  return { res, key: kept, client: { cert: res.body.certificate as string, key: kept } as ClientCert };
 }
 
-const heartbeat = (client: ClientCert) =>
-  server.agent(
-    "POST",
-    "/api/agent/v1/heartbeat",
-    { agentVersion: "1.4.0", kubernetesVersion: "1.30.2", health: { apiServer: "ok", logs: true, metrics: true } },
-    { client },
-  );
+const heartbeat = (client: ClientCert) => server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client });
 
 const cluster = async (id: string) => (await server.api("GET", `/api/v1/clusters/${id}`)).body;
 

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
+import { mintToken, registerCluster, registerWith, registrationBody, SYSTEM_POOL } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -98,22 +99,9 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 }
 
 test("an incompatible agent cannot register", async () => {
-  const t = await server.api("POST", "/api/v1/registration-tokens", { name: "old", maxClusters: 1 });
-  const { csr } = makeCsr();
-  const res = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "ancient",
-      apiServerUrl: "https://a.example",
-      caFingerprint: `sha256:${"9".repeat(64)}`,
-      agentVersion: "0.9.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "prod", region: "eu" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${t.body.token}` } },
-  );
+  const t = await mintToken(server, { name: "old", maxClusters: 1 });
+  const ancient = registrationBody("ancient", { agentVersion: "0.9.0", labels: { env: "prod", region: "eu" } });
+  const res = await registerWith(server, t.token, ancient.body);
   assert.equal(res.status, 422);
   assert.equal(res.body.error, "incompatible_agent");
   const versions = await server.api("GET", "/api/v1/versions");
@@ -250,33 +238,11 @@ test("a rollout upgrades stage by stage; a failing canary pauses it; resume and 
 });
 
 test("node pools: retire sends drainNodePool and the pool leaves when the agent stops reporting it", async () => {
-  const t = await server.api("POST", "/api/v1/registration-tokens", { name: "pools", maxClusters: 1 });
-  const { csr, key } = makeCsr();
-  const reg = await server.agent(
-    "POST",
-    "/api/agent/v1/register",
-    {
-      name: "pools-1",
-      apiServerUrl: "https://p.example",
-      caFingerprint: `sha256:${"8".repeat(64)}`,
-      agentVersion: "1.5.0",
-      kubernetesVersion: "1.30.2",
-      labels: { env: "prod", region: "us" },
-      csr,
-    },
-    { headers: { authorization: `Bearer ${t.body.token}` } },
-  );
-  const client = { cert: reg.body.certificate, key };
+  const { clusterId, client } = await registerCluster(server, "pools-1", {
+    body: { agentVersion: "1.5.0", labels: { env: "prod", region: "us" } },
+  });
   const pools = [
-    {
-      name: "system",
-      nodeCount: 3,
-      readyNodes: 3,
-      kubeletVersion: "1.30.2",
-      instanceType: "m5.large",
-      cpuCores: 6,
-      memoryGiB: 24,
-    },
+    SYSTEM_POOL,
     {
       name: "batch",
       nodeCount: 5,
@@ -301,16 +267,13 @@ test("node pools: retire sends drainNodePool and the pool leaves when the agent 
       { client },
     );
   await beat(pools);
-  await until(
-    "pools stored",
-    async () => (await server.api("GET", `/api/v1/clusters/${reg.body.clusterId}`)).body.nodePools.length === 2,
-  );
+  await until("pools stored", async () => (await server.api("GET", `/api/v1/clusters/${clusterId}`)).body.nodePools.length === 2);
   const cap = await server.api("GET", "/api/v1/node-pools?by=region");
   const us = cap.body.rows.find((r: { key: string }) => r.key === "us");
   assert.equal(us.nodes, 8);
   assert.equal(us.cpuCores, 46);
 
-  const retired = await server.api("POST", `/api/v1/clusters/${reg.body.clusterId}/node-pools/batch/retire`, {
+  const retired = await server.api("POST", `/api/v1/clusters/${clusterId}/node-pools/batch/retire`, {
     reason: "moving to spot",
   });
   assert.equal(retired.status, 200, JSON.stringify(retired.body));
@@ -322,6 +285,6 @@ test("node pools: retire sends drainNodePool and the pool leaves when the agent 
   await beat([pools[0]!], [d.id]);
   await until(
     "the pool gone",
-    async () => (await server.api("GET", `/api/v1/clusters/${reg.body.clusterId}`)).body.nodePools.length === 1,
+    async () => (await server.api("GET", `/api/v1/clusters/${clusterId}`)).body.nodePools.length === 1,
   );
 });

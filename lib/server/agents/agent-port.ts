@@ -2,13 +2,14 @@ import "server-only";
 import type http from "node:http";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
 import { IDENTITY_HEADERS } from "./agent-identity";
+import { PROTOCOL_HANDLERS } from "./protocol-handlers";
 
 // PROTOCOL.md, "Ports and transport": the agent endpoints that carry secrets (a registration
 // token, a CSR, cluster facts) answer only on the agent port (TLS); on the console port (plain
-// HTTP behind the user's ingress) they answer 421. Only the CA download, which is public, answers
-// on both.
+// HTTP behind the user's ingress) they answer 421. Only the public entries of the protocol table
+// (the CA download) answer on both.
 
-const ANY_PORT_PATHS = new Set(["/api/agent/v1/ca"]);
+const ANY_PORT_PATHS = new Set(PROTOCOL_HANDLERS.filter((h) => h.auth === "public").map((h) => h.path.toLowerCase()));
 
 function agentPortRequired(): ApiError {
   return new ApiError(
@@ -40,8 +41,8 @@ function normalizedPath(url: string): string {
 /**
  * True for a request target the console port refuses with 421: everything under /api/agent/ but
  * the CA download, however it is spelt (trailing slash, query string, case, escapes), for every
- * method. The routes check the agent-port mark as well (requireAgentPort); this catches the
- * spellings Next would otherwise redirect or answer 404/405 for.
+ * method. The protocol's dispatcher checks the agent-port mark as well (requireAgentPort); this
+ * catches the spellings Next would otherwise redirect or answer 404/405 for.
  */
 export function isAgentOnlyPath(url: string): boolean {
   const path = normalizedPath(url);

@@ -5,14 +5,9 @@ import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
-import { errorReply } from "@/lib/server/api/errors";
-import { readJsonStream } from "@/lib/server/api/read-body";
-import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
-import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
-import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
+import { IDENTITY_HEADERS } from "./agent-identity";
+import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
 import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
-import { incCounter, observe } from "@/lib/server/metrics/registry";
-import { HEARTBEAT_SECONDS_BUCKETS } from "@/lib/server/metrics/fleet-metrics";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -84,58 +79,6 @@ export function remoteAddress(req: http.IncomingMessage): string {
   return (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const json = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json), ...headers });
-  res.end(json);
-}
-
-function readBody(req: http.IncomingMessage) {
-  // Keep the stream open on an early exit so an oversized body still gets its 413.
-  return readJsonStream(req.iterator({ destroyOnReturn: false }), req.headers["content-length"], req.headers["content-type"]);
-}
-
-function sendError(res: http.ServerResponse, err: unknown) {
-  const r = errorReply(err);
-  send(res, r.status, r.body, { ...r.headers, ...(r.status === 413 ? { connection: "close" } : {}) });
-}
-
-// The agent protocol's busy endpoints, dispatched on the agent port straight to the services
-// their Next route handlers call (app/api/agent/v1/*/route.ts). Next's router alone capped a
-// route near 1,000 requests/s on this hardware; these paths do not go through it.
-const DIRECT: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>> = {
-  "/api/agent/v1/heartbeat": async (req, res) => {
-    const started = performance.now();
-    res.once("finish", () => {
-      observe(
-        "fleet_heartbeat_duration_seconds",
-        "Heartbeat handling time on this instance.",
-        HEARTBEAT_SECONDS_BUCKETS,
-        (performance.now() - started) / 1000,
-      );
-      incCounter("fleet_heartbeats_total", "Heartbeats answered by this instance, by HTTP status.", {
-        code: String(res.statusCode),
-      });
-    });
-    try {
-      // Only the identity headers are read: no need to copy every header into a Headers object.
-      const headers = { get: (name: string) => (req.headers[name] as string | undefined) ?? null };
-      const body = await readBody(req);
-      send(res, 200, await recordHeartbeat(await agentIdentity(headers), body));
-    } catch (err) {
-      sendError(res, err);
-    }
-  },
-  "/api/agent/v1/register": async (req, res) => {
-    const reply = await handleRegistration({
-      authorization: req.headers.authorization ?? null,
-      sourceAddress: (req.headers[IDENTITY_HEADERS.remoteAddress] as string | undefined) ?? null,
-      readBody: () => readBody(req),
-    });
-    send(res, reply.status, reply.body, { ...reply.headers, ...(reply.status === 413 ? { connection: "close" } : {}) });
-  },
-};
-
 /** The agent port's server, which follows the fleet's CAs (ca-rollover.ts) without a restart. */
 export type AgentServer = https.Server & {
   /** Trusts the client certificates of `state.trusted`; a new serving CA gets a new server certificate. */
@@ -183,8 +126,8 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
       const fwd = typeof header === "string" ? forwardedCertificate(header, trusted) : null;
       if (fwd) setIdentity(req, fingerprintOf(fwd.cert.fingerprint256), fwd.cert.serialNumber, fwd.expired);
     }
-    const direct = req.method === "POST" ? DIRECT[req.url ?? ""] : undefined;
-    if (direct) direct(req, res).catch((err) => sendError(res, err));
+    // The protocol's endpoints are served here without Next (protocol-dispatch.ts); the rest goes to Next.
+    if (isProtocolPath(req.url ?? "/")) dispatchNode(req, res);
     else handle(req, res);
   }) as AgentServer;
 

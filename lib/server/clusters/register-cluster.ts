@@ -48,10 +48,9 @@ export type RegistrationTrace = { sourceAddress: string | null; tokenId?: string
 
 const EXHAUSTED_MESSAGE = "The registration token has registered as many clusters as it may; ask an operator for a new one.";
 
-async function authenticateToken(authorization: string | null, now: Date, trace: RegistrationTrace): Promise<TokenRecord> {
-  const m = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
-  if (!m) throw new ApiError("token_missing", "Send the registration token as 'Authorization: Bearer frt_...'.");
-  const cred = parseCredential(m[1]!, TOKEN_PREFIX);
+async function authenticateToken(bearer: string | null, now: Date, trace: RegistrationTrace): Promise<TokenRecord> {
+  if (!bearer) throw new ApiError("token_missing", "Send the registration token as 'Authorization: Bearer frt_...'.");
+  const cred = parseCredential(bearer, TOKEN_PREFIX);
   if (!cred) throw new ApiError("token_invalid", "The registration token is malformed or unknown.");
   const token = await db().registrationToken.findUnique({ where: { id: cred.id }, omit: { secretHash: false } });
   if (!token || !digestsEqual(sha256Hex(cred.secret), token.secretHash)) {
@@ -238,13 +237,14 @@ async function planRegistration(
  * so a failure leaves no trace but the attempt log.
  */
 export async function registerCluster(
-  authorization: string | null,
+  /** The bearer token the request carried, parsed by the protocol's dispatcher (null: none). */
+  bearer: string | null,
   body: unknown,
   /** Where the request came from; tokenId is filled in as soon as the token is known, so a later failure can still be attributed to it. */
   trace: RegistrationTrace,
 ): Promise<{ response: RegisterResponse; clusterId: string; name: string }> {
   const now = new Date();
-  const token = await authenticateToken(authorization, now, trace);
+  const token = await authenticateToken(bearer, now, trace);
   const req = parseWith(registerRequestSchema, body);
   const { matrix } = await getMatrix();
   if (!agentAccepted(matrix, req.agentVersion)) {

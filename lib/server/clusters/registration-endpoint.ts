@@ -28,10 +28,11 @@ function nameFrom(body: unknown): string | null {
 /**
  * POST /api/agent/v1/register as a whole: the per-address rate limit, the registration, and an
  * attempt-log entry for every outcome (a success's entry is written in its transaction).
- * Served by the Next route and by the agent port's direct path alike.
+ * The register entry of the protocol table (lib/server/agents/protocol-handlers.ts).
  */
 export async function handleRegistration(req: {
-  authorization: string | null;
+  /** The bearer token the request carried (null: none). */
+  token: string | null;
   sourceAddress: string | null;
   readBody: () => Promise<unknown>;
 }): Promise<Reply> {
@@ -45,7 +46,7 @@ export async function handleRegistration(req: {
       });
     }
     body = await req.readBody();
-    const result = await registerCluster(req.authorization, body, trace);
+    const result = await registerCluster(req.token, body, trace);
     countAttempt("ok");
     return { status: 201, body: result.response };
   } catch (err) {
