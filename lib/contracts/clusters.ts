@@ -3,7 +3,7 @@ import { clusterNameSchema } from "@/lib/domain/agent-protocol";
 import { labelsSchema } from "@/lib/domain/labels";
 import { checkSelectorText } from "@/lib/domain/selector";
 import { TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
-import { CLUSTER_STATUSES, clusterStatusSchema, idName, isoTime, labelsMap } from "./common";
+import { clusterStatusSchema, idName, isoTime, labelsMap } from "./common";
 import { route } from "./route";
 import { mintedTokenSchema } from "./tokens";
 
@@ -13,7 +13,7 @@ import { mintedTokenSchema } from "./tokens";
 export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
 
 export const listClustersQuerySchema = z.object({
-  status: z.enum(CLUSTER_STATUSES).optional(),
+  status: clusterStatusSchema.optional(),
   selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),

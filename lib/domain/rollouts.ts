@@ -91,7 +91,6 @@ export const UNFINISHED_ROLLOUT_STATES = ["Running", "Paused"] as const;
 export const ROLLOUT_ACTIONS = ["pause", "resume", "abort"] as const;
 export type RolloutAction = (typeof ROLLOUT_ACTIONS)[number];
 
-
 /** One cluster in a rollout: Pending -> Upgrading -> Succeeded | Failed, or Skipped. */
 export type MemberState = "Pending" | "Upgrading" | "Succeeded" | "Failed" | "Skipped";
 const FINISHED_MEMBER_STATES: ReadonlySet<string> = new Set(["Succeeded", "Failed", "Skipped"]);

@@ -1,4 +1,5 @@
 import "server-only";
+import { processSingleton } from "@/lib/server/process-singletons";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
@@ -48,10 +49,8 @@ type Entry = {
 const REVOCATION_POLL_MS = 1000;
 
 type State = { cache: Map<string, Entry>; revocations: Snapshot<Date> };
-const g = globalThis as unknown as { __fleetIdentity?: State };
-
 function state(): State {
-  g.__fleetIdentity ??= {
+  return processSingleton<State>("agent-identity", () => ({
     cache: new Map(),
     revocations: new Snapshot(async (since) => {
       // Overlap by a few seconds: rows committed late with an earlier timestamp still count.
@@ -63,8 +62,7 @@ function state(): State {
       if (rows.length) forgetCertificates(rows.map((r) => r.serial));
       return rows.reduce((max, r) => (r.revokedAt > max ? r.revokedAt : max), since ?? from);
     }, REVOCATION_POLL_MS),
-  };
-  return g.__fleetIdentity;
+  }));
 }
 
 export function forgetCertificates(serials: string[]) {
