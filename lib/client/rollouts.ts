@@ -3,6 +3,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CreateRolloutInput } from "@/lib/domain/rollouts";
 import { clusterRoutes } from "@/lib/contracts/clusters";
+import { routeUrl } from "@/lib/contracts/route";
+import { rolloutRoutes, type Rollout, type RolloutActionInput } from "@/lib/contracts/rollouts";
+import type { RolloutState } from "@/lib/domain/rollouts";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
@@ -16,50 +19,8 @@ import { queryKeys } from "./query-keys";
 export const ROLLOUT_RUNNING_POLL_MS = 2_000;
 const ROLLOUT_IDLE_POLL_MS = 15_000;
 
-export type RolloutState = "Running" | "Paused" | "Completed" | "Aborted";
-export type RolloutClusterState = "Pending" | "Upgrading" | "Succeeded" | "Failed" | "Skipped";
-export type RolloutStage = {
-  index: number;
-  name: string;
-  total: number;
-  pending: number;
-  upgrading: number;
-  succeeded: number;
-  failed: number;
-  skipped: number;
-  state: "done" | "current" | "waiting";
-};
-export type Rollout = {
-  id: string;
-  name: string;
-  targetVersion: string;
-  selector: string | null;
-  groupId: string | null;
-  state: RolloutState;
-  pausedReason: string | null;
-  currentStage: number;
-  maxUnavailable: number;
-  waitSeconds: number;
-  failureThreshold: number;
-  clusterTimeoutSeconds: number;
-  stageCompletedAt: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-  totals: { clusters: number; succeeded: number; failed: number; upgrading: number; skipped: number };
-  stages: RolloutStage[];
-  clusters: {
-    clusterId: string;
-    name: string | null;
-    stage: number;
-    state: RolloutClusterState;
-    fromVersion: string | null;
-    agentVersion: string | null;
-    startedAt: string | null;
-    finishedAt: string | null;
-    error: string | null;
-  }[];
-};
-export type RolloutAction = "pause" | "resume" | "abort";
+export type { Rollout, RolloutStage } from "@/lib/contracts/rollouts";
+export type { RolloutState, MemberState as RolloutClusterState } from "@/lib/domain/rollouts";
 
 function rolloutPoll(states: RolloutState[]): number | false {
   if (states.includes("Running")) return ROLLOUT_RUNNING_POLL_MS;
@@ -70,7 +31,7 @@ function rolloutPoll(states: RolloutState[]): number | false {
 export function useRollouts() {
   return useQuery({
     queryKey: queryKeys.rollouts.list,
-    queryFn: ({ signal }) => fetchJson<{ items: Rollout[] }>("/api/v1/rollouts", { signal }),
+    queryFn: ({ signal }) => fetchJson(rolloutRoutes.list.path, { signal, schema: rolloutRoutes.list.response }),
     select: (data) => data.items,
     // A new rollout started elsewhere is noticed at the idle pace even when nothing runs here.
     refetchInterval: (q) => rolloutPoll(q.state.data?.items.map((r) => r.state) ?? []) || ROLLOUT_IDLE_POLL_MS,
@@ -81,7 +42,7 @@ export function useRollouts() {
 export function useRollout(id: string, initial?: Rollout) {
   return useQuery({
     queryKey: queryKeys.rollouts.detail(id),
-    queryFn: ({ signal }) => fetchJson<Rollout>(`/api/v1/rollouts/${encodeURIComponent(id)}`, { signal }),
+    queryFn: ({ signal }) => fetchJson(routeUrl(rolloutRoutes.get, { id }), { signal, schema: rolloutRoutes.get.response }),
     initialData: initial,
     initialDataUpdatedAt: initial ? () => Date.now() : undefined,
     refetchInterval: (q) => (q.state.data ? rolloutPoll([q.state.data.state]) : false),
@@ -92,7 +53,8 @@ export function useRollout(id: string, initial?: Rollout) {
 export function useCreateRollout() {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (input: CreateRolloutInput) => fetchJson<Rollout>("/api/v1/rollouts", { method: "POST", body: input }),
+    mutationFn: (input: CreateRolloutInput) =>
+      fetchJson(rolloutRoutes.create.path, { method: "POST", body: input, schema: rolloutRoutes.create.response }),
     onSuccess: (rollout) => {
       client.setQueryData(queryKeys.rollouts.detail(rollout.id), rollout);
       void client.invalidateQueries({ queryKey: queryKeys.rollouts.list });
@@ -103,8 +65,8 @@ export function useCreateRollout() {
 export function useRolloutAction(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (body: { action: RolloutAction; reason?: string }) =>
-      fetchJson<Rollout>(`/api/v1/rollouts/${encodeURIComponent(id)}/actions`, { method: "POST", body }),
+    mutationFn: (body: RolloutActionInput) =>
+      fetchJson(routeUrl(rolloutRoutes.act, { id }), { method: "POST", body, schema: rolloutRoutes.act.response }),
     onSuccess: (rollout) => {
       client.setQueryData(queryKeys.rollouts.detail(id), rollout);
       void client.invalidateQueries({ queryKey: queryKeys.rollouts.list });

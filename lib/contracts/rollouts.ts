@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { createRolloutSchema, ROLLOUT_ACTIONS } from "@/lib/domain/rollouts";
+import { createRolloutSchema, MEMBER_STATES, ROLLOUT_ACTIONS, ROLLOUT_STATES } from "@/lib/domain/rollouts";
+import { isoTime, itemsOf } from "./common";
 import { route } from "./route";
 
 export const rolloutActionSchema = z
@@ -7,22 +8,89 @@ export const rolloutActionSchema = z
   .strict();
 export type RolloutActionInput = z.infer<typeof rolloutActionSchema>;
 
+const rolloutStageSchema = z.object({
+  index: z.number(),
+  name: z.string(),
+  total: z.number(),
+  pending: z.number(),
+  upgrading: z.number(),
+  succeeded: z.number(),
+  failed: z.number(),
+  skipped: z.number(),
+  state: z.enum(["done", "current", "waiting"]),
+});
+export type RolloutStage = z.infer<typeof rolloutStageSchema>;
+
+const rolloutMemberSchema = z.object({
+  clusterId: z.string(),
+  name: z.string().nullable(),
+  stage: z.number(),
+  state: z.enum(MEMBER_STATES),
+  fromVersion: z.string().nullable(),
+  agentVersion: z.string().nullable(),
+  startedAt: isoTime.nullable(),
+  finishedAt: isoTime.nullable(),
+  error: z.string().nullable(),
+});
+
+export const rolloutSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  targetVersion: z.string(),
+  selector: z.string().nullable(),
+  groupId: z.string().nullable(),
+  state: z.enum(ROLLOUT_STATES),
+  pausedReason: z.string().nullable(),
+  currentStage: z.number(),
+  maxUnavailable: z.number(),
+  waitSeconds: z.number(),
+  failureThreshold: z.number(),
+  clusterTimeoutSeconds: z.number(),
+  stageCompletedAt: isoTime.nullable(),
+  createdAt: isoTime,
+  finishedAt: isoTime.nullable(),
+  totals: z.object({
+    clusters: z.number(),
+    succeeded: z.number(),
+    failed: z.number(),
+    upgrading: z.number(),
+    skipped: z.number(),
+  }),
+  stages: z.array(rolloutStageSchema),
+  clusters: z.array(rolloutMemberSchema),
+});
+export type Rollout = z.infer<typeof rolloutSchema>;
+
 export const rolloutRoutes = {
-  list: route({ method: "GET", path: "/api/v1/rollouts", summary: "Agent upgrade rollouts", role: "viewer" }),
+  list: route({
+    method: "GET",
+    path: "/api/v1/rollouts",
+    summary: "Agent upgrade rollouts",
+    role: "viewer",
+    response: itemsOf(rolloutSchema),
+  }),
   create: route({
     method: "POST",
     path: "/api/v1/rollouts",
     summary: "Start a staged agent upgrade",
     role: "operator",
     body: createRolloutSchema,
+    response: rolloutSchema,
     status: 201,
   }),
-  get: route({ method: "GET", path: "/api/v1/rollouts/{id}", summary: "A rollout with per-stage progress", role: "viewer" }),
+  get: route({
+    method: "GET",
+    path: "/api/v1/rollouts/{id}",
+    summary: "A rollout with per-stage progress",
+    role: "viewer",
+    response: rolloutSchema,
+  }),
   act: route({
     method: "POST",
     path: "/api/v1/rollouts/{id}/actions",
     summary: "Pause, resume or abort",
     role: "operator",
     body: rolloutActionSchema,
+    response: rolloutSchema,
   }),
 };

@@ -92,7 +92,8 @@ export const ROLLOUT_ACTIONS = ["pause", "resume", "abort"] as const;
 export type RolloutAction = (typeof ROLLOUT_ACTIONS)[number];
 
 /** One cluster in a rollout: Pending -> Upgrading -> Succeeded | Failed, or Skipped. */
-export type MemberState = "Pending" | "Upgrading" | "Succeeded" | "Failed" | "Skipped";
+export const MEMBER_STATES = ["Pending", "Upgrading", "Succeeded", "Failed", "Skipped"] as const;
+export type MemberState = (typeof MEMBER_STATES)[number];
 const FINISHED_MEMBER_STATES: ReadonlySet<string> = new Set(["Succeeded", "Failed", "Skipped"]);
 export const memberFinished = (state: string) => FINISHED_MEMBER_STATES.has(state);
 

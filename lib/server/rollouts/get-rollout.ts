@@ -1,5 +1,6 @@
 import "server-only";
-import { stageState, type StageSpec } from "@/lib/domain/rollouts";
+import type { Rollout } from "@/lib/contracts/rollouts";
+import { stageState, type MemberState, type RolloutState, type StageSpec } from "@/lib/domain/rollouts";
 import { ApiError } from "@/lib/server/api/errors";
 import { db, type Db } from "@/lib/server/db/client";
 
@@ -34,7 +35,7 @@ export async function getRollout(id: string) {
   return rolloutView(r, await clusterFacts([r]));
 }
 
-export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>) {
+export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>): Rollout {
   const count = (state: string, members = r.clusters) => members.filter((m) => m.state === state).length;
   const specs = JSON.parse(r.stages) as StageSpec[];
   const stages = specs.map((s, i) => {
@@ -57,7 +58,7 @@ export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>) 
     targetVersion: r.targetVersion,
     selector: r.selector,
     groupId: r.groupId,
-    state: r.state,
+    state: r.state as RolloutState,
     pausedReason: r.pausedReason,
     currentStage: r.currentStage,
     maxUnavailable: r.maxUnavailable,
@@ -81,7 +82,7 @@ export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>) 
         clusterId: c.clusterId,
         name: clusters.get(c.clusterId)?.name ?? null,
         stage: c.stage,
-        state: c.state,
+        state: c.state as MemberState,
         fromVersion: c.fromVersion,
         agentVersion: clusters.get(c.clusterId)?.agentVersion ?? null,
         startedAt: c.startedAt?.toISOString() ?? null,
