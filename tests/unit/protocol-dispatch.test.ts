@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
-import { bearerToken, dispatch, isProtocolPath } from "@/lib/server/agents/protocol-dispatch";
+import { dispatch, isProtocolPath } from "@/lib/server/agents/protocol-dispatch";
+import { bearerToken } from "@/lib/server/auth/bearer";
 import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
 import { renderOwnMetrics } from "@/lib/server/metrics/registry";
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { bearerToken } from "@/lib/server/auth/bearer";
 import type http from "node:http";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
 import { readJson, readJsonStream } from "@/lib/server/api/read-body";
@@ -34,11 +35,6 @@ function pathnameOf(url: string): string {
 /** Whether `url` names a protocol endpoint (any method, any query string). */
 export function isProtocolPath(url: string): boolean {
   return byPath.has(pathnameOf(url));
-}
-
-/** The value of `Authorization: Bearer <value>`, or null when the header is missing or another scheme. */
-export function bearerToken(authorization: string | null): string | null {
-  return (authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]) || null;
 }
 
 async function run(entry: ProtocolHandler, req: ProtocolRequest): Promise<ProtocolReply> {

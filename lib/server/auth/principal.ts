@@ -1,4 +1,5 @@
 import "server-only";
+import { bearerToken } from "./bearer";
 import { db } from "@/lib/server/db/client";
 import { isRole, lowerRole, type Role } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
@@ -94,7 +95,5 @@ export async function principalFromApiKey(value: string): Promise<Principal | nu
 /** Bearer header values that are not API keys (say, a session JWT) are refused outright. */
 export function bearerFrom(headers: Headers): string | null {
   const h = headers.get("authorization");
-  if (!h) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1]! : "";
+  return h ? (bearerToken(h) ?? "") : null;
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { bearerToken } from "@/lib/server/auth/bearer";
 import { env } from "@/lib/env";
 import { isLoopbackAddress } from "@/lib/domain/network";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
@@ -15,7 +16,7 @@ export function authorizeScrape(
   metricsToken: string | null | undefined = env().METRICS_TOKEN,
 ): void {
   if (metricsToken) {
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "")?.[1];
+    const given = bearerToken(headers.get("authorization"));
     // Compared as digests: constant time whatever the lengths.
     if (!given || !digestsEqual(sha256Hex(given), sha256Hex(metricsToken))) {
       throw new ApiError("unauthenticated", "Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.", undefined, {
