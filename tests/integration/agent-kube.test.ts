@@ -14,6 +14,7 @@ import { registerCluster } from "../helpers/agent-client";
 import { FakeKubeApi, type RecordedRequest } from "../helpers/fake-kube-api";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { eksCluster, gkeCluster } from "../helpers/kube-clusters";
+import { until } from "../helpers/until";
 
 const IMAGE = "registry.example.com/fleet/agent:1.4.0";
 let server: FleetServer;
@@ -28,16 +29,6 @@ before(async () => {
 after(async () => {
   await server?.stop();
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000, output?: () => string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${output ? `\nagent output:\n${output()}` : ""}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function mint(name: string) {
   const t = await server.api("POST", "/api/v1/registration-tokens", { name, maxClusters: 1 });
@@ -275,7 +266,12 @@ test("from a laptop (--kubeconfig, GKE): facts, and drainNodePool cordons then e
 
     const retire = await server.api("POST", `/api/v1/clusters/${id}/node-pools/highmem/retire`, { reason: "moving to n2d" });
     assert.equal(retire.status, 200, JSON.stringify(retire.body));
-    await until("drainNodePool done", async () => /DIRECTIVE_DONE .*drainNodePool/.test(out()), 30_000, out);
+    await until(
+      "drainNodePool done",
+      async () => /DIRECTIVE_DONE .*drainNodePool/.test(out()),
+      30_000,
+      () => `agent output:\n${out()}`,
+    );
     const cordons = kube.requests.filter((r) => r.method === "PATCH" && r.path.startsWith("/api/v1/nodes/"));
     assert.deepEqual(
       cordons.map((r) => [r.path, r.contentType, JSON.stringify(r.body)]),

@@ -13,10 +13,15 @@ import { after, before, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
 import { call, registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
+import { until } from "../helpers/until";
 
 let server: FleetServer;
 let agent: ChildProcess | null = null;
 let agentLog = "";
+
+/** Waits as `until` does, 60 s by default, and shows the agent output on a timeout. */
+const untilAgent = <T>(what: string, fn: () => Promise<T | undefined | false | null>, ms = 60_000) =>
+  until(what, fn, ms, () => `agent output:\n${agentLog}`);
 const dir = mkdtempSync(path.join(tmpdir(), "fleet-rollover-"));
 
 before(async () => {
@@ -27,16 +32,6 @@ after(async () => {
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false | null>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\nagent output:\n${agentLog}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 const fingerprintOf = (pem: string) => `sha256:${new X509Certificate(pem).fingerprint256.replace(/:/g, "").toLowerCase()}`;
 const pems = (text: string) => text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
@@ -96,7 +91,7 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   );
   agent.stdout!.on("data", (c) => (agentLog += c));
   agent.stderr!.on("data", (c) => (agentLog += c));
-  const agentClusterId = await until("the agent's cluster to be Ready", async () => {
+  const agentClusterId = await untilAgent("the agent's cluster to be Ready", async () => {
     const c = (await server.api("GET", "/api/v1/clusters?q=rollover-agent")).body.items?.[0];
     return c?.status === "Ready" && (c.id as string);
   });
@@ -140,8 +135,11 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   assert.equal(early.status, 409, JSON.stringify(early.body));
 
   // The reference agent adopts the bundle and rotates onto the new CA by itself.
-  await until("the agent to rotate onto the new CA", async () => /ROTATED/.test(agentLog) && /CA_BUNDLE_UPDATED/.test(agentLog));
-  const mid = await until("the agent's cluster to count on the new CA", async () => {
+  await untilAgent(
+    "the agent to rotate onto the new CA",
+    async () => /ROTATED/.test(agentLog) && /CA_BUNDLE_UPDATED/.test(agentLog),
+  );
+  const mid = await untilAgent("the agent's cluster to count on the new CA", async () => {
     const s = await server.api("GET", "/api/v1/ca");
     const onNew = s.body.rollover?.byIssuer.find((b: { fingerprint: string }) => b.fingerprint === newFp)?.clusters;
     return onNew >= 1 && s.body.rollover.onOldCa === 1 && s.body.rollover;
@@ -159,7 +157,7 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   assert.equal(hbNew.status, 200, JSON.stringify(hbNew.body));
   assert.ok(!hbNew.body.directives.some((d: { type: string }) => d.type === "rotate"), "no rotate once on the new CA");
 
-  const done = await until("progress to reach 100%", async () => {
+  const done = await untilAgent("progress to reach 100%", async () => {
     const s = await server.api("GET", "/api/v1/ca");
     return s.body.rollover?.percent === 100 && s.body.rollover;
   });
@@ -172,14 +170,14 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   assert.equal(retired.status, 200, JSON.stringify(retired.body));
   assert.deepEqual(retired.body.cas, [{ ...retired.body.cas[0], fingerprint: newFp, state: "active" }]);
   assert.equal(retired.body.retired.fingerprint, oldFp);
-  await until("the agent port to present a certificate from the new CA", async () =>
+  await untilAgent("the agent port to present a certificate from the new CA", async () =>
     (await serverCertificate()).checkIssued(new X509Certificate(newCaPem)),
   );
   const afterCa = await agentCall("GET", "/api/agent/v1/ca", newCaPem);
   assert.deepEqual(pems(String(afterCa.body)).map(fingerprintOf), [newFp]);
 
   // The agent keeps heartbeating over the new server certificate.
-  await until("heartbeats after the switch", async () => {
+  await untilAgent("heartbeats after the switch", async () => {
     const c = (await server.api("GET", `/api/v1/clusters/${agentClusterId}`)).body;
     return c.lastHeartbeatAt && Date.parse(c.lastHeartbeatAt) > retiredAt + 3000 && c.status === "Ready";
   });
@@ -187,7 +185,7 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   assert.doesNotMatch(agentLog, /TLS_UNTRUSTED|TLS_HANDSHAKE/);
   // Restarted with its configuration unchanged (pinned to the retired CA), the agent trusts the
   // CA it adopted during the rollover and carries on.
-  await until("the agent to adopt the bundle without the retired CA", async () =>
+  await untilAgent("the agent to adopt the bundle without the retired CA", async () =>
     /CA_BUNDLE_UPDATED.*now trusting 1 fleet CA/.test(agentLog),
   );
   const first = agent;
@@ -197,7 +195,7 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   agent = spawn(process.execPath, first.spawnargs.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
   agent.stdout!.on("data", (c) => (agentLog += c));
   agent.stderr!.on("data", (c) => (agentLog += c));
-  await until("heartbeats after the agent's restart", async () => {
+  await untilAgent("heartbeats after the agent's restart", async () => {
     const c = (await server.api("GET", `/api/v1/clusters/${agentClusterId}`)).body;
     return c.lastHeartbeatAt && Date.parse(c.lastHeartbeatAt) > restartedAt + 2000;
   });

@@ -9,6 +9,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+import { until } from "../helpers/until";
 
 let server: FleetServer;
 
@@ -28,16 +29,6 @@ const hbBody = (pods: number, acks: string[] = []) => ({
   health: { apiServer: "ok", logs: true, metrics: true },
   acks,
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 /** Heartbeat facts are written in batches (every 250 ms): wait until the pods are stored. */
 const reported = (id: string, pods: number) =>

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { mintToken, registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
+import { until } from "../helpers/until";
 
 let server: FleetServer;
 before(async () => {
@@ -11,16 +12,6 @@ before(async () => {
 after(async () => {
   await server?.stop();
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 const beat = (client: ClientCert, applied: string | null) =>
   server.agent(

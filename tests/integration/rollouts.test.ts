@@ -5,6 +5,7 @@ import { after, before, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
 import { mintToken, registerCluster, registerWith, registrationBody, SYSTEM_POOL } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
+import { until } from "../helpers/until";
 
 let server: FleetServer;
 before(async () => {
@@ -86,16 +87,6 @@ async function startAgent(
     }
   })();
   return agent;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
 }
 
 test("an incompatible agent cannot register", async () => {
