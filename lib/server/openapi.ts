@@ -1,9 +1,9 @@
 import "server-only";
 import { z } from "zod";
-import { heartbeatRequestSchema, registerRequestSchema, rotateRequestSchema } from "@/lib/domain/agent-protocol";
 import type { RouteContract } from "@/lib/contracts/route";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import type { Role } from "@/lib/domain/roles";
+import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
 
 type Op = {
   summary: string;
@@ -15,25 +15,9 @@ type Op = {
   ok?: number;
 };
 
-// The agent protocol and the public probes, which are not admin routes. The admin API comes from
-// its declarations (lib/contracts), the same ones its handlers are built from.
-const AGENT_AND_PUBLIC: Record<string, Record<string, Op>> = {
-  "/api/agent/v1/ca": {
-    get: { summary: "The fleet CA certificate (PEM; during a CA rollover a bundle, the serving CA first)", agent: "public" },
-  },
-  "/api/agent/v1/register": {
-    post: { summary: "Register a cluster with a bootstrap token", agent: "token", body: registerRequestSchema, ok: 201 },
-  },
-  "/api/agent/v1/heartbeat": {
-    post: {
-      summary: "Report health and facts; receive status and directives",
-      agent: "certificate",
-      body: heartbeatRequestSchema,
-    },
-  },
-  "/api/agent/v1/rotate": {
-    post: { summary: "Get a new client certificate for a new key", agent: "certificate", body: rotateRequestSchema },
-  },
+// The public probes, written here. The agent protocol comes from its handler table and the admin
+// API from its declarations (lib/contracts): the same tables the handlers are dispatched from.
+const PROBES: Record<string, Record<string, Op>> = {
   "/api/healthz": { get: { summary: "Liveness", agent: "public" } },
   "/api/readyz": { get: { summary: "Readiness: database reachable, migrations applied", agent: "public" } },
   "/api/metrics": {
@@ -45,9 +29,12 @@ function adminOp(c: RouteContract): Op {
   return { summary: c.summary, role: c.role, body: c.body, query: c.query, response: c.response, ok: c.status };
 }
 
-/** Every path: the agent protocol's and the probes', then each declared admin route. */
+/** Every path: the agent protocol's, the probes', then each declared admin route. */
 function allPaths(): Record<string, Record<string, Op>> {
-  const paths = Object.fromEntries(Object.entries(AGENT_AND_PUBLIC).map(([path, ops]) => [path, { ...ops }]));
+  const paths: Record<string, Record<string, Op>> = {};
+  for (const h of PROTOCOL_HANDLERS)
+    (paths[h.path] ??= {})[h.method.toLowerCase()] = { summary: h.summary, agent: h.auth, body: h.request, ok: h.okStatus };
+  for (const [path, ops] of Object.entries(PROBES)) paths[path] = { ...ops };
   for (const c of ADMIN_ROUTES) (paths[c.path] ??= {})[c.method.toLowerCase()] = adminOp(c);
   return paths;
 }

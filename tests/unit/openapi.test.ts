@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import { openApiDocument } from "@/lib/server/openapi";
+import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
 
 type Schema = { properties?: Record<string, Schema>; required?: string[]; minLength?: number; maxLength?: number };
 type Operation = {
@@ -13,6 +14,19 @@ type Operation = {
 const doc = openApiDocument() as { openapi: string; paths: Record<string, Record<string, Operation>> };
 const op = (path: string, method: string) => doc.paths[path]?.[method];
 const body = (path: string, method: string) => op(path, method)!.requestBody!.content["application/json"]!.schema;
+
+test("every entry of the agent protocol's handler table is in the document with its credential and status", () => {
+  const security = { public: [], token: [{ registrationToken: [] }], certificate: [{ clientCertificate: [] }] };
+  for (const h of PROTOCOL_HANDLERS) {
+    const o = op(h.path, h.method.toLowerCase()) as (Operation & { security?: unknown; summary?: string }) | undefined;
+    assert.ok(o, `${h.method} ${h.path}`);
+    assert.equal(o.summary, h.summary);
+    assert.deepEqual(o.security, security[h.auth], h.path);
+    assert.ok(o.responses[String(h.okStatus ?? 200)], `${h.path} answers ${h.okStatus ?? 200}`);
+    assert.equal(Boolean(o.requestBody), Boolean(h.request), h.path);
+  }
+  assert.ok(op("/api/agent/v1/register", "post")!.responses["201"]);
+});
 
 test("the OpenAPI document covers the fixed protocol paths with their zod request schemas", () => {
   assert.equal(doc.openapi, "3.1.0");

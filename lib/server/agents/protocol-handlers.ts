@@ -1,4 +1,6 @@
 import "server-only";
+import type { z } from "zod";
+import { heartbeatRequestSchema, registerRequestSchema, rotateRequestSchema } from "@/lib/domain/agent-protocol";
 import type { AgentIdentity } from "./agent-identity";
 import { caState } from "@/lib/server/pki/current-ca";
 import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
@@ -49,6 +51,10 @@ type Entry<A extends AuthKind> = {
   method: "GET" | "POST";
   path: `/api/agent/v1/${string}`;
   auth: A;
+  /** For the OpenAPI document: what it does, the JSON body it takes, its success status (200 unless said). */
+  summary: string;
+  request?: z.ZodType;
+  okStatus?: number;
   /** Certificates only: also accept one that chains to a fleet CA but has expired (rotate's renewal grace). */
   acceptExpired?: A extends "certificate" ? boolean : never;
   metrics?: EndpointMetrics;
@@ -65,6 +71,7 @@ export const PROTOCOL_HANDLERS: readonly ProtocolHandler[] = [
     method: "GET",
     path: "/api/agent/v1/ca",
     auth: "public",
+    summary: "The fleet CA certificate (PEM; during a CA rollover a bundle, the serving CA first)",
     handle: async () => {
       const state = await caState();
       return {
@@ -82,12 +89,17 @@ export const PROTOCOL_HANDLERS: readonly ProtocolHandler[] = [
     method: "POST",
     path: "/api/agent/v1/register",
     auth: "token",
+    summary: "Register a cluster with a bootstrap token",
+    request: registerRequestSchema,
+    okStatus: 201,
     handle: ({ token, sourceAddress, body }) => handleRegistration({ token, sourceAddress, readBody: body }),
   },
   {
     method: "POST",
     path: "/api/agent/v1/heartbeat",
     auth: "certificate",
+    summary: "Report health and facts; receive status and directives",
+    request: heartbeatRequestSchema,
     metrics: {
       counter: { name: "fleet_heartbeats_total", help: "Heartbeats answered by this instance, by HTTP status." },
       duration: {
@@ -103,6 +115,8 @@ export const PROTOCOL_HANDLERS: readonly ProtocolHandler[] = [
     method: "POST",
     path: "/api/agent/v1/rotate",
     auth: "certificate",
+    summary: "Get a new client certificate for a new key",
+    request: rotateRequestSchema,
     acceptExpired: true,
     handle: async ({ agent, body }) => ok(await rotateCertificate(agent, await body())),
   },
