@@ -9,7 +9,7 @@ import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/se
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
-import { caState } from "@/lib/server/pki/current-ca";
+import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
 import { startJobs } from "@/lib/server/jobs/job-runner";
@@ -73,6 +73,9 @@ async function main() {
     hostnames: config.AGENT_HOSTNAMES.join(","),
   });
   // A CA rollover started or retired on any instance reaches this port within seconds.
+  // On this instance the switch happens as the new rows are read (onCaStateChange), before any
+  // heartbeat answer carries the new bundle; the job makes sure the rows are read every 2 s.
+  onCaStateChange((state) => agentServer.applyCaState(state));
   const caWatch = startJobs([{ name: "ca-watch", everyMs: 2_000, run: async () => agentServer.applyCaState(await caState()) }]);
 
   const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);

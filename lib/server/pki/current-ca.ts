@@ -35,7 +35,22 @@ const REFRESH_MS = 2_000;
 // One state per process, shared by the custom server (agent TLS port) and the Next bundle
 // (signing), which load this module separately.
 type Cache = { state: CaState; at: number; rows: string } | null;
-const g = processSingleton<{ first?: Promise<FleetCa>; cached?: Cache; loading?: Promise<CaState> }>("fleet-ca", () => ({}));
+const g = processSingleton<{
+  first?: Promise<FleetCa>;
+  cached?: Cache;
+  loading?: Promise<CaState>;
+  listeners: Set<(state: CaState) => void>;
+}>("fleet-ca", () => ({ listeners: new Set() }));
+
+/**
+ * Calls `listener` with every new CA state this process loads, before any caller sees it. The
+ * agent port switches its server certificate here: a heartbeat answer that hands agents a bundle
+ * without the retired CA is built only after the port stopped presenting a certificate from it.
+ */
+export function onCaStateChange(listener: (state: CaState) => void): () => void {
+  g.listeners.add(listener);
+  return () => g.listeners.delete(listener);
+}
 
 /** First load: creates the CA on the very first start, seals a clear key when a KEK is set. */
 function firstLoad(): Promise<FleetCa> {
@@ -76,6 +91,7 @@ async function refresh(): Promise<CaState> {
   try {
     const state = decodeState(bundle, rollover);
     g.cached = { state, at: Date.now(), rows: key };
+    for (const listener of g.listeners) listener(state);
     return state;
   } catch (err) {
     // A running instance keeps its last good CAs (e.g. while an operator re-seals with a new KEK)
