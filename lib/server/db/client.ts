@@ -19,14 +19,18 @@ const omit = {
   secret: { value: true },
 } as const;
 
+// A burst (50 registrations at once, on a pool of 10) queues for a connection: wait up to 10 s
+// for one rather than Prisma's 2 s, after which the request failed with a 500.
+const transactionOptions = { maxWait: 10_000, timeout: 15_000 };
+
 export function createDb(database: Env["database"]): Db {
   if (database.dialect === "sqlite") {
     // timeout = SQLite busy timeout: writers wait for each other instead of failing.
     const adapter = new PrismaBetterSQLite3({ url: database.file, timeout: 5000 });
-    return new SqliteClient({ adapter, omit });
+    return new SqliteClient({ adapter, omit, transactionOptions });
   }
   const adapter = new PrismaPg({ connectionString: database.url, max: 10 });
-  return new PostgresClient({ adapter, omit }) as unknown as Db;
+  return new PostgresClient({ adapter, omit, transactionOptions }) as unknown as Db;
 }
 
 // One client per process: the custom server and the Next bundle load this module separately,
