@@ -134,7 +134,27 @@ export async function getDeregistration(clusterId: string): Promise<Deregistrati
   };
 }
 
+/** The phase moved between reading and writing (the sweeper's Registration -> Active, an upgrade). */
+class PhaseMovedMeanwhile extends Error {}
+
+/**
+ * One wizard action. Optimistic: the facts are read, the step decided, and the phase moved only if
+ * it is still what was read; when something else moved it meanwhile, nothing is written and the
+ * action is decided again on fresh facts (a cluster promoted to Active a moment after registering
+ * can still be drained; one whose upgrade began is refused by the decision itself).
+ */
 export async function actOnDeregistration(actor: Actor, clusterId: string, input: DeregistrationRequest) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await actOnce(actor, clusterId, input);
+    } catch (err) {
+      if (!(err instanceof PhaseMovedMeanwhile)) throw err;
+      if (attempt === 3) throw new ApiError("invalid_transition", "The cluster changed meanwhile; look again and retry.");
+    }
+  }
+}
+
+async function actOnce(actor: Actor, clusterId: string, input: DeregistrationRequest) {
   const { record, cluster, wizard } = await facts(clusterId);
   if (!cluster && !record) throw new ApiError("not_found", "No cluster with this id.");
   const decision = decide(wizard, input.action, !!input.force, input.reason);
@@ -198,8 +218,8 @@ export async function actOnDeregistration(actor: Actor, clusterId: string, input
           reason: `deregistration: ${input.action}${input.reason ? ` (${input.reason})` : ""}`,
           at: now,
         });
-        // Someone else moved it since it was read (an upgrade began, another operator acted): nothing is written.
-        if (!moved) throw new ApiError("invalid_transition", "The cluster changed meanwhile; look again and retry.");
+        // Someone else moved it since it was read: nothing is written, and the action is decided again.
+        if (!moved) throw new PhaseMovedMeanwhile();
       } else {
         // The phase stays (workloads moved), but the directives and the wizard's step changed.
         afterCommit(invalidateAgentContext);
