@@ -231,6 +231,21 @@ describe("registration", () => {
     assert.deepEqual(results, ["ok", "token_exhausted"]);
     assert.ok(res.body.items.every((a: { sourceAddress: string }) => a.sourceAddress === "127.0.0.1"));
   });
+
+  test("names the databases cannot store (NUL, a lone surrogate, over-long) are refused with 400 and still logged, escaped", async () => {
+    const t = await mint({ maxClusters: 5 });
+    const names = ["nul\u0000name", "half\ud800pair", "🚀".repeat(100)];
+    for (const name of names) {
+      const { res } = await register(t.token, name);
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.error, "invalid_request");
+    }
+    const logged = await server.api("GET", `/api/v1/registration-attempts?tokenId=${t.id}`);
+    assert.equal(logged.status, 200);
+    const stored = logged.body.items.map((a: { clusterName: string }) => a.clusterName).sort();
+    assert.deepEqual(stored, ["half\\ud800pair", "nul\\u0000name", "🚀".repeat(63)].sort());
+    assert.ok(logged.body.items.every((a: { result: string }) => a.result === "invalid_request"));
+  });
 });
 
 describe("mutual TLS identity", () => {

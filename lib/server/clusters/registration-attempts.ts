@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import type { attemptsQuerySchema } from "@/lib/contracts/tokens";
+import { storableText } from "@/lib/domain/storable-text";
 import { db } from "@/lib/server/db/client";
 
 export type AttemptRecord = {
@@ -12,15 +13,18 @@ export type AttemptRecord = {
   message?: string | null;
 };
 
+const text = (value: string | null | undefined, max: number) => (value == null ? null : storableText(value, max));
+
+/** Records a refused registration as it was sent: odd characters escaped, never lost to the insert. */
 export async function recordAttempt(a: AttemptRecord): Promise<void> {
   await db().registrationAttempt.create({
     data: {
       result: a.result,
-      sourceAddress: a.sourceAddress?.slice(0, 64) ?? null,
-      tokenId: a.tokenId?.slice(0, 64) ?? null,
-      clusterName: a.clusterName?.slice(0, 63) ?? null,
-      clusterId: a.clusterId ?? null,
-      message: a.message?.slice(0, 300) ?? null,
+      sourceAddress: text(a.sourceAddress, 64),
+      tokenId: text(a.tokenId, 64),
+      clusterName: text(a.clusterName, 63),
+      clusterId: text(a.clusterId, 64),
+      message: text(a.message, 300),
     },
   });
 }
