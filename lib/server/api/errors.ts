@@ -31,6 +31,10 @@ const STATUS = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  /** Admission control (PROTOCOL.md "Overload"): heartbeats first, the rest waits Retry-After. */
+  overloaded: 503,
+  /** The database cannot be reached or answers nothing in time; sent with Retry-After. */
+  database_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof STATUS;
