@@ -16,6 +16,15 @@ export const settingsSchema = z.object({
   certificateRenewalGraceDays: z.number().int().min(0).max(365),
   /** How long an agent has to acknowledge `disconnect` before removal may be forced. */
   disconnectTimeoutSeconds: z.number().int().min(5).max(86_400),
+  // Retention (README, Retention): rows older than this are pruned by the background jobs.
+  /** Heartbeats per minute per cluster and the fleet's status counts per minute (the charts). */
+  heartbeatHistoryRetentionDays: z.number().int().min(1).max(90),
+  /** Status transitions and lifecycle milestones (a cluster's history). */
+  statusEventRetentionDays: z.number().int().min(1).max(3_650),
+  /** Registration attempts (the overview's success rate, the attempts log). */
+  registrationAttemptRetentionDays: z.number().int().min(1).max(3_650),
+  /** The audit log; pruned entries are first appended to the archive files in the data dir. */
+  auditLogRetentionDays: z.number().int().min(30).max(3_650),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -39,4 +48,10 @@ export const DEFAULT_SETTINGS: Settings = {
   certificateValidityDays: 30,
   certificateRenewalGraceDays: 30,
   disconnectTimeoutSeconds: 120,
+  // The longest chart reads 7 days, and this is by far the largest table (one row per cluster
+  // per minute): more would only grow the database.
+  heartbeatHistoryRetentionDays: 7,
+  statusEventRetentionDays: 90,
+  registrationAttemptRetentionDays: 30,
+  auditLogRetentionDays: 365,
 };

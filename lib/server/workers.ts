@@ -1,16 +1,24 @@
 import "server-only";
 import { sweepStatuses } from "@/lib/server/heartbeats/status-sweeper";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
-import { pruneAttempts } from "@/lib/server/clusters/registration-attempts";
 import { ratePublisherJob } from "@/lib/server/events/fleet-summary";
-import { pruneFleetHistory, sampleFleet } from "@/lib/server/fleet/overview";
+import { sampleFleet } from "@/lib/server/fleet/overview";
 import { evaluateEnrollment } from "@/lib/server/lifecycle/enrollment";
 import { tickRollouts } from "@/lib/server/rollouts/rollout-ticker";
 import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
 import { pruneRevokedSessions } from "@/lib/server/auth/sessions";
 import { startJobs } from "@/lib/server/jobs/job-runner";
+import {
+  pruneAuditLog,
+  pruneHeartbeatHistory,
+  pruneRegistrationAttempts,
+  pruneStatusEvents,
+} from "@/lib/server/retention/prune-expired";
 
 const PRUNE_MS = 10 * 60_000;
+// 10,000 clusters add 10,000 heartbeat rows a minute: retention runs every minute, so a run deletes
+// a few short batches and stays well inside its 2 s budget (README, Retention).
+const RETENTION_MS = 60_000;
 
 /** Background work of one instance. Every job is safe to run on several instances at once. */
 export function startWorkers(): () => Promise<void> {
@@ -20,8 +28,10 @@ export function startWorkers(): () => Promise<void> {
     { name: "enrollment", everyMs: 10_000, run: evaluateEnrollment },
     { name: "rollout-tick", everyMs: 2000, run: tickRollouts },
     { name: "fleet-sample", everyMs: 15_000, run: sampleFleet, runAtStart: true },
-    { name: "prune-registration-attempts", everyMs: PRUNE_MS, run: pruneAttempts },
-    { name: "prune-fleet-history", everyMs: PRUNE_MS, run: pruneFleetHistory },
+    { name: "prune-heartbeat-history", everyMs: RETENTION_MS, run: () => pruneHeartbeatHistory() },
+    { name: "prune-status-events", everyMs: RETENTION_MS, run: () => pruneStatusEvents() },
+    { name: "prune-registration-attempts", everyMs: RETENTION_MS, run: () => pruneRegistrationAttempts() },
+    { name: "prune-audit-log", everyMs: RETENTION_MS, run: () => pruneAuditLog() },
     { name: "prune-revoked-sessions", everyMs: PRUNE_MS, run: pruneRevokedSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },
   ]);

@@ -20,6 +20,10 @@ function toDraft(s: Settings): Draft {
     certificateValidityDays: String(s.certificateValidityDays),
     certificateRenewalGraceDays: String(s.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: String(s.disconnectTimeoutSeconds),
+    heartbeatHistoryRetentionDays: String(s.heartbeatHistoryRetentionDays),
+    statusEventRetentionDays: String(s.statusEventRetentionDays),
+    registrationAttemptRetentionDays: String(s.registrationAttemptRetentionDays),
+    auditLogRetentionDays: String(s.auditLogRetentionDays),
   };
 }
 
@@ -34,6 +38,10 @@ function fromDraft(d: Draft) {
     certificateValidityDays: Number(d.certificateValidityDays),
     certificateRenewalGraceDays: Number(d.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: Number(d.disconnectTimeoutSeconds),
+    heartbeatHistoryRetentionDays: Number(d.heartbeatHistoryRetentionDays),
+    statusEventRetentionDays: Number(d.statusEventRetentionDays),
+    registrationAttemptRetentionDays: Number(d.registrationAttemptRetentionDays),
+    auditLogRetentionDays: Number(d.auditLogRetentionDays),
   };
 }
 
@@ -131,6 +139,54 @@ function Editor({ current }: { current: Settings }) {
             error={errors.requiredLabels}
           />
         </div>
+        <fieldset className="space-y-3">
+          <legend className="text-sm font-semibold">Retention</legend>
+          <p className="text-sm text-slate-500 dark:text-slate-400">
+            Older rows are deleted every minute. Audit entries are first appended to the archive in the data directory.
+          </p>
+          <div className="grid grid-cols-2 gap-5">
+            <Field
+              id="heartbeatHistoryRetentionDays"
+              label="Heartbeat history (days)"
+              type="number"
+              min={1}
+              value={draft.heartbeatHistoryRetentionDays}
+              onChange={set("heartbeatHistoryRetentionDays")}
+              hint="Heartbeats per minute and fleet status counts behind the charts (up to 7 days are shown)."
+              error={errors.heartbeatHistoryRetentionDays}
+            />
+            <Field
+              id="statusEventRetentionDays"
+              label="Status events (days)"
+              type="number"
+              min={1}
+              value={draft.statusEventRetentionDays}
+              onChange={set("statusEventRetentionDays")}
+              hint="Status changes and lifecycle milestones in each cluster's history."
+              error={errors.statusEventRetentionDays}
+            />
+            <Field
+              id="registrationAttemptRetentionDays"
+              label="Registration attempts (days)"
+              type="number"
+              min={1}
+              value={draft.registrationAttemptRetentionDays}
+              onChange={set("registrationAttemptRetentionDays")}
+              hint="The attempts log and the registration success rate (at most 100,000 are kept)."
+              error={errors.registrationAttemptRetentionDays}
+            />
+            <Field
+              id="auditLogRetentionDays"
+              label="Audit log (days)"
+              type="number"
+              min={30}
+              value={draft.auditLogRetentionDays}
+              onChange={set("auditLogRetentionDays")}
+              hint="Older entries move to audit-archive/YYYY-MM.jsonl in the data directory."
+              error={errors.auditLogRetentionDays}
+            />
+          </div>
+        </fieldset>
         {serverError && (
           <p
             role="alert"

@@ -46,21 +46,3 @@ export async function listAttempts(q: z.infer<typeof attemptsQuerySchema>) {
     nextCursor: rows.length > q.limit ? String(page[page.length - 1]!.id) : null,
   };
 }
-
-// Bounded retention: attempts are for diagnosing recent problems, not an archive (the audit
-// log keeps successful registrations for good).
-export const ATTEMPT_RETENTION_DAYS = 30;
-export const ATTEMPT_MAX_ROWS = 100_000;
-
-export async function pruneAttempts(now = new Date()): Promise<number> {
-  const old = await db().registrationAttempt.deleteMany({
-    where: { at: { lt: new Date(now.getTime() - ATTEMPT_RETENTION_DAYS * 86_400_000) } },
-  });
-  const overflow = await db().registrationAttempt.findFirst({
-    orderBy: { id: "desc" },
-    skip: ATTEMPT_MAX_ROWS,
-    select: { id: true },
-  });
-  const trimmed = overflow ? await db().registrationAttempt.deleteMany({ where: { id: { lte: overflow.id } } }) : { count: 0 };
-  return old.count + trimmed.count;
-}

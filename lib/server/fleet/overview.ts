@@ -125,10 +125,3 @@ export async function sampleFleet(now = new Date()): Promise<void> {
     })
     .catch(() => {});
 }
-
-/** Samples and heartbeat buckets older than a week are pruned. */
-export async function pruneFleetHistory(now = new Date()): Promise<void> {
-  const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
-  await db().fleetSample.deleteMany({ where: { at: { lt: weekAgo } } });
-  await db().heartbeatBucket.deleteMany({ where: { bucketStart: { lt: weekAgo } } });
-}
