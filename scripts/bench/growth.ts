@@ -10,7 +10,10 @@
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { DEFAULT_SETTINGS } from "../../lib/domain/settings";
+import { db } from "../../lib/server/db/client";
 import { migrate } from "../../lib/server/db/migrate";
+import { pruneHeartbeatHistory } from "../../lib/server/retention/prune-expired";
+import { DEFAULT_BATCH_LIMITS } from "../../lib/server/retention/prune-in-batches";
 import { insertRows, ts, type Value } from "../../tests/helpers/seed-rows";
 import { createTestDatabase, type TestDatabase } from "../../tests/helpers/test-database";
 
@@ -224,6 +227,23 @@ async function main() {
       `  ${(d.engine === "postgres" ? "database size" : "file size").padEnd(20)} ${"".padStart(12)} ${"".padStart(7)} ${(total / MB).toFixed(1).padStart(9)}`,
     );
     console.log(`  under the default retention the pruned tables level off at ${(level / 1024).toFixed(1)} GB`);
+
+    // The retention job on the seeded day (the app's own client on this database): how fast it
+    // deletes, and how long one batch (the longest any lock is held) takes on average.
+    process.env.DATABASE_URL = d.url;
+    const pruneStart = performance.now();
+    const after7 = new Date(start + (DEFAULT_SETTINGS.heartbeatHistoryRetentionDays + 1) * DAY_MS + MINUTE);
+    const limits = { ...DEFAULT_BATCH_LIMITS, budgetMs: 10 * 60_000 };
+    const pruned = await pruneHeartbeatHistory(after7, limits);
+    const pruneMs = performance.now() - pruneStart;
+    const batches = Math.ceil(pruned / limits.batchSize);
+    console.log(
+      `  prune-heartbeat-history: ${pruned.toLocaleString("en")} rows in ${(pruneMs / 1000).toFixed(1)} s ` +
+        `(${Math.round(pruned / (pruneMs / 1000)).toLocaleString("en")} rows/s, ${batches} batches of ${limits.batchSize}, ` +
+        `${((pruneMs - batches * limits.pauseMs) / batches).toFixed(1)} ms a batch on average); ` +
+        `the fleet adds ${FLEET.toLocaleString("en")} bucket rows a minute`,
+    );
+    await db().$disconnect();
   } finally {
     await d.drop();
   }
