@@ -5,6 +5,8 @@ export class SettingsPage {
   readonly heartbeatInterval: Locator;
   readonly certificateValidity: Locator;
   readonly requiredLabels: Locator;
+  readonly heartbeatHistoryRetention: Locator;
+  readonly auditLogRetention: Locator;
   readonly save: Locator;
   readonly saved: Locator;
   readonly error: Locator;
@@ -14,6 +16,8 @@ export class SettingsPage {
     this.heartbeatInterval = page.getByLabel("Heartbeat interval (seconds)");
     this.certificateValidity = page.getByLabel("Certificate validity (days)");
     this.requiredLabels = page.getByLabel("Required labels");
+    this.heartbeatHistoryRetention = page.getByLabel("Heartbeat history (days)");
+    this.auditLogRetention = page.getByLabel("Audit log (days)");
     this.save = page.getByRole("button", { name: "Save settings" });
     this.saved = page.getByRole("status").filter({ hasText: "Saved." });
     this.error = page.locator("form").getByRole("alert");

@@ -50,6 +50,26 @@ test("an invalid value is caught in the form and nothing is saved", async ({ pag
   await expect(settingsPage.heartbeatInterval).not.toHaveValue("5000");
 });
 
+test("retention is a setting: a change is saved, and an audit retention under 30 days is refused", async ({
+  page,
+  settingsPage,
+}) => {
+  await settingsPage.goto();
+  await settingsPage.expectLoaded();
+  await expect(settingsPage.heartbeatHistoryRetention).toHaveValue("7");
+  const days = String(400 + Math.floor(Math.random() * 300));
+  await settingsPage.auditLogRetention.fill(days);
+  const saved = await settingsPage.submitAndWaitForServer();
+  expect(saved.auditLogRetentionDays).toBe(Number(days));
+
+  await settingsPage.auditLogRetention.fill("29");
+  await settingsPage.save.click();
+  await expect(settingsPage.auditLogRetention).toHaveAttribute("aria-invalid", "true");
+  await page.reload();
+  await settingsPage.expectLoaded();
+  await expect(settingsPage.auditLogRetention).toHaveValue(days);
+});
+
 test("the theme toggle switches light and dark and remembers the choice", async ({ page, shell }) => {
   await page.goto("/");
   const html = page.locator("html");
