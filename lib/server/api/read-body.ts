@@ -1,5 +1,6 @@
 import "server-only";
 import type { z } from "zod";
+import { unstorableTextPath } from "@/lib/domain/storable-text";
 import { ApiError } from "./errors";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -74,6 +75,12 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what =
       `The ${what} is invalid (${only ? `${only.field}: ${only.message}` : fields}).`,
       details,
     );
+  }
+  // The schema's output is what gets stored: a NUL or a lone surrogate in it would fail the write.
+  const field = unstorableTextPath(parsed.data);
+  if (field !== null) {
+    const message = "contains a NUL character or a lone surrogate, which cannot be stored";
+    throw new ApiError("invalid_request", `The ${what} is invalid (${field}: ${message}).`, [{ field, message }]);
   }
   return parsed.data;
 }
