@@ -103,11 +103,13 @@ async function main() {
     stopping = true;
     log.info("shutting down", { signal });
     // Whatever hangs (a database that stopped answering), the process is gone within the grace.
+    let stage = "the CA watch";
     setTimeout(() => {
-      log.error("shutdown took too long; exiting", { graceMs: SHUTDOWN_GRACE_MS });
+      log.error("shutdown took too long; exiting", { graceMs: SHUTDOWN_GRACE_MS, waitingFor: stage });
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
     await caWatch.stop();
+    stage = "requests in flight";
     const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     for (const res of eventStreams) res.socket?.destroy();
     // Connections that fall idle between two requests are closed as they do; what is still busy
@@ -118,7 +120,9 @@ async function main() {
     await closed;
     clearInterval(sweep);
     clearTimeout(cut);
+    stage = "background jobs and the heartbeat flush";
     await stopWorkers();
+    stage = "the database";
     for (const hook of shutdownHooks) await hook().catch((err) => log.error("shutdown hook failed", { err: String(err) }));
     log.info("stopped", { signal });
     process.exit(0);
@@ -132,10 +136,17 @@ const SHUTDOWN_GRACE_MS = 9_000;
 /** Requests in flight get this long to finish after SIGTERM. */
 const REQUEST_DRAIN_MS = 5_000;
 
+/**
+ * Connections the kernel may hold for accept(). Node's default (511) overflowed when 1,000 agents
+ * reconnected at once: the handshakes that did not fit were reset half a minute later. The kernel
+ * caps it at net.core.somaxconn.
+ */
+const LISTEN_BACKLOG = 4096;
+
 function listen(server: http.Server | https.Server, port: number, host: string) {
   return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => resolve());
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
 }
 
