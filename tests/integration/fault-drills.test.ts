@@ -67,6 +67,10 @@ test(
       const token = await mintToken(server, { name: "burst", maxClusters: MAX });
       // Each request keeps its body (so its CSR and key) for the retry, as an agent does.
       const requests = Array.from({ length: BURST }, (_, i) => registrationBody(`burst-${i}`));
+      const took: Record<string, number> = {};
+      let mark = started;
+      const lap = (what: string) => ((took[what] = Math.round(performance.now() - mark)), (mark = performance.now()));
+      lap("server start, token, 50 keys");
       const answers: (AgentResponse | null)[] = new Array(BURST).fill(null);
       let created = 0;
       let killNow!: () => void;
@@ -83,6 +87,7 @@ test(
       await Promise.race([fewCreated, Promise.all(burst)]);
       await server.kill("SIGKILL");
       await Promise.all(burst);
+      lap("burst and crash");
 
       const beforeCrash = answers.filter((a): a is AgentResponse => a !== null);
       for (const a of beforeCrash) assert.ok(a.status < 500, `before the crash: ${a.status} ${JSON.stringify(a.body)}`);
@@ -90,12 +95,14 @@ test(
       assert.ok(lost.length > 0, "the crash came after every answer: nothing was drilled");
 
       await server.restart();
+      lap("restart");
       const deadline = Date.now() + 60_000;
       await Promise.all(
         lost.map(async (i) => {
           answers[i] = await rideOut(() => registerWith(server, token.token, requests[i]!.body), deadline);
         }),
       );
+      lap("retries");
       const created201 = answers.flatMap((a, i) => (a!.status === 201 ? [i] : []));
       for (const a of answers) {
         assert.ok(a!.status === 201 || a!.body.error === "token_exhausted", `${a!.status} ${JSON.stringify(a!.body)}`);
@@ -116,7 +123,7 @@ test(
       }
       console.log(
         `kill -9 drill (${server.db.engine}): ${beforeCrash.length} answered before the crash, ${lost.length} retried, ` +
-          `${Math.round(performance.now() - started)} ms`,
+          `${Math.round(performance.now() - started)} ms (${JSON.stringify(took)})`,
       );
     } finally {
       await server.stop();
@@ -161,9 +168,14 @@ test(
         if (seen === COUNT) break;
       }
       assert.equal(seen, COUNT);
+      // And a server that has just held a storm stops promptly and cleanly.
+      const exit = await server.kill("SIGTERM");
+      assert.deepEqual([exit.code, exit.signal], [0, null], server.logs().slice(-2000));
+      assert.ok(exit.ms < 10_000, `exit took ${Math.round(exit.ms)} ms`);
       console.log(
         `reconnect storm (${server.db.engine}): first answers ${JSON.stringify(Object.fromEntries(firstAnswers))}, ` +
-          `all 200 after ${Math.round(stormMs)} ms; drill ${Math.round(performance.now() - started)} ms`,
+          `all 200 after ${Math.round(stormMs)} ms, exit ${Math.round(exit.ms)} ms after SIGTERM; ` +
+          `drill ${Math.round(performance.now() - started)} ms`,
       );
     } finally {
       await server.stop();
