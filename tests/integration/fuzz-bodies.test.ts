@@ -18,6 +18,7 @@ import {
   type AgentResponse,
   type ClientCert,
 } from "../helpers/agent-client";
+import { signIn } from "../helpers/console-session";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -250,7 +251,7 @@ for (const [what, text] of Object.entries(UNSTORABLE)) {
     );
   });
 
-  test(`the admin API refuses a ${what} in a token name, a group description (and a NUL in a search)`, async () => {
+  test(`the admin API refuses a ${what} in a token name, a group description (and a NUL in a search or an id)`, async () => {
     const minted = await server.api("POST", "/api/v1/registration-tokens", { name: `t${text}` });
     assert.equal(minted.status, 400, JSON.stringify(minted.body));
     assert.equal(minted.body.details[0].field, "name");
@@ -266,6 +267,24 @@ for (const [what, text] of Object.entries(UNSTORABLE)) {
       const search = await server.api("GET", `/api/v1/clusters?q=${encodeURIComponent(text)}`);
       assert.equal(search.status, 400, JSON.stringify(search.body));
       assert.equal(search.body.details[0].field, "q");
+      const byId = await server.api("GET", `/api/v1/clusters/cl_${encodeURIComponent(text)}`);
+      assert.equal(byId.status, 400, JSON.stringify(byId.body));
+      assert.equal(byId.body.details[0].field, "id");
     }
   });
 }
+
+test("a sign-in naming an email with a NUL is refused like a wrong password (401), and nothing fails to be written", async () => {
+  // (A form carries UTF-8 only: a lone surrogate cannot be spelled in one.)
+  const res = await signIn(server.consoleUrl, { email: "odd\u0000@example.com", password: "wrong-password" });
+  assert.equal(res.status, 401, JSON.stringify(res.body));
+  assert.equal(res.cookie, null);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(
+    server
+      .logs()
+      .split("\n")
+      .filter((l) => / ERROR |unhandled error/.test(l)),
+    [],
+  );
+});

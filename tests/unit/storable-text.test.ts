@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { emailSchema } from "@/lib/domain/email";
 import { storableText, unstorableTextPath } from "@/lib/domain/storable-text";
 
 test("NUL, other control characters and lone surrogates are kept as visible escapes", () => {
@@ -29,4 +30,10 @@ test("unstorableTextPath names the first value or key with a NUL or a lone surro
     null,
     "pairs and other controls are storable",
   );
+});
+
+test("an email with a control character is no email (a NUL in a sign-in failed the look-up on PostgreSQL)", () => {
+  assert.equal(emailSchema.safeParse("admin@localhost").success, true);
+  assert.equal(emailSchema.safeParse("odd\u0000@example.com").success, false);
+  assert.equal(emailSchema.safeParse("odd@exa\u0007mple.com").success, false);
 });

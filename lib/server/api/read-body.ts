@@ -77,10 +77,14 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what =
     );
   }
   // The schema's output is what gets stored: a NUL or a lone surrogate in it would fail the write.
-  const field = unstorableTextPath(parsed.data);
-  if (field !== null) {
-    const message = "contains a NUL character or a lone surrogate, which cannot be stored";
-    throw new ApiError("invalid_request", `The ${what} is invalid (${field}: ${message}).`, [{ field, message }]);
-  }
+  refuseUnstorable(parsed.data, what);
   return parsed.data;
+}
+
+/** 400 naming the first field of `value` with text the databases cannot store (NUL, lone surrogate). */
+export function refuseUnstorable(value: unknown, what: string): void {
+  const field = unstorableTextPath(value);
+  if (field === null) return;
+  const message = "contains a NUL character or a lone surrogate, which cannot be stored";
+  throw new ApiError("invalid_request", `The ${what} is invalid (${field}: ${message}).`, [{ field, message }]);
 }
