@@ -80,31 +80,73 @@ async function main() {
 
   const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);
 
+  // Shutdown: stop accepting, let the requests in flight finish, then flush and close the database,
+  // all within SHUTDOWN_GRACE_MS. A kept-alive agent connection would otherwise carry its next
+  // heartbeat in forever (server.close() only ever closes idle connections once), and a console
+  // event stream never ends by itself: a server holding 10,000 agents did not exit on SIGTERM.
   let stopping = false;
+  const servers = [consoleServer, agentServer];
+  // While stopping, every answer closes its connection, so the agent reconnects elsewhere.
+  for (const server of servers)
+    server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (stopping) res.shouldKeepAlive = false;
+    });
+  // Console event streams (server-sent events) are cut at once: their clients reconnect by themselves.
+  const eventStreams = new Set<http.ServerResponse>();
+  consoleServer.prependListener("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!req.url?.startsWith("/api/v1/events")) return;
+    eventStreams.add(res);
+    res.once("close", () => eventStreams.delete(res));
+  });
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
+    // Whatever hangs (a database that stopped answering), the process is gone within the grace.
+    let stage = "the CA watch";
+    setTimeout(() => {
+      log.error("shutdown took too long; exiting", { graceMs: SHUTDOWN_GRACE_MS, waitingFor: stage });
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     await caWatch.stop();
-    // Stop accepting, let in-flight requests finish, then close the database.
-    const servers = [consoleServer, agentServer];
+    stage = "requests in flight";
     const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    for (const res of eventStreams) res.socket?.destroy();
+    // Connections that fall idle between two requests are closed as they do; what is still busy
+    // after REQUEST_DRAIN_MS is cut, leaving time to flush heartbeats and close the database.
+    const sweep = setInterval(() => servers.forEach((s) => s.closeIdleConnections()), 100).unref();
     servers.forEach((s) => s.closeIdleConnections());
-    const timer = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000).unref();
+    const cut = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), REQUEST_DRAIN_MS).unref();
     await closed;
-    clearTimeout(timer);
+    clearInterval(sweep);
+    clearTimeout(cut);
+    stage = "background jobs and the heartbeat flush";
     await stopWorkers();
+    stage = "the database";
     for (const hook of shutdownHooks) await hook().catch((err) => log.error("shutdown hook failed", { err: String(err) }));
+    log.info("stopped", { signal });
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 }
 
+/** A SIGTERM ends the process within this (orchestrators commonly wait 30 s before SIGKILL). */
+const SHUTDOWN_GRACE_MS = 9_000;
+/** Requests in flight get this long to finish after SIGTERM. */
+const REQUEST_DRAIN_MS = 5_000;
+
+/**
+ * Connections the kernel may hold for accept(). Node's default (511) overflowed when 1,000 agents
+ * reconnected at once: the handshakes that did not fit were reset half a minute later. The kernel
+ * caps it at net.core.somaxconn.
+ */
+const LISTEN_BACKLOG = 4096;
+
 function listen(server: http.Server | https.Server, port: number, host: string) {
   return new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => resolve());
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve());
   });
 }
 

@@ -14,3 +14,30 @@ export function storableText(value: string, maxChars: number): string {
   const chars = Array.from(value.replace(UNSTORABLE, escape));
   return chars.length > maxChars ? chars.slice(0, maxChars).join("") : chars.join("");
 }
+
+// What neither database keeps as sent: PostgreSQL refuses NUL in text, and a lone surrogate has no
+// UTF-8 form (the SQLite driver would quietly turn it into U+FFFD).
+const UNKEEPABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first string in a parsed request (values and object keys, depth first) that the databases
+ * cannot store, as its dotted path; null when there is none. Requests are refused with it at the
+ * edge rather than failing their insert.
+ */
+export function unstorableTextPath(value: unknown, path: (string | number)[] = []): string | null {
+  const at = (p: (string | number)[]) => p.join(".") || "(body)";
+  if (typeof value === "string") return UNKEEPABLE.test(value) ? at(path) : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = unstorableTextPath(value[i], [...path, i]);
+      if (found) return found;
+    }
+  } else if (value && typeof value === "object") {
+    for (const [key, v] of Object.entries(value)) {
+      if (UNKEEPABLE.test(key)) return at(path);
+      const found = unstorableTextPath(v, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}

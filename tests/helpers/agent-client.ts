@@ -23,9 +23,11 @@ export type CallOptions = {
   client?: ClientCert;
   /** false: accept any server certificate (only to fetch the CA it is checked against). */
   rejectUnauthorized?: boolean;
+  /** Send on this agent's connections (its own TLS options apply) instead of a new connection. */
+  agent?: http.Agent;
 };
 
-/** One request on its own connection; the answer's body parsed as JSON when it is JSON, else text. */
+/** One request on its own connection (or `opts.agent`'s); the answer's body parsed as JSON when it is JSON, else text. */
 export function call(url: string, method: string, opts: CallOptions = {}): Promise<AgentResponse> {
   const u = new URL(url);
   const mod = u.protocol === "https:" ? https : http;
@@ -42,7 +44,14 @@ export function call(url: string, method: string, opts: CallOptions = {}): Promi
       : {};
   return new Promise((resolve, reject) => {
     const req = mod.request(
-      { method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers, agent: false, ...tls },
+      {
+        method,
+        hostname: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        headers,
+        ...(opts.agent ? { agent: opts.agent } : { agent: false, ...tls }),
+      },
       (res: http.IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));

@@ -45,6 +45,11 @@ export interface FleetServer {
    * `env` is merged into its environment for this and later starts ("" unsets a variable).
    */
   restart(env?: Record<string, string>): Promise<void>;
+  /**
+   * Sends `signal` (default SIGKILL: a crash) and waits for the process to exit (SIGKILL after
+   * 15 s if it has not); `ms` is how long it took. `restart()` starts it again afterwards.
+   */
+  kill(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
   /** Stops the process, starts it with `env` merged in and waits for it to exit (start-up refusals). */
   exitOf(env: Record<string, string>): Promise<{ code: number | null; output: string }>;
   /** The data dir (SQLite files, generated secrets). */
@@ -118,6 +123,7 @@ export async function startFleetServer(
     c.stderr!.on("data", (chunk) => (output += chunk));
     return { child: c, exited: new Promise<number | null>((resolve) => c.once("exit", (code) => resolve(code))) };
   };
+  const running = () => child.exitCode === null && child.signalCode === null;
   let { child, exited } = launch();
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
   const agentUrl = `https://127.0.0.1:${agentPort}`;
@@ -140,7 +146,7 @@ export async function startFleetServer(
   };
   const caPem = await waitReady();
   const stopProcess = async () => {
-    if (child.exitCode === null) {
+    if (running()) {
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       await exited;
@@ -175,6 +181,15 @@ export async function startFleetServer(
       Object.assign(childEnv, extra);
       ({ child, exited } = launch());
       await waitReady();
+    },
+    async kill(signal = "SIGKILL") {
+      const started = performance.now();
+      if (!running()) throw new Error("the server is not running");
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return { code, signal: child.signalCode, ms: performance.now() - started };
     },
     async exitOf(extra) {
       await stopProcess();

@@ -14,7 +14,7 @@ import { env } from "@/lib/env";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { configuredProxies, isTrustedProxy } from "@/lib/server/net/trusted-proxies";
 import { ApiError, errorResponse } from "./errors";
-import { parseWith, readJson } from "./read-body";
+import { parseWith, readJson, refuseUnstorable } from "./read-body";
 
 type RouteContext<P> = { params: Promise<P> };
 export type AdminContext<C extends RouteContract> = {
@@ -125,10 +125,13 @@ export function adminRoute<const C extends RouteContract>(
       }
       const query = contract.query ? parseWith(contract.query, Object.fromEntries(req.nextUrl.searchParams), "query") : undefined;
       const body = await readBody(req, contract, options.checkBody);
+      // Ids in the path are looked up as they are: a NUL in one failed the query on PostgreSQL.
+      const params = await context.params;
+      refuseUnstorable(params, "path");
       const reply = await handler({
         req,
         principal,
-        params: await context.params,
+        params,
         body: body as BodyOf<C>,
         query: query as QueryOf<C>,
       });

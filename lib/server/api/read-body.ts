@@ -1,5 +1,6 @@
 import "server-only";
 import type { z } from "zod";
+import { unstorableTextPath } from "@/lib/domain/storable-text";
 import { ApiError } from "./errors";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -75,5 +76,15 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what =
       details,
     );
   }
+  // The schema's output is what gets stored: a NUL or a lone surrogate in it would fail the write.
+  refuseUnstorable(parsed.data, what);
   return parsed.data;
+}
+
+/** 400 naming the first field of `value` with text the databases cannot store (NUL, lone surrogate). */
+export function refuseUnstorable(value: unknown, what: string): void {
+  const field = unstorableTextPath(value);
+  if (field === null) return;
+  const message = "contains a NUL character or a lone surrogate, which cannot be stored";
+  throw new ApiError("invalid_request", `The ${what} is invalid (${field}: ${message}).`, [{ field, message }]);
 }
