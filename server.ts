@@ -10,6 +10,7 @@ import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
 import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
+import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agents/tls-ticket-keys";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
 import { startJobs } from "@/lib/server/jobs/job-runner";
@@ -64,6 +65,7 @@ async function main() {
     config.AGENT_HOSTNAMES,
     config.TRUSTED_PROXY_CIDRS,
     (req, res) => void handle(req, res),
+    (await currentTicketKey()).key,
   );
   agentServer.keepAliveTimeout = 65_000;
   await listen(agentServer, config.AGENT_PORT, config.HOST);
@@ -76,7 +78,16 @@ async function main() {
   // On this instance the switch happens as the new rows are read (onCaStateChange), before any
   // heartbeat answer carries the new bundle; the job makes sure the rows are read every 2 s.
   onCaStateChange((state) => agentServer.applyCaState(state));
-  const caWatch = startJobs([{ name: "ca-watch", everyMs: 2_000, run: async () => agentServer.applyCaState(await caState()) }]);
+  // TLS session tickets: every instance uses the key in the database, so a session begun on one
+  // resumes on any other (and on this one after a restart); the key rotates (tls-ticket-keys.ts).
+  const agentPortJobs = startJobs([
+    { name: "ca-watch", everyMs: 2_000, run: async () => agentServer.applyCaState(await caState()) },
+    {
+      name: "tls-ticket-keys",
+      everyMs: TICKET_KEYS_WATCH_MS,
+      run: async () => agentServer.applyTicketKey((await currentTicketKey()).key),
+    },
+  ]);
 
   const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);
 
@@ -85,7 +96,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
-    await caWatch.stop();
+    await agentPortJobs.stop();
     // Stop accepting, let in-flight requests finish, then close the database.
     const servers = [consoleServer, agentServer];
     const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));

@@ -5,6 +5,7 @@ import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
+import { ROTATE_MS } from "./tls-ticket-keys";
 import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
 import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
@@ -54,6 +55,14 @@ export const AGENT_TLS_POLICY = {
   honorCipherOrder: true,
 } as const;
 
+/**
+ * Session resumption (tls-ticket-keys.ts): the same context on every instance and every start
+ * (Node's default is a hash of the process's argv, which differs between installs), so a session
+ * from one instance resumes on another. Tickets live as long as the key that encrypts them.
+ */
+const SESSION_ID_CONTEXT = "fleet-registry-agent-port";
+const SESSION_TIMEOUT_SECONDS = ROTATE_MS / 1000;
+
 /** Whether `cert` was signed by one of `cas` (used where the TLS layer's verdict is not enough). */
 function chainsTo(cert: X509Certificate, cas: X509Certificate[]): boolean {
   return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
@@ -83,7 +92,23 @@ export function remoteAddress(req: http.IncomingMessage): string {
 export type AgentServer = https.Server & {
   /** Trusts the client certificates of `state.trusted`; a new serving CA gets a new server certificate. */
   applyCaState(state: CaState): void;
+  /** Encrypts and resumes session tickets with this key (48 bytes) from now on. */
+  applyTicketKey(key: Buffer): void;
 };
+
+/**
+ * The certificate of a resumed session, if it may be an identity. OpenSSL checked it when the
+ * session began (and `authorized` repeats that verdict), not now: the CA may have been retired
+ * since, and the certificate may have expired (its dates are read per request). The certificate
+ * itself is the one the session began with, carried in the ticket, which only holders of the
+ * ticket key can make.
+ */
+function resumedCertificate(socket: TLSSocket, trusted: X509Certificate[]): X509Certificate | null {
+  if (!socket.authorized && String(socket.authorizationError) !== "CERT_HAS_EXPIRED") return null;
+  const peer = socket.getPeerCertificate();
+  const cert = peer?.raw ? new X509Certificate(peer.raw) : null;
+  return cert && Date.parse(cert.validFrom) <= Date.now() && chainsTo(cert, trusted) ? cert : null;
+}
 
 /**
  * The agent port: HTTPS whose client certificates are requested but optional (registration has
@@ -92,8 +117,16 @@ export type AgentServer = https.Server & {
  * within the renewal grace); everything about which cluster it is, and whether it is revoked,
  * is decided by the app (agent-identity.ts).
  */
-export function createAgentServer(state: CaState, hostnames: string[], proxyCidrs: string[], handle: Handler): AgentServer {
+export function createAgentServer(
+  state: CaState,
+  hostnames: string[],
+  proxyCidrs: string[],
+  handle: Handler,
+  ticketKey: Buffer,
+): AgentServer {
   const proxies = trustedProxies(proxyCidrs);
+  // Resumed sessions' certificates, checked once per connection and trust list (resumedCertificate).
+  const resumed = new WeakMap<TLSSocket, { version: string; cert: X509Certificate | null }>();
   let servingFingerprint = state.serving.fingerprint;
   let identity = issueServerCertificate(state.serving, hostnames);
   let version = state.version;
@@ -103,6 +136,10 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
     cert: identity.certPem,
     ca: s.trusted.map((ca) => ca.certPem),
     ...AGENT_TLS_POLICY,
+    // setSecureContext builds a new context from these: the current ticket key must be among them.
+    ticketKeys: ticketKey,
+    sessionIdContext: SESSION_ID_CONTEXT,
+    sessionTimeout: SESSION_TIMEOUT_SECONDS,
   });
 
   const server = https.createServer({ ...contextOptions(state), requestCert: true, rejectUnauthorized: false }, (req, res) => {
@@ -112,7 +149,12 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
     stripUntrustedForwarding(req, proxies, address);
     req.headers[IDENTITY_HEADERS.agentPort] = "1";
     const socket = req.socket as TLSSocket;
-    if (socket.authorized) {
+    if (socket.isSessionReused()) {
+      let seen = resumed.get(socket);
+      if (seen?.version !== version) resumed.set(socket, (seen = { version, cert: resumedCertificate(socket, trusted) }));
+      const cert = seen.cert;
+      if (cert) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber, Date.now() > Date.parse(cert.validTo));
+    } else if (socket.authorized) {
       const peer = socket.getPeerCertificate();
       if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
     } else if (String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
@@ -143,6 +185,12 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
     // Connections authenticated under the previous CAs end at their next idle moment: agents
     // reconnect and meet the new server certificate and trust list.
     server.closeIdleConnections();
+  };
+
+  server.applyTicketKey = (key) => {
+    if (key.equals(ticketKey)) return;
+    ticketKey = key;
+    server.setTicketKeys(key);
   };
   return server;
 }
