@@ -15,7 +15,9 @@ import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
+import { createTlsAgent, httpRequest } from "@/lib/agent/http";
 import { makeKey } from "../../helpers/csr";
+import { until } from "../../helpers/until";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -202,7 +204,8 @@ function exchange(p: number, options: { ca: string; cert?: string; key?: string;
 
 async function startPeer(state: CaState, key: Buffer): Promise<{ server: AgentServer; port: number }> {
   const echo = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    res.writeHead(200, { "content-type": "application/json" });
+    const resumed = String((req.socket as TLSSocket).isSessionReused());
+    res.writeHead(200, { "content-type": "application/json", "x-test-resumed": resumed });
     res.end(
       JSON.stringify({
         fingerprint: req.headers[IDENTITY_HEADERS.fingerprint] ?? null,
@@ -278,6 +281,29 @@ test("a resumed session is checked now: a certificate expired since is marked ex
     const s3 = await exchange(peer.port, { ca: bundle, ...fromNew, session: s2.session });
     assert.equal(s3.reused, true, "tickets under the new key are");
   } finally {
+    await closeServer(peer.server);
+  }
+});
+
+test("the reference agent's connections resume the last TLS session: a reconnect after the server closed an idle connection skips the full handshake", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48));
+  const client = clientCert(oldCa);
+  const agent = createTlsAgent(oldCa.certPem, { keyPem: client.key, certPem: client.cert });
+  try {
+    const base = new URL(`https://127.0.0.1:${peer.port}`);
+    const call = () => httpRequest(base, "/", { method: "GET", agent, timeoutMs: 5_000 });
+    const first = await call();
+    assert.equal(first.headers["x-test-resumed"], "false");
+    assert.equal((JSON.parse(first.text) as { fingerprint: string }).fingerprint, client.fingerprint);
+    assert.equal((await call()).headers["x-test-resumed"], "false", "the same keep-alive connection");
+
+    peer.server.closeIdleConnections(); // as keepAliveTimeout, a restart or a load balancer would
+    await until("the agent to see its idle connection closed", async () => Object.keys(agent.freeSockets).length === 0, 2_000);
+    const again = await call();
+    assert.equal(again.headers["x-test-resumed"], "true", "a new connection, resumed");
+    assert.equal((JSON.parse(again.text) as { fingerprint: string }).fingerprint, client.fingerprint);
+  } finally {
+    agent.destroy();
     await closeServer(peer.server);
   }
 });
