@@ -5,12 +5,13 @@ import type https from "node:https";
 import next from "next";
 import { env, EnvError } from "@/lib/env";
 import { bootstrap } from "@/lib/server/bootstrap";
-import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
+import { agentKeepAliveMs, createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
 import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
 import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agents/tls-ticket-keys";
+import { getSettings } from "@/lib/server/settings/settings";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
 import { startJobs } from "@/lib/server/jobs/job-runner";
@@ -67,7 +68,10 @@ async function main() {
     (req, res) => void handle(req, res),
     (await currentTicketKey()).key,
   );
-  agentServer.keepAliveTimeout = 65_000;
+  const applyKeepAlive = async () => {
+    agentServer.keepAliveTimeout = agentKeepAliveMs((await getSettings()).heartbeatIntervalSeconds);
+  };
+  await applyKeepAlive();
   await listen(agentServer, config.AGENT_PORT, config.HOST);
   log.info("agent port listening", {
     url: `https://${displayHost(config.HOST)}:${config.AGENT_PORT}`,
@@ -87,6 +91,8 @@ async function main() {
       everyMs: TICKET_KEYS_WATCH_MS,
       run: async () => agentServer.applyTicketKey((await currentTicketKey()).key),
     },
+    // An admin may change the heartbeat interval at any time, on any instance.
+    { name: "agent-keep-alive", everyMs: 15_000, run: applyKeepAlive },
   ]);
 
   const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);

@@ -63,6 +63,22 @@ export const AGENT_TLS_POLICY = {
 const SESSION_ID_CONTEXT = "fleet-registry-agent-port";
 const SESSION_TIMEOUT_SECONDS = ROTATE_MS / 1000;
 
+const KEEP_ALIVE_MIN_MS = 65_000;
+const KEEP_ALIVE_MAX_MS = 10 * 60_000;
+
+/**
+ * How long the agent port keeps an idle connection open: longer than an agent's gap between two
+ * heartbeats (the interval plus its 10 % jitter, plus slack for a slow answer), so each heartbeat
+ * finds its connection open instead of paying a handshake. At least 65 s (past the usual 60 s of
+ * load balancers, so they close first and never reuse a connection this side just closed), at
+ * most 10 minutes (for longer intervals a resumed handshake costs less than holding the socket).
+ * Node's headersTimeout and requestTimeout only run while a request arrives, not on idle sockets.
+ */
+export function agentKeepAliveMs(heartbeatIntervalSeconds: number): number {
+  const gap = Math.ceil(heartbeatIntervalSeconds * 1000 * 1.25) + 15_000;
+  return Math.min(KEEP_ALIVE_MAX_MS, Math.max(KEEP_ALIVE_MIN_MS, gap));
+}
+
 /** Whether `cert` was signed by one of `cas` (used where the TLS layer's verdict is not enough). */
 function chainsTo(cert: X509Certificate, cas: X509Certificate[]): boolean {
   return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
