@@ -165,21 +165,27 @@ export function createAgentServer(
     stripUntrustedForwarding(req, proxies, address);
     req.headers[IDENTITY_HEADERS.agentPort] = "1";
     const socket = req.socket as TLSSocket;
-    if (socket.isSessionReused()) {
+    const reused = socket.isSessionReused();
+    let resumedCert: X509Certificate | null = null;
+    if (reused) {
       let seen = resumed.get(socket);
       if (seen?.version !== version) resumed.set(socket, (seen = { version, cert: resumedCertificate(socket, trusted) }));
-      const cert = seen.cert;
-      if (cert) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber, Date.now() > Date.parse(cert.validTo));
-    } else if (socket.authorized) {
+      resumedCert = seen.cert;
+    }
+    if (resumedCert) {
+      const expired = Date.now() > Date.parse(resumedCert.validTo);
+      setIdentity(req, fingerprintOf(resumedCert.fingerprint256), resumedCert.serialNumber, expired);
+    } else if (!reused && socket.authorized) {
       const peer = socket.getPeerCertificate();
       if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
-    } else if (String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
+    } else if (!reused && String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
       // (Node sets authorizationError to OpenSSL's code string, whatever its type declares.)
       // Expired but otherwise ours: checked again here rather than trusting OpenSSL's first error.
       const peer = socket.getPeerCertificate();
       const cert = peer?.raw ? new X509Certificate(peer.raw) : null;
       if (cert && chainsTo(cert, trusted)) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber, true);
     } else if (isTrustedProxy(proxies, address)) {
+      // A TLS-terminating proxy's own connection, resumed or not, carries the agent's certificate here.
       const header = req.headers["x-forwarded-client-cert"];
       const fwd = typeof header === "string" ? forwardedCertificate(header, trusted) : null;
       if (fwd) setIdentity(req, fingerprintOf(fwd.cert.fingerprint256), fwd.cert.serialNumber, fwd.expired);

@@ -179,14 +179,19 @@ test("applyCaState: during a rollover both CAs' clients are accepted; after reti
 type Exchange = { body: Record<string, unknown>; reused: boolean; session: Buffer | null };
 
 /** One request on a fresh TLS connection, resuming `session` if given; returns the newest ticket. */
-function exchange(p: number, options: { ca: string; cert?: string; key?: string; session?: Buffer | null }): Promise<Exchange> {
+function exchange(
+  p: number,
+  options: { ca: string; cert?: string; key?: string; session?: Buffer | null },
+  headers: Record<string, string> = {},
+): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     let session: Buffer | null = null;
     let text = "";
     let reused = false;
     const socket = tlsConnect({ host: "127.0.0.1", port: p, ...options, session: options.session ?? undefined }, () => {
       reused = socket.isSessionReused(); // read while connected: null once closed
-      socket.end("GET / HTTP/1.0\r\nhost: 127.0.0.1\r\n\r\n"); // 1.0: no chunking to undo
+      const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.end(`GET / HTTP/1.0\r\nhost: 127.0.0.1\r\n${extra.join("")}\r\n`); // 1.0: no chunking to undo
     });
     socket.on("session", (s: Buffer) => (session = s));
     socket.on("data", (c: Buffer) => (text += c.toString("utf8")));
@@ -202,7 +207,7 @@ function exchange(p: number, options: { ca: string; cert?: string; key?: string;
   });
 }
 
-async function startPeer(state: CaState, key: Buffer): Promise<{ server: AgentServer; port: number }> {
+async function startPeer(state: CaState, key: Buffer, proxyCidrs: string[] = []): Promise<{ server: AgentServer; port: number }> {
   const echo = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const resumed = String((req.socket as TLSSocket).isSessionReused());
     res.writeHead(200, { "content-type": "application/json", "x-test-resumed": resumed });
@@ -213,7 +218,7 @@ async function startPeer(state: CaState, key: Buffer): Promise<{ server: AgentSe
       }),
     );
   };
-  const s = createAgentServer(state, ["127.0.0.1"], [], echo, key);
+  const s = createAgentServer(state, ["127.0.0.1"], proxyCidrs, echo, key);
   await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
   return { server: s, port: (s.address() as AddressInfo).port };
 }
@@ -304,6 +309,21 @@ test("the reference agent's connections resume the last TLS session: a reconnect
     assert.equal((JSON.parse(again.text) as { fingerprint: string }).fingerprint, client.fingerprint);
   } finally {
     agent.destroy();
+    await closeServer(peer.server);
+  }
+});
+
+test("a trusted TLS-terminating proxy's resumed connection still forwards the agent's certificate (X-Forwarded-Client-Cert)", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48), ["127.0.0.1/32"]);
+  try {
+    const agentCert = clientCert(oldCa);
+    const xfcc = { "x-forwarded-client-cert": `Cert="${encodeURIComponent(agentCert.cert)}"` };
+    const first = await exchange(peer.port, { ca: oldCa.certPem }, xfcc);
+    assert.equal(first.body.fingerprint, agentCert.fingerprint);
+    const resumed = await exchange(peer.port, { ca: oldCa.certPem, session: first.session }, xfcc);
+    assert.equal(resumed.reused, true);
+    assert.equal(resumed.body.fingerprint, agentCert.fingerprint);
+  } finally {
     await closeServer(peer.server);
   }
 });
