@@ -101,6 +101,9 @@ if (testEngine() === "postgres") {
     const backOnA = await heartbeatOnNewConnection(a, client, first.session);
     assert.deepEqual([backOnA.reused, backOnA.status], [true, 200], "the same ticket resumes on A again");
 
+    const metrics = String((await b.api("GET", "/api/metrics", undefined, { cookie: null })).body);
+    assert.match(metrics, /^fleet_agent_tls_handshakes_total\{resumed="true"\} [1-9]/m, "B counts its resumed handshakes");
+
     const rows = await a.db.query<{ value: string }>(`SELECT value FROM "Secret" WHERE name = 'agent-tls.ticket-keys'`);
     assert.equal(rows.length, 1, "one key set for the fleet");
     assert.match(rows[0]!.value, /"sealedKey"/, "sealed under the KEK, like the CA key");

@@ -5,6 +5,7 @@ import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
+import { incCounter } from "@/lib/server/metrics/registry";
 import { ROTATE_MS } from "./tls-ticket-keys";
 import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
@@ -61,6 +62,7 @@ export const AGENT_TLS_POLICY = {
  * from one instance resumes on another. Tickets live as long as the key that encrypts them.
  */
 const SESSION_ID_CONTEXT = "fleet-registry-agent-port";
+export const TLS_HANDSHAKES = "fleet_agent_tls_handshakes_total";
 const SESSION_TIMEOUT_SECONDS = ROTATE_MS / 1000;
 
 const KEEP_ALIVE_MIN_MS = 65_000;
@@ -194,6 +196,13 @@ export function createAgentServer(
     if (isProtocolPath(req.url ?? "/")) dispatchNode(req, res);
     else handle(req, res);
   }) as AgentServer;
+
+  // Whether resumption works (behind a load balancer too) shows in /api/metrics.
+  server.on("secureConnection", (socket: TLSSocket) =>
+    incCounter(TLS_HANDSHAKES, "TLS handshakes on the agent port, by whether a session was resumed.", {
+      resumed: String(socket.isSessionReused()),
+    }),
+  );
 
   server.applyCaState = (next) => {
     if (next.version === version && next.serving.fingerprint === servingFingerprint) return;
