@@ -3,40 +3,12 @@
 // the other instance (shared ticket keys), sign-in throttles counted across instances.
 // README "Running more than one instance" says what lives in one process and what is shared.
 import assert from "node:assert/strict";
-import { connect as tlsConnect } from "node:tls";
 import { after, before, test } from "node:test";
-import { heartbeatBody, registerCluster, type ClientCert } from "../helpers/agent-client";
+import { heartbeatBody, registerCluster } from "../helpers/agent-client";
 import { signIn } from "../helpers/console-session";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { testEngine } from "../helpers/test-database";
-
-/**
- * One heartbeat on a fresh TLS connection to `server`'s agent port, resuming `session` if given
- * (raw tls.connect: the test holds the session ticket itself).
- */
-function heartbeatOnNewConnection(
-  server: FleetServer,
-  client: ClientCert,
-  session?: Buffer,
-): Promise<{ status: number; reused: boolean; session: Buffer | null }> {
-  const body = JSON.stringify(heartbeatBody());
-  return new Promise((resolve, reject) => {
-    let ticket: Buffer | null = null;
-    let reused = false;
-    let text = "";
-    const socket = tlsConnect({ host: "127.0.0.1", port: server.agentPort, ca: server.caPem, ...client, session }, () => {
-      reused = socket.isSessionReused();
-      // Written, not ended: HTTP/1.0 has the server close the connection after its answer.
-      socket.write(
-        `POST /api/agent/v1/heartbeat HTTP/1.0\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
-    });
-    socket.on("session", (s: Buffer) => (ticket = s));
-    socket.on("data", (c: Buffer) => (text += c.toString("utf8")));
-    socket.on("error", reject);
-    socket.on("close", () => resolve({ status: Number(/^HTTP\/1\.\d (\d{3})/.exec(text)?.[1] ?? 0), reused, session: ticket }));
-  });
-}
+import { heartbeatOnNewConnection } from "../helpers/tls-session";
 
 // SQLite is one process's embedded database; sharing one between instances is PostgreSQL's job.
 if (testEngine() === "postgres") {
