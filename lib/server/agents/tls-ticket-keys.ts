@@ -16,8 +16,9 @@ import { isSealedKey, sealKey, unsealKey, type SealedKey } from "@/lib/server/pk
 // Node accepts ONE ticket key at a time (server.setTicketKeys): tickets encrypted under the key
 // before are not decrypted after a switch, and those agents pay one full handshake on their next
 // new connection. So keys are rotated rarely (ROTATE_MS), and a new key is published LEAD_MS
-// before it is used: every instance has read it by then and all switch at the same moment
-// (clock skew aside) instead of refusing each other's fresh tickets for a while.
+// before it is used: every instance has read it by then and all switch within one
+// TICKET_KEYS_WATCH_MS of the agreed moment (clock skew aside), instead of refusing each other's
+// fresh tickets for as long as it takes each to notice a new key.
 
 export const TICKET_KEYS_SECRET = "agent-tls.ticket-keys";
 /** Node's ticketKeys: 16 bytes key name, 16 bytes HMAC secret, 16 bytes AES key. */
