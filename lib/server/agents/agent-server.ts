@@ -62,8 +62,9 @@ export const AGENT_TLS_POLICY = {
  * from one instance resumes on another. Tickets live as long as the key that encrypts them.
  */
 const SESSION_ID_CONTEXT = "fleet-registry-agent-port";
-export const TLS_HANDSHAKES = "fleet_agent_tls_handshakes_total";
 const SESSION_TIMEOUT_SECONDS = ROTATE_MS / 1000;
+/** The metric counting the agent port's handshakes, labelled `resumed`. */
+export const TLS_HANDSHAKES = "fleet_agent_tls_handshakes_total";
 
 const KEEP_ALIVE_MIN_MS = 65_000;
 const KEEP_ALIVE_MAX_MS = 10 * 60_000;
