@@ -5,11 +5,13 @@ import type https from "node:https";
 import next from "next";
 import { env, EnvError } from "@/lib/env";
 import { bootstrap } from "@/lib/server/bootstrap";
-import { createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
+import { agentKeepAliveMs, createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
 import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
+import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agents/tls-ticket-keys";
+import { getSettings } from "@/lib/server/settings/settings";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startWorkers } from "@/lib/server/workers";
 import { startJobs } from "@/lib/server/jobs/job-runner";
@@ -64,8 +66,12 @@ async function main() {
     config.AGENT_HOSTNAMES,
     config.TRUSTED_PROXY_CIDRS,
     (req, res) => void handle(req, res),
+    (await currentTicketKey()).key,
   );
-  agentServer.keepAliveTimeout = 65_000;
+  const applyKeepAlive = async () => {
+    agentServer.keepAliveTimeout = agentKeepAliveMs((await getSettings()).heartbeatIntervalSeconds);
+  };
+  await applyKeepAlive();
   await listen(agentServer, config.AGENT_PORT, config.HOST);
   log.info("agent port listening", {
     url: `https://${displayHost(config.HOST)}:${config.AGENT_PORT}`,
@@ -76,7 +82,18 @@ async function main() {
   // On this instance the switch happens as the new rows are read (onCaStateChange), before any
   // heartbeat answer carries the new bundle; the job makes sure the rows are read every 2 s.
   onCaStateChange((state) => agentServer.applyCaState(state));
-  const caWatch = startJobs([{ name: "ca-watch", everyMs: 2_000, run: async () => agentServer.applyCaState(await caState()) }]);
+  // TLS session tickets: every instance uses the key in the database, so a session begun on one
+  // resumes on any other (and on this one after a restart); the key rotates (tls-ticket-keys.ts).
+  const agentPortJobs = startJobs([
+    { name: "ca-watch", everyMs: 2_000, run: async () => agentServer.applyCaState(await caState()) },
+    {
+      name: "tls-ticket-keys",
+      everyMs: TICKET_KEYS_WATCH_MS,
+      run: async () => agentServer.applyTicketKey((await currentTicketKey()).key),
+    },
+    // An admin may change the heartbeat interval at any time, on any instance.
+    { name: "agent-keep-alive", everyMs: 15_000, run: applyKeepAlive },
+  ]);
 
   const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);
 
@@ -103,12 +120,12 @@ async function main() {
     stopping = true;
     log.info("shutting down", { signal });
     // Whatever hangs (a database that stopped answering), the process is gone within the grace.
-    let stage = "the CA watch";
+    let stage = "the agent port's jobs";
     setTimeout(() => {
       log.error("shutdown took too long; exiting", { graceMs: SHUTDOWN_GRACE_MS, waitingFor: stage });
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    await caWatch.stop();
+    await agentPortJobs.stop();
     stage = "requests in flight";
     const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     for (const res of eventStreams) res.socket?.destroy();

@@ -39,12 +39,34 @@ export function proxyFor(host: string, env: Record<string, string | undefined> =
   }
 }
 
+const MAX_TLS_SESSIONS = 16;
+
 /**
  * An https.Agent that tunnels through the HTTPS_PROXY with CONNECT when the environment asks for
  * it (the TLS session, client certificate included, runs end to end inside the tunnel), and
- * connects directly otherwise.
+ * connects directly otherwise. Either way a new connection resumes the last TLS session (the
+ * server's session ticket): reconnecting after an idle close, a server restart or to another
+ * instance behind a load balancer skips the full handshake. Node's own https.Agent does that in
+ * the createConnection this class replaces.
  */
 export class EnvProxyAgent extends https.Agent {
+  /** The newest session ticket per destination (one destination per agent in practice). */
+  private readonly tlsSessions = new Map<string, Buffer>();
+
+  private connectTls(options: tls.ConnectionOptions & { host?: string; port?: number }): tls.TLSSocket {
+    const key = `${options.host}:${options.port}:${options.servername ?? ""}`;
+    const socket = tls.connect({ ...options, session: this.tlsSessions.get(key) });
+    socket.on("session", (session: Buffer) => {
+      if (this.tlsSessions.size >= MAX_TLS_SESSIONS && !this.tlsSessions.has(key)) this.tlsSessions.clear();
+      this.tlsSessions.set(key, session);
+    });
+    // A connection that failed may have failed because of the session: start the next one afresh.
+    socket.once("close", (hadError) => {
+      if (hadError) this.tlsSessions.delete(key);
+    });
+    return socket;
+  }
+
   override createConnection(
     requestOptions: http.RequestOptions,
     callback?: (err: Error | null, stream: Duplex) => void,
@@ -53,7 +75,7 @@ export class EnvProxyAgent extends https.Agent {
     const options = requestOptions as tls.ConnectionOptions & { host?: string; port?: number };
     const host = options.host ?? "localhost";
     const proxy = proxyFor(host);
-    if (!proxy || !callback) return tls.connect(options);
+    if (!proxy || !callback) return this.connectTls(options);
     const target = `${net.isIPv6(host) ? `[${host}]` : host}:${options.port ?? 443}`;
     const auth = proxy.username
       ? {
@@ -78,7 +100,10 @@ export class EnvProxyAgent extends https.Agent {
         );
         return;
       }
-      callback(null, tls.connect({ ...options, socket, servername: options.servername ?? (net.isIP(host) ? undefined : host) }));
+      callback(
+        null,
+        this.connectTls({ ...options, socket, servername: options.servername ?? (net.isIP(host) ? undefined : host) }),
+      );
     });
     req.once("error", (err) => callback(err, undefined as unknown as Duplex));
     req.end();

@@ -5,6 +5,8 @@ import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
+import { incCounter } from "@/lib/server/metrics/registry";
+import { ROTATE_MS } from "./tls-ticket-keys";
 import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
 import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
@@ -54,6 +56,32 @@ export const AGENT_TLS_POLICY = {
   honorCipherOrder: true,
 } as const;
 
+/**
+ * Session resumption (tls-ticket-keys.ts): the same context on every instance and every start
+ * (Node's default is a hash of the process's argv, which differs between installs), so a session
+ * from one instance resumes on another. Tickets live as long as the key that encrypts them.
+ */
+const SESSION_ID_CONTEXT = "fleet-registry-agent-port";
+const SESSION_TIMEOUT_SECONDS = ROTATE_MS / 1000;
+/** The metric counting the agent port's handshakes, labelled `resumed`. */
+export const TLS_HANDSHAKES = "fleet_agent_tls_handshakes_total";
+
+const KEEP_ALIVE_MIN_MS = 65_000;
+const KEEP_ALIVE_MAX_MS = 10 * 60_000;
+
+/**
+ * How long the agent port keeps an idle connection open: longer than an agent's gap between two
+ * heartbeats (the interval plus its 10 % jitter, plus slack for a slow answer), so each heartbeat
+ * finds its connection open instead of paying a handshake. At least 65 s (past the usual 60 s of
+ * load balancers, so they close first and never reuse a connection this side just closed), at
+ * most 10 minutes (for longer intervals a resumed handshake costs less than holding the socket).
+ * Node's headersTimeout and requestTimeout only run while a request arrives, not on idle sockets.
+ */
+export function agentKeepAliveMs(heartbeatIntervalSeconds: number): number {
+  const gap = Math.ceil(heartbeatIntervalSeconds * 1000 * 1.25) + 15_000;
+  return Math.min(KEEP_ALIVE_MAX_MS, Math.max(KEEP_ALIVE_MIN_MS, gap));
+}
+
 /** Whether `cert` was signed by one of `cas` (used where the TLS layer's verdict is not enough). */
 function chainsTo(cert: X509Certificate, cas: X509Certificate[]): boolean {
   return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
@@ -83,7 +111,23 @@ export function remoteAddress(req: http.IncomingMessage): string {
 export type AgentServer = https.Server & {
   /** Trusts the client certificates of `state.trusted`; a new serving CA gets a new server certificate. */
   applyCaState(state: CaState): void;
+  /** Encrypts and resumes session tickets with this key (48 bytes) from now on. */
+  applyTicketKey(key: Buffer): void;
 };
+
+/**
+ * The certificate of a resumed session, if it may be an identity. OpenSSL checked it when the
+ * session began (and `authorized` repeats that verdict), not now: the CA may have been retired
+ * since, and the certificate may have expired (its dates are read per request). The certificate
+ * itself is the one the session began with, carried in the ticket, which only holders of the
+ * ticket key can make.
+ */
+function resumedCertificate(socket: TLSSocket, trusted: X509Certificate[]): X509Certificate | null {
+  if (!socket.authorized && String(socket.authorizationError) !== "CERT_HAS_EXPIRED") return null;
+  const peer = socket.getPeerCertificate();
+  const cert = peer?.raw ? new X509Certificate(peer.raw) : null;
+  return cert && Date.parse(cert.validFrom) <= Date.now() && chainsTo(cert, trusted) ? cert : null;
+}
 
 /**
  * The agent port: HTTPS whose client certificates are requested but optional (registration has
@@ -92,8 +136,16 @@ export type AgentServer = https.Server & {
  * within the renewal grace); everything about which cluster it is, and whether it is revoked,
  * is decided by the app (agent-identity.ts).
  */
-export function createAgentServer(state: CaState, hostnames: string[], proxyCidrs: string[], handle: Handler): AgentServer {
+export function createAgentServer(
+  state: CaState,
+  hostnames: string[],
+  proxyCidrs: string[],
+  handle: Handler,
+  ticketKey: Buffer,
+): AgentServer {
   const proxies = trustedProxies(proxyCidrs);
+  // Resumed sessions' certificates, checked once per connection and trust list (resumedCertificate).
+  const resumed = new WeakMap<TLSSocket, { version: string; cert: X509Certificate | null }>();
   let servingFingerprint = state.serving.fingerprint;
   let identity = issueServerCertificate(state.serving, hostnames);
   let version = state.version;
@@ -103,6 +155,10 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
     cert: identity.certPem,
     ca: s.trusted.map((ca) => ca.certPem),
     ...AGENT_TLS_POLICY,
+    // setSecureContext builds a new context from these: the current ticket key must be among them.
+    ticketKeys: ticketKey,
+    sessionIdContext: SESSION_ID_CONTEXT,
+    sessionTimeout: SESSION_TIMEOUT_SECONDS,
   });
 
   const server = https.createServer({ ...contextOptions(state), requestCert: true, rejectUnauthorized: false }, (req, res) => {
@@ -112,16 +168,27 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
     stripUntrustedForwarding(req, proxies, address);
     req.headers[IDENTITY_HEADERS.agentPort] = "1";
     const socket = req.socket as TLSSocket;
-    if (socket.authorized) {
+    const reused = socket.isSessionReused();
+    let resumedCert: X509Certificate | null = null;
+    if (reused) {
+      let seen = resumed.get(socket);
+      if (seen?.version !== version) resumed.set(socket, (seen = { version, cert: resumedCertificate(socket, trusted) }));
+      resumedCert = seen.cert;
+    }
+    if (resumedCert) {
+      const expired = Date.now() > Date.parse(resumedCert.validTo);
+      setIdentity(req, fingerprintOf(resumedCert.fingerprint256), resumedCert.serialNumber, expired);
+    } else if (!reused && socket.authorized) {
       const peer = socket.getPeerCertificate();
       if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
-    } else if (String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
+    } else if (!reused && String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
       // (Node sets authorizationError to OpenSSL's code string, whatever its type declares.)
       // Expired but otherwise ours: checked again here rather than trusting OpenSSL's first error.
       const peer = socket.getPeerCertificate();
       const cert = peer?.raw ? new X509Certificate(peer.raw) : null;
       if (cert && chainsTo(cert, trusted)) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber, true);
     } else if (isTrustedProxy(proxies, address)) {
+      // A TLS-terminating proxy's own connection, resumed or not, carries the agent's certificate here.
       const header = req.headers["x-forwarded-client-cert"];
       const fwd = typeof header === "string" ? forwardedCertificate(header, trusted) : null;
       if (fwd) setIdentity(req, fingerprintOf(fwd.cert.fingerprint256), fwd.cert.serialNumber, fwd.expired);
@@ -130,6 +197,13 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
     if (isProtocolPath(req.url ?? "/")) dispatchNode(req, res);
     else handle(req, res);
   }) as AgentServer;
+
+  // Whether resumption works (behind a load balancer too) shows in /api/metrics.
+  server.on("secureConnection", (socket: TLSSocket) =>
+    incCounter(TLS_HANDSHAKES, "TLS handshakes on the agent port, by whether a session was resumed.", {
+      resumed: String(socket.isSessionReused()),
+    }),
+  );
 
   server.applyCaState = (next) => {
     if (next.version === version && next.serving.fingerprint === servingFingerprint) return;
@@ -143,6 +217,12 @@ export function createAgentServer(state: CaState, hostnames: string[], proxyCidr
     // Connections authenticated under the previous CAs end at their next idle moment: agents
     // reconnect and meet the new server certificate and trust list.
     server.closeIdleConnections();
+  };
+
+  server.applyTicketKey = (key) => {
+    if (key.equals(ticketKey)) return;
+    ticketKey = key;
+    server.setTicketKeys(key);
   };
   return server;
 }

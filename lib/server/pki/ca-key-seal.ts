@@ -20,6 +20,7 @@ export type SealedKey = {
 export class CaKeyError extends Error {}
 
 // Binds the ciphertext to its purpose: a sealed blob moved into another field does not open.
+// Other secrets sealed under the same KEK (the agent port's TLS ticket keys) name their own.
 const AAD = Buffer.from("fleet-registry/fleet-ca-key/v1");
 
 export const KEK_BYTES = 32;
@@ -28,10 +29,10 @@ export function kekId(kek: Buffer): string {
   return createHash("sha256").update(kek).digest("hex").slice(0, 16);
 }
 
-export function sealKey(keyPem: string, kek: Buffer): SealedKey {
+export function sealKey(keyPem: string, kek: Buffer, aad = AAD): SealedKey {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", kek, iv);
-  cipher.setAAD(AAD);
+  cipher.setAAD(aad);
   const ct = Buffer.concat([cipher.update(keyPem, "utf8"), cipher.final()]);
   return {
     v: 1,
@@ -43,7 +44,7 @@ export function sealKey(keyPem: string, kek: Buffer): SealedKey {
   };
 }
 
-export function unsealKey(sealed: SealedKey, kek: Buffer | null): string {
+export function unsealKey(sealed: SealedKey, kek: Buffer | null, aad = AAD): string {
   if (!kek) {
     throw new CaKeyError(
       "The fleet CA private key is sealed but no key-encryption key is configured: set FLEET_CA_KEK_FILE (or FLEET_CA_KEK) to the KEK this fleet was started with.",
@@ -56,7 +57,7 @@ export function unsealKey(sealed: SealedKey, kek: Buffer | null): string {
   }
   try {
     const decipher = createDecipheriv("aes-256-gcm", kek, Buffer.from(sealed.iv, "base64"));
-    decipher.setAAD(AAD);
+    decipher.setAAD(aad);
     decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
     return Buffer.concat([decipher.update(Buffer.from(sealed.ct, "base64")), decipher.final()]).toString("utf8");
   } catch {

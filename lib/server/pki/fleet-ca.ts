@@ -1,5 +1,5 @@
 import "server-only";
-import { createPrivateKey, generateKeyPair, randomBytes, sign, X509Certificate, type KeyObject } from "node:crypto";
+import { createHash, createPrivateKey, generateKeyPair, randomBytes, sign, X509Certificate, type KeyObject } from "node:crypto";
 import { promisify } from "node:util";
 import forge from "node-forge";
 import type { Db } from "@/lib/server/db/client";
@@ -309,6 +309,20 @@ export function wholeSeconds(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
+/**
+ * A subjectKeyIdentifier extension for a key forge cannot read: SHA-1 of the subjectPublicKey
+ * BIT STRING's bits (RFC 5280 4.2.1.2, method 1), as forge computes it for RSA keys.
+ */
+export function subjectKeyIdentifierOf(key: KeyObject): { name: "subjectKeyIdentifier"; value: forge.asn1.Asn1 } {
+  const spki = forge.asn1.fromDer(key.export({ type: "spki", format: "der" }).toString("binary"));
+  const bits = ((spki.value as forge.asn1.Asn1[])[1]!.value as string).slice(1); // first byte: unused bits (0)
+  const digest = createHash("sha1").update(Buffer.from(bits, "binary")).digest("binary");
+  return {
+    name: "subjectKeyIdentifier",
+    value: forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.OCTETSTRING, false, digest),
+  };
+}
+
 export function forgePublicKey(key: KeyObject | string): forge.pki.rsa.PublicKey {
   const pem = typeof key === "string" ? key : key.export({ type: "spki", format: "pem" }).toString();
   return forge.pki.publicKeyFromPem(pem);
@@ -320,10 +334,20 @@ const SHA256_WITH_RSA = Buffer.from("300d06092a864886f70d01010b0500", "hex");
 const getTbsCertificate = (forge.pki as unknown as { getTBSCertificate(cert: forge.pki.Certificate): forge.asn1.Asn1 })
   .getTBSCertificate;
 
-/** Signs `cert` with sha256WithRSAEncryption using Node's native RSA; returns the certificate DER. */
-export function signCertificate(cert: forge.pki.Certificate, signerKey: KeyObject): Buffer {
+/**
+ * Signs `cert` with sha256WithRSAEncryption using Node's native RSA; returns the certificate DER.
+ * `subjectKey`: a key forge cannot encode (it knows RSA only; the agent port's key is EC P-256),
+ * whose SubjectPublicKeyInfo replaces the stand-in `cert.publicKey` in the TBSCertificate.
+ */
+export function signCertificate(cert: forge.pki.Certificate, signerKey: KeyObject, subjectKey?: KeyObject): Buffer {
   cert.signatureOid = cert.siginfo.algorithmOid = SHA256_WITH_RSA_OID;
-  const tbs = Buffer.from(forge.asn1.toDer(getTbsCertificate(cert)).getBytes(), "binary");
+  const tbsAsn1 = getTbsCertificate(cert);
+  if (subjectKey) {
+    // TBSCertificate ::= SEQUENCE { [0] version, serial, signature, issuer, validity, subject, spki, ... }
+    const fields = tbsAsn1.value as forge.asn1.Asn1[];
+    fields[6] = forge.asn1.fromDer(subjectKey.export({ type: "spki", format: "der" }).toString("binary"));
+  }
+  const tbs = Buffer.from(forge.asn1.toDer(tbsAsn1).getBytes(), "binary");
   const signature = sign("sha256", tbs, signerKey);
   // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue BIT STRING }
   return derTlv(0x30, tbs, SHA256_WITH_RSA, derTlv(0x03, Buffer.from([0]), signature));

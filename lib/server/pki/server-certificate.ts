@@ -6,13 +6,16 @@ import {
   caSigner,
   CLOCK_SKEW_MS,
   derToPem,
-  forgePublicKey,
   randomSerialHex,
   signCertificate,
+  subjectKeyIdentifierOf,
   utf8Name,
   wholeSeconds,
   type FleetCa,
 } from "./fleet-ca";
+
+// Never encoded (signCertificate replaces it); any valid RSA public key object will do.
+const STAND_IN_KEY = forge.pki.setRsaPublicKey(new forge.jsbn.BigInteger("3"), new forge.jsbn.BigInteger("3"));
 
 const VALIDITY_MS = 365 * 24 * 60 * 60 * 1000;
 // DNS names as agents dial them; "*." allowed for a wildcard ingress name.
@@ -28,11 +31,13 @@ export function issueServerCertificate(ca: FleetCa, hostnames: string[]): { cert
   const now = wholeSeconds(new Date());
   if (now.getTime() >= ca.notAfter.getTime()) throw new Error("The fleet CA has expired; it can no longer issue certificates.");
 
-  // RSA-2048 rather than the CA's 3072: this key signs every TLS handshake on the agent port.
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048, publicExponent: 0x10001 });
+  // ECDSA P-256: this key signs every full TLS handshake on the agent port, and an ECDSA
+  // signature costs a fraction of an RSA-2048 one (measured in scripts/bench/tls-handshakes.ts).
+  // The CA stays RSA and signs it; client certificates stay RSA (PROTOCOL.md).
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const signer = caSigner(ca);
   const cert = forge.pki.createCertificate();
-  cert.publicKey = forgePublicKey(publicKey);
+  cert.publicKey = STAND_IN_KEY; // forge encodes RSA keys only: signCertificate puts the EC key in its place
   cert.serialNumber = randomSerialHex();
   cert.validity.notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
   cert.validity.notAfter = new Date(Math.min(now.getTime() + VALIDITY_MS, ca.notAfter.getTime()));
@@ -42,16 +47,17 @@ export function issueServerCertificate(ca: FleetCa, hostnames: string[]): { cert
   cert.setIssuer(signer.issuer);
   cert.setExtensions([
     { name: "basicConstraints", cA: false, critical: true },
-    { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+    // digitalSignature only: an EC key signs the handshake and never wraps a key (no RSA key exchange).
+    { name: "keyUsage", digitalSignature: true, critical: true },
     { name: "extKeyUsage", serverAuth: true },
     // forge's altName types: 2 = dNSName, 7 = iPAddress.
     { name: "subjectAltName", altNames: names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n })) },
-    { name: "subjectKeyIdentifier" },
+    subjectKeyIdentifierOf(publicKey),
     { name: "authorityKeyIdentifier", keyIdentifier: signer.keyIdentifier },
   ]);
 
   return {
-    certPem: derToPem(signCertificate(cert, signer.privateKey), "CERTIFICATE"),
+    certPem: derToPem(signCertificate(cert, signer.privateKey, publicKey), "CERTIFICATE"),
     keyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
   };
 }

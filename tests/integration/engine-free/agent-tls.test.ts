@@ -1,20 +1,23 @@
 // The agent port's TLS, engine-free: the real createAgentServer on loopback, probed with the real
 // `openssl s_client` (Mozilla "intermediate": TLS 1.2+, forward-secret AEAD suites only), and its
-// CA following a rollover without a restart (applyCaState: trusted client CAs, server certificate).
+// CA following a rollover without a restart (applyCaState: trusted client CAs, server certificate);
+// TLS 1.3 session resumption with client certificates across two servers sharing a ticket key.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createPublicKey, X509Certificate } from "node:crypto";
+import { createPublicKey, randomBytes, X509Certificate } from "node:crypto";
 import type http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import type tls from "node:tls";
+import { connect as tlsConnect, type TLSSocket } from "node:tls";
 import { after, before, test } from "node:test";
 import { createAgentServer, type AgentServer } from "@/lib/server/agents/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
+import { createTlsAgent, httpRequest } from "@/lib/agent/http";
 import { makeKey } from "../../helpers/csr";
+import { until } from "../../helpers/until";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -57,7 +60,7 @@ before(async () => {
       }),
     );
   };
-  server = createAgentServer(stateOf(oldCa), ["127.0.0.1"], [], echo);
+  server = createAgentServer(stateOf(oldCa), ["127.0.0.1"], [], echo, randomBytes(48));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -94,11 +97,12 @@ test("static RSA key exchange (AES128-GCM-SHA256, no forward secrecy) is refused
   assert.notEqual(r.code, 0, r.output);
 });
 
-test("TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256 is accepted", async () => {
-  const r = await sClient(["-tls1_2", "-cipher", "ECDHE-RSA-AES128-GCM-SHA256"]);
+test("TLS 1.2 with ECDHE-ECDSA-AES128-GCM-SHA256 is accepted (the server key is ECDSA P-256)", async () => {
+  const r = await sClient(["-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256"]);
   assert.equal(r.code, 0, r.output);
-  assert.equal(negotiated(r.output), "ECDHE-RSA-AES128-GCM-SHA256");
+  assert.equal(negotiated(r.output), "ECDHE-ECDSA-AES128-GCM-SHA256");
   assert.match(r.output, /Protocol\s*: TLSv1\.2/);
+  assert.match(r.output, /Server public key is 256 bit/);
 });
 
 test("TLS 1.3 is accepted", async () => {
@@ -115,7 +119,7 @@ function get(options: { ca: string; cert?: string; key?: string }): Promise<{ bo
         let text = "";
         res.on("data", (c) => (text += c));
         res.on("end", () => {
-          const peer = (res.socket as tls.TLSSocket | null)?.getPeerCertificate?.();
+          const peer = (res.socket as TLSSocket | null)?.getPeerCertificate?.();
           resolve({ body: JSON.parse(text) as Record<string, unknown>, issuer: String(peer?.issuer?.OU ?? "") });
         });
       },
@@ -167,4 +171,159 @@ test("applyCaState: during a rollover both CAs' clients are accepted; after reti
   assert.equal(afterRetire.body.fingerprint, fromNew.fingerprint);
   assert.equal((await get({ ca: bundle, ...fromOld })).body.fingerprint, null, "the retired CA's clients are no longer trusted");
   assert.ok(new X509Certificate(newCa.certPem).ca);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Session resumption (tls-ticket-keys.ts). Raw tls.connect so the test holds the session itself.
+
+type Exchange = { body: Record<string, unknown>; reused: boolean; session: Buffer | null };
+
+/** One request on a fresh TLS connection, resuming `session` if given; returns the newest ticket. */
+function exchange(
+  p: number,
+  options: { ca: string; cert?: string; key?: string; session?: Buffer | null },
+  headers: Record<string, string> = {},
+): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    let session: Buffer | null = null;
+    let text = "";
+    let reused = false;
+    const socket = tlsConnect({ host: "127.0.0.1", port: p, ...options, session: options.session ?? undefined }, () => {
+      reused = socket.isSessionReused(); // read while connected: null once closed
+      const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.end(`GET / HTTP/1.0\r\nhost: 127.0.0.1\r\n${extra.join("")}\r\n`); // 1.0: no chunking to undo
+    });
+    socket.on("session", (s: Buffer) => (session = s));
+    socket.on("data", (c: Buffer) => (text += c.toString("utf8")));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const body = text.slice(text.indexOf("\r\n\r\n") + 4);
+      try {
+        resolve({ body: JSON.parse(body) as Record<string, unknown>, reused, session });
+      } catch {
+        reject(new Error(`not a JSON answer: ${text}`));
+      }
+    });
+  });
+}
+
+async function startPeer(state: CaState, key: Buffer, proxyCidrs: string[] = []): Promise<{ server: AgentServer; port: number }> {
+  const echo = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const resumed = String((req.socket as TLSSocket).isSessionReused());
+    res.writeHead(200, { "content-type": "application/json", "x-test-resumed": resumed });
+    res.end(
+      JSON.stringify({
+        fingerprint: req.headers[IDENTITY_HEADERS.fingerprint] ?? null,
+        expired: req.headers[IDENTITY_HEADERS.expired] ?? null,
+      }),
+    );
+  };
+  const s = createAgentServer(state, ["127.0.0.1"], proxyCidrs, echo, key);
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  return { server: s, port: (s.address() as AddressInfo).port };
+}
+
+const closeServer = (s: AgentServer) => new Promise<void>((resolve) => s.close(() => resolve()));
+
+test("TLS 1.3 resumption with a client certificate: a session from one server resumes on another with the same ticket key, and the identity is the certificate's", async () => {
+  const key = randomBytes(48);
+  const one = await startPeer(stateOf(oldCa), key);
+  const two = await startPeer(stateOf(oldCa), key);
+  const other = await startPeer(stateOf(oldCa), randomBytes(48));
+  try {
+    const client = clientCert(oldCa);
+    const first = await exchange(one.port, { ca: oldCa.certPem, ...client });
+    assert.equal(first.reused, false);
+    assert.equal(first.body.fingerprint, client.fingerprint);
+    assert.ok(first.session, "the server sent a session ticket");
+
+    const resumed = await exchange(two.port, { ca: oldCa.certPem, ...client, session: first.session });
+    assert.equal(resumed.reused, true, "the second instance resumed the first one's session");
+    assert.deepEqual(resumed.body, { fingerprint: client.fingerprint, expired: null }, "the identity survives resumption");
+
+    // Without the key (another fleet, or a rotated key): a full handshake, the identity as usual.
+    const full = await exchange(other.port, { ca: oldCa.certPem, ...client, session: first.session });
+    assert.equal(full.reused, false);
+    assert.equal(full.body.fingerprint, client.fingerprint);
+
+    // A session begun without a certificate resumes without an identity.
+    const anonymous = await exchange(one.port, { ca: oldCa.certPem });
+    const anonymousAgain = await exchange(two.port, { ca: oldCa.certPem, session: anonymous.session });
+    assert.equal(anonymousAgain.reused, true);
+    assert.equal(anonymousAgain.body.fingerprint, null);
+  } finally {
+    await Promise.all([one, two, other].map((p) => closeServer(p.server)));
+  }
+});
+
+test("a resumed session is checked now: a certificate expired since is marked expired, a retired CA's is no identity, a rotated key means a full handshake", async () => {
+  const peer = await startPeer(stateOf(oldCa, newCa), randomBytes(48));
+  try {
+    // Valid for about 2 more seconds (the test waits that long once; bounded at a few seconds).
+    const shortLived = clientCert(oldCa, { now: new Date(Date.now() - DAY + 2_000), validityDays: 1 });
+    const first = await exchange(peer.port, { ca: oldCa.certPem, ...shortLived });
+    assert.deepEqual(first.body, { fingerprint: shortLived.fingerprint, expired: null });
+    await new Promise((r) => setTimeout(r, 2_500));
+    const later = await exchange(peer.port, { ca: oldCa.certPem, ...shortLived, session: first.session });
+    assert.equal(later.reused, true);
+    assert.deepEqual(later.body, { fingerprint: shortLived.fingerprint, expired: "1" }, "expired since the session began");
+
+    const fromOld = clientCert(oldCa);
+    const before = await exchange(peer.port, { ca: oldCa.certPem, ...fromOld });
+    assert.equal(before.body.fingerprint, fromOld.fingerprint);
+    peer.server.applyCaState(stateOf(newCa)); // the old CA retired: its client certificates are no longer trusted
+    const bundle = oldCa.certPem + newCa.certPem;
+    const resumed = await exchange(peer.port, { ca: bundle, ...fromOld, session: before.session });
+    assert.equal(resumed.reused, true, "the ticket key did not change with the CA");
+    assert.equal(resumed.body.fingerprint, null, "a retired CA's certificate is not an identity, resumed or not");
+
+    const fromNew = clientCert(newCa);
+    const s1 = await exchange(peer.port, { ca: bundle, ...fromNew });
+    peer.server.applyTicketKey(randomBytes(48));
+    const s2 = await exchange(peer.port, { ca: bundle, ...fromNew, session: s1.session });
+    assert.equal(s2.reused, false, "tickets under the previous key are not honoured");
+    assert.equal(s2.body.fingerprint, fromNew.fingerprint);
+    const s3 = await exchange(peer.port, { ca: bundle, ...fromNew, session: s2.session });
+    assert.equal(s3.reused, true, "tickets under the new key are");
+  } finally {
+    await closeServer(peer.server);
+  }
+});
+
+test("the reference agent's connections resume the last TLS session: a reconnect after the server closed an idle connection skips the full handshake", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48));
+  const client = clientCert(oldCa);
+  const agent = createTlsAgent(oldCa.certPem, { keyPem: client.key, certPem: client.cert });
+  try {
+    const base = new URL(`https://127.0.0.1:${peer.port}`);
+    const call = () => httpRequest(base, "/", { method: "GET", agent, timeoutMs: 5_000 });
+    const first = await call();
+    assert.equal(first.headers["x-test-resumed"], "false");
+    assert.equal((JSON.parse(first.text) as { fingerprint: string }).fingerprint, client.fingerprint);
+    assert.equal((await call()).headers["x-test-resumed"], "false", "the same keep-alive connection");
+
+    peer.server.closeIdleConnections(); // as keepAliveTimeout, a restart or a load balancer would
+    await until("the agent to see its idle connection closed", async () => Object.keys(agent.freeSockets).length === 0, 2_000);
+    const again = await call();
+    assert.equal(again.headers["x-test-resumed"], "true", "a new connection, resumed");
+    assert.equal((JSON.parse(again.text) as { fingerprint: string }).fingerprint, client.fingerprint);
+  } finally {
+    agent.destroy();
+    await closeServer(peer.server);
+  }
+});
+
+test("a trusted TLS-terminating proxy's resumed connection still forwards the agent's certificate (X-Forwarded-Client-Cert)", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48), ["127.0.0.1/32"]);
+  try {
+    const agentCert = clientCert(oldCa);
+    const xfcc = { "x-forwarded-client-cert": `Cert="${encodeURIComponent(agentCert.cert)}"` };
+    const first = await exchange(peer.port, { ca: oldCa.certPem }, xfcc);
+    assert.equal(first.body.fingerprint, agentCert.fingerprint);
+    const resumed = await exchange(peer.port, { ca: oldCa.certPem, session: first.session }, xfcc);
+    assert.equal(resumed.reused, true);
+    assert.equal(resumed.body.fingerprint, agentCert.fingerprint);
+  } finally {
+    await closeServer(peer.server);
+  }
 });

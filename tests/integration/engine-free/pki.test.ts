@@ -453,6 +453,13 @@ test("the server certificate covers its names and IPs for serverAuth only", () =
   assert.equal(x509.checkIP("127.0.0.1"), "127.0.0.1");
   assert.equal(x509.checkHost("evil.example.com"), undefined);
   assert.ok(x509.checkPrivateKey(createPrivateKey(server.keyPem)));
+  // ECDSA P-256 (cheaper handshakes), signed by the RSA CA.
+  assert.equal(x509.publicKey.asymmetricKeyType, "ec");
+  assert.equal(x509.publicKey.asymmetricKeyDetails?.namedCurve, "prime256v1");
+  assert.ok(x509.verify(new X509Certificate(ca.certPem).publicKey));
+  const text = openssl(["x509", "-noout", "-text", "-in", tempFile(server.certPem)]).output;
+  assert.match(text, /Digital Signature\n/);
+  assert.doesNotMatch(text, /Key Encipherment/);
   const days = (new Date(x509.validTo).getTime() - Date.now()) / DAY;
   assert.ok(days > 364 && days <= 365, `validity ${days} days`);
   const ok = openssl([
