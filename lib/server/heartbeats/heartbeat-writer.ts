@@ -123,6 +123,9 @@ function schedule(s: State) {
     },
     s.failingSince === null ? FLUSH_MS : RETRY_MS,
   );
+  // The retries of an outage must not hold a process that is otherwise done (the server's
+  // listeners keep it alive; shutdown flushes once more itself).
+  s.timer.unref();
 }
 
 /** Heartbeats received by this process since it started (for the live summary and metrics). */
