@@ -26,6 +26,8 @@ const schema = z.object({
     .refine((v) => !v || /^(file:|postgres(ql)?:\/\/)/.test(v), {
       message: "must start with file:, postgres:// or postgresql://",
     }),
+  /** PostgreSQL connections this process opens at most; else the URL's connection_limit, else 10. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   ADMIN_EMAIL: emailSchema.optional(),
   ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
@@ -61,7 +63,7 @@ const schema = z.object({
 
 export type Env = z.infer<typeof schema> & {
   dataDir: string;
-  database: { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string };
+  database: { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string; poolSize: number };
   oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
   /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
   fleetCaKek: Buffer | null;
@@ -83,7 +85,7 @@ function load(source: NodeJS.ProcessEnv): Env {
   const url = e.DATABASE_URL;
   const database: Env["database"] =
     url && !url.startsWith("file:")
-      ? { dialect: "postgres", url: withUser(url) }
+      ? { dialect: "postgres", ...postgresPool(withUser(url), e.DATABASE_POOL_SIZE) }
       : { dialect: "sqlite", file: url ? path.resolve(url.slice("file:".length)) : path.join(dataDir, "fleet.db") };
 
   const oidcVars = [e.OIDC_ISSUER, e.OIDC_CLIENT_ID, e.OIDC_CLIENT_SECRET];
@@ -129,6 +131,27 @@ export function parseKek(text: string, name = "FLEET_CA_KEK"): Buffer {
     );
   }
   return key;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+
+/**
+ * The pool size: DATABASE_POOL_SIZE, else the URL's connection_limit (Prisma's own spelling, so a
+ * URL written for Prisma's engines keeps its meaning), else DEFAULT_POOL_SIZE. The parameter is
+ * taken out of the URL handed to the driver, which does not know it.
+ */
+function postgresPool(url: string, configured: number | undefined): { url: string; poolSize: number } {
+  const u = new URL(url);
+  const limit = u.searchParams.get("connection_limit");
+  u.searchParams.delete("connection_limit");
+  let fromUrl: number | undefined;
+  if (limit !== null) {
+    fromUrl = Number(limit);
+    if (!Number.isInteger(fromUrl) || fromUrl < 1 || fromUrl > 1000) {
+      throw new EnvError("Invalid configuration:\n  DATABASE_URL: connection_limit must be a whole number from 1 to 1000");
+    }
+  }
+  return { url: limit === null ? url : u.toString(), poolSize: configured ?? fromUrl ?? DEFAULT_POOL_SIZE };
 }
 
 /** libpq falls back to the OS user when a URL names none; node-pg only to $USER. Match libpq. */

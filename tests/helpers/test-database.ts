@@ -8,7 +8,7 @@ import path from "node:path";
 import { after } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
-import type { Env } from "@/lib/env";
+import { DEFAULT_POOL_SIZE, type Env } from "@/lib/env";
 import { introspect, type SchemaSnapshot } from "./introspect";
 
 export type Engine = Env["database"]["dialect"];
@@ -132,7 +132,7 @@ async function createPostgres(): Promise<TestDatabase> {
     (await (await open()).query(sql, params)).rows as T[];
   return {
     engine: "postgres",
-    database: { dialect: "postgres", url },
+    database: { dialect: "postgres", url, poolSize: DEFAULT_POOL_SIZE },
     url,
     async exec(sql) {
       await (await open()).query(sql);

@@ -1,8 +1,7 @@
 import "server-only";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { db } from "@/lib/server/db/client";
-import { inTransaction } from "@/lib/server/db/transaction";
-import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
+import { revocationStatements } from "@/lib/server/pki/revoke-certificates";
 import { ApiError } from "@/lib/server/api/errors";
 import { Snapshot } from "./snapshot";
 
@@ -148,33 +147,51 @@ export async function agentIdentity(
 /**
  * The first use of a rotated certificate retires the ones before it (PROTOCOL.md, rotate): the old
  * certificate stays valid only until the new one is seen.
+ *
+ * No interactive transaction: a reconnect storm of first heartbeats held a pooled connection per
+ * certificate across several round trips and ran the pool dry (500s). The common first use (a new
+ * cluster, nothing before it) is one conditional update; with older certificates to retire, the
+ * mark and the revocation go as one batch. Two first heartbeats at once: on PostgreSQL the second
+ * batch's mark waits for the first's row lock, so its revocation statements run after the first
+ * committed and rewrite the same rows; on SQLite writes are serial. Either way the result is the one
+ * either alone would give.
  */
 export async function markFirstUse(agent: AgentIdentity): Promise<void> {
   const now = new Date();
-  await inTransaction(async (tx, afterCommit) => {
-    const marked = await tx.certificate.updateMany({
+  const client = db();
+  const current = await client.certificate.findUnique({
+    where: { serial: agent.serial },
+    select: { createdAt: true, firstUsedAt: true },
+  });
+  if (current && !current.firstUsedAt) {
+    const prior = (
+      await client.certificate.findMany({
+        where: {
+          clusterId: agent.clusterId,
+          revokedAt: null,
+          serial: { not: agent.serial },
+          createdAt: { lte: current.createdAt },
+        },
+        select: { serial: true },
+      })
+    ).map((c) => c.serial);
+    const mark = client.certificate.updateMany({
       where: { serial: agent.serial, firstUsedAt: null },
       data: { firstUsedAt: now },
     });
-    if (marked.count === 0) return;
-    const current = await tx.certificate.findUniqueOrThrow({ where: { serial: agent.serial }, select: { createdAt: true } });
-    const prior = await tx.certificate.findMany({
-      where: {
+    if (!prior.length) await mark;
+    else {
+      const revocation = {
         clusterId: agent.clusterId,
-        revokedAt: null,
-        serial: { not: agent.serial },
-        createdAt: { lte: current.createdAt },
-      },
-      select: { serial: true },
-    });
-    await revokeCertificates(tx, afterCommit, {
-      clusterId: agent.clusterId,
-      certificates: prior.map((c) => c.serial),
-      kind: "superseded",
-      note: "superseded by rotation",
-      at: now,
-    });
-  });
+        certificates: prior,
+        kind: "superseded",
+        note: "superseded by rotation",
+        at: now,
+      } as const;
+      await client.$transaction([mark, ...revocationStatements(client, revocation)]);
+      forgetCertificates(prior);
+    }
+  }
   // The cached entry of the one in use still says "never used".
   forgetCertificates([agent.serial]);
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { classifyDatabaseError, RETRY_AFTER_SECONDS, type DatabaseFault } from "@/lib/server/db/database-errors";
 
 // Every error code the APIs answer with, and its HTTP status (PROTOCOL.md). One table, so a
 // code always means the same status wherever it is thrown.
@@ -62,11 +63,49 @@ export function errorReply(err: unknown): {
   body: ReturnType<typeof errorBody>;
   headers?: Record<string, string>;
 } {
-  if (err instanceof ApiError)
-    return { status: err.status, body: errorBody(err.code, err.message, err.details), headers: err.headers };
+  const known = knownError(err);
+  if (known instanceof ApiError)
+    return { status: known.status, body: errorBody(known.code, known.message, known.details), headers: known.headers };
   // Unknown errors carry internals (SQL, stack traces): log them, answer generically.
   console.error("unhandled error:", err);
   return { status: 500, body: errorBody("internal", "Something went wrong on the server; it has been logged.") };
+}
+
+const FAULT_MESSAGES: Record<DatabaseFault, string> = {
+  database_unavailable: "The database cannot be reached right now; retry after the time in Retry-After.",
+  overloaded: "The server is too busy to answer this now; retry after the time in Retry-After.",
+};
+
+// An outage fails every request the same way: one log line per fault and interval, with a count,
+// instead of thousands of identical ones.
+const FAULT_LOG_MS = 5_000;
+const faultLog = new Map<DatabaseFault, { at: number; suppressed: number }>();
+
+/**
+ * The 503 for a database fault (database-errors.ts), with Retry-After. The driver's message is
+ * logged, never sent: it can name hosts and statements.
+ */
+export function databaseFaultError(fault: DatabaseFault, cause?: unknown): ApiError {
+  const seconds = RETRY_AFTER_SECONDS[fault];
+  const last = faultLog.get(fault);
+  const now = Date.now();
+  if (!last || now - last.at >= FAULT_LOG_MS) {
+    const why = (cause instanceof Error ? cause.message : String(cause ?? "")).replace(/\s+/g, " ").trim().slice(0, 300);
+    const more = last?.suppressed ? ` (+${last.suppressed} more since the last line)` : "";
+    console.warn(`database fault answered 503 ${fault}: ${why}${more}`);
+    faultLog.set(fault, { at: now, suppressed: 0 });
+  } else last.suppressed++;
+  return new ApiError(fault, FAULT_MESSAGES[fault], { retryAfterSeconds: seconds }, { "retry-after": String(seconds) });
+}
+
+/**
+ * The thrown value as the APIs will answer it: a database fault becomes its 503 ApiError (for
+ * callers that record the code before replying); anything else is returned as it is.
+ */
+export function knownError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  const fault = classifyDatabaseError(err);
+  return fault ? databaseFaultError(fault, err) : err;
 }
 
 export function errorResponse(err: unknown): Response {

@@ -1,6 +1,6 @@
 import "server-only";
 import { env } from "@/lib/env";
-import { ApiError, errorReply } from "@/lib/server/api/errors";
+import { ApiError, errorReply, knownError } from "@/lib/server/api/errors";
 import { RateLimiter } from "@/lib/server/agents/rate-limit";
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
@@ -49,7 +49,9 @@ export async function handleRegistration(req: {
     const result = await registerCluster(req.token, body, trace);
     countAttempt("ok");
     return { status: 201, body: result.response };
-  } catch (err) {
+  } catch (caught) {
+    // A database fault is counted and recorded as the 503 it is answered with, not as "internal".
+    const err = knownError(caught);
     const code = err instanceof ApiError ? err.code : "internal";
     countAttempt(code);
     await recordAttempt({

@@ -29,7 +29,13 @@ export function createDb(database: Env["database"]): Db {
     const adapter = new PrismaBetterSQLite3({ url: database.file, timeout: 5000 });
     return new SqliteClient({ adapter, omit, transactionOptions });
   }
-  const adapter = new PrismaPg({ connectionString: database.url, max: 10 });
+  // connectionTimeoutMillis bounds a query's wait for a pooled connection like maxWait bounds a
+  // transaction's: past it the request answers 503 overloaded instead of waiting without end.
+  const adapter = new PrismaPg({
+    connectionString: database.url,
+    max: database.poolSize,
+    connectionTimeoutMillis: transactionOptions.maxWait,
+  });
   return new PostgresClient({ adapter, omit, transactionOptions }) as unknown as Db;
 }
 

@@ -12,9 +12,26 @@ const CHANNEL = "fleet_events";
  */
 export async function startPgTransport(url: string): Promise<() => Promise<void>> {
   const sender = new pg.Pool({ connectionString: url, max: 2 });
+  // An idle pooled connection cut by a database outage emits "error" on the pool: unheard, that
+  // would end the process. The next publish opens a new one (or delivers locally, below).
+  sender.on("error", (err) => log.warn("event relay connection lost", { error: err.message }));
   let listener: pg.Client | null = null;
   let stopped = false;
   let retry = 500;
+
+  // Every failed attempt schedules the next one: a reconnect refused while the database is still
+  // away must not end the retries (the listener would stay gone after the outage).
+  const reconnectLater = () => {
+    if (stopped) return;
+    setTimeout(
+      () =>
+        void connect().catch((err: unknown) => {
+          log.warn("event listener could not reconnect; retrying", { error: String(err) });
+          reconnectLater();
+        }),
+      (retry = Math.min(retry * 2, 30_000)),
+    );
+  };
 
   const connect = async () => {
     const client = new pg.Client({ connectionString: url });
@@ -24,10 +41,13 @@ export async function startPgTransport(url: string): Promise<() => Promise<void>
         deliver(JSON.parse(msg.payload) as FleetEvent);
       } catch {}
     });
+    let lost = false;
     client.on("error", (err) => {
+      if (lost) return;
+      lost = true;
       log.warn("event listener connection lost; reconnecting", { error: err.message });
       void client.end().catch(() => {});
-      if (!stopped) setTimeout(() => void connect().catch(() => {}), (retry = Math.min(retry * 2, 30_000)));
+      if (listener === client) reconnectLater();
     });
     await client.connect();
     await client.query(`LISTEN ${CHANNEL}`);

@@ -2,8 +2,11 @@ import "server-only";
 import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
 import { db } from "@/lib/server/db/client";
+import { classifyDatabaseError } from "@/lib/server/db/database-errors";
 import { log } from "@/lib/server/log";
+import { incCounter } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { requeueCounts, requeueFacts, trimCounts, trimFacts } from "./heartbeat-buffer";
 
 /** The facts one heartbeat reports, as stored on the cluster row. */
 export type HeartbeatFacts = {
@@ -34,6 +37,12 @@ const UNCHANGED_REFRESH_MS = 2_000;
 const BUCKET_FLUSH_MS = 5_000;
 /** ids per lookup query: well under SQLite's 32,766 bound parameters */
 const LOOKUP_CHUNK = 5_000;
+// While flushes fail (the database is away) what failed is kept (heartbeat-buffer.ts) and tried
+// again this often, and the failure is logged at most this often.
+const RETRY_MS = 1_000;
+const FAILURE_LOG_MS = 30_000;
+const DROPPED = "fleet_heartbeat_buffer_dropped_total";
+const FLUSH_FAILURES = "fleet_heartbeat_flush_failures_total";
 
 type State = {
   pending: Map<string, HeartbeatFacts>;
@@ -47,6 +56,9 @@ type State = {
   /** per cluster: when its facts were last written, and what they were (time aside) */
   written: Map<string, { at: number; sig: string }>;
   bucketsWrittenAt: number;
+  /** Since when flushes fail (null: the last one succeeded); what failed is back in the queue. */
+  failingSince: number | null;
+  failureLoggedAt: number;
 };
 
 function state(): State {
@@ -59,6 +71,8 @@ function state(): State {
     flushing: null,
     written: new Map(),
     bucketsWrittenAt: 0,
+    failingSince: null,
+    failureLoggedAt: 0,
   }));
 }
 
@@ -68,15 +82,50 @@ export function enqueueHeartbeat(clusterId: string, facts: HeartbeatFacts) {
   const key = `${clusterId}|${Math.floor(facts.at.getTime() / MINUTE) * MINUTE}`;
   s.buckets.set(key, (s.buckets.get(key) ?? 0) + 1);
   s.received++;
+  bound(s);
   schedule(s);
+}
+
+/** Keeps the queue within its caps (only reachable while flushes fail, or for a huge fleet). */
+function bound(s: State) {
+  const facts = trimFacts(s.pending, (id, f) => s.written.get(id)?.sig === signature(f));
+  const counts = trimCounts(s.buckets);
+  if (facts) incCounter(DROPPED, "Buffered heartbeat facts and per-minute counts dropped over the cap", { kind: "facts" }, facts);
+  if (counts)
+    incCounter(DROPPED, "Buffered heartbeat facts and per-minute counts dropped over the cap", { kind: "counts" }, counts);
+  if (facts || counts) log.warn("heartbeat buffer full: dropped the oldest", { facts, counts });
+}
+
+/** What waits in memory to be written, and whether the last flush failed. */
+export function heartbeatBuffer(): { facts: number; counts: number; failing: boolean } {
+  const s = state();
+  return { facts: s.pending.size, counts: s.buckets.size, failing: s.failingSince !== null };
+}
+
+/**
+ * Whether the facts heartbeats reported have reached the database: true at once unless the last
+ * flush failed; then one flush is tried. The status sweeper asks before judging clusters by their
+ * stored facts, so an outage of the database is not taken for an outage of the agents.
+ */
+export async function heartbeatsCaughtUp(): Promise<boolean> {
+  const s = state();
+  if (s.failingSince === null) return true;
+  await flushHeartbeats();
+  return s.failingSince === null;
 }
 
 /** Arms the flush timer unless armed; the handle is cleared when it fires, so it can re-arm. */
 function schedule(s: State) {
-  s.timer ??= setTimeout(() => {
-    s.timer = null;
-    void flushHeartbeats();
-  }, FLUSH_MS);
+  s.timer ??= setTimeout(
+    () => {
+      s.timer = null;
+      void flushHeartbeats();
+    },
+    s.failingSince === null ? FLUSH_MS : RETRY_MS,
+  );
+  // The retries of an outage must not hold a process that is otherwise done (the server's
+  // listeners keep it alive; shutdown flushes once more itself).
+  s.timer.unref();
 }
 
 /** Heartbeats received by this process since it started (for the live summary and metrics). */
@@ -142,8 +191,37 @@ export async function flushHeartbeats(force = false): Promise<void> {
   s.flushing = write(due, buckets, s.poolHashes)
     .then(() => {
       for (const [id, f] of due) s.written.set(id, { at: f.at.getTime(), sig: signature(f) });
+      if (s.failingSince !== null) {
+        log.info("heartbeat flush recovered", {
+          downSeconds: Math.round((Date.now() - s.failingSince) / 1000),
+          clusters: due.size,
+        });
+        s.failingSince = null;
+      }
     })
-    .catch((err) => log.error("heartbeat flush failed", { clusters: due.size, error: String(err) }))
+    .catch((err) => {
+      if (!classifyDatabaseError(err)) {
+        // Not the database's state but a fault in the batch itself: trying it again would fail again.
+        log.error("heartbeat flush failed", { clusters: due.size, error: String(err) });
+        return;
+      }
+      // The database is away or too busy: the batch goes back into the queue (newer facts win)
+      // and is tried again every RETRY_MS, counts included, within the buffer's caps.
+      requeueFacts(s.pending, due);
+      requeueCounts(s.buckets, buckets);
+      s.bucketsWrittenAt = 0;
+      bound(s);
+      incCounter(FLUSH_FAILURES, "Heartbeat batches that failed to be written (kept in memory and retried)");
+      const at = Date.now();
+      s.failingSince ??= at;
+      if (at - s.failureLoggedAt >= FAILURE_LOG_MS) {
+        s.failureLoggedAt = at;
+        log.error("heartbeat flush failed; keeping the facts in memory and retrying", {
+          buffered: s.pending.size,
+          error: String(err).replace(/\s+/g, " ").slice(0, 300),
+        });
+      }
+    })
     .finally(() => {
       s.flushing = null;
       reschedule();

@@ -8,6 +8,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { broadcastSummary } from "@/lib/server/events/fleet-summary";
+import { heartbeatsCaughtUp } from "./heartbeat-writer";
 
 const BATCH = 500;
 
@@ -17,6 +18,10 @@ const BATCH = 500;
  * at the same time without recording a transition twice. Returns the transitions it recorded.
  */
 export async function sweepStatuses(now = new Date()): Promise<number> {
+  // Heartbeats that arrived while the database was away are still in this instance's buffer:
+  // judged by the stale stored facts, their clusters would turn NotReady for the outage itself.
+  // Wait until they are written (README, "When things fail").
+  if (!(await heartbeatsCaughtUp())) return 0;
   const { notReadyThresholdSeconds: threshold } = await getSettings();
   // Which clusters drifted is asked in SQL generated from the status rule table, so it cannot
   // disagree with healthStatus() below.

@@ -3,6 +3,8 @@ import { db } from "@/lib/server/db/client";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { caState } from "@/lib/server/pki/current-ca";
 import { summarize } from "@/lib/server/pki/ca-rollover";
+import { classifyDatabaseError } from "@/lib/server/db/database-errors";
+import { heartbeatBuffer } from "@/lib/server/heartbeats/heartbeat-writer";
 import { formatLabels, renderOwnMetrics } from "./registry";
 
 export const HEARTBEAT_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
@@ -12,8 +14,36 @@ function gauge(out: string[], name: string, help: string, rows: [Record<string, 
   for (const [labels, value] of rows) out.push(`${name}${formatLabels(labels)} ${value}`);
 }
 
-/** GET /api/metrics: fleet state from the database, plus this instance's own counters. */
+/**
+ * GET /api/metrics: fleet state from the database, plus this instance's own counters. While the
+ * database is away the fleet part is left out (fleet_database_reachable 0) and the rest, the
+ * heartbeat buffer among it, is still answered: that is when it matters.
+ */
 export async function renderMetrics(): Promise<string> {
+  const out: string[] = [];
+  let reachable = 1;
+  try {
+    await renderFleet(out);
+  } catch (err) {
+    if (!classifyDatabaseError(err)) throw err;
+    reachable = 0;
+  }
+  gauge(out, "fleet_database_reachable", "1 when this scrape could read the fleet from the database, else 0.", [[{}, reachable]]);
+  const buffer = heartbeatBuffer();
+  gauge(
+    out,
+    "fleet_heartbeat_buffered",
+    "Heartbeat facts (newest per cluster) and per-minute counts waiting in memory to be written.",
+    [
+      [{ kind: "facts" }, buffer.facts],
+      [{ kind: "counts" }, buffer.counts],
+    ],
+  );
+  out.push(...renderOwnMetrics());
+  return out.join("\n") + "\n";
+}
+
+async function renderFleet(out: string[]) {
   const now = Date.now();
   const [status, phases, tokens, certs, cas] = await Promise.all([
     statusCounts(),
@@ -32,7 +62,6 @@ export async function renderMetrics(): Promise<string> {
     }),
     caState(),
   ]);
-  const out: string[] = [];
   gauge(
     out,
     "fleet_clusters",
@@ -68,6 +97,4 @@ export async function renderMetrics(): Promise<string> {
       Math.floor(new Date(c.notAfter).getTime() / 1000),
     ]),
   );
-  out.push(...renderOwnMetrics());
-  return out.join("\n") + "\n";
 }

@@ -64,7 +64,15 @@ function firstLoad(): Promise<FleetCa> {
 export async function caState(): Promise<CaState> {
   const cached = g.cached;
   if (cached && Date.now() - cached.at < REFRESH_MS) return cached.state;
-  g.loading ??= refresh().finally(() => (g.loading = undefined));
+  g.loading ??= refresh()
+    .catch((err: unknown) => {
+      // The database is away: the CAs loaded before still serve (a rollover waits for it anyway).
+      const last = g.cached;
+      if (!last) throw err;
+      last.at = Date.now();
+      return last.state;
+    })
+    .finally(() => (g.loading = undefined));
   return g.loading;
 }
 

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Tx } from "@/lib/server/db/client";
+import type { Db, Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
 import { forgetCertificates } from "@/lib/server/agents/agent-identity";
 
@@ -37,14 +37,26 @@ export async function revokeCertificates(tx: Tx, afterCommit: AfterCommit, r: Re
         })
       ).map((c) => c.serial);
   if (!serials.length) return [];
-  await tx.certificate.updateMany({
-    where: { serial: { in: serials }, revokedAt: null },
-    data: { revokedAt: r.at, revokeReason: r.note },
-  });
-  await tx.revokedCertificate.deleteMany({ where: { serial: { in: serials } } });
-  await tx.revokedCertificate.createMany({
-    data: serials.map((serial) => ({ serial, clusterId: r.clusterId, reason: r.kind, revokedAt: r.at })),
-  });
+  for (const statement of revocationStatements(tx, { ...r, certificates: serials })) await statement;
   afterCommit(() => forgetCertificates(serials));
   return serials;
+}
+
+/**
+ * The writes that revoke these serials, unstarted (Prisma runs a statement when it is awaited),
+ * for a caller that sends them as one batch transaction instead of an interactive one
+ * (markFirstUse). The caller makes this instance forget the serials once they are committed.
+ */
+export function revocationStatements(client: Db | Tx, r: Revocation & { certificates: string[] }) {
+  const serials = r.certificates;
+  return [
+    client.certificate.updateMany({
+      where: { serial: { in: serials }, revokedAt: null },
+      data: { revokedAt: r.at, revokeReason: r.note },
+    }),
+    client.revokedCertificate.deleteMany({ where: { serial: { in: serials } } }),
+    client.revokedCertificate.createMany({
+      data: serials.map((serial) => ({ serial, clusterId: r.clusterId, reason: r.kind, revokedAt: r.at })),
+    }),
+  ];
 }

@@ -14,7 +14,15 @@ const g = processSingleton("settings-cache", () => ({ cached: null as { at: numb
 export async function getSettings(): Promise<Settings> {
   const cache = g.cached;
   if (cache && Date.now() - cache.at < CACHE_MS) return cache.value;
-  const rows = await db().setting.findMany();
+  let rows: { key: string; value: string }[];
+  try {
+    rows = await db().setting.findMany();
+  } catch (err) {
+    // The database is away: keep answering with the settings read before (heartbeats go on).
+    if (!cache) throw err;
+    cache.at = Date.now();
+    return cache.value;
+  }
   const stored: Record<string, unknown> = {};
   for (const row of rows) {
     try {
