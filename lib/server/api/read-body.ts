@@ -32,10 +32,16 @@ export async function readJsonStream(
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.byteLength;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  try {
+    for await (const chunk of stream) {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // The client went away part-way (Node's "aborted", ECONNRESET): its fault, not a server error.
+    throw new ApiError("invalid_request", "The request body ended before Content-Length was reached.");
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text.trim() === "") throw new ApiError("invalid_request", "The request body is empty; send a JSON object.");
