@@ -15,6 +15,7 @@ import { startWorkers } from "@/lib/server/workers";
 import { startJobs } from "@/lib/server/jobs/job-runner";
 import { log, setLogLevel } from "@/lib/server/log";
 import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
+import { startSigningPool } from "@/lib/server/pki/signing-pool";
 
 async function main() {
   let config;
@@ -36,6 +37,8 @@ async function main() {
     process.env.AUTH_TRUST_HOST = "true";
   }
   const { shutdownHooks } = await bootstrap(config);
+  // Registrations and rotations sign on worker threads, off the heartbeats' event loop.
+  startSigningPool();
 
   const app = next({ dev, dir: process.cwd() });
   await app.prepare();

@@ -14,8 +14,8 @@ import type { Phase } from "@/lib/domain/status";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import { caState } from "@/lib/server/pki/current-ca";
-import { CsrError, validateCsr } from "@/lib/server/pki/csr";
-import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
+import { CsrError } from "@/lib/server/pki/csr";
+import { checkCsr, signClientCertificate } from "@/lib/server/pki/signing-pool";
 import { certifiesKey } from "@/lib/server/pki/public-key";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
@@ -102,9 +102,9 @@ function checkRequired(labels: Labels, required: string[]): Labels {
   return labels;
 }
 
-function parseCsr(pem: string) {
+async function parseCsr(pem: string) {
   try {
-    return validateCsr(pem);
+    return await checkCsr(pem);
   } catch (err) {
     if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
     throw err;
@@ -268,7 +268,7 @@ export async function registerCluster(
     },
   });
   // The CSR first: its key may be the proof that lets a known name register again.
-  const csr = parseCsr(req.csr);
+  const csr = await parseCsr(req.csr);
   const plan = await planRegistration(req, token, existing, csr.publicKeyPem, settings.requiredLabels, {
     now,
     graceDays: settings.certificateRenewalGraceDays,
@@ -281,7 +281,7 @@ export async function registerCluster(
   // During a CA rollover the incoming CA signs; the answer carries every trusted CA.
   const cas = await caState();
   const ca = cas.issuing;
-  const cert = issueClientCertificate(ca, {
+  const cert = await signClientCertificate(ca, {
     publicKeyPem: csr.publicKeyPem,
     clusterId,
     validityDays: settings.certificateValidityDays,
