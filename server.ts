@@ -38,7 +38,7 @@ async function main() {
   }
   const { shutdownHooks } = await bootstrap(config);
   // Registrations and rotations sign on worker threads, off the heartbeats' event loop.
-  startSigningPool();
+  startSigningPool(new URL("./lib/server/pki/signing-worker-entry.mjs", import.meta.url));
 
   const app = next({ dev, dir: process.cwd() });
   await app.prepare();

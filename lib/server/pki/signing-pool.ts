@@ -27,26 +27,25 @@ type PoolWorker = { worker: Worker; ready: boolean; pending: Map<number, Pending
 
 const pool = processSingleton<{ workers: PoolWorker[]; nextId: number }>("signing-pool", () => ({ workers: [], nextId: 1 }));
 
-// A plain .mjs file next to this one, loaded at run time (never bundled); it loads the TypeScript.
-const WORKER_ENTRY = new URL("./signing-worker-entry.mjs", import.meta.url);
-
 const countJob = (where: "worker" | "main") =>
   incCounter("fleet_signing_jobs_total", "CSR checks and certificate signatures on this instance, by thread.", { where });
 
 /**
  * Starts the workers: one per core but one (the main thread keeps a core for heartbeats and the
  * database), at least one. Until a worker is ready, and if none can start, jobs run in-thread.
+ * `entry` is signing-worker-entry.mjs, a plain file loaded at run time: the custom server (not
+ * bundled) names it, because Next's bundler would try to bundle a worker this module named.
  */
-export function startSigningPool(size = Math.max(1, availableParallelism() - 1)): void {
+export function startSigningPool(entry: URL, size = Math.max(1, availableParallelism() - 1)): void {
   if (pool.workers.length) return;
-  if (!WORKER_ENTRY.protocol.startsWith("file") || !existsSync(fileURLToPath(WORKER_ENTRY))) {
-    log.warn("signing workers unavailable (worker file not found); signing on the main thread", { entry: WORKER_ENTRY.href });
+  if (entry.protocol !== "file:" || !existsSync(fileURLToPath(entry))) {
+    log.warn("signing workers unavailable (worker file not found); signing on the main thread", { entry: entry.href });
     return;
   }
   for (let i = 0; i < size; i++) {
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_ENTRY);
+      worker = new Worker(entry);
     } catch (err) {
       log.warn("signing worker could not start; signing on the main thread", { error: String(err) });
       continue;
