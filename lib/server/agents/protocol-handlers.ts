@@ -120,6 +120,9 @@ export const PROTOCOL_HANDLERS: readonly ProtocolHandler[] = [
     request: rotateRequestSchema,
     acceptExpired: true,
     // Rotation signs like registration: it waits in the same admission queue (heartbeats never do).
-    handle: async ({ agent, body }) => ok(await signingAdmission().run(async () => rotateCertificate(agent, await body()))),
+    handle: async ({ agent, body }) => {
+      const request = await body();
+      return ok(await signingAdmission().run(() => rotateCertificate(agent, request)));
+    },
   },
 ];

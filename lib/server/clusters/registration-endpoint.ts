@@ -46,11 +46,10 @@ export async function handleRegistration(req: {
         "retry-after": String(wait),
       });
     }
-    // After the per-address limit, so one noisy address cannot fill the queue for everyone.
-    const result = await signingAdmission().run(async () => {
-      body = await req.readBody();
-      return registerCluster(req.token, body, trace);
-    });
+    body = await req.readBody();
+    // After the per-address limit, so one noisy address cannot fill the queue for everyone, and
+    // after the body, so a slow upload does not hold a signing slot.
+    const result = await signingAdmission().run(() => registerCluster(req.token, body, trace));
     countAttempt("ok");
     return { status: 201, body: result.response };
   } catch (err) {
