@@ -7,7 +7,9 @@
 //   BENCH_WAVE_CONCURRENCY (default 64), BENCH_HEARTBEAT_CLUSTERS (default 200),
 //   BENCH_HEARTBEAT_INTERVAL_MS (default 1000; each cluster heartbeats this often on its own keep-alive connection)
 //   FLEET_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" profiles the server.
+import { readdirSync, readFileSync } from "node:fs";
 import https from "node:https";
+import { availableParallelism, loadavg } from "node:os";
 import { makeCsr } from "../../tests/helpers/csr";
 import { heartbeatBody, registerCluster, registerWith, registrationBody } from "../../tests/helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
@@ -24,6 +26,34 @@ type Engine = "sqlite" | "postgres";
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (v: number) => `${v.toFixed(1).padStart(6)} ms`;
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
+
+/**
+ * CPU seconds the server process has used so far, its main thread apart (the thread heartbeats
+ * are answered on) from all its threads (signing workers included). Linux /proc; null elsewhere.
+ * CPU time is steadier than latency on a shared machine: it says what a registration costs.
+ */
+function serverCpu(): { main: number; all: number } | null {
+  try {
+    const ticks = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in USER_HZ (100)
+    };
+    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== process.pid || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("server.ts")) continue;
+      return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")), all: ticks(stat) };
+    }
+  } catch {}
+  return null;
+}
+
+function cpuPerRegistration(before: ReturnType<typeof serverCpu>, count: number): string {
+  const after = serverCpu();
+  if (!before || !after) return "";
+  const ms = (v: number) => ((v * 1000) / count).toFixed(1);
+  return `  server CPU per registration: main thread ${ms(after.main - before.main)} ms, all threads ${ms(after.all - before.all)} ms`;
+}
 
 /**
  * Registers `total` clusters with `concurrency` clients as fast as the server lets them; a 503
@@ -135,10 +165,12 @@ async function run(engine: Engine) {
     REGISTRATION_RATE_BURST: "100000",
   });
   try {
+    const cpu = serverCpu();
     const r = await registrationWave(server, "bench-reg", TOTAL, CONCURRENCY);
     console.log(
       `register ${engine.padEnd(8)} ${r.rate.toFixed(0).padStart(5)} reg/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  errors ${r.errors}  503s ${r.overloaded}  (${TOTAL} at ${CONCURRENCY} concurrent; goal >= 100/s, p50 <= 20 ms)`,
     );
+    console.log(cpuPerRegistration(cpu, TOTAL));
 
     // Phase 2: clusters already registered keep heartbeating while a wave registers at full speed.
     const token = await server.api("POST", "/api/v1/registration-tokens", { name: "steady", maxClusters: HEARTBEAT_CLUSTERS });
@@ -174,7 +206,11 @@ function engines(): Engine[] {
 }
 
 async function main() {
-  console.log(`bench:register  loopback\n`);
+  console.log(
+    `bench:register  loopback, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")} on ${availableParallelism()} cores\n`,
+  );
   for (const engine of engines()) {
     if (engine === "postgres" && !(await postgresReachable())) console.log("postgres  not reachable: skipped");
     else await run(engine);
