@@ -1,7 +1,7 @@
 // The signing worker pool (lib/server/pki/signing-pool.ts): the same answers on a worker thread as
 // in-thread (a refused CSR stays a CsrError across the thread boundary), and a pool that cannot
 // start falls back to in-thread signing. Worker threads only, no processes or sockets; bounded by
-// the test timeout (a worker starts in about a second).
+// the test timeout (a worker starts in about a second). A worker that dies hands its jobs back.
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { after, test } from "node:test";
@@ -49,6 +49,22 @@ test("without a pool, jobs run in-thread", async () => {
 
 test("a pool whose worker file is missing falls back to in-thread signing", async () => {
   startSigningPool(new URL("./no-such-worker.mjs", ENTRY));
+  const before = jobs("main");
+  await signsAndRefuses();
+  assert.equal(jobs("main") - before, 3);
+});
+
+test("a job whose worker dies is redone in-thread, and later jobs run in-thread", async () => {
+  startSigningPool(new URL("../helpers/dying-signing-worker.mjs", import.meta.url), 1);
+  const deadline = Date.now() + 30_000;
+  const [worker, main] = [jobs("worker"), jobs("main")];
+  // Until the worker is ready jobs run in-thread; the first one it takes kills it.
+  while (jobs("worker") === worker && Date.now() < deadline) {
+    assert.match((await checkCsr(makeCsr().csr)).publicKeyPem, /PUBLIC KEY/);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(jobs("worker") - worker, 1, "one job reached the worker");
+  assert.ok(jobs("main") - main >= 1, "and was redone here");
   const before = jobs("main");
   await signsAndRefuses();
   assert.equal(jobs("main") - before, 3);
