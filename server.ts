@@ -17,6 +17,7 @@ import { startWorkers } from "@/lib/server/workers";
 import { startJobs } from "@/lib/server/jobs/job-runner";
 import { log, setLogLevel } from "@/lib/server/log";
 import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
+import { startSigningPool } from "@/lib/server/pki/signing-pool";
 
 async function main() {
   let config;
@@ -38,6 +39,8 @@ async function main() {
     process.env.AUTH_TRUST_HOST = "true";
   }
   const { shutdownHooks } = await bootstrap(config);
+  // Registrations and rotations sign on worker threads, off the heartbeats' event loop.
+  startSigningPool(new URL("./lib/server/pki/signing-worker-entry.mjs", import.meta.url));
 
   const app = next({ dev, dir: process.cwd() });
   await app.prepare();

@@ -52,6 +52,16 @@ const schema = z.object({
   /** Registrations allowed per source address: sustained rate per minute, and burst. */
   REGISTRATION_RATE_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   REGISTRATION_RATE_BURST: z.coerce.number().int().min(1).default(200),
+  /**
+   * Admission control for register and rotate (both sign a certificate): how many run at once and
+   * how many may wait; past that they get 503 overloaded with Retry-After. Sized for 2 cores:
+   * enough in flight to keep the signing workers and the database busy, little enough that
+   * heartbeats keep the event loop. The queue takes a burst of a few dozen (a fleet's agents
+   * restarting together) without refusing; a queued request waits behind at most ~70 short ones.
+   */
+  SIGNING_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(8),
+  SIGNING_MAX_QUEUED: z.coerce.number().int().min(0).default(64),
+  SIGNING_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(2),
   /** Container image the console's Kubernetes manifests run the agent from. */
   AGENT_IMAGE: z.string().min(1).default("fleet-registry/agent:0.1.0"),
   /** Background jobs (status sweeper). Off for processes that only serve. */

@@ -78,6 +78,8 @@ async function freePort(): Promise<number> {
   throw new Error("no free loopback port found");
 }
 
+const nodeArgs = () => (process.env.FLEET_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /**
  * `opts.database`: run against an existing test database (a second instance of the same fleet);
  * it is then left for its owner to drop.
@@ -113,7 +115,8 @@ export async function startFleetServer(
   const launch = (extra: Record<string, string> = {}) => {
     const c: ChildProcess = spawn(
       process.execPath,
-      ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
+      // FLEET_SERVER_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=prof" to profile a bench.
+      [...nodeArgs(), "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
       {
         env: { ...childEnv, ...extra },
         stdio: ["ignore", "pipe", "pipe"],

@@ -6,6 +6,7 @@ import { caState } from "@/lib/server/pki/current-ca";
 import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
 import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
 import { rotateCertificate } from "@/lib/server/clusters/rotate-certificate";
+import { signingAdmission } from "./admission";
 import { HEARTBEAT_SECONDS_BUCKETS } from "@/lib/server/metrics/fleet-metrics";
 
 // The agent protocol (PROTOCOL.md) as one table: every endpoint, who may call it, and the service
@@ -118,6 +119,10 @@ export const PROTOCOL_HANDLERS: readonly ProtocolHandler[] = [
     summary: "Get a new client certificate for a new key",
     request: rotateRequestSchema,
     acceptExpired: true,
-    handle: async ({ agent, body }) => ok(await rotateCertificate(agent, await body())),
+    // Rotation signs like registration: it waits in the same admission queue (heartbeats never do).
+    handle: async ({ agent, body }) => {
+      const request = await body();
+      return ok(await signingAdmission().run(() => rotateCertificate(agent, request)));
+    },
   },
 ];

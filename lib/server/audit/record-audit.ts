@@ -23,6 +23,19 @@ function redact(value: unknown): unknown {
   return value;
 }
 
+/** An audit row as recordAudit writes it (for writers that batch it with other rows in raw SQL). */
+export function auditRow(actor: Actor, action: string, target: AuditTarget, details: Record<string, unknown> = {}) {
+  return {
+    actorType: actor.type,
+    actorId: actor.id,
+    actorLabel: actor.label,
+    action,
+    targetType: target?.type ?? null,
+    targetId: target?.id ?? null,
+    details: JSON.stringify(redact(details)),
+  };
+}
+
 /** The one way a state change is written to the audit log. Pass the transaction when there is one. */
 export async function recordAudit(
   client: Db | Tx,
@@ -31,15 +44,5 @@ export async function recordAudit(
   target: AuditTarget,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  await client.auditLog.create({
-    data: {
-      actorType: actor.type,
-      actorId: actor.id,
-      actorLabel: actor.label,
-      action,
-      targetType: target?.type ?? null,
-      targetId: target?.id ?? null,
-      details: JSON.stringify(redact(details)),
-    },
-  });
+  await client.auditLog.create({ data: auditRow(actor, action, target, details) });
 }

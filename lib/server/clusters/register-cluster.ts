@@ -8,14 +8,15 @@ import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
 import { db, type Tx } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { changePhase } from "@/lib/server/lifecycle/change-phase";
+import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
 import type { Phase } from "@/lib/domain/status";
-import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { writeNewCluster } from "./write-new-cluster";
 import { getSettings } from "@/lib/server/settings/settings";
 import { caState } from "@/lib/server/pki/current-ca";
-import { CsrError, validateCsr } from "@/lib/server/pki/csr";
-import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
+import { CsrError } from "@/lib/server/pki/csr";
+import { checkCsr, signClientCertificate } from "@/lib/server/pki/signing-pool";
 import { certifiesKey } from "@/lib/server/pki/public-key";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
@@ -102,9 +103,9 @@ function checkRequired(labels: Labels, required: string[]): Labels {
   return labels;
 }
 
-function parseCsr(pem: string) {
+async function parseCsr(pem: string) {
   try {
-    return validateCsr(pem);
+    return await checkCsr(pem);
   } catch (err) {
     if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
     throw err;
@@ -268,7 +269,7 @@ export async function registerCluster(
     },
   });
   // The CSR first: its key may be the proof that lets a known name register again.
-  const csr = parseCsr(req.csr);
+  const csr = await parseCsr(req.csr);
   const plan = await planRegistration(req, token, existing, csr.publicKeyPem, settings.requiredLabels, {
     now,
     graceDays: settings.certificateRenewalGraceDays,
@@ -281,7 +282,7 @@ export async function registerCluster(
   // During a CA rollover the incoming CA signs; the answer carries every trusted CA.
   const cas = await caState();
   const ca = cas.issuing;
-  const cert = issueClientCertificate(ca, {
+  const cert = await signClientCertificate(ca, {
     publicKeyPem: csr.publicKeyPem,
     clusterId,
     validityDays: settings.certificateValidityDays,
@@ -299,35 +300,74 @@ export async function registerCluster(
   };
   const certificateRow = { ...certificateRowWithoutCluster, clusterId };
 
-  await inTransaction(async (tx, afterCommit) => {
-    if (plan.consumesUse) {
-      const consumed = await tx.registrationToken.updateMany({
-        where: {
-          id: token.id,
-          revokedAt: null,
-          expiresAt: { gt: now },
-          usedClusters: { lt: db().registrationToken.fields.maxClusters },
-        },
-        data: { usedClusters: { increment: 1 } },
-      });
-      if (consumed.count === 0) {
-        // Lost the race for the last use (or the token was revoked a moment ago).
-        throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
+  const facts = { agentVersion: req.agentVersion, kubernetesVersion: req.kubernetesVersion, registrationTokenId: token.id };
+  const phaseChange = (from: Phase | null, to: Phase, reason: string): PhaseChange => ({
+    clusterId,
+    clusterName: req.name,
+    from,
+    to,
+    reason,
+    at: now,
+    // cluster.registered is published below, once the cluster's desired policies are known.
+    publish: false,
+  });
+  const auditDetails = (extra: Record<string, unknown> = {}) => ({
+    name: req.name,
+    tokenId: token.id,
+    ...(proof ? { proof, tokenUseConsumed: plan.consumesUse } : {}),
+    ...(plan.kind === "claim" ? { claimed: true } : {}),
+    certificateSerial: cert.serial,
+    labels,
+    ...extra,
+  });
+
+  if (plan.kind === "new") {
+    // The common case, in one statement (PostgreSQL) or one short transaction (SQLite).
+    await writeNewCluster({
+      tokenId: token.id,
+      now,
+      cluster: {
+        id: clusterId,
+        name: req.name,
+        caFingerprint: req.caFingerprint,
+        apiServerUrl: req.apiServerUrl,
+        agentVersion: req.agentVersion,
+        kubernetesVersion: req.kubernetesVersion,
+      },
+      labels,
+      certificate: certificateRowWithoutCluster,
+      phase: phaseChange(null, "Registration", `registered with token ${token.name}`),
+      audit: auditRow(actor, "cluster.register", { type: "cluster", id: clusterId }, auditDetails()),
+      attempt: { sourceAddress: trace.sourceAddress },
+    });
+  } else {
+    // A claim or a re-registration: the same cluster id, a new certificate, the old ones revoked.
+    await inTransaction(async (tx, afterCommit) => {
+      if (plan.consumesUse) {
+        const consumed = await tx.registrationToken.updateMany({
+          where: {
+            id: token.id,
+            revokedAt: null,
+            expiresAt: { gt: now },
+            usedClusters: { lt: db().registrationToken.fields.maxClusters },
+          },
+          data: { usedClusters: { increment: 1 } },
+        });
+        if (consumed.count === 0) {
+          // Lost the race for the last use (or the token was revoked a moment ago).
+          throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
+        }
+      } else {
+        // A kept-key re-registration spends nothing, but the token must still be valid now.
+        const valid = await tx.registrationToken.count({ where: { id: token.id, revokedAt: null, expiresAt: { gt: now } } });
+        if (valid === 0)
+          throw new ApiError("token_revoked", "The registration token was revoked a moment ago; ask an operator for a new one.");
       }
-    } else {
-      // A kept-key re-registration spends nothing, but the token must still be valid now.
-      const valid = await tx.registrationToken.count({ where: { id: token.id, revokedAt: null, expiresAt: { gt: now } } });
-      if (valid === 0)
-        throw new ApiError("token_revoked", "The registration token was revoked a moment ago; ask an operator for a new one.");
-    }
-    const facts = { agentVersion: req.agentVersion, kubernetesVersion: req.kubernetesVersion, registrationTokenId: token.id };
-    // A bound token is an admin's word that this agent is the cluster (perhaps rebuilt): it brings
-    // its reported identity. A kept key proves the same agent: what it registered with stays.
-    const takesIdentity = plan.kind !== "reregister" || plan.proof === "boundToken";
-    const identity = takesIdentity ? { ...facts, caFingerprint: req.caFingerprint, apiServerUrl: req.apiServerUrl } : facts;
-    let revoked: string[] = [];
-    const auditIdentity: Record<string, unknown> = {};
-    if (plan.kind !== "new") {
+      // A bound token is an admin's word that this agent is the cluster (perhaps rebuilt): it brings
+      // its reported identity. A kept key proves the same agent: what it registered with stays.
+      const takesIdentity = plan.kind !== "reregister" || plan.proof === "boundToken";
+      const identity = takesIdentity ? { ...facts, caFingerprint: req.caFingerprint, apiServerUrl: req.apiServerUrl } : facts;
+      const auditIdentity: Record<string, unknown> = {};
       const { existing } = plan;
       // Same id, new certificate, old ones revoked; unless someone changed the cluster meanwhile.
       const claimed = await tx.cluster.updateMany({
@@ -339,7 +379,7 @@ export async function registerCluster(
       });
       if (claimed.count === 0)
         throw new ApiError("cluster_conflict", `The cluster ${req.name} changed while registering; try again.`);
-      revoked = await revokeCertificates(tx, afterCommit, {
+      const revoked = await revokeCertificates(tx, afterCommit, {
         clusterId,
         certificates: "current",
         kind: SUPERSEDED_REASON,
@@ -356,60 +396,34 @@ export async function registerCluster(
             : { kept: existing[field], reported: req[field] };
         }
       }
-    } else {
-      // One nested write: the cluster, its labels and its certificate.
-      await tx.cluster.create({
-        data: {
-          id: clusterId,
-          name: req.name,
-          ...identity,
-          registeredAt: now,
-          phase: "Registration",
-          phaseChangedAt: now,
-          status: "Pending",
-          statusChangedAt: now,
-          labels: { createMany: { data: Object.entries(labels).map(([key, value]) => ({ key, value })) } },
-          certificates: { create: certificateRowWithoutCluster },
-        },
+      // A claim moves the pre-created cluster out of Provisioning (the update above already checked
+      // its phase); a re-registration keeps its phase and records why.
+      await changePhase(
+        tx,
+        afterCommit,
+        phaseChange(
+          plan.existing.phase as Phase,
+          plan.kind === "reregister" ? (plan.existing.phase as Phase) : "Registration",
+          plan.kind === "reregister"
+            ? `re-registered (proof: ${plan.proof}) with token ${token.name}; new certificate issued`
+            : `claimed (proof: boundToken) with token ${token.name}`,
+        ),
+      );
+      await recordAudit(
+        tx,
+        actor,
+        plan.kind === "reregister" ? "cluster.reregister" : "cluster.register",
+        { type: "cluster", id: clusterId },
+        auditDetails({
+          ...(Object.keys(auditIdentity).length ? { identity: auditIdentity } : {}),
+          ...(revoked.length ? { revokedCertificates: revoked } : {}),
+        }),
+      );
+      await tx.registrationAttempt.create({
+        data: { result: "ok", sourceAddress: trace.sourceAddress, tokenId: token.id, clusterName: req.name, clusterId },
       });
-    }
-    // A claim moves the pre-created cluster out of Provisioning (the update above already checked
-    // its phase); a re-registration keeps its phase and records why.
-    await changePhase(tx, afterCommit, {
-      clusterId,
-      clusterName: req.name,
-      from: plan.kind === "new" ? null : (plan.existing.phase as Phase),
-      to: plan.kind === "reregister" ? (plan.existing.phase as Phase) : "Registration",
-      reason:
-        plan.kind === "reregister"
-          ? `re-registered (proof: ${plan.proof}) with token ${token.name}; new certificate issued`
-          : plan.kind === "claim"
-            ? `claimed (proof: boundToken) with token ${token.name}`
-            : `registered with token ${token.name}`,
-      at: now,
-      // cluster.registered is published below, once the cluster's desired policies are known.
-      publish: false,
     });
-    await recordAudit(
-      tx,
-      actor,
-      plan.kind === "reregister" ? "cluster.reregister" : "cluster.register",
-      { type: "cluster", id: clusterId },
-      {
-        name: req.name,
-        tokenId: token.id,
-        ...(proof ? { proof, tokenUseConsumed: plan.consumesUse } : {}),
-        ...(plan.kind === "claim" ? { claimed: true } : {}),
-        certificateSerial: cert.serial,
-        labels,
-        ...(Object.keys(auditIdentity).length ? { identity: auditIdentity } : {}),
-        ...(revoked.length ? { revokedCertificates: revoked } : {}),
-      },
-    );
-    await tx.registrationAttempt.create({
-      data: { result: "ok", sourceAddress: trace.sourceAddress, tokenId: token.id, clusterName: req.name, clusterId },
-    });
-  });
+  }
 
   const reregistered = plan.kind === "reregister";
   await recomputeDesiredRevisions([clusterId]);

@@ -2,6 +2,7 @@ import "server-only";
 import { env } from "@/lib/env";
 import { ApiError, errorReply, knownError } from "@/lib/server/api/errors";
 import { RateLimiter } from "@/lib/server/agents/rate-limit";
+import { signingAdmission } from "@/lib/server/agents/admission";
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
 
@@ -26,8 +27,8 @@ function nameFrom(body: unknown): string | null {
 }
 
 /**
- * POST /api/agent/v1/register as a whole: the per-address rate limit, the registration, and an
- * attempt-log entry for every outcome (a success's entry is written in its transaction).
+ * POST /api/agent/v1/register as a whole: the per-address rate limit, admission control, the
+ * registration, and an attempt-log entry for every outcome but `overloaded` (a success's entry is written in its transaction).
  * The register entry of the protocol table (lib/server/agents/protocol-handlers.ts).
  */
 export async function handleRegistration(req: {
@@ -46,7 +47,9 @@ export async function handleRegistration(req: {
       });
     }
     body = await req.readBody();
-    const result = await registerCluster(req.token, body, trace);
+    // After the per-address limit, so one noisy address cannot fill the queue for everyone, and
+    // after the body, so a slow upload does not hold a signing slot.
+    const result = await signingAdmission().run(() => registerCluster(req.token, body, trace));
     countAttempt("ok");
     return { status: 201, body: result.response };
   } catch (caught) {
@@ -54,6 +57,9 @@ export async function handleRegistration(req: {
     const err = knownError(caught);
     const code = err instanceof ApiError ? err.code : "internal";
     countAttempt(code);
+    // Refused for load: a row per refusal would add database writes exactly when there is no room
+    // for them; the counter above and fleet_signing_admission_total say how many.
+    if (code === "overloaded") return errorReply(err);
     await recordAttempt({
       result: code,
       sourceAddress: req.sourceAddress,

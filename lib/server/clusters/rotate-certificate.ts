@@ -7,8 +7,8 @@ import { recordAudit } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import type { AgentIdentity } from "@/lib/server/agents/agent-identity";
 import { fleetCa } from "@/lib/server/pki/current-ca";
-import { CsrError, validateCsr } from "@/lib/server/pki/csr";
-import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
+import { CsrError } from "@/lib/server/pki/csr";
+import { checkCsr, signClientCertificate } from "@/lib/server/pki/signing-pool";
 import { withinRenewalGrace } from "@/lib/domain/certificates";
 
 /**
@@ -26,13 +26,13 @@ export async function rotateCertificate(agent: AgentIdentity, body: unknown): Pr
   const { csr } = parseWith(rotateRequestSchema, body);
   let key;
   try {
-    key = validateCsr(csr);
+    key = await checkCsr(csr);
   } catch (err) {
     if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
     throw err;
   }
   const ca = await fleetCa();
-  const cert = issueClientCertificate(ca, {
+  const cert = await signClientCertificate(ca, {
     publicKeyPem: key.publicKeyPem,
     clusterId: agent.clusterId,
     validityDays: settings.certificateValidityDays,

@@ -14,8 +14,16 @@ export type AfterCommit = (effect: Effect) => void;
  * effect is logged and the others still run.
  */
 export async function inTransaction<T>(work: (tx: Tx, afterCommit: AfterCommit) => Promise<T>): Promise<T> {
+  return withAfterCommit((afterCommit) => db().$transaction((tx) => work(tx, afterCommit)));
+}
+
+/**
+ * The same promise for work that commits by itself (one statement, or its own transaction):
+ * effects queued with `afterCommit` run once `work` has succeeded, never when it failed.
+ */
+export async function withAfterCommit<T>(work: (afterCommit: AfterCommit) => Promise<T>): Promise<T> {
   const effects: Effect[] = [];
-  const result = await db().$transaction((tx) => work(tx, (effect) => effects.push(effect)));
+  const result = await work((effect) => effects.push(effect));
   for (const effect of effects) {
     try {
       await effect();

@@ -35,14 +35,24 @@ export type PhaseChange = {
 const overridesStatus = (phase: string | null) => phase !== null && (STATUS_OVERRIDE_PHASES as readonly string[]).includes(phase);
 
 export async function changePhase(tx: Tx, afterCommit: AfterCommit, change: PhaseChange): Promise<boolean> {
-  const { clusterId, clusterName, from, to, at } = change;
+  const { clusterId, from, to, at } = change;
   if (from !== null && from !== to && to !== "Removed") {
     const moved = await tx.cluster.updateMany({ where: { id: clusterId, phase: from }, data: { phase: to, phaseChangedAt: at } });
     if (moved.count === 0) return false;
   }
-  await tx.clusterEvent.create({
-    data: { clusterId, clusterName, kind: "phase", fromValue: from, toValue: to, reason: change.reason, at },
-  });
+  await tx.clusterEvent.create({ data: phaseEventRow(change) });
+  afterPhaseChange(afterCommit, change);
+  return true;
+}
+
+/** The event row a phase change writes (for writers that batch it with other rows in raw SQL). */
+export function phaseEventRow({ clusterId, clusterName, from, to, reason, at }: PhaseChange) {
+  return { clusterId, clusterName, kind: "phase", fromValue: from, toValue: to, reason, at };
+}
+
+/** What follows a phase change once committed; changePhase queues it, and so must any writer of phaseEventRow. */
+export function afterPhaseChange(afterCommit: AfterCommit, change: PhaseChange) {
+  const { clusterId, clusterName, from, to, at } = change;
   // Heartbeat answers carry only the phases that override status: registrations and upgrades
   // (thousands a minute in a busy fleet) leave the shared snapshot alone.
   if (overridesStatus(from) || overridesStatus(to)) afterCommit(invalidateAgentContext);
@@ -55,5 +65,4 @@ export async function changePhase(tx: Tx, afterCommit: AfterCommit, change: Phas
       at: at.toISOString(),
     } as const);
   if (event) afterCommit(() => publish(event));
-  return true;
 }

@@ -1,0 +1,75 @@
+// Admission control on the agent port (PROTOCOL.md "Overload", issue 12 B1): a registration burst
+// beyond the limits gets 503 overloaded with Retry-After and never a 500, while heartbeats of a
+// registered cluster keep answering 200; signing runs on the worker pool. Against the real server
+// over real TLS, on the engine TEST_ENGINE selects. Bounded: one burst of 40, about 10-20 s.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { makeCsr } from "../helpers/csr";
+import { heartbeatBody, mintToken, registerCluster, registerWith, registrationBody } from "../helpers/agent-client";
+import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+
+let server: FleetServer;
+
+before(async () => {
+  server = await startFleetServer({
+    // Tight limits so a burst of 40 is surely past them on any machine.
+    SIGNING_MAX_IN_FLIGHT: "1",
+    SIGNING_MAX_QUEUED: "2",
+    SIGNING_RETRY_AFTER_SECONDS: "3",
+    REGISTRATION_RATE_PER_MINUTE: "60000",
+    REGISTRATION_RATE_BURST: "10000",
+  });
+});
+after(async () => {
+  await server?.stop();
+});
+
+const metric = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+
+test("a burst past the limits gets 503 overloaded with Retry-After, no 500, and heartbeats keep their 200s", async () => {
+  const steady = await registerCluster(server, "steady-1");
+  const token = await mintToken(server, { name: "burst", maxClusters: 100 });
+  const csr = makeCsr().csr;
+
+  let bursting = true;
+  const heartbeats: number[] = [];
+  const heartbeatLoop = (async () => {
+    while (bursting) {
+      const res = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: steady.client });
+      heartbeats.push(res.status);
+    }
+  })();
+  const burst = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => registerWith(server, token.token, registrationBody(`burst-${i}`, { csr }).body)),
+  );
+  bursting = false;
+  await heartbeatLoop;
+
+  const statuses = burst.map((r) => r.status);
+  assert.ok(!statuses.some((s) => s >= 500 && s !== 503), `no 500s: ${statuses.join(",")}`);
+  const refused = burst.filter((r) => r.status === 503);
+  assert.ok(refused.length > 0, `the burst went past 1 in flight + 2 queued: ${statuses.join(",")}`);
+  for (const r of refused) {
+    assert.equal(r.body.error, "overloaded");
+    assert.equal(r.headers["retry-after"], "3");
+  }
+  assert.ok(
+    statuses.every((s) => s === 201 || s === 503),
+    statuses.join(","),
+  );
+  assert.ok(heartbeats.length > 0 && heartbeats.every((s) => s === 200), `heartbeats: ${heartbeats.join(",")}`);
+
+  // Refusals are counted, not logged as attempts (a row each would add writes under load).
+  const metrics = String((await server.api("GET", "/api/metrics", undefined, { cookie: null })).body);
+  assert.equal(metric(metrics, 'fleet_signing_admission_total\\{outcome="refused"\\}'), refused.length);
+  assert.equal(metric(metrics, 'fleet_signing_admission_total\\{outcome="admitted"\\}'), 41 - refused.length);
+  // The production server signs on its worker threads.
+  assert.ok(metric(metrics, 'fleet_signing_jobs_total\\{where="worker"\\}') > 0, metrics);
+  const attempts = await server.api("GET", `/api/v1/registration-attempts?tokenId=${token.id}&limit=100`);
+  assert.equal(attempts.status, 200);
+  assert.ok(!attempts.body.items.some((a: { result: string }) => a.result === "overloaded"));
+
+  // A refused agent that comes back later is registered.
+  const retried = await registerWith(server, token.token, registrationBody(`burst-${burst.indexOf(refused[0]!)}`, { csr }).body);
+  assert.equal(retried.status, 201, JSON.stringify(retried.body));
+});

@@ -1,0 +1,86 @@
+// The signing worker pool (lib/server/pki/signing-pool.ts): the same answers on a worker thread as
+// in-thread (a refused CSR stays a CsrError across the thread boundary), and a pool that cannot
+// start falls back to in-thread signing. Worker threads only, no processes or sockets; bounded by
+// the test timeout (a worker starts in about a second). A worker that dies hands its jobs back.
+import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
+import { after, test } from "node:test";
+import { makeCsr } from "../helpers/csr";
+import { loadOrCreateFleetCa } from "@/lib/server/pki/fleet-ca";
+import { CsrError } from "@/lib/server/pki/csr";
+import { checkCsr, signClientCertificate, startSigningPool, stopSigningPool } from "@/lib/server/pki/signing-pool";
+import { renderOwnMetrics } from "@/lib/server/metrics/registry";
+import { setLogLevel } from "@/lib/server/log";
+
+setLogLevel("error");
+const ENTRY = new URL("../../lib/server/pki/signing-worker-entry.mjs", import.meta.url);
+
+after(() => stopSigningPool());
+
+async function memoryCa() {
+  const store = new Map<string, string>();
+  return loadOrCreateFleetCa({
+    get: async (n) => store.get(n) ?? null,
+    create: async (n, v) => (store.has(n) ? false : (store.set(n, v), true)),
+  });
+}
+
+const jobs = (where: string) =>
+  Number(new RegExp(`^fleet_signing_jobs_total\\{where="${where}"\\} (\\d+)`, "m").exec(renderOwnMetrics().join("\n"))?.[1] ?? 0);
+
+async function signsAndRefuses() {
+  const ca = await memoryCa();
+  const { csr } = makeCsr();
+  const checked = await checkCsr(csr);
+  assert.match(checked.publicKeyPem, /^-----BEGIN PUBLIC KEY-----/);
+  const cert = await signClientCertificate(ca, { publicKeyPem: checked.publicKeyPem, clusterId: "cl_pool", validityDays: 30 });
+  const x509 = new X509Certificate(cert.pem);
+  assert.equal(x509.subject, "CN=cl_pool");
+  assert.ok(x509.checkIssued(new X509Certificate(ca.certPem)));
+  assert.ok(cert.notAfter instanceof Date, "dates survive the thread boundary");
+  await assert.rejects(checkCsr("not a csr"), (err: unknown) => err instanceof CsrError && /PEM block/.test(err.message));
+}
+
+test("without a pool, jobs run in-thread", async () => {
+  const before = jobs("main");
+  await signsAndRefuses();
+  assert.equal(jobs("main") - before, 3);
+});
+
+test("a pool whose worker file is missing falls back to in-thread signing", async () => {
+  startSigningPool(new URL("./no-such-worker.mjs", ENTRY));
+  const before = jobs("main");
+  await signsAndRefuses();
+  assert.equal(jobs("main") - before, 3);
+});
+
+test("a job whose worker dies is redone in-thread, and later jobs run in-thread", async () => {
+  startSigningPool(new URL("../helpers/dying-signing-worker.mjs", import.meta.url), 1);
+  const deadline = Date.now() + 30_000;
+  const [worker, main] = [jobs("worker"), jobs("main")];
+  // Until the worker is ready jobs run in-thread; the first one it takes kills it.
+  while (jobs("worker") === worker && Date.now() < deadline) {
+    assert.match((await checkCsr(makeCsr().csr)).publicKeyPem, /PUBLIC KEY/);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(jobs("worker") - worker, 1, "one job reached the worker");
+  assert.ok(jobs("main") - main >= 1, "and was redone here");
+  const before = jobs("main");
+  await signsAndRefuses();
+  assert.equal(jobs("main") - before, 3);
+});
+
+test("with the pool started, jobs run on a worker with the same results", async () => {
+  startSigningPool(ENTRY, 1);
+  // Until a worker is ready jobs run in-thread; wait for it (a few seconds at most).
+  const deadline = Date.now() + 30_000;
+  let before = jobs("worker");
+  while (Date.now() < deadline) {
+    await checkCsr(makeCsr().csr);
+    if (jobs("worker") > before) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  before = jobs("worker");
+  await signsAndRefuses();
+  assert.equal(jobs("worker") - before, 3);
+});
