@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
-import { db } from "@/lib/server/db/client";
+import { db, dialect } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
 import { processSingleton } from "@/lib/server/process-singletons";
 
@@ -208,18 +208,42 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
       }
     }
   }
+  const counts: BucketCount[] = [];
   for (const [key, count] of buckets) {
     const [clusterId, minute] = key.split("|") as [string, string];
-    if (!alive.has(clusterId)) continue;
-    const bucketStart = new Date(Number(minute));
-    ops.push(
-      client.heartbeatBucket.upsert({
-        where: { clusterId_bucketStart: { clusterId, bucketStart } },
-        create: { clusterId, bucketStart, count },
-        update: { count: { increment: count } },
-      }),
-    );
+    if (alive.has(clusterId)) counts.push({ clusterId, bucketStart: new Date(Number(minute)), count });
   }
+  ops.push(...bucketUpserts(counts));
   if (ops.length) await client.$transaction(ops);
   for (const [id, hash] of newHashes) poolHashes.set(id, hash);
+}
+
+type BucketCount = { clusterId: string; bucketStart: Date; count: number };
+/** rows per statement: 3 parameters each, well under both engines' bound-parameter limits */
+const BUCKET_ROWS_PER_STATEMENT = 1_000;
+
+/**
+ * The per-minute counts as multi-row upserts (one statement per 1,000 clusters) instead of one
+ * Prisma upsert each: every flush carries a count for every cluster that heartbeated in the last
+ * BUCKET_FLUSH_MS, and compiling thousands of Prisma operations into one batch held the event
+ * loop for 100-300 ms every 5 s at only 500 clusters (heartbeat p99 150-250 ms). Raw statements
+ * skip the query compiler; dates are bound the way Prisma binds them, so rows stay comparable.
+ */
+function bucketUpserts(counts: BucketCount[]) {
+  const statements = [];
+  for (let i = 0; i < counts.length; i += BUCKET_ROWS_PER_STATEMENT) {
+    const chunk = counts.slice(i, i + BUCKET_ROWS_PER_STATEMENT);
+    const postgres = dialect() === "postgres";
+    let n = 0;
+    const placeholder = () => (postgres ? `$${++n}` : "?");
+    const rows = chunk.map(() => `(${placeholder()}, ${placeholder()}, ${placeholder()})`).join(", ");
+    statements.push(
+      db().$executeRawUnsafe(
+        `INSERT INTO "HeartbeatBucket" ("clusterId", "bucketStart", "count") VALUES ${rows} ` +
+          `ON CONFLICT ("clusterId", "bucketStart") DO UPDATE SET "count" = "HeartbeatBucket"."count" + excluded."count"`,
+        ...chunk.flatMap((c) => [c.clusterId, c.bucketStart, c.count]),
+      ),
+    );
+  }
+  return statements;
 }
