@@ -1,7 +1,8 @@
-// The heartbeat writer's per-minute counts, written as multi-row raw upserts (one statement per
-// 1,000 clusters instead of a Prisma upsert each): counts add up across flushes, rows written
-// by Prisma and by the raw statement are the same rows (dates bound alike on both engines), and
-// a removed cluster's counts are skipped. A few seconds per engine.
+// The heartbeat writer's two per-heartbeat writes as multi-row raw statements (instead of a Prisma
+// operation per cluster): facts with UPDATE ... FROM (VALUES ...), per-minute counts with
+// INSERT ... ON CONFLICT. Counts add up across flushes, rows written by Prisma and by the raw
+// statements are the same rows (dates bound alike on both engines), every fact lands, the policy
+// revision is kept when not reported, and a removed cluster is skipped. A few seconds per engine.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { db } from "@/lib/server/db/client";
@@ -30,7 +31,26 @@ function facts(at: Date): HeartbeatFacts {
   };
 }
 
-describe(`heartbeat counts per minute on ${engine}`, () => {
+describe(`heartbeat writes on ${engine}`, () => {
+  test("facts of many clusters in one flush; a revision not reported keeps the stored one", async () => {
+    const ids = ["c-facts-a", "c-facts-b", "c-facts-c"];
+    await db().cluster.createMany({ data: ids.map((id) => ({ id, name: id, appliedPolicyRevision: "r1" })) });
+    const at = new Date(Date.UTC(2026, 10, 30, 12, 0, 0, 123));
+    enqueueHeartbeat("c-facts-a", { ...facts(at), appliedPolicyRevision: "r2", podCount: 42, logsReporting: false });
+    enqueueHeartbeat("c-facts-b", { ...facts(at), appliedPolicyRevision: null, userPodCount: null, apiServerHealth: "down" });
+    enqueueHeartbeat("c-facts-c", facts(at));
+    await flushHeartbeats(true);
+    const rows = await db().cluster.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+    const [a, b, c] = rows;
+    assert.equal(a!.lastHeartbeatAt?.toISOString(), at.toISOString(), "the time to the millisecond");
+    assert.deepEqual(
+      [a!.appliedPolicyRevision, a!.podCount, a!.logsReporting, a!.metricsReporting, a!.agentVersion, a!.namespaceCount],
+      ["r2", 42, false, true, "1.4.0", 3],
+    );
+    assert.deepEqual([b!.appliedPolicyRevision, b!.userPodCount, b!.apiServerHealth], [null, null, "down"]);
+    assert.deepEqual([c!.appliedPolicyRevision, c!.kubernetesVersion, c!.podCount], ["r1", "1.30.2", 10]);
+  });
+
   test("1,200 clusters: counts add up across flushes, onto rows Prisma wrote, and skip removed clusters", async () => {
     const ids = Array.from({ length: 1200 }, (_, i) => `c-bucket-${String(i).padStart(4, "0")}`);
     await db().cluster.createMany({ data: ids.map((id) => ({ id, name: id })) });
