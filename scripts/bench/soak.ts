@@ -127,6 +127,14 @@ async function countClusters(server: FleetServer, status?: string): Promise<{ n:
 }
 const shown = (c: { n: number; capped: boolean }) => `${c.capped ? ">=" : ""}${c.n}`;
 
+/** The server's event-loop delay since the previous scrape, in ms (GET /api/metrics, loopback). */
+async function eventLoopDelay(server: FleetServer): Promise<{ p99: number; max: number }> {
+  const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+  const value = (q: string) =>
+    Number(new RegExp(`^fleet_event_loop_delay_seconds\\{quantile="${q}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) * 1000;
+  return { p99: value("0.99"), max: value("1") };
+}
+
 // ---- the run ------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
@@ -148,7 +156,9 @@ async function main(): Promise<number> {
     { ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined, nodeArgs: profileArgs("server") },
   );
   const serverPid = server.pid();
-  console.log(`server pid ${serverPid}: console ${server.consoleUrl}, agents ${server.agentUrl}`);
+  console.log(
+    `server pid ${serverPid}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${rssMb(serverPid).toFixed(0)} MB`,
+  );
 
   const token = await server.api("POST", "/api/v1/registration-tokens", {
     name: "bench-soak",
@@ -222,6 +232,8 @@ async function main(): Promise<number> {
     const windowSimCpu = new CpuMeter(sim.pid);
     let maxPending = 0;
     let maxNotReady = 0;
+    await eventLoopDelay(server); // starts the window
+    const loop = { p99: 0, max: 0 };
     let maxRss = rssMb(serverPid);
     let lastLine = soakStart;
     while (performance.now() - soakStart < MINUTES * 60_000) {
@@ -230,6 +242,9 @@ async function main(): Promise<number> {
       maxPending = Math.max(maxPending, pending.n);
       maxNotReady = Math.max(maxNotReady, notReady.n);
       maxRss = Math.max(maxRss, rssMb(serverPid));
+      const delay = await eventLoopDelay(server);
+      loop.p99 = Math.max(loop.p99, delay.p99);
+      loop.max = Math.max(loop.max, delay.max);
       if (performance.now() - lastLine >= 30_000) {
         lastLine = performance.now();
         const sorted = [...latencies].sort((a, b) => a - b);
@@ -258,6 +273,7 @@ async function main(): Promise<number> {
         `  errors            ${errorCount} ${errorCount ? fmtCounts(soakErrors) : ""} (goal 0)  ${goal(errorCount === 0, "errors")}`,
         `  heartbeat latency p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  max ${(sorted[sorted.length - 1] ?? NaN).toFixed(1)} ms  (goal p99 <= ${GOALS.p99Ms} ms)  ${goal(p99 <= GOALS.p99Ms, "p99")}`,
         `  server RSS (max)  ${maxRss.toFixed(0)} MB  (goal <= ${GOALS.rssMb} MB)  ${goal(maxRss <= GOALS.rssMb, "rss")}`,
+        `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
         `  CPU (% of a core) server ${serverPct.toFixed(0)}%  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
         failures.length ? `goals missed: ${failures.join(", ")}` : `every goal met`,
       ].join("\n"),
