@@ -32,6 +32,11 @@ const MINUTE = 60_000;
 // most this often: under load both would otherwise be rewritten on every flush.
 const UNCHANGED_REFRESH_MS = 2_000;
 const BUCKET_FLUSH_MS = 5_000;
+// Node pools change rarely, but every cluster's are written on its first heartbeat after a start
+// of this process (and a fleet's first heartbeats come in a wave): a few Prisma operations per
+// cluster, compiled on the event loop. At most this many clusters' pools go into one flush (100
+// a second); the rest are written with a later heartbeat.
+const POOL_REWRITES_PER_FLUSH = 25;
 /** ids per lookup query: well under SQLite's 32,766 bound parameters */
 const LOOKUP_CHUNK = 5_000;
 
@@ -166,9 +171,12 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
   // evaluator pages by id) then waits instead of deadlocking on PostgreSQL.
   const due = [...pending].filter(([id]) => alive.has(id)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const ops = factUpdates(due);
+  let poolRewrites = 0;
   for (const [id, f] of due) {
     const hash = poolsHash(f.nodePools);
-    if (poolHashes.get(id) !== hash) {
+    // Bounded per flush (see POOL_REWRITES_PER_FLUSH); a cluster past the bound keeps its old
+    // hash, so its next heartbeat writes the pools.
+    if (poolHashes.get(id) !== hash && poolRewrites++ < POOL_REWRITES_PER_FLUSH) {
       newHashes.push([id, hash]);
       const names = f.nodePools.map((p) => p.name);
       ops.push(client.nodePool.deleteMany({ where: { clusterId: id, name: { notIn: names } } }));
