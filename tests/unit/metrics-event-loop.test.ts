@@ -18,8 +18,9 @@ test("a loop held for 150 ms shows as max delay, and the next scrape reports onl
   while (Date.now() < until); // the loop is held, as a long synchronous flush would
   await pause(50);
   const held = renderOwnMetrics();
-  assert.ok(delay(held, "1") >= 0.12, `max ${delay(held, "1")}`);
-  assert.ok(delay(held, "0.5") < 0.05, `median ${delay(held, "0.5")}`);
+  assert.ok(delay(held, "1") >= 0.13, `max ${delay(held, "1")}`);
+  assert.ok(delay(held, "0.5") < 0.1, `median ${delay(held, "0.5")}`);
   await pause(100);
-  assert.ok(delay(renderOwnMetrics(), "1") < 0.1, "reset at each scrape");
+  // Thresholds leave room for a busy CI machine, yet tell the 150 ms hold from what came after.
+  assert.ok(delay(renderOwnMetrics(), "1") < 0.13, "reset at each scrape");
 });
