@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type https from "node:https";
-import { backoffDelay, DEFAULT_BACKOFF, jitteredInterval, type BackoffPolicy } from "./backoff";
+import { backoffDelay, DEFAULT_BACKOFF, jitteredInterval, retryAfterDelay, type BackoffPolicy } from "./backoff";
 import { systemClock, hashSeed, seededRandom, type Clock } from "./clock";
 import {
   buildCsr,
@@ -962,11 +962,15 @@ export class FleetAgent {
   }
 
   /**
-   * Never earlier than Retry-After, plus the usual full-jitter backoff on top: agents that were
-   * told "1 s" together must not all come back in the same millisecond.
+   * Full-jitter backoff; after a Retry-After never earlier than it, jittered over at least as long
+   * again: agents that were told "5 s" together must not all come back in the same second. The
+   * wait happens on the same keep-alive connection (an overloaded server is not sent a new TLS
+   * handshake on top).
    */
   private retryDelay(failure: Failure, attempt: number): number {
-    return (failure.retryAfterMs ?? 0) + backoffDelay(attempt, this.random, this.backoff);
+    return failure.retryAfterMs === undefined
+      ? backoffDelay(attempt, this.random, this.backoff)
+      : retryAfterDelay(failure.retryAfterMs, attempt, this.random, this.backoff);
   }
 
   private report(failure: Failure, phase: Phase, retryInMs?: number) {

@@ -19,6 +19,21 @@ export function backoffCeiling(attempt: number, policy: BackoffPolicy = DEFAULT_
   return Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(Math.max(0, attempt), 30));
 }
 
+/**
+ * The wait before a retry the server timed with Retry-After (429, 503 overloaded or
+ * database_unavailable): never earlier than Retry-After, then full jitter over a window at least
+ * as long as Retry-After itself (longer when the backoff has grown). Agents refused together in
+ * one storm come back spread over [R, 2R], not all within the first second after R.
+ */
+export function retryAfterDelay(
+  retryAfterMs: number,
+  attempt: number,
+  random: () => number,
+  policy: BackoffPolicy = DEFAULT_BACKOFF,
+): number {
+  return retryAfterMs + Math.floor(random() * Math.max(retryAfterMs, backoffCeiling(attempt, policy)));
+}
+
 /** The heartbeat interval with ±spread jitter, so agents started together drift apart. */
 export function jitteredInterval(seconds: number, random: () => number, spread = 0.1): number {
   return Math.round(seconds * 1000 * (1 - spread + 2 * spread * random()));

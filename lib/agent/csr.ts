@@ -31,6 +31,29 @@ export function keyPairFromPrivateKey(privateKeyPem: string): KeyPair {
   return { privateKeyPem, publicKeyPem };
 }
 
+// Parsing a PEM costs about as much as the operation it is parsed for (0.5-2 ms for an RSA key or
+// a certificate). An agent uses one or two keys and one fleet CA for its whole life; the simulator
+// uses a few pooled keys and one CA for thousands of clusters. So parsed keys and CA certificates
+// are kept, a bounded few, by their PEM text.
+const PARSED_LIMIT = 256;
+
+function remembered<T>(cache: Map<string, T>, pem: string, parse: () => T): T {
+  let value = cache.get(pem);
+  if (value === undefined) {
+    value = parse();
+    if (cache.size >= PARSED_LIMIT) cache.delete(cache.keys().next().value!);
+    cache.set(pem, value);
+  }
+  return value;
+}
+
+const privateKeys = new Map<string, crypto.KeyObject>();
+const forgePublicKeys = new Map<string, forge.pki.PublicKey>();
+const caBundles = new Map<string, crypto.X509Certificate[]>();
+const fingerprints = new Map<string, string>();
+
+const privateKeyOf = (pem: string) => remembered(privateKeys, pem, () => crypto.createPrivateKey(pem));
+
 type CsrWithInfo = forge.pki.CertificateSigningRequest;
 const getCertificationRequestInfo = (forge.pki as unknown as { getCertificationRequestInfo(csr: CsrWithInfo): forge.asn1.Asn1 })
   .getCertificationRequestInfo;
@@ -42,12 +65,12 @@ const getCertificationRequestInfo = (forge.pki as unknown as { getCertificationR
  */
 export function buildCsr(keys: KeyPair, commonName: string): string {
   const csr = forge.pki.createCertificationRequest();
-  csr.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
+  csr.publicKey = remembered(forgePublicKeys, keys.publicKeyPem, () => forge.pki.publicKeyFromPem(keys.publicKeyPem));
   csr.setSubject([{ name: "commonName", value: commonName }]);
   csr.signatureOid = csr.siginfo.algorithmOid = forge.pki.oids.sha256WithRSAEncryption!;
   csr.certificationRequestInfo = getCertificationRequestInfo(csr);
   const toBeSigned = Buffer.from(forge.asn1.toDer(csr.certificationRequestInfo).getBytes(), "binary");
-  const signature = crypto.sign("sha256", toBeSigned, keys.privateKeyPem);
+  const signature = crypto.sign("sha256", toBeSigned, privateKeyOf(keys.privateKeyPem));
   csr.signature = signature.toString("binary");
   return forge.pki.certificationRequestToPem(csr);
 }
@@ -65,8 +88,10 @@ export function pemCertificates(text: string): string[] {
 
 /** `sha256:<64 hex>` of a certificate's DER, the format PROTOCOL.md uses for fingerprints. */
 export function certificateFingerprint(certPem: string): string {
-  const cert = new crypto.X509Certificate(certPem);
-  return "sha256:" + crypto.createHash("sha256").update(cert.raw).digest("hex");
+  return remembered(fingerprints, certPem, () => {
+    const cert = new crypto.X509Certificate(certPem);
+    return "sha256:" + crypto.createHash("sha256").update(cert.raw).digest("hex");
+  });
 }
 
 /** Accepts `sha256:<hex>` (any case) or OpenSSL's `AB:CD:...` form; null when it is neither. */
@@ -81,7 +106,7 @@ export function normalizeFingerprint(input: string): string | null {
 /** Does this certificate carry this private key's public key? */
 export function certificateMatchesKey(certPem: string, privateKeyPem: string): boolean {
   try {
-    return new crypto.X509Certificate(certPem).checkPrivateKey(crypto.createPrivateKey(privateKeyPem));
+    return new crypto.X509Certificate(certPem).checkPrivateKey(privateKeyOf(privateKeyPem));
   } catch {
     return false;
   }
@@ -91,10 +116,8 @@ export function certificateMatchesKey(certPem: string, privateKeyPem: string): b
 export function issuedBy(certPem: string, caPem: string): boolean {
   try {
     const cert = new crypto.X509Certificate(certPem);
-    return pemCertificates(caPem).some((ca) => {
-      const caCert = new crypto.X509Certificate(ca);
-      return cert.checkIssued(caCert) && cert.verify(caCert.publicKey);
-    });
+    const cas = remembered(caBundles, caPem, () => pemCertificates(caPem).map((ca) => new crypto.X509Certificate(ca)));
+    return cas.some((caCert) => cert.checkIssued(caCert) && cert.verify(caCert.publicKey));
   } catch {
     return false;
   }

@@ -333,6 +333,24 @@ function describeProtocolError(err: ProtocolError, phase: Phase, where: string):
           err,
         ),
       };
+    case "overloaded":
+    case "database_unavailable": {
+      const wait =
+        err.retryAfterMs !== undefined ? `waiting ${Math.round(err.retryAfterMs / 1000)}s as Retry-After asks` : "retrying later";
+      return {
+        ...base,
+        code: err.code === "overloaded" ? "OVERLOADED" : "DATABASE_UNAVAILABLE",
+        level: "warn",
+        action: "retry",
+        retryAfterMs: err.retryAfterMs,
+        message: withServerWords(
+          err.code === "overloaded"
+            ? `the server is busy and deferred this ${phase} request: ${wait}, with jitter, on the same connection`
+            : `the server cannot reach its database: ${wait}, with jitter, on the same connection`,
+          err,
+        ),
+      };
+    }
     case "client_certificate_required":
       return {
         ...base,

@@ -148,6 +148,8 @@ export interface RequestOptions {
 }
 
 const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** How long a connection whose answer came too late may still deliver it before it is closed. */
+export const LATE_ANSWER_GRACE_MS = 60_000;
 
 function once(url: URL, options: RequestOptions): Promise<HttpResult & { reusedSocket: boolean }> {
   return new Promise((resolve, reject) => {
@@ -163,14 +165,34 @@ function once(url: URL, options: RequestOptions): Promise<HttpResult & { reusedS
       },
     });
     // One deadline for the whole exchange (connect, TLS, response), not only socket idleness.
-    const timer = setTimeout(
-      () => req.destroy(new TimeoutError(`no response within ${Math.round(options.timeoutMs / 1000)}s`)),
-      options.timeoutMs,
-    );
-    req.on("error", (err) => {
+    // Past it the caller gets a TimeoutError, but a request that already holds a connection is
+    // not destroyed: its late answer is drained so the connection stays in the keep-alive pool
+    // and the retry rides it (an agent's https.Agent has one socket: the retry queues behind the
+    // late answer). Destroying it made every timeout cost a new TLS handshake, which turned an
+    // overloaded server's slow answers into a storm of handshakes. After a further grace period
+    // the connection is given up.
+    let lateTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const settle = (fn: () => void) => {
       clearTimeout(timer);
+      if (settled) return;
+      settled = true;
+      fn();
+    };
+    const timer = setTimeout(() => {
+      const timeout = new TimeoutError(`no response within ${Math.round(options.timeoutMs / 1000)}s`);
+      if (!req.socket || req.destroyed) {
+        req.destroy(timeout);
+        return;
+      }
+      settle(() => reject(timeout));
+      lateTimer = setTimeout(() => req.destroy(timeout), LATE_ANSWER_GRACE_MS);
+      lateTimer.unref();
+    }, options.timeoutMs);
+    req.on("close", () => clearTimeout(lateTimer));
+    req.on("error", (err) => {
       (err as Error & { reusedSocket?: boolean }).reusedSocket = req.reusedSocket;
-      reject(err);
+      settle(() => reject(err));
     });
     req.on("response", (res) => {
       const chunks: Buffer[] = [];
@@ -183,19 +205,17 @@ function once(url: URL, options: RequestOptions): Promise<HttpResult & { reusedS
         }
         chunks.push(chunk);
       });
-      res.on("end", () => {
-        clearTimeout(timer);
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: Buffer.concat(chunks).toString("utf8"),
-          reusedSocket: req.reusedSocket,
-        });
-      });
-      res.on("error", (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
+      res.on("end", () =>
+        settle(() =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString("utf8"),
+            reusedSocket: req.reusedSocket,
+          }),
+        ),
+      );
+      res.on("error", (err) => settle(() => reject(err)));
     });
     req.end(payload);
   });

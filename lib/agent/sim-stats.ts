@@ -58,6 +58,15 @@ export class SimStats {
     this.faults.set(kind, (this.faults.get(kind) ?? 0) + 1);
   }
 
+  /** The latencies since the last line or take (ms), starting a new window: for embedders' own reports. */
+  takeWindow(now: number): number[] {
+    const latencies = this.window;
+    this.window = [];
+    this.windowHeartbeats = 0;
+    this.windowStart = now;
+    return latencies;
+  }
+
   /** One status line; starts a new window. */
   line(now: number): string {
     const seconds = Math.max(0.001, (now - this.windowStart) / 1000);

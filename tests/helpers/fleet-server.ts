@@ -54,6 +54,8 @@ export interface FleetServer {
   exitOf(env: Record<string, string>): Promise<{ code: number | null; output: string }>;
   /** The data dir (SQLite files, generated secrets). */
   readonly dataDir: string;
+  /** The server process's id (benchmarks read its CPU time and RSS from /proc). */
+  pid(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -86,14 +88,14 @@ const nodeArgs = () => (process.env.FLEET_SERVER_NODE_ARGS ?? "").split(" ").fil
  */
 export async function startFleetServer(
   env: Record<string, string> = {},
-  opts: { database?: TestDatabase } = {},
+  opts: { database?: TestDatabase; ports?: { console: number; agent: number }; nodeArgs?: string[] } = {},
 ): Promise<FleetServer> {
   if (!existsSync(path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID")))
     throw new Error("No production build: run `npx next build` first (npm test does).");
   const db = opts.database ?? (await createTestDatabase());
   const ownsDatabase = !opts.database;
   const dataDir = mkdtempSync(path.join(tmpdir(), "fleet-srv-"));
-  const [consolePort, agentPort] = [await freePort(), await freePort()];
+  const [consolePort, agentPort] = opts.ports ? [opts.ports.console, opts.ports.agent] : [await freePort(), await freePort()];
   let output = "";
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -115,8 +117,8 @@ export async function startFleetServer(
   const launch = (extra: Record<string, string> = {}) => {
     const c: ChildProcess = spawn(
       process.execPath,
-      // FLEET_SERVER_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=prof" to profile a bench.
-      [...nodeArgs(), "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
+      // opts.nodeArgs, or FLEET_SERVER_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=prof" to profile a bench.
+      [...(opts.nodeArgs ?? nodeArgs()), "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
       {
         env: { ...childEnv, ...extra },
         stdio: ["ignore", "pipe", "pipe"],
@@ -179,6 +181,7 @@ export async function startFleetServer(
       return call(`${agentUrl}${p}`, method, { ...opts, body, ca: caPem });
     },
     dataDir,
+    pid: () => child.pid,
     async restart(extra = {}) {
       await stopProcess();
       Object.assign(childEnv, extra);

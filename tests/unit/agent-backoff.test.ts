@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { backoffCeiling, backoffDelay, jitteredInterval, parseRetryAfter } from "@/lib/agent/backoff";
+import { backoffCeiling, backoffDelay, jitteredInterval, parseRetryAfter, retryAfterDelay } from "@/lib/agent/backoff";
 import { seededRandom } from "@/lib/agent/clock";
 import { rotationDueAt, shouldRotate } from "@/lib/agent/rotation";
 
@@ -34,6 +34,30 @@ describe("backoff", () => {
       backoffDelay(3, () => 0.5, { baseMs: 100, capMs: 500 }),
       250,
     );
+  });
+
+  test("after Retry-After: never earlier, full jitter over at least Retry-After again (or the grown backoff)", () => {
+    assert.equal(
+      retryAfterDelay(5000, 0, () => 0),
+      5000,
+    );
+    assert.equal(
+      retryAfterDelay(5000, 0, () => 0.5),
+      7500,
+      "window of 5 s (Retry-After), not 1 s (first backoff step)",
+    );
+    assert.equal(
+      retryAfterDelay(1000, 5, () => 0.5),
+      17000,
+      "window of 32 s once the backoff outgrew Retry-After",
+    );
+    // A storm of 1,000 agents told "5 s" at once comes back spread over [5 s, 10 s).
+    const random = seededRandom(11);
+    const waits = Array.from({ length: 1000 }, () => retryAfterDelay(5000, 0, random));
+    assert.ok(waits.every((w) => w >= 5000 && w < 10000));
+    const perSecond = [0, 0, 0, 0, 0];
+    for (const w of waits) perSecond[Math.floor((w - 5000) / 1000)]! += 1;
+    assert.ok(Math.max(...perSecond) < 300, `spread evenly: ${perSecond.join(",")}`);
   });
 
   test("heartbeat interval jitter is ±10%", () => {

@@ -114,6 +114,10 @@ class FakeFleet {
   });
   registerHook?: (body: Record<string, unknown>, n: number) => Reply | undefined;
   heartbeatHook?: (ctx: HeartbeatCtx) => Reply | undefined;
+  /** Answer heartbeat number n (1-based, this fleet's count) only after this many ms. */
+  heartbeatDelayMs?: (n: number) => number;
+  /** The client port of every heartbeat request: one port means one connection. */
+  heartbeatPorts: number[] = [];
   caAsJson = false;
   /** Registrations to carry out and then answer with a dropped connection (a lost answer). */
   dropRegisterAnswers = 0;
@@ -174,7 +178,12 @@ class FakeFleet {
       }
       return this.reply(res, reply);
     }
-    if (req.method === "POST" && req.url === "/api/agent/v1/heartbeat") return this.reply(res, this.heartbeat(req, body));
+    if (req.method === "POST" && req.url === "/api/agent/v1/heartbeat") {
+      this.heartbeatPorts.push(req.socket.remotePort ?? 0);
+      const delay = this.heartbeatDelayMs?.(this.heartbeatPorts.length) ?? 0;
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+      return this.reply(res, this.heartbeat(req, body));
+    }
     if (req.method === "POST" && req.url === "/api/agent/v1/rotate") return this.reply(res, this.rotate(req, body));
     return this.reply(res, this.error(404, "not_found"));
   }
@@ -566,12 +575,68 @@ describe("agent protocol over TLS", () => {
     try {
       const result = await agent.run();
       assert.equal(result.outcome, "stopped");
-      // Retry-After (7 s) plus full-jitter backoff on top (random 0.5 of the first 1 s step).
-      assert.equal(clock.sleeps[0], 7500, "never earlier than Retry-After, jittered after it");
+      // Retry-After (7 s) plus full jitter over a window as long again (random 0.5 of 7 s).
+      assert.equal(clock.sleeps[0], 10500, "never earlier than Retry-After, jittered after it");
       assert.ok(logger.has("RATE_LIMITED"));
       assert.ok(agent.clusterId);
     } finally {
       fleet.registerHook = undefined;
+    }
+  });
+
+  test("503 overloaded and database_unavailable: waits Retry-After plus jitter, on the same connection", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const answers: Reply[] = [
+      { status: 503, body: { error: "overloaded", message: "busy" }, headers: { "retry-after": "3" } },
+      { status: 503, body: { error: "database_unavailable", message: "no database" }, headers: { "retry-after": "2" } },
+    ];
+    fleet.heartbeatHook = () => answers.shift();
+    fleet.heartbeatPorts = [];
+    const clock = new FakeClock();
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        name: "overloaded-1",
+        token: staticTokenSource(TOKEN),
+        clock,
+        logger,
+        hooks: { onHeartbeat: () => agent.stop() },
+      }),
+    );
+    try {
+      assert.equal((await agent.run()).outcome, "stopped");
+      // Retry-After plus full jitter over a window as long again (random 0.5): 3 + 1.5, then 2 + 1.
+      assert.deepEqual(clock.sleeps.slice(0, 2), [4500, 3000]);
+      assert.ok(logger.has("OVERLOADED") && logger.has("DATABASE_UNAVAILABLE"));
+      assert.equal(fleet.heartbeatPorts.length, 3);
+      assert.equal(new Set(fleet.heartbeatPorts).size, 1, "every retry on the same keep-alive connection");
+    } finally {
+      fleet.heartbeatHook = undefined;
+    }
+  });
+
+  test("a heartbeat answered after the timeout: the retry waits for that connection instead of opening a new one", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    fleet.heartbeatPorts = [];
+    // The first heartbeat is answered 450 ms late (timeout 300 ms); the retry queues behind it.
+    fleet.heartbeatDelayMs = (n) => (n === 1 ? 450 : 0);
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        name: "late-answer-1",
+        token: staticTokenSource(TOKEN),
+        logger,
+        requestTimeoutMs: 300,
+        hooks: { onHeartbeat: () => agent.stop() },
+      }),
+    );
+    try {
+      assert.equal((await agent.run()).outcome, "stopped");
+      assert.equal(logger.entries.filter((e) => e.code === "NET_TIMEOUT").length, 1);
+      assert.equal(fleet.heartbeatPorts.length, 2);
+      assert.equal(new Set(fleet.heartbeatPorts).size, 1, "no new TLS connection for the retry");
+    } finally {
+      fleet.heartbeatDelayMs = undefined;
     }
   });
 

@@ -1,0 +1,83 @@
+// The heartbeat writer's two per-heartbeat writes as multi-row raw statements (instead of a Prisma
+// operation per cluster): facts with UPDATE ... FROM (VALUES ...), per-minute counts with
+// INSERT ... ON CONFLICT. Counts add up across flushes, rows written by Prisma and by the raw
+// statements are the same rows (dates bound alike on both engines), every fact lands, the policy
+// revision is kept when not reported, and a removed cluster is skipped. A few seconds per engine.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { db } from "@/lib/server/db/client";
+import { enqueueHeartbeat, flushHeartbeats, type HeartbeatFacts } from "@/lib/server/heartbeats/heartbeat-writer";
+import { appDatabase } from "../helpers/app-database";
+import { testEngine } from "../helpers/test-database";
+
+const engine = testEngine();
+appDatabase();
+
+const MINUTE = 60_000;
+
+function facts(at: Date): HeartbeatFacts {
+  return {
+    at,
+    agentVersion: "1.4.0",
+    kubernetesVersion: "1.30.2",
+    apiServerHealth: "ok",
+    logsReporting: true,
+    metricsReporting: true,
+    podCount: 10,
+    userPodCount: 5,
+    namespaceCount: 3,
+    appliedPolicyRevision: undefined,
+    nodePools: [],
+  };
+}
+
+describe(`heartbeat writes on ${engine}`, () => {
+  test("facts of many clusters in one flush; a revision not reported keeps the stored one", async () => {
+    const ids = ["c-facts-a", "c-facts-b", "c-facts-c"];
+    await db().cluster.createMany({ data: ids.map((id) => ({ id, name: id, appliedPolicyRevision: "r1" })) });
+    const at = new Date(Date.UTC(2026, 10, 30, 12, 0, 0, 123));
+    enqueueHeartbeat("c-facts-a", { ...facts(at), appliedPolicyRevision: "r2", podCount: 42, logsReporting: false });
+    enqueueHeartbeat("c-facts-b", { ...facts(at), appliedPolicyRevision: null, userPodCount: null, apiServerHealth: "down" });
+    enqueueHeartbeat("c-facts-c", facts(at));
+    await flushHeartbeats(true);
+    const rows = await db().cluster.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } });
+    const [a, b, c] = rows;
+    assert.equal(a!.lastHeartbeatAt?.toISOString(), at.toISOString(), "the time to the millisecond");
+    assert.deepEqual(
+      [a!.appliedPolicyRevision, a!.podCount, a!.logsReporting, a!.metricsReporting, a!.agentVersion, a!.namespaceCount],
+      ["r2", 42, false, true, "1.4.0", 3],
+    );
+    assert.deepEqual([b!.appliedPolicyRevision, b!.userPodCount, b!.apiServerHealth], [null, null, "down"]);
+    assert.deepEqual([c!.appliedPolicyRevision, c!.kubernetesVersion, c!.podCount], ["r1", "1.30.2", 10]);
+  });
+
+  test("1,200 clusters: counts add up across flushes, onto rows Prisma wrote, and skip removed clusters", async () => {
+    const ids = Array.from({ length: 1200 }, (_, i) => `c-bucket-${String(i).padStart(4, "0")}`);
+    await db().cluster.createMany({ data: ids.map((id) => ({ id, name: id })) });
+    const minute = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
+    // A row written the old way (Prisma upsert) before the raw statement adds to it.
+    await db().heartbeatBucket.create({ data: { clusterId: ids[0]!, bucketStart: minute, count: 5 } });
+
+    const at = new Date(minute.getTime() + 1000);
+    for (const id of ids) enqueueHeartbeat(id, facts(at));
+    enqueueHeartbeat(ids[1]!, facts(at));
+    enqueueHeartbeat("c-bucket-gone", facts(at));
+    await flushHeartbeats(true);
+    for (const id of ids.slice(0, 3)) enqueueHeartbeat(id, facts(at));
+    await flushHeartbeats(true);
+
+    const rows = await db().heartbeatBucket.findMany({ where: { bucketStart: minute } });
+    const count = new Map(rows.map((r) => [r.clusterId, r.count]));
+    assert.equal(rows.length, 1200, "one row per cluster and minute, none for the unknown cluster");
+    assert.equal(count.get(ids[0]!), 5 + 1 + 1, "added to the row Prisma wrote");
+    assert.equal(count.get(ids[1]!), 2 + 1, "two heartbeats in one flush, one in the next");
+    assert.equal(count.get(ids[2]!), 2);
+    assert.equal(count.get(ids[1199]!), 1, "past the first 1,000-row statement");
+    assert.equal(
+      rows.reduce((sum, r) => sum + r.count, 0),
+      5 + 1201 + 3,
+    );
+    const written = await db().cluster.findUniqueOrThrow({ where: { id: ids[1199]! }, select: { lastHeartbeatAt: true } });
+    assert.equal(written.lastHeartbeatAt?.getTime(), at.getTime(), "facts written in the same flush");
+  });
+});
