@@ -51,13 +51,15 @@ export function startSigningPool(entry: URL, size = Math.max(1, availableParalle
       continue;
     }
     const w: PoolWorker = { worker, ready: false, pending: new Map() };
-    // Workers never keep the process alive: shutting down is the server's decision.
+    // An idle worker never keeps the process alive (shutting down is the server's decision); one
+    // with jobs does, or a caller without sockets (a test, a CLI) would end with its job pending.
     worker.unref();
     worker.on("message", (msg: SigningResult | { ready: true }) => {
       if ("ready" in msg) return void (w.ready = true);
       const p = w.pending.get(msg.id);
       if (!p) return;
       w.pending.delete(msg.id);
+      if (w.pending.size === 0) worker.unref();
       if (msg.ok) p.resolve(msg.value);
       else p.reject(msg.csrError ? new CsrError(msg.message) : new Error(msg.message));
     });
@@ -96,6 +98,7 @@ function submit(job: Job): Promise<unknown> {
   const target = best;
   countJob("worker");
   return new Promise((resolve, reject) => {
+    if (target.pending.size === 0) target.worker.ref();
     target.pending.set(full.id, { job: full, resolve, reject });
     target.worker.postMessage(full);
   });
