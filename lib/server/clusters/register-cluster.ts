@@ -16,7 +16,7 @@ import { writeNewCluster } from "./write-new-cluster";
 import { getSettings } from "@/lib/server/settings/settings";
 import { caState } from "@/lib/server/pki/current-ca";
 import { CsrError } from "@/lib/server/pki/csr";
-import { checkCsr, signClientCertificate } from "@/lib/server/pki/signing-pool";
+import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
 import { certifiesKey } from "@/lib/server/pki/public-key";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
@@ -103,9 +103,10 @@ function checkRequired(labels: Labels, required: string[]): Labels {
   return labels;
 }
 
-async function parseCsr(pem: string) {
+/** The CSR checked and a certificate for its key signed, in one signing-pool job. */
+async function checkAndSignCsr(...args: Parameters<typeof checkCsrAndSign>) {
   try {
-    return await checkCsr(pem);
+    return await checkCsrAndSign(...args);
   } catch (err) {
     if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
     throw err;
@@ -268,26 +269,24 @@ export async function registerCluster(
       labels: { select: { key: true, value: true } },
     },
   });
-  // The CSR first: its key may be the proof that lets a known name register again.
-  const csr = await parseCsr(req.csr);
+  const clusterId = existing?.id ?? `cl_${randomId(16)}`;
+  // During a CA rollover the incoming CA signs; the answer carries every trusted CA.
+  const cas = await caState();
+  const ca = cas.issuing;
+  // The CSR first (its key may be the proof that lets a known name register again), and signed in
+  // the same job: signing is the expensive part, done before the transaction so writers are not
+  // held up. A registration refused below drops its certificate unsent.
+  const { csr, cert } = await checkAndSignCsr(ca, req.csr, {
+    clusterId,
+    validityDays: settings.certificateValidityDays,
+    now,
+  });
   const plan = await planRegistration(req, token, existing, csr.publicKeyPem, settings.requiredLabels, {
     now,
     graceDays: settings.certificateRenewalGraceDays,
   });
   const { labels } = plan;
   const proof = plan.kind === "new" ? null : plan.proof;
-
-  // Signing is the expensive part: do it before the transaction so writers are not held up.
-  const clusterId = existing?.id ?? `cl_${randomId(16)}`;
-  // During a CA rollover the incoming CA signs; the answer carries every trusted CA.
-  const cas = await caState();
-  const ca = cas.issuing;
-  const cert = await signClientCertificate(ca, {
-    publicKeyPem: csr.publicKeyPem,
-    clusterId,
-    validityDays: settings.certificateValidityDays,
-    now,
-  });
   const actor: Actor = { type: "agent", id: token.id, label: `token:${token.name}` };
 
   const certificateRowWithoutCluster = {
