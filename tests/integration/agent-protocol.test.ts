@@ -327,6 +327,35 @@ describe("mutual TLS identity", () => {
     assert.equal(abuse.body.error, "invalid_csr");
   });
 
+  test("a new cluster's first heartbeat marks its certificate used; a rotation before it still retires the first one", async () => {
+    // The registration caches the new certificate (agent-identity.ts rememberNewCertificate), so
+    // its first use takes the short path: the mark must still reach the database.
+    const firstUsed = async (clusterId: string) =>
+      (
+        await server.db.query<{ serial: string; firstUsedAt: unknown }>(
+          server.db.engine === "sqlite"
+            ? `SELECT "serial", "firstUsedAt" FROM "Certificate" WHERE "clusterId" = ? ORDER BY "createdAt"`
+            : `SELECT "serial", "firstUsedAt" FROM "Certificate" WHERE "clusterId" = $1 ORDER BY "createdAt"`,
+          [clusterId],
+        )
+      ).map((c) => c.firstUsedAt !== null);
+    const { clusterId, client } = await registered("first-use-1");
+    assert.deepEqual(await firstUsed(clusterId), [false]);
+    assert.equal((await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client })).status, 200);
+    assert.deepEqual(await firstUsed(clusterId), [true]);
+
+    const other = await registered("first-use-2");
+    const { csr, key } = makeCsr();
+    const rotated = await server.agent("POST", "/api/agent/v1/rotate", { csr }, { client: other.client });
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const fresh = { cert: rotated.body.certificate, key };
+    assert.equal((await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: other.client })).status, 200);
+    assert.equal((await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: fresh })).status, 200);
+    const old = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: other.client });
+    assert.equal(old.body.error, "certificate_revoked");
+    assert.deepEqual(await firstUsed(other.clusterId), [true, true]);
+  });
+
   test("heartbeat body errors are 400 with fields, oversized 413", async () => {
     const { client } = await registered("hb-errors");
     const bad = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody({ health: { apiServer: "meh" } }), {
@@ -399,6 +428,10 @@ describe("status and events", () => {
     const t = await mint();
     const { res } = await register(t.token, "log-check");
     assert.equal(res.status, 201);
+    // The server logs before it answers, but its output reaches this process through a pipe read
+    // asynchronously: on a busy machine the answer can arrive first. Wait for the line (2 s at most).
+    for (const deadline = Date.now() + 2000; !server.logs().includes(t.id) && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 50));
     const logs = server.logs();
     const secret = t.token.split("_").slice(2).join("_");
     assert.ok(!logs.includes(secret), "token secret in logs");

@@ -1,14 +1,15 @@
 // The signing worker pool (lib/server/pki/signing-pool.ts): the same answers on a worker thread as
-// in-thread (a refused CSR stays a CsrError across the thread boundary), and a pool that cannot
+// in-thread (a refused CSR stays a CsrError across the thread boundary), one job per CSR checked and
+// signed, each CA sent to a worker once and still used for its own jobs, and a pool that cannot
 // start falls back to in-thread signing. Worker threads only, no processes or sockets; bounded by
 // the test timeout (a worker starts in about a second). A worker that dies hands its jobs back.
 import assert from "node:assert/strict";
-import { X509Certificate } from "node:crypto";
+import { createPublicKey, X509Certificate } from "node:crypto";
 import { after, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
 import { loadOrCreateFleetCa } from "@/lib/server/pki/fleet-ca";
 import { CsrError } from "@/lib/server/pki/csr";
-import { checkCsr, signClientCertificate, startSigningPool, stopSigningPool } from "@/lib/server/pki/signing-pool";
+import { checkCsrAndSign, startSigningPool, stopSigningPool } from "@/lib/server/pki/signing-pool";
 import { renderOwnMetrics } from "@/lib/server/metrics/registry";
 import { setLogLevel } from "@/lib/server/log";
 
@@ -28,30 +29,39 @@ async function memoryCa() {
 const jobs = (where: string) =>
   Number(new RegExp(`^fleet_signing_jobs_total\\{where="${where}"\\} (\\d+)`, "m").exec(renderOwnMetrics().join("\n"))?.[1] ?? 0);
 
-async function signsAndRefuses() {
-  const ca = await memoryCa();
-  const { csr } = makeCsr();
-  const checked = await checkCsr(csr);
-  assert.match(checked.publicKeyPem, /^-----BEGIN PUBLIC KEY-----/);
-  const cert = await signClientCertificate(ca, { publicKeyPem: checked.publicKeyPem, clusterId: "cl_pool", validityDays: 30 });
+const sameKey = (a: string, b: string) =>
+  createPublicKey(a)
+    .export({ type: "spki", format: "der" })
+    .equals(createPublicKey(b).export({ type: "spki", format: "der" }));
+
+/** Two jobs: one CSR checked and signed, one refused. */
+async function signsAndRefuses(ca?: Awaited<ReturnType<typeof memoryCa>>) {
+  ca ??= await memoryCa();
+  const { csr, key } = makeCsr();
+  const { csr: checked, cert } = await checkCsrAndSign(ca, csr, { clusterId: "cl_pool", validityDays: 30 });
+  assert.ok(sameKey(checked.publicKeyPem, key), "the CSR's key is reported");
   const x509 = new X509Certificate(cert.pem);
   assert.equal(x509.subject, "CN=cl_pool");
   assert.ok(x509.checkIssued(new X509Certificate(ca.certPem)));
+  assert.ok(sameKey(x509.publicKey.export({ type: "spki", format: "pem" }).toString(), key), "and it is the key certified");
   assert.ok(cert.notAfter instanceof Date, "dates survive the thread boundary");
-  await assert.rejects(checkCsr("not a csr"), (err: unknown) => err instanceof CsrError && /PEM block/.test(err.message));
+  await assert.rejects(
+    checkCsrAndSign(ca, "not a csr", { clusterId: "cl_pool", validityDays: 30 }),
+    (err: unknown) => err instanceof CsrError && /PEM block/.test(err.message),
+  );
 }
 
 test("without a pool, jobs run in-thread", async () => {
   const before = jobs("main");
   await signsAndRefuses();
-  assert.equal(jobs("main") - before, 3);
+  assert.equal(jobs("main") - before, 2);
 });
 
 test("a pool whose worker file is missing falls back to in-thread signing", async () => {
   startSigningPool(new URL("./no-such-worker.mjs", ENTRY));
   const before = jobs("main");
   await signsAndRefuses();
-  assert.equal(jobs("main") - before, 3);
+  assert.equal(jobs("main") - before, 2);
 });
 
 test("a job whose worker dies is redone in-thread, and later jobs run in-thread", async () => {
@@ -60,14 +70,15 @@ test("a job whose worker dies is redone in-thread, and later jobs run in-thread"
   const [worker, main] = [jobs("worker"), jobs("main")];
   // Until the worker is ready jobs run in-thread; the first one it takes kills it.
   while (jobs("worker") === worker && Date.now() < deadline) {
-    assert.match((await checkCsr(makeCsr().csr)).publicKeyPem, /PUBLIC KEY/);
+    const ca = await memoryCa();
+    assert.match((await checkCsrAndSign(ca, makeCsr().csr, { clusterId: "cl_x", validityDays: 1 })).cert.pem, /CERTIFICATE/);
     await new Promise((r) => setTimeout(r, 50));
   }
   assert.equal(jobs("worker") - worker, 1, "one job reached the worker");
   assert.ok(jobs("main") - main >= 1, "and was redone here");
   const before = jobs("main");
   await signsAndRefuses();
-  assert.equal(jobs("main") - before, 3);
+  assert.equal(jobs("main") - before, 2);
 });
 
 test("with the pool started, jobs run on a worker with the same results", async () => {
@@ -76,11 +87,24 @@ test("with the pool started, jobs run on a worker with the same results", async 
   const deadline = Date.now() + 30_000;
   let before = jobs("worker");
   while (Date.now() < deadline) {
-    await checkCsr(makeCsr().csr);
+    await checkCsrAndSign(await memoryCa(), makeCsr().csr, { clusterId: "cl_x", validityDays: 1 });
     if (jobs("worker") > before) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   before = jobs("worker");
   await signsAndRefuses();
-  assert.equal(jobs("worker") - before, 3);
+  assert.equal(jobs("worker") - before, 2);
+});
+
+test("a worker keeps each CA it was sent and signs every job with the CA the job names", async () => {
+  // The pool from the test above: one ready worker. Two CAs, alternating, each sent once.
+  const [a, b] = [await memoryCa(), await memoryCa()];
+  const before = jobs("worker");
+  for (const ca of [a, b, a, b, a]) {
+    const { cert } = await checkCsrAndSign(ca, makeCsr().csr, { clusterId: "cl_two", validityDays: 1 });
+    const x509 = new X509Certificate(cert.pem);
+    assert.ok(x509.verify(new X509Certificate(ca.certPem).publicKey), "signed by the CA the job named");
+    assert.ok(!x509.verify(new X509Certificate((ca === a ? b : a).certPem).publicKey));
+  }
+  assert.equal(jobs("worker") - before, 5);
 });

@@ -38,6 +38,8 @@ type Entry = {
   used: boolean;
   notAfter: Date;
   issuerFingerprint: string | null;
+  /** The first certificate of a new cluster (rememberNewCertificate): at its first use there is nothing earlier to retire. */
+  firstOfCluster?: boolean;
 };
 
 // Heartbeats arrive thousands of times a second and the certificate behind them rarely
@@ -75,6 +77,28 @@ export function forgetCluster(clusterId: string) {
   for (const [fp, e] of cache) if (e.clusterId === clusterId) cache.delete(fp);
 }
 
+function remember(fingerprint: string, entry: Entry) {
+  const { cache } = state();
+  if (cache.size > 200_000) cache.clear();
+  cache.set(fingerprint, entry);
+}
+
+/**
+ * A new cluster's certificate, cached as it is issued: its first heartbeat, which follows within a
+ * second or two, then needs no lookup and marks its first use with one update (issue 12: the ramp
+ * of 10,000 new clusters). Only for a cluster registered just now, which has no other certificate.
+ */
+export function rememberNewCertificate(cert: {
+  fingerprint: string;
+  serial: string;
+  clusterId: string;
+  notAfter: Date;
+  issuerFingerprint: string;
+}) {
+  const { fingerprint, ...rest } = cert;
+  remember(fingerprint, { ...rest, revoked: false, used: false, firstOfCluster: true });
+}
+
 async function lookup(fingerprint: string): Promise<Entry | null> {
   const s = state();
   await s.revocations.get();
@@ -93,8 +117,7 @@ async function lookup(fingerprint: string): Promise<Entry | null> {
     notAfter: cert.notAfter,
     issuerFingerprint: cert.issuerFingerprint,
   };
-  if (s.cache.size > 200_000) s.cache.clear();
-  s.cache.set(fingerprint, entry);
+  remember(fingerprint, entry);
   return entry;
 }
 
@@ -159,6 +182,18 @@ export async function agentIdentity(
 export async function markFirstUse(agent: AgentIdentity): Promise<void> {
   const now = new Date();
   const client = db();
+  const cached = state().cache.get(agent.fingerprint);
+  const mark = () =>
+    client.certificate.updateMany({
+      where: { serial: agent.serial, firstUsedAt: null },
+      data: { firstUsedAt: now },
+    });
+  if (cached?.firstOfCluster && cached.serial === agent.serial) {
+    // A new cluster's only certificate: nothing before it to look for.
+    await mark();
+    cached.used = true;
+    return;
+  }
   const current = await client.certificate.findUnique({
     where: { serial: agent.serial },
     select: { createdAt: true, firstUsedAt: true },
@@ -175,11 +210,7 @@ export async function markFirstUse(agent: AgentIdentity): Promise<void> {
         select: { serial: true },
       })
     ).map((c) => c.serial);
-    const mark = client.certificate.updateMany({
-      where: { serial: agent.serial, firstUsedAt: null },
-      data: { firstUsedAt: now },
-    });
-    if (!prior.length) await mark;
+    if (!prior.length) await mark();
     else {
       const revocation = {
         clusterId: agent.clusterId,
@@ -188,7 +219,7 @@ export async function markFirstUse(agent: AgentIdentity): Promise<void> {
         note: "superseded by rotation",
         at: now,
       } as const;
-      await client.$transaction([mark, ...revocationStatements(client, revocation)]);
+      await client.$transaction([mark(), ...revocationStatements(client, revocation)]);
       forgetCertificates(prior);
     }
   }

@@ -8,7 +8,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import type { AgentIdentity } from "@/lib/server/agents/agent-identity";
 import { fleetCa } from "@/lib/server/pki/current-ca";
 import { CsrError } from "@/lib/server/pki/csr";
-import { checkCsr, signClientCertificate } from "@/lib/server/pki/signing-pool";
+import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
 import { withinRenewalGrace } from "@/lib/domain/certificates";
 
 /**
@@ -24,19 +24,17 @@ export async function rotateCertificate(agent: AgentIdentity, body: unknown): Pr
     );
   }
   const { csr } = parseWith(rotateRequestSchema, body);
-  let key;
+  const ca = await fleetCa();
+  let cert;
   try {
-    key = await checkCsr(csr);
+    ({ cert } = await checkCsrAndSign(ca, csr, {
+      clusterId: agent.clusterId,
+      validityDays: settings.certificateValidityDays,
+    }));
   } catch (err) {
     if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
     throw err;
   }
-  const ca = await fleetCa();
-  const cert = await signClientCertificate(ca, {
-    publicKeyPem: key.publicKeyPem,
-    clusterId: agent.clusterId,
-    validityDays: settings.certificateValidityDays,
-  });
   await db().$transaction(async (tx) => {
     const cluster = await tx.cluster.findUnique({ where: { id: agent.clusterId }, select: { name: true } });
     if (!cluster)

@@ -6,8 +6,8 @@ import { Worker } from "node:worker_threads";
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
-import { issueClientCertificate, type IssuedClientCertificate } from "./client-certificate";
-import { CsrError, validateCsr, type ValidatedCsr } from "./csr";
+import { checkAndSign, type CheckedAndSigned, type SignInput } from "./check-and-sign";
+import { CsrError } from "./csr";
 import type { FleetCa } from "./fleet-ca";
 
 /**
@@ -17,13 +17,17 @@ import type { FleetCa } from "./fleet-ca";
  * in-process, CLIs), or when its workers cannot run, the same functions run on the calling thread.
  */
 
-type IssueInput = Parameters<typeof issueClientCertificate>[1];
-type Job = { kind: "checkCsr"; pem: string } | { kind: "issue"; ca: FleetCa; input: IssueInput };
-export type SigningJob = { id: number } & Job;
+/**
+ * A job names its CA by fingerprint; the CA itself (keys and certificate, ~5 KB to copy) travels
+ * only with a worker's first job for it, and the worker keeps it (signing-worker.ts).
+ */
+export type SigningJob = { id: number; pem: string; caFingerprint: string; ca?: FleetCa; input: SignInput };
+export type { CheckedAndSigned };
 export type SigningResult =
-  { id: number; ok: true; value: unknown } | { id: number; ok: false; csrError: boolean; message: string };
-type Pending = { job: SigningJob; resolve: (value: unknown) => void; reject: (err: Error) => void };
-type PoolWorker = { worker: Worker; ready: boolean; pending: Map<number, Pending> };
+  { id: number; ok: true; value: CheckedAndSigned } | { id: number; ok: false; csrError: boolean; message: string };
+type Pending = { job: SigningJob; ca: FleetCa; resolve: (value: CheckedAndSigned) => void; reject: (err: Error) => void };
+/** `cas`: fingerprint -> key PEM of every CA this worker has been sent (a resealed key is sent again). */
+type PoolWorker = { worker: Worker; ready: boolean; pending: Map<number, Pending>; cas: Map<string, string> };
 
 const pool = processSingleton<{ workers: PoolWorker[]; nextId: number }>("signing-pool", () => ({ workers: [], nextId: 1 }));
 
@@ -50,7 +54,7 @@ export function startSigningPool(entry: URL, size = Math.max(1, availableParalle
       log.warn("signing worker could not start; signing on the main thread", { error: String(err) });
       continue;
     }
-    const w: PoolWorker = { worker, ready: false, pending: new Map() };
+    const w: PoolWorker = { worker, ready: false, pending: new Map(), cas: new Map() };
     // An idle worker never keeps the process alive (shutting down is the server's decision); one
     // with jobs does, or a caller without sockets (a test, a CLI) would end with its job pending.
     worker.unref();
@@ -68,7 +72,7 @@ export function startSigningPool(entry: URL, size = Math.max(1, availableParalle
       pool.workers.splice(pool.workers.indexOf(w), 1);
       log.warn("signing worker stopped; its jobs run on the main thread", { reason, workersLeft: pool.workers.length });
       // Nothing it held is lost: each job is redone here.
-      for (const p of w.pending.values()) runInThread(p.job).then(p.resolve, p.reject);
+      for (const p of w.pending.values()) runInThread(p.ca, p.job).then(p.resolve, p.reject);
       w.pending.clear();
     };
     worker.on("error", (err) => lost(String(err)));
@@ -80,36 +84,36 @@ export function startSigningPool(entry: URL, size = Math.max(1, availableParalle
 /** Stops the workers (shutdown, tests); later jobs run in-thread. */
 export async function stopSigningPool(): Promise<void> {
   const workers = pool.workers.splice(0);
-  for (const w of workers) for (const p of w.pending.values()) runInThread(p.job).then(p.resolve, p.reject);
+  for (const w of workers) for (const p of w.pending.values()) runInThread(p.ca, p.job).then(p.resolve, p.reject);
   await Promise.all(workers.map((w) => w.worker.terminate()));
 }
 
-async function runInThread(job: SigningJob): Promise<unknown> {
+async function runInThread(ca: FleetCa, job: SigningJob): Promise<CheckedAndSigned> {
   countJob("main");
-  return job.kind === "checkCsr" ? validateCsr(job.pem) : issueClientCertificate(job.ca, job.input);
+  return checkAndSign(ca, job.pem, job.input);
 }
 
-function submit(job: Job): Promise<unknown> {
+/**
+ * validateCsr (csr.ts), then issueClientCertificate (client-certificate.ts) for the CSR's key, on
+ * a worker: throws CsrError for a CSR we refuse. The certificate is signed before the caller
+ * decides whether to hand it out (a refused re-registration drops it unused): one message each
+ * way costs less than the two round trips of checking and signing apart.
+ */
+export function checkCsrAndSign(ca: FleetCa, pem: string, input: SignInput): Promise<CheckedAndSigned> {
   // The least busy ready worker; none ready (starting, or all gone): this thread.
   let best: PoolWorker | undefined;
   for (const w of pool.workers) if (w.ready && (!best || w.pending.size < best.pending.size)) best = w;
-  const full: SigningJob = { ...job, id: pool.nextId++ };
-  if (!best) return runInThread(full);
+  const job: SigningJob = { id: pool.nextId++, pem, caFingerprint: ca.fingerprint, input };
+  if (!best) return runInThread(ca, job);
   const target = best;
+  if (target.cas.get(ca.fingerprint) !== ca.keyPem) {
+    job.ca = ca;
+    target.cas.set(ca.fingerprint, ca.keyPem);
+  }
   countJob("worker");
   return new Promise((resolve, reject) => {
     if (target.pending.size === 0) target.worker.ref();
-    target.pending.set(full.id, { job: full, resolve, reject });
-    target.worker.postMessage(full);
+    target.pending.set(job.id, { job, ca, resolve, reject });
+    target.worker.postMessage(job);
   });
-}
-
-/** validateCsr (csr.ts) on a worker: throws CsrError for a CSR we refuse. */
-export function checkCsr(pem: string): Promise<ValidatedCsr> {
-  return submit({ kind: "checkCsr", pem }) as Promise<ValidatedCsr>;
-}
-
-/** issueClientCertificate (client-certificate.ts) on a worker. */
-export function signClientCertificate(ca: FleetCa, input: IssueInput): Promise<IssuedClientCertificate> {
-  return submit({ kind: "issue", ca, input }) as Promise<IssuedClientCertificate>;
 }
