@@ -31,6 +31,8 @@ export type CaState = {
 
 // Other instances start and retire rollovers: re-read the rows at most this often.
 const REFRESH_MS = 2_000;
+/** How long past REFRESH_MS the state in hand is still served while the rows are read again. */
+const SERVE_STALE_MS = 10_000;
 
 // One state per process, shared by the custom server (agent TLS port) and the Next bundle
 // (signing), which load this module separately.
@@ -63,8 +65,9 @@ function firstLoad(): Promise<FleetCa> {
 
 export async function caState(): Promise<CaState> {
   const cached = g.cached;
-  if (cached && Date.now() - cached.at < REFRESH_MS) return cached.state;
-  g.loading ??= refresh()
+  const age = cached ? Date.now() - cached.at : Infinity;
+  if (cached && age < REFRESH_MS) return cached.state;
+  const loading = (g.loading ??= refresh()
     .catch((err: unknown) => {
       // The database is away: the CAs loaded before still serve (a rollover waits for it anyway).
       const last = g.cached;
@@ -72,8 +75,10 @@ export async function caState(): Promise<CaState> {
       last.at = Date.now();
       return last.state;
     })
-    .finally(() => (g.loading = undefined));
-  return g.loading;
+    .finally(() => (g.loading = undefined)));
+  // While the rows are read again, heartbeats keep the state they had (a read can wait behind a
+  // registration wave's writes); after invalidateCaState() (age is then huge) callers wait.
+  return cached && age < REFRESH_MS + SERVE_STALE_MS ? cached.state : loading;
 }
 
 /** After this instance changed the rows: the next caState() reads them again. */

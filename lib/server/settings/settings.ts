@@ -3,26 +3,22 @@ import { DEFAULT_SETTINGS, settingsSchema, type Settings, type SettingsPatch } f
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { Snapshot } from "@/lib/server/agents/snapshot";
 
-// Hot paths (heartbeats) read settings on every call; a short cache keeps that off the
-// database while other instances still see a change within this time.
+// Hot paths (heartbeats) read settings on every call: one shared snapshot keeps that off the
+// database (one query per CACHE_MS, not one per caller) while other instances still see a change
+// within about this time; while the database is away it keeps the settings read before.
 const CACHE_MS = 2_000;
-// One cache per process: the agent port's direct paths and the Next bundle load this module
-// separately, and a change saved through one must reset the cache both read.
-const g = processSingleton("settings-cache", () => ({ cached: null as { at: number; value: Settings } | null }));
+// One per process: the agent port's direct paths and the Next bundle load this module
+// separately, and a change saved through one must reset what both read.
+const snapshot = () => processSingleton("settings-cache", () => new Snapshot(loadSettings, CACHE_MS));
 
-export async function getSettings(): Promise<Settings> {
-  const cache = g.cached;
-  if (cache && Date.now() - cache.at < CACHE_MS) return cache.value;
-  let rows: { key: string; value: string }[];
-  try {
-    rows = await db().setting.findMany();
-  } catch (err) {
-    // The database is away: keep answering with the settings read before (heartbeats go on).
-    if (!cache) throw err;
-    cache.at = Date.now();
-    return cache.value;
-  }
+export function getSettings(): Promise<Settings> {
+  return snapshot().get();
+}
+
+async function loadSettings(): Promise<Settings> {
+  const rows = await db().setting.findMany();
   const stored: Record<string, unknown> = {};
   for (const row of rows) {
     try {
@@ -36,7 +32,6 @@ export async function getSettings(): Promise<Settings> {
     const one = settingsSchema.shape[key].safeParse(stored[key]);
     if (one.success) (value as Record<string, unknown>)[key] = one.data;
   }
-  g.cached = { at: Date.now(), value };
   return value;
 }
 
@@ -61,6 +56,6 @@ export async function updateSettings(actor: Actor, patch: SettingsPatch): Promis
       );
     }
   });
-  g.cached = null;
+  snapshot().invalidate();
   return next;
 }
