@@ -2,7 +2,7 @@ import "server-only";
 import { bearerToken } from "@/lib/server/auth/bearer";
 import type http from "node:http";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
-import { readJson, readJsonStream } from "@/lib/server/api/read-body";
+import { readJson, readJsonNode } from "@/lib/server/api/read-body";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
 import { requireAgentPort } from "./agent-port";
@@ -86,9 +86,8 @@ function encode(reply: ProtocolReply): { text: string; headers: Record<string, s
 export function dispatchNode(req: http.IncomingMessage, res: http.ServerResponse): void {
   // Only a few headers are read: no need to copy every header into a Headers object.
   const headers = { get: (name: string) => (req.headers[name] as string | undefined) ?? null };
-  // Keep the stream open on an early exit so an oversized body still gets its 413.
-  const readBody = () =>
-    readJsonStream(req.iterator({ destroyOnReturn: false }), req.headers["content-length"], req.headers["content-type"]);
+  // An oversized body is left open (not destroyed) so it still gets its 413.
+  const readBody = () => readJsonNode(req);
   dispatch({ method: req.method ?? "GET", url: req.url ?? "/", headers, readBody })
     .catch((err: unknown) => errorReply(err))
     .then((reply) => {
