@@ -87,4 +87,101 @@ export const heartbeatRequestSchema = z.object({
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 
+// The schema costs a tenth of a heartbeat's main-thread time, and nearly every heartbeat is the
+// same plain shape. plainHeartbeat checks that shape by hand and builds what the schema would
+// give (keys in the schema's order, defaults filled, `v` taken off Kubernetes versions). Anything
+// else (an unknown key, an acknowledgement with a reason, any doubt at all) is null: the schema
+// decides, so every refusal and its error are the schema's own.
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>) => Object.keys(o).every((k) => allowed.has(k));
+const isCount = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= 1_000_000;
+const isNumberIn = (v: unknown, max: number) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= max;
+const isText = (v: unknown, min: number, max: number): v is string => typeof v === "string" && v.length >= min && v.length <= max;
+const isSemver = (v: unknown): v is string => isText(v, 0, 64) && SEMVER.test(v);
+const kubernetesVersion = (v: unknown): string | null => {
+  if (!isText(v, 0, 64)) return null;
+  const bare = v.replace(/^v/, "");
+  return SEMVER.test(bare) ? bare : null;
+};
+
+const HEARTBEAT_KEYS = new Set(Object.keys(heartbeatRequestSchema.shape));
+const POOL_KEYS = new Set(Object.keys(nodePoolReportSchema.shape));
+const WORKLOAD_KEYS = new Set(["pods", "namespaces", "userPods"]);
+const HEALTH_KEYS = new Set(["apiServer", "logs", "metrics"]);
+const POLICY_KEYS = new Set(["appliedRevision"]);
+
+function plainPool(v: unknown): NodePoolReport | null {
+  if (!isObject(v) || !onlyKeys(v, POOL_KEYS)) return null;
+  if (!isText(v.name, 1, 63) || !isCount(v.nodeCount) || !isCount(v.readyNodes)) return null;
+  const pool: NodePoolReport = { name: v.name, nodeCount: v.nodeCount as number, readyNodes: v.readyNodes as number };
+  if ("kubeletVersion" in v) {
+    const kubelet = kubernetesVersion(v.kubeletVersion);
+    if (kubelet === null) return null;
+    pool.kubeletVersion = kubelet;
+  }
+  if ("instanceType" in v) {
+    if (!isText(v.instanceType, 0, 100)) return null;
+    pool.instanceType = v.instanceType;
+  }
+  if ("cpuCores" in v) {
+    if (!isNumberIn(v.cpuCores, 1_000_000)) return null;
+    pool.cpuCores = v.cpuCores as number;
+  }
+  if ("memoryGiB" in v) {
+    if (!isNumberIn(v.memoryGiB, 100_000_000)) return null;
+    pool.memoryGiB = v.memoryGiB as number;
+  }
+  return pool;
+}
+
+/** The plain heartbeat as heartbeatRequestSchema would parse it, or null to leave it to the schema. */
+export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
+  if (!isObject(v) || !onlyKeys(v, HEARTBEAT_KEYS) || !isSemver(v.agentVersion)) return null;
+  const kubernetes = kubernetesVersion(v.kubernetesVersion);
+  if (kubernetes === null) return null;
+  let nodePools: NodePoolReport[] = [];
+  if ("nodePools" in v) {
+    if (!Array.isArray(v.nodePools) || v.nodePools.length > 200) return null;
+    nodePools = [];
+    const names = new Set<string>();
+    for (const p of v.nodePools) {
+      const pool = plainPool(p);
+      if (!pool || names.has(pool.name)) return null;
+      names.add(pool.name);
+      nodePools.push(pool);
+    }
+  }
+  const out: HeartbeatRequest = { agentVersion: v.agentVersion, kubernetesVersion: kubernetes, nodePools } as HeartbeatRequest;
+  if ("workloads" in v) {
+    const w = v.workloads;
+    if (!isObject(w) || !onlyKeys(w, WORKLOAD_KEYS) || !isCount(w.pods) || !isCount(w.namespaces)) return null;
+    if ("userPods" in w && !isCount(w.userPods)) return null;
+    out.workloads = {
+      pods: w.pods as number,
+      namespaces: w.namespaces as number,
+      ...("userPods" in w ? { userPods: w.userPods as number } : {}),
+    };
+  }
+  if ("capabilities" in v) {
+    const c = v.capabilities;
+    if (!Array.isArray(c) || c.length > 50 || !c.every((t) => isText(t, 1, 64))) return null;
+    out.capabilities = [...(c as string[])];
+  }
+  const h = v.health;
+  if (!isObject(h) || !onlyKeys(h, HEALTH_KEYS) || !API_SERVER_HEALTH.includes(h.apiServer as never)) return null;
+  if (typeof h.logs !== "boolean" || typeof h.metrics !== "boolean") return null;
+  out.health = { apiServer: h.apiServer as (typeof API_SERVER_HEALTH)[number], logs: h.logs, metrics: h.metrics };
+  if ("policy" in v) {
+    const p = v.policy;
+    if (!isObject(p) || !onlyKeys(p, POLICY_KEYS) || !("appliedRevision" in p)) return null;
+    if (p.appliedRevision !== null && !isText(p.appliedRevision, 0, 64)) return null;
+    out.policy = { appliedRevision: p.appliedRevision };
+  }
+  // Acknowledgements with a reason (objects) are rare: the schema trims and checks those.
+  const acks = "acks" in v ? v.acks : [];
+  if (!Array.isArray(acks) || acks.length > 100 || !acks.every((a) => isText(a, 1, 64))) return null;
+  out.acks = [...(acks as string[])];
+  return out;
+}
+
 export const rotateRequestSchema = z.object({ csr: csrSchema });

@@ -24,20 +24,28 @@ const UNKEEPABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
  * cannot store, as its dotted path; null when there is none. Requests are refused with it at the
  * edge rather than failing their insert.
  */
-export function unstorableTextPath(value: unknown, path: (string | number)[] = []): string | null {
-  const at = (p: (string | number)[]) => p.join(".") || "(body)";
-  if (typeof value === "string") return UNKEEPABLE.test(value) ? at(path) : null;
+export function unstorableTextPath(value: unknown): string | null {
+  const path: (string | number)[] = [];
+  return unstorableIn(value, path) ? path.join(".") || "(body)" : null;
+}
+
+// Walks every request body on the hot path (heartbeats): no allocation unless something is found.
+// On true, `path` holds where (a key's own path is that of the object that holds it).
+function unstorableIn(value: unknown, path: (string | number)[]): boolean {
+  if (typeof value === "string") return UNKEEPABLE.test(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = unstorableTextPath(value[i], [...path, i]);
-      if (found) return found;
+      path.push(i);
+      if (unstorableIn(value[i], path)) return true;
+      path.pop();
     }
   } else if (value && typeof value === "object") {
-    for (const [key, v] of Object.entries(value)) {
-      if (UNKEEPABLE.test(key)) return at(path);
-      const found = unstorableTextPath(v, [...path, key]);
-      if (found) return found;
+    for (const key of Object.keys(value)) {
+      if (UNKEEPABLE.test(key)) return true;
+      path.push(key);
+      if (unstorableIn((value as Record<string, unknown>)[key], path)) return true;
+      path.pop();
     }
   }
-  return null;
+  return false;
 }

@@ -3,7 +3,7 @@
 // numbers; asserts nothing. Loopback only.
 //   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 64)
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -37,6 +37,44 @@ const heartbeat = JSON.stringify(
   }),
 );
 
+/**
+ * CPU seconds process `pid` has used so far: its main thread (where requests are answered) and
+ * all its threads. Linux /proc; null elsewhere. Steadier than throughput on a shared machine.
+ */
+function cpuOf(pid: number | undefined): { main: number; all: number } | null {
+  if (!pid) return null;
+  try {
+    const ticks = (stat: string) => {
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in USER_HZ (100)
+    };
+    return {
+      main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")),
+      all: ticks(readFileSync(`/proc/${pid}/stat`, "utf8")),
+    };
+  } catch {
+    return null;
+  }
+}
+
+type Measured = LoadResult & { cpu: string };
+
+/** runLoad, plus the server's CPU per answered request over the measured window (after the warm-up). */
+async function measure(targets: Target[], pid: number | undefined): Promise<Measured> {
+  const at: { before?: ReturnType<typeof cpuOf> } = {};
+  const warmup = setTimeout(() => (at.before = cpuOf(pid)), 2000);
+  const r = await runLoad(targets, SECONDS, 2);
+  clearTimeout(warmup);
+  const before = at.before;
+  const after = cpuOf(pid);
+  const us = (a: number, b: number) => ((a - b) * 1e6) / Math.max(1, r.requests);
+  const cpu =
+    before && after
+      ? `  server CPU/req main ${us(after.main, before.main).toFixed(0)} us, all ${us(after.all, before.all).toFixed(0)} us`
+      : "";
+  return { ...r, cpu };
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const s = net.createServer().listen(0, "127.0.0.1", () => {
@@ -46,7 +84,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function bare(): Promise<LoadResult> {
+async function bare(): Promise<Measured> {
   const store = new Map<string, string>();
   const ca = await loadOrCreateFleetCa({
     get: async (n) => store.get(n) ?? null,
@@ -87,7 +125,7 @@ async function bare(): Promise<LoadResult> {
     });
   }
   try {
-    return await runLoad(targets, SECONDS);
+    return await measure(targets, child.pid);
   } finally {
     child.kill("SIGTERM");
     targets.forEach((t) => t.agent.destroy());
@@ -114,10 +152,10 @@ export async function registerAgents(server: FleetServer, count: number): Promis
   return targets;
 }
 
-async function fleet(server: FleetServer): Promise<LoadResult> {
+async function fleet(server: FleetServer): Promise<Measured> {
   const targets = await registerAgents(server, CONNECTIONS);
   try {
-    return await runLoad(targets, SECONDS);
+    return await measure(targets, server.pid());
   } finally {
     targets.forEach((t) => t.agent.destroy());
   }
@@ -126,7 +164,7 @@ async function fleet(server: FleetServer): Promise<LoadResult> {
 async function main() {
   console.log(`bench:heartbeat  ${CONNECTIONS} connections, ${SECONDS}s per run (after 2s warm-up), loopback\n`);
   const base = await bare();
-  console.log(`bare mutual-TLS   ${fmt(base)}`);
+  console.log(`bare mutual-TLS   ${fmt(base)}${base.cpu}`);
   const engines: ("sqlite" | "postgres")[] = ["sqlite"];
   if (await postgresReachable()) engines.push("postgres");
   else console.log("postgres          not reachable: skipped");
@@ -137,7 +175,7 @@ async function main() {
       const r = await fleet(server);
       const ratio = r.rps / base.rps;
       console.log(
-        `heartbeat ${engine.padEnd(8)}${fmt(r)}  ratio ${ratio.toFixed(2)} (goal ${engine === "sqlite" ? "0.5" : "0.4"})`,
+        `heartbeat ${engine.padEnd(8)}${fmt(r)}  ratio ${ratio.toFixed(2)} (goal ${engine === "sqlite" ? "0.5" : "0.45"})${r.cpu}`,
       );
     } finally {
       await server.stop();

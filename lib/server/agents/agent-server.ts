@@ -129,6 +129,40 @@ function resumedCertificate(socket: TLSSocket, trusted: X509Certificate[]): X509
   return cert && Date.parse(cert.validFrom) <= Date.now() && chainsTo(cert, trusted) ? cert : null;
 }
 
+/** A connection's own client certificate as an identity; past `expiresAt` (ms) it counts as expired. */
+type ConnectionIdentity = { fingerprint: string; serial: string; expiresAt: number };
+
+/**
+ * The identity a connection's own certificate gives, or null (then a trusted proxy's header may
+ * give one). It cannot change during the connection (renegotiation is refused on this port), so
+ * it is worked out once per connection and trust list: getPeerCertificate builds a fresh object
+ * on every call, which per request was a fifth of a heartbeat's main-thread time.
+ */
+function connectionIdentity(socket: TLSSocket, trusted: X509Certificate[]): ConnectionIdentity | null {
+  const of = (fingerprint256: string, serial: string, expiresAt: number) => ({
+    fingerprint: fingerprintOf(fingerprint256),
+    serial,
+    expiresAt,
+  });
+  if (socket.isSessionReused()) {
+    const cert = resumedCertificate(socket, trusted);
+    return cert ? of(cert.fingerprint256, cert.serialNumber, Date.parse(cert.validTo)) : null;
+  }
+  if (socket.authorized) {
+    // OpenSSL's verdict at the handshake stands for the connection, as it always has.
+    const peer = socket.getPeerCertificate();
+    return peer?.fingerprint256 && peer.serialNumber ? of(peer.fingerprint256, peer.serialNumber, Infinity) : null;
+  }
+  if (String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
+    // (Node sets authorizationError to OpenSSL's code string, whatever its type declares.)
+    // Expired but otherwise ours: checked again here rather than trusting OpenSSL's first error.
+    const peer = socket.getPeerCertificate();
+    const cert = peer?.raw ? new X509Certificate(peer.raw) : null;
+    if (cert && chainsTo(cert, trusted)) return of(cert.fingerprint256, cert.serialNumber, -Infinity);
+  }
+  return null;
+}
+
 /**
  * The agent port: HTTPS whose client certificates are requested but optional (registration has
  * none yet). A certificate that chains to a fleet CA and is within its validity becomes the
@@ -144,8 +178,8 @@ export function createAgentServer(
   ticketKey: Buffer,
 ): AgentServer {
   const proxies = trustedProxies(proxyCidrs);
-  // Resumed sessions' certificates, checked once per connection and trust list (resumedCertificate).
-  const resumed = new WeakMap<TLSSocket, { version: string; cert: X509Certificate | null }>();
+  // Each connection's own identity, worked out once per connection and trust list (connectionIdentity).
+  const identities = new WeakMap<TLSSocket, { version: string; identity: ConnectionIdentity | null }>();
   let servingFingerprint = state.serving.fingerprint;
   let identity = issueServerCertificate(state.serving, hostnames);
   let version = state.version;
@@ -168,25 +202,11 @@ export function createAgentServer(
     stripUntrustedForwarding(req, proxies, address);
     req.headers[IDENTITY_HEADERS.agentPort] = "1";
     const socket = req.socket as TLSSocket;
-    const reused = socket.isSessionReused();
-    let resumedCert: X509Certificate | null = null;
-    if (reused) {
-      let seen = resumed.get(socket);
-      if (seen?.version !== version) resumed.set(socket, (seen = { version, cert: resumedCertificate(socket, trusted) }));
-      resumedCert = seen.cert;
-    }
-    if (resumedCert) {
-      const expired = Date.now() > Date.parse(resumedCert.validTo);
-      setIdentity(req, fingerprintOf(resumedCert.fingerprint256), resumedCert.serialNumber, expired);
-    } else if (!reused && socket.authorized) {
-      const peer = socket.getPeerCertificate();
-      if (peer?.fingerprint256 && peer.serialNumber) setIdentity(req, fingerprintOf(peer.fingerprint256), peer.serialNumber);
-    } else if (!reused && String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
-      // (Node sets authorizationError to OpenSSL's code string, whatever its type declares.)
-      // Expired but otherwise ours: checked again here rather than trusting OpenSSL's first error.
-      const peer = socket.getPeerCertificate();
-      const cert = peer?.raw ? new X509Certificate(peer.raw) : null;
-      if (cert && chainsTo(cert, trusted)) setIdentity(req, fingerprintOf(cert.fingerprint256), cert.serialNumber, true);
+    let seen = identities.get(socket);
+    if (seen?.version !== version) identities.set(socket, (seen = { version, identity: connectionIdentity(socket, trusted) }));
+    const own = seen.identity;
+    if (own) {
+      setIdentity(req, own.fingerprint, own.serial, Date.now() > own.expiresAt);
     } else if (isTrustedProxy(proxies, address)) {
       // A TLS-terminating proxy's own connection, resumed or not, carries the agent's certificate here.
       const header = req.headers["x-forwarded-client-cert"];
@@ -198,12 +218,14 @@ export function createAgentServer(
     else handle(req, res);
   }) as AgentServer;
 
-  // Whether resumption works (behind a load balancer too) shows in /api/metrics.
-  server.on("secureConnection", (socket: TLSSocket) =>
+  server.on("secureConnection", (socket: TLSSocket) => {
+    // Agents never renegotiate; refusing it keeps a connection's certificate the one of its handshake.
+    socket.disableRenegotiation();
+    // Whether resumption works (behind a load balancer too) shows in /api/metrics.
     incCounter(TLS_HANDSHAKES, "TLS handshakes on the agent port, by whether a session was resumed.", {
       resumed: String(socket.isSessionReused()),
-    }),
-  );
+    });
+  });
 
   server.applyCaState = (next) => {
     if (next.version === version && next.serving.fingerprint === servingFingerprint) return;

@@ -2,7 +2,7 @@ import "server-only";
 import { bearerToken } from "@/lib/server/auth/bearer";
 import type http from "node:http";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
-import { readJson, readJsonStream } from "@/lib/server/api/read-body";
+import { readJson, readJsonNode } from "@/lib/server/api/read-body";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
 import { requireAgentPort } from "./agent-port";
@@ -39,7 +39,7 @@ export function isProtocolPath(url: string): boolean {
 
 async function run(entry: ProtocolHandler, req: ProtocolRequest): Promise<ProtocolReply> {
   if (entry.auth !== "public") requireAgentPort(req.headers);
-  const ctx = { sourceAddress: req.headers.get(IDENTITY_HEADERS.remoteAddress), body: req.readBody };
+  const ctx = { sourceAddress: req.headers.get(IDENTITY_HEADERS.remoteAddress), body: () => req.readBody() };
   switch (entry.auth) {
     case "public":
       return entry.handle(ctx);
@@ -82,14 +82,30 @@ function encode(reply: ProtocolReply): { text: string; headers: Record<string, s
   return { text, headers: { "content-type": "application/json", ...reply.headers } };
 }
 
+/**
+ * A Node request as dispatch sees it. Only a few headers are read: no need to copy every header
+ * into a Headers object (and a class, not closures per request: every heartbeat makes one).
+ */
+class NodeProtocolRequest implements ProtocolRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Pick<Headers, "get"> = this;
+  constructor(private readonly req: http.IncomingMessage) {
+    this.method = req.method ?? "GET";
+    this.url = req.url ?? "/";
+  }
+  get(name: string): string | null {
+    return (this.req.headers[name] as string | undefined) ?? null;
+  }
+  // An oversized body is left open (not destroyed) so it still gets its 413.
+  readBody(): Promise<unknown> {
+    return readJsonNode(this.req);
+  }
+}
+
 /** The agent port's door: a Node request straight to the table, without Next. */
 export function dispatchNode(req: http.IncomingMessage, res: http.ServerResponse): void {
-  // Only a few headers are read: no need to copy every header into a Headers object.
-  const headers = { get: (name: string) => (req.headers[name] as string | undefined) ?? null };
-  // Keep the stream open on an early exit so an oversized body still gets its 413.
-  const readBody = () =>
-    readJsonStream(req.iterator({ destroyOnReturn: false }), req.headers["content-length"], req.headers["content-type"]);
-  dispatch({ method: req.method ?? "GET", url: req.url ?? "/", headers, readBody })
+  dispatch(new NodeProtocolRequest(req))
     .catch((err: unknown) => errorReply(err))
     .then((reply) => {
       const { text, headers: out } = encode(reply);

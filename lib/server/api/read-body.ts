@@ -1,4 +1,5 @@
 import "server-only";
+import type http from "node:http";
 import type { z } from "zod";
 import { unstorableTextPath } from "@/lib/domain/storable-text";
 import { ApiError } from "./errors";
@@ -19,17 +20,14 @@ export async function readJson(req: Request, limit = MAX_BODY_BYTES): Promise<un
   );
 }
 
-/** The same for any byte stream (a Node IncomingMessage on the agent port's direct path). */
+/** The same for any byte stream. */
 export async function readJsonStream(
   stream: AsyncIterable<Uint8Array>,
   contentLength: string | null | undefined,
   contentType: string | null | undefined,
   limit = MAX_BODY_BYTES,
 ): Promise<unknown> {
-  if (Number(contentLength ?? "0") > limit) throw tooLarge(limit);
-  if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
-    throw new ApiError("unsupported_media_type", "Send the body as application/json.");
-  }
+  checkHeaders(contentLength, contentType, limit);
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
@@ -40,10 +38,64 @@ export async function readJsonStream(
     }
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    // The client went away part-way (Node's "aborted", ECONNRESET): its fault, not a server error.
-    throw new ApiError("invalid_request", "The request body ended before Content-Length was reached.");
+    throw cutShort();
   }
-  const text = Buffer.concat(chunks).toString("utf8");
+  return parseJson(chunks);
+}
+
+/**
+ * The same for a Node request (the agent port's direct path), read from its events: an async
+ * iterator costs a few promises per chunk, on every heartbeat. A body refused part-way is left
+ * unread, not destroyed, so the refusal can still be answered (the caller closes the connection).
+ */
+export function readJsonNode(req: http.IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    checkHeaders(req.headers["content-length"], req.headers["content-type"], limit);
+    const chunks: Buffer[] = [];
+    // Already read to its end, or gone: as the stream reader would see it.
+    if (req.readableEnded) return resolve(parseJson(chunks));
+    if (req.destroyed) return reject(cutShort());
+    let size = 0;
+    const done = (err: ApiError | null) => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+      if (err) {
+        req.pause();
+        reject(err);
+      } else {
+        try {
+          resolve(parseJson(chunks));
+        } catch (e) {
+          reject(e);
+        }
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) done(tooLarge(limit));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => done(null);
+    const onError = () => done(cutShort());
+    // Closed before its end: the client went away (Node does not always say so with an error).
+    const onClose = () => done(cutShort());
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
+}
+
+function checkHeaders(contentLength: string | null | undefined, contentType: string | null | undefined, limit: number) {
+  if (Number(contentLength ?? "0") > limit) throw tooLarge(limit);
+  if (contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+    throw new ApiError("unsupported_media_type", "Send the body as application/json.");
+  }
+}
+
+// The client went away part-way (Node's "aborted", ECONNRESET): its fault, not a server error.
+const cutShort = () => new ApiError("invalid_request", "The request body ended before Content-Length was reached.");
+
+function parseJson(chunks: Uint8Array[]): unknown {
+  const one = chunks.length === 1 ? chunks[0]! : null;
+  const bytes = one ? Buffer.from(one.buffer, one.byteOffset, one.byteLength) : Buffer.concat(chunks);
+  const text = bytes.toString("utf8");
   if (text.trim() === "") throw new ApiError("invalid_request", "The request body is empty; send a JSON object.");
   try {
     return JSON.parse(text);
@@ -69,7 +121,21 @@ export function fieldDetails(error: z.ZodError) {
   });
 }
 
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what = "request body"): z.infer<T> {
+/**
+ * `plain`: a hand-written check of the common shape that gives what the schema would, or null to
+ * let the schema decide (and word any refusal).
+ */
+export function parseWith<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  what = "request body",
+  plain?: (value: unknown) => z.infer<T> | null,
+): z.infer<T> {
+  const fast = plain?.(value);
+  if (fast) {
+    refuseUnstorable(fast, what);
+    return fast;
+  }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const details = fieldDetails(parsed.error);

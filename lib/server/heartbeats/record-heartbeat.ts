@@ -1,5 +1,5 @@
 import "server-only";
-import { heartbeatRequestSchema } from "@/lib/domain/agent-protocol";
+import { heartbeatRequestSchema, plainHeartbeat } from "@/lib/domain/agent-protocol";
 import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
@@ -28,7 +28,7 @@ export type HeartbeatResponse = {
  * the reported facts queued for the batched writer.
  */
 export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Promise<HeartbeatResponse> {
-  const hb = parseWith(heartbeatRequestSchema, body);
+  const hb = parseWith(heartbeatRequestSchema, body, "request body", plainHeartbeat);
   const now = new Date();
   const settings = await getSettings();
   if (agent.firstUse) {
