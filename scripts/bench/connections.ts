@@ -37,6 +37,12 @@ const MB = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
 const KB = (b: number) => `${(b / 1024).toFixed(1)} KB`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** CPU time (user + system) the process has used, in ms (clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
 }
@@ -179,13 +185,20 @@ async function real() {
       agents.map((a) => a.client),
       INTERVAL,
     );
+    const cpuBefore = cpuMsOf(server.pid()!);
     await sleep(HOLD_MS);
+    const cpuMs = cpuMsOf(server.pid()!) - cpuBefore;
     const after: Record<string, number> = { ...(await metricsMemory(server.consoleUrl)), rss: rssOf(server.pid()!) };
     if (dir) await snapshot(server.pid()!, dir);
     stop(holder.child);
     console.log(`real server (${server.db.engine}), ${N} clusters heartbeating every ${INTERVAL} s (${holder.opened}):`);
     for (const k of ["rss", "heap_used", "heap_total", "external", "array_buffers"])
       console.log(`  ${k.padEnd(13)} ${MB(before[k]!)} -> ${MB(after[k]!)}, ${KB((after[k]! - before[k]!) / N)} per cluster`);
+    // What a setting that saves memory costs in CPU (the GC working harder): per heartbeat.
+    const heartbeats = INTERVAL > 0 ? (N * HOLD_MS) / 1000 / INTERVAL : 0;
+    console.log(
+      `  server CPU while holding: ${(cpuMs / (HOLD_MS / 1000) / 10).toFixed(1)} % of a core, ${heartbeats ? (cpuMs / heartbeats).toFixed(3) : "-"} ms per heartbeat`,
+    );
   } finally {
     await server.stop();
   }
