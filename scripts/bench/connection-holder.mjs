@@ -44,25 +44,25 @@ const open = (client) =>
       resolve(null);
     });
   });
+// Each connection heartbeats from its first answer on, as an agent does: one left idle while the
+// rest open would outlive the server's keep-alive timeout and be closed before the reading.
+const heartbeat = (s) =>
+  interval > 0 && setInterval(() => !s.destroyed && s.write(request), interval * 1000 * (0.9 + Math.random() * 0.2));
 let next = 0;
 const started = Date.now();
 await Promise.all(
   Array.from({ length: 64 }, async () => {
     while (next < clients.length) {
       const s = await open(clients[next++]);
-      if (s) sockets.push(s);
+      if (s) {
+        sockets.push(s);
+        heartbeat(s);
+      }
     }
   }),
 );
 process.stdout.write(
   `opened ${sockets.length} in ${Date.now() - started} ms, ${errors} errors, answers ${JSON.stringify(Object.fromEntries(statuses))}\n`,
 );
-if (interval > 0)
-  sockets.forEach((s, i) =>
-    setTimeout(
-      () => setInterval(() => !s.destroyed && s.write(request), interval * 1000),
-      (i * interval * 1000) / sockets.length,
-    ),
-  );
 process.stdin.resume();
 process.stdin.on("end", () => process.exit(0));
