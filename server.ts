@@ -18,6 +18,7 @@ import { startJobs } from "@/lib/server/jobs/job-runner";
 import { log, setLogLevel } from "@/lib/server/log";
 import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
 import { startSigningPool } from "@/lib/server/pki/signing-pool";
+import { warmConsole, warmupBaseUrl } from "@/lib/server/console-warmup";
 
 async function main() {
   let config;
@@ -62,6 +63,11 @@ async function main() {
   consoleServer.keepAliveTimeout = 65_000;
   await listen(consoleServer, config.PORT, config.HOST);
   log.info("console listening", { url: `http://${displayHost(config.HOST)}:${config.PORT}`, database: config.database.dialect });
+  // The first render of the console's routes runs their code for the first time (~1 s): done
+  // here, on loopback, so the first person to open the console does not wait for it. Beside
+  // readiness, not before it: this process also answers the agents, whose heartbeats after a
+  // restart matter more than a warm console, and an operator opens the console seconds later.
+  void warmConsole(warmupBaseUrl(config.HOST, config.PORT));
 
   const cas = await caState();
   const agentServer = createAgentServer(

@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { execFileSync, spawn } from "node:child_process";
+import { SERVER_NODE_FLAGS } from "./server-node-flags.mjs";
 
 // Air-gapped by design: Next's anonymous telemetry would only try, and fail, to reach out.
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
@@ -55,9 +56,13 @@ if (!process.env.FLEET_CA_KEK && !process.env.FLEET_CA_KEK_FILE) {
   chmodSync(kekFile, 0o600);
   kekEnv.FLEET_CA_KEK_FILE = kekFile;
 }
-const child = spawn(process.execPath, ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"], {
-  stdio: "inherit",
-  env: { ...process.env, ...kekEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },
-});
+const child = spawn(
+  process.execPath,
+  [...SERVER_NODE_FLAGS, "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
+  {
+    stdio: "inherit",
+    env: { ...process.env, ...kekEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },
+  },
+);
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -9,6 +9,8 @@ import path from "node:path";
 import { call, type AgentResponse, type ClientCert } from "./agent-client";
 import { sessionCookie } from "./console-session";
 import { createTestDatabase, type TestDatabase } from "./test-database";
+// The flags the product runs with (scripts/start.mjs), so tests and benchmarks run what ships.
+import { SERVER_NODE_FLAGS } from "../../scripts/server-node-flags.mjs";
 
 export const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
 /** The key-encryption key test servers seal their CA with (pass FLEET_CA_KEK: "" for none). */
@@ -118,7 +120,15 @@ export async function startFleetServer(
     const c: ChildProcess = spawn(
       process.execPath,
       // opts.nodeArgs, or FLEET_SERVER_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=prof" to profile a bench.
-      [...(opts.nodeArgs ?? nodeArgs()), "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
+      [
+        ...SERVER_NODE_FLAGS,
+        ...(opts.nodeArgs ?? nodeArgs()),
+        "--import",
+        "./scripts/register-hooks.mjs",
+        "--import",
+        "tsx",
+        "server.ts",
+      ],
       {
         env: { ...childEnv, ...extra },
         stdio: ["ignore", "pipe", "pipe"],

@@ -83,10 +83,33 @@ function renderEventLoopDelay(out: string[]) {
   h.reset();
 }
 
+/**
+ * Where this process's memory is: the V8 heap (our objects), `external` (memory V8 objects hold
+ * outside the heap), and the rest of `rss`, which is native (OpenSSL's per-connection state, the
+ * allocator). A connected agent costs mostly native memory (README "Memory per connected cluster").
+ */
+function renderMemory(out: string[]) {
+  const m = process.memoryUsage();
+  const name = "fleet_process_memory_bytes";
+  out.push(
+    `# HELP ${name} This process's memory: resident set, V8 heap used and total, external, array buffers.`,
+    `# TYPE ${name} gauge`,
+  );
+  for (const [kind, bytes] of [
+    ["rss", m.rss],
+    ["heap_used", m.heapUsed],
+    ["heap_total", m.heapTotal],
+    ["external", m.external],
+    ["array_buffers", m.arrayBuffers],
+  ] as const)
+    out.push(`${name}{kind="${kind}"} ${bytes}`);
+}
+
 /** This instance's counters and histograms in the text exposition format. */
 export function renderOwnMetrics(): string[] {
   const out: string[] = [];
   renderEventLoopDelay(out);
+  renderMemory(out);
   for (const [name, c] of state().counters) {
     out.push(`# HELP ${name} ${c.help}`, `# TYPE ${name} counter`);
     for (const v of c.values.values()) out.push(`${name}${formatLabels(v.labels)} ${v.value}`);
