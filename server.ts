@@ -67,7 +67,7 @@ async function main() {
   // here, on loopback, so the first person to open the console does not wait for it. Beside
   // readiness, not before it: this process also answers the agents, whose heartbeats after a
   // restart matter more than a warm console, and an operator opens the console seconds later.
-  void warmConsole(warmupBaseUrl(config.HOST, config.PORT));
+  if (config.CONSOLE_WARMUP === "on") void warmConsole(warmupBaseUrl(config.HOST, config.PORT));
 
   const cas = await caState();
   const agentServer = createAgentServer(

@@ -66,6 +66,8 @@ const schema = z.object({
   AGENT_IMAGE: z.string().min(1).default("fleet-registry/agent:0.1.0"),
   /** Background jobs (status sweeper). Off for processes that only serve. */
   FLEET_WORKERS: z.enum(["on", "off"]).default("on"),
+  /** Request the console's first pages once after a start, so the first visitor finds them warm. */
+  CONSOLE_WARMUP: z.enum(["on", "off"]).default("on"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Check every admin API answer against its contract (lib/contracts); default: on unless NODE_ENV=production. */
   CHECK_API_RESPONSES: z.enum(["on", "off"]).optional(),

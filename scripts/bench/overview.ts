@@ -200,7 +200,7 @@ function stats(values: number[]) {
 async function main() {
   const engine = process.env.TEST_ENGINE || "sqlite";
   console.log(`bench:overview  ${CLUSTERS.toLocaleString()} clusters, ${engine}, Chromium ${CHROMIUM}, loopback\n`);
-  const server = await startFleetServer({ LOG_LEVEL: "warn" });
+  const server = await startFleetServer({ LOG_LEVEL: "warn", CONSOLE_WARMUP: "on" });
   let browser: Browser | null = null;
   try {
     const settings = await server.api("PATCH", "/api/v1/settings", { notReadyThresholdSeconds: THRESHOLD_SECONDS });

@@ -149,6 +149,7 @@ async function main(): Promise<number> {
     {
       LOG_LEVEL: "warn",
       CHECK_API_RESPONSES: "off",
+      CONSOLE_WARMUP: "on", // as shipped
       // One source address registers the whole fleet: the per-address limit is not what is measured.
       REGISTRATION_RATE_PER_MINUTE: "1000000",
       REGISTRATION_RATE_BURST: "100000",

@@ -103,6 +103,8 @@ export async function startFleetServer(
     ...process.env,
     NODE_ENV: "production",
     NEXT_TELEMETRY_DISABLED: "1",
+    // ~1.5 s of CPU per start, and tests start many servers (console-warmup.test.ts turns it on).
+    CONSOLE_WARMUP: "off",
     HOST: "127.0.0.1",
     PORT: String(consolePort),
     AGENT_PORT: String(agentPort),

@@ -13,7 +13,7 @@ test(
   "after a start the console warms up by itself, and /api/metrics shows where the memory is",
   { timeout: 120_000 },
   async () => {
-    const server = await startFleetServer({ LOG_LEVEL: "info" });
+    const server = await startFleetServer({ LOG_LEVEL: "info", CONSOLE_WARMUP: "on" });
     try {
       for (const until = Date.now() + 30_000; !/console warmed up/.test(server.logs()) && Date.now() < until;) await sleep(200);
       assert.match(server.logs(), /console warmed up/);
