@@ -24,5 +24,5 @@ RUN mkdir -p /app/data && chown 65532:65532 /app/data
 USER 65532:65532
 EXPOSE 3000 8443
 # server.ts migrates, bootstraps and serves both ports; tsx runs it (a dependency, not a dev one).
-# The flags are those of scripts/server-node-flags.mjs (memory per connected cluster).
-CMD ["node", "--optimize-for-size", "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"]
+# Node flags, if any, are those of scripts/server-node-flags.mjs (none today; it says why).
+CMD ["node", "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"]
