@@ -1,4 +1,5 @@
 import "server-only";
+import type { TokenRow as TokenViewRow } from "@/lib/server/tokens/token-view";
 import { randomId, digestsEqual, parseCredential, sha256Hex } from "@/lib/server/auth/secrets";
 import { registerRequestSchema, type RegisterRequest } from "@/lib/domain/agent-protocol";
 import { labelValue, missingRequiredLabels, type Labels } from "@/lib/domain/labels";
@@ -54,18 +55,8 @@ const EXHAUSTED_MESSAGE = "The registration token has registered as many cluster
 // of the main thread (its query compiler and result mapping), raw ~0.1 ms (issue 12 B4).
 const placeholder = (n: number) => (dialect() === "postgres" ? `$${n}` : "?");
 
-type TokenRow = {
-  id: string;
-  name: string;
-  secretHash: string;
-  expiresAt: Date;
-  maxClusters: number;
-  usedClusters: number;
-  allowedLabels: string | null;
-  fixedLabels: string;
-  revokedAt: Date | null;
-  clusterId: string | null;
-};
+/** The token as registration reads it: the columns the console shows, and the secret's hash. */
+type TokenRow = Omit<TokenViewRow, "description" | "createdAt"> & { secretHash: string };
 
 async function findToken(id: string): Promise<TokenRow | null> {
   const rows = await db().$queryRawUnsafe<TokenRow[]>(
