@@ -9,7 +9,7 @@ import { after, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
 import { loadOrCreateFleetCa } from "@/lib/server/pki/fleet-ca";
 import { CsrError } from "@/lib/server/pki/csr";
-import { checkCsrAndSign, startSigningPool, stopSigningPool } from "@/lib/server/pki/signing-pool";
+import { checkCsrAndSign, signingPoolSize, startSigningPool, stopSigningPool } from "@/lib/server/pki/signing-pool";
 import { renderOwnMetrics } from "@/lib/server/metrics/registry";
 import { setLogLevel } from "@/lib/server/log";
 
@@ -107,4 +107,31 @@ test("a worker keeps each CA it was sent and signs every job with the CA the job
     assert.ok(!x509.verify(new X509Certificate((ca === a ? b : a).certPem).publicKey));
   }
   assert.equal(jobs("worker") - before, 5);
+});
+
+/** Signs until a job has run on a worker (workers start in-thread-first, ready in a second or so). */
+async function untilAWorkerSigns() {
+  const deadline = Date.now() + 30_000;
+  const before = jobs("worker");
+  while (jobs("worker") === before && Date.now() < deadline) {
+    await checkCsrAndSign(await memoryCa(), makeCsr().csr, { clusterId: "cl_idle", validityDays: 1 });
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(jobs("worker") > before, "a worker took a job");
+}
+
+test("an idle pool retires its workers and the next job starts them again", async () => {
+  await stopSigningPool();
+  startSigningPool(ENTRY, 1, 300);
+  await untilAWorkerSigns();
+  assert.deepEqual(signingPoolSize(), { running: 1, size: 1 });
+  const deadline = Date.now() + 10_000;
+  while (signingPoolSize().running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(signingPoolSize(), { running: 0, size: 1 }, "retired after 300 ms without a job");
+  // Wanted again: the job that finds no worker runs here and starts one; later ones use it.
+  const before = jobs("main");
+  await checkCsrAndSign(await memoryCa(), makeCsr().csr, { clusterId: "cl_idle", validityDays: 1 });
+  assert.equal(jobs("main") - before, 1);
+  assert.equal(signingPoolSize().running, 1);
+  await untilAWorkerSigns();
 });
