@@ -5,6 +5,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { DeregistrationStep } from "@/lib/domain/deregistration";
 import type { Labels } from "@/lib/domain/labels";
 import type { ClusterStatus } from "@/lib/domain/status";
+import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
 import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
 import {
@@ -55,6 +56,8 @@ export const PAGE_SIZE = 50;
 
 export type ClusterFilters = {
   status?: ClusterStatus;
+  health?: HealthFilter;
+  enrollment?: EnrollmentFilter;
   selector?: string;
   group?: string;
   q?: string;
@@ -74,6 +77,8 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
   const text = (name: string) => params.get(name)?.trim() || undefined;
   return {
     status: oneOf(LIST_STATUSES, params.get("status")),
+    health: oneOf(HEALTH_FILTERS, params.get("health")),
+    enrollment: oneOf(ENROLLMENT_FILTERS, params.get("enrollment")),
     selector: text("selector"),
     group: text("group"),
     q: text("q"),
@@ -87,6 +92,8 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
 export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
   const params = new URLSearchParams();
   if (f.status) params.set("status", f.status);
+  if (f.health) params.set("health", f.health);
+  if (f.enrollment) params.set("enrollment", f.enrollment);
   if (f.selector) params.set("selector", f.selector);
   if (f.group) params.set("group", f.group);
   if (f.q) params.set("q", f.q);
