@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { DeregistrationStep } from "@/lib/domain/deregistration";
+import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import type { Labels } from "@/lib/domain/labels";
 import type { ClusterStatus } from "@/lib/domain/status";
 import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
@@ -58,6 +59,7 @@ export type ClusterFilters = {
   status?: ClusterStatus;
   health?: HealthFilter;
   enrollment?: EnrollmentFilter;
+  blockedOn?: ChecklistKey;
   selector?: string;
   group?: string;
   q?: string;
@@ -79,6 +81,7 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
     status: oneOf(LIST_STATUSES, params.get("status")),
     health: oneOf(HEALTH_FILTERS, params.get("health")),
     enrollment: oneOf(ENROLLMENT_FILTERS, params.get("enrollment")),
+    blockedOn: oneOf(CHECKLIST_KEYS, params.get("blockedOn")),
     selector: text("selector"),
     group: text("group"),
     q: text("q"),
@@ -94,6 +97,7 @@ export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
   if (f.status) params.set("status", f.status);
   if (f.health) params.set("health", f.health);
   if (f.enrollment) params.set("enrollment", f.enrollment);
+  if (f.blockedOn) params.set("blockedOn", f.blockedOn);
   if (f.selector) params.set("selector", f.selector);
   if (f.group) params.set("group", f.group);
   if (f.q) params.set("q", f.q);

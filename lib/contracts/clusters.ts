@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { clusterNameSchema } from "@/lib/domain/agent-protocol";
 import { ENROLLMENT_FILTERS, HEALTH_FILTERS } from "@/lib/domain/cluster-reason";
+import { CHECKLIST_KEYS } from "@/lib/domain/enrollment";
 import { labelsSchema } from "@/lib/domain/labels";
 import { checkSelectorText } from "@/lib/domain/selector";
 import { TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
@@ -19,6 +20,8 @@ export const listClustersQuerySchema = z.object({
   health: z.enum(HEALTH_FILTERS).optional(),
   /** enrolled (every checklist item passes) or blocked */
   enrollment: z.enum(ENROLLMENT_FILTERS).optional(),
+  /** not enrolled because this checklist item does not pass (as of the last enrollment evaluation) */
+  blockedOn: z.enum(CHECKLIST_KEYS).optional(),
   selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),

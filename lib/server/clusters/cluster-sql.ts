@@ -9,6 +9,7 @@ import {
   type StatusCondition,
   type StatusRule,
 } from "@/lib/domain/status";
+import type { ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import { db, dialect } from "@/lib/server/db/client";
 
@@ -26,6 +27,8 @@ export type ClusterFilter = {
   /** heartbeat health (lifecycle phases aside), flapping or degraded (lib/domain/cluster-reason.ts) */
   health?: HealthFilter;
   enrollment?: EnrollmentFilter;
+  /** not enrolled, held back by this checklist item (lib/server/lifecycle/enrollment.ts stores each item's state) */
+  blockedOn?: ChecklistKey;
   /** free text: part of the name, or the start of the id */
   text?: string;
 };
@@ -225,6 +228,12 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
   if (filter.selector?.length) terms.push(sql`c."id" IN (${selectorIds(filter.selector)})`);
   if (filter.status) terms.push(statusCondition(filter.status, now, thresholdSeconds));
   if (filter.health) terms.push(healthCondition(filter.health, now, rules));
+  if (filter.blockedOn) {
+    // The evaluator stores JSON.stringify({ [key]: { state, since } }), so a passing item reads
+    // exactly so; a cluster it has not evaluated yet is blocked on everything.
+    const passing = `%${JSON.stringify(filter.blockedOn)}:{"state":"pass"%`;
+    terms.push(sql`c."enrolledAt" IS NULL AND (c."enrollment" IS NULL OR c."enrollment" NOT LIKE ${passing})`);
+  }
   if (filter.enrollment)
     terms.push(filter.enrollment === "enrolled" ? sql`c."enrolledAt" IS NOT NULL` : sql`c."enrolledAt" IS NULL`);
   if (filter.text) {
@@ -271,7 +280,7 @@ export async function clusterPage(
   flappingThresholdPerHour = DEFAULT_SETTINGS.flappingThresholdPerHour,
 ): Promise<ClusterPage> {
   const where = whereClause(filter, now, { notReadyThresholdSeconds: thresholdSeconds, flappingThresholdPerHour });
-  const exact = !filter.status && !filter.health && !filter.enrollment && !filter.text;
+  const exact = !filter.status && !filter.health && !filter.enrollment && !filter.blockedOn && !filter.text;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);

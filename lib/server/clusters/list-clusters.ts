@@ -54,7 +54,7 @@ export async function listClusters(q: ListClustersQuery): Promise<ClusterList> {
   const selector = await selectionSelector(q);
   const offset = decodeCursor(q.cursor);
   const page = await clusterPage(
-    { selector, status: q.status, health: q.health, enrollment: q.enrollment, text: q.q },
+    { selector, status: q.status, health: q.health, enrollment: q.enrollment, blockedOn: q.blockedOn, text: q.q },
     { sort: q.sort, order: q.order, offset, limit: q.limit },
     now,
     notReadyThresholdSeconds,
