@@ -315,6 +315,11 @@ export async function matchingClusters(selector: Selector): Promise<{ id: string
   );
 }
 
+/** How many clusters match a health filter (the Overview's flapping and degraded counts). */
+export async function countHealth(health: HealthFilter, now: Date, rules: FilterRules): Promise<number> {
+  return countOf(sql`SELECT count(*) AS n FROM "Cluster" c ${whereClause({ health }, now, rules)}`);
+}
+
 /** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */
 export async function longestNotReady(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
   const rows = await query<{ id: string }>(
