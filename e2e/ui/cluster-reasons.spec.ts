@@ -47,7 +47,13 @@ async function flappingCluster(id: string, name: string) {
   for (let i = 0; i < 6; i++) {
     await execSql(
       `INSERT INTO "ClusterEvent" ("clusterId", "clusterName", "kind", "fromValue", "toValue", "reason", "at") VALUES (?, ?, 'status', ?, ?, 'e2e', ?)`,
-      [id, name, i % 2 ? "NotReady" : "Ready", i % 2 ? "Ready" : "NotReady", sqlTimestamp(new Date(Date.now() - (i + 1) * 5 * 60_000))],
+      [
+        id,
+        name,
+        i % 2 ? "NotReady" : "Ready",
+        i % 2 ? "Ready" : "NotReady",
+        sqlTimestamp(new Date(Date.now() - (i + 1) * 5 * 60_000)),
+      ],
     );
   }
 }
