@@ -9,6 +9,9 @@ import { registerThroughAgentPort } from "../support/agent-api";
 import { okJson, uniqueName } from "../support/agent-process";
 import { execSql, sqlTimestamp } from "../support/database";
 
+// Four page loads, the first of each page cold, on a shared 2-core runner: generous waits.
+const slow = expect.configure({ timeout: 30_000 });
+
 const LABELS = { env: "e2e", region: "local" };
 
 async function registered(admin: APIRequestContext, playwright: PlaywrightWorkerArgs["playwright"], name: string) {
@@ -70,7 +73,7 @@ for (const viewport of [
       apiAs,
       playwright,
     }) => {
-      test.setTimeout(60_000);
+      test.setTimeout(150_000);
       const admin = await apiAs("admin");
       const staleName = uniqueName(`e2e-stale-${viewport.name}`);
       const flapName = uniqueName(`e2e-flap-${viewport.name}`);
@@ -82,38 +85,42 @@ for (const viewport of [
       // The list says why, in the reason column.
       await page.goto(`/clusters?q=${staleName}`);
       const staleRow = page.locator(`[data-cluster-id="${staleId}"]`);
-      await expect(staleRow.getByTestId("cluster-reasons")).toContainText("no heartbeat for 16 min");
-      await expect(staleRow.getByText("NotReady", { exact: true })).toBeVisible();
+      await slow(staleRow.getByTestId("cluster-reasons")).toContainText(/no heartbeat for 1\d min/);
+      await slow(staleRow.getByText("NotReady", { exact: true })).toBeVisible();
 
       // Overview's flapping count opens the list filtered by health.
       await page.goto("/");
       const flapping = page.getByTestId("health-flapping");
-      await expect(flapping).toBeVisible();
+      await slow(flapping).toBeVisible();
       await flapping.click();
-      await expect(page).toHaveURL(/\/clusters\?health=flapping$/);
-      await expect(page.getByLabel("Health")).toHaveValue("flapping");
+      await slow(page).toHaveURL(/\/clusters\?health=flapping$/);
+      await slow(page.getByLabel("Health")).toHaveValue("flapping");
       const flapRow = page.locator(`[data-cluster-id="${flapId}"]`);
-      await expect(flapRow.getByTestId("cluster-reasons")).toContainText(/flapping — [67] changes in the last hour/);
-      await expect(page.locator(`[data-cluster-id="${staleId}"]`)).toHaveCount(0);
+      await slow(flapRow.getByTestId("cluster-reasons")).toContainText(/flapping — [67] changes in the last hour/);
+      await slow(page.locator(`[data-cluster-id="${staleId}"]`)).toHaveCount(0);
 
       // The NotReady cluster's page: every reported fact greyed, "as of" its last heartbeat.
       await page.goto(`/clusters/${staleId}`);
-      await expect(page.getByTestId("cluster-reasons").first()).toContainText("no heartbeat for 16 min");
+      await slow(page.getByTestId("cluster-reasons").first()).toContainText(/no heartbeat for 1\d min/);
       const asOf = page.getByTestId("as-of");
-      await expect(asOf).toHaveCount(2);
-      await expect(asOf.first()).toContainText(/as of .+ \(16 min ago\)/);
+      await slow(asOf).toHaveCount(2);
+      await slow(asOf.first()).toContainText(/as of .+ \(1\d min ago\)/);
       const stale = page.locator('[data-stale="true"]');
-      await expect(stale).toHaveCount(2);
-      await expect(stale.first()).toContainText("ok");
-      await expect(stale.first()).toContainText("42 pods");
-      await expect(stale.nth(1)).toContainText("pool-stale");
-      expect(await stale.first().evaluate((el) => getComputedStyle(el).filter)).toContain("grayscale");
+      await slow(stale).toHaveCount(2);
+      // The health card (API server "ok", versions, workloads) and the node pools table.
+      const health = stale.filter({ hasText: "42 pods" });
+      await slow(health).toContainText("ok");
+      await slow(health).toContainText("1.31.4");
+      await slow(stale.filter({ hasText: "pool-stale" })).toHaveCount(1);
+      expect(await health.evaluate((el) => getComputedStyle(el).filter)).toContain("grayscale");
 
       // A Ready cluster's facts are current: nothing greyed.
+      // (Its heartbeat is refreshed first: this test may have run past the NotReady threshold.)
+      await execSql(`UPDATE "Cluster" SET "lastHeartbeatAt" = ? WHERE "id" = ?`, [sqlTimestamp(), flapId]);
       await page.goto(`/clusters/${flapId}`);
-      await expect(page.getByRole("heading", { name: flapName })).toBeVisible();
-      await expect(page.getByTestId("as-of")).toHaveCount(0);
-      await expect(page.locator('[data-stale="true"]')).toHaveCount(0);
+      await slow(page.getByRole("heading", { name: flapName })).toBeAttached();
+      await slow(page.getByTestId("as-of")).toHaveCount(0);
+      await slow(page.locator('[data-stale="true"]')).toHaveCount(0);
     });
   });
 }
