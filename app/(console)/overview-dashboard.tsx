@@ -8,6 +8,7 @@ import { LiveIndicator } from "@/components/ui/live-indicator";
 import { NeedsAttention } from "@/components/overview/needs-attention";
 import { RegistrationSuccess } from "@/components/overview/registration-success";
 import { StatusCountCards } from "@/components/overview/status-count-cards";
+import { HealthLinks } from "@/components/overview/health-links";
 import { ThresholdNote } from "@/components/clusters/threshold-note";
 import { Card } from "@/components/ui/card";
 import { EnrollmentSummary } from "@/components/overview/enrollment-summary";
@@ -68,7 +69,10 @@ export function OverviewDashboard({ canMint }: { canMint: boolean }) {
         <FleetEmptyState canMint={canMint} />
       ) : (
         <div className="space-y-6">
-          <StatusCountCards counts={o.counts} />
+          <div className="space-y-2">
+            <StatusCountCards counts={o.counts} />
+            <HealthLinks health={o.health} />
+          </div>
           <div className="grid grid-cols-2 gap-6">
             <Card title="Heartbeats per second" action={<CurrentRate />} className="min-w-0">
               <HeartbeatRateChart minutes={o.heartbeatsPerMinute} now={o.now} />

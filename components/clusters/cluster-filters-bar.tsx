@@ -4,12 +4,22 @@ import { useCallback } from "react";
 import { LIST_STATUSES, type ClusterFilters, type ClusterGroupSummary } from "@/lib/client/clusters";
 import { selectorProblem } from "@/lib/domain/selector";
 import type { ClusterStatus } from "@/lib/domain/status";
+import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
 import { inputClass } from "@/components/ui/field";
 import { DebouncedInput } from "./debounced-input";
 
-type FilterPatch = Partial<Pick<ClusterFilters, "status" | "selector" | "group" | "q">>;
+type FilterPatch = Partial<Pick<ClusterFilters, "status" | "health" | "enrollment" | "blockedOn" | "selector" | "group" | "q">>;
 
-/** The list's filters: free text, label selector, status and group. */
+const HEALTH_LABELS: Record<HealthFilter, string> = {
+  ready: "Ready",
+  notReady: "Not ready",
+  pending: "Pending",
+  flapping: "Flapping",
+  degraded: "Degraded",
+};
+const ENROLLMENT_LABELS: Record<EnrollmentFilter, string> = { enrolled: "Enrolled", blocked: "Blocked (not enrolled)" };
+
+/** The list's filters: free text, label selector, status, health, enrollment and group. */
 export function ClusterFiltersBar({
   filters,
   groups,
@@ -27,13 +37,13 @@ export function ClusterFiltersBar({
     <form
       role="search"
       aria-label="Filter clusters"
-      className="grid grid-cols-12 items-start gap-3"
+      className="grid grid-cols-2 items-start gap-3 md:grid-cols-12"
       onSubmit={(e) => e.preventDefault()}
     >
-      <div className="col-span-3">
+      <div className="col-span-2 md:col-span-4">
         <DebouncedInput label="Search" type="search" value={filters.q ?? ""} onCommit={setQ} placeholder="Name or id" />
       </div>
-      <div className="col-span-5">
+      <div className="col-span-2 md:col-span-8">
         <DebouncedInput
           label="Label selector"
           value={filters.selector ?? ""}
@@ -45,7 +55,7 @@ export function ClusterFiltersBar({
           mono
         />
       </div>
-      <label className="col-span-2 block space-y-1.5">
+      <label className="col-span-1 block space-y-1.5 md:col-span-3">
         <span className="block text-sm font-medium">Status</span>
         <select
           className={inputClass}
@@ -60,7 +70,37 @@ export function ClusterFiltersBar({
           ))}
         </select>
       </label>
-      <label className="col-span-2 block space-y-1.5">
+      <label className="col-span-1 block space-y-1.5 md:col-span-3">
+        <span className="block text-sm font-medium">Health</span>
+        <select
+          className={inputClass}
+          value={filters.health ?? ""}
+          onChange={(e) => onChange({ health: (e.target.value || undefined) as HealthFilter | undefined })}
+        >
+          <option value="">Any health</option>
+          {HEALTH_FILTERS.map((h) => (
+            <option key={h} value={h}>
+              {HEALTH_LABELS[h]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="col-span-1 block space-y-1.5 md:col-span-3">
+        <span className="block text-sm font-medium">Enrollment</span>
+        <select
+          className={inputClass}
+          value={filters.enrollment ?? ""}
+          onChange={(e) => onChange({ enrollment: (e.target.value || undefined) as EnrollmentFilter | undefined })}
+        >
+          <option value="">Any enrollment</option>
+          {ENROLLMENT_FILTERS.map((v) => (
+            <option key={v} value={v}>
+              {ENROLLMENT_LABELS[v]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="col-span-1 block space-y-1.5 md:col-span-3">
         <span className="block text-sm font-medium">Group</span>
         <select
           className={inputClass}
@@ -78,6 +118,20 @@ export function ClusterFiltersBar({
           ))}
         </select>
       </label>
+      {filters.blockedOn && (
+        <p className="col-span-2 flex items-center gap-2 text-sm md:col-span-12">
+          <span>
+            Not enrolled, blocked on <code className="font-mono text-xs">{filters.blockedOn}</code>
+          </span>
+          <button
+            type="button"
+            onClick={() => onChange({ blockedOn: undefined })}
+            className="rounded px-1.5 text-sky-700 hover:underline dark:text-sky-400"
+          >
+            Remove<span className="sr-only"> the blocked-on filter</span>
+          </button>
+        </p>
+      )}
     </form>
   );
 }

@@ -5,12 +5,15 @@ import type { ClusterListItem, ListSort, SortOrder } from "@/lib/client/clusters
 import { StatusBadge } from "@/components/ui/status-badge";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { LabelChips } from "@/components/ui/label-chips";
+import { ClusterReasons } from "./cluster-reasons";
 
 type Column = { key: string; label: string; sort?: ListSort; className?: string };
 
 const COLUMNS: Column[] = [
-  { key: "name", label: "Name", sort: "name", className: "w-[26%]" },
+  { key: "name", label: "Name", sort: "name", className: "w-[20%]" },
   { key: "status", label: "Status", sort: "status", className: "w-[11%]" },
+  // Why the cluster is not plainly healthy (lib/domain/cluster-reason.ts, worded in cluster-reasons.tsx).
+  { key: "reason", label: "Reason", className: "w-[18%]" },
   { key: "labels", label: "Labels" },
   { key: "lastSeen", label: "Last seen", sort: "lastHeartbeatAt", className: "w-[12%]" },
   { key: "kubernetes", label: "Kubernetes", className: "w-[10%]" },
@@ -80,6 +83,9 @@ export function ClustersTable({
               </td>
               <td className={cell}>
                 <StatusBadge status={c.status} />
+              </td>
+              <td className={cell}>
+                <ClusterReasons reasons={c.reasons} />
               </td>
               <td className={`${cell} py-2`}>
                 <LabelChips labels={c.labels} max={2} nowrap first={requiredLabels} />

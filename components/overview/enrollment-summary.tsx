@@ -1,6 +1,8 @@
 import Link from "next/link";
 import type { Overview } from "@/lib/client/overview";
 
+const linkClass = "font-medium text-sky-700 hover:underline dark:text-sky-400";
+
 /** The enrolled share of the fleet, and how many clusters each checklist item holds back. */
 export function EnrollmentSummary({ enrollment }: { enrollment: Overview["enrollment"] }) {
   if (!enrollment) {
@@ -20,9 +22,19 @@ export function EnrollmentSummary({ enrollment }: { enrollment: Overview["enroll
           <span className="text-lg text-slate-500">%</span>
         </p>
         <p className="text-sm text-slate-600 dark:text-slate-400">
-          <span className="tabular-nums">{enrollment.enrolled.toLocaleString()}</span> of{" "}
-          <span className="tabular-nums">{enrollment.total.toLocaleString()}</span> clusters enrolled (every checklist item
-          passes)
+          <Link href="/clusters?enrollment=enrolled" prefetch={false} className={linkClass}>
+            <span className="tabular-nums">{enrollment.enrolled.toLocaleString()}</span> of{" "}
+            <span className="tabular-nums">{enrollment.total.toLocaleString()}</span> clusters enrolled
+          </Link>{" "}
+          (every checklist item passes)
+          {enrollment.total > enrollment.enrolled && (
+            <>
+              {" · "}
+              <Link href="/clusters?enrollment=blocked" prefetch={false} className={linkClass} data-testid="enrollment-blocked">
+                <span className="tabular-nums">{(enrollment.total - enrollment.enrolled).toLocaleString()}</span> blocked
+              </Link>
+            </>
+          )}
         </p>
         <div className="mt-2 h-2 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-800" aria-hidden>
           <div className="h-full rounded-full bg-emerald-500" style={{ width: `${share}%` }} />
@@ -35,7 +47,11 @@ export function EnrollmentSummary({ enrollment }: { enrollment: Overview["enroll
           {blocked.map(([key, n]) => (
             <li key={key} className="flex items-center justify-between gap-3">
               <span className="truncate text-slate-700 dark:text-slate-300">{enrollment.labels[key] ?? key}</span>
-              <Link href="/clusters" className="tabular-nums font-medium text-sky-700 hover:underline dark:text-sky-400">
+              <Link
+                href={`/clusters?blockedOn=${encodeURIComponent(key)}`}
+                prefetch={false}
+                className={`tabular-nums ${linkClass}`}
+              >
                 {n.toLocaleString()} blocked
               </Link>
             </li>

@@ -3,8 +3,10 @@
 import { useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { DeregistrationStep } from "@/lib/domain/deregistration";
+import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import type { Labels } from "@/lib/domain/labels";
 import type { ClusterStatus } from "@/lib/domain/status";
+import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
 import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
 import {
@@ -55,6 +57,9 @@ export const PAGE_SIZE = 50;
 
 export type ClusterFilters = {
   status?: ClusterStatus;
+  health?: HealthFilter;
+  enrollment?: EnrollmentFilter;
+  blockedOn?: ChecklistKey;
   selector?: string;
   group?: string;
   q?: string;
@@ -74,6 +79,9 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
   const text = (name: string) => params.get(name)?.trim() || undefined;
   return {
     status: oneOf(LIST_STATUSES, params.get("status")),
+    health: oneOf(HEALTH_FILTERS, params.get("health")),
+    enrollment: oneOf(ENROLLMENT_FILTERS, params.get("enrollment")),
+    blockedOn: oneOf(CHECKLIST_KEYS, params.get("blockedOn")),
     selector: text("selector"),
     group: text("group"),
     q: text("q"),
@@ -87,6 +95,9 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
 export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
   const params = new URLSearchParams();
   if (f.status) params.set("status", f.status);
+  if (f.health) params.set("health", f.health);
+  if (f.enrollment) params.set("enrollment", f.enrollment);
+  if (f.blockedOn) params.set("blockedOn", f.blockedOn);
   if (f.selector) params.set("selector", f.selector);
   if (f.group) params.set("group", f.group);
   if (f.q) params.set("q", f.q);

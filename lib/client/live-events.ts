@@ -117,8 +117,11 @@ export function applyLiveEvent(client: QueryClient, type: string, data: unknown,
         const filters = query.queryKey[2] as ClusterFilters | undefined;
         // A page filtered or sorted by status may have gained or lost rows; and a page being
         // fetched right now may have been read before this transition and would overwrite it.
-        if (filters?.status || filters?.sort === "status" || query.state.fetchStatus === "fetching") {
+        if (filters?.status || filters?.health || filters?.sort === "status" || query.state.fetchStatus === "fetching") {
           later(query.queryKey, SOON_MS);
+        } else if ((query.state.data as ClusterList | undefined)?.items.some((c) => c.id === e.clusterId)) {
+          // The row's status is patched above; its reasons (worded by the server) follow slowly.
+          later(query.queryKey, SLOWLY_MS);
         }
       }
       setIfChanged(client, queryKeys.clusters.detail(e.clusterId), (d: ClusterDetail | undefined) => detailWithStatus(d, e));

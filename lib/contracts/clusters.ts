@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { clusterNameSchema } from "@/lib/domain/agent-protocol";
+import { ENROLLMENT_FILTERS, HEALTH_FILTERS } from "@/lib/domain/cluster-reason";
+import { CHECKLIST_KEYS } from "@/lib/domain/enrollment";
 import { labelsSchema } from "@/lib/domain/labels";
 import { checkSelectorText } from "@/lib/domain/selector";
 import { TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
@@ -14,6 +16,12 @@ export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status
 
 export const listClustersQuerySchema = z.object({
   status: clusterStatusSchema.optional(),
+  /** ready / notReady / pending (heartbeat health, lifecycle phases aside), flapping, degraded */
+  health: z.enum(HEALTH_FILTERS).optional(),
+  /** enrolled (every checklist item passes) or blocked */
+  enrollment: z.enum(ENROLLMENT_FILTERS).optional(),
+  /** not enrolled because this checklist item does not pass (as of the last enrollment evaluation) */
+  blockedOn: z.enum(CHECKLIST_KEYS).optional(),
   selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),
@@ -56,6 +64,17 @@ export const heartbeatsQuerySchema = z.object({
 // ---------------------------------------------------------------------------------------------
 // Responses
 
+/** Why a cluster is not plainly healthy (lib/domain/cluster-reason.ts), most serious first. */
+export const clusterReasonSchema = z.discriminatedUnion("code", [
+  z.object({ code: z.literal("pending") }),
+  z.object({ code: z.literal("noHeartbeat"), since: isoTime }),
+  z.object({ code: z.literal("apiServerDown") }),
+  z.object({ code: z.literal("degraded") }),
+  z.object({ code: z.literal("flapping"), changes: z.number() }),
+  z.object({ code: z.literal("missingLabels"), keys: z.array(z.string()) }),
+  z.object({ code: z.literal("notEnrolled") }),
+]);
+
 export const clusterListItemSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -66,6 +85,7 @@ export const clusterListItemSchema = z.object({
   agentVersion: z.string().nullable(),
   kubernetesVersion: z.string().nullable(),
   registeredAt: isoTime.nullable(),
+  reasons: z.array(clusterReasonSchema),
 });
 export type ClusterListItem = z.infer<typeof clusterListItemSchema>;
 
@@ -135,6 +155,8 @@ export const clusterDetailSchema = clusterListItemSchema.extend({
   groups: z.array(idName),
   events: z.array(clusterEventSchema),
   notReadyThresholdSeconds: z.number(),
+  /** When the agent's reports were last current, once they are not (NotReady or stale); null while current. */
+  factsAsOf: isoTime.nullable(),
 });
 export type ClusterDetail = z.infer<typeof clusterDetailSchema>;
 

@@ -20,6 +20,8 @@ export const overviewSchema = z.object({
   now: isoTime,
   counts: statusCountsSchema,
   notReadyThresholdSeconds: z.number(),
+  /** clusters flapping (more than the setting's status changes in the last hour) and with a degraded API server */
+  health: z.object({ flapping: z.number(), degraded: z.number(), flappingThresholdPerHour: z.number() }),
   heartbeatsPerMinute: z.array(z.object({ at: isoTime, count: z.number() })),
   statusHistory: z.array(
     z.object({ at: isoTime, Ready: z.number(), NotReady: z.number(), Pending: z.number(), Draining: z.number() }),

@@ -4,8 +4,12 @@ import { healthStatus } from "./status";
 // The enrollment checklist: a cluster is enrolled only when every item passes. A pure function
 // of stored facts, so the console, the API and the change gate agree.
 
+/** The checklist's items, in the order enrollmentChecklist lists them. */
+export const CHECKLIST_KEYS = ["registered", "ready", "heartbeat", "labels", "groups", "policies", "logs", "metrics"] as const;
+export type ChecklistKey = (typeof CHECKLIST_KEYS)[number];
+
 export type ChecklistState = "pass" | "fail" | "pending";
-export type ChecklistItem = { key: string; label: string; ok: boolean; state: ChecklistState; reason: string };
+export type ChecklistItem = { key: ChecklistKey; label: string; ok: boolean; state: ChecklistState; reason: string };
 
 export type EnrollmentFacts = {
   registeredAt: Date | null;
@@ -20,7 +24,7 @@ export type EnrollmentFacts = {
   metricsReporting: boolean | null;
 };
 
-function item(key: string, label: string, state: ChecklistState, reason: string): ChecklistItem {
+function item(key: ChecklistKey, label: string, state: ChecklistState, reason: string): ChecklistItem {
   return { key, label, ok: state === "pass", state, reason };
 }
 

@@ -16,6 +16,8 @@ export const settingsSchema = z.object({
   certificateRenewalGraceDays: z.number().int().min(0).max(365),
   /** How long an agent has to acknowledge `disconnect` before removal may be forced. */
   disconnectTimeoutSeconds: z.number().int().min(5).max(86_400),
+  /** A cluster with more status changes than this in the last hour is flapping (list filter, reasons, notifications). */
+  flappingThresholdPerHour: z.number().int().min(1).max(120),
   // Retention (README, Retention): rows older than this are pruned by the background jobs.
   /** Heartbeats per minute per cluster and the fleet's status counts per minute (the charts). */
   heartbeatHistoryRetentionDays: z.number().int().min(1).max(90),
@@ -48,6 +50,8 @@ export const DEFAULT_SETTINGS: Settings = {
   certificateValidityDays: 30,
   certificateRenewalGraceDays: 30,
   disconnectTimeoutSeconds: 120,
+  // Two full NotReady-and-back cycles an hour is bad luck; more is a pattern worth a look.
+  flappingThresholdPerHour: 4,
   // The longest chart reads 7 days, and this is by far the largest table (one row per cluster
   // per minute): more would only grow the database.
   heartbeatHistoryRetentionDays: 7,

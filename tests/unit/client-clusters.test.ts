@@ -6,6 +6,9 @@ describe("cluster list filters in the URL", () => {
   test("round-trip through the query string", () => {
     const f = {
       status: "NotReady",
+      health: "flapping",
+      enrollment: "blocked",
+      blockedOn: "labels",
       selector: "env=prod,region in (eu,us),!legacy",
       group: "g1",
       q: "eu",
@@ -21,10 +24,15 @@ describe("cluster list filters in the URL", () => {
   });
 
   test("unknown statuses and sorts fall back instead of reaching the API", () => {
-    const f = filtersFromSearchParams(new URLSearchParams("status=Exploded&sort=color&order=sideways&q=%20%20"));
+    const f = filtersFromSearchParams(
+      new URLSearchParams("status=Exploded&health=wobbly&enrollment=maybe&sort=color&order=sideways&q=%20%20"),
+    );
     assert.deepEqual(f, {
       ...DEFAULT_FILTERS,
       status: undefined,
+      health: undefined,
+      enrollment: undefined,
+      blockedOn: undefined,
       selector: undefined,
       group: undefined,
       q: undefined,

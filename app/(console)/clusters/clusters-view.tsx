@@ -60,7 +60,15 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
     [filters, go],
   );
   const sortBy = (column: ListSort) => changeFilters(nextSort(filters, column));
-  const filtered = !!(filters.status || filters.selector || filters.group || filters.q);
+  const filtered = !!(
+    filters.status ||
+    filters.health ||
+    filters.enrollment ||
+    filters.blockedOn ||
+    filters.selector ||
+    filters.group ||
+    filters.q
+  );
   const data = list.data;
   const pageIndex = filters.cursor && before.length === 0 ? null : before.length;
 
@@ -132,7 +140,17 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
             {filtered && (
               <Button
                 variant="ghost"
-                onClick={() => changeFilters({ status: undefined, selector: undefined, group: undefined, q: undefined })}
+                onClick={() =>
+                  changeFilters({
+                    status: undefined,
+                    health: undefined,
+                    enrollment: undefined,
+                    blockedOn: undefined,
+                    selector: undefined,
+                    group: undefined,
+                    q: undefined,
+                  })
+                }
               >
                 Clear filters
               </Button>

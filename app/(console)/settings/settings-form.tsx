@@ -20,6 +20,7 @@ function toDraft(s: Settings): Draft {
     certificateValidityDays: String(s.certificateValidityDays),
     certificateRenewalGraceDays: String(s.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: String(s.disconnectTimeoutSeconds),
+    flappingThresholdPerHour: String(s.flappingThresholdPerHour),
     heartbeatHistoryRetentionDays: String(s.heartbeatHistoryRetentionDays),
     statusEventRetentionDays: String(s.statusEventRetentionDays),
     registrationAttemptRetentionDays: String(s.registrationAttemptRetentionDays),
@@ -38,6 +39,7 @@ function fromDraft(d: Draft) {
     certificateValidityDays: Number(d.certificateValidityDays),
     certificateRenewalGraceDays: Number(d.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: Number(d.disconnectTimeoutSeconds),
+    flappingThresholdPerHour: Number(d.flappingThresholdPerHour),
     heartbeatHistoryRetentionDays: Number(d.heartbeatHistoryRetentionDays),
     statusEventRetentionDays: Number(d.statusEventRetentionDays),
     registrationAttemptRetentionDays: Number(d.registrationAttemptRetentionDays),
@@ -129,6 +131,16 @@ function Editor({ current }: { current: Settings }) {
             onChange={set("disconnectTimeoutSeconds")}
             hint="How long an agent has to acknowledge disconnect before removal may be forced."
             error={errors.disconnectTimeoutSeconds}
+          />
+          <Field
+            id="flappingThresholdPerHour"
+            label="Flapping threshold (changes per hour)"
+            type="number"
+            min={1}
+            value={draft.flappingThresholdPerHour}
+            onChange={set("flappingThresholdPerHour")}
+            hint="A cluster whose status changes more often than this in an hour is flapping."
+            error={errors.flappingThresholdPerHour}
           />
           <Field
             id="requiredLabels"

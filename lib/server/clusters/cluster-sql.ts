@@ -1,5 +1,6 @@
 import "server-only";
 import type { Selector } from "@/lib/domain/selector";
+import { FLAPPING_WINDOW_MS, HEALTH_FILTER_STATUS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
 import {
   HEALTH_RULES,
   HEALTH_STATUSES,
@@ -8,6 +9,8 @@ import {
   type StatusCondition,
   type StatusRule,
 } from "@/lib/domain/status";
+import type { ChecklistKey } from "@/lib/domain/enrollment";
+import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import { db, dialect } from "@/lib/server/db/client";
 
 // Hand-written SQL for the cluster queries that must stay fast with tens of thousands of clusters
@@ -21,6 +24,11 @@ import { db, dialect } from "@/lib/server/db/client";
 export type ClusterFilter = {
   selector?: Selector;
   status?: ClusterStatus;
+  /** heartbeat health (lifecycle phases aside), flapping or degraded (lib/domain/cluster-reason.ts) */
+  health?: HealthFilter;
+  enrollment?: EnrollmentFilter;
+  /** not enrolled, held back by this checklist item (lib/server/lifecycle/enrollment.ts stores each item's state) */
+  blockedOn?: ChecklistKey;
   /** free text: part of the name, or the start of the id */
   text?: string;
 };
@@ -168,6 +176,31 @@ function statusCondition(status: ClusterStatus, now: Date, thresholdSeconds: num
   return ruleCondition(STATUS_RULES, status, now, thresholdSeconds);
 }
 
+/** Ids of the clusters with more than `threshold` status changes in the hour before `now` (the (at) index). */
+function flappingIds(now: Date, thresholdPerHour: number): Sql {
+  return sql`SELECT "clusterId" FROM "ClusterEvent" WHERE "at" >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)}
+    AND "kind" = 'status' GROUP BY "clusterId" HAVING count(*) > ${thresholdPerHour}`;
+}
+
+/** A health filter (lib/domain/cluster-reason.ts, matchesHealthFilter) in SQL. */
+function healthCondition(filter: HealthFilter, now: Date, rules: FilterRules): Sql {
+  const status = HEALTH_FILTER_STATUS[filter];
+  if (status) return ruleCondition(HEALTH_RULES, status, now, rules.notReadyThresholdSeconds);
+  if (filter === "degraded")
+    return sql`(c."apiServerHealth" = 'degraded' AND ${conditionSql({ fact: "heartbeat", is: "fresh" }, cutoff(now, rules.notReadyThresholdSeconds))})`;
+  return sql`c."id" IN (${flappingIds(now, rules.flappingThresholdPerHour)})`;
+}
+
+/** Status changes per cluster in the hour before `now`, for these ids (the (clusterId, at) index). */
+export async function statusChangesLastHour(ids: readonly string[], now: Date): Promise<Map<string, number>> {
+  if (!ids.length) return new Map();
+  const rows = await query<{ clusterId: string; n: unknown }>(
+    sql`SELECT "clusterId", count(*) AS n FROM "ClusterEvent" WHERE "clusterId" IN (${list(ids)})
+        AND "at" >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)} AND "kind" = 'status' GROUP BY "clusterId"`,
+  );
+  return new Map(rows.map((r) => [r.clusterId, Number(r.n)]));
+}
+
 /** The computed status as a column, from the same rule table. */
 function statusColumn(now: Date, thresholdSeconds: number): Sql {
   const since = cutoff(now, thresholdSeconds);
@@ -179,14 +212,30 @@ function statusColumn(now: Date, thresholdSeconds: number): Sql {
   return sql`CASE ${Sql.join(whens, " ")} END`;
 }
 
+/** For filters that read no setting (a selector alone). */
+const NO_RULES: FilterRules = { notReadyThresholdSeconds: 0, flappingThresholdPerHour: 0 };
+
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
-function whereClause(filter: ClusterFilter, now: Date, thresholdSeconds: number): Sql {
+/** The settings a filter reads. */
+export type FilterRules = { notReadyThresholdSeconds: number; flappingThresholdPerHour: number };
+
+function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql {
+  const thresholdSeconds = rules.notReadyThresholdSeconds;
   const terms: Sql[] = [];
   if (filter.selector?.length) terms.push(sql`c."id" IN (${selectorIds(filter.selector)})`);
   if (filter.status) terms.push(statusCondition(filter.status, now, thresholdSeconds));
+  if (filter.health) terms.push(healthCondition(filter.health, now, rules));
+  if (filter.blockedOn) {
+    // The evaluator stores JSON.stringify({ [key]: { state, since } }), so a passing item reads
+    // exactly so; a cluster it has not evaluated yet is blocked on everything.
+    const passing = `%${JSON.stringify(filter.blockedOn)}:{"state":"pass"%`;
+    terms.push(sql`c."enrolledAt" IS NULL AND (c."enrollment" IS NULL OR c."enrollment" NOT LIKE ${passing})`);
+  }
+  if (filter.enrollment)
+    terms.push(filter.enrollment === "enrolled" ? sql`c."enrolledAt" IS NOT NULL` : sql`c."enrolledAt" IS NULL`);
   if (filter.text) {
     // Names are lowercase DNS labels, so a lowercase match is case-insensitive on both engines.
     const contains = `%${escapeLike(filter.text.toLowerCase())}%`;
@@ -227,9 +276,11 @@ export async function clusterPage(
   page: { sort: ClusterSort; order: "asc" | "desc"; offset: number; limit: number },
   now: Date,
   thresholdSeconds: number,
+  /** the flapping setting, read only by `health: "flapping"` */
+  flappingThresholdPerHour = DEFAULT_SETTINGS.flappingThresholdPerHour,
 ): Promise<ClusterPage> {
-  const where = whereClause(filter, now, thresholdSeconds);
-  const exact = !filter.status && !filter.text;
+  const where = whereClause(filter, now, { notReadyThresholdSeconds: thresholdSeconds, flappingThresholdPerHour });
+  const exact = !filter.status && !filter.health && !filter.enrollment && !filter.blockedOn && !filter.text;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);
@@ -260,8 +311,13 @@ export async function clusterPage(
 /** Every cluster a selector matches, by name, with its agent version (a rollout plans over all of them). */
 export async function matchingClusters(selector: Selector): Promise<{ id: string; agentVersion: string | null }[]> {
   return query<{ id: string; agentVersion: string | null }>(
-    sql`SELECT c."id", c."agentVersion" FROM "Cluster" c ${whereClause({ selector }, new Date(), 0)} ORDER BY c."name" ASC, c."id" ASC`,
+    sql`SELECT c."id", c."agentVersion" FROM "Cluster" c ${whereClause({ selector }, new Date(), NO_RULES)} ORDER BY c."name" ASC, c."id" ASC`,
   );
+}
+
+/** How many clusters match a health filter (the Overview's flapping and degraded counts). */
+export async function countHealth(health: HealthFilter, now: Date, rules: FilterRules): Promise<number> {
+  return countOf(sql`SELECT count(*) AS n FROM "Cluster" c ${whereClause({ health }, now, rules)}`);
 }
 
 /** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */
@@ -289,7 +345,7 @@ export async function countByStatus(
   thresholdSeconds: number,
   selector?: Selector,
 ): Promise<Record<ClusterStatus, number>> {
-  const where = whereClause({ selector }, now, thresholdSeconds);
+  const where = whereClause({ selector }, now, NO_RULES);
   const rows = await query<{ status: ClusterStatus; n: unknown }>(
     sql`SELECT s.status, count(*) AS n FROM (SELECT ${statusColumn(now, thresholdSeconds)} AS status FROM "Cluster" c ${where}) s GROUP BY s.status`,
   );

@@ -1,12 +1,14 @@
 import "server-only";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
+import { clusterReasons, factsAsOf } from "@/lib/domain/cluster-reason";
 import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
+import { statusChangesLastHour } from "./cluster-sql";
 
 export type LoadedGroup = { id: string; name: string; selector: Selector | null };
 
@@ -42,9 +44,10 @@ export async function getCluster(id: string) {
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-  const [groups, events] = await Promise.all([
+  const [groups, events, changes] = await Promise.all([
     loadGroups().then((groups) => groupsMatching(labels, groups)),
     db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
+    statusChangesLastHour([id], now),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
@@ -110,5 +113,7 @@ export async function getCluster(id: string) {
     groups: groups.map((g) => ({ id: g.id, name: g.name })),
     events: events.map((e) => ({ kind: e.kind, from: e.fromValue, to: e.toValue, reason: e.reason, at: e.at.toISOString() })),
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
+    reasons: clusterReasons({ ...c, labels, statusChangesLastHour: changes.get(id) ?? 0 }, settings, now),
+    factsAsOf: factsAsOf(c, now, settings.notReadyThresholdSeconds)?.toISOString() ?? null,
   };
 }

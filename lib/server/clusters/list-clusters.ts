@@ -2,12 +2,13 @@ import "server-only";
 import type { ClusterList, ClusterListItem, ListClustersQuery } from "@/lib/contracts/clusters";
 import { offsetFromCursorText } from "@/lib/domain/paging";
 import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
+import { clusterReasons } from "@/lib/domain/cluster-reason";
 import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
-import { clusterPage } from "./cluster-sql";
+import { clusterPage, statusChangesLastHour } from "./cluster-sql";
 
 export function parseSelectorParam(text: string, what = "selector"): Selector {
   try {
@@ -48,44 +49,52 @@ function decodeCursor(cursor: string | undefined): number {
 
 export async function listClusters(q: ListClustersQuery): Promise<ClusterList> {
   const now = new Date();
-  const { notReadyThresholdSeconds } = await getSettings();
+  const settings = await getSettings();
+  const { notReadyThresholdSeconds } = settings;
   const selector = await selectionSelector(q);
   const offset = decodeCursor(q.cursor);
   const page = await clusterPage(
-    { selector, status: q.status, text: q.q },
+    { selector, status: q.status, health: q.health, enrollment: q.enrollment, blockedOn: q.blockedOn, text: q.q },
     { sort: q.sort, order: q.order, offset, limit: q.limit },
     now,
     notReadyThresholdSeconds,
+    settings.flappingThresholdPerHour,
   );
-  const rows = await db().cluster.findMany({
-    where: { id: { in: page.ids } },
-    select: {
-      id: true,
-      name: true,
-      phase: true,
-      lastHeartbeatAt: true,
-      apiServerHealth: true,
-      agentVersion: true,
-      kubernetesVersion: true,
-      registeredAt: true,
-      labels: { select: { key: true, value: true } },
-    },
-  });
+  const [rows, changes] = await Promise.all([
+    db().cluster.findMany({
+      where: { id: { in: page.ids } },
+      select: {
+        id: true,
+        name: true,
+        phase: true,
+        lastHeartbeatAt: true,
+        apiServerHealth: true,
+        agentVersion: true,
+        kubernetesVersion: true,
+        registeredAt: true,
+        enrolledAt: true,
+        labels: { select: { key: true, value: true } },
+      },
+    }),
+    statusChangesLastHour(page.ids, now),
+  ]);
   const byId = new Map(rows.map((c) => [c.id, c]));
   // A cluster deleted between the two queries is simply left out of the page.
   const items: ClusterListItem[] = page.ids.flatMap((id) => {
     const c = byId.get(id);
     if (!c) return [];
+    const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
     return {
       id: c.id,
       name: c.name,
       status: clusterStatus(c, now, notReadyThresholdSeconds),
       phase: c.phase,
-      labels: Object.fromEntries(c.labels.map((l) => [l.key, l.value])),
+      labels,
       lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
       agentVersion: c.agentVersion,
       kubernetesVersion: c.kubernetesVersion,
       registeredAt: c.registeredAt?.toISOString() ?? null,
+      reasons: clusterReasons({ ...c, labels, statusChangesLastHour: changes.get(c.id) ?? 0 }, settings, now),
     };
   });
   return {

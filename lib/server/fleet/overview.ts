@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { longestNotReady, missingLabel } from "@/lib/server/clusters/cluster-sql";
+import { countHealth, longestNotReady, missingLabel } from "@/lib/server/clusters/cluster-sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 
@@ -38,7 +38,7 @@ export async function overview() {
   const now = new Date();
   const settings = await getSettings();
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
-  const [counts, heartbeats, samples, attempts, notReady, expiring, candidates] = await Promise.all([
+  const [counts, heartbeats, samples, attempts, notReady, expiring, candidates, flapping, degraded] = await Promise.all([
     statusCounts(now),
     heartbeatsPerMinute(15, now),
     db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
@@ -52,6 +52,8 @@ export async function overview() {
     }),
     // Clusters lacking any required label: one query per required key.
     Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20).then(byIds))),
+    countHealth("flapping", now, settings),
+    countHealth("degraded", now, settings),
   ]);
 
   const missingById = new Map<string, { id: string; name: string; missing: string[] }>();
@@ -69,6 +71,7 @@ export async function overview() {
     now: now.toISOString(),
     counts: { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) },
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
+    health: { flapping, degraded, flappingThresholdPerHour: settings.flappingThresholdPerHour },
     heartbeatsPerMinute: heartbeats,
     statusHistory: samples.map((s) => ({
       at: s.at.toISOString(),

@@ -13,6 +13,8 @@ import { ClusterGone } from "@/components/clusters/cluster-gone";
 import { ClusterGroupsCard } from "@/components/clusters/cluster-groups-card";
 import { ClusterHistory } from "@/components/clusters/cluster-history";
 import { ClusterIdentityCard } from "@/components/clusters/cluster-identity-card";
+import { ClusterReasons } from "@/components/clusters/cluster-reasons";
+import { AsOfNote, LastKnown } from "@/components/clusters/last-known";
 import { ClusterRuntimeCard } from "@/components/clusters/cluster-runtime-card";
 import { ClusterStatusCard } from "@/components/clusters/cluster-status-card";
 import { EnrollmentChecklist } from "@/components/clusters/enrollment-checklist";
@@ -70,6 +72,11 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
             <StatusBadge status={c.status} />
             <Badge tone="blue">{c.phase}</Badge>
           </div>
+          {c.reasons.length > 0 && (
+            <div className="mt-2">
+              <ClusterReasons reasons={c.reasons} all />
+            </div>
+          )}
           {c.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{c.description}</p>}
         </div>
         <div className="flex items-center gap-3">
@@ -120,8 +127,10 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
               onSave={(labels) => updateLabels.mutateAsync(labels)}
             />
           </Card>
-          <Card title="Node pools">
-            <NodePoolsTable pools={c.nodePools} />
+          <Card title="Node pools" action={<AsOfNote asOf={c.factsAsOf} />}>
+            <LastKnown asOf={c.factsAsOf}>
+              <NodePoolsTable pools={c.nodePools} />
+            </LastKnown>
           </Card>
           <Card title="Status history">
             <ClusterHistory events={c.events} />

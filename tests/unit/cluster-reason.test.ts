@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  clusterReasons,
+  factsAsOf,
+  isFlapping,
+  matchesEnrollmentFilter,
+  matchesHealthFilter,
+  type ReasonFacts,
+} from "@/lib/domain/cluster-reason";
+
+const now = new Date("2026-06-01T12:00:00Z");
+const ago = (s: number) => new Date(now.getTime() - s * 1000);
+const rules = { notReadyThresholdSeconds: 60, flappingThresholdPerHour: 4, requiredLabels: ["env", "region"] };
+const healthy: ReasonFacts = {
+  phase: "Active",
+  lastHeartbeatAt: ago(5),
+  apiServerHealth: "ok",
+  labels: { env: "prod", region: "eu" },
+  enrolledAt: ago(3600),
+  statusChangesLastHour: 0,
+};
+const codes = (f: Partial<ReasonFacts>) => clusterReasons({ ...healthy, ...f }, rules, now).map((r) => r.code);
+
+describe("clusterReasons", () => {
+  test("a healthy, enrolled cluster with its labels has no reason", () => {
+    assert.deepEqual(clusterReasons(healthy, rules, now), []);
+  });
+
+  test("no heartbeat past the threshold names when the last one arrived", () => {
+    assert.deepEqual(clusterReasons({ ...healthy, lastHeartbeatAt: ago(180) }, rules, now), [
+      { code: "noHeartbeat", since: ago(180).toISOString() },
+    ]);
+    // exactly at the threshold is still fresh (as in the status rule)
+    assert.deepEqual(codes({ lastHeartbeatAt: ago(60) }), []);
+  });
+
+  test("never heartbeated is pending, not offline", () => {
+    assert.deepEqual(codes({ lastHeartbeatAt: null, apiServerHealth: null }), ["pending"]);
+  });
+
+  test("API server down or degraded, only while the report is current", () => {
+    assert.deepEqual(codes({ apiServerHealth: "down" }), ["apiServerDown"]);
+    assert.deepEqual(codes({ apiServerHealth: "degraded" }), ["degraded"]);
+    assert.deepEqual(codes({ apiServerHealth: "down", lastHeartbeatAt: ago(600) }), ["noHeartbeat"]);
+    assert.deepEqual(codes({ apiServerHealth: "degraded", lastHeartbeatAt: ago(600) }), ["noHeartbeat"]);
+  });
+
+  test("flapping is more than the threshold of changes in the hour, with the count", () => {
+    assert.deepEqual(codes({ statusChangesLastHour: 4 }), []);
+    assert.deepEqual(clusterReasons({ ...healthy, statusChangesLastHour: 5 }, rules, now), [{ code: "flapping", changes: 5 }]);
+    assert.equal(isFlapping(5, 4), true);
+    assert.equal(isFlapping(4, 4), false);
+  });
+
+  test("missing required labels are named, an empty value counts as missing", () => {
+    assert.deepEqual(clusterReasons({ ...healthy, labels: { env: "" } }, rules, now), [
+      { code: "missingLabels", keys: ["env", "region"] },
+    ]);
+  });
+
+  test("not enrolled, and several reasons at once, most serious first", () => {
+    assert.deepEqual(codes({ enrolledAt: null }), ["notEnrolled"]);
+    assert.deepEqual(codes({ lastHeartbeatAt: ago(300), statusChangesLastHour: 9, labels: {}, enrolledAt: null }), [
+      "noHeartbeat",
+      "flapping",
+      "missingLabels",
+      "notEnrolled",
+    ]);
+  });
+});
+
+describe("list filters", () => {
+  test("health filters read heartbeat health, lifecycle phases aside", () => {
+    const draining = { ...healthy, phase: "Draining" };
+    assert.equal(matchesHealthFilter("ready", draining, rules, now), true);
+    assert.equal(matchesHealthFilter("notReady", { ...healthy, lastHeartbeatAt: ago(61) }, rules, now), true);
+    assert.equal(matchesHealthFilter("notReady", { ...healthy, apiServerHealth: "down" }, rules, now), true);
+    assert.equal(matchesHealthFilter("pending", { ...healthy, lastHeartbeatAt: null }, rules, now), true);
+    assert.equal(matchesHealthFilter("pending", healthy, rules, now), false);
+  });
+
+  test("degraded needs a current report; flapping follows the setting", () => {
+    assert.equal(matchesHealthFilter("degraded", { ...healthy, apiServerHealth: "degraded" }, rules, now), true);
+    assert.equal(
+      matchesHealthFilter("degraded", { ...healthy, apiServerHealth: "degraded", lastHeartbeatAt: ago(61) }, rules, now),
+      false,
+    );
+    assert.equal(matchesHealthFilter("flapping", { ...healthy, statusChangesLastHour: 3 }, rules, now), false);
+    assert.equal(
+      matchesHealthFilter("flapping", { ...healthy, statusChangesLastHour: 3 }, { ...rules, flappingThresholdPerHour: 2 }, now),
+      true,
+    );
+  });
+
+  test("enrollment: enrolled or blocked", () => {
+    assert.equal(matchesEnrollmentFilter("enrolled", healthy), true);
+    assert.equal(matchesEnrollmentFilter("blocked", healthy), false);
+    assert.equal(matchesEnrollmentFilter("blocked", { enrolledAt: null }), true);
+  });
+});
+
+describe("factsAsOf", () => {
+  test("current facts have no 'as of'; stale or NotReady ones are as of the last heartbeat", () => {
+    assert.equal(factsAsOf(healthy, now, 60), null);
+    assert.equal(factsAsOf({ ...healthy, lastHeartbeatAt: null }, now, 60), null);
+    assert.deepEqual(factsAsOf({ ...healthy, lastHeartbeatAt: ago(960) }, now, 60), ago(960));
+    assert.deepEqual(factsAsOf({ ...healthy, apiServerHealth: "down" }, now, 60), ago(5));
+  });
+});
