@@ -77,7 +77,10 @@ test.describe("drain-then-deregister wizard", () => {
 
       // 4. Remove, then 5. every verification check passes.
       await page.getByRole("button", { name: "Remove cluster…" }).click();
-      await page.getByRole("dialog").getByRole("button", { name: "Remove cluster" }).click();
+      const removeDialog = page.getByRole("dialog");
+      await removeDialog.getByLabel(/Type .* to confirm/).fill(agent.name);
+      await removeDialog.getByLabel(/Reason/).fill("e2e: verified gone");
+      await removeDialog.getByRole("button", { name: "Remove cluster" }).click();
       await expect(page.getByText("All checks pass")).toBeVisible({ timeout: 20_000 });
       const checks = page.getByRole("list", { name: "Verification checks" }).getByRole("listitem");
       await expect(checks).toHaveCount(5);

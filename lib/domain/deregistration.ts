@@ -48,6 +48,9 @@ export function decide(facts: WizardFacts, action: DeregistrationAction, force: 
       return { ok: true, next: "disconnecting", forced: false };
     case "remove":
       if (step !== "disconnecting") return reject(`remove comes after disconnect (now: ${step ?? "not started"}).`);
+      // Removal cannot be undone: whoever does it says why, for the audit log and the tombstone.
+      if (!reason?.trim())
+        return { ok: false, code: "invalid_request", message: "Removing a cluster needs a reason; it is kept in the audit log." };
       if (facts.disconnectAcked) return { ok: true, next: "removed", forced: false };
       if (!force)
         return reject("The agent has not acknowledged disconnect yet; wait, or after the timeout force it with a reason.");

@@ -11,11 +11,21 @@ describe("the wizard's dialog table", () => {
     for (const action of DEREGISTRATION_ACTIONS) assert.ok(confirmed.has(action), action);
   });
 
-  test("a forced skip asks for its reason with an example; nothing else forces", () => {
+  test("a required reason (a forced skip, a removal) is asked for with an example; nothing else forces", () => {
     for (const [kind, row] of rows) {
       assert.equal(row.request.force === true, kind.startsWith("force-"), kind);
-      assert.equal(row.reasonHint !== undefined, row.request.force === true, kind);
+      const required = row.request.force === true || row.reasonRequired === true;
+      assert.equal(row.reasonHint !== undefined, required, kind);
     }
+  });
+
+  test("removal, forced or not, needs the cluster's name typed and a reason (the server refuses one without)", () => {
+    for (const kind of ["remove", "force-remove"] as const) {
+      const row = WIZARD_DIALOGS[kind];
+      assert.equal(row.typeName, true, kind);
+      assert.ok(row.request.force === true || row.reasonRequired === true, kind);
+    }
+    for (const [kind, row] of rows) if (row.request.action !== "remove") assert.notEqual(row.typeName, true, kind);
   });
 
   test("titles and descriptions name the cluster and its state", () => {

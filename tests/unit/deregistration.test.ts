@@ -31,11 +31,22 @@ describe("deregistration state machine", () => {
       next: "disconnecting",
       forced: false,
     });
-    assert.deepEqual(decide(facts({ step: "disconnecting", disconnectAcked: true }), "remove", false, undefined), {
+    assert.deepEqual(decide(facts({ step: "disconnecting", disconnectAcked: true }), "remove", false, "decommissioned"), {
       ok: true,
       next: "removed",
       forced: false,
     });
+  });
+
+  test("removal needs a reason even when the agent acknowledged; out of order it is still invalid_transition", () => {
+    const acked = facts({ step: "disconnecting", disconnectAcked: true });
+    for (const reason of [undefined, "", "   "]) {
+      const d = decide(acked, "remove", false, reason);
+      assert.equal(d.ok, false);
+      assert.equal(!d.ok && d.code, "invalid_request");
+    }
+    const early = decide(facts({ step: "draining" }), "remove", false, undefined);
+    assert.equal(!early.ok && early.code, "invalid_transition");
   });
 
   test("every action out of order is invalid_transition", () => {
@@ -56,8 +67,8 @@ describe("deregistration state machine", () => {
       "cancelled",
     ] as (DeregistrationStep | null)[]) {
       for (const action of DEREGISTRATION_ACTIONS) {
-        // With every wait satisfied, only the order decides.
-        const d = decide(facts({ step, pods: 0, disconnectAcked: true }), action, false, undefined);
+        // With every wait satisfied (and a reason given), only the order decides.
+        const d = decide(facts({ step, pods: 0, disconnectAcked: true }), action, false, "why");
         const expected = allowed[String(step)]!.includes(action);
         assert.equal(d.ok, expected, `${step} + ${action}`);
         if (!d.ok) assert.equal(d.code, "invalid_transition");

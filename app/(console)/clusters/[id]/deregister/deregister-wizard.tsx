@@ -237,7 +237,8 @@ export function DeregisterWizard({
         <ReasonDialog
           title={shown.title(name)}
           description={shown.description(d)}
-          reasonRequired={shown.request.force === true}
+          reasonRequired={shown.request.force === true || shown.reasonRequired === true}
+          confirmText={shown.typeName ? name : undefined}
           reasonHint={shown.reasonHint}
           confirmLabel={shown.confirmLabel}
           pendingLabel={shown.pendingLabel}
