@@ -59,7 +59,7 @@ test.describe("drain-then-deregister wizard", () => {
       await expect(page.getByTestId("waiting-for")).toContainText(/Workloads|0 pods/);
       await expect(page.getByTestId("pods-at-start")).not.toHaveText("0");
       await expect(page.getByTestId("pods-now")).toHaveText("0", { timeout: 60_000 });
-      const chart = page.getByRole("figure", { name: "Pods reported by the agent while this page is open" });
+      const chart = page.getByRole("figure", { name: "Pods reported by the agent since the drain started" });
       await expect(chart).toHaveAccessibleDescription(/→ 0/);
       await expect(page.getByTestId("waiting-for")).toContainText("confirm to continue");
       await saveScreenshots(page, testInfo, "wizard-workloads-moved");

@@ -97,3 +97,21 @@ export function phaseFor(step: DeregistrationStep): "Draining" | "Deregistration
   if (step === "cancelled") return "Active";
   return null;
 }
+
+/** A drain's pod count is recorded at least this often, so its curve reaches the present. */
+export const DRAIN_SAMPLE_KEEPALIVE_MS = 60_000;
+
+/**
+ * Whether the pods a draining cluster reports now are a new point of its drain history: the first
+ * since the drain started, a changed count, or the same count a keep-alive later.
+ */
+export function isNewDrainSample(
+  last: { at: Date; pods: number } | null,
+  pods: number | null,
+  now: Date,
+  startedAt: Date,
+): pods is number {
+  if (pods === null) return false;
+  if (!last || last.at < startedAt) return true;
+  return last.pods !== pods || now.getTime() - last.at.getTime() >= DRAIN_SAMPLE_KEEPALIVE_MS;
+}

@@ -58,6 +58,16 @@ test("an agent-less walk: order enforced, force needs a reason, an agent that ne
   });
   assert.equal(drain.status, "Draining");
 
+  // The drain's pods are recorded by the server: whoever opens the wizard later sees the whole curve.
+  await server.agent("POST", "/api/agent/v1/heartbeat", hbBody(5), { client });
+  const history = await until("the drain history to show 12 -> 5", async () => {
+    const w = await server.api("GET", `/api/v1/clusters/${id}/deregistration`);
+    const h: { at: string; pods: number }[] = w.body.workloads.history;
+    return h.at(-1)?.pods === 5 && h;
+  });
+  assert.equal(history[0]!.pods, 12, "starts at the count the drain started from");
+  assert.ok(Date.parse(history[0]!.at) >= Date.parse(started.body.startedAt));
+
   assert.equal((await act(id, { action: "confirm-workloads" })).status, 409, "pods remain");
   const noReason = await act(id, { action: "confirm-workloads", force: true });
   assert.equal(noReason.status, 400);

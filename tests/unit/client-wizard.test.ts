@@ -30,7 +30,7 @@ describe("the wizard's dialog table", () => {
 
   test("titles and descriptions name the cluster and its state", () => {
     assert.equal(WIZARD_DIALOGS.remove.title("prod-eu-1"), "Remove prod-eu-1 from the fleet?");
-    const d = { step: "disconnecting" as const, workloads: { pods: 3, atStart: 10 } };
+    const d = { step: "disconnecting" as const, workloads: { pods: 3, atStart: 10, history: [] } };
     assert.match(WIZARD_DIALOGS["force-workloads"].description(d), /still reports 3 pods/);
     assert.match(WIZARD_DIALOGS.cancel.description(d), /already told to disconnect/);
     assert.doesNotMatch(WIZARD_DIALOGS.cancel.description({ ...d, step: "draining" }), /already told to disconnect/);

@@ -3,6 +3,8 @@ import { describe, test } from "node:test";
 import {
   decide,
   DEREGISTRATION_ACTIONS,
+  DRAIN_SAMPLE_KEEPALIVE_MS,
+  isNewDrainSample,
   phaseFor,
   waitingFor,
   type DeregistrationStep,
@@ -110,4 +112,16 @@ describe("deregistration state machine", () => {
     assert.equal(phaseFor("disconnecting"), "Deregistration");
     assert.equal(phaseFor("cancelled"), "Active");
   });
+});
+
+test("a drain's history records a first count, each change, and the same count once a keep-alive later", () => {
+  const start = new Date("2026-12-01T10:00:00Z");
+  const at = (s: number) => new Date(start.getTime() + s * 1000);
+  const keepAlive = DRAIN_SAMPLE_KEEPALIVE_MS / 1000;
+  assert.equal(isNewDrainSample(null, 40, at(5), start), true, "the first");
+  assert.equal(isNewDrainSample(null, null, at(5), start), false, "no report yet");
+  assert.equal(isNewDrainSample({ at: at(5), pods: 40 }, 40, at(10), start), false, "unchanged");
+  assert.equal(isNewDrainSample({ at: at(5), pods: 40 }, 31, at(10), start), true, "changed");
+  assert.equal(isNewDrainSample({ at: at(5), pods: 40 }, 40, at(5 + keepAlive), start), true, "keep-alive");
+  assert.equal(isNewDrainSample({ at: at(-30), pods: 3 }, 3, at(1), start), true, "a point of an earlier drain does not count");
 });

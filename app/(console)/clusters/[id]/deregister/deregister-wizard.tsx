@@ -6,7 +6,7 @@ import type { DeregistrationAction } from "@/lib/domain/deregistration";
 import {
   useDeregistration,
   useDeregistrationAction,
-  usePodSamples,
+  podSamples,
   type Deregistration,
   type DeregistrationRequest,
 } from "@/lib/client/clusters";
@@ -40,7 +40,7 @@ export function DeregisterWizard({
 }) {
   const query = useDeregistration(clusterId, initial);
   const d = query.data;
-  const samples = usePodSamples(d.workloads.pods, query.dataUpdatedAt);
+  const samples = podSamples(d.workloads.history, d.workloads.pods, query.dataUpdatedAt);
   const action = useDeregistrationAction(clusterId);
   const [dialog, setDialog] = useState<WizardDialogKind | null>(null);
   const states = stepStates(d);
