@@ -53,6 +53,7 @@ export function ClusterFiltersBar({
           placeholder="env=prod,region in (eu,us),!legacy"
           hint="kubectl syntax: =, !=, in (…), notin (…), key, !key"
           mono
+          suggestLabels
         />
       </div>
       <label className="col-span-1 block space-y-1.5 md:col-span-3">

@@ -1,7 +1,8 @@
 "use client";
 
-import { useEffect, useId, useState } from "react";
+import { useEffect, useId, useState, type KeyboardEvent } from "react";
 import { inputClass } from "@/components/ui/field";
+import { SelectorInput } from "@/components/labels/selector-input";
 
 /**
  * A text input that commits after a pause in typing (or on Enter), and only when `validate`
@@ -18,6 +19,7 @@ export function DebouncedInput({
   delayMs = 300,
   mono,
   type = "text",
+  suggestLabels,
 }: {
   label: string;
   value: string;
@@ -28,6 +30,8 @@ export function DebouncedInput({
   delayMs?: number;
   mono?: boolean;
   type?: "text" | "search";
+  /** suggest label keys and values as a selector is typed (a combobox) */
+  suggestLabels?: boolean;
 }) {
   const id = useId();
   const [draft, setDraft] = useState(value);
@@ -54,29 +58,31 @@ export function DebouncedInput({
   }, [draft, synced, problem, delayMs, onCommit]);
 
   const describedBy = problem ? `${id}-error` : hint ? `${id}-hint` : undefined;
+  const inputProps = {
+    id,
+    placeholder,
+    spellCheck: false,
+    autoComplete: "off",
+    "aria-invalid": problem ? true : undefined,
+    "aria-describedby": describedBy,
+    onKeyDown: (e: KeyboardEvent<HTMLInputElement>) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        commit(draft);
+      }
+    },
+    className: `${inputClass} ${mono ? "font-mono" : ""}`,
+  };
   return (
     <div className="space-y-1.5">
       <label htmlFor={id} className="block text-sm font-medium">
         {label}
       </label>
-      <input
-        id={id}
-        type={type}
-        value={draft}
-        placeholder={placeholder}
-        spellCheck={false}
-        autoComplete="off"
-        aria-invalid={problem ? true : undefined}
-        aria-describedby={describedBy}
-        onChange={(e) => setDraft(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === "Enter") {
-            e.preventDefault();
-            commit(draft);
-          }
-        }}
-        className={`${inputClass} ${mono ? "font-mono" : ""}`}
-      />
+      {suggestLabels ? (
+        <SelectorInput {...inputProps} value={draft} onValueChange={setDraft} />
+      ) : (
+        <input {...inputProps} type={type} value={draft} onChange={(e) => setDraft(e.target.value)} />
+      )}
       {problem ? (
         <p id={`${id}-error`} className="text-xs text-rose-600 dark:text-rose-400">
           {problem}

@@ -6,7 +6,8 @@ import { selectorProblem } from "@/lib/domain/selector";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useCreateGroup, useUpdateGroup, type ClusterGroup, type GroupPatch } from "@/lib/client/groups";
 import { Dialog } from "@/components/ui/dialog";
-import { Field } from "@/components/ui/field";
+import { Field, inputClass } from "@/components/ui/field";
+import { SelectorInput } from "@/components/labels/selector-input";
 import { FormActions } from "@/components/ui/form-actions";
 import { SelectorPreview } from "./selector-preview";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
@@ -114,25 +115,14 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
           <label htmlFor="group-selector" className="block text-sm font-medium">
             Label selector
           </label>
-          <textarea
+          <SelectorInput
             id="group-selector"
-            rows={2}
-            spellCheck={false}
-            autoCapitalize="off"
-            autoCorrect="off"
             placeholder={EXAMPLE_SELECTOR}
             value={draft.selector}
-            onChange={set("selector")}
-            onKeyDown={(e) => {
-              // A selector is one line: Enter saves, as in the other fields.
-              if (e.key === "Enter" && !e.shiftKey) {
-                e.preventDefault();
-                e.currentTarget.form?.requestSubmit();
-              }
-            }}
+            onValueChange={(selector) => set("selector")({ target: { value: selector } })}
             aria-invalid={selectorError ? true : undefined}
             aria-describedby={selectorError ? "group-selector-error" : "group-selector-hint"}
-            className="w-full resize-none rounded-md border border-slate-300 bg-white px-3 py-2 font-mono text-sm shadow-sm placeholder:text-slate-400 focus:border-sky-500 aria-[invalid=true]:border-rose-500 dark:border-slate-700 dark:bg-slate-950"
+            className={`${inputClass} font-mono`}
           />
           {selectorError ? (
             <p id="group-selector-error" className="text-xs text-rose-600 dark:text-rose-400">

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { selectorProblem } from "@/lib/domain/selector";
+import { SelectorInput } from "@/components/labels/selector-input";
 import { useGroups } from "@/lib/client/groups";
 import { useCreateRollout, useMatchCount } from "@/lib/client/rollouts";
 import { Button } from "@/components/ui/button";
@@ -94,6 +95,7 @@ function TargetPicker({
           className={`${inputClass} font-mono`}
           value={draft.selector}
           onChange={(e) => set({ selector: e.target.value })}
+          renderInput={(p) => <SelectorInput {...p} value={draft.selector} onValueChange={(selector) => set({ selector })} />}
           error={problem ?? (errors.selector ? "Name a selector that matches some clusters." : null)}
           hint="kubectl syntax: key=value, key in (a,b), !key."
         />

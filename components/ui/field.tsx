@@ -3,21 +3,40 @@ import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react
 export const inputClass =
   "h-9 w-full rounded-md border border-slate-300 bg-white px-3 text-sm shadow-sm placeholder:text-slate-400 focus:border-sky-500 dark:border-slate-700 dark:bg-slate-950 aria-[invalid=true]:border-rose-500";
 
-/** A labelled input with optional hint and error, wired for screen readers. */
+type InputProps = InputHTMLAttributes<HTMLInputElement>;
+
+/**
+ * A labelled input with optional hint and error, wired for screen readers. `renderInput` swaps
+ * the plain `<input>` for another control (a combobox) that takes the same wired props.
+ */
 export function Field({
   id,
   label,
   hint,
   error,
+  renderInput,
   ...input
-}: InputHTMLAttributes<HTMLInputElement> & { id: string; label: string; hint?: ReactNode; error?: string | null }) {
+}: InputProps & {
+  id: string;
+  label: string;
+  hint?: ReactNode;
+  error?: string | null;
+  renderInput?: (props: InputProps & { id: string }) => ReactNode;
+}) {
   const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+  const wired = {
+    id,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": describedBy,
+    className: inputClass,
+    ...input,
+  };
   return (
     <div className="space-y-1.5">
       <label htmlFor={id} className="block text-sm font-medium">
         {label}
       </label>
-      <input id={id} aria-invalid={error ? true : undefined} aria-describedby={describedBy} className={inputClass} {...input} />
+      {renderInput ? renderInput(wired) : <input {...wired} />}
       {hint && (
         <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
           {hint}

@@ -2,14 +2,17 @@
 
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { Dialog } from "./dialog";
+import { FieldError } from "./field-error";
+import { inputClass } from "./field";
 import { FormActions } from "./form-actions";
 
 export const textareaClass =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-sky-500 dark:border-slate-700 dark:bg-slate-950 aria-[invalid=true]:border-rose-500";
 
 /**
- * A confirmation that records why: for skipping a wait (force), cancelling, aborting. With
- * `reasonRequired` the reason cannot be blank (the server refuses force without one too).
+ * A confirmation that records why: for skipping a wait (force), cancelling, aborting, removing.
+ * With `reasonRequired` the reason cannot be blank (the server refuses force without one too);
+ * with `confirmText` (a cluster's name) it must be typed exactly before the action runs.
  */
 export function ReasonDialog({
   title,
@@ -17,6 +20,7 @@ export function ReasonDialog({
   reasonLabel = "Reason",
   reasonHint,
   reasonRequired,
+  confirmText,
   confirmLabel,
   pendingLabel,
   dismissLabel = "Back",
@@ -31,6 +35,8 @@ export function ReasonDialog({
   reasonLabel?: string;
   reasonHint?: string;
   reasonRequired: boolean;
+  /** what must be typed to confirm, e.g. the name of what is removed */
+  confirmText?: string;
   confirmLabel: string;
   pendingLabel: string;
   dismissLabel?: string;
@@ -44,20 +50,47 @@ export function ReasonDialog({
   const id = useId();
   const [reason, setReason] = useState("");
   const [missing, setMissing] = useState(false);
+  const [typed, setTyped] = useState("");
+  const [mistyped, setMistyped] = useState(false);
 
   function submit(e: FormEvent) {
     e.preventDefault();
     const text = reason.trim();
-    if (reasonRequired && !text) {
-      setMissing(true);
-      return;
-    }
+    const nameWrong = confirmText !== undefined && typed.trim() !== confirmText;
+    setMistyped(nameWrong);
+    setMissing(reasonRequired && !text);
+    if (nameWrong || (reasonRequired && !text)) return;
     onConfirm(text || undefined);
   }
 
   return (
     <Dialog title={title} description={description} onClose={onClose}>
       <form onSubmit={submit} noValidate className="space-y-4">
+        {confirmText !== undefined && (
+          <div className="space-y-1.5">
+            <label htmlFor={`${id}-confirm`} className="block text-sm font-medium">
+              Type <span className="font-mono font-semibold">{confirmText}</span> to confirm
+            </label>
+            <input
+              id={`${id}-confirm`}
+              autoFocus
+              autoComplete="off"
+              spellCheck={false}
+              value={typed}
+              onChange={(e) => {
+                setTyped(e.target.value);
+                setMistyped(false);
+              }}
+              aria-invalid={mistyped || undefined}
+              aria-describedby={mistyped ? `${id}-confirm-error` : undefined}
+              className={`${inputClass} font-mono`}
+            />
+            <FieldError
+              id={`${id}-confirm-error`}
+              message={mistyped ? `Type the name exactly as shown (${confirmText}) to confirm.` : null}
+            />
+          </div>
+        )}
         <div className="space-y-1.5">
           <label htmlFor={`${id}-reason`} className="block text-sm font-medium">
             {reasonLabel}
@@ -67,7 +100,7 @@ export function ReasonDialog({
             id={`${id}-reason`}
             rows={3}
             maxLength={300}
-            autoFocus
+            autoFocus={confirmText === undefined}
             required={reasonRequired}
             value={reason}
             onChange={(e) => {

@@ -59,7 +59,7 @@ test.describe("drain-then-deregister wizard", () => {
       await expect(page.getByTestId("waiting-for")).toContainText(/Workloads|0 pods/);
       await expect(page.getByTestId("pods-at-start")).not.toHaveText("0");
       await expect(page.getByTestId("pods-now")).toHaveText("0", { timeout: 60_000 });
-      const chart = page.getByRole("figure", { name: "Pods reported by the agent while this page is open" });
+      const chart = page.getByRole("figure", { name: "Pods reported by the agent since the drain started" });
       await expect(chart).toHaveAccessibleDescription(/→ 0/);
       await expect(page.getByTestId("waiting-for")).toContainText("confirm to continue");
       await saveScreenshots(page, testInfo, "wizard-workloads-moved");
@@ -77,7 +77,10 @@ test.describe("drain-then-deregister wizard", () => {
 
       // 4. Remove, then 5. every verification check passes.
       await page.getByRole("button", { name: "Remove cluster…" }).click();
-      await page.getByRole("dialog").getByRole("button", { name: "Remove cluster" }).click();
+      const removeDialog = page.getByRole("dialog");
+      await removeDialog.getByLabel(/Type .* to confirm/).fill(agent.name);
+      await removeDialog.getByLabel(/Reason/).fill("e2e: verified gone");
+      await removeDialog.getByRole("button", { name: "Remove cluster" }).click();
       await expect(page.getByText("All checks pass")).toBeVisible({ timeout: 20_000 });
       const checks = page.getByRole("list", { name: "Verification checks" }).getByRole("listitem");
       await expect(checks).toHaveCount(5);

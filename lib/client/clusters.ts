@@ -1,6 +1,5 @@
 "use client";
 
-import { useState } from "react";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { DeregistrationStep } from "@/lib/domain/deregistration";
 import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
@@ -295,19 +294,14 @@ export function useDeregistrationAction(clusterId: string) {
 }
 
 export type PodSample = { t: number; pods: number };
-const MAX_POD_SAMPLES = 600; // 20 minutes at the 2 s poll; older points add nothing to the picture
 
 /**
- * The agent-reported pod count over time, collected while the page is open (the server keeps
- * only the latest report). A sample is taken per fetch, so the line steps when reports land.
+ * The drain chart's points: the server's record of the drain (so the whole curve shows whenever
+ * the page is opened), then the count just read, so the line reaches the present.
  */
-export function usePodSamples(pods: number | null, updatedAt: number): PodSample[] {
-  const [samples, setSamples] = useState<PodSample[]>(() => (pods === null ? [] : [{ t: updatedAt, pods }]));
-  const [seen, setSeen] = useState(updatedAt);
-  // Derived state updated during render (not in an effect), so the chart never lags a frame.
-  if (updatedAt !== seen) {
-    setSeen(updatedAt);
-    if (pods !== null) setSamples((s) => [...s, { t: updatedAt, pods }].slice(-MAX_POD_SAMPLES));
-  }
-  return samples;
+export function podSamples(history: readonly { at: string; pods: number }[], pods: number | null, readAt: number): PodSample[] {
+  const points = history.map((h) => ({ t: Date.parse(h.at), pods: h.pods }));
+  const last = points[points.length - 1];
+  if (pods !== null && (!last || readAt > last.t)) points.push({ t: readAt, pods });
+  return points;
 }

@@ -1,10 +1,10 @@
 "use client";
 
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { clusterRoutes } from "@/lib/contracts/clusters";
 import { fleetRoutes } from "@/lib/contracts/fleet";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
+import { useLabelSummary } from "./labels";
 
 // Data hooks of the Node pools page.
 
@@ -23,14 +23,8 @@ export function useCapacity(by: string) {
   });
 }
 
-/** Label keys to group by: the ones on the first few hundred clusters (there is no key index). */
+/** Label keys to group by: every key in the fleet (GET /api/v1/labels). */
 export function useLabelKeys() {
-  return useQuery({
-    queryKey: queryKeys.nodePools.labelKeys,
-    queryFn: ({ signal }) =>
-      fetchJson(`${clusterRoutes.list.path}?limit=500`, { signal, schema: clusterRoutes.list.response }).then((d) =>
-        [...new Set(d.items.flatMap((c) => Object.keys(c.labels)))].sort(),
-      ),
-    staleTime: 5 * 60_000,
-  });
+  const labels = useLabelSummary();
+  return { ...labels, data: labels.data?.keys.map((k) => k.key) };
 }

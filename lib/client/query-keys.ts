@@ -44,10 +44,11 @@ export const queryKeys = {
     list: ["rollouts", "list"] as const,
     detail: (id: string) => ["rollouts", "detail", id] as const,
   },
+  /** GET /api/v1/labels: keys, values and counts (selector suggestions, required-label preview) */
+  labels: ["labels"] as const,
   versions: ["versions"] as const,
   nodePools: {
     capacity: (by: string) => ["node-pools", by] as const,
-    labelKeys: ["node-pools", "label-keys"] as const,
   },
   settings: ["settings"] as const,
   fleetCa: ["fleet-ca"] as const,

@@ -34,7 +34,12 @@ export const deregistrationSchema = z.object({
   startedBy: z.string().nullable(),
   stepStartedAt: isoTime.nullable(),
   waitingFor: z.string().nullable(),
-  workloads: z.object({ pods: z.number().nullable(), atStart: z.number().nullable() }),
+  workloads: z.object({
+    pods: z.number().nullable(),
+    atStart: z.number().nullable(),
+    /** While draining: the pods reported since the drain started, oldest first, as the server recorded them. */
+    history: z.array(z.object({ at: isoTime, pods: z.number() })),
+  }),
   disconnect: z
     .object({
       directiveId: z.string(),

@@ -3,6 +3,7 @@ import { clusterRoutes } from "./clusters";
 import { deregistrationRoutes } from "./deregistration";
 import { fleetRoutes } from "./fleet";
 import { groupRoutes } from "./groups";
+import { labelRoutes } from "./labels";
 import { policyRoutes } from "./policies";
 import type { RouteContract } from "./route";
 import { rolloutRoutes } from "./rollouts";
@@ -16,6 +17,7 @@ export const ADMIN_ROUTES: readonly RouteContract[] = [
   deregistrationRoutes,
   tokenRoutes,
   groupRoutes,
+  labelRoutes,
   policyRoutes,
   rolloutRoutes,
   settingsRoutes,

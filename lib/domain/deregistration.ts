@@ -48,6 +48,9 @@ export function decide(facts: WizardFacts, action: DeregistrationAction, force: 
       return { ok: true, next: "disconnecting", forced: false };
     case "remove":
       if (step !== "disconnecting") return reject(`remove comes after disconnect (now: ${step ?? "not started"}).`);
+      // Removal cannot be undone: whoever does it says why, for the audit log and the tombstone.
+      if (!reason?.trim())
+        return { ok: false, code: "invalid_request", message: "Removing a cluster needs a reason; it is kept in the audit log." };
       if (facts.disconnectAcked) return { ok: true, next: "removed", forced: false };
       if (!force)
         return reject("The agent has not acknowledged disconnect yet; wait, or after the timeout force it with a reason.");
@@ -93,4 +96,22 @@ export function phaseFor(step: DeregistrationStep): "Draining" | "Deregistration
   if (step === "disconnecting") return "Deregistration";
   if (step === "cancelled") return "Active";
   return null;
+}
+
+/** A drain's pod count is recorded at least this often, so its curve reaches the present. */
+export const DRAIN_SAMPLE_KEEPALIVE_MS = 60_000;
+
+/**
+ * Whether the pods a draining cluster reports now are a new point of its drain history: the first
+ * since the drain started, a changed count, or the same count a keep-alive later.
+ */
+export function isNewDrainSample(
+  last: { at: Date; pods: number } | null,
+  pods: number | null,
+  now: Date,
+  startedAt: Date,
+): pods is number {
+  if (pods === null) return false;
+  if (!last || last.at < startedAt) return true;
+  return last.pods !== pods || now.getTime() - last.at.getTime() >= DRAIN_SAMPLE_KEEPALIVE_MS;
 }

@@ -1,46 +1,103 @@
 import { z } from "zod";
-import { labelKeySchema } from "./labels";
+import { labelKeyProblem } from "./labels";
+
+/**
+ * Each setting's name as the Settings form shows it. Every validation message a person reads uses
+ * these (the API keeps the machine name in `details[].field`), so an error never names a field
+ * the form does not show.
+ */
+export const SETTING_LABELS = {
+  notReadyThresholdSeconds: "NotReady threshold (seconds)",
+  heartbeatIntervalSeconds: "Heartbeat interval (seconds)",
+  requiredLabels: "Required labels",
+  certificateValidityDays: "Certificate validity (days)",
+  certificateRenewalGraceDays: "Renewal grace (days)",
+  disconnectTimeoutSeconds: "Disconnect timeout (seconds)",
+  flappingThresholdPerHour: "Flapping threshold (changes per hour)",
+  heartbeatHistoryRetentionDays: "Heartbeat history (days)",
+  statusEventRetentionDays: "Status events (days)",
+  registrationAttemptRetentionDays: "Registration attempts (days)",
+  auditLogRetentionDays: "Audit log (days)",
+} as const;
+type SettingKey = keyof typeof SETTING_LABELS;
+
+/** A whole number in [min, max], refused in words that name the setting by its label. */
+function wholeNumber(key: SettingKey, min: number, max: number) {
+  const label = SETTING_LABELS[key];
+  const range = `${label} must be a whole number from ${min.toLocaleString("en")} to ${max.toLocaleString("en")}.`;
+  return z
+    .number({ error: `${label} must be a number.` })
+    .int({ error: range })
+    .min(min, { error: range })
+    .max(max, { error: range });
+}
+
+export const MAX_REQUIRED_LABELS = 32;
+
+const requiredLabelsSchema = z
+  .array(z.string(), { error: `${SETTING_LABELS.requiredLabels} must be a list of label keys.` })
+  .superRefine((keys, ctx) => {
+    const label = SETTING_LABELS.requiredLabels;
+    for (const key of keys) {
+      const problem = labelKeyProblem(key);
+      if (problem) ctx.addIssue({ code: "custom", message: `${label}: “${key}” is not a label key (${problem}).` });
+    }
+    if (keys.length > MAX_REQUIRED_LABELS)
+      ctx.addIssue({ code: "custom", message: `${label} can name at most ${MAX_REQUIRED_LABELS} keys.` });
+    const repeated = keys.filter((k, i) => keys.indexOf(k) !== i);
+    if (repeated.length) ctx.addIssue({ code: "custom", message: `${label} names “${repeated[0]}” more than once.` });
+  });
 
 /** Fleet-wide settings an admin can change at run time (PROTOCOL.md, Admin API). */
 export const settingsSchema = z.object({
-  notReadyThresholdSeconds: z.number().int().min(10).max(86_400),
-  heartbeatIntervalSeconds: z.number().int().min(1).max(3_600),
-  requiredLabels: z
-    .array(labelKeySchema)
-    .max(32)
-    .refine((keys) => new Set(keys).size === keys.length, {
-      message: "must not repeat a key",
-    }),
-  certificateValidityDays: z.number().int().min(1).max(825),
+  notReadyThresholdSeconds: wholeNumber("notReadyThresholdSeconds", 10, 86_400),
+  heartbeatIntervalSeconds: wholeNumber("heartbeatIntervalSeconds", 1, 3_600),
+  requiredLabels: requiredLabelsSchema,
+  certificateValidityDays: wholeNumber("certificateValidityDays", 1, 825),
   /** How long after its end an agent certificate may still renew itself through rotate. */
-  certificateRenewalGraceDays: z.number().int().min(0).max(365),
+  certificateRenewalGraceDays: wholeNumber("certificateRenewalGraceDays", 0, 365),
   /** How long an agent has to acknowledge `disconnect` before removal may be forced. */
-  disconnectTimeoutSeconds: z.number().int().min(5).max(86_400),
+  disconnectTimeoutSeconds: wholeNumber("disconnectTimeoutSeconds", 5, 86_400),
   /** A cluster with more status changes than this in the last hour is flapping (list filter, reasons, notifications). */
-  flappingThresholdPerHour: z.number().int().min(1).max(120),
+  flappingThresholdPerHour: wholeNumber("flappingThresholdPerHour", 1, 120),
   // Retention (README, Retention): rows older than this are pruned by the background jobs.
   /** Heartbeats per minute per cluster and the fleet's status counts per minute (the charts). */
-  heartbeatHistoryRetentionDays: z.number().int().min(1).max(90),
+  heartbeatHistoryRetentionDays: wholeNumber("heartbeatHistoryRetentionDays", 1, 90),
   /** Status transitions and lifecycle milestones (a cluster's history). */
-  statusEventRetentionDays: z.number().int().min(1).max(3_650),
+  statusEventRetentionDays: wholeNumber("statusEventRetentionDays", 1, 3_650),
   /** Registration attempts (the overview's success rate, the attempts log). */
-  registrationAttemptRetentionDays: z.number().int().min(1).max(3_650),
+  registrationAttemptRetentionDays: wholeNumber("registrationAttemptRetentionDays", 1, 3_650),
   /** The audit log; pruned entries are first appended to the archive files in the data dir. */
-  auditLogRetentionDays: z.number().int().min(30).max(3_650),
+  auditLogRetentionDays: wholeNumber("auditLogRetentionDays", 30, 3_650),
 });
 export type Settings = z.infer<typeof settingsSchema>;
+
+/**
+ * The rule between settings, on the values in force after a change (a patch may name only one of
+ * the two): null, or the field to blame and the sentence.
+ */
+export function crossSettingProblem(
+  s: Pick<Settings, "heartbeatIntervalSeconds" | "notReadyThresholdSeconds">,
+): { field: SettingKey; message: string } | null {
+  if (s.heartbeatIntervalSeconds < s.notReadyThresholdSeconds) return null;
+  return {
+    field: "heartbeatIntervalSeconds",
+    message: `${SETTING_LABELS.heartbeatIntervalSeconds} must be shorter than the ${SETTING_LABELS.notReadyThresholdSeconds} (${s.notReadyThresholdSeconds}).`,
+  };
+}
 
 export const settingsPatchSchema = settingsSchema
   .partial()
   .strict()
-  .refine((p) => Object.keys(p).length > 0, { message: "name at least one setting" })
-  .refine(
-    (p) =>
-      p.notReadyThresholdSeconds === undefined ||
-      p.heartbeatIntervalSeconds === undefined ||
-      p.heartbeatIntervalSeconds < p.notReadyThresholdSeconds,
-    { message: "heartbeatIntervalSeconds must be shorter than notReadyThresholdSeconds", path: ["heartbeatIntervalSeconds"] },
-  );
+  .refine((p) => Object.keys(p).length > 0, { message: "Name at least one setting to change." })
+  .superRefine((p, ctx) => {
+    if (p.notReadyThresholdSeconds === undefined || p.heartbeatIntervalSeconds === undefined) return;
+    const problem = crossSettingProblem({
+      heartbeatIntervalSeconds: p.heartbeatIntervalSeconds,
+      notReadyThresholdSeconds: p.notReadyThresholdSeconds,
+    });
+    if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: [problem.field] });
+  });
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
 
 export const DEFAULT_SETTINGS: Settings = {

@@ -9,6 +9,7 @@ import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
 import { pruneRevokedSessions } from "@/lib/server/auth/sessions";
 import { startJobs } from "@/lib/server/jobs/job-runner";
 import { log } from "@/lib/server/log";
+import { DRAIN_SAMPLE_EVERY_MS, sampleDrains } from "@/lib/server/lifecycle/drain-samples";
 import {
   pruneAuditLog,
   pruneHeartbeatHistory,
@@ -30,6 +31,7 @@ export function startWorkers(): () => Promise<void> {
     ratePublisherJob(),
     { name: "enrollment", everyMs: 10_000, run: evaluateEnrollment },
     { name: "rollout-tick", everyMs: 2000, run: tickRollouts },
+    { name: "drain-samples", everyMs: DRAIN_SAMPLE_EVERY_MS, run: () => sampleDrains() },
     { name: "fleet-sample", everyMs: 15_000, run: sampleFleet, runAtStart: true },
     { name: "prune-heartbeat-history", everyMs: RETENTION_MS, run: () => pruneHeartbeatHistory() },
     { name: "prune-status-events", everyMs: RETENTION_MS, run: () => pruneStatusEvents() },

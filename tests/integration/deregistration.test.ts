@@ -58,6 +58,16 @@ test("an agent-less walk: order enforced, force needs a reason, an agent that ne
   });
   assert.equal(drain.status, "Draining");
 
+  // The drain's pods are recorded by the server: whoever opens the wizard later sees the whole curve.
+  await server.agent("POST", "/api/agent/v1/heartbeat", hbBody(5), { client });
+  const history = await until("the drain history to show 12 -> 5", async () => {
+    const w = await server.api("GET", `/api/v1/clusters/${id}/deregistration`);
+    const h: { at: string; pods: number }[] = w.body.workloads.history;
+    return h.at(-1)?.pods === 5 && h;
+  });
+  assert.equal(history[0]!.pods, 12, "starts at the count the drain started from");
+  assert.ok(Date.parse(history[0]!.at) >= Date.parse(started.body.startedAt));
+
   assert.equal((await act(id, { action: "confirm-workloads" })).status, 409, "pods remain");
   const noReason = await act(id, { action: "confirm-workloads", force: true });
   assert.equal(noReason.status, 400);
@@ -70,7 +80,7 @@ test("an agent-less walk: order enforced, force needs a reason, an agent that ne
   assert.equal(disconnecting.body.step, "disconnecting");
   assert.match(disconnecting.body.waitingFor, /acknowledge/);
   // The agent never acknowledges: removal is refused, then allowed with force after the timeout.
-  assert.equal((await act(id, { action: "remove" })).status, 409);
+  assert.equal((await act(id, { action: "remove", reason: "agent is gone" })).status, 409);
   assert.equal((await act(id, { action: "remove", force: true, reason: "agent is gone" })).status, 409, "before the timeout");
   // Wait for the timeout as the console sees it (disconnectTimeoutSeconds: 5), not a fixed sleep.
   await until("the disconnect timeout to pass", async () => {
@@ -171,8 +181,16 @@ test("a real agent walks the wizard across a server restart, acknowledges discon
     const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r("still running"), 15_000))]);
     assert.equal(code, 0, `agent exit: ${code}\n${output}`);
     assert.equal(existsSync(stateDir), false, "the agent deleted its state");
-    const removed = await act(id, { action: "remove" });
+    // Removal needs a reason (400 without one, nothing removed), which the audit log keeps.
+    const noReason = await act(id, { action: "remove" });
+    assert.equal(noReason.status, 400, JSON.stringify(noReason.body));
+    assert.equal(noReason.body.error, "invalid_request");
+    assert.equal((await server.api("GET", `/api/v1/clusters/${id}`)).status, 200, "still registered");
+    const removed = await act(id, { action: "remove", reason: "retired with the test" });
     assert.equal(removed.body.step, "removed");
+    const audit = await server.api("GET", `/api/v1/audit?target=${id}&limit=50`);
+    const entry = audit.body.items.find((e: { action: string }) => e.action === "cluster.deregister");
+    assert.equal(entry?.details?.reason, "retired with the test", JSON.stringify(entry));
     assert.ok(
       removed.body.verification.checks.every((c: { ok: boolean }) => c.ok),
       JSON.stringify(removed.body.verification),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { DEFAULT_FILTERS, filtersFromSearchParams, filtersToSearchParams, nextSort } from "@/lib/client/clusters";
+import { DEFAULT_FILTERS, filtersFromSearchParams, filtersToSearchParams, nextSort, podSamples } from "@/lib/client/clusters";
 
 describe("cluster list filters in the URL", () => {
   test("round-trip through the query string", () => {
@@ -47,4 +47,20 @@ describe("nextSort", () => {
     assert.deepEqual(nextSort({ sort: "name", order: "desc" }, "status"), { sort: "status", order: "asc" });
     assert.deepEqual(nextSort({ sort: "name", order: "asc" }, "lastHeartbeatAt"), { sort: "lastHeartbeatAt", order: "desc" });
   });
+});
+
+test("the drain chart draws the server's history, then the count just read so the line reaches now", () => {
+  const history = [
+    { at: "2026-12-01T10:00:00.000Z", pods: 40 },
+    { at: "2026-12-01T10:00:30.000Z", pods: 12 },
+  ];
+  const t0 = Date.parse(history[0]!.at);
+  assert.deepEqual(podSamples(history, 5, t0 + 45_000), [
+    { t: t0, pods: 40 },
+    { t: t0 + 30_000, pods: 12 },
+    { t: t0 + 45_000, pods: 5 },
+  ]);
+  assert.equal(podSamples(history, null, t0 + 45_000).length, 2, "no report: the history alone");
+  assert.equal(podSamples(history, 12, t0 + 30_000).length, 2, "read no later than the last point: nothing added");
+  assert.deepEqual(podSamples([], 7, t0), [{ t: t0, pods: 7 }]);
 });

@@ -3,6 +3,8 @@ import { describe, test } from "node:test";
 import {
   decide,
   DEREGISTRATION_ACTIONS,
+  DRAIN_SAMPLE_KEEPALIVE_MS,
+  isNewDrainSample,
   phaseFor,
   waitingFor,
   type DeregistrationStep,
@@ -31,11 +33,22 @@ describe("deregistration state machine", () => {
       next: "disconnecting",
       forced: false,
     });
-    assert.deepEqual(decide(facts({ step: "disconnecting", disconnectAcked: true }), "remove", false, undefined), {
+    assert.deepEqual(decide(facts({ step: "disconnecting", disconnectAcked: true }), "remove", false, "decommissioned"), {
       ok: true,
       next: "removed",
       forced: false,
     });
+  });
+
+  test("removal needs a reason even when the agent acknowledged; out of order it is still invalid_transition", () => {
+    const acked = facts({ step: "disconnecting", disconnectAcked: true });
+    for (const reason of [undefined, "", "   "]) {
+      const d = decide(acked, "remove", false, reason);
+      assert.equal(d.ok, false);
+      assert.equal(!d.ok && d.code, "invalid_request");
+    }
+    const early = decide(facts({ step: "draining" }), "remove", false, undefined);
+    assert.equal(!early.ok && early.code, "invalid_transition");
   });
 
   test("every action out of order is invalid_transition", () => {
@@ -56,8 +69,8 @@ describe("deregistration state machine", () => {
       "cancelled",
     ] as (DeregistrationStep | null)[]) {
       for (const action of DEREGISTRATION_ACTIONS) {
-        // With every wait satisfied, only the order decides.
-        const d = decide(facts({ step, pods: 0, disconnectAcked: true }), action, false, undefined);
+        // With every wait satisfied (and a reason given), only the order decides.
+        const d = decide(facts({ step, pods: 0, disconnectAcked: true }), action, false, "why");
         const expected = allowed[String(step)]!.includes(action);
         assert.equal(d.ok, expected, `${step} + ${action}`);
         if (!d.ok) assert.equal(d.code, "invalid_transition");
@@ -99,4 +112,16 @@ describe("deregistration state machine", () => {
     assert.equal(phaseFor("disconnecting"), "Deregistration");
     assert.equal(phaseFor("cancelled"), "Active");
   });
+});
+
+test("a drain's history records a first count, each change, and the same count once a keep-alive later", () => {
+  const start = new Date("2026-12-01T10:00:00Z");
+  const at = (s: number) => new Date(start.getTime() + s * 1000);
+  const keepAlive = DRAIN_SAMPLE_KEEPALIVE_MS / 1000;
+  assert.equal(isNewDrainSample(null, 40, at(5), start), true, "the first");
+  assert.equal(isNewDrainSample(null, null, at(5), start), false, "no report yet");
+  assert.equal(isNewDrainSample({ at: at(5), pods: 40 }, 40, at(10), start), false, "unchanged");
+  assert.equal(isNewDrainSample({ at: at(5), pods: 40 }, 31, at(10), start), true, "changed");
+  assert.equal(isNewDrainSample({ at: at(5), pods: 40 }, 40, at(5 + keepAlive), start), true, "keep-alive");
+  assert.equal(isNewDrainSample({ at: at(-30), pods: 3 }, 3, at(1), start), true, "a point of an earlier drain does not count");
 });

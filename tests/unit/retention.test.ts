@@ -6,7 +6,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { DEFAULT_SETTINGS, settingsPatchSchema, settingsSchema } from "@/lib/domain/settings";
+import {
+  crossSettingProblem,
+  DEFAULT_SETTINGS,
+  SETTING_LABELS,
+  settingsPatchSchema,
+  settingsSchema,
+} from "@/lib/domain/settings";
 import { appendToArchive, archiveFileName, archiveLine } from "@/lib/server/retention/audit-archive";
 import { pruneInBatches, type BatchClock } from "@/lib/server/retention/prune-in-batches";
 
@@ -161,4 +167,37 @@ test("retention defaults are valid settings and the bounds refuse what would los
   ]) {
     assert.equal(settingsPatchSchema.safeParse(bad).success, false, JSON.stringify(bad));
   }
+});
+
+test("settings are refused in the words of the form: each message names the label shown, under its own field", () => {
+  const issues = (patch: unknown) => {
+    const r = settingsPatchSchema.safeParse(patch);
+    assert.equal(r.success, false, JSON.stringify(patch));
+    return r.error!.issues.map((i) => ({ field: String(i.path[0]), message: i.message }));
+  };
+  assert.deepEqual(issues({ heartbeatIntervalSeconds: 90, notReadyThresholdSeconds: 60 }), [
+    {
+      field: "heartbeatIntervalSeconds",
+      message: "Heartbeat interval (seconds) must be shorter than the NotReady threshold (seconds) (60).",
+    },
+  ]);
+  assert.deepEqual(issues({ auditLogRetentionDays: 29 }), [
+    { field: "auditLogRetentionDays", message: "Audit log (days) must be a whole number from 30 to 3,650." },
+  ]);
+  assert.deepEqual(issues({ requiredLabels: ["env", "env"] }), [
+    { field: "requiredLabels", message: "Required labels names “env” more than once." },
+  ]);
+  for (const [key, label] of Object.entries(SETTING_LABELS)) {
+    for (const { field, message } of issues({ [key]: key === "requiredLabels" ? ["bad key!"] : -1 })) {
+      assert.equal(field, key);
+      assert.ok(message.startsWith(label), `${key}: ${message}`);
+      for (const machine of Object.keys(SETTING_LABELS))
+        assert.ok(!message.includes(machine), `${key} names ${machine}: ${message}`);
+    }
+  }
+  assert.equal(crossSettingProblem({ heartbeatIntervalSeconds: 15, notReadyThresholdSeconds: 60 }), null);
+  assert.equal(
+    crossSettingProblem({ heartbeatIntervalSeconds: 60, notReadyThresholdSeconds: 60 })?.field,
+    "heartbeatIntervalSeconds",
+  );
 });

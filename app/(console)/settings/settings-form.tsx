@@ -1,7 +1,9 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { settingsPatchSchema, type Settings } from "@/lib/domain/settings";
+import { SETTING_LABELS, settingsPatchSchema, type Settings } from "@/lib/domain/settings";
+import { RequiredLabelsPreview } from "@/components/settings/required-labels-preview";
+import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { useSettings, useUpdateSettings } from "@/lib/client/settings";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { Button } from "@/components/ui/button";
@@ -11,6 +13,30 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
 type Draft = Record<keyof Settings, string>;
+type Errors = Partial<Record<keyof Settings, string>>;
+
+// The required-label preview recounts as keys are typed, once typing pauses.
+const PREVIEW_DEBOUNCE_MS = 300;
+
+/** Messages by the field they belong to (zod's issues here, the server's `details` on a 400); the first per field wins. */
+function byField(items: readonly { field: string; message: string }[]): Errors {
+  const out: Record<string, string> = {};
+  for (const { field, message } of items) {
+    const key = field.split(".")[0]!;
+    if (key in SETTING_LABELS) out[key] ??= message;
+  }
+  return out;
+}
+
+/** The server's 400 as field errors, or null when it names no field of the form. */
+function serverFieldErrors(err: unknown): Errors | null {
+  if (!(err instanceof ApiRequestError) || !Array.isArray(err.details)) return null;
+  const details = (err.details as { field?: unknown; message?: unknown }[]).flatMap((d) =>
+    typeof d.field === "string" && typeof d.message === "string" ? [{ field: d.field, message: d.message }] : [],
+  );
+  const errors = byField(details);
+  return Object.keys(errors).length ? errors : null;
+}
 
 function toDraft(s: Settings): Draft {
   return {
@@ -58,7 +84,8 @@ export function SettingsForm() {
 function Editor({ current }: { current: Settings }) {
   const update = useUpdateSettings();
   const [draft, setDraft] = useState<Draft>(() => toDraft(current));
-  const [errors, setErrors] = useState<Partial<Record<string, string>>>({});
+  const [errors, setErrors] = useState<Errors>({});
+  const typedLabels = useDebouncedValue(draft.requiredLabels, PREVIEW_DEBOUNCE_MS);
   const [saved, setSaved] = useState(false);
 
   const set = (key: keyof Draft) => (e: { target: { value: string } }) => {
@@ -70,21 +97,25 @@ function Editor({ current }: { current: Settings }) {
     e.preventDefault();
     const parsed = settingsPatchSchema.safeParse(fromDraft(draft));
     if (!parsed.success) {
-      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? ""), i.message])));
+      setErrors(byField(parsed.error.issues.map((i) => ({ field: String(i.path[0] ?? ""), message: i.message }))));
       return;
     }
     setErrors({});
-    update.mutate(parsed.data, { onSuccess: () => setSaved(true) });
+    update.mutate(parsed.data, {
+      onSuccess: () => setSaved(true),
+      onError: (err) => setErrors(serverFieldErrors(err) ?? {}),
+    });
   }
 
-  const serverError = update.error instanceof ApiRequestError ? update.error : null;
+  // A refusal the fields cannot show (none of its details names one) stays above the button.
+  const serverError = update.error instanceof ApiRequestError && !serverFieldErrors(update.error) ? update.error : null;
   return (
     <Card className="max-w-2xl">
       <form onSubmit={onSubmit} className="space-y-5" noValidate>
         <div className="grid grid-cols-2 gap-5">
           <Field
             id="notReadyThresholdSeconds"
-            label="NotReady threshold (seconds)"
+            label={SETTING_LABELS.notReadyThresholdSeconds}
             type="number"
             min={10}
             value={draft.notReadyThresholdSeconds}
@@ -94,7 +125,7 @@ function Editor({ current }: { current: Settings }) {
           />
           <Field
             id="heartbeatIntervalSeconds"
-            label="Heartbeat interval (seconds)"
+            label={SETTING_LABELS.heartbeatIntervalSeconds}
             type="number"
             min={1}
             value={draft.heartbeatIntervalSeconds}
@@ -104,7 +135,7 @@ function Editor({ current }: { current: Settings }) {
           />
           <Field
             id="certificateValidityDays"
-            label="Certificate validity (days)"
+            label={SETTING_LABELS.certificateValidityDays}
             type="number"
             min={1}
             value={draft.certificateValidityDays}
@@ -114,7 +145,7 @@ function Editor({ current }: { current: Settings }) {
           />
           <Field
             id="certificateRenewalGraceDays"
-            label="Renewal grace (days)"
+            label={SETTING_LABELS.certificateRenewalGraceDays}
             type="number"
             min={0}
             value={draft.certificateRenewalGraceDays}
@@ -124,7 +155,7 @@ function Editor({ current }: { current: Settings }) {
           />
           <Field
             id="disconnectTimeoutSeconds"
-            label="Disconnect timeout (seconds)"
+            label={SETTING_LABELS.disconnectTimeoutSeconds}
             type="number"
             min={5}
             value={draft.disconnectTimeoutSeconds}
@@ -134,7 +165,7 @@ function Editor({ current }: { current: Settings }) {
           />
           <Field
             id="flappingThresholdPerHour"
-            label="Flapping threshold (changes per hour)"
+            label={SETTING_LABELS.flappingThresholdPerHour}
             type="number"
             min={1}
             value={draft.flappingThresholdPerHour}
@@ -144,10 +175,15 @@ function Editor({ current }: { current: Settings }) {
           />
           <Field
             id="requiredLabels"
-            label="Required labels"
+            label={SETTING_LABELS.requiredLabels}
             value={draft.requiredLabels}
             onChange={set("requiredLabels")}
-            hint="Comma-separated label keys every cluster must carry."
+            hint={
+              <>
+                Comma-separated label keys every cluster must carry.{" "}
+                <RequiredLabelsPreview current={current.requiredLabels} typed={typedLabels} />
+              </>
+            }
             error={errors.requiredLabels}
           />
         </div>
@@ -159,7 +195,7 @@ function Editor({ current }: { current: Settings }) {
           <div className="grid grid-cols-2 gap-5">
             <Field
               id="heartbeatHistoryRetentionDays"
-              label="Heartbeat history (days)"
+              label={SETTING_LABELS.heartbeatHistoryRetentionDays}
               type="number"
               min={1}
               value={draft.heartbeatHistoryRetentionDays}
@@ -169,7 +205,7 @@ function Editor({ current }: { current: Settings }) {
             />
             <Field
               id="statusEventRetentionDays"
-              label="Status events (days)"
+              label={SETTING_LABELS.statusEventRetentionDays}
               type="number"
               min={1}
               value={draft.statusEventRetentionDays}
@@ -179,7 +215,7 @@ function Editor({ current }: { current: Settings }) {
             />
             <Field
               id="registrationAttemptRetentionDays"
-              label="Registration attempts (days)"
+              label={SETTING_LABELS.registrationAttemptRetentionDays}
               type="number"
               min={1}
               value={draft.registrationAttemptRetentionDays}
@@ -189,7 +225,7 @@ function Editor({ current }: { current: Settings }) {
             />
             <Field
               id="auditLogRetentionDays"
-              label="Audit log (days)"
+              label={SETTING_LABELS.auditLogRetentionDays}
               type="number"
               min={30}
               value={draft.auditLogRetentionDays}

@@ -31,7 +31,7 @@ function describe(samples: readonly PodSample[], atStart: number | null): string
   );
 }
 
-/** Pods the agent reports while draining, as collected since this page was opened. */
+/** Pods the agent reported since the drain started, as the server recorded them. */
 export function PodsFallingChart({ samples, atStart }: { samples: readonly PodSample[]; atStart: number | null }) {
   const gradient = useId();
   const top = Math.max(1, atStart ?? 0, ...samples.map((s) => s.pods));
@@ -39,7 +39,7 @@ export function PodsFallingChart({ samples, atStart }: { samples: readonly PodSa
   const rows = samples.length === 1 ? [samples[0]!, { ...samples[0]!, t: samples[0]!.t + 1000 }] : samples;
   return (
     <ChartFigure
-      label="Pods reported by the agent while this page is open"
+      label="Pods reported by the agent since the drain started"
       description={describe(samples, atStart)}
       height={POD_CHART_HEIGHT}
       table={{

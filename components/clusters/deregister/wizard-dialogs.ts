@@ -11,6 +11,10 @@ export type WizardDialog = {
   /** what is sent on confirm, with the reason; a forced skip needs a reason (the server refuses one without) */
   request: Omit<DeregistrationRequest, "reason">;
   reasonHint?: string;
+  /** a reason is needed even without force (removal: the server refuses one without) */
+  reasonRequired?: boolean;
+  /** the cluster's name must be typed to confirm (what cannot be undone) */
+  typeName?: boolean;
   confirmLabel: string;
   pendingLabel: string;
   dismissLabel?: string;
@@ -48,6 +52,9 @@ export const WIZARD_DIALOGS: Record<WizardDialogKind, WizardDialog> = {
     description: () =>
       "The cluster record, its labels, node pools and pending directives are deleted and its certificates refused for good. This cannot be undone; the audit trail and a tombstone stay.",
     request: { action: "remove" },
+    reasonRequired: true,
+    typeName: true,
+    reasonHint: "For example: “decommissioned with the eu-west-1 migration”.",
     confirmLabel: "Remove cluster",
     pendingLabel: "Removing…",
     variant: "danger",
@@ -57,6 +64,7 @@ export const WIZARD_DIALOGS: Record<WizardDialogKind, WizardDialog> = {
     description: () =>
       "The agent never acknowledged disconnect; it may still hold credentials (they will be refused). The record is deleted for good and the reason is audited.",
     request: { action: "remove", force: true },
+    typeName: true,
     reasonHint: "For example: “cluster already destroyed by Terraform”.",
     confirmLabel: "Force removal",
     pendingLabel: "Removing…",

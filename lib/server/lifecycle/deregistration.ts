@@ -22,6 +22,7 @@ import { forgetClusterHeartbeats } from "@/lib/server/heartbeats/heartbeat-write
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { getSettings } from "@/lib/server/settings/settings";
+import { drainHistory, resetDrainSamples } from "./drain-samples";
 
 type Forced = ForcedSkip;
 type Check = VerificationCheck;
@@ -103,7 +104,11 @@ export async function getDeregistration(clusterId: string): Promise<Deregistrati
   const { record, cluster, directive, wizard } = await facts(clusterId);
   if (!record && !cluster) throw new ApiError("not_found", "No cluster or deregistration with this id.");
   const step = wizard.step;
-  const checks = step === "removed" ? await verification(clusterId) : null;
+  const [checks, history] = await Promise.all([
+    step === "removed" ? verification(clusterId) : null,
+    // The drain chart's whole curve, from the server's record (it is drawn while draining).
+    step === "draining" && record ? drainHistory(clusterId, record.startedAt) : [],
+  ]);
   const actions = DEREGISTRATION_ACTIONS.filter((a) => {
     const d = decide(wizard, a, true, "probe");
     return d.ok;
@@ -116,7 +121,7 @@ export async function getDeregistration(clusterId: string): Promise<Deregistrati
     startedBy: record?.startedBy ?? null,
     stepStartedAt: record?.stepStartedAt.toISOString() ?? null,
     waitingFor: waitingFor(wizard),
-    workloads: { pods: wizard.pods, atStart: record?.workloadsAtStart ?? null },
+    workloads: { pods: wizard.pods, atStart: record?.workloadsAtStart ?? null, history },
     disconnect: directive
       ? {
           directiveId: directive.id,
@@ -178,13 +183,17 @@ async function actOnce(actor: Actor, clusterId: string, input: DeregistrationReq
     await inTransaction(async (tx, afterCommit) => {
       let directiveId = record?.directiveId ?? null;
       if (input.action === "start") directiveId = null;
-      if (decision.next === "draining") await createDirective(tx, clusterId, "drain", {});
+      if (decision.next === "draining") {
+        await createDirective(tx, clusterId, "drain", {});
+        await resetDrainSamples(tx, clusterId, { at: now, pods: cluster.userPodCount ?? cluster.podCount });
+      }
       if (decision.next === "disconnecting")
         directiveId = await createDirective(tx, clusterId, "disconnect", { reason: "deregistration" });
       if (decision.next === "cancelled") {
         await tx.directive.deleteMany({ where: { clusterId, ackedAt: null, type: { in: ["drain", "disconnect"] } } });
         // Tell the agent to resume: drained workloads may come back.
         await createDirective(tx, clusterId, "resume", {});
+        await resetDrainSamples(tx, clusterId);
       }
       const data = {
         clusterName: cluster.name,

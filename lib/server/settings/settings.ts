@@ -1,9 +1,18 @@
 import "server-only";
-import { DEFAULT_SETTINGS, settingsSchema, type Settings, type SettingsPatch } from "@/lib/domain/settings";
+import {
+  crossSettingProblem,
+  DEFAULT_SETTINGS,
+  settingsPatchSchema,
+  settingsSchema,
+  type Settings,
+  type SettingsPatch,
+} from "@/lib/domain/settings";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { Snapshot } from "@/lib/server/agents/snapshot";
+import { ApiError } from "@/lib/server/api/errors";
+import { fieldDetails } from "@/lib/server/api/read-body";
 
 // Hot paths (heartbeats) read settings on every call: one shared snapshot keeps that off the
 // database (one query per CACHE_MS, not one per caller) while other instances still see a change
@@ -38,6 +47,9 @@ async function loadSettings(): Promise<Settings> {
 export async function updateSettings(actor: Actor, patch: SettingsPatch): Promise<Settings> {
   const before = await getSettings();
   const next = settingsSchema.parse({ ...before, ...patch });
+  // The patch alone was checked; a change to one side of a rule is checked against the other's value in force.
+  const problem = crossSettingProblem(next);
+  if (problem) throw new ApiError("invalid_request", problem.message, [problem]);
   const changed = (Object.keys(patch) as (keyof Settings)[]).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(next[k]));
   await db().$transaction(async (tx) => {
     for (const key of changed) {
@@ -58,4 +70,17 @@ export async function updateSettings(actor: Actor, patch: SettingsPatch): Promis
   });
   snapshot().invalidate();
   return next;
+}
+
+/**
+ * A refused patch in the Settings form's words (the route's `checkBody`): the message is the
+ * sentences, each naming its setting by the label the form shows; `details` keep the machine
+ * `field` each belongs to, which the form uses to put it under the right input.
+ */
+export function checkSettingsPatch(raw: unknown): void {
+  const parsed = settingsPatchSchema.safeParse(raw);
+  if (parsed.success) return;
+  const details = fieldDetails(parsed.error);
+  const sentences = details.map((d) => (d.message.endsWith(".") ? d.message : `${d.field}: ${d.message}.`));
+  throw new ApiError("invalid_request", sentences.join(" "), details);
 }

@@ -6,7 +6,7 @@ import type { DeregistrationAction } from "@/lib/domain/deregistration";
 import {
   useDeregistration,
   useDeregistrationAction,
-  usePodSamples,
+  podSamples,
   type Deregistration,
   type DeregistrationRequest,
 } from "@/lib/client/clusters";
@@ -40,7 +40,7 @@ export function DeregisterWizard({
 }) {
   const query = useDeregistration(clusterId, initial);
   const d = query.data;
-  const samples = usePodSamples(d.workloads.pods, query.dataUpdatedAt);
+  const samples = podSamples(d.workloads.history, d.workloads.pods, query.dataUpdatedAt);
   const action = useDeregistrationAction(clusterId);
   const [dialog, setDialog] = useState<WizardDialogKind | null>(null);
   const states = stepStates(d);
@@ -237,7 +237,8 @@ export function DeregisterWizard({
         <ReasonDialog
           title={shown.title(name)}
           description={shown.description(d)}
-          reasonRequired={shown.request.force === true}
+          reasonRequired={shown.request.force === true || shown.reasonRequired === true}
+          confirmText={shown.typeName ? name : undefined}
           reasonHint={shown.reasonHint}
           confirmLabel={shown.confirmLabel}
           pendingLabel={shown.pendingLabel}
