@@ -1,11 +1,13 @@
 // Pure shaping of API series into chart rows and into the words that describe a chart to people
 // who cannot see it. No React here, so it is unit-tested (tests/unit/client-charts.test.ts).
 
+import { formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
+
 const MINUTE = 60_000;
 
-/** "14:05" in the viewer's time zone. */
-export function clockTime(iso: string | number): string {
-  return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+/** "14:05" in the viewer's time zone (a part of the one absolute format). */
+export function clockTime(iso: string | number, timeZone = viewerTimeZone()): string {
+  return formatInstant(iso, timeZone, "minute");
 }
 
 export type RatePoint = { t: number; perSecond: number };
