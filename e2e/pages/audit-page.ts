@@ -16,12 +16,14 @@ export class AuditPage {
     return response;
   }
 
-  filter(name: "Actor" | "Action" | "Target id"): Locator {
+  filter(name: "Actor" | "Action" | "Target name or id"): Locator {
     return this.filters.getByLabel(name);
   }
 
-  async filterBy(name: "Actor" | "Action" | "Target id", value: string) {
+  /** Fills one filter and applies the form (Enter), which puts the filters in the URL. */
+  async filterBy(name: "Actor" | "Action" | "Target name or id", value: string) {
     await this.filter(name).fill(value);
+    await this.filter(name).press("Enter");
   }
 
   /** Rows whose Action cell is exactly `action`. */
