@@ -11,6 +11,28 @@ type NameSource = {
   idsNamed: (prefix: string, take: number) => Promise<{ id: string }[]>;
 };
 
+// The tables whose rows are named by one text column: the delegates differ only in their types.
+type NamedTable = {
+  findMany(args: { where: object; select: Record<string, true>; take?: number }): Promise<Record<string, string>[]>;
+};
+function nameColumn(
+  model: "clusterGroup" | "policy" | "rollout" | "registrationToken" | "apiKey" | "user",
+  column = "name",
+): NameSource {
+  const table = () => db()[model] as unknown as NamedTable;
+  return {
+    byIds: async (ids) =>
+      (await table().findMany({ where: { id: { in: ids } }, select: { id: true, [column]: true } })).map((r) => ({
+        id: r.id!,
+        name: r[column]!,
+      })),
+    idsNamed: async (prefix, take) =>
+      (await table().findMany({ where: { [column]: { startsWith: prefix } }, select: { id: true }, take })).map((r) => ({
+        id: r.id!,
+      })),
+  };
+}
+
 const SOURCES: Record<string, NameSource> = {
   cluster: {
     byIds: async (ids) => {
@@ -28,36 +50,12 @@ const SOURCES: Record<string, NameSource> = {
       return [...live, ...gone.map((t) => ({ id: t.clusterId }))];
     },
   },
-  group: {
-    byIds: (ids) => db().clusterGroup.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }),
-    idsNamed: (prefix, take) =>
-      db().clusterGroup.findMany({ where: { name: { startsWith: prefix } }, select: { id: true }, take }),
-  },
-  policy: {
-    byIds: (ids) => db().policy.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }),
-    idsNamed: (prefix, take) => db().policy.findMany({ where: { name: { startsWith: prefix } }, select: { id: true }, take }),
-  },
-  rollout: {
-    byIds: (ids) => db().rollout.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }),
-    idsNamed: (prefix, take) => db().rollout.findMany({ where: { name: { startsWith: prefix } }, select: { id: true }, take }),
-  },
-  registrationToken: {
-    byIds: (ids) => db().registrationToken.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }),
-    idsNamed: (prefix, take) =>
-      db().registrationToken.findMany({ where: { name: { startsWith: prefix } }, select: { id: true }, take }),
-  },
-  apiKey: {
-    byIds: (ids) => db().apiKey.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } }),
-    idsNamed: (prefix, take) => db().apiKey.findMany({ where: { name: { startsWith: prefix } }, select: { id: true }, take }),
-  },
-  user: {
-    byIds: async (ids) =>
-      (await db().user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } })).map((u) => ({
-        id: u.id,
-        name: u.email,
-      })),
-    idsNamed: (prefix, take) => db().user.findMany({ where: { email: { startsWith: prefix } }, select: { id: true }, take }),
-  },
+  group: nameColumn("clusterGroup"),
+  policy: nameColumn("policy"),
+  rollout: nameColumn("rollout"),
+  registrationToken: nameColumn("registrationToken"),
+  apiKey: nameColumn("apiKey"),
+  user: nameColumn("user", "email"),
 };
 
 // A name filter matching thousands of targets is a mistyped filter: past this many ids per type
