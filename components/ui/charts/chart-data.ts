@@ -5,9 +5,12 @@ import { formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 
 const MINUTE = 60_000;
 
-/** "14:05" in the viewer's time zone (a part of the one absolute format). */
-export function clockTime(iso: string | number, timeZone = viewerTimeZone()): string {
-  return formatInstant(iso, timeZone, "minute");
+/**
+ * "14:05" in the viewer's time zone (a part of the one absolute format). One argument only: it
+ * is handed to recharts as a tick formatter, which passes the tick's index second.
+ */
+export function clockTime(iso: string | number): string {
+  return formatInstant(iso, viewerTimeZone(), "minute");
 }
 
 export type RatePoint = { t: number; perSecond: number };
