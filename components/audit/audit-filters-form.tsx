@@ -31,19 +31,19 @@ export function AuditFiltersForm({ filters, onApply }: { filters: AuditFilters; 
   const hydrated = useHydrated();
   const zone = hydrated ? viewerTimeZone() : "UTC";
   const [text, setText] = useState({ actor: filters.actor ?? "", action: filters.action ?? "", target: filters.target ?? "" });
-  const [from, setFrom] = useState(() => toLocalInput(filters.from, zone));
-  const [to, setTo] = useState(() => toLocalInput(filters.to, zone));
+  // Held as ISO instants and shown in the viewer's zone, so hydration (which learns the zone)
+  // changes what the inputs show without throwing away anything typed.
+  const [range, setRange] = useState({ from: filters.from, to: filters.to });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     onApply({
       actor: text.actor.trim() || undefined,
       action: text.action.trim() || undefined,
       target: text.target.trim() || undefined,
-      from: fromLocalInput(from),
-      to: fromLocalInput(to),
+      ...range,
     });
   };
-  const range = (label: string, value: string, set: (v: string) => void, testId: string) => (
+  const rangeInput = (key: "from" | "to", label: string) => (
     <label className="space-y-1.5 text-sm font-medium">
       <span>
         {label} <span className="font-normal text-slate-500 dark:text-slate-400">({zoneName(zone)})</span>
@@ -51,9 +51,9 @@ export function AuditFiltersForm({ filters, onApply }: { filters: AuditFilters; 
       <input
         type="datetime-local"
         className={inputClass}
-        value={value}
-        onChange={(e) => set(e.target.value)}
-        data-testid={testId}
+        value={toLocalInput(range[key], zone)}
+        onChange={(e) => setRange((r) => ({ ...r, [key]: fromLocalInput(e.target.value) }))}
+        data-testid={`audit-${key}`}
       />
     </label>
   );
@@ -72,8 +72,8 @@ export function AuditFiltersForm({ filters, onApply }: { filters: AuditFilters; 
             />
           </label>
         ))}
-        {range("From", from, setFrom, "audit-from")}
-        {range("To", to, setTo, "audit-to")}
+        {rangeInput("from", "From")}
+        {rangeInput("to", "To")}
       </div>
       <div className="flex flex-wrap items-center gap-2">
         <Button type="submit">Apply filters</Button>

@@ -11,9 +11,21 @@ export class AuditPage {
     this.rows = this.table.locator("tbody tr");
   }
 
-  async goto() {
-    const response = await this.page.goto("/audit");
+  /** Opens the page (with a query string, if given); for the signed-in, waits until the list has loaded (the page is interactive then). */
+  async goto(query = "") {
+    const response = await this.page.goto(`/audit${query}`);
+    if (response?.status() === 200) await this.expectLoaded();
     return response;
+  }
+
+  async reload() {
+    await this.page.reload();
+    await this.expectLoaded();
+  }
+
+  /** The list (or its empty state) is on screen: the page has hydrated and fetched. */
+  async expectLoaded() {
+    await expect(this.table.or(this.page.getByText(/^(Nothing has happened yet|No entries match these filters)$/))).toBeVisible();
   }
 
   filter(name: "Actor" | "Action" | "Target name or id"): Locator {

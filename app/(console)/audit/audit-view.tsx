@@ -14,7 +14,6 @@ import { AuditDetailsPanel } from "@/components/audit/audit-details-panel";
 import { AuditFiltersForm } from "@/components/audit/audit-filters-form";
 import { AuditTable } from "@/components/audit/audit-table";
 import { Button, buttonClass } from "@/components/ui/button";
-import { useHydrated } from "@/components/ui/local-time";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 
@@ -30,7 +29,6 @@ export function AuditView() {
   const cursors = paging.qs === qs ? paging.cursors : [];
   const query = useAudit(filters, cursors.at(-1));
   const [open, setOpen] = useState<AuditEntry | null>(null);
-  const hydrated = useHydrated();
 
   const apply = useCallback(
     (next: AuditFilters) => {
@@ -43,8 +41,8 @@ export function AuditView() {
 
   return (
     <div className="space-y-4">
-      {/* Remounted when the URL's filters change, and once hydrated (the time range is shown in the viewer's zone). */}
-      <AuditFiltersForm key={`${qs}|${hydrated}`} filters={filters} onApply={apply} />
+      {/* Remounted when the URL's filters change (a link, Back), so it shows them. */}
+      <AuditFiltersForm key={qs} filters={filters} onApply={apply} />
 
       <div className="flex flex-wrap items-center justify-between gap-2">
         <p className="text-sm text-slate-600 dark:text-slate-400">
