@@ -11,7 +11,8 @@ import { inputClass } from "@/components/ui/field";
 import { FormActions } from "@/components/ui/form-actions";
 import { useNow } from "@/components/ui/relative-time";
 import { DefinitionList, Mono } from "./definition-list";
-import { daysUntil, formatDateTime, shortHex } from "@/components/ui/format";
+import { daysUntil, shortHex } from "@/components/ui/format";
+import { LocalTime } from "@/components/ui/local-time";
 
 /** The agent's client certificate: serial, validity and, for operators, revocation. */
 export function CertificateCard({
@@ -65,11 +66,11 @@ export function CertificateCard({
               {shortHex(certificate.fingerprint, 16)}
             </Mono>,
           ],
-          ["Valid from", formatDateTime(certificate.notBefore)],
+          ["Valid from", <LocalTime key="b" iso={certificate.notBefore} format="datetime" />],
           [
             "Expires",
             <span key="e">
-              {formatDateTime(certificate.notAfter)}
+              <LocalTime iso={certificate.notAfter} format="datetime" />
               <span
                 className={`block text-xs tabular-nums ${expired || days < 2 ? "text-rose-700 dark:text-rose-400" : days < 7 ? "text-amber-700 dark:text-amber-400" : "text-slate-500 dark:text-slate-400"}`}
               >

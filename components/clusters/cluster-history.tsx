@@ -6,7 +6,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { formatDateTime } from "@/components/ui/format";
+import { LocalTime } from "@/components/ui/local-time";
 
 const FIRST = 8;
 const STATUSES = new Set(["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"]);
@@ -45,11 +45,8 @@ export function ClusterHistory({ events }: { events: readonly ClusterEvent[] }) 
                 </>
               )}
               <Value kind={e.kind} value={e.to} />
-              <span
-                className="ml-auto text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400"
-                title={formatDateTime(e.at)}
-              >
-                <RelativeTime iso={e.at} /> · {formatDateTime(e.at)}
+              <span className="ml-auto text-xs whitespace-nowrap text-slate-500 tabular-nums dark:text-slate-400">
+                <RelativeTime iso={e.at} /> · <LocalTime iso={e.at} format="datetime" />
               </span>
             </div>
             <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{e.reason}</p>

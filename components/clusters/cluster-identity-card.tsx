@@ -3,7 +3,7 @@ import { Card } from "@/components/ui/card";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { CopyValue } from "./copy-value";
 import { DefinitionList, Missing, Mono } from "./definition-list";
-import { formatDateTime } from "@/components/ui/format";
+import { LocalTime } from "@/components/ui/local-time";
 
 /** What the agent proved at registration. Read-only: the API refuses changes to identity. */
 export function ClusterIdentityCard({ cluster }: { cluster: ClusterDetail }) {
@@ -31,7 +31,7 @@ export function ClusterIdentityCard({ cluster }: { cluster: ClusterDetail }) {
             "Registered",
             cluster.registeredAt ? (
               <span key="reg">
-                {formatDateTime(cluster.registeredAt)}{" "}
+                <LocalTime iso={cluster.registeredAt} format="datetime" />{" "}
                 <span className="text-slate-500 dark:text-slate-400">
                   (<RelativeTime iso={cluster.registeredAt} />)
                 </span>

@@ -6,6 +6,7 @@ import type { Overview } from "@/lib/client/overview";
 import { Card } from "@/components/ui/card";
 import { useNow } from "@/components/ui/relative-time";
 import { daysUntil, formatDuration, shortHex } from "@/components/ui/format";
+import { formatAgo, formatIn, formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 
 const linkClass = "truncate font-medium text-sky-700 hover:underline dark:text-sky-400";
 
@@ -111,10 +112,10 @@ function ExpiringCertificates({ items }: { items: Overview["attention"]["certifi
                 </span>
                 <time
                   dateTime={c.notAfter}
-                  title={new Date(c.notAfter).toLocaleString()}
+                  title={formatInstant(c.notAfter, viewerTimeZone())}
                   className={`shrink-0 text-xs tabular-nums ${left <= 0 || days < 2 ? "text-rose-700 dark:text-rose-400" : "text-amber-700 dark:text-amber-400"}`}
                 >
-                  {left <= 0 ? `expired ${formatDuration(-left)} ago` : `in ${formatDuration(left)}`}
+                  {left <= 0 ? `expired ${formatAgo(-left)}` : formatIn(left)}
                 </time>
               </li>
             );

@@ -3,7 +3,8 @@
 import type { ApiKey, ApiKeyStatus } from "@/lib/client/settings";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { RelativeTime, formatIn, useNow } from "@/components/ui/relative-time";
+import { RelativeTime, useNow } from "@/components/ui/relative-time";
+import { formatIn, formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 import { RoleBadge } from "./role-badge";
 import { TableHead } from "@/components/ui/table-head";
 
@@ -22,10 +23,10 @@ function Expiry({ iso }: { iso: string | null }) {
   return (
     <time
       dateTime={iso}
-      title={new Date(iso).toLocaleString()}
+      title={formatInstant(iso, viewerTimeZone())}
       className={left < 7 * 86_400_000 ? "text-amber-700 dark:text-amber-400" : ""}
     >
-      {left <= 0 ? new Date(iso).toLocaleDateString() : formatIn(left)}
+      {left <= 0 ? formatInstant(iso, viewerTimeZone(), "date") : formatIn(left)}
     </time>
   );
 }

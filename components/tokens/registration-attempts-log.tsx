@@ -14,7 +14,8 @@ import {
   type RegistrationToken,
 } from "@/lib/client/tokens";
 import { Button } from "@/components/ui/button";
-import { formatAgo, RelativeTime, useNow } from "@/components/ui/relative-time";
+import { RelativeTime, useNow } from "@/components/ui/relative-time";
+import { formatAgo } from "@/lib/domain/time-format";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { AttemptResultBadge } from "./attempt-result-badge";

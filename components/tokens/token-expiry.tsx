@@ -1,7 +1,8 @@
 "use client";
 
 import type { TokenStatus } from "@/lib/domain/tokens";
-import { formatAgo, formatIn, useNow } from "@/components/ui/relative-time";
+import { formatAgo, formatIn, formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
+import { useNow } from "@/components/ui/relative-time";
 
 // Under this much time left a token is flagged: an agent still being installed may miss it.
 const SOON_MS = 15 * 60_000;
@@ -18,12 +19,12 @@ export function liveTokenStatus(t: { status: TokenStatus; expiresAt: string }, n
 export function TokenExpiry({ expiresAt, revokedAt }: { expiresAt: string; revokedAt: string | null }) {
   const now = useNow();
   const left = Date.parse(expiresAt) - now;
-  const absolute = new Date(expiresAt).toLocaleString();
+  const absolute = formatInstant(expiresAt, viewerTimeZone());
   if (revokedAt) {
     return (
       <time
         dateTime={revokedAt}
-        title={`Revoked ${new Date(revokedAt).toLocaleString()}`}
+        title={`Revoked ${formatInstant(revokedAt, viewerTimeZone())}`}
         className="text-slate-500 tabular-nums dark:text-slate-400"
       >
         revoked {formatAgo(now - Date.parse(revokedAt))}

@@ -8,15 +8,15 @@ const VARIANTS = {
   ghost: "text-slate-700 hover:bg-slate-100 dark:text-slate-200 dark:hover:bg-slate-800",
 } as const;
 
+/** A button's look, for a link that acts as one (a download, a page to open). */
+export function buttonClass(variant: keyof typeof VARIANTS = "primary", className = ""): string {
+  return `inline-flex h-9 items-center justify-center gap-2 rounded-md px-3.5 text-sm font-medium transition-colors disabled:cursor-not-allowed ${VARIANTS[variant]} ${className}`;
+}
+
 export function Button({
   variant = "primary",
   className = "",
   ...props
 }: ComponentProps<"button"> & { variant?: keyof typeof VARIANTS }) {
-  return (
-    <button
-      className={`inline-flex h-9 items-center justify-center gap-2 rounded-md px-3.5 text-sm font-medium transition-colors disabled:cursor-not-allowed ${VARIANTS[variant]} ${className}`}
-      {...props}
-    />
-  );
+  return <button className={buttonClass(variant, className)} {...props} />;
 }

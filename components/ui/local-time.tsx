@@ -1,6 +1,7 @@
 "use client";
 
 import { useSyncExternalStore, type ReactNode } from "react";
+import { formatInstant, viewerTimeZone, type InstantPart } from "@/lib/domain/time-format";
 
 // Pages whose first paint is rendered on the server with data (the wizard, a rollout) must not
 // print clock times or "12 s ago" there: the server's time zone and instant differ from the
@@ -17,19 +18,24 @@ export function useHydrated(): boolean {
   );
 }
 
-const FORMATS = {
-  time: (d: Date) => d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false }),
-  datetime: (d: Date) => d.toLocaleString(),
-  date: (d: Date) => d.toLocaleDateString(),
-} as const;
-const PLACEHOLDER = { time: "00:00:00", datetime: "00/00/0000, 00:00:00", date: "00/00/0000" } as const;
+const PLACEHOLDER: Record<InstantPart, string> = {
+  time: "00:00:00",
+  minute: "00:00",
+  date: "0000-00-00",
+  datetime: "0000-00-00 00:00:00 UTC",
+};
 
-/** A time in the viewer's zone; an invisible placeholder of about the same width until hydrated. */
-export function LocalTime({ iso, format = "time" }: { iso: string; format?: keyof typeof FORMATS }) {
+/**
+ * An instant in the one absolute format, in the viewer's zone ("2026-12-01 08:14:03 Europe/Berlin";
+ * `format` picks a part of it), with the full form as its tooltip; an invisible placeholder of
+ * about the same width until hydrated.
+ */
+export function LocalTime({ iso, format = "time" }: { iso: string; format?: InstantPart }) {
   const hydrated = useHydrated();
+  const zone = hydrated ? viewerTimeZone() : "UTC";
   return (
-    <time dateTime={iso} title={hydrated ? new Date(iso).toLocaleString() : undefined} className="tabular-nums">
-      {hydrated ? FORMATS[format](new Date(iso)) : <span className="invisible">{PLACEHOLDER[format]}</span>}
+    <time dateTime={iso} title={hydrated ? formatInstant(iso, zone) : undefined} className="tabular-nums">
+      {hydrated ? formatInstant(iso, zone, format) : <span className="invisible">{PLACEHOLDER[format]}</span>}
     </time>
   );
 }

@@ -11,17 +11,31 @@ export class AuditPage {
     this.rows = this.table.locator("tbody tr");
   }
 
-  async goto() {
-    const response = await this.page.goto("/audit");
+  /** Opens the page (with a query string, if given); for the signed-in, waits until the list has loaded (the page is interactive then). */
+  async goto(query = "") {
+    const response = await this.page.goto(`/audit${query}`);
+    if (response?.status() === 200) await this.expectLoaded();
     return response;
   }
 
-  filter(name: "Actor" | "Action" | "Target id"): Locator {
+  async reload() {
+    await this.page.reload();
+    await this.expectLoaded();
+  }
+
+  /** The list (or its empty state) is on screen: the page has hydrated and fetched. */
+  async expectLoaded() {
+    await expect(this.table.or(this.page.getByText(/^(Nothing has happened yet|No entries match these filters)$/))).toBeVisible();
+  }
+
+  filter(name: "Actor" | "Action" | "Target name or id"): Locator {
     return this.filters.getByLabel(name);
   }
 
-  async filterBy(name: "Actor" | "Action" | "Target id", value: string) {
+  /** Fills one filter and applies the form (Enter), which puts the filters in the URL. */
+  async filterBy(name: "Actor" | "Action" | "Target name or id", value: string) {
     await this.filter(name).fill(value);
+    await this.filter(name).press("Enter");
   }
 
   /** Rows whose Action cell is exactly `action`. */

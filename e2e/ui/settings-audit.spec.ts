@@ -24,7 +24,7 @@ test("a settings change made in the UI appears in the audit page", async ({ page
   await expect(row).toHaveCount(1);
   await expect(row).toContainText(ACCOUNTS.admin.email);
   await expect(row).toContainText("notReadyThresholdSeconds");
-  await expect(row).toContainText("settings/fleet");
+  await expect(row).toContainText("settings fleet");
 });
 
 test('saving a change confirms it with "Saved."', async ({ settingsPage }) => {

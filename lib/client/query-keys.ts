@@ -56,6 +56,6 @@ export const queryKeys = {
   users: ["users"] as const,
   audit: {
     all: ["audit"] as const,
-    list: (filters: AuditFilters) => ["audit", filters] as const,
+    list: (filters: AuditFilters & { cursor?: string }) => ["audit", filters] as const,
   },
 };

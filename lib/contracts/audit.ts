@@ -3,14 +3,37 @@ import { idCursorSchema } from "@/lib/domain/paging";
 import { isoTime, pageOf } from "./common";
 import { route } from "./route";
 
-export const auditQuerySchema = z.object({
+/** An instant in a filter: ISO 8601 with a zone (what the console's URL carries). */
+const instant = z.iso.datetime({ offset: true, message: "an ISO 8601 time with a zone, e.g. 2026-12-01T08:00:00Z" });
+
+const auditFilterFields = z.object({
+  /** prefix of the actor (an email, an API key's name, token:<name>) */
   actor: z.string().trim().max(200).optional(),
+  /** prefix of the action ("rollout." for every rollout action) */
   action: z.string().trim().max(100).optional(),
+  /** prefix of the target's id, or of its name (a cluster's, a group's, a token's...) */
   target: z.string().trim().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  /** id of the last entry of the previous page */
-  cursor: idCursorSchema.optional(),
+  /** entries at or after this instant */
+  from: instant.optional(),
+  /** entries before this instant */
+  to: instant.optional(),
 });
+const fromBeforeTo = [
+  (q: { from?: string; to?: string }) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to),
+  { message: "from must be before to", path: ["to"] },
+] satisfies [unknown, { message: string; path: string[] }];
+
+/** The filters of the audit log, shared by the list, the CSV export and the console's URL. */
+export const auditFilterSchema = auditFilterFields.refine(...fromBeforeTo);
+export type AuditFilter = z.infer<typeof auditFilterSchema>;
+
+export const auditQuerySchema = auditFilterFields
+  .extend({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    /** id of the last entry of the previous page */
+    cursor: idCursorSchema.optional(),
+  })
+  .refine(...fromBeforeTo);
 export type AuditQuery = z.infer<typeof auditQuerySchema>;
 
 export const auditEntrySchema = z.object({
@@ -21,6 +44,8 @@ export const auditEntrySchema = z.object({
   action: z.string(),
   targetType: z.string().nullable(),
   targetId: z.string().nullable(),
+  /** the target's name as it is now (or as recorded, once it is gone); null when unknown */
+  targetName: z.string().nullable(),
   details: z.record(z.string(), z.unknown()),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
@@ -35,5 +60,12 @@ export const auditRoutes = {
     role: "operator",
     query: auditQuerySchema,
     response: auditPageSchema,
+  }),
+  export: route({
+    method: "GET",
+    path: "/api/v1/audit/export",
+    summary: "The audit log's entries matching a filter, as CSV (ISO 8601 times, newest first)",
+    role: "operator",
+    query: auditFilterSchema,
   }),
 };

@@ -30,7 +30,11 @@ export const overviewSchema = z.object({
     windowHours: z.number(),
     total: z.number(),
     succeeded: z.number(),
+    /** refused as designed (token used up or expired, missing label...): not against the objective */
+    refused: z.number(),
+    /** failures of the system (5xx, server-side errors): the only thing the objective counts */
     failed: z.number(),
+    /** 1 - failed / total */
     successRate: z.number().nullable(),
     objective: z.number(),
     byResult: z.record(z.string(), z.number()),

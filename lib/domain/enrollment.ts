@@ -1,5 +1,6 @@
 import { missingRequiredLabels, labelKeyProblem, labelValueProblem } from "./labels";
 import { healthStatus } from "./status";
+import { formatAgo, formatDuration } from "./time-format";
 
 // The enrollment checklist: a cluster is enrolled only when every item passes. A pure function
 // of stored facts, so the console, the API and the change gate agree.
@@ -52,9 +53,12 @@ export function enrollmentChecklist(
         : item("ready", "Ready", "fail", f.apiServerHealth === "down" ? "agent reports apiServer down" : "heartbeats stopped"),
     !heard
       ? item("heartbeat", "Heartbeat within threshold", "pending", "no heartbeat yet")
-      : ageS! <= thresholdSeconds
-        ? item("heartbeat", "Heartbeat within threshold", "pass", `last heartbeat ${ageS}s ago (threshold ${thresholdSeconds}s)`)
-        : item("heartbeat", "Heartbeat within threshold", "fail", `last heartbeat ${ageS}s ago (threshold ${thresholdSeconds}s)`),
+      : item(
+          "heartbeat",
+          "Heartbeat within threshold",
+          ageS! <= thresholdSeconds ? "pass" : "fail",
+          `last heartbeat ${formatAgo(ageS! * 1000)} (threshold ${formatDuration(thresholdSeconds * 1000)})`,
+        ),
     missing.length || invalid.length
       ? item(
           "labels",

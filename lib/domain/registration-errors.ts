@@ -129,6 +129,19 @@ const FAILURES = {
     meaning: "The control plane failed while handling the registration; the agent did nothing wrong.",
     action: "The agent retries on its own. If it persists, check the server logs and database health.",
   },
+  // Recorded, like internal, when the server could not do its part (a 503).
+  database_unavailable: {
+    kind: "server",
+    title: "Database unavailable",
+    meaning: "The control plane could not reach its database while handling the registration.",
+    action: "The agent retries on its own. Check the database's health and the server's connection settings.",
+  },
+  unavailable: {
+    kind: "server",
+    title: "Server unavailable",
+    meaning: "The control plane was not able to serve the registration at that moment.",
+    action: "The agent retries on its own. If it persists, check the server logs and its load.",
+  },
 } as const satisfies Record<string, Entry>;
 
 export type RegistrationErrorCode = keyof typeof FAILURES;
@@ -157,4 +170,44 @@ export function explainRegistrationResult(code: string): RegistrationOutcome {
     meaning: `The server refused the registration with "${code}", a code this console does not describe.`,
     action: "Read the message recorded with the attempt, and check the agent and server versions match.",
   };
+}
+
+/**
+ * How a recorded result counts against the registration objective: a `success`; a `refusal`,
+ * where the server worked as designed and said no (an expired or used-up token, a missing label,
+ * a bad CSR, a rate limit), which is shown beside the objective and never against it; or a
+ * `failure` of the system itself (5xx, timeouts, server-side errors), the only thing the
+ * objective counts. A code this console does not know counts as a failure: an objective must not
+ * look better for a result nobody has classified.
+ */
+export type ObjectiveClass = "success" | "refusal" | "failure";
+
+export function objectiveClass(code: string): ObjectiveClass {
+  if (code === "ok") return "success";
+  if (isRegistrationErrorCode(code)) return FAILURES[code].kind === "server" ? "failure" : "refusal";
+  return "failure";
+}
+
+export type RegistrationTally = {
+  total: number;
+  succeeded: number;
+  /** refused as designed: not counted against the objective */
+  refused: number;
+  /** failures of the system: the only thing the objective counts */
+  failed: number;
+  /** 1 - failed / total (null without attempts): refusals are the server doing its job. */
+  successRate: number | null;
+};
+
+/** Attempts by result code, tallied for the objective. */
+export function tallyRegistrations(byResult: Readonly<Record<string, number>>): RegistrationTally {
+  const t = { total: 0, succeeded: 0, refused: 0, failed: 0 };
+  for (const [code, n] of Object.entries(byResult)) {
+    t.total += n;
+    const c = objectiveClass(code);
+    if (c === "success") t.succeeded += n;
+    else if (c === "refusal") t.refused += n;
+    else t.failed += n;
+  }
+  return { ...t, successRate: t.total ? 1 - t.failed / t.total : null };
 }

@@ -8,7 +8,10 @@ import {
   PROBLEM_KINDS,
   REGISTRATION_ERROR_CODES,
   REGISTRATION_RESULTS,
+  objectiveClass,
+  tallyRegistrations,
 } from "../../lib/domain/registration-errors";
+import { ApiError, type ErrorCode } from "../../lib/server/api/errors";
 
 // The registration error codes of PROTOCOL.md, verbatim.
 const PROTOCOL_CODES = [
@@ -87,4 +90,35 @@ test("an unknown code is still explained honestly, never blank", () => {
   // Inherited object keys are not codes.
   assert.equal(explainRegistrationResult("constructor").title, "Refused");
   assert.equal(explainRegistrationResult("toString").title, "Refused");
+});
+
+test("the objective counts failures of the system (5xx) only; refusals as designed are not failures", () => {
+  for (const code of REGISTRATION_ERROR_CODES) {
+    const status = new ApiError(code as ErrorCode, "x").status;
+    assert.equal(objectiveClass(code), status >= 500 ? "failure" : "refusal", `${code} (${status})`);
+  }
+  for (const code of [
+    "token_exhausted",
+    "token_expired",
+    "missing_required_labels",
+    "invalid_csr",
+    "label_not_allowed",
+    "rate_limited",
+  ]) {
+    assert.equal(objectiveClass(code), "refusal", code);
+  }
+  for (const code of ["internal", "database_unavailable", "unavailable"]) assert.equal(objectiveClass(code), "failure", code);
+  assert.equal(objectiveClass("ok"), "success");
+  // A result nobody classified (a timeout recorded by a newer server) never flatters the objective.
+  assert.equal(objectiveClass("timeout"), "failure");
+  assert.equal(objectiveClass("constructor"), "failure");
+});
+
+test("the tally: refusals are shown beside the rate, failures of the system lower it", () => {
+  assert.deepEqual(tallyRegistrations({}), { total: 0, succeeded: 0, refused: 0, failed: 0, successRate: null });
+  const t = tallyRegistrations({ ok: 980, token_exhausted: 15, token_expired: 4, internal: 1 });
+  assert.deepEqual(t, { total: 1000, succeeded: 980, refused: 19, failed: 1, successRate: 0.999 });
+  // Only refusals: the system did its job every time.
+  assert.equal(tallyRegistrations({ token_expired: 50 }).successRate, 1);
+  assert.equal(tallyRegistrations({ ok: 9, database_unavailable: 1 }).successRate, 0.9);
 });

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { PageHeader } from "@/components/ui/page-header";
-import { AuditTable } from "./audit-table";
+import { AuditView } from "./audit-view";
 
 export const metadata: Metadata = { title: "Audit log" };
 
@@ -11,9 +11,9 @@ export default async function AuditPage() {
     <>
       <PageHeader
         title="Audit log"
-        description="Every change to the fleet: who did it, to what, and when. Secrets are never recorded."
+        description="Every change to the fleet: who did it, to what, and when. Secrets are never recorded. Times are in your time zone; the CSV export has ISO 8601 times in UTC."
       />
-      <AuditTable />
+      <AuditView />
     </>
   );
 }

@@ -10,9 +10,10 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 import { useNow } from "@/components/ui/relative-time";
+import { LocalTime } from "@/components/ui/local-time";
+import { daysUntil } from "@/lib/domain/time-format";
 
 const STATE_TONE: Record<CaSummary["state"], Tone> = { active: "green", retiring: "amber", incoming: "blue" };
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 const CONFIRM = {
   start: {
@@ -62,8 +63,7 @@ export function FleetCaSection() {
                 <div className="flex items-center gap-2">
                   <Badge tone={STATE_TONE[c.state]}>{c.state}</Badge>
                   <span className="text-slate-600 dark:text-slate-400">
-                    expires {new Date(c.notAfter).toISOString().slice(0, 10)} (
-                    {Math.floor((Date.parse(c.notAfter) - now) / DAY_MS)} days)
+                    expires <LocalTime iso={c.notAfter} format="date" /> ({daysUntil(c.notAfter, now)} days)
                   </span>
                 </div>
                 <code className="mt-1 block font-mono text-xs break-all" aria-label={`Fingerprint of the ${c.state} CA`}>

@@ -2,7 +2,8 @@
 
 import { AGENT_REMOVE_COMMAND } from "@/lib/domain/agent-kube-calls";
 import type { Deregistration } from "@/lib/client/clusters";
-import { formatAgo, useNow } from "@/components/ui/relative-time";
+import { useNow } from "@/components/ui/relative-time";
+import { formatAgo, formatDuration } from "@/lib/domain/time-format";
 import { LocalTime, useHydrated } from "@/components/ui/local-time";
 import { formatCountdown } from "@/components/ui/format";
 import { secondsUntilForceAllowed } from "./wizard-steps";
@@ -38,7 +39,7 @@ export function DisconnectStatus({ disconnect }: { disconnect: NonNullable<Dereg
             <LocalTime iso={disconnect.acknowledgedAt} />
             <span className="text-slate-500 dark:text-slate-400">
               {" "}
-              · {Math.max(0, Math.round((Date.parse(disconnect.acknowledgedAt) - sent) / 1000))} s after it was sent
+              · {formatDuration(Date.parse(disconnect.acknowledgedAt) - sent)} after it was sent
             </span>
           </span>
         ) : (

@@ -3,6 +3,7 @@
 import { useId } from "react";
 import { Area, AreaChart, CartesianGrid, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import type { PodSample } from "@/lib/client/clusters";
+import { formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 import { ChartFigure } from "@/components/ui/charts/chart-figure";
 import { ChartTooltip } from "@/components/ui/charts/chart-tooltip";
 import {
@@ -18,7 +19,7 @@ const PODS_COLOR = "#0ea5e9";
 export const POD_CHART_HEIGHT = 160;
 
 function clock(t: number) {
-  return new Date(t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+  return formatInstant(t, viewerTimeZone(), "time");
 }
 
 function describe(samples: readonly PodSample[], atStart: number | null): string {

@@ -1,11 +1,16 @@
 // Pure shaping of API series into chart rows and into the words that describe a chart to people
 // who cannot see it. No React here, so it is unit-tested (tests/unit/client-charts.test.ts).
 
+import { formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
+
 const MINUTE = 60_000;
 
-/** "14:05" in the viewer's time zone. */
+/**
+ * "14:05" in the viewer's time zone (a part of the one absolute format). One argument only: it
+ * is handed to recharts as a tick formatter, which passes the tick's index second.
+ */
 export function clockTime(iso: string | number): string {
-  return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
+  return formatInstant(iso, viewerTimeZone(), "minute");
 }
 
 export type RatePoint = { t: number; perSecond: number };

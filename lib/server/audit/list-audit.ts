@@ -1,38 +1,71 @@
 import "server-only";
-import type { AuditEntry, AuditQuery } from "@/lib/contracts/audit";
-import { db } from "@/lib/server/db/client";
+import type { AuditEntry, AuditFilter, AuditQuery } from "@/lib/contracts/audit";
+import { db, type Db } from "@/lib/server/db/client";
+import { targetIdsNamed, targetNames } from "./target-names";
 
-/** Newest first, keyset-paginated by id; filters are prefix matches. */
+type AuditWhere = NonNullable<NonNullable<Parameters<Db["auditLog"]["findMany"]>[0]>["where"]>;
+
+/**
+ * The database filter for an audit query, evaluated on the server: actor and action are
+ * prefixes; target is a prefix of the target's id or of its name; from is inclusive, to exclusive.
+ */
+export async function auditWhere(q: AuditFilter): Promise<AuditWhere> {
+  const named = q.target ? await targetIdsNamed(q.target) : [];
+  return {
+    ...(q.actor ? { actorLabel: { startsWith: q.actor } } : {}),
+    ...(q.action ? { action: { startsWith: q.action } } : {}),
+    ...(q.target ? { OR: [{ targetId: { startsWith: q.target } }, ...(named.length ? [{ targetId: { in: named } }] : [])] } : {}),
+    ...(q.from || q.to ? { at: { ...(q.from ? { gte: new Date(q.from) } : {}), ...(q.to ? { lt: new Date(q.to) } : {}) } } : {}),
+  };
+}
+
+/** Audit rows as the API shows them: ISO times, parsed details, the target's name. */
+export async function auditEntries(
+  rows: readonly {
+    id: number;
+    at: Date;
+    actorType: string;
+    actorLabel: string;
+    action: string;
+    targetType: string | null;
+    targetId: string | null;
+    details: string;
+  }[],
+): Promise<AuditEntry[]> {
+  const parsed = rows.map((r) => ({ ...r, details: safeJson(r.details) }));
+  const names = await targetNames(parsed);
+  return parsed.map((r, i) => ({
+    id: r.id,
+    at: r.at.toISOString(),
+    actorType: r.actorType,
+    actor: r.actorLabel,
+    action: r.action,
+    targetType: r.targetType,
+    targetId: r.targetId,
+    targetName: names[i] ?? null,
+    details: r.details,
+  }));
+}
+
+/** Newest first, keyset-paginated by id. */
 export async function listAudit(q: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
+  const where = await auditWhere(q);
   const rows = await db().auditLog.findMany({
-    where: {
-      ...(q.actor ? { actorLabel: { startsWith: q.actor } } : {}),
-      ...(q.action ? { action: { startsWith: q.action } } : {}),
-      ...(q.target ? { targetId: { startsWith: q.target } } : {}),
-      ...(q.cursor ? { id: { lt: q.cursor } } : {}),
-    },
+    where: q.cursor ? { AND: [where, { id: { lt: q.cursor } }] } : where,
     orderBy: { id: "desc" },
     take: q.limit + 1,
   });
   const page = rows.slice(0, q.limit);
   return {
-    items: page.map((r) => ({
-      id: r.id,
-      at: r.at.toISOString(),
-      actorType: r.actorType,
-      actor: r.actorLabel,
-      action: r.action,
-      targetType: r.targetType,
-      targetId: r.targetId,
-      details: safeJson(r.details),
-    })),
+    items: await auditEntries(page),
     nextCursor: rows.length > q.limit ? String(page[page.length - 1]!.id) : null,
   };
 }
 
 function safeJson(text: string): Record<string, unknown> {
   try {
-    return JSON.parse(text) as Record<string, unknown>;
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }

@@ -4,6 +4,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { countHealth, longestNotReady, missingLabel } from "@/lib/server/clusters/cluster-sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
+import { tallyRegistrations } from "@/lib/domain/registration-errors";
 
 const MINUTE = 60_000;
 export const REGISTRATION_OBJECTIVE = 0.999;
@@ -65,8 +66,7 @@ export async function overview() {
     }
   });
 
-  const total = attempts.reduce((n, a) => n + a._count._all, 0);
-  const succeeded = attempts.find((a) => a.result === "ok")?._count._all ?? 0;
+  const byResult = Object.fromEntries(attempts.map((a) => [a.result, a._count._all]));
   return {
     now: now.toISOString(),
     counts: { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) },
@@ -82,12 +82,10 @@ export async function overview() {
     })),
     registrations: {
       windowHours: 24,
-      total,
-      succeeded,
-      failed: total - succeeded,
-      successRate: total ? succeeded / total : null,
+      // Only failures of the system count against the objective; refusals are shown beside it.
+      ...tallyRegistrations(byResult),
       objective: REGISTRATION_OBJECTIVE,
-      byResult: Object.fromEntries(attempts.map((a) => [a.result, a._count._all])),
+      byResult,
     },
     // From this instance's last enrollment evaluation (every 5 s); null until the first one.
     enrollment: enrollmentSummary(),

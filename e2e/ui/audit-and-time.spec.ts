@@ -1,0 +1,140 @@
+// Issue 14, items 5-7: the audit log for incident review (filters in the URL that survive a
+// reload, target names linked, details in a side panel that gives focus back, a CSV export of the
+// current filter) and the registration objective card, which counts failures of the system only
+// and keeps a readable layout at 1280, 1440 and 1920 px.
+import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
+import { execSql, sqlTimestamp } from "../support/database";
+import { saveScreenshots } from "../support/screenshots";
+
+test.use(asRole("operator"));
+
+test("audit: filters live in the URL and survive a reload; names link; details in a side panel; CSV export of the filter", async ({
+  page,
+  apiAs,
+  auditPage,
+}, testInfo) => {
+  const operator = await apiAs("operator");
+  const name = `audit-e2e-${Date.now().toString(36)}`;
+  const created = await operator.post("/api/v1/groups", { data: { name, selector: "env=audit-e2e" }, headers: SAME_ORIGIN });
+  expect(created.status()).toBe(201);
+
+  // Filter through the form: the URL carries the filter.
+  await auditPage.goto();
+  await auditPage.filterBy("Target name or id", name);
+  await expect(page).toHaveURL(new RegExp(`[?&]target=${name}`));
+  await auditPage.filter("Action").fill("group.");
+  await auditPage.filter("Action").press("Enter");
+  await expect(page).toHaveURL(/[?&]action=group\./);
+
+  // A reload (or a shared link) shows the same filtered view, filled in.
+  await auditPage.reload();
+  await expect(auditPage.filter("Target name or id")).toHaveValue(name);
+  await expect(auditPage.filter("Action")).toHaveValue("group.");
+  await expect(auditPage.rows).toHaveCount(1);
+  const row = auditPage.rows.first();
+  await expect(row).toContainText("group.create");
+  const link = row.getByRole("link", { name });
+  await expect(link).toHaveAttribute("href", "/groups");
+  // Relative time with the absolute time, zone named, as its tooltip.
+  await expect(row.locator("time")).toHaveAttribute("title", /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/);
+
+  // Details open in a side panel; Escape closes it and focus returns to the row's button.
+  const opener = row.getByRole("button", { name: /^Details of group\.create/ });
+  await opener.click();
+  const panel = page.getByRole("dialog", { name: "group.create" });
+  await expect(panel).toBeVisible();
+  await expect(panel.getByTestId("audit-details")).toContainText(name);
+  await expect(panel.locator("pre")).toContainText('"selector": "env=audit-e2e"');
+  await page.keyboard.press("Escape");
+  await expect(panel).toHaveCount(0);
+  await expect(opener).toBeFocused();
+  // The close button works the same way, from the keyboard.
+  await opener.press("Enter");
+  await expect(panel).toBeVisible();
+  await panel.getByRole("button", { name: "Close" }).press("Enter");
+  await expect(panel).toHaveCount(0);
+  await expect(opener).toBeFocused();
+
+  // The export link is the same filter, evaluated on the server, as CSV with ISO times.
+  const exportLink = page.getByTestId("audit-export");
+  const href = (await exportLink.getAttribute("href")) ?? "";
+  expect(href).toMatch(/^\/api\/v1\/audit\/export\?/);
+  const params = new URL(href, "http://x").searchParams;
+  expect(params.get("target")).toBe(name);
+  expect(params.get("action")).toBe("group.");
+  const csv = await page.request.get(href);
+  expect(csv.status()).toBe(200);
+  expect(csv.headers()["content-type"]).toContain("text/csv");
+  expect(csv.headers()["content-disposition"]).toMatch(/^attachment; filename="audit-.*\.csv"$/);
+  const lines = (await csv.text()).trimEnd().split("\r\n");
+  expect(lines[0]).toBe("id,at,actor_type,actor,action,target_type,target_id,target_name,details");
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toMatch(
+    new RegExp(`^\\d+,\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z,user,[^,]+,group\\.create,group,[^,]+,${name},`),
+  );
+
+  // A time range is kept in the URL as ISO instants; one that ends before the entry hides it.
+  await auditPage.goto(`?target=${name}&to=2000-01-01T00:00:00.000Z`);
+  await expect(page.getByText("No entries match these filters")).toBeVisible();
+  await expect(auditPage.filters.getByTestId("audit-to")).toHaveValue(/^(1999-12-31|2000-01-01)T\d{2}:\d{2}$/);
+
+  await auditPage.goto(`?target=${name}`);
+  await expect(auditPage.rows).toHaveCount(1);
+  await saveScreenshots(page, testInfo, "audit-log");
+  // On a phone the filters stack and the table scrolls inside its own box, not the page's content.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(auditPage.filter("Actor")).toBeVisible();
+  const fits = await page.evaluate(() => {
+    const main = document.querySelector("main")!.getBoundingClientRect();
+    const form = document.querySelector('form[role="search"]')!.getBoundingClientRect();
+    const box = document.querySelector("table")!.parentElement!;
+    return { form: form.right <= main.right + 1, table: box.getBoundingClientRect().right <= main.right + 1 };
+  });
+  expect(fits).toEqual({ form: true, table: true });
+});
+
+test("registration objective: refusals beside it, failures against it; readable at 1280, 1440 and 1920", async ({
+  page,
+  apiAs,
+}, testInfo) => {
+  const admin = await apiAs("admin");
+  // The overview shows the card once the fleet has a cluster.
+  const cluster = await admin.post("/api/v1/clusters", {
+    data: { name: `objective-${Date.now().toString(36)}`, labels: { env: "dev", region: "eu" } },
+    headers: SAME_ORIGIN,
+  });
+  expect(cluster.status(), await cluster.text()).toBe(201);
+  const now = sqlTimestamp();
+  for (const result of ["ok", "ok", "token_exhausted", "token_expired", "missing_required_labels", "internal"]) {
+    await execSql(`INSERT INTO "RegistrationAttempt" ("result", "at") VALUES (?, ?)`, [result, now]);
+  }
+
+  await page.goto("/");
+  const failures = page.getByTestId("registration-failures");
+  const refusals = page.getByTestId("registration-refusals");
+  await expect(failures).toContainText("internal");
+  await expect(refusals).toContainText("token_exhausted");
+  await expect(refusals).toContainText("missing_required_labels");
+  await expect(failures).not.toContainText("token_exhausted");
+  await expect(page.getByTestId("registration-summary")).toContainText(/refused as designed/);
+
+  for (const width of [1280, 1440, 1920]) {
+    await page.setViewportSize({ width, height: 900 });
+    const summary = page.getByTestId("registration-summary");
+    await expect(summary).toBeVisible();
+    const box = (await summary.boundingBox())!;
+    const lineHeight = await summary.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+    expect(box.height, `${width}px: the summary stays within 3 lines`).toBeLessThanOrEqual(3 * lineHeight + 1);
+    // The bar's two labels each sit on one line, apart.
+    const labels = page.getByTestId("registration-bar-labels").locator("span");
+    const [low, objective] = [(await labels.nth(0).boundingBox())!, (await labels.nth(1).boundingBox())!];
+    const labelLine = await labels.nth(1).evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+    expect(objective.height, `${width}px: "objective 99.9 %" on one line`).toBeLessThanOrEqual(labelLine + 1);
+    expect(low.x + low.width, `${width}px: the labels do not touch`).toBeLessThan(objective.x);
+    await expect(labels.nth(1)).toHaveText("objective 99.9 %");
+    // The code lists sit below the summary, never over it.
+    const failuresBox = (await failures.boundingBox())!;
+    expect(failuresBox.y, `${width}px: "Failures by code" below the summary`).toBeGreaterThanOrEqual(box.y + box.height);
+  }
+  await saveScreenshots(page, testInfo, "registration-objective");
+});
