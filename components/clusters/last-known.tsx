@@ -1,7 +1,8 @@
 "use client";
 
 import type { ReactNode } from "react";
-import { formatDateTime, formatDuration } from "@/components/ui/format";
+import { formatAgo } from "@/components/ui/format";
+import { LocalTime } from "@/components/ui/local-time";
 import { useNow } from "@/components/ui/relative-time";
 
 /**
@@ -13,7 +14,7 @@ export function AsOfNote({ asOf }: { asOf: string | null }) {
   if (!asOf) return null;
   return (
     <span className="text-xs text-slate-600 dark:text-slate-400" data-testid="as-of" suppressHydrationWarning>
-      as of <time dateTime={asOf}>{formatDateTime(asOf)}</time> ({formatDuration(now - Date.parse(asOf))} ago)
+      as of <LocalTime iso={asOf} format="datetime" /> ({formatAgo(now - Date.parse(asOf))})
     </span>
   );
 }
