@@ -45,6 +45,8 @@ export const queryKeys = {
     detail: (id: string) => ["rollouts", "detail", id] as const,
   },
   versions: ["versions"] as const,
+  /** GET /api/v1/versions/flagged, pages of one filter (under `versions`: a matrix edit refreshes it) */
+  flaggedClusters: (flag: string) => ["versions", "flagged", flag] as const,
   nodePools: {
     capacity: (by: string) => ["node-pools", by] as const,
     labelKeys: ["node-pools", "label-keys"] as const,
