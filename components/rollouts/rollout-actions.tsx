@@ -14,8 +14,8 @@ export function RolloutActions({ rollout }: { rollout: Rollout }) {
   const nextStage = rollout.stages[rollout.currentStage + 1];
   if (!active) return null;
   return (
-    <div className="flex flex-col items-end gap-2">
-      <div className="flex gap-2">
+    <div className="flex flex-col items-start gap-2 sm:items-end">
+      <div className="flex flex-wrap gap-2">
         {rollout.state === "Running" && (
           <Button variant="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: "pause" })}>
             {act.isPending && act.variables?.action === "pause" ? "Pausing…" : "Pause"}

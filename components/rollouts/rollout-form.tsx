@@ -189,10 +189,10 @@ export function RolloutForm({
   }
 
   return (
-    <form onSubmit={submit} noValidate className="grid grid-cols-[minmax(0,1fr)_22rem] items-start gap-6">
+    <form onSubmit={submit} noValidate className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="space-y-6">
         <Card title="Upgrade">
-          <div className="grid grid-cols-2 gap-5">
+          <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
             <Field
               id="rollout-name"
               label="Rollout name"
@@ -249,7 +249,7 @@ export function RolloutForm({
         </Card>
 
         <Card title="Safety">
-          <div className="grid grid-cols-2 gap-5">
+          <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
             <Field
               id="rollout-max-unavailable"
               label="Max unavailable"

@@ -140,7 +140,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
             ← Rollouts
           </Link>
         </nav>
-        <div className="flex items-start justify-between gap-4">
+        <div className="flex flex-wrap items-start justify-between gap-4">
           <div>
             <h1 className="flex items-center gap-3 text-xl font-semibold tracking-tight">
               {r.name}
@@ -177,7 +177,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
       )}
       <StateNotice rollout={r} canAct={canAct} />
 
-      <div className="grid grid-cols-5 gap-4">
+      <div className="grid grid-cols-2 gap-4 sm:grid-cols-5">
         <StatCard label="Clusters" value={r.totals.clusters} testId="rollout-clusters" />
         <StatCard
           label="Succeeded"
@@ -201,7 +201,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
         <StatCard label="Skipped" value={r.totals.skipped} testId="rollout-skipped" />
       </div>
 
-      <div className="grid grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <Card
           title="Stages"
           action={
