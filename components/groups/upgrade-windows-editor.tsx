@@ -23,6 +23,32 @@ function zoneNames(): string[] {
   }
 }
 
+function TimeInput({
+  label,
+  name,
+  value,
+  onChange,
+}: {
+  label: string;
+  /** the accessible name, e.g. "Window 1 start" */
+  name: string;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <label className="text-xs">
+      <span className="block">{label}</span>
+      <input
+        type="time"
+        aria-label={name}
+        className={`${inputClass} w-28`}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    </label>
+  );
+}
+
 /** Edit the windows; no windows means upgrades may start at any time. */
 export function UpgradeWindowsEditor({
   value,
@@ -66,26 +92,19 @@ export function UpgradeWindowsEditor({
               ))}
             </div>
             <div className="flex flex-wrap items-end gap-2">
-              <label className="text-xs">
-                <span className="block">From</span>
-                <input
-                  type="time"
-                  aria-label={`Window ${i + 1} start`}
-                  className={`${inputClass} w-28`}
-                  value={w.start}
-                  onChange={(e) => setWindow(i, { start: e.target.value })}
-                />
-              </label>
-              <label className="text-xs">
-                <span className="block">Until</span>
-                <input
-                  type="time"
-                  aria-label={`Window ${i + 1} end`}
-                  className={`${inputClass} w-28`}
-                  value={w.end === "24:00" ? "00:00" : w.end}
-                  onChange={(e) => setWindow(i, { end: e.target.value })}
-                />
-              </label>
+              <TimeInput
+                label="From"
+                name={`Window ${i + 1} start`}
+                value={w.start}
+                onChange={(start) => setWindow(i, { start })}
+              />
+              {/* 24:00 (end of day) is shown as midnight, which means the same to the predicate */}
+              <TimeInput
+                label="Until"
+                name={`Window ${i + 1} end`}
+                value={w.end === "24:00" ? "00:00" : w.end}
+                onChange={(end) => setWindow(i, { end })}
+              />
               <Button
                 type="button"
                 variant="ghost"

@@ -22,7 +22,7 @@ test.describe("safe rollouts", () => {
     playwright,
     apiAs,
   }) => {
-    test.setTimeout(60_000);
+    test.setTimeout(90_000);
     const run = Date.now().toString(36);
     const admin = await apiAs("admin");
     const token = await json<{ token: string }>(
