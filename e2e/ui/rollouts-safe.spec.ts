@@ -154,4 +154,32 @@ test.describe("safe rollouts", () => {
     await groups.dialog.getByRole("button", { name: "Save changes" }).click();
     await expect(groups.row(name).getByTestId("group-windows")).toHaveText("any time");
   });
+
+  test('Versions\' "upgrade these" opens a new rollout prefilled with the flagged clusters', async ({
+    page,
+    playwright,
+    apiAs,
+  }) => {
+    const admin = await apiAs("admin");
+    const run = Date.now().toString(36);
+    const token = await json<{ token: string }>(
+      await admin.post("/api/v1/registration-tokens", {
+        data: { name: `e2e upgrade-these ${run}`, ttlSeconds: 600, maxClusters: 1 },
+        headers: SAME_ORIGIN,
+      }),
+    );
+    const agent = await enrolTestAgent(playwright, token.token, `e2e-these-${run}`, { env: "dev", region: "eu" });
+    await agent.dispose(); // registered on agent 1.4.0: outdated
+    await page.goto("/versions");
+    await page.getByRole("button", { name: /^Outdated/ }).click();
+    const link = page.getByRole("link", { name: /^Upgrade these \d+/ });
+    const count = Number((await link.innerText()).match(/\d+/)?.[0]);
+    expect(count).toBeGreaterThan(0);
+    await link.click();
+    await expect(page).toHaveURL(/\/rollouts\/new\?flagged=outdated$/);
+    await expect(page.getByRole("radio", { name: `These ${count} cluster${count === 1 ? "" : "s"}` })).toBeChecked({
+      timeout: 30_000,
+    });
+    await expect(page.getByTestId("matched-clusters")).toContainText(`${count} cluster`);
+  });
 });
