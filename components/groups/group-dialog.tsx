@@ -10,6 +10,7 @@ import { Field, inputClass } from "@/components/ui/field";
 import { SelectorInput } from "@/components/labels/selector-input";
 import { FormActions } from "@/components/ui/form-actions";
 import { SelectorPreview } from "./selector-preview";
+import { browserTimeZone, UpgradeWindowsEditor, type WindowsDraft } from "./upgrade-windows-editor";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 
 // Long enough to skip the half-typed states of "region in (eu-west-1,", short enough to feel live.
@@ -18,7 +19,7 @@ const PREVIEW_DEBOUNCE_MS = 250;
 export const EXAMPLE_SELECTOR = "env=prod,region in (eu-west-1,eu-central-1)";
 
 type Draft = { name: string; description: string; selector: string };
-type Errors = Partial<Record<keyof Draft | "form", string>>;
+type Errors = Partial<Record<keyof Draft | "form", string>> & Record<string, string | undefined>;
 
 /** The server's error placed at the field it is about (a taken name, a selector it disagrees with). */
 function serverErrors(err: unknown): Errors {
@@ -30,6 +31,9 @@ function serverErrors(err: unknown): Errors {
       const field = typeof d.field === "string" ? d.field.split(".")[0] : "";
       if ((field === "name" || field === "description" || field === "selector") && typeof d.message === "string")
         out[field] ??= d.message;
+      // The windows editor places these itself ("upgradeTimeZone", "upgradeWindows.0.end").
+      if ((field === "upgradeTimeZone" || field === "upgradeWindows") && typeof d.message === "string")
+        out[d.field as string] ??= d.message;
     }
   }
   return Object.keys(out).length ? out : { form: err.message };
@@ -46,6 +50,10 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
     selector: group?.selector ?? "",
   });
   const [errors, setErrors] = useState<Errors>({});
+  const [windows, setWindows] = useState<WindowsDraft>(() => ({
+    timeZone: group?.upgradeTimeZone ?? browserTimeZone(),
+    windows: group?.upgradeWindows ?? [],
+  }));
 
   const settled = useDebouncedValue(draft.selector, PREVIEW_DEBOUNCE_MS);
   const parseError = useMemo(() => selectorProblem(settled), [settled]);
@@ -64,9 +72,18 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
       name: draft.name,
       description: draft.description.trim() || undefined,
       selector: draft.selector,
+      upgradeWindows: windows.windows.length ? windows.windows : null,
+      upgradeTimeZone: windows.windows.length ? windows.timeZone.trim() : null,
     });
     if (!parsed.success) {
-      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0] ?? "form"), i.message])));
+      setErrors(
+        Object.fromEntries(
+          parsed.error.issues.map((i) => {
+            const path = i.path.join(".");
+            return [path.startsWith("upgrade") ? path : String(i.path[0] ?? "form"), i.message];
+          }),
+        ),
+      );
       return;
     }
     setErrors({});
@@ -80,6 +97,10 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
     if (parsed.data.name !== group.name) patch.name = parsed.data.name;
     if ((parsed.data.description ?? null) !== group.description) patch.description = parsed.data.description ?? null;
     if (parsed.data.selector !== group.selector) patch.selector = parsed.data.selector;
+    if (JSON.stringify(parsed.data.upgradeWindows ?? null) !== JSON.stringify(group.upgradeWindows ?? null))
+      patch.upgradeWindows = parsed.data.upgradeWindows ?? null;
+    if ((parsed.data.upgradeTimeZone ?? null) !== group.upgradeTimeZone)
+      patch.upgradeTimeZone = parsed.data.upgradeTimeZone ?? null;
     if (Object.keys(patch).length === 0) onClose();
     else update.mutate({ id: group.id, patch }, done);
   }
@@ -141,6 +162,15 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
           selector={previewSelector}
           settling={draft.selector !== settled}
           reason={parseError ? "Fix the selector to see matches" : "Type a selector"}
+        />
+
+        <UpgradeWindowsEditor
+          value={windows}
+          onChange={(next) => {
+            setWindows(next);
+            setErrors((er) => Object.fromEntries(Object.entries(er).filter(([k]) => !k.startsWith("upgrade") && k !== "form")));
+          }}
+          errors={errors}
         />
 
         {errors.form && (

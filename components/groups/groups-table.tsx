@@ -1,6 +1,7 @@
 "use client";
 
 import type { ClusterGroup } from "@/lib/client/groups";
+import { describeWindows } from "@/lib/domain/upgrade-windows";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -23,7 +24,7 @@ export function GroupsTable({
     <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Cluster groups by name</caption>
-        <TableHead columns={["Group", "Selector", "Clusters", "Updated"]} actions={canEdit} />
+        <TableHead columns={["Group", "Selector", "Clusters", "Upgrade windows", "Updated"]} actions={canEdit} />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {groups.map((g) => (
             <tr key={g.id} data-group={g.name} className="align-middle">
@@ -55,6 +56,9 @@ export function GroupsTable({
                     </p>
                   </div>
                 )}
+              </td>
+              <td className="max-w-64 px-4 py-3 text-xs text-slate-600 dark:text-slate-400" data-testid="group-windows">
+                {describeWindows({ windows: g.upgradeWindows, timeZone: g.upgradeTimeZone })}
               </td>
               <td className="px-4 py-3 whitespace-nowrap text-slate-600 dark:text-slate-400">
                 <RelativeTime iso={g.updatedAt} />

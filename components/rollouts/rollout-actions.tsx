@@ -6,15 +6,16 @@ import { Button } from "@/components/ui/button";
 import { InlineError } from "@/components/ui/inline-error";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 
-/** Pause, resume and abort, offered only when the rollout's state allows them. */
+/** Pause, resume, approve the next stage and abort, offered only when the rollout's state allows them. */
 export function RolloutActions({ rollout }: { rollout: Rollout }) {
   const act = useRolloutAction(rollout.id);
   const [aborting, setAborting] = useState(false);
-  const active = rollout.state === "Running" || rollout.state === "Paused";
+  const active = rollout.state === "Running" || rollout.state === "Paused" || rollout.state === "AwaitingApproval";
+  const nextStage = rollout.stages[rollout.currentStage + 1];
   if (!active) return null;
   return (
-    <div className="flex flex-col items-end gap-2">
-      <div className="flex gap-2">
+    <div className="flex flex-col items-start gap-2 sm:items-end">
+      <div className="flex flex-wrap gap-2">
         {rollout.state === "Running" && (
           <Button variant="secondary" disabled={act.isPending} onClick={() => act.mutate({ action: "pause" })}>
             {act.isPending && act.variables?.action === "pause" ? "Pausing…" : "Pause"}
@@ -23,6 +24,11 @@ export function RolloutActions({ rollout }: { rollout: Rollout }) {
         {rollout.state === "Paused" && (
           <Button disabled={act.isPending} onClick={() => act.mutate({ action: "resume" })}>
             {act.isPending && act.variables?.action === "resume" ? "Resuming…" : "Resume"}
+          </Button>
+        )}
+        {rollout.state === "AwaitingApproval" && nextStage && (
+          <Button disabled={act.isPending} onClick={() => act.mutate({ action: "approve" })}>
+            {act.isPending && act.variables?.action === "approve" ? "Approving…" : `Approve stage ${nextStage.name}`}
           </Button>
         )}
         <Button

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
+import { NOT_PLANNED_STAGE } from "@/lib/domain/rollouts";
 import type { Rollout, RolloutClusterState } from "@/lib/client/rollouts";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { LocalTime } from "@/components/ui/local-time";
@@ -76,7 +77,7 @@ export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
                     {c.error && <div className="mt-0.5 max-w-md text-xs text-rose-700 dark:text-rose-400">{c.error}</div>}
                   </td>
                   <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">
-                    {rollout.stages[c.stage]?.name ?? c.stage + 1}
+                    {c.stage === NOT_PLANNED_STAGE ? "not planned" : (rollout.stages[c.stage]?.name ?? c.stage + 1)}
                   </td>
                   <td className="px-4 py-2.5">
                     <Badge tone={TONE[c.state]}>{c.state}</Badge>

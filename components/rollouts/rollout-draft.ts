@@ -8,9 +8,13 @@ export type StageDraft = { id: string; name: string; kind: "clusters" | "percent
 export type RolloutDraft = {
   name: string;
   targetVersion: string;
-  target: "group" | "selector";
+  target: "group" | "selector" | "clusters";
   groupId: string;
   selector: string;
+  /** explicit clusters, from a link such as /rollouts/new?clusters=id1,id2 */
+  clusterIds: string[];
+  includeUnready: boolean;
+  requireApproval: boolean;
   stages: StageDraft[];
   maxUnavailable: string;
   waitSeconds: string;
@@ -38,13 +42,29 @@ export const STAGE_PRESETS: { label: string; stages: () => StageDraft[] }[] = [
   { label: "All at once", stages: () => [stageDraft("all", "percent", 100)] },
 ];
 
-export function initialDraft(targetVersion: string): RolloutDraft {
+/** `?clusters=id1,id2` as a list of ids (empty: none named). */
+export function clustersParam(value: string | string[] | undefined): string[] {
+  const text = Array.isArray(value) ? value.join(",") : (value ?? "");
+  return [
+    ...new Set(
+      text
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+export function initialDraft(targetVersion: string, clusterIds: string[] = []): RolloutDraft {
   return {
     name: "",
     targetVersion,
-    target: "group",
+    target: clusterIds.length ? "clusters" : "group",
     groupId: "",
     selector: "",
+    clusterIds,
+    includeUnready: false,
+    requireApproval: false,
     stages: STAGE_PRESETS[0]!.stages(),
     maxUnavailable: "1",
     waitSeconds: "60",
@@ -63,7 +83,13 @@ export function draftToInput(d: RolloutDraft): unknown {
   return {
     name: d.name.trim(),
     targetVersion: d.targetVersion.trim(),
-    ...(d.target === "group" ? { groupId: d.groupId || undefined } : { selector: d.selector.trim() || undefined }),
+    ...(d.target === "group"
+      ? { groupId: d.groupId || undefined }
+      : d.target === "clusters"
+        ? { clusterIds: d.clusterIds }
+        : { selector: d.selector.trim() || undefined }),
+    includeUnready: d.includeUnready,
+    requireApproval: d.requireApproval,
     stages: d.stages.map(stageSpec),
     maxUnavailable: num(d.maxUnavailable),
     waitSeconds: num(d.waitSeconds),

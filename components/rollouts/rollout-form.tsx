@@ -5,12 +5,14 @@ import { useState, type FormEvent } from "react";
 import { selectorProblem } from "@/lib/domain/selector";
 import { SelectorInput } from "@/components/labels/selector-input";
 import { useGroups } from "@/lib/client/groups";
-import { useCreateRollout, useMatchCount } from "@/lib/client/rollouts";
+import { useCreateRollout, useMatchCount, usePlanRollout, type RolloutPlan } from "@/lib/client/rollouts";
+import type { CreateRolloutInput } from "@/lib/domain/rollouts";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field, inputClass } from "@/components/ui/field";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { InlineError } from "@/components/ui/inline-error";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { checkDraft, initialDraft, previewStages, type DraftErrors, type RolloutDraft } from "./rollout-draft";
 import { StagePlanBar } from "./stage-plan-bar";
 import { StagesBuilder } from "./stages-builder";
@@ -35,29 +37,40 @@ function TargetPicker({
       <fieldset>
         <legend className="sr-only">Choose clusters by</legend>
         <div role="radiogroup" className="inline-flex rounded-md border border-slate-300 p-0.5 dark:border-slate-700">
-          {(["group", "selector"] as const).map((t) => (
-            <label
-              key={t}
-              className={`cursor-pointer rounded px-3 py-1.5 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 ${
-                draft.target === t
-                  ? "bg-sky-600 text-white"
-                  : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
-              }`}
-            >
-              <input
-                type="radio"
-                name="rollout-target"
-                value={t}
-                checked={draft.target === t}
-                onChange={() => set({ target: t })}
-                className="sr-only"
-              />
-              {t === "group" ? "By cluster group" : "By label selector"}
-            </label>
-          ))}
+          {(draft.clusterIds.length ? (["clusters", "group", "selector"] as const) : (["group", "selector"] as const)).map(
+            (t) => (
+              <label
+                key={t}
+                className={`cursor-pointer rounded px-3 py-1.5 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 ${
+                  draft.target === t
+                    ? "bg-sky-600 text-white"
+                    : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+                }`}
+              >
+                <input
+                  type="radio"
+                  name="rollout-target"
+                  value={t}
+                  checked={draft.target === t}
+                  onChange={() => set({ target: t })}
+                  className="sr-only"
+                />
+                {t === "group"
+                  ? "By cluster group"
+                  : t === "selector"
+                    ? "By label selector"
+                    : `These ${draft.clusterIds.length} cluster${draft.clusterIds.length === 1 ? "" : "s"}`}
+              </label>
+            ),
+          )}
         </div>
       </fieldset>
-      {draft.target === "group" ? (
+      {draft.target === "clusters" ? (
+        <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="prefilled-clusters">
+          The {draft.clusterIds.length.toLocaleString()} cluster{draft.clusterIds.length === 1 ? "" : "s"} you chose. The upgrade
+          windows of every group they are in apply.
+        </p>
+      ) : draft.target === "group" ? (
         <div className="space-y-1.5">
           <label htmlFor="rollout-group" className="block text-sm font-medium">
             Group
@@ -118,11 +131,22 @@ function TargetPicker({
 }
 
 /** A new staged agent upgrade: what version, which clusters, in which stages, how carefully. */
-export function RolloutForm({ recommended, knownVersions }: { recommended: string; knownVersions: string[] }) {
+export function RolloutForm({
+  recommended,
+  knownVersions,
+  clusterIds = [],
+}: {
+  recommended: string;
+  knownVersions: string[];
+  /** prefilled explicit clusters (/rollouts/new?clusters=id1,id2) */
+  clusterIds?: string[];
+}) {
   const router = useRouter();
   const create = useCreateRollout();
+  const plan = usePlanRollout();
   const groups = useGroups();
-  const [draft, setDraft] = useState<RolloutDraft>(() => initialDraft(recommended));
+  const [draft, setDraft] = useState<RolloutDraft>(() => initialDraft(recommended, clusterIds));
+  const [confirming, setConfirming] = useState<{ input: CreateRolloutInput; plan: RolloutPlan } | null>(null);
   const [errors, setErrors] = useState<DraftErrors>({});
   const set = (patch: Partial<RolloutDraft>) => setDraft((d) => ({ ...d, ...patch }));
 
@@ -132,19 +156,21 @@ export function RolloutForm({ recommended, knownVersions }: { recommended: strin
   const selectorCount = useMatchCount(selectorForCount);
   const group = groups.data?.find((g) => g.id === draft.groupId);
   const matched =
-    draft.target === "group"
-      ? group?.selectorError
-        ? {
-            count: null,
-            pending: false,
-            error: `This group's selector is invalid: ${group.selectorError}. Fix it on the Groups page.`,
-          }
-        : { count: group?.counts ? group.counts.total : null, pending: false, error: null }
-      : {
-          count: selectorForCount ? (selectorCount.data ?? null) : null,
-          pending: selectorCount.isFetching,
-          error: selectorCount.error?.message ?? null,
-        };
+    draft.target === "clusters"
+      ? { count: draft.clusterIds.length, pending: false, error: null }
+      : draft.target === "group"
+        ? group?.selectorError
+          ? {
+              count: null,
+              pending: false,
+              error: `This group's selector is invalid: ${group.selectorError}. Fix it on the Groups page.`,
+            }
+          : { count: group?.counts ? group.counts.total : null, pending: false, error: null }
+        : {
+            count: selectorForCount ? (selectorCount.data ?? null) : null,
+            pending: selectorCount.isFetching,
+            error: selectorCount.error?.message ?? null,
+          };
   const preview = previewStages(draft.stages, matched.count ?? 0);
 
   function submit(e: FormEvent) {
@@ -155,14 +181,20 @@ export function RolloutForm({ recommended, knownVersions }: { recommended: strin
       return;
     }
     setErrors({});
-    create.mutate(checked.input, { onSuccess: (r) => router.push(`/rollouts/${encodeURIComponent(r.id)}`) });
+    // The server plans it now (who is skipped, how stages split) and the operator confirms those numbers.
+    plan.mutate(checked.input, { onSuccess: (p) => setConfirming({ input: checked.input, plan: p }) });
+  }
+
+  function start() {
+    if (!confirming) return;
+    create.mutate(confirming.input, { onSuccess: (r) => router.push(`/rollouts/${encodeURIComponent(r.id)}`) });
   }
 
   return (
-    <form onSubmit={submit} noValidate className="grid grid-cols-[minmax(0,1fr)_22rem] items-start gap-6">
+    <form onSubmit={submit} noValidate className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="space-y-6">
         <Card title="Upgrade">
-          <div className="grid grid-cols-2 gap-5">
+          <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
             <Field
               id="rollout-name"
               label="Rollout name"
@@ -219,7 +251,7 @@ export function RolloutForm({ recommended, knownVersions }: { recommended: strin
         </Card>
 
         <Card title="Safety">
-          <div className="grid grid-cols-2 gap-5">
+          <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
             <Field
               id="rollout-max-unavailable"
               label="Max unavailable"
@@ -261,6 +293,22 @@ export function RolloutForm({ recommended, knownVersions }: { recommended: strin
               error={errors.clusterTimeoutSeconds}
             />
           </div>
+          <div className="mt-5 space-y-3 border-t border-slate-100 pt-4 dark:border-slate-800">
+            <Checkbox
+              id="rollout-require-approval"
+              checked={draft.requireApproval}
+              onChange={(v) => set({ requireApproval: v })}
+              label="Require approval before each next stage"
+              hint="After a stage and its wait, the rollout stops in “awaiting approval” until an operator approves."
+            />
+            <Checkbox
+              id="rollout-include-unready"
+              checked={draft.includeUnready}
+              onChange={(v) => set({ includeUnready: v })}
+              label="Include NotReady and draining clusters"
+              hint="By default they are left out of the plan and listed as skipped."
+            />
+          </div>
         </Card>
       </div>
 
@@ -280,20 +328,110 @@ export function RolloutForm({ recommended, knownVersions }: { recommended: strin
             </p>
             <StagePlanBar stages={preview} total={matched.count ?? 0} />
             <p className="text-xs text-slate-500 dark:text-slate-400">
-              Clusters already on the target version are skipped; so are clusters that are draining or not yet claimed.
+              Clusters already on the target version are skipped; so are NotReady and draining clusters (unless included), and any
+              cluster NotReady when its turn comes. Upgrades start only inside the upgrade windows of all of a cluster&apos;s
+              groups (set on the Groups page); outside them the rollout waits.
             </p>
-            {create.error && <InlineError error={create.error} />}
+            {plan.error && <InlineError error={plan.error} />}
             {Object.keys(errors).length > 0 && (
               <p role="alert" className="text-sm text-rose-700 dark:text-rose-400">
                 Fix the highlighted fields first.
               </p>
             )}
-            <Button type="submit" className="w-full" disabled={create.isPending}>
-              {create.isPending ? "Starting…" : "Start rollout"}
+            <Button type="submit" className="w-full" disabled={plan.isPending || create.isPending}>
+              {plan.isPending ? "Planning…" : "Start rollout…"}
             </Button>
           </div>
         </Card>
       </aside>
+      {confirming && (
+        <ConfirmDialog
+          title={`Start ${confirming.input.name}?`}
+          description={<PlanSummary plan={confirming.plan} input={confirming.input} />}
+          confirmLabel="Start rollout"
+          pendingLabel="Starting…"
+          pending={create.isPending}
+          error={create.error}
+          onConfirm={start}
+          onClose={() => {
+            create.reset();
+            setConfirming(null);
+          }}
+        />
+      )}
     </form>
+  );
+}
+
+function Checkbox({
+  id,
+  checked,
+  onChange,
+  label,
+  hint,
+}: {
+  id: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  label: string;
+  hint: string;
+}) {
+  return (
+    <div className="flex items-start gap-2.5">
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        onChange={(e) => onChange(e.target.checked)}
+        aria-describedby={`${id}-hint`}
+        className="mt-0.5 h-4 w-4 rounded border-slate-300 accent-sky-600 dark:border-slate-600"
+      />
+      <div>
+        <label htmlFor={id} className="text-sm font-medium">
+          {label}
+        </label>
+        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
+          {hint}
+        </p>
+      </div>
+    </div>
+  );
+}
+
+const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
+
+/** The plan's counts, as the server computed them just now. */
+function PlanSummary({ plan, input }: { plan: RolloutPlan; input: CreateRolloutInput }) {
+  return (
+    <div className="space-y-3" data-testid="rollout-plan-summary">
+      <p>
+        Upgrades agents to <code className="font-mono">{input.targetVersion}</code> in{" "}
+        <strong data-testid="plan-stages">{plural(plan.stages.length, "stage")}</strong> over{" "}
+        <strong data-testid="plan-clusters">{plural(plan.planned, "cluster")}</strong>
+        {plan.alreadyOnTarget ? ` (${plan.alreadyOnTarget} already on it)` : ""};{" "}
+        <strong data-testid="plan-skipped">{plural(plan.skipped.length, "cluster")} skipped</strong>.
+        {input.requireApproval ? " Each stage after the first waits for approval." : ""}
+      </p>
+      <ol className="list-inside list-decimal text-xs">
+        {plan.stages.map((s) => (
+          <li key={s.name}>
+            {s.name}: {plural(s.clusters, "cluster")}
+          </li>
+        ))}
+      </ol>
+      {plan.skipped.length > 0 && (
+        <div>
+          <p className="text-xs font-medium">Skipped (not in the plan):</p>
+          <ul className="max-h-32 overflow-y-auto text-xs">
+            {plan.skipped.slice(0, 50).map((c) => (
+              <li key={c.clusterId}>
+                {c.name} — {c.reason}
+              </li>
+            ))}
+            {plan.skipped.length > 50 && <li>and {plan.skipped.length - 50} more</li>}
+          </ul>
+        </div>
+      )}
+    </div>
   );
 }

@@ -12,7 +12,14 @@ export const SEGMENTS = [
 type SegmentKey = (typeof SEGMENTS)[number]["key"];
 export type Counts = Record<SegmentKey, number>;
 
-const STATE_TONE: Record<RolloutState, Tone> = { Running: "blue", Paused: "amber", Completed: "green", Aborted: "red" };
+const STATE_TONE: Record<RolloutState, Tone> = {
+  Running: "blue",
+  Paused: "amber",
+  AwaitingApproval: "violet",
+  Completed: "green",
+  Aborted: "red",
+};
+const STATE_LABEL: Partial<Record<RolloutState, string>> = { AwaitingApproval: "Awaiting approval" };
 
 export function RolloutStateBadge({ state }: { state: RolloutState }) {
   return (
@@ -21,7 +28,7 @@ export function RolloutStateBadge({ state }: { state: RolloutState }) {
         aria-hidden
         className={`h-1.5 w-1.5 rounded-full bg-current ${state === "Running" ? "motion-safe:animate-pulse" : ""}`}
       />
-      {state}
+      {STATE_LABEL[state] ?? state}
     </Badge>
   );
 }

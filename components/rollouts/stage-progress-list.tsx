@@ -25,7 +25,9 @@ export function StageProgressList({ rollout }: { rollout: Rollout }) {
     <ol aria-label="Stages" className="space-y-4">
       {rollout.stages.map((s) => {
         const finished = s.succeeded + s.failed + s.skipped;
-        const isCurrent = s.state === "current" && (rollout.state === "Running" || rollout.state === "Paused");
+        const isCurrent =
+          s.state === "current" &&
+          (rollout.state === "Running" || rollout.state === "Paused" || rollout.state === "AwaitingApproval");
         return (
           <li
             key={s.index}

@@ -3,14 +3,14 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { VersionFlag } from "@/lib/domain/compatibility";
-import type { VersionsOverview } from "@/lib/client/versions";
+import { FLAGGED_PAGE_SIZE, useFlaggedClusters, type VersionsOverview } from "@/lib/client/versions";
+import { InlineError } from "@/components/ui/inline-error";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { FLAG_INFO } from "./version-math";
 import { TableHead } from "@/components/ui/table-head";
 
 const FLAG_TONE: Record<VersionFlag, Tone> = { incompatible: "red", outdated: "amber", "unsupported-kubernetes": "violet" };
-const PAGE = 25;
 
 export function FlagBadge({ flag }: { flag: VersionFlag }) {
   return (
@@ -20,49 +20,65 @@ export function FlagBadge({ flag }: { flag: VersionFlag }) {
   );
 }
 
-/** Clusters whose versions need attention, filterable by flag, each linking to its page. */
+/** Clusters whose versions need attention, filterable by flag, a page at a time, each linking to its page. */
 export function FlaggedClustersTable({
-  flagged,
   counts,
+  total,
+  canRollout,
 }: {
-  flagged: VersionsOverview["flagged"];
   counts: VersionsOverview["flaggedCounts"];
+  total: number;
+  /** an operator may start a rollout for the clusters shown */
+  canRollout: boolean;
 }) {
   const [filter, setFilter] = useState<VersionFlag | "all">("all");
-  const [shown, setShown] = useState(PAGE);
-  const rows = filter === "all" ? flagged : flagged.filter((c) => c.flags.includes(filter));
+  const flag = filter === "all" ? undefined : filter;
+  const pages = useFlaggedClusters(flag);
+  const rows = pages.data?.pages.flatMap((p) => p.items) ?? [];
+  const matching = pages.data?.pages[0]?.total ?? (flag ? counts[flag] : total);
   const chips: { key: VersionFlag | "all"; label: string; n: number }[] = [
-    { key: "all", label: "All", n: flagged.length },
+    { key: "all", label: "All", n: total },
     ...(Object.keys(FLAG_INFO) as VersionFlag[]).map((k) => ({ key: k, label: FLAG_INFO[k].label, n: counts[k] })),
   ];
   return (
     <div className="space-y-3">
-      <div role="group" aria-label="Show clusters flagged" className="flex flex-wrap gap-2">
-        {chips.map((c) => (
-          <button
-            key={c.key}
-            type="button"
-            aria-pressed={filter === c.key}
-            onClick={() => {
-              setFilter(c.key);
-              setShown(PAGE);
-            }}
-            className={`inline-flex h-8 items-center gap-1.5 rounded-full border px-3 text-xs font-medium ${
-              filter === c.key
-                ? "border-sky-600 bg-sky-50 text-sky-800 dark:border-sky-500 dark:bg-sky-950 dark:text-sky-200"
-                : "border-slate-300 text-slate-700 hover:bg-slate-100 dark:border-slate-700 dark:text-slate-300 dark:hover:bg-slate-800"
-            }`}
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <div role="group" aria-label="Show clusters flagged" className="flex flex-wrap gap-2">
+          {chips.map((c) => (
+            <button
+              key={c.key}
+              type="button"
+              aria-pressed={filter === c.key}
+              onClick={() => setFilter(c.key)}
+              className={`inline-flex h-8 items-center gap-1.5 rounded-full border px-3 text-xs font-medium ${
+                filter === c.key
+                  ? "border-sky-600 bg-sky-50 text-sky-800 dark:border-sky-500 dark:bg-sky-950 dark:text-sky-200"
+                  : "border-slate-300 text-slate-700 hover:bg-slate-100 dark:border-slate-700 dark:text-slate-300 dark:hover:bg-slate-800"
+              }`}
+            >
+              {c.label}
+              <span className="tabular-nums text-slate-500 dark:text-slate-400">{c.n.toLocaleString()}</span>
+            </button>
+          ))}
+        </div>
+        {canRollout && matching > 0 && (
+          // The new-rollout page resolves the filter to the flagged clusters' ids on the server, so
+          // the link stays short however many there are.
+          <Link
+            href={`/rollouts/new?flagged=${filter}`}
+            className="inline-flex h-8 items-center rounded-md bg-sky-600 px-3 text-sm font-medium text-white hover:bg-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500"
           >
-            {c.label}
-            <span className="tabular-nums text-slate-500 dark:text-slate-400">{c.n.toLocaleString()}</span>
-          </button>
-        ))}
+            Upgrade these {matching.toLocaleString()}…
+          </Link>
+        )}
       </div>
-      {rows.length === 0 ? (
+      {pages.isPending ? (
+        <p className="px-4 py-6 text-center text-sm text-slate-500 dark:text-slate-400">Loading flagged clusters…</p>
+      ) : pages.isError && !rows.length ? (
+        <InlineError error={pages.error} />
+      ) : rows.length === 0 ? (
         <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-400">
-          {flagged.length === 0
-            ? "Every cluster runs a recommended agent on a supported Kubernetes."
-            : "No cluster has this flag."}
+          {total === 0 ? "Every cluster runs a recommended agent on a supported Kubernetes." : "No cluster has this flag."}
         </p>
       ) : (
         <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
@@ -70,7 +86,7 @@ export function FlaggedClustersTable({
             <caption className="sr-only">Clusters whose versions are flagged</caption>
             <TableHead columns={["Cluster", "Agent", "Kubernetes", "Phase", "Flags"]} />
             <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-              {rows.slice(0, shown).map((c) => (
+              {rows.map((c) => (
                 <tr key={c.id} data-cluster={c.name}>
                   <td className="px-4 py-2.5">
                     <Link
@@ -96,13 +112,13 @@ export function FlaggedClustersTable({
           </table>
         </div>
       )}
-      {rows.length > shown && (
+      {pages.hasNextPage && (
         <div className="flex items-center justify-between text-sm text-slate-600 dark:text-slate-400">
-          <span className="tabular-nums">
-            Showing {shown} of {rows.length.toLocaleString()}
+          <span className="tabular-nums" data-testid="flagged-shown">
+            Showing {rows.length.toLocaleString()} of {matching.toLocaleString()}
           </span>
-          <Button variant="secondary" onClick={() => setShown((n) => n + PAGE)}>
-            Show {Math.min(PAGE, rows.length - shown)} more
+          <Button variant="secondary" disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
+            {pages.isFetchingNextPage ? "Loading…" : `Show ${Math.min(FLAGGED_PAGE_SIZE, matching - rows.length)} more`}
           </Button>
         </div>
       )}

@@ -26,3 +26,55 @@ export async function registerThroughAgentPort(
     await agent.dispose();
   }
 }
+
+export type Directive = { id: string; type: string; version?: string };
+
+/** A registered cluster whose heartbeats the test sends itself (mutual TLS with its own certificate). */
+export type TestAgent = {
+  clusterId: string;
+  name: string;
+  /** One heartbeat; answers the directives it carries (acknowledged on the next one). */
+  heartbeat: (opts?: { agentVersion?: string; apiServer?: "ok" | "down" }) => Promise<Directive[]>;
+  dispose: () => Promise<void>;
+};
+
+/** Registers `name` with `token` and returns a handle that heartbeats as that cluster. */
+export async function enrolTestAgent(
+  playwright: PlaywrightWorkerArgs["playwright"],
+  token: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<TestAgent> {
+  const origin = `https://127.0.0.1:${AGENT_PORT}`;
+  const reg = await playwright.request.newContext({ baseURL: origin, ignoreHTTPSErrors: true });
+  const { body, key } = registrationBody(
+    name,
+    { caFingerprint: `sha256:${randomBytes(32).toString("hex")}`, labels },
+    { commonName: name },
+  );
+  const res = await reg.post("/api/agent/v1/register", { headers: { authorization: `Bearer ${token}` }, data: body });
+  const answer = (await res.json()) as { clusterId?: string; certificate?: string; message?: string };
+  await reg.dispose();
+  if (res.status() !== 201 || !answer.clusterId || !answer.certificate)
+    throw new Error(`register ${name}: ${res.status()} ${answer.message ?? ""}`);
+  const agent = await playwright.request.newContext({
+    baseURL: origin,
+    ignoreHTTPSErrors: true,
+    clientCertificates: [{ origin, cert: Buffer.from(answer.certificate), key: Buffer.from(key) }],
+  });
+  let acks: string[] = [];
+  return {
+    clusterId: answer.clusterId,
+    name,
+    heartbeat: async ({ agentVersion = "1.4.0", apiServer = "ok" } = {}) => {
+      const hb = await agent.post("/api/agent/v1/heartbeat", {
+        data: { agentVersion, kubernetesVersion: "1.30.2", health: { apiServer, logs: true, metrics: true }, acks },
+      });
+      if (!hb.ok()) throw new Error(`heartbeat ${name}: ${hb.status()} ${await hb.text()}`);
+      const directives = ((await hb.json()) as { directives?: Directive[] }).directives ?? [];
+      acks = directives.map((d) => d.id);
+      return directives;
+    },
+    dispose: () => agent.dispose(),
+  };
+}

@@ -102,7 +102,12 @@ test.describe("staged agent rollout", () => {
       await page.getByLabel("Per-cluster timeout (seconds)").fill("90");
       await saveScreenshots(page, testInfo, "rollouts-new");
       await page.setViewportSize({ width: 1280, height: 800 });
-      await page.getByRole("button", { name: "Start rollout" }).click();
+      await page.getByRole("button", { name: "Start rollout…" }).click();
+      // The confirmation shows the plan's counts as the server computed them.
+      const confirm = page.getByRole("dialog");
+      await expect(confirm.getByTestId("plan-stages")).toHaveText("2 stages");
+      await expect(confirm.getByTestId("plan-clusters")).toHaveText(`${CLUSTERS} clusters`);
+      await confirm.getByRole("button", { name: "Start rollout", exact: true }).click();
 
       // Watch it: Running, the canary stage finishes first while the batch has not, then Completed.
       await expect(page).toHaveURL(/\/rollouts\/(?!new)[^/]+$/);

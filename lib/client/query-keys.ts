@@ -47,6 +47,8 @@ export const queryKeys = {
   /** GET /api/v1/labels: keys, values and counts (selector suggestions, required-label preview) */
   labels: ["labels"] as const,
   versions: ["versions"] as const,
+  /** GET /api/v1/versions/flagged, pages of one filter (under `versions`: a matrix edit refreshes it) */
+  flaggedClusters: (flag: string) => ["versions", "flagged", flag] as const,
   nodePools: {
     capacity: (by: string) => ["node-pools", by] as const,
   },

@@ -13,18 +13,18 @@ import { queryKeys } from "./query-keys";
 
 /**
  * A running rollout moves every engine tick (2 s) as agents report; polling at the same pace
- * shows each cluster's state change promptly. Paused rollouts change only when someone resumes
- * them (15 s is enough to notice); finished ones never change.
+ * shows each cluster's state change promptly. Paused rollouts (and those awaiting approval) change
+ * only when someone acts (15 s is enough to notice); finished ones never change.
  */
 export const ROLLOUT_RUNNING_POLL_MS = 2_000;
 const ROLLOUT_IDLE_POLL_MS = 15_000;
 
-export type { Rollout, RolloutStage } from "@/lib/contracts/rollouts";
+export type { Rollout, RolloutPlan, RolloutStage } from "@/lib/contracts/rollouts";
 export type { RolloutState, MemberState as RolloutClusterState } from "@/lib/domain/rollouts";
 
 function rolloutPoll(states: RolloutState[]): number | false {
   if (states.includes("Running")) return ROLLOUT_RUNNING_POLL_MS;
-  if (states.includes("Paused")) return ROLLOUT_IDLE_POLL_MS;
+  if (states.includes("Paused") || states.includes("AwaitingApproval")) return ROLLOUT_IDLE_POLL_MS;
   return false;
 }
 
@@ -59,6 +59,14 @@ export function useCreateRollout() {
       client.setQueryData(queryKeys.rollouts.detail(rollout.id), rollout);
       void client.invalidateQueries({ queryKey: queryKeys.rollouts.list });
     },
+  });
+}
+
+/** What a rollout would do now (stages, skipped clusters): the numbers the start confirmation shows. */
+export function usePlanRollout() {
+  return useMutation({
+    mutationFn: (input: CreateRolloutInput) =>
+      fetchJson(rolloutRoutes.plan.path, { method: "POST", body: input, schema: rolloutRoutes.plan.response }),
   });
 }
 

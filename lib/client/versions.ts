@@ -1,8 +1,8 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { CompatibilityMatrix } from "@/lib/domain/compatibility";
-import { settingsRoutes } from "@/lib/contracts/settings";
+import { settingsRoutes, type FlaggedQuery } from "@/lib/contracts/settings";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
@@ -11,12 +11,34 @@ import { queryKeys } from "./query-keys";
 /** Versions change when agents register or upgrade: a minute keeps the page honest cheaply. */
 const VERSIONS_REFRESH_MS = 60_000;
 
-export type { VersionsOverview } from "@/lib/contracts/settings";
+export type { FlaggedCluster, VersionsOverview } from "@/lib/contracts/settings";
+export { VERSION_FLAGS } from "@/lib/contracts/settings";
+
+export const FLAGGED_PAGE_SIZE = 100;
 
 export function useVersions() {
   return useQuery({
     queryKey: queryKeys.versions,
     queryFn: ({ signal }) => fetchJson(settingsRoutes.versions.path, { signal, schema: settingsRoutes.versions.response }),
+    refetchInterval: VERSIONS_REFRESH_MS,
+  });
+}
+
+/** The flagged clusters of one filter, a page at a time ("Show more" fetches the next). */
+export function useFlaggedClusters(flag: FlaggedQuery["flag"]) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.flaggedClusters(flag ?? "all"),
+    queryFn: ({ signal, pageParam }) =>
+      fetchJson(
+        `${settingsRoutes.flagged.path}?${new URLSearchParams({
+          ...(flag ? { flag } : {}),
+          offset: String(pageParam),
+          limit: String(FLAGGED_PAGE_SIZE),
+        })}`,
+        { signal, schema: settingsRoutes.flagged.response },
+      ),
+    initialPageParam: 0,
+    getNextPageParam: (last) => last.nextOffset ?? undefined,
     refetchInterval: VERSIONS_REFRESH_MS,
   });
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createGroupSchema, updateGroupSchema } from "@/lib/domain/groups";
+import { upgradeWindowsSchema } from "@/lib/domain/upgrade-windows";
 import { isoTime, itemsOf } from "./common";
 import { route } from "./route";
 
@@ -13,7 +14,8 @@ export const groupSchema = z.object({
   selector: z.string(),
   /** why the stored selector cannot be used (saved before the selector limits); then no counts */
   selectorError: z.string().nullable(),
-  upgradeWindows: z.unknown(),
+  upgradeWindows: upgradeWindowsSchema.nullable(),
+  upgradeTimeZone: z.string().nullable(),
   maxUnavailable: z.number().nullable(),
   counts: groupCountsSchema.nullable(),
   createdAt: isoTime,

@@ -41,6 +41,12 @@ export const rolloutSchema = z.object({
   groupId: z.string().nullable(),
   state: z.enum(ROLLOUT_STATES),
   pausedReason: z.string().nullable(),
+  /** why a running rollout starts nothing now (e.g. outside an upgrade window) */
+  waitingReason: z.string().nullable(),
+  requireApproval: z.boolean(),
+  includeUnready: z.boolean(),
+  /** from the mean time its clusters took so far; null until one has finished */
+  eta: z.object({ seconds: z.number(), perClusterSeconds: z.number(), observed: z.number() }).nullable(),
   currentStage: z.number(),
   maxUnavailable: z.number(),
   waitSeconds: z.number(),
@@ -61,6 +67,19 @@ export const rolloutSchema = z.object({
 });
 export type Rollout = z.infer<typeof rolloutSchema>;
 
+export const rolloutPlanSchema = z.object({
+  /** every cluster the input names */
+  clusters: z.number(),
+  /** those planned into stages */
+  planned: z.number(),
+  /** planned clusters already on the target version (skipped at once) */
+  alreadyOnTarget: z.number(),
+  stages: z.array(z.object({ name: z.string(), clusters: z.number() })),
+  /** left out: NotReady or draining (unless included on purpose) */
+  skipped: z.array(z.object({ clusterId: z.string(), name: z.string(), reason: z.string() })),
+});
+export type RolloutPlan = z.infer<typeof rolloutPlanSchema>;
+
 export const rolloutRoutes = {
   list: route({
     method: "GET",
@@ -78,6 +97,14 @@ export const rolloutRoutes = {
     response: rolloutSchema,
     status: 201,
   }),
+  plan: route({
+    method: "POST",
+    path: "/api/v1/rollouts/plan",
+    summary: "What a rollout would do now (stages, skipped clusters), without starting it",
+    role: "operator",
+    body: createRolloutSchema,
+    response: rolloutPlanSchema,
+  }),
   get: route({
     method: "GET",
     path: "/api/v1/rollouts/{id}",
@@ -88,7 +115,7 @@ export const rolloutRoutes = {
   act: route({
     method: "POST",
     path: "/api/v1/rollouts/{id}/actions",
-    summary: "Pause, resume or abort",
+    summary: "Pause, resume, abort, or approve the next stage",
     role: "operator",
     body: rolloutActionSchema,
     response: rolloutSchema,

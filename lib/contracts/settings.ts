@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { compatibilityMatrixSchema } from "@/lib/domain/compatibility";
+import { MAX_OFFSET } from "@/lib/domain/paging";
 import { settingsPatchSchema, settingsSchema } from "@/lib/domain/settings";
 import { isoTime } from "./common";
 import { route } from "./route";
@@ -39,20 +40,37 @@ export const matrixStateSchema = z.object({ matrix: compatibilityMatrixSchema, e
 export const VERSION_FLAGS = ["incompatible", "outdated", "unsupported-kubernetes"] as const;
 const versionFlagSchema = z.enum(VERSION_FLAGS);
 
+export const flaggedClusterSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  agentVersion: z.string().nullable(),
+  kubernetesVersion: z.string().nullable(),
+  phase: z.string(),
+  flags: z.array(versionFlagSchema),
+});
+export type FlaggedCluster = z.infer<typeof flaggedClusterSchema>;
+
+export const flaggedQuerySchema = z.object({
+  /** only clusters with this flag (absent: any flag) */
+  flag: versionFlagSchema.optional(),
+  offset: z.coerce.number().int().min(0).max(MAX_OFFSET).default(0),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+export type FlaggedQuery = z.infer<typeof flaggedQuerySchema>;
+
+export const flaggedPageSchema = z.object({
+  items: z.array(flaggedClusterSchema),
+  total: z.number(),
+  /** offset of the next page; null on the last */
+  nextOffset: z.number().nullable(),
+});
+
 export const versionsOverviewSchema = matrixStateSchema.extend({
   agentVersions: z.array(z.object({ version: z.string(), count: z.number() })),
   kubernetesVersions: z.array(z.object({ version: z.string(), count: z.number() })),
   flaggedCounts: z.record(versionFlagSchema, z.number()),
-  flagged: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      agentVersion: z.string().nullable(),
-      kubernetesVersion: z.string().nullable(),
-      phase: z.string(),
-      flags: z.array(versionFlagSchema),
-    }),
-  ),
+  /** clusters with at least one flag; the list itself pages at GET /api/v1/versions/flagged */
+  flaggedTotal: z.number(),
 });
 export type VersionsOverview = z.infer<typeof versionsOverviewSchema>;
 
@@ -115,5 +133,13 @@ export const settingsRoutes = {
     summary: "Version distribution and flagged clusters",
     role: "viewer",
     response: versionsOverviewSchema,
+  }),
+  flagged: route({
+    method: "GET",
+    path: "/api/v1/versions/flagged",
+    summary: "Clusters whose versions are flagged, by name, a page at a time",
+    role: "viewer",
+    query: flaggedQuerySchema,
+    response: flaggedPageSchema,
   }),
 };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkSelectorText } from "./selector";
-import { upgradeWindowsSchema } from "./rollouts";
+import { timeZoneSchema, upgradeWindowsSchema } from "./upgrade-windows";
 
 export const selectorTextSchema = z
   .string()
@@ -13,9 +13,13 @@ export const groupNameSchema = z
   .trim()
   .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "lowercase letters, digits and '-', at most 63");
 
-/** Rollouts targeting the group start upgrades only inside these UTC windows, at most maxUnavailable at once. */
+/**
+ * Rollouts start upgrading the group's clusters only inside these weekly windows (wall-clock
+ * times in `upgradeTimeZone`, UTC when null); rollouts targeting the group, at most maxUnavailable at once.
+ */
 const upgradePolicy = {
   upgradeWindows: upgradeWindowsSchema.nullable().optional(),
+  upgradeTimeZone: timeZoneSchema.nullable().optional(),
   maxUnavailable: z.number().int().min(1).max(10_000).nullable().optional(),
 };
 

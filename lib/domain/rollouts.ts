@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkSelectorText } from "./selector";
 import { parseVersion } from "./semver";
+import type { HealthStatus } from "./status";
 
 // Staged agent upgrades: a canary of N clusters, then batches by percentage of the rest.
 
@@ -29,9 +30,18 @@ export const createRolloutSchema = z
     failureThreshold: z.number().int().min(1).max(10_000).default(1),
     /** how long one cluster may take to come back Ready on the target version */
     clusterTimeoutSeconds: z.number().int().min(10).max(86_400).default(600),
+    /** explicit clusters (the Versions page's "upgrade these", the cluster list's bulk action) */
+    clusterIds: z.array(z.string().min(1).max(100)).min(1).max(10_000).optional(),
+    /** plan NotReady and draining clusters in too (by default they are listed as skipped) */
+    includeUnready: z.boolean().default(false),
+    /** wait for an operator's approval before each stage after the first */
+    requireApproval: z.boolean().default(false),
   })
   .strict()
-  .refine((r) => !!r.selector !== !!r.groupId, { message: "name either a selector or a groupId", path: ["selector"] });
+  .refine((r) => [r.selector, r.groupId, r.clusterIds].filter(Boolean).length === 1, {
+    message: "name exactly one of a selector, a groupId or clusterIds",
+    path: ["selector"],
+  });
 export type CreateRolloutInput = z.infer<typeof createRolloutSchema>;
 
 /**
@@ -56,39 +66,15 @@ export function planStages(clusterIds: string[], stages: StageSpec[]): { name: s
   return plan;
 }
 
-export type UpgradeWindow = { days: string[]; start: string; end: string };
-export const upgradeWindowsSchema = z
-  .array(
-    z
-      .object({
-        days: z.array(z.enum(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])).min(1),
-        start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/),
-        end: z.string().regex(/^([01]\d|2[0-4]):[0-5]\d$/),
-      })
-      .strict(),
-  )
-  .max(20);
-
-const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-
-/** Inside one of the (UTC) windows? No windows means always. */
-export function inUpgradeWindow(windows: UpgradeWindow[] | null | undefined, now: Date): boolean {
-  if (!windows || windows.length === 0) return true;
-  const day = DAYS[now.getUTCDay()]!;
-  const minutes = now.getUTCHours() * 60 + now.getUTCMinutes();
-  const toMin = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
-  return windows.some((w) => w.days.includes(day as never) && minutes >= toMin(w.start) && minutes < toMin(w.end));
-}
-
 // The rollout as a pure state machine: which operator action is allowed in which state, how an
 // upgrading cluster settles, and what one tick of a running rollout does next. The server
 // (lib/server/rollouts/) reads the facts, asks here, and writes the answer conditionally.
 
-export const ROLLOUT_STATES = ["Running", "Paused", "Completed", "Aborted"] as const;
+export const ROLLOUT_STATES = ["Running", "Paused", "AwaitingApproval", "Completed", "Aborted"] as const;
 export type RolloutState = (typeof ROLLOUT_STATES)[number];
 /** A cluster belongs to at most one rollout in these states. */
-export const UNFINISHED_ROLLOUT_STATES = ["Running", "Paused"] as const;
-export const ROLLOUT_ACTIONS = ["pause", "resume", "abort"] as const;
+export const UNFINISHED_ROLLOUT_STATES = ["Running", "Paused", "AwaitingApproval"] as const;
+export const ROLLOUT_ACTIONS = ["pause", "resume", "abort", "approve"] as const;
 export type RolloutAction = (typeof ROLLOUT_ACTIONS)[number];
 
 /** One cluster in a rollout: Pending -> Upgrading -> Succeeded | Failed, or Skipped. */
@@ -103,8 +89,9 @@ const FROM: Record<RolloutAction, readonly string[]> = {
   pause: ["Running"],
   resume: ["Paused"],
   abort: UNFINISHED_ROLLOUT_STATES,
+  approve: ["AwaitingApproval"],
 };
-const TO: Record<RolloutAction, RolloutState> = { pause: "Paused", resume: "Running", abort: "Aborted" };
+const TO: Record<RolloutAction, RolloutState> = { pause: "Paused", resume: "Running", abort: "Aborted", approve: "Running" };
 
 export function decideRolloutAction(state: string, action: RolloutAction): ActionDecision {
   if (!FROM[action].includes(state))
@@ -143,6 +130,8 @@ export type TickFacts = {
   failureThreshold: number;
   /** failures already accepted by a resume */
   failureBaseline: number;
+  /** an operator approves each next stage */
+  requireApproval: boolean;
 };
 
 /** What a running rollout does next, once its upgrading clusters have been settled. */
@@ -152,6 +141,8 @@ export type RolloutStep =
   | { kind: "stage-finished" }
   | { kind: "wait" }
   | { kind: "next-stage"; stage: number }
+  /** the next stage waits for an operator's approval */
+  | { kind: "await-approval" }
   | { kind: "complete" }
   /** start more upgrades in the current stage (within max unavailable and the upgrade window) */
   | { kind: "upgrade" };
@@ -167,7 +158,8 @@ export function nextStep(r: TickFacts, members: { stage: number; state: string }
   if (!members.filter((m) => m.stage === r.currentStage).every((m) => memberFinished(m.state))) return { kind: "upgrade" };
   if (!r.stageCompletedAt) return { kind: "stage-finished" };
   if (now.getTime() - r.stageCompletedAt.getTime() < r.waitSeconds * 1000) return { kind: "wait" };
-  return r.currentStage + 1 >= r.stageCount ? { kind: "complete" } : { kind: "next-stage", stage: r.currentStage + 1 };
+  if (r.currentStage + 1 >= r.stageCount) return { kind: "complete" };
+  return r.requireApproval ? { kind: "await-approval" } : { kind: "next-stage", stage: r.currentStage + 1 };
 }
 
 /** How many more clusters may start upgrading now. */
@@ -176,16 +168,74 @@ export function upgradeSlots(maxUnavailable: number, groupMaxUnavailable: number
   return Math.max(0, limit - members.filter((m) => m.state === "Upgrading").length);
 }
 
-/** A pending cluster, by its lifecycle phase (null: removed): start its upgrade, skip it, or wait. */
+/**
+ * A pending cluster at its turn, by its lifecycle phase (null: removed) and health: start its
+ * upgrade, skip it, or wait. A NotReady cluster is skipped rather than started: its agent would
+ * not pick the upgrade up, and the stage would wait the whole per-cluster timeout for it.
+ */
 export function pendingMemberAction(
   phase: string | null,
+  health: HealthStatus,
 ): { kind: "start" } | { kind: "wait" } | { kind: "skip"; error: string } {
   // Leaving the fleet (or never joined): nothing to upgrade.
   if (phase === null) return { kind: "skip", error: "cluster removed" };
   if (phase === "Draining" || phase === "Deregistration" || phase === "Provisioning")
     return { kind: "skip", error: `phase ${phase}` };
   // e.g. still Registration: wait for it to become Active
-  return phase === "Active" ? { kind: "start" } : { kind: "wait" };
+  if (phase !== "Active") return { kind: "wait" };
+  return health === "NotReady" ? { kind: "skip", error: "NotReady when its turn came" } : { kind: "start" };
+}
+
+/** Stage number of the clusters left out of the plan (NotReady or draining when it was made). */
+export const NOT_PLANNED_STAGE = -1;
+
+/** Why a cluster is left out of a new plan by default, or null to plan it in. */
+export function planExclusion(c: { phase: string; health: HealthStatus }): string | null {
+  if (c.phase === "Draining" || c.phase === "Deregistration") return "draining";
+  if (c.health === "NotReady") return "NotReady";
+  return null;
+}
+
+/**
+ * The clusters a new rollout plans over and those it lists as skipped: NotReady and draining
+ * clusters are skipped unless `includeUnready`. Order is kept.
+ */
+export function splitPlanTargets<C extends { id: string; phase: string; health: HealthStatus }>(
+  clusters: C[],
+  includeUnready: boolean,
+): { planned: C[]; skipped: (C & { reason: string })[] } {
+  const planned: C[] = [];
+  const skipped: (C & { reason: string })[] = [];
+  for (const c of clusters) {
+    const reason = includeUnready ? null : planExclusion(c);
+    if (reason) skipped.push({ ...c, reason });
+    else planned.push(c);
+  }
+  return { planned, skipped };
+}
+
+/**
+ * Seconds until the rollout is likely done, from the mean time its succeeded clusters took
+ * (null until one has): each remaining stage upgrades its unfinished clusters in batches of
+ * `maxUnavailable`, with `waitSeconds` between stages. Time spent awaiting approval is not known.
+ */
+export function estimateRemaining(
+  r: { state: string; currentStage: number; stageCount: number; maxUnavailable: number; waitSeconds: number },
+  members: { stage: number; state: string; startedAt: Date | null; finishedAt: Date | null }[],
+): { seconds: number; perClusterSeconds: number; observed: number } | null {
+  if (r.state === "Completed" || r.state === "Aborted") return null;
+  const took = members
+    .filter((m) => m.state === "Succeeded" && m.startedAt && m.finishedAt)
+    .map((m) => (m.finishedAt!.getTime() - m.startedAt!.getTime()) / 1000);
+  if (!took.length) return null;
+  const perCluster = took.reduce((a, b) => a + b, 0) / took.length;
+  let seconds = 0;
+  for (let stage = r.currentStage; stage < r.stageCount; stage++) {
+    const left = members.filter((m) => m.stage === stage && (m.state === "Pending" || m.state === "Upgrading")).length;
+    seconds += Math.ceil(left / Math.max(1, r.maxUnavailable)) * perCluster;
+    if (stage + 1 < r.stageCount) seconds += r.waitSeconds;
+  }
+  return { seconds: Math.round(seconds), perClusterSeconds: Math.round(perCluster), observed: took.length };
 }
 
 /** A stage as the console shows it. */

@@ -51,6 +51,8 @@ const rolloutOver = (fleet: string, name = `to 1.5.0 (${fleet})`) =>
     waitSeconds: 0,
     failureThreshold: 1,
     clusterTimeoutSeconds: 600,
+    includeUnready: false,
+    requireApproval: false,
   });
 
 const phaseEvents = (clusterId: string) =>

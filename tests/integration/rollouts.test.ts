@@ -6,6 +6,7 @@ import { makeCsr } from "../helpers/csr";
 import { mintToken, registerCluster, registerWith, registrationBody, SYSTEM_POOL } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 import { until } from "../helpers/until";
+import { sessionCookie } from "../helpers/console-session";
 
 let server: FleetServer;
 before(async () => {
@@ -278,4 +279,80 @@ test("node pools: retire sends drainNodePool and the pool leaves when the agent 
     "the pool gone",
     async () => (await server.api("GET", `/api/v1/clusters/${clusterId}`)).body.nodePools.length === 1,
   );
+});
+
+test("upgrade windows over HTTP: a zone that is not IANA is a 400 naming the field; set, audited, shown; viewers cannot", async () => {
+  const group = await server.api("POST", "/api/v1/groups", { name: "windowed", selector: "env=prod" });
+  assert.equal(group.status, 201, JSON.stringify(group.body));
+  const badZone = await server.api("PATCH", `/api/v1/groups/${group.body.id}`, {
+    upgradeWindows: [{ days: ["Sat"], start: "02:00", end: "06:00" }],
+    upgradeTimeZone: "Mars/Olympus",
+  });
+  assert.equal(badZone.status, 400);
+  assert.equal(badZone.body.error, "invalid_request");
+  assert.ok(
+    badZone.body.details.some((d: { field: string }) => d.field === "upgradeTimeZone"),
+    JSON.stringify(badZone.body.details),
+  );
+  const badTime = await server.api("PATCH", `/api/v1/groups/${group.body.id}`, {
+    upgradeWindows: [{ days: ["Sat"], start: "2am", end: "06:00" }],
+  });
+  assert.equal(badTime.status, 400);
+  assert.ok(badTime.body.details.some((d: { field: string }) => d.field.startsWith("upgradeWindows.0.start")));
+
+  const set = await server.api("PATCH", `/api/v1/groups/${group.body.id}`, {
+    upgradeWindows: [{ days: ["Sat", "Sun"], start: "02:00", end: "06:00" }],
+    upgradeTimeZone: "Europe/Berlin",
+  });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  assert.deepEqual([set.body.upgradeWindows[0].days, set.body.upgradeTimeZone], [["Sat", "Sun"], "Europe/Berlin"]);
+  const audit = await server.api("GET", `/api/v1/audit?target=${group.body.id}&limit=5`);
+  const update = audit.body.items.find((e: { action: string }) => e.action === "group.update");
+  assert.equal(update.details.changes.upgradeTimeZone.to, "Europe/Berlin");
+
+  const viewer = { email: "viewer@rollouts.example", password: "a-long-password-1" };
+  assert.equal((await server.api("POST", "/api/v1/users", { ...viewer, role: "viewer" })).status, 201);
+  const cookie = await sessionCookie(server.consoleUrl, viewer);
+  const asViewer = await server.api("PATCH", `/api/v1/groups/${group.body.id}`, { upgradeWindows: null }, { cookie });
+  assert.equal(asViewer.status, 403);
+  const approve = await server.api("POST", "/api/v1/rollouts/any/actions", { action: "approve" }, { cookie });
+  assert.equal(approve.status, 403);
+  const plan = await server.api(
+    "POST",
+    "/api/v1/rollouts/plan",
+    { name: "x", targetVersion: "1.5.0", selector: "env" },
+    { cookie },
+  );
+  assert.equal(plan.status, 403);
+  assert.equal((await server.api("DELETE", `/api/v1/groups/${group.body.id}`)).status, 204);
+});
+
+test("the flagged versions list pages past any cap; a plan names the clusters it skips", async () => {
+  for (const n of ["flag-1", "flag-2", "flag-3"])
+    await registerCluster(server, n, { body: { agentVersion: "1.4.0", labels: { env: "dev", region: "eu", flagged: "yes" } } });
+  const overview = await server.api("GET", "/api/v1/versions");
+  const total = overview.body.flaggedTotal;
+  assert.ok(total >= 3, `flagged total ${total}`);
+  const seen: string[] = [];
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const page = await server.api("GET", `/api/v1/versions/flagged?limit=2&offset=${offset}`);
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    assert.ok(page.body.items.length <= 2);
+    seen.push(...page.body.items.map((c: { name: string }) => c.name));
+    offset = page.body.nextOffset;
+  }
+  assert.equal(seen.length, total, "every flagged cluster, page by page");
+  assert.deepEqual(seen, [...seen].sort(), "by name");
+  assert.equal((await server.api("GET", "/api/v1/versions/flagged?flag=bogus")).status, 400);
+
+  const plan = await server.api("POST", "/api/v1/rollouts/plan", {
+    name: "flagged",
+    targetVersion: "1.5.0",
+    selector: "flagged=yes",
+  });
+  assert.equal(plan.status, 200, JSON.stringify(plan.body));
+  // registered but never heartbeating: Pending health, so planned in, not skipped
+  assert.equal(plan.body.clusters, 3);
+  assert.equal(plan.body.planned + plan.body.skipped.length, 3);
 });

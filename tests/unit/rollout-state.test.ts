@@ -18,13 +18,14 @@ const now = new Date("2026-12-01T12:00:00Z");
 const ago = (s: number) => new Date(now.getTime() - s * 1000);
 
 describe("operator actions", () => {
-  test("pause from Running, resume from Paused, abort from either; nothing once finished", () => {
+  test("pause from Running, resume from Paused, approve while awaiting approval, abort from any; nothing once finished", () => {
     const allowed = Object.fromEntries(
       ROLLOUT_STATES.map((s) => [s, ROLLOUT_ACTIONS.filter((a) => decideRolloutAction(s, a).ok)]),
     );
     assert.deepEqual(allowed, {
       Running: ["pause", "abort"],
       Paused: ["resume", "abort"],
+      AwaitingApproval: ["abort", "approve"],
       Completed: [],
       Aborted: [],
     });
@@ -68,6 +69,7 @@ describe("the next step of a running rollout", () => {
     waitSeconds: 60,
     failureThreshold: 1,
     failureBaseline: 0,
+    requireApproval: false,
     ...over,
   });
   const m = (stage: number, state: string) => ({ stage, state });
@@ -101,11 +103,33 @@ describe("the next step of a running rollout", () => {
     assert.equal(upgradeSlots(1, null, [...members, { state: "Upgrading" }]), 0);
   });
   test("a pending cluster starts when Active, waits while registering, is skipped when leaving or gone", () => {
-    assert.deepEqual(pendingMemberAction("Active"), { kind: "start" });
-    assert.deepEqual(pendingMemberAction("Registration"), { kind: "wait" });
-    assert.deepEqual(pendingMemberAction("Draining"), { kind: "skip", error: "phase Draining" });
-    assert.deepEqual(pendingMemberAction("Provisioning"), { kind: "skip", error: "phase Provisioning" });
-    assert.deepEqual(pendingMemberAction(null), { kind: "skip", error: "cluster removed" });
+    assert.deepEqual(pendingMemberAction("Active", "Ready"), { kind: "start" });
+    assert.deepEqual(pendingMemberAction("Active", "Pending"), { kind: "start" });
+    assert.deepEqual(pendingMemberAction("Registration", "Ready"), { kind: "wait" });
+    assert.deepEqual(pendingMemberAction("Draining", "Ready"), { kind: "skip", error: "phase Draining" });
+    assert.deepEqual(pendingMemberAction("Provisioning", "Pending"), { kind: "skip", error: "phase Provisioning" });
+    assert.deepEqual(pendingMemberAction(null, "Pending"), { kind: "skip", error: "cluster removed" });
+  });
+  test("a pending cluster NotReady at its turn is skipped, not started", () => {
+    assert.deepEqual(pendingMemberAction("Active", "NotReady"), { kind: "skip", error: "NotReady when its turn came" });
+  });
+  test("with approval required, a finished stage waits for approval instead of moving on; the last one completes", () => {
+    const done = [m(0, "Succeeded"), m(1, "Pending")];
+    assert.deepEqual(nextStep(facts({ requireApproval: true, stageCompletedAt: ago(60) }), done, now), {
+      kind: "await-approval",
+    });
+    assert.equal(nextStep(facts({ requireApproval: true, stageCompletedAt: ago(59) }), done, now).kind, "wait");
+    assert.equal(
+      nextStep(facts({ requireApproval: true, currentStage: 1, stageCompletedAt: ago(60) }), [m(1, "Succeeded")], now).kind,
+      "complete",
+    );
+  });
+  test("approve is allowed only while awaiting approval; abort also then", () => {
+    assert.deepEqual(decideRolloutAction("AwaitingApproval", "approve"), { ok: true, next: "Running" });
+    assert.equal(decideRolloutAction("Running", "approve").ok, false);
+    assert.equal(decideRolloutAction("Paused", "approve").ok, false);
+    assert.deepEqual(decideRolloutAction("AwaitingApproval", "abort"), { ok: true, next: "Aborted" });
+    assert.equal(decideRolloutAction("AwaitingApproval", "pause").ok, false);
   });
   test("stages as shown: done before the current one or when all finished, then current, then waiting", () => {
     assert.equal(stageState(0, 1, [{ state: "Failed" }]), "done");

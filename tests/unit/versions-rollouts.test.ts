@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { compare, satisfies } from "@/lib/domain/semver";
 import { SHIPPED_MATRIX, versionFlags, agentAccepted, compatibilityMatrixSchema } from "@/lib/domain/compatibility";
-import { inUpgradeWindow, planStages } from "@/lib/domain/rollouts";
+import { planStages } from "@/lib/domain/rollouts";
+import { windowOpen } from "@/lib/domain/upgrade-windows";
 import { desiredRevision } from "@/lib/domain/policies";
 
 describe("semantic versions", () => {
@@ -93,11 +94,11 @@ describe("rollout planning", () => {
   });
   test("upgrade windows are UTC day and time ranges; none means always", () => {
     const sat3am = new Date("2026-11-28T03:00:00Z");
-    const w = [{ days: ["Sat"], start: "02:00", end: "06:00" }];
-    assert.equal(inUpgradeWindow(w, sat3am), true);
-    assert.equal(inUpgradeWindow(w, new Date("2026-11-28T06:00:00Z")), false);
-    assert.equal(inUpgradeWindow(w, new Date("2026-11-29T03:00:00Z")), false);
-    assert.equal(inUpgradeWindow([], sat3am), true);
+    const w = { windows: [{ days: ["Sat" as const], start: "02:00", end: "06:00" }], timeZone: null };
+    assert.equal(windowOpen(w, sat3am), true);
+    assert.equal(windowOpen(w, new Date("2026-11-28T06:00:00Z")), false);
+    assert.equal(windowOpen(w, new Date("2026-11-29T03:00:00Z")), false);
+    assert.equal(windowOpen({ windows: [], timeZone: null }, sat3am), true);
   });
 });
 

@@ -7,5 +7,5 @@ export const metadata: Metadata = { title: "Versions" };
 
 export default async function VersionsPage() {
   const principal = await requirePage("viewer");
-  return <VersionsView canEdit={hasRole(principal.role, "admin")} />;
+  return <VersionsView canEdit={hasRole(principal.role, "admin")} canRollout={hasRole(principal.role, "operator")} />;
 }

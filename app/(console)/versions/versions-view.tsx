@@ -68,7 +68,7 @@ function Distribution({ data }: { data: VersionsOverview }) {
   );
 }
 
-export function VersionsView({ canEdit }: { canEdit: boolean }) {
+export function VersionsView({ canEdit, canRollout }: { canEdit: boolean; canRollout: boolean }) {
   const versions = useVersions();
   const [dialog, setDialog] = useState<"edit" | "reset" | null>(null);
   const data = versions.data;
@@ -140,7 +140,11 @@ export function VersionsView({ canEdit }: { canEdit: boolean }) {
           )}
 
           <Card title="Flagged clusters">
-            <FlaggedClustersTable flagged={versions.data.flagged} counts={versions.data.flaggedCounts} />
+            <FlaggedClustersTable
+              counts={versions.data.flaggedCounts}
+              total={versions.data.flaggedTotal}
+              canRollout={canRollout}
+            />
           </Card>
         </div>
       )}

@@ -2,6 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import type { createGroupSchema, updateGroupSchema } from "@/lib/domain/groups";
 import { parseSelector, selectorProblem } from "@/lib/domain/selector";
+import { storedWindows } from "./group-windows";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
@@ -15,6 +16,7 @@ type GroupRow = {
   description: string | null;
   selector: string;
   upgradeWindows: string | null;
+  upgradeTimeZone: string | null;
   maxUnavailable: number | null;
   createdAt: Date;
   updatedAt: Date;
@@ -43,7 +45,8 @@ async function view(g: GroupRow, counts?: GroupCounts) {
     description: g.description,
     selector: g.selector,
     selectorError,
-    upgradeWindows: g.upgradeWindows ? (JSON.parse(g.upgradeWindows) as unknown) : null,
+    upgradeWindows: storedWindows(g).windows,
+    upgradeTimeZone: g.upgradeTimeZone,
     maxUnavailable: g.maxUnavailable,
     counts: selectorError ? null : (counts ?? (await countsFor(g.selector))),
     createdAt: g.createdAt.toISOString(),
@@ -73,14 +76,25 @@ export async function createGroup(actor: Actor, input: z.infer<typeof createGrou
   const counts = await countsFor(input.selector);
   const g = await db().$transaction(async (tx) => {
     const created = await tx.clusterGroup.create({
-      data: { name: input.name, description: input.description ?? null, selector: input.selector },
+      data: {
+        name: input.name,
+        description: input.description ?? null,
+        selector: input.selector,
+        upgradeWindows: input.upgradeWindows?.length ? JSON.stringify(input.upgradeWindows) : null,
+        upgradeTimeZone: input.upgradeTimeZone ?? null,
+        maxUnavailable: input.maxUnavailable ?? null,
+      },
     });
     await recordAudit(
       tx,
       actor,
       "group.create",
       { type: "group", id: created.id },
-      { name: input.name, selector: input.selector },
+      {
+        name: input.name,
+        selector: input.selector,
+        ...(input.upgradeWindows?.length ? { upgradeWindows: input.upgradeWindows, upgradeTimeZone: input.upgradeTimeZone } : {}),
+      },
     );
     return created;
   });
@@ -99,7 +113,9 @@ export async function updateGroup(actor: Actor, id: string, input: z.infer<typeo
       where: { id },
       data: {
         ...rest,
-        ...(upgradeWindows !== undefined ? { upgradeWindows: upgradeWindows ? JSON.stringify(upgradeWindows) : null } : {}),
+        ...(upgradeWindows !== undefined
+          ? { upgradeWindows: upgradeWindows?.length ? JSON.stringify(upgradeWindows) : null }
+          : {}),
       },
     });
     const changes = Object.fromEntries(

@@ -1,39 +1,17 @@
 import "server-only";
-import { planStages, UNFINISHED_ROLLOUT_STATES, type CreateRolloutInput } from "@/lib/domain/rollouts";
-import { ApiError } from "@/lib/server/api/errors";
+import { NOT_PLANNED_STAGE, type CreateRolloutInput } from "@/lib/domain/rollouts";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { matchingClusters } from "@/lib/server/clusters/cluster-sql";
-import { parseSelectorParam } from "@/lib/server/clusters/list-clusters";
-import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
 import { getRollout } from "./get-rollout";
+import { resolvePlan } from "./plan-rollout";
 import { tickRollout } from "./tick-rollout";
 
-/** Plans the stages over the matching clusters, stores the rollout and takes its first step at once. */
+/**
+ * Plans the stages over the matching clusters, stores the rollout (with the clusters left out of
+ * the plan as skipped, each with its reason) and takes its first step at once.
+ */
 export async function createRollout(actor: Actor, input: CreateRolloutInput) {
-  const group = input.groupId ? await db().clusterGroup.findUnique({ where: { id: input.groupId } }) : null;
-  if (input.groupId && !group)
-    throw new ApiError("invalid_request", "No such group.", [{ field: "groupId", message: "unknown group" }]);
-  // A group whose stored selector is invalid is refused with its problem, not planned as empty.
-  const selector = group ? requestedGroupSelector(group, "groupId") : parseSelectorParam(input.selector ?? "");
-  const clusters = await matchingClusters(selector);
-  if (!clusters.length)
-    throw new ApiError("invalid_request", "No cluster matches; nothing to upgrade.", [
-      { field: input.selector ? "selector" : "groupId", message: "matches no cluster" },
-    ]);
-  const busy = await db().rolloutCluster.findFirst({
-    where: { clusterId: { in: clusters.map((c) => c.id) }, rollout: { state: { in: [...UNFINISHED_ROLLOUT_STATES] } } },
-    select: { rollout: { select: { name: true } } },
-  });
-  if (busy)
-    throw new ApiError(
-      "conflict",
-      `Some of these clusters are in the unfinished rollout "${busy.rollout.name}"; finish or abort it first.`,
-    );
-  const plan = planStages(
-    clusters.map((c) => c.id),
-    input.stages,
-  );
+  const { clusters, stages: plan, skipped } = await resolvePlan(input);
   const current = new Map(clusters.map((c) => [c.id, c.agentVersion]));
   const rollout = await db().$transaction(async (tx) => {
     const r = await tx.rollout.create({
@@ -47,24 +25,38 @@ export async function createRollout(actor: Actor, input: CreateRolloutInput) {
         waitSeconds: input.waitSeconds,
         failureThreshold: input.failureThreshold,
         clusterTimeoutSeconds: input.clusterTimeoutSeconds,
+        requireApproval: input.requireApproval,
+        includeUnready: input.includeUnready,
         state: "Running",
         createdById: actor.id,
       },
     });
+    const now = new Date();
     await tx.rolloutCluster.createMany({
-      data: plan.flatMap((stage, i) =>
-        stage.clusterIds.map((clusterId) => {
-          const onTarget = current.get(clusterId) === input.targetVersion;
-          return {
-            rolloutId: r.id,
-            clusterId,
-            stage: i,
-            fromVersion: current.get(clusterId) ?? null,
-            state: onTarget ? "Skipped" : "Pending",
-            error: onTarget ? "already on the target version" : null,
-          };
-        }),
-      ),
+      data: [
+        ...plan.flatMap((stage, i) =>
+          stage.clusterIds.map((clusterId) => {
+            const onTarget = current.get(clusterId) === input.targetVersion;
+            return {
+              rolloutId: r.id,
+              clusterId,
+              stage: i,
+              fromVersion: current.get(clusterId) ?? null,
+              state: onTarget ? "Skipped" : "Pending",
+              error: onTarget ? "already on the target version" : null,
+            };
+          }),
+        ),
+        ...skipped.map((c) => ({
+          rolloutId: r.id,
+          clusterId: c.id,
+          stage: NOT_PLANNED_STAGE,
+          fromVersion: c.agentVersion,
+          state: "Skipped",
+          error: `${c.reason} when planned`,
+          finishedAt: now,
+        })),
+      ],
     });
     await recordAudit(
       tx,
@@ -75,7 +67,11 @@ export async function createRollout(actor: Actor, input: CreateRolloutInput) {
         name: input.name,
         targetVersion: input.targetVersion,
         clusters: clusters.length,
+        ...(input.clusterIds ? { clusterIds: input.clusterIds.length } : {}),
         stages: plan.map((p) => ({ name: p.name, clusters: p.clusterIds.length })),
+        skipped: skipped.length,
+        includeUnready: input.includeUnready,
+        requireApproval: input.requireApproval,
       },
     );
     return r;

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Rollout } from "@/lib/contracts/rollouts";
-import { stageState, type MemberState, type RolloutState, type StageSpec } from "@/lib/domain/rollouts";
+import { estimateRemaining, stageState, type MemberState, type RolloutState, type StageSpec } from "@/lib/domain/rollouts";
 import { ApiError } from "@/lib/server/api/errors";
 import { db, type Db } from "@/lib/server/db/client";
 
@@ -60,6 +60,10 @@ export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>):
     groupId: r.groupId,
     state: r.state as RolloutState,
     pausedReason: r.pausedReason,
+    waitingReason: r.state === "Running" ? r.waitingReason : null,
+    requireApproval: r.requireApproval,
+    includeUnready: r.includeUnready,
+    eta: estimateRemaining({ ...r, stageCount: specs.length }, r.clusters),
     currentStage: r.currentStage,
     maxUnavailable: r.maxUnavailable,
     waitSeconds: r.waitSeconds,

@@ -24,6 +24,7 @@ export async function commitAction(
   rollout: { id: string; name: string; state: string },
   data: Parameters<Tx["rollout"]["updateMany"]>[0]["data"],
   reason: string | undefined,
+  details: Record<string, unknown> = {},
 ) {
   const moved = await tx.rollout.updateMany({ where: { id: rollout.id, state: rollout.state }, data });
   if (!moved.count) throw new ApiError("invalid_transition", `The rollout changed meanwhile; cannot ${action} it now.`);
@@ -32,6 +33,6 @@ export async function commitAction(
     actor,
     `rollout.${action}`,
     { type: "rollout", id: rollout.id },
-    { name: rollout.name, ...(reason ? { reason } : {}) },
+    { name: rollout.name, ...details, ...(reason ? { reason } : {}) },
   );
 }

@@ -1,13 +1,6 @@
 import "server-only";
-import {
-  nextStep,
-  pendingMemberAction,
-  settleUpgrade,
-  upgradeSlots,
-  upgradeWindowsSchema,
-  inUpgradeWindow,
-  type StageSpec,
-} from "@/lib/domain/rollouts";
+import { nextStep, pendingMemberAction, settleUpgrade, upgradeSlots, type StageSpec } from "@/lib/domain/rollouts";
+import { describeWindows, windowOpen } from "@/lib/domain/upgrade-windows";
 import { agentImageFor } from "@/lib/domain/agent-manifest";
 import { healthStatus } from "@/lib/domain/status";
 import { env } from "@/lib/env";
@@ -19,6 +12,7 @@ import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
+import { clusterWindowGroups, groupsWithWindows, type WindowGroup } from "@/lib/server/groups/group-windows";
 
 /** Thrown inside a transaction to undo it: the cluster left Active between the read and the claim. */
 class NotActive extends Error {}
@@ -67,6 +61,9 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
   }
 
   const step = nextStep({ ...r, stageCount: (JSON.parse(r.stages) as StageSpec[]).length }, r.clusters, now);
+  // "Waiting for a window" is about starting upgrades; any other step ends it.
+  if (step.kind !== "upgrade" && r.waitingReason !== null)
+    await db().rollout.updateMany({ where: { id }, data: { waitingReason: null } });
   switch (step.kind) {
     // 2. Too many failures pause the rollout.
     case "pause":
@@ -101,6 +98,22 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
         data: { currentStage: step.stage, stageCompletedAt: null },
       });
       return;
+    case "await-approval":
+      await inTransaction(async (tx) => {
+        const waiting = await tx.rollout.updateMany({
+          where: { id, currentStage: r.currentStage, state: "Running" },
+          data: { state: "AwaitingApproval" },
+        });
+        if (waiting.count)
+          await recordAudit(
+            tx,
+            SYSTEM_ACTOR,
+            "rollout.await-approval",
+            { type: "rollout", id },
+            { name: r.name, stage: r.currentStage + 1 },
+          );
+      });
+      return;
     case "complete":
       await inTransaction(async (tx) => {
         const completed = await tx.rollout.updateMany({
@@ -114,15 +127,20 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
       break;
   }
 
-  // 4. Start more upgrades in this stage, within max unavailable and the group's window.
+  // 4. Start more upgrades in this stage, within max unavailable and every window of each
+  //    cluster's groups; a cluster NotReady at its turn is skipped, not started.
   const group = r.groupId ? await db().clusterGroup.findUnique({ where: { id: r.groupId } }) : null;
-  const windows = group?.upgradeWindows ? upgradeWindowsSchema.safeParse(JSON.parse(group.upgradeWindows)) : null;
-  if (windows?.success && !inUpgradeWindow(windows.data, now)) return;
   let slots = upgradeSlots(r.maxUnavailable, group?.maxUnavailable ?? null, r.clusters);
-  for (const m of r.clusters.filter((x) => x.stage === r.currentStage && x.state === "Pending")) {
+  const pending = r.clusters.filter((x) => x.stage === r.currentStage && x.state === "Pending");
+  const closed = await closedWindows(
+    pending.map((m) => m.clusterId),
+    now,
+  );
+  for (const m of pending) {
     if (slots <= 0) break;
     const c = clusters.get(m.clusterId);
-    const action = pendingMemberAction(c?.phase ?? null);
+    const health = c ? healthStatus(c, now, notReadyThresholdSeconds) : "Pending";
+    const action = pendingMemberAction(c?.phase ?? null, health);
     if (action.kind === "skip") {
       await db().rolloutCluster.updateMany({
         where: { rolloutId: id, clusterId: m.clusterId, state: "Pending" },
@@ -130,6 +148,8 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
       });
       continue;
     }
+    // Outside a window the cluster waits (the rollout says so); it is not skipped.
+    if (closed.has(m.clusterId)) continue;
     if (action.kind === "wait" || !c) continue;
     // The claim, the directive and the move to Upgrading commit together or not at all.
     const started = await inTransaction(async (tx, afterCommit) => {
@@ -165,4 +185,33 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
     });
     if (started) slots--;
   }
+  const waitingReason = closed.size ? windowWaitReason(closed) : null;
+  if (waitingReason !== r.waitingReason)
+    await db().rollout.updateMany({ where: { id, state: "Running" }, data: { waitingReason } });
+}
+
+/** The clusters (of these) held by a closed upgrade window, each with the first group whose window is closed. */
+async function closedWindows(clusterIds: string[], now: Date): Promise<Map<string, WindowGroup>> {
+  const closed = new Map<string, WindowGroup>();
+  if (!clusterIds.length) return closed;
+  const shut = (await groupsWithWindows()).filter((g) => !windowOpen(g.policy, now));
+  if (!shut.length) return closed;
+  const labels = new Map<string, Record<string, string>>(clusterIds.map((cid) => [cid, {}]));
+  for (const l of await db().clusterLabel.findMany({ where: { clusterId: { in: clusterIds } } }))
+    labels.get(l.clusterId)![l.key] = l.value;
+  for (const [cid, ls] of labels) {
+    // A cluster in several groups upgrades only when all their windows are open.
+    const first = clusterWindowGroups(ls, shut)[0];
+    if (first) closed.set(cid, first);
+  }
+  return closed;
+}
+
+function windowWaitReason(closed: Map<string, WindowGroup>): string {
+  const groups = [...new Map([...closed.values()].map((g) => [g.name, g])).values()];
+  const named = groups
+    .slice(0, 3)
+    .map((g) => `${g.name}: ${describeWindows(g.policy)}`)
+    .join("; ");
+  return `waiting for window: ${closed.size} cluster${closed.size === 1 ? "" : "s"} outside the upgrade windows of ${named}${groups.length > 3 ? ` and ${groups.length - 3} more` : ""}`;
 }

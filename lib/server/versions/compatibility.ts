@@ -3,6 +3,7 @@ import { compatibilityMatrixSchema, SHIPPED_MATRIX, versionFlags, type Compatibi
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { processSingleton } from "@/lib/server/process-singletons";
+import type { FlaggedQuery } from "@/lib/contracts/settings";
 
 const KEY = "compatibilityMatrix";
 const CACHE_MS = 2_000;
@@ -50,20 +51,26 @@ export async function setMatrix(actor: Actor, matrix: CompatibilityMatrix | null
   return getMatrix();
 }
 
-/** Version distribution across the fleet and the clusters whose versions need attention. */
-export async function versionsOverview() {
-  const { matrix, edited } = await getMatrix();
-  const [agents, kubes, clusters] = await Promise.all([
-    db().cluster.groupBy({ by: ["agentVersion"], _count: { _all: true }, where: { agentVersion: { not: null } } }),
-    db().cluster.groupBy({ by: ["kubernetesVersion"], _count: { _all: true }, where: { kubernetesVersion: { not: null } } }),
-    db().cluster.findMany({
-      where: { agentVersion: { not: null } },
-      select: { id: true, name: true, agentVersion: true, kubernetesVersion: true, phase: true },
-    }),
-  ]);
-  const flagged = clusters
+/** Every cluster whose versions need attention, by name, with its flags. */
+async function flaggedClusterList(matrix: CompatibilityMatrix) {
+  const clusters = await db().cluster.findMany({
+    where: { agentVersion: { not: null } },
+    select: { id: true, name: true, agentVersion: true, kubernetesVersion: true, phase: true },
+    orderBy: [{ name: "asc" }, { id: "asc" }],
+  });
+  return clusters
     .map((c) => ({ ...c, flags: versionFlags(matrix, c.agentVersion, c.kubernetesVersion) }))
     .filter((c) => c.flags.length);
+}
+
+/** Version distribution across the fleet and how many clusters carry each flag. */
+export async function versionsOverview() {
+  const { matrix, edited } = await getMatrix();
+  const [agents, kubes, flagged] = await Promise.all([
+    db().cluster.groupBy({ by: ["agentVersion"], _count: { _all: true }, where: { agentVersion: { not: null } } }),
+    db().cluster.groupBy({ by: ["kubernetesVersion"], _count: { _all: true }, where: { kubernetesVersion: { not: null } } }),
+    flaggedClusterList(matrix),
+  ]);
   const count = (flag: string) => flagged.filter((c) => c.flags.includes(flag as never)).length;
   return {
     matrix,
@@ -75,6 +82,23 @@ export async function versionsOverview() {
       outdated: count("outdated"),
       "unsupported-kubernetes": count("unsupported-kubernetes"),
     },
-    flagged: flagged.slice(0, 200),
+    flaggedTotal: flagged.length,
   };
+}
+
+async function flaggedWith(flag: FlaggedQuery["flag"]) {
+  const { matrix } = await getMatrix();
+  return (await flaggedClusterList(matrix)).filter((c) => !flag || c.flags.includes(flag));
+}
+
+/** One page of the flagged clusters (all of them, or those with one flag). */
+export async function flaggedClusters(query: FlaggedQuery) {
+  const all = await flaggedWith(query.flag);
+  const end = query.offset + query.limit;
+  return { items: all.slice(query.offset, end), total: all.length, nextOffset: end < all.length ? end : null };
+}
+
+/** Ids of the flagged clusters ("upgrade these" on the Versions page prefills a rollout with them). */
+export async function flaggedClusterIds(flag: FlaggedQuery["flag"]): Promise<string[]> {
+  return (await flaggedWith(flag)).map((c) => c.id);
 }

@@ -25,7 +25,38 @@ function Setting({ label, children }: { label: string; children: React.ReactNode
   );
 }
 
-function StateNotice({ rollout }: { rollout: Rollout }) {
+function StateNotice({ rollout, canAct }: { rollout: Rollout; canAct: boolean }) {
+  if (rollout.state === "AwaitingApproval") {
+    const next = rollout.stages[rollout.currentStage + 1];
+    return (
+      <div
+        role="status"
+        data-testid="awaiting-approval"
+        className="rounded-lg border border-violet-300 bg-violet-50 px-5 py-3 text-sm dark:border-violet-900 dark:bg-violet-950/40"
+      >
+        <p className="font-semibold text-violet-900 dark:text-violet-200">Awaiting approval</p>
+        <p className="mt-0.5 text-violet-800 dark:text-violet-300">
+          Stage {rollout.currentStage + 1} finished. Stage {rollout.currentStage + 2}
+          {next ? ` (${next.name}, ${next.total} cluster${next.total === 1 ? "" : "s"})` : ""} starts when{" "}
+          {canAct ? "you approve it" : "an operator approves it"}.
+        </p>
+      </div>
+    );
+  }
+  if (rollout.state === "Running" && rollout.waitingReason)
+    return (
+      <div
+        role="status"
+        data-testid="waiting-reason"
+        className="rounded-lg border border-sky-300 bg-sky-50 px-5 py-3 text-sm dark:border-sky-900 dark:bg-sky-950/40"
+      >
+        <p className="font-semibold text-sky-900 dark:text-sky-200">Waiting for window</p>
+        <p className="mt-0.5 text-sky-800 dark:text-sky-300">{rollout.waitingReason}</p>
+        <p className="mt-1 text-xs text-sky-700 dark:text-sky-400">
+          These clusters are not skipped: they start as soon as all their groups&apos; windows are open.
+        </p>
+      </div>
+    );
   if (rollout.state === "Paused")
     return (
       <div
@@ -69,6 +100,27 @@ function StateNotice({ rollout }: { rollout: Rollout }) {
   return null;
 }
 
+/** Time left, from the mean time this rollout's clusters took so far. */
+function Eta({ rollout }: { rollout: Rollout }) {
+  if (rollout.state === "Completed" || rollout.state === "Aborted") return null;
+  return (
+    <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="rollout-eta">
+      {rollout.eta ? (
+        <>
+          About{" "}
+          <span className="font-semibold text-slate-900 tabular-nums dark:text-slate-100">
+            {formatDuration(rollout.eta.seconds * 1000)}
+          </span>{" "}
+          left, at {formatDuration(rollout.eta.perClusterSeconds * 1000)} per cluster (the mean of {rollout.eta.observed} upgraded
+          so far){rollout.requireApproval ? ", plus the time approvals take" : ""}.
+        </>
+      ) : (
+        "Time left: estimated once the first cluster has upgraded."
+      )}
+    </p>
+  );
+}
+
 export function RolloutView({ id, initial, canAct }: { id: string; initial: Rollout; canAct: boolean }) {
   // Seeded with the server's copy, so the first paint needs no fetch.
   const query = useRollout(id, initial);
@@ -88,7 +140,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
             ← Rollouts
           </Link>
         </nav>
-        <div className="flex items-start justify-between gap-4">
+        <div className="flex flex-wrap items-start justify-between gap-4">
           <div>
             <h1 className="flex items-center gap-3 text-xl font-semibold tracking-tight">
               {r.name}
@@ -106,9 +158,9 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
           {canAct ? (
             <RolloutActions rollout={r} />
           ) : (
-            (r.state === "Running" || r.state === "Paused") && (
+            (r.state === "Running" || r.state === "Paused" || r.state === "AwaitingApproval") && (
               <p className="max-w-64 text-right text-xs text-slate-500 dark:text-slate-400">
-                Pausing, resuming and aborting need the operator role.
+                Pausing, resuming, approving and aborting need the operator role.
               </p>
             )
           )}
@@ -123,9 +175,9 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
           Could not refresh ({query.error.message}); showing the last known progress and retrying.
         </p>
       )}
-      <StateNotice rollout={r} />
+      <StateNotice rollout={r} canAct={canAct} />
 
-      <div className="grid grid-cols-5 gap-4">
+      <div className="grid grid-cols-2 gap-4 sm:grid-cols-5">
         <StatCard label="Clusters" value={r.totals.clusters} testId="rollout-clusters" />
         <StatCard
           label="Succeeded"
@@ -149,7 +201,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
         <StatCard label="Skipped" value={r.totals.skipped} testId="rollout-skipped" />
       </div>
 
-      <div className="grid grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <Card
           title="Stages"
           action={
@@ -163,6 +215,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
               <ProgressBar counts={counts} label="Whole rollout" />
               <SegmentLegend counts={counts} />
             </div>
+            <Eta rollout={r} />
             <div className="border-t border-slate-100 pt-5 dark:border-slate-800">
               <StageProgressList rollout={r} />
             </div>
@@ -177,6 +230,8 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
             <Setting label="Wait between stages">{formatDuration(r.waitSeconds * 1000)}</Setting>
             <Setting label="Failure threshold">{r.failureThreshold}</Setting>
             <Setting label="Per-cluster timeout">{formatDuration(r.clusterTimeoutSeconds * 1000)}</Setting>
+            <Setting label="Approval between stages">{r.requireApproval ? "required" : "no"}</Setting>
+            <Setting label="NotReady and draining">{r.includeUnready ? "included" : "skipped"}</Setting>
             <Setting label="Started">
               <LocalTime iso={r.createdAt} format="datetime" />
             </Setting>

@@ -5,7 +5,7 @@ import { RolloutForm } from "@/components/rollouts/rollout-form";
 import { RolloutFormSkeleton } from "@/components/rollouts/rollout-skeletons";
 import { byVersion } from "@/components/versions/version-math";
 
-export function NewRolloutView() {
+export function NewRolloutView({ clusterIds }: { clusterIds: string[] }) {
   // The matrix suggests the target version; without it (an error) the form still works.
   const versions = useVersions();
   if (versions.isPending) return <RolloutFormSkeleton />;
@@ -13,5 +13,11 @@ export function NewRolloutView() {
     .map((a) => a.version)
     .sort(byVersion)
     .reverse();
-  return <RolloutForm recommended={versions.data?.matrix.recommendedAgentVersion ?? ""} knownVersions={known} />;
+  return (
+    <RolloutForm
+      recommended={versions.data?.matrix.recommendedAgentVersion ?? ""}
+      knownVersions={known}
+      clusterIds={clusterIds}
+    />
+  );
 }

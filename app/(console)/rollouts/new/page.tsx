@@ -2,12 +2,27 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { PageHeader } from "@/components/ui/page-header";
+import { VERSION_FLAGS } from "@/lib/contracts/settings";
+import { flaggedClusterIds } from "@/lib/server/versions/compatibility";
+import { clustersParam } from "@/components/rollouts/rollout-draft";
 import { NewRolloutView } from "./new-rollout-view";
 
 export const metadata: Metadata = { title: "New rollout" };
 
-export default async function NewRolloutPage() {
+type Search = { clusters?: string | string[]; flagged?: string | string[] };
+
+/** Explicit clusters to prefill: ?clusters=id1,id2 (the cluster list), or ?flagged=<flag|all> (Versions' "upgrade these"). */
+async function prefilledClusters(search: Search): Promise<string[]> {
+  const flagged = typeof search.flagged === "string" ? search.flagged : undefined;
+  if (flagged === "all") return flaggedClusterIds(undefined);
+  const flag = VERSION_FLAGS.find((f) => f === flagged);
+  if (flag) return flaggedClusterIds(flag);
+  return clustersParam(search.clusters);
+}
+
+export default async function NewRolloutPage({ searchParams }: { searchParams: Promise<Search> }) {
   await requirePage("operator");
+  const clusterIds = await prefilledClusters(await searchParams);
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm">
@@ -19,7 +34,7 @@ export default async function NewRolloutPage() {
         title="New rollout"
         description="Pick a version and the clusters, split them into stages, and set how carefully to go. It starts at once."
       />
-      <NewRolloutView />
+      <NewRolloutView clusterIds={clusterIds} />
     </>
   );
 }

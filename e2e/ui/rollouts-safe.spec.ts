@@ -1,0 +1,185 @@
+// Safe rollouts in the browser: the start confirmation shows the plan's counts (a NotReady cluster
+// left out and listed), approval between stages, and upgrade windows set on the Groups page. The
+// clusters are driven by the test itself through the agent protocol (register, heartbeat,
+// perform the upgrade directive), so each step happens when the test says.
+import type { APIRequestContext } from "@playwright/test";
+import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
+import { GroupsPage } from "../pages/groups-page";
+import { enrolTestAgent, type TestAgent } from "../support/agent-api";
+
+async function json<T>(res: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
+  expect(res.ok(), `${res.url()} -> ${res.status()} ${await res.text()}`).toBeTruthy();
+  return (await res.json()) as T;
+}
+
+type RolloutBody = { state: string; currentStage: number; clusters: { clusterId: string; state: string }[] };
+
+test.describe("safe rollouts", () => {
+  test.use(asRole("operator"));
+
+  test("the start asks for confirmation with the plan's counts; the next stage waits for approval", async ({
+    page,
+    playwright,
+    apiAs,
+  }) => {
+    test.setTimeout(90_000);
+    const run = Date.now().toString(36);
+    const admin = await apiAs("admin");
+    const token = await json<{ token: string }>(
+      await admin.post("/api/v1/registration-tokens", {
+        data: { name: `e2e safe ${run}`, ttlSeconds: 600, maxClusters: 3, fixedLabels: { "e2e-safe": run } },
+        headers: SAME_ORIGIN,
+      }),
+    );
+    const agents: TestAgent[] = [];
+    try {
+      for (const n of ["a-canary", "b-rest", "c-dead"])
+        agents.push(await enrolTestAgent(playwright, token.token, `e2e-safe-${run}-${n}`, { env: "dev", region: "eu" }));
+      const [canary, rest, dead] = agents as [TestAgent, TestAgent, TestAgent];
+      // Two healthy clusters become Active; the third reports its API server down: NotReady.
+      await expect
+        .poll(
+          async () => {
+            await canary.heartbeat();
+            await rest.heartbeat();
+            await dead.heartbeat({ apiServer: "down" });
+            const list = await json<{ items: { phase: string }[] }>(
+              await admin.get(`/api/v1/clusters?${new URLSearchParams({ selector: `e2e-safe=${run}` })}`),
+            );
+            return list.items.filter((c) => c.phase === "Active").length;
+          },
+          { message: "two clusters Active", timeout: 20_000 },
+        )
+        .toBe(2);
+
+      // Opened prefilled with the three clusters (as Versions' "upgrade these" and the cluster list do).
+      await page.goto(`/rollouts/new?clusters=${agents.map((a) => a.clusterId).join(",")}`);
+      // (the form waits for the version matrix; generous on a busy CI machine)
+      await expect(page.getByRole("radio", { name: "These 3 clusters" })).toBeChecked({ timeout: 30_000 });
+      await page.getByLabel("Rollout name").fill(`e2e safe ${run}`);
+      await page.getByLabel("Wait between stages (seconds)").fill("0");
+      await page.getByLabel("Require approval before each next stage").check();
+      await page.getByRole("button", { name: "Start rollout…" }).click();
+
+      const confirm = page.getByRole("dialog");
+      await expect(confirm.getByTestId("plan-stages")).toHaveText("2 stages");
+      await expect(confirm.getByTestId("plan-clusters")).toHaveText("2 clusters");
+      await expect(confirm.getByTestId("plan-skipped")).toHaveText("1 cluster skipped");
+      await expect(confirm).toContainText(`${dead.name} — NotReady`);
+      // Cancel keeps the form as it was; nothing started.
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await expect(confirm).toHaveCount(0);
+      await page.getByRole("button", { name: "Start rollout…" }).click();
+      await confirm.getByRole("button", { name: "Start rollout", exact: true }).click();
+      await expect(page).toHaveURL(/\/rollouts\/(?!new)[^/]+$/);
+      const id = page.url().split("/").pop()!;
+
+      const rows = page.getByRole("table", { name: "Clusters in this rollout by stage" });
+      await expect(rows.locator("tr", { hasText: dead.name })).toContainText("not planned");
+      await expect(rows.locator("tr", { hasText: dead.name })).toContainText("NotReady when planned");
+
+      // The canary picks up its upgrade and comes back on 1.5.0; then the rollout waits for approval.
+      let version = "1.4.0";
+      await expect
+        .poll(
+          async () => {
+            const directives = await canary.heartbeat({ agentVersion: version });
+            if (directives.some((d) => d.type === "upgrade")) version = "1.5.0";
+            await rest.heartbeat();
+            return (await json<RolloutBody>(await admin.get(`/api/v1/rollouts/${id}`))).state;
+          },
+          { message: "awaiting approval after the canary", timeout: 30_000 },
+        )
+        .toBe("AwaitingApproval");
+      await expect(page.getByTestId("awaiting-approval")).toContainText("starts when you approve it", { timeout: 20_000 });
+      await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Awaiting approval");
+      await expect(page.getByTestId("rollout-eta")).toContainText("per cluster");
+      const restState = async () =>
+        (await json<RolloutBody>(await admin.get(`/api/v1/rollouts/${id}`))).clusters.find((c) => c.clusterId === rest.clusterId)
+          ?.state;
+      expect(await restState(), "nothing starts before the approval").toBe("Pending");
+
+      await page.getByRole("button", { name: "Approve stage rest" }).click();
+      await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Running");
+      expect(await restState()).toBe("Upgrading");
+      const audit = await json<{ items: { action: string; actor: string }[] }>(
+        await admin.get(`/api/v1/audit?target=${id}&limit=10`),
+      );
+      expect(audit.items.find((e) => e.action === "rollout.approve")?.actor).toBe("operator@fleet.test");
+
+      // A quick look on a phone: the rollout's state and its actions stay on screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect(page.getByRole("heading", { level: 1 })).toContainText("Running");
+      await expect(page.getByRole("button", { name: "Abort…" })).toBeInViewport();
+      const aborted = await admin.post(`/api/v1/rollouts/${id}/actions`, {
+        data: { action: "abort", reason: "e2e done" },
+        headers: SAME_ORIGIN,
+      });
+      expect(aborted.status()).toBe(200);
+    } finally {
+      for (const a of agents) await a.dispose();
+    }
+  });
+
+  test("an upgrade window set on the Groups page, in a named time zone, validated", async ({ page }) => {
+    const groups = new GroupsPage(page);
+    const name = `win-${Date.now().toString(36)}`;
+    await groups.goto();
+    await groups.newGroup.click();
+    await groups.field("Name").fill(name);
+    await groups.field("Label selector").fill("env=dev");
+    await groups.dialog.getByRole("button", { name: "Add window" }).click();
+    const window = groups.dialog.getByTestId("upgrade-window");
+    await window.getByRole("group", { name: "Window 1 days" }).getByText("Sun").click();
+    await window.getByLabel("Window 1 start").fill("01:30");
+    await window.getByLabel("Window 1 end").fill("05:00");
+    await groups.field("Time zone (IANA)").fill("Mars/Olympus");
+    await groups.dialog.getByRole("button", { name: "Create group" }).click();
+    await expect(groups.dialog).toContainText("not an IANA time zone");
+    await groups.field("Time zone (IANA)").fill("Europe/Berlin");
+    await groups.dialog.getByRole("button", { name: "Create group" }).click();
+    await expect(groups.dialog).toHaveCount(0);
+    await expect(groups.row(name).getByTestId("group-windows")).toHaveText("Sat, Sun 01:30-05:00 (Europe/Berlin)");
+
+    // On a phone the dialog and its window editor fit the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await groups
+      .row(name)
+      .getByRole("button", { name: `Edit ${name}` })
+      .click();
+    await expect(groups.dialog.getByTestId("upgrade-window")).toBeVisible();
+    const box = await groups.dialog.boundingBox();
+    expect(box && box.width <= 390, `dialog ${box?.width}px wide`).toBe(true);
+    await groups.dialog.getByRole("button", { name: "Remove window 1" }).click();
+    await groups.dialog.getByRole("button", { name: "Save changes" }).click();
+    await expect(groups.row(name).getByTestId("group-windows")).toHaveText("any time");
+  });
+
+  test('Versions\' "upgrade these" opens a new rollout prefilled with the flagged clusters', async ({
+    page,
+    playwright,
+    apiAs,
+  }) => {
+    const admin = await apiAs("admin");
+    const run = Date.now().toString(36);
+    const token = await json<{ token: string }>(
+      await admin.post("/api/v1/registration-tokens", {
+        data: { name: `e2e upgrade-these ${run}`, ttlSeconds: 600, maxClusters: 1 },
+        headers: SAME_ORIGIN,
+      }),
+    );
+    const agent = await enrolTestAgent(playwright, token.token, `e2e-these-${run}`, { env: "dev", region: "eu" });
+    await agent.dispose(); // registered on agent 1.4.0: outdated
+    await page.goto("/versions");
+    await page.getByRole("button", { name: /^Outdated/ }).click();
+    const link = page.getByRole("link", { name: /^Upgrade these \d+/ });
+    const count = Number((await link.innerText()).match(/\d+/)?.[0]);
+    expect(count).toBeGreaterThan(0);
+    await link.click();
+    await expect(page).toHaveURL(/\/rollouts\/new\?flagged=outdated$/);
+    await expect(page.getByRole("radio", { name: `These ${count} cluster${count === 1 ? "" : "s"}` })).toBeChecked({
+      timeout: 30_000,
+    });
+    await expect(page.getByTestId("matched-clusters")).toContainText(`${count} cluster`);
+  });
+});
