@@ -5,6 +5,7 @@ import type { ClusterListItem, ListSort, SortOrder } from "@/lib/client/clusters
 import { StatusBadge } from "@/components/ui/status-badge";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { LabelChips } from "@/components/ui/label-chips";
+import { OPTIONAL_COLUMNS } from "./cluster-columns";
 
 type Column = { key: string; label: string; sort?: ListSort; className?: string };
 
@@ -13,9 +14,14 @@ const COLUMNS: Column[] = [
   { key: "status", label: "Status", sort: "status", className: "w-[11%]" },
   { key: "labels", label: "Labels" },
   { key: "lastSeen", label: "Last seen", sort: "lastHeartbeatAt", className: "w-[12%]" },
-  { key: "kubernetes", label: "Kubernetes", className: "w-[10%]" },
-  { key: "agent", label: "Agent", className: "w-[7%]" },
 ];
+
+/** Row selection for bulk actions (operators only); the header box selects the page. */
+export type RowSelection = {
+  selected: ReadonlySet<string>;
+  onToggle: (id: string) => void;
+  onTogglePage: (select: boolean) => void;
+};
 
 const cell = "px-4 py-2.5";
 
@@ -30,25 +36,47 @@ export function ClustersTable({
   onSort,
   busy,
   requiredLabels = [],
+  columns,
+  selection,
 }: {
   items: readonly ClusterListItem[];
+  /** keys of OPTIONAL_COLUMNS to show */
+  columns: readonly string[];
+  selection?: RowSelection;
   requiredLabels?: readonly string[];
   sort: ListSort;
   order: SortOrder;
   onSort: (column: ListSort) => void;
   busy?: boolean;
 }) {
+  const extra = OPTIONAL_COLUMNS.filter((c) => columns.includes(c.key));
+  const pageSelected = selection ? items.filter((c) => selection.selected.has(c.id)).length : 0;
+  const allOnPage = pageSelected > 0 && pageSelected === items.length;
   return (
     <div
-      className={`overflow-hidden rounded-lg border border-slate-200 bg-white transition-opacity dark:border-slate-800 dark:bg-slate-900 ${busy ? "opacity-60" : ""}`}
+      className={`overflow-x-auto rounded-lg border border-slate-200 bg-white transition-opacity dark:border-slate-800 dark:bg-slate-900 ${busy ? "opacity-60" : ""}`}
       aria-busy={busy || undefined}
     >
-      <table className="w-full table-fixed text-left text-sm">
+      <table className="w-full min-w-[720px] table-fixed text-left text-sm">
         <caption className="sr-only">
           Clusters, sorted by {sort === "lastHeartbeatAt" ? "last seen" : sort} ({order === "asc" ? "ascending" : "descending"})
         </caption>
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500 dark:bg-slate-800/50 dark:text-slate-400">
           <tr>
+            {selection && (
+              <th scope="col" className="w-10 py-1.5 pl-4">
+                <input
+                  type="checkbox"
+                  aria-label="Select every cluster on this page"
+                  className="size-4 align-middle accent-sky-600"
+                  checked={allOnPage}
+                  ref={(el) => {
+                    if (el) el.indeterminate = pageSelected > 0 && !allOnPage;
+                  }}
+                  onChange={() => selection.onTogglePage(!allOnPage)}
+                />
+              </th>
+            )}
             {COLUMNS.map((c) => (
               <th
                 key={c.key}
@@ -63,11 +91,31 @@ export function ClustersTable({
                 )}
               </th>
             ))}
+            {extra.map((c) => (
+              <th key={c.key} scope="col" className={`px-4 py-1.5 font-medium ${c.className ?? ""}`}>
+                {c.label}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {items.map((c) => (
-            <tr key={c.id} className="hover:bg-slate-50 dark:hover:bg-slate-800/40" data-cluster-id={c.id}>
+            <tr
+              key={c.id}
+              className={`hover:bg-slate-50 dark:hover:bg-slate-800/40 ${selection?.selected.has(c.id) ? "bg-sky-50 dark:bg-sky-950/40" : ""}`}
+              data-cluster-id={c.id}
+            >
+              {selection && (
+                <td className="py-2.5 pl-4">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${c.name}`}
+                    className="size-4 align-middle accent-sky-600"
+                    checked={selection.selected.has(c.id)}
+                    onChange={() => selection.onToggle(c.id)}
+                  />
+                </td>
+              )}
               <td className={cell}>
                 <Link
                   href={`/clusters/${c.id}`}
@@ -87,10 +135,11 @@ export function ClustersTable({
               <td className={`${cell} whitespace-nowrap text-slate-600 dark:text-slate-400`}>
                 <RelativeTime iso={c.lastHeartbeatAt} fallback="no heartbeat yet" />
               </td>
-              <td className={`${cell} truncate font-mono text-xs text-slate-600 dark:text-slate-400`}>
-                {c.kubernetesVersion ?? "—"}
-              </td>
-              <td className={`${cell} truncate font-mono text-xs text-slate-600 dark:text-slate-400`}>{c.agentVersion ?? "—"}</td>
+              {extra.map((col) => (
+                <td key={col.key} className={`${cell} truncate`}>
+                  {col.render(c)}
+                </td>
+              ))}
             </tr>
           ))}
         </tbody>

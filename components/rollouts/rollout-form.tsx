@@ -116,11 +116,20 @@ function TargetPicker({
 }
 
 /** A new staged agent upgrade: what version, which clusters, in which stages, how carefully. */
-export function RolloutForm({ recommended, knownVersions }: { recommended: string; knownVersions: string[] }) {
+export function RolloutForm({
+  recommended,
+  knownVersions,
+  initial,
+}: {
+  recommended: string;
+  knownVersions: string[];
+  /** a prefill, e.g. from the cluster list's "Create a rollout" (?selector= or ?group=) */
+  initial?: Partial<RolloutDraft>;
+}) {
   const router = useRouter();
   const create = useCreateRollout();
   const groups = useGroups();
-  const [draft, setDraft] = useState<RolloutDraft>(() => initialDraft(recommended));
+  const [draft, setDraft] = useState<RolloutDraft>(() => ({ ...initialDraft(recommended), ...initial }));
   const [errors, setErrors] = useState<DraftErrors>({});
   const set = (patch: Partial<RolloutDraft>) => setDraft((d) => ({ ...d, ...patch }));
 

@@ -8,6 +8,7 @@ import type { ClusterStatus } from "@/lib/domain/status";
 import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
 import {
+  PAGE_SIZES,
   clusterRoutes,
   clusterDetailSchema,
   clusterHeartbeatsSchema,
@@ -51,6 +52,8 @@ export const LIST_STATUSES = ["Ready", "NotReady", "Pending", "Draining", "Dereg
 export const LIST_SORTS = ["name", "status", "lastHeartbeatAt", "registeredAt"] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 export type SortOrder = "asc" | "desc";
+/** The page sizes the list offers (in the URL as `pageSize`), and the default. */
+export { PAGE_SIZES } from "@/lib/contracts/clusters";
 export const PAGE_SIZE = 50;
 
 export type ClusterFilters = {
@@ -61,9 +64,18 @@ export type ClusterFilters = {
   sort: ListSort;
   order: SortOrder;
   cursor?: string;
+  /** one of PAGE_SIZES; PAGE_SIZE when absent */
+  pageSize?: number;
 };
 
 export const DEFAULT_FILTERS: ClusterFilters = { sort: "name", order: "asc" };
+
+/** What the list shows, without paging or order: the filter bulk actions, exports and saved views send. */
+export function filterOf(f: ClusterFilters): { status?: ClusterStatus; selector?: string; group?: string; q?: string } {
+  return Object.fromEntries(
+    Object.entries({ status: f.status, selector: f.selector, group: f.group, q: f.q }).filter(([, v]) => v !== undefined),
+  );
+}
 
 function oneOf<T extends string>(values: readonly T[], v: string | null): T | undefined {
   return v !== null && (values as readonly string[]).includes(v) ? (v as T) : undefined;
@@ -80,6 +92,7 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
     sort: oneOf(LIST_SORTS, params.get("sort")) ?? DEFAULT_FILTERS.sort,
     order: oneOf(["asc", "desc"] as const, params.get("order")) ?? DEFAULT_FILTERS.order,
     cursor: text("cursor"),
+    pageSize: (PAGE_SIZES as readonly number[]).find((n) => String(n) === params.get("pageSize")),
   };
 }
 
@@ -94,6 +107,7 @@ export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
     params.set("sort", f.sort);
     params.set("order", f.order);
   }
+  if (f.pageSize && f.pageSize !== PAGE_SIZE) params.set("pageSize", String(f.pageSize));
   if (f.cursor) params.set("cursor", f.cursor);
   return params;
 }
@@ -120,7 +134,8 @@ function listUrl(f: ClusterFilters): string {
   // The API's defaults are the same; sent anyway so the request says what it wants.
   params.set("sort", f.sort);
   params.set("order", f.order);
-  params.set("limit", String(PAGE_SIZE));
+  params.delete("pageSize");
+  params.set("limit", String(f.pageSize ?? PAGE_SIZE));
   return `/api/v1/clusters?${params}`;
 }
 

@@ -1,7 +1,7 @@
 // A label change applied to many clusters at once (issue 14): what it does to each cluster, what
 // it would do in sum (the preview), and whether it is allowed. Pure: the server applies it, the
 // console shows its preview, and the unit tests read it.
-import { labelValue, missingRequiredLabels, type Labels } from "./labels";
+import { labelKeyProblem, labelValue, labelValueProblem, missingRequiredLabels, type Labels } from "./labels";
 
 /** `set` adds or changes keys; `remove` drops keys. A key may not be in both. */
 export type LabelChange = { set: Labels; remove: string[] };
@@ -113,4 +113,37 @@ export function planLabelChange(
     rows,
     blocked,
   };
+}
+
+/**
+ * A change as typed: "tier=gold, team=db" to set and "legacy, foo" to remove. Problems name the
+ * offending entry; keys and values are checked with the label rules.
+ */
+export function parseLabelChange(setText: string, removeText: string): { change: LabelChange; problems: string[] } {
+  const problems: string[] = [];
+  const set: Labels = {};
+  for (const pair of setText
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const i = pair.indexOf("=");
+    if (i <= 0) {
+      problems.push(`"${pair}" is not key=value`);
+      continue;
+    }
+    const key = pair.slice(0, i).trim();
+    const value = pair.slice(i + 1).trim();
+    const problem = labelKeyProblem(key) ?? labelValueProblem(value);
+    if (problem) problems.push(`${key}: ${problem}`);
+    else set[key] = value;
+  }
+  const remove = removeText
+    .split(",")
+    .map((k) => k.trim())
+    .filter(Boolean);
+  for (const key of remove) {
+    const problem = labelKeyProblem(key);
+    if (problem) problems.push(`${key}: ${problem}`);
+  }
+  return { change: { set, remove: [...new Set(remove)] }, problems };
 }
