@@ -103,10 +103,14 @@ export function BulkLabelsDialog({ selection, onClose }: { selection: Selection;
                     <tr key={r.id}>
                       <td className="px-2 py-1 font-medium">{r.name}</td>
                       <td className="px-2 py-1">
-                        <LabelChips labels={r.before} max={3} />
+                        <LabelChips
+                          labels={r.before}
+                          max={3}
+                          first={[...Object.keys(preview.change.set), ...preview.change.remove]}
+                        />
                       </td>
                       <td className="px-2 py-1">
-                        <LabelChips labels={r.after} max={3} />
+                        <LabelChips labels={r.after} max={3} first={Object.keys(preview.change.set)} />
                       </td>
                     </tr>
                   ))}
