@@ -12,6 +12,7 @@ describe("cluster list filters in the URL", () => {
       sort: "lastHeartbeatAt",
       order: "desc",
       cursor: "NTA",
+      pageSize: 100,
     } as const;
     assert.deepEqual(filtersFromSearchParams(filtersToSearchParams(f)), f);
   });
@@ -21,7 +22,7 @@ describe("cluster list filters in the URL", () => {
   });
 
   test("unknown statuses and sorts fall back instead of reaching the API", () => {
-    const f = filtersFromSearchParams(new URLSearchParams("status=Exploded&sort=color&order=sideways&q=%20%20"));
+    const f = filtersFromSearchParams(new URLSearchParams("status=Exploded&sort=color&order=sideways&q=%20%20&pageSize=7"));
     assert.deepEqual(f, {
       ...DEFAULT_FILTERS,
       status: undefined,
@@ -29,7 +30,13 @@ describe("cluster list filters in the URL", () => {
       group: undefined,
       q: undefined,
       cursor: undefined,
+      pageSize: undefined,
     });
+  });
+
+  test("the default page size is left out; the others are kept", () => {
+    assert.equal(filtersToSearchParams({ ...DEFAULT_FILTERS, pageSize: 50 }).toString(), "");
+    assert.equal(filtersToSearchParams({ ...DEFAULT_FILTERS, pageSize: 200 }).toString(), "pageSize=200");
   });
 });
 
