@@ -1,24 +1,28 @@
 "use client";
 
 import Link from "next/link";
+import { Fragment } from "react";
 import type { ClusterListItem, ListSort, SortOrder } from "@/lib/client/clusters";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { LabelChips } from "@/components/ui/label-chips";
-import { ClusterReasons } from "./cluster-reasons";
+import { OPTIONAL_COLUMNS, type OptionalColumn } from "./cluster-columns";
 
 type Column = { key: string; label: string; sort?: ListSort; className?: string };
 
 const COLUMNS: Column[] = [
   { key: "name", label: "Name", sort: "name", className: "w-[20%]" },
   { key: "status", label: "Status", sort: "status", className: "w-[11%]" },
-  // Why the cluster is not plainly healthy (lib/domain/cluster-reason.ts, worded in cluster-reasons.tsx).
-  { key: "reason", label: "Reason", className: "w-[18%]" },
   { key: "labels", label: "Labels" },
   { key: "lastSeen", label: "Last seen", sort: "lastHeartbeatAt", className: "w-[12%]" },
-  { key: "kubernetes", label: "Kubernetes", className: "w-[10%]" },
-  { key: "agent", label: "Agent", className: "w-[7%]" },
 ];
+
+/** Row selection for bulk actions (operators only); the header box selects the page. */
+export type RowSelection = {
+  selected: ReadonlySet<string>;
+  onToggle: (id: string) => void;
+  onTogglePage: (select: boolean) => void;
+};
 
 const cell = "px-4 py-2.5";
 
@@ -33,44 +37,85 @@ export function ClustersTable({
   onSort,
   busy,
   requiredLabels = [],
+  columns,
+  selection,
 }: {
   items: readonly ClusterListItem[];
+  /** keys of OPTIONAL_COLUMNS to show */
+  columns: readonly string[];
+  selection?: RowSelection;
   requiredLabels?: readonly string[];
   sort: ListSort;
   order: SortOrder;
   onSort: (column: ListSort) => void;
   busy?: boolean;
 }) {
+  const chosen = OPTIONAL_COLUMNS.filter((c) => columns.includes(c.key));
+  const [besideStatus, atEnd] = [chosen.filter((c) => c.besideStatus), chosen.filter((c) => !c.besideStatus)];
+  const pageSelected = selection ? items.filter((c) => selection.selected.has(c.id)).length : 0;
+  const allOnPage = pageSelected > 0 && pageSelected === items.length;
   return (
     <div
-      className={`overflow-hidden rounded-lg border border-slate-200 bg-white transition-opacity dark:border-slate-800 dark:bg-slate-900 ${busy ? "opacity-60" : ""}`}
+      className={`overflow-x-auto rounded-lg border border-slate-200 bg-white transition-opacity dark:border-slate-800 dark:bg-slate-900 ${busy ? "opacity-60" : ""}`}
       aria-busy={busy || undefined}
     >
-      <table className="w-full table-fixed text-left text-sm">
+      <table className="w-full min-w-[720px] table-fixed text-left text-sm">
         <caption className="sr-only">
           Clusters, sorted by {sort === "lastHeartbeatAt" ? "last seen" : sort} ({order === "asc" ? "ascending" : "descending"})
         </caption>
         <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500 dark:bg-slate-800/50 dark:text-slate-400">
           <tr>
-            {COLUMNS.map((c) => (
-              <th
-                key={c.key}
-                scope="col"
-                className={`${c.sort ? "px-2" : "px-4"} py-1.5 font-medium ${c.className ?? ""}`}
-                aria-sort={c.sort && c.sort === sort ? (order === "asc" ? "ascending" : "descending") : undefined}
-              >
-                {c.sort ? (
-                  <SortButton label={c.label} active={c.sort === sort} order={order} onClick={() => onSort(c.sort!)} />
-                ) : (
-                  c.label
-                )}
+            {selection && (
+              <th scope="col" className="w-10 py-1.5 pl-4">
+                <input
+                  type="checkbox"
+                  aria-label="Select every cluster on this page"
+                  className="size-4 align-middle accent-sky-600"
+                  checked={allOnPage}
+                  ref={(el) => {
+                    if (el) el.indeterminate = pageSelected > 0 && !allOnPage;
+                  }}
+                  onChange={() => selection.onTogglePage(!allOnPage)}
+                />
               </th>
+            )}
+            {COLUMNS.map((c) => (
+              <Fragment key={c.key}>
+                <th
+                  scope="col"
+                  className={`${c.sort ? "px-2" : "px-4"} py-1.5 font-medium ${c.className ?? ""}`}
+                  aria-sort={c.sort && c.sort === sort ? (order === "asc" ? "ascending" : "descending") : undefined}
+                >
+                  {c.sort ? (
+                    <SortButton label={c.label} active={c.sort === sort} order={order} onClick={() => onSort(c.sort!)} />
+                  ) : (
+                    c.label
+                  )}
+                </th>
+                {c.key === "status" && besideStatus.map(optionalHeader)}
+              </Fragment>
             ))}
+            {atEnd.map(optionalHeader)}
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {items.map((c) => (
-            <tr key={c.id} className="hover:bg-slate-50 dark:hover:bg-slate-800/40" data-cluster-id={c.id}>
+            <tr
+              key={c.id}
+              className={`hover:bg-slate-50 dark:hover:bg-slate-800/40 ${selection?.selected.has(c.id) ? "bg-sky-50 dark:bg-sky-950/40" : ""}`}
+              data-cluster-id={c.id}
+            >
+              {selection && (
+                <td className="py-2.5 pl-4">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${c.name}`}
+                    className="size-4 align-middle accent-sky-600"
+                    checked={selection.selected.has(c.id)}
+                    onChange={() => selection.onToggle(c.id)}
+                  />
+                </td>
+              )}
               <td className={cell}>
                 <Link
                   href={`/clusters/${c.id}`}
@@ -84,24 +129,35 @@ export function ClustersTable({
               <td className={cell}>
                 <StatusBadge status={c.status} />
               </td>
-              <td className={cell}>
-                <ClusterReasons reasons={c.reasons} />
-              </td>
+              {besideStatus.map((col) => optionalCell(col, c))}
               <td className={`${cell} py-2`}>
                 <LabelChips labels={c.labels} max={2} nowrap first={requiredLabels} />
               </td>
               <td className={`${cell} whitespace-nowrap text-slate-600 dark:text-slate-400`}>
                 <RelativeTime iso={c.lastHeartbeatAt} fallback="no heartbeat yet" />
               </td>
-              <td className={`${cell} truncate font-mono text-xs text-slate-600 dark:text-slate-400`}>
-                {c.kubernetesVersion ?? "—"}
-              </td>
-              <td className={`${cell} truncate font-mono text-xs text-slate-600 dark:text-slate-400`}>{c.agentVersion ?? "—"}</td>
+              {atEnd.map((col) => optionalCell(col, c))}
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+function optionalHeader(c: OptionalColumn) {
+  return (
+    <th key={c.key} scope="col" className={`px-4 py-1.5 font-medium ${c.className ?? ""}`}>
+      {c.label}
+    </th>
+  );
+}
+
+function optionalCell(col: OptionalColumn, c: ClusterListItem) {
+  return (
+    <td key={col.key} className={`${cell} truncate`}>
+      {col.render(c)}
+    </td>
   );
 }
 

@@ -135,17 +135,23 @@ export function RolloutForm({
   recommended,
   knownVersions,
   clusterIds = [],
+  initial,
 }: {
   recommended: string;
   knownVersions: string[];
-  /** prefilled explicit clusters (/rollouts/new?clusters=id1,id2) */
+  /** prefilled explicit clusters (/rollouts/new?clusters=id1,id2, ?matching=<list filter>, ?flagged=) */
   clusterIds?: string[];
+  /** a selector or group prefill from the cluster list's "Create a rollout" (?selector= or ?group=) */
+  initial?: Partial<RolloutDraft>;
 }) {
   const router = useRouter();
   const create = useCreateRollout();
   const plan = usePlanRollout();
   const groups = useGroups();
-  const [draft, setDraft] = useState<RolloutDraft>(() => initialDraft(recommended, clusterIds));
+  const [draft, setDraft] = useState<RolloutDraft>(() => ({
+    ...initialDraft(recommended, clusterIds),
+    ...(clusterIds.length ? {} : initial),
+  }));
   const [confirming, setConfirming] = useState<{ input: CreateRolloutInput; plan: RolloutPlan } | null>(null);
   const [errors, setErrors] = useState<DraftErrors>({});
   const set = (patch: Partial<RolloutDraft>) => setDraft((d) => ({ ...d, ...patch }));

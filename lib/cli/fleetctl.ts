@@ -1,6 +1,7 @@
 // fleetctl: the admin API from a terminal or a CI pipeline.
 //   npm run fleetctl -- gate --selector env=prod        exits 0 when the gate passes, 1 when not
 //   npm run fleetctl -- clusters list [--status Ready] [--selector ...] [--limit 50]
+//   npm run fleetctl -- label --selector env=prod --set tier=gold --remove foo [--dry-run]
 //   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod]
 // Server and key: --server / FLEET_SERVER (default http://127.0.0.1:3000), --api-key / FLEET_API_KEY.
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
@@ -11,6 +12,7 @@ import { parseSelector, SelectorError } from "../domain/selector";
 const USAGE = `usage: fleetctl <command> [flags]
   gate --selector <kubectl selector> | --group <group>
   clusters list [--status S] [--selector S] [--group G] [--q TEXT] [--limit N]
+  label (--selector S | --group G | --status S | --q TEXT) [--set k=v,...] [--remove k,...] [--dry-run]
   tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
 flags: --server URL (FLEET_SERVER), --api-key KEY (FLEET_API_KEY), --json`;
 
@@ -70,6 +72,28 @@ async function call(server: string, key: string | undefined, method: string, pat
   return data!;
 }
 
+type LabelSummary = {
+  matched: number;
+  changed: number;
+  unchanged: number;
+  gains: { key: string; value: string; count: number }[];
+  changes: { key: string; from: string; to: string; count: number }[];
+  removals: { key: string; count: number }[];
+};
+
+/** "12 cluster(s) gain tier=gold" ... and what happened (or would). */
+export function describeLabelSummary(s: LabelSummary, dryRun: boolean): string {
+  return [
+    ...s.gains.map((g) => `${g.count} cluster(s) gain ${g.key}=${g.value}`),
+    ...s.changes.map((c) => `${c.count} cluster(s) change ${c.key} from ${c.from} to ${c.to}`),
+    ...s.removals.map((r) => `${r.count} cluster(s) lose ${r.key}`),
+    `${s.unchanged} cluster(s) unchanged`,
+    dryRun
+      ? `dry run: ${s.changed} of ${s.matched} matching cluster(s) would change; nothing was written`
+      : `${s.changed} of ${s.matched} matching cluster(s) changed (one audit entry)`,
+  ].join("\n");
+}
+
 type Cluster = {
   id: string;
   name: string;
@@ -100,6 +124,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       "max-clusters": { type: "string" },
       fixed: { type: "string" },
       allowed: { type: "string" },
+      set: { type: "string" },
+      remove: { type: "string" },
+      "dry-run": { type: "boolean" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -165,6 +192,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       );
       print(`\n${r.items.length} of ${r.total} cluster(s)`);
     }
+    return 0;
+  }
+  if (command === "label") {
+    // The console's bulk label change: one audited operation over every cluster the filter matches now.
+    if (!values.selector && !values.group && !values.status && !values.q)
+      throw new UsageError(
+        "label needs --selector, --group, --status or --q (to label every cluster, say --selector with a key all have)",
+      );
+    if (!values.set && !values.remove) throw new UsageError("label needs --set k=v,... and/or --remove k,...");
+    checkSelector(values.selector);
+    const filter = Object.fromEntries(
+      Object.entries({ selector: values.selector, group: values.group, status: values.status, q: values.q }).filter(([, v]) => v),
+    );
+    const r = (await call(server, key, "POST", "/api/v1/clusters/bulk/labels", {
+      filter,
+      set: parsePairs(values.set, "--set"),
+      remove: (values.remove ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean),
+      dryRun: !!values["dry-run"],
+    })) as { dryRun: boolean; summary: LabelSummary };
+    if (values.json) print(JSON.stringify(r, null, 2));
+    else print(describeLabelSummary(r.summary, r.dryRun));
     return 0;
   }
   if (command === "tokens" && sub === "create") {

@@ -9,12 +9,14 @@ import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthF
 import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
 import {
+  PAGE_SIZES,
   clusterRoutes,
   clusterDetailSchema,
   clusterHeartbeatsSchema,
   clusterListSchema,
   preCreatedClusterSchema,
   type ClusterDetail,
+  type ClusterFilterInput,
 } from "@/lib/contracts/clusters";
 import { deregistrationSchema, type Deregistration, type DeregistrationRequest } from "@/lib/contracts/deregistration";
 import { fleetFactsSchema } from "@/lib/contracts/tokens";
@@ -52,6 +54,8 @@ export const LIST_STATUSES = ["Ready", "NotReady", "Pending", "Draining", "Dereg
 export const LIST_SORTS = ["name", "status", "lastHeartbeatAt", "registeredAt"] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 export type SortOrder = "asc" | "desc";
+/** The page sizes the list offers (in the URL as `pageSize`), and the default. */
+export { PAGE_SIZES } from "@/lib/contracts/clusters";
 export const PAGE_SIZE = 50;
 
 export type ClusterFilters = {
@@ -65,9 +69,26 @@ export type ClusterFilters = {
   sort: ListSort;
   order: SortOrder;
   cursor?: string;
+  /** one of PAGE_SIZES; PAGE_SIZE when absent */
+  pageSize?: number;
 };
 
 export const DEFAULT_FILTERS: ClusterFilters = { sort: "name", order: "asc" };
+
+/** What the list shows, without paging or order: the filter bulk actions, exports and saved views send. */
+/** The filter part of the list's state, as the list, the export and bulk actions send it (one shape: clusterFilterSchema). */
+export function filterOf(f: ClusterFilters): ClusterFilterInput {
+  const all: ClusterFilterInput = {
+    status: f.status,
+    health: f.health,
+    enrollment: f.enrollment,
+    blockedOn: f.blockedOn,
+    selector: f.selector,
+    group: f.group,
+    q: f.q,
+  };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
+}
 
 function oneOf<T extends string>(values: readonly T[], v: string | null): T | undefined {
   return v !== null && (values as readonly string[]).includes(v) ? (v as T) : undefined;
@@ -87,6 +108,7 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
     sort: oneOf(LIST_SORTS, params.get("sort")) ?? DEFAULT_FILTERS.sort,
     order: oneOf(["asc", "desc"] as const, params.get("order")) ?? DEFAULT_FILTERS.order,
     cursor: text("cursor"),
+    pageSize: (PAGE_SIZES as readonly number[]).find((n) => String(n) === params.get("pageSize")),
   };
 }
 
@@ -104,6 +126,7 @@ export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
     params.set("sort", f.sort);
     params.set("order", f.order);
   }
+  if (f.pageSize && f.pageSize !== PAGE_SIZE) params.set("pageSize", String(f.pageSize));
   if (f.cursor) params.set("cursor", f.cursor);
   return params;
 }
@@ -130,7 +153,8 @@ function listUrl(f: ClusterFilters): string {
   // The API's defaults are the same; sent anyway so the request says what it wants.
   params.set("sort", f.sort);
   params.set("order", f.order);
-  params.set("limit", String(PAGE_SIZE));
+  params.delete("pageSize");
+  params.set("limit", String(f.pageSize ?? PAGE_SIZE));
   return `/api/v1/clusters?${params}`;
 }
 

@@ -18,6 +18,8 @@ export const queryKeys = {
     heartbeats: (id: string) => ["clusters", "heartbeats", id] as const,
     /** how many clusters a selector matches (the list endpoint's total) */
     matchCount: (selector: string) => ["clusters", "match-count", selector] as const,
+    /** GET /api/v1/clusters/views: saved views of the list */
+    views: ["clusters", "views"] as const,
   },
   /** The wizard's state: outside `clusters` so a wizard action refreshing the clusters does not refetch it. */
   deregistration: (clusterId: string) => ["deregistration", clusterId] as const,

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { clusterNameSchema } from "@/lib/domain/agent-protocol";
 import { ENROLLMENT_FILTERS, HEALTH_FILTERS } from "@/lib/domain/cluster-reason";
 import { CHECKLIST_KEYS } from "@/lib/domain/enrollment";
-import { labelsSchema } from "@/lib/domain/labels";
+import { labelKeySchema, labelsSchema } from "@/lib/domain/labels";
 import { checkSelectorText } from "@/lib/domain/selector";
 import { TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
-import { clusterStatusSchema, idName, isoTime, labelsMap } from "./common";
+import { clusterStatusSchema, idName, isoTime, itemsOf, labelsMap } from "./common";
 import { route } from "./route";
 import { mintedTokenSchema } from "./tokens";
 
@@ -14,7 +14,11 @@ import { mintedTokenSchema } from "./tokens";
 
 export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
 
-export const listClustersQuerySchema = z.object({
+/**
+ * Which clusters a list shows: the list, the export, saved views and "all N matching" bulk
+ * actions all read this one shape, so a new filter is added here once.
+ */
+export const clusterFilterSchema = z.object({
   status: clusterStatusSchema.optional(),
   /** ready / notReady / pending (heartbeat health, lifecycle phases aside), flapping, degraded */
   health: z.enum(HEALTH_FILTERS).optional(),
@@ -25,12 +29,66 @@ export const listClustersQuerySchema = z.object({
   selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),
+});
+export type ClusterFilterInput = z.infer<typeof clusterFilterSchema>;
+
+export const listClustersQuerySchema = clusterFilterSchema.extend({
   sort: z.enum(CLUSTER_SORTS).default("name"),
   order: z.enum(["asc", "desc"]).default("asc"),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(200).optional(),
 });
 export type ListClustersQuery = z.infer<typeof listClustersQuerySchema>;
+
+/** Page sizes the list offers (the API takes any limit up to 500). */
+export const PAGE_SIZES = [25, 50, 100, 200] as const;
+
+export const exportClustersQuerySchema = clusterFilterSchema.extend({
+  format: z.enum(["csv", "json"]).default("csv"),
+  sort: z.enum(CLUSTER_SORTS).default("name"),
+  order: z.enum(["asc", "desc"]).default("asc"),
+});
+
+/** At most this many clusters per bulk action ("all matching" past it is refused: narrow the filter). */
+export const BULK_MAX_CLUSTERS = 5_000;
+
+/**
+ * The clusters a bulk action acts on: ids picked on screen, or a filter that the server
+ * evaluates again when the action runs ("all N matching").
+ */
+const selectionShape = {
+  ids: z.array(z.string().min(1).max(100)).min(1).max(1_000).optional(),
+  filter: clusterFilterSchema.strict().optional(),
+};
+const oneSelection = (s: { ids?: unknown; filter?: unknown }) => (s.ids === undefined) !== (s.filter === undefined);
+const oneSelectionMessage = { message: "name either ids or a filter", path: ["ids"] };
+
+export const bulkLabelsSchema = z
+  .object({
+    ...selectionShape,
+    set: labelsSchema.default({}),
+    remove: z.array(labelKeySchema).max(64).default([]),
+    /** preview only: nothing is written or audited */
+    dryRun: z.boolean().default(false),
+  })
+  .strict()
+  .refine(oneSelection, oneSelectionMessage);
+export type BulkLabelsInput = z.input<typeof bulkLabelsSchema>;
+
+export const bulkDeregistrationSchema = z
+  .object({ ...selectionShape, reason: z.string().trim().max(500).optional(), dryRun: z.boolean().default(false) })
+  .strict()
+  .refine(oneSelection, oneSelectionMessage);
+export type BulkDeregistrationInput = z.input<typeof bulkDeregistrationSchema>;
+
+export const savedViewInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    /** the cluster list's query string (without "?"), e.g. "status=NotReady&selector=env%3Dprod" */
+    query: z.string().max(2_000),
+  })
+  .strict();
+export type SavedViewInput = z.input<typeof savedViewInputSchema>;
 
 export const provisionClusterSchema = z
   .object({
@@ -86,6 +144,8 @@ export const clusterListItemSchema = z.object({
   kubernetesVersion: z.string().nullable(),
   registeredAt: isoTime.nullable(),
   reasons: z.array(clusterReasonSchema),
+  /** nodes across the cluster's pools; null before it reports any */
+  nodeCount: z.number().nullable(),
 });
 export type ClusterListItem = z.infer<typeof clusterListItemSchema>;
 
@@ -171,6 +231,42 @@ export const clusterHeartbeatsSchema = z.object({
 });
 export type ClusterHeartbeats = z.infer<typeof clusterHeartbeatsSchema>;
 
+const labelSummarySchema = z.object({
+  matched: z.number(),
+  changed: z.number(),
+  unchanged: z.number(),
+  gains: z.array(z.object({ key: z.string(), value: z.string(), count: z.number() })),
+  changes: z.array(z.object({ key: z.string(), from: z.string(), to: z.string(), count: z.number() })),
+  removals: z.array(z.object({ key: z.string(), count: z.number() })),
+});
+
+/** The bulk label change: its preview (dryRun) or what was applied. `rows` lists at most 200 changed clusters. */
+export const bulkLabelsResultSchema = z.object({
+  dryRun: z.boolean(),
+  summary: labelSummarySchema,
+  rows: z.array(z.object({ id: z.string(), name: z.string(), before: labelsMap, after: labelsMap })),
+});
+export type BulkLabelsResult = z.infer<typeof bulkLabelsResultSchema>;
+
+export const bulkDeregistrationResultSchema = z.object({
+  dryRun: z.boolean(),
+  matched: z.number(),
+  started: z.number(),
+  results: z.array(
+    z.object({ id: z.string(), name: z.string(), ok: z.boolean(), error: z.string().optional(), message: z.string().optional() }),
+  ),
+});
+export type BulkDeregistrationResult = z.infer<typeof bulkDeregistrationResultSchema>;
+
+export const savedViewSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  query: z.string(),
+  createdBy: z.string(),
+  createdAt: isoTime,
+});
+export type SavedView = z.infer<typeof savedViewSchema>;
+
 export const revokedCertificatesSchema = z.object({ revoked: z.array(z.string()) });
 
 // ---------------------------------------------------------------------------------------------
@@ -185,6 +281,53 @@ export const clusterRoutes = {
     role: "viewer",
     query: listClustersQuerySchema,
     response: clusterListSchema,
+  }),
+  export: route({
+    method: "GET",
+    path: "/api/v1/clusters/export",
+    summary: "Every cluster the filter matches, streamed as CSV or JSON (ISO times; CSV cells safe against formula injection)",
+    role: "viewer",
+    query: exportClustersQuerySchema,
+  }),
+  bulkLabels: route({
+    method: "POST",
+    path: "/api/v1/clusters/bulk/labels",
+    summary:
+      "Set and remove labels on many clusters (ids, or a filter evaluated now) as one audited change; `dryRun` previews it. Required labels cannot be removed",
+    role: "operator",
+    body: bulkLabelsSchema,
+    response: bulkLabelsResultSchema,
+  }),
+  bulkDeregistration: route({
+    method: "POST",
+    path: "/api/v1/clusters/bulk/deregistration",
+    summary: "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster",
+    role: "operator",
+    body: bulkDeregistrationSchema,
+    response: bulkDeregistrationResultSchema,
+  }),
+  listViews: route({
+    method: "GET",
+    path: "/api/v1/clusters/views",
+    summary: "Saved views of the cluster list (named filters shared by the fleet)",
+    role: "viewer",
+    response: itemsOf(savedViewSchema),
+  }),
+  createView: route({
+    method: "POST",
+    path: "/api/v1/clusters/views",
+    summary: "Save a named view of the cluster list",
+    role: "operator",
+    body: savedViewInputSchema,
+    response: savedViewSchema,
+    status: 201,
+  }),
+  deleteView: route({
+    method: "DELETE",
+    path: "/api/v1/clusters/views/{id}",
+    summary: "Delete a saved view",
+    role: "operator",
+    status: 204,
   }),
   provision: route({
     method: "POST",

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { DEFAULT_FILTERS, filtersFromSearchParams, filtersToSearchParams, nextSort, podSamples } from "@/lib/client/clusters";
+import {
+  DEFAULT_FILTERS,
+  filterOf,
+  filtersFromSearchParams,
+  filtersToSearchParams,
+  nextSort,
+  podSamples,
+  type ClusterFilters,
+} from "@/lib/client/clusters";
+import { rolloutPrefill, rolloutUrl } from "@/lib/client/cluster-bulk";
 
 describe("cluster list filters in the URL", () => {
   test("round-trip through the query string", () => {
@@ -15,6 +24,7 @@ describe("cluster list filters in the URL", () => {
       sort: "lastHeartbeatAt",
       order: "desc",
       cursor: "NTA",
+      pageSize: 100,
     } as const;
     assert.deepEqual(filtersFromSearchParams(filtersToSearchParams(f)), f);
   });
@@ -25,7 +35,7 @@ describe("cluster list filters in the URL", () => {
 
   test("unknown statuses and sorts fall back instead of reaching the API", () => {
     const f = filtersFromSearchParams(
-      new URLSearchParams("status=Exploded&health=wobbly&enrollment=maybe&sort=color&order=sideways&q=%20%20"),
+      new URLSearchParams("status=Exploded&health=wobbly&enrollment=maybe&sort=color&order=sideways&q=%20%20&pageSize=7"),
     );
     assert.deepEqual(f, {
       ...DEFAULT_FILTERS,
@@ -37,7 +47,13 @@ describe("cluster list filters in the URL", () => {
       group: undefined,
       q: undefined,
       cursor: undefined,
+      pageSize: undefined,
     });
+  });
+
+  test("the default page size is left out; the others are kept", () => {
+    assert.equal(filtersToSearchParams({ ...DEFAULT_FILTERS, pageSize: 50 }).toString(), "");
+    assert.equal(filtersToSearchParams({ ...DEFAULT_FILTERS, pageSize: 200 }).toString(), "pageSize=200");
   });
 });
 
@@ -63,4 +79,23 @@ test("the drain chart draws the server's history, then the count just read so th
   assert.equal(podSamples(history, null, t0 + 45_000).length, 2, "no report: the history alone");
   assert.equal(podSamples(history, 12, t0 + 30_000).length, 2, "read no later than the last point: nothing added");
   assert.deepEqual(podSamples([], 7, t0), [{ t: t0, pods: 7 }]);
+});
+
+describe("acting on what the list shows", () => {
+  const filters: ClusterFilters = { ...DEFAULT_FILTERS, health: "flapping", enrollment: "blocked", selector: "env=prod" };
+
+  test("a bulk action's filter is the whole filter on screen, health and enrollment included", () => {
+    assert.deepEqual(filterOf(filters), { health: "flapping", enrollment: "blocked", selector: "env=prod" });
+  });
+
+  test("'create a rollout' passes a lone selector or group on, any other filter whole, picked clusters as ids", () => {
+    const matching = (f: ClusterFilters) => rolloutUrl({ kind: "matching", filters: f, count: 3, capped: false });
+    assert.equal(matching({ ...DEFAULT_FILTERS, selector: "env=prod" }), "/rollouts/new?selector=env%3Dprod");
+    assert.equal(matching({ ...DEFAULT_FILTERS, group: "grp_1" }), "/rollouts/new?group=grp_1");
+    const whole = new URL(matching(filters), "http://x").searchParams.get("matching");
+    assert.equal(whole, "health=flapping&enrollment=blocked&selector=env%3Dprod");
+    assert.equal(rolloutUrl({ kind: "ids", ids: ["a", "b"] }), "/rollouts/new?clusters=a%2Cb");
+    assert.deepEqual(rolloutPrefill(new URLSearchParams("selector=env%3Dprod")), { target: "selector", selector: "env=prod" });
+    assert.deepEqual(rolloutPrefill(new URLSearchParams("clusters=a,b")), {});
+  });
 });

@@ -28,6 +28,7 @@ function list(...rows: [id: string, status: string, phase?: string][]): ClusterL
       lastHeartbeatAt: "2026-01-01T00:00:00.000Z",
       agentVersion: null,
       kubernetesVersion: null,
+      nodeCount: null,
       registeredAt: "2025-12-31T00:00:00.000Z",
       reasons: [],
     })),

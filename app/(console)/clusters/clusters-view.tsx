@@ -21,6 +21,13 @@ import { ClustersListSkeleton } from "@/components/clusters/clusters-list-skelet
 import { ClustersTable } from "@/components/clusters/clusters-table";
 import { LiveIndicator } from "@/components/ui/live-indicator";
 import { ListPager } from "@/components/clusters/list-pager";
+import { ListTools, SavedViews } from "@/components/clusters/list-tools";
+import { BulkActionsBar } from "@/components/clusters/bulk-actions-bar";
+import { BulkDrainDialog } from "@/components/clusters/bulk-drain-dialog";
+import { BulkLabelsDialog } from "@/components/clusters/bulk-labels-dialog";
+import { DEFAULT_COLUMNS } from "@/components/clusters/cluster-columns";
+import { filterOf } from "@/lib/client/clusters";
+import { useColumnChoice, type Selection } from "@/lib/client/cluster-bulk";
 import { PreCreateClusterDialog } from "@/components/clusters/pre-create-cluster-dialog";
 import { ThresholdNote } from "@/components/clusters/threshold-note";
 import { Button } from "@/components/ui/button";
@@ -41,6 +48,17 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
   const groups = useGroups();
   const fleet = useFleet();
   // The pre-created cluster's claim token lives here, in component state, only until its panel is closed.
+  const [columns, setColumns] = useColumnChoice(DEFAULT_COLUMNS);
+  // The selection belongs to one filter: a new filter starts a new selection.
+  const filterKey = JSON.stringify(filterOf(filters));
+  const [picked, setPicked] = useState<{ filterKey: string; ids: Set<string>; matching: boolean }>({
+    filterKey,
+    ids: new Set(),
+    matching: false,
+  });
+  if (picked.filterKey !== filterKey) setPicked({ filterKey, ids: new Set(), matching: false });
+  // The selection is copied when a dialog opens, so what the dialog acts on cannot shift under it.
+  const [bulkDialog, setBulkDialog] = useState<{ kind: "labels" | "drain"; selection: Selection } | null>(null);
   const [preCreate, setPreCreate] = useState<{ kind: "closed" } | { kind: "dialog" } | { kind: "created"; created: PreCreated }>({
     kind: "closed",
   });
@@ -71,6 +89,36 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
   );
   const data = list.data;
   const pageIndex = filters.cursor && before.length === 0 ? null : before.length;
+  const pageSize = filters.pageSize ?? PAGE_SIZE;
+  const selection: Selection | null =
+    picked.matching && data
+      ? { kind: "matching", filters, count: data.total, capped: data.totalCapped }
+      : picked.ids.size
+        ? { kind: "ids", ids: [...picked.ids] }
+        : null;
+  const pageComplete =
+    !!data && data.items.length > 0 && data.items.every((c) => picked.ids.has(c.id)) && data.total > data.items.length;
+  const rowSelection = canMint
+    ? {
+        selected: picked.matching && data ? new Set(data.items.map((c) => c.id)) : picked.ids,
+        onToggle: (id: string) =>
+          setPicked((p) => {
+            const ids = new Set(p.matching && data ? data.items.map((c) => c.id) : p.ids);
+            if (ids.has(id)) ids.delete(id);
+            else ids.add(id);
+            return { ...p, ids, matching: false };
+          }),
+        onTogglePage: (select: boolean) =>
+          setPicked((p) => {
+            const ids = new Set(p.matching ? [] : p.ids);
+            for (const c of data?.items ?? []) {
+              if (select) ids.add(c.id);
+              else ids.delete(c.id);
+            }
+            return { ...p, ids, matching: false };
+          }),
+      }
+    : undefined;
 
   return (
     <>
@@ -114,14 +162,17 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
           />
         </div>
       )}
+      {bulkDialog?.kind === "labels" && <BulkLabelsDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
+      {bulkDialog?.kind === "drain" && <BulkDrainDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
       <div className="space-y-4">
+        <SavedViews filters={filters} canEdit={canMint} />
         <ClusterFiltersBar
           filters={filters}
           groups={groups.data?.items ?? (groups.isError ? [] : null)}
           onChange={changeFilters}
         />
 
-        <div className="flex min-h-9 items-center justify-between gap-4 text-sm">
+        <div className="flex min-h-9 flex-wrap items-center justify-between gap-4 text-sm">
           <p className="text-slate-600 dark:text-slate-400" aria-live="polite">
             {data ? (
               <>
@@ -136,7 +187,13 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
               " "
             )}
           </p>
-          <div className="flex items-center gap-3">
+          <div className="flex flex-wrap items-center gap-3">
+            <ListTools
+              filters={filters}
+              onPageSize={(n) => changeFilters({ pageSize: n === PAGE_SIZE ? undefined : n })}
+              columns={columns}
+              onColumns={setColumns}
+            />
             {filtered && (
               <Button
                 variant="ghost"
@@ -158,7 +215,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
             {data && data.total > 0 && (
               <ListPager
                 pageIndex={pageIndex}
-                pageSize={PAGE_SIZE}
+                pageSize={pageSize}
                 shown={data.items.length}
                 total={data.total}
                 totalCapped={data.totalCapped}
@@ -178,6 +235,18 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
             )}
           </div>
         </div>
+
+        {selection && data && (
+          <BulkActionsBar
+            selection={selection}
+            pageComplete={pageComplete}
+            matching={{ count: data.total, capped: data.totalCapped }}
+            onSelectMatching={() => setPicked((p) => ({ ...p, matching: true }))}
+            onClear={() => setPicked({ filterKey, ids: new Set(), matching: false })}
+            onEditLabels={() => setBulkDialog({ kind: "labels", selection })}
+            onDrain={() => setBulkDialog({ kind: "drain", selection })}
+          />
+        )}
 
         {list.isPending ? (
           <ClustersListSkeleton />
@@ -208,6 +277,8 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
             onSort={sortBy}
             busy={list.isPlaceholderData}
             requiredLabels={fleet.data?.requiredLabels}
+            columns={columns}
+            selection={rowSelection}
           />
         )}
       </div>

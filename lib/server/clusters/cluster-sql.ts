@@ -308,6 +308,26 @@ export async function clusterPage(
   };
 }
 
+/**
+ * The ids of every cluster a filter matches, in the requested order, at most `limit` (callers
+ * ask for one more than they accept to tell "too many"). For exports and "all matching" bulk
+ * actions: the filter is evaluated when they run.
+ */
+export async function filteredIds(
+  filter: ClusterFilter,
+  order: { sort: ClusterSort; order: "asc" | "desc" },
+  limit: number,
+  now: Date,
+  rules: FilterRules,
+): Promise<string[]> {
+  const rows = await query<{ id: string }>(
+    sql`SELECT c."id" FROM "Cluster" c ${whereClause(filter, now, rules)}
+        ORDER BY ${sortColumn(order.sort, now, rules.notReadyThresholdSeconds)} ${new Sql(order.order === "desc" ? "DESC" : "ASC")}, c."id" ASC
+        LIMIT ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Every cluster a selector matches, by name, with its agent version (a rollout plans over all of them). */
 export async function matchingClusters(selector: Selector): Promise<{ id: string; agentVersion: string | null }[]> {
   return query<{ id: string; agentVersion: string | null }>(

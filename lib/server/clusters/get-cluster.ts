@@ -1,4 +1,5 @@
 import "server-only";
+import { totalNodes } from "./list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { clusterReasons, factsAsOf } from "@/lib/domain/cluster-reason";
@@ -76,6 +77,7 @@ export async function getCluster(id: string) {
     workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount, userPods: c.userPodCount },
     appliedPolicyRevision: c.appliedPolicyRevision,
     desiredPolicyRevision: c.desiredPolicyRevision,
+    nodeCount: totalNodes(c.nodePools),
     nodePools: c.nodePools.map((p) => ({
       name: p.name,
       nodeCount: p.nodeCount,

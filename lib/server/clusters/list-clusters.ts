@@ -1,5 +1,5 @@
 import "server-only";
-import type { ClusterList, ClusterListItem, ListClustersQuery } from "@/lib/contracts/clusters";
+import type { ClusterFilterInput, ClusterList, ClusterListItem, ListClustersQuery } from "@/lib/contracts/clusters";
 import { offsetFromCursorText } from "@/lib/domain/paging";
 import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
 import { clusterReasons } from "@/lib/domain/cluster-reason";
@@ -8,7 +8,8 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
-import { clusterPage, statusChangesLastHour } from "./cluster-sql";
+import type { Settings } from "@/lib/domain/settings";
+import { clusterPage, statusChangesLastHour, type ClusterFilter } from "./cluster-sql";
 
 export function parseSelectorParam(text: string, what = "selector"): Selector {
   try {
@@ -37,50 +38,47 @@ export async function selectionSelector(q: { selector?: string; group?: string }
   return [...(q.selector ? parseSelectorParam(q.selector) : []), ...(q.group ? await groupSelector(q.group) : [])];
 }
 
-function decodeCursor(cursor: string | undefined): number {
-  if (!cursor) return 0;
-  const offset = offsetFromCursorText(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (offset === null)
-    throw new ApiError("invalid_request", "The cursor is invalid: it is not a cursor from a previous page.", [
-      { field: "cursor", message: "not a cursor from a previous page" },
-    ]);
-  return offset;
+/** A filter as the list, the export and bulk actions take it, resolved for the SQL (group -> its selector). */
+export async function resolveClusterFilter(q: ClusterFilterInput): Promise<ClusterFilter> {
+  return {
+    selector: await selectionSelector(q),
+    status: q.status,
+    health: q.health,
+    enrollment: q.enrollment,
+    blockedOn: q.blockedOn,
+    text: q.q,
+  };
 }
 
-export async function listClusters(q: ListClustersQuery): Promise<ClusterList> {
-  const now = new Date();
-  const settings = await getSettings();
+/** Nodes across a cluster's pools, or null when it reports none. */
+export function totalNodes(pools: readonly { nodeCount: number | null }[]): number | null {
+  return pools.length ? pools.reduce((n, p) => n + (p.nodeCount ?? 0), 0) : null;
+}
+
+/** The list item of a cluster row (the list page and the export read the same columns). */
+export const LIST_ITEM_SELECT = {
+  id: true,
+  name: true,
+  phase: true,
+  lastHeartbeatAt: true,
+  apiServerHealth: true,
+  agentVersion: true,
+  kubernetesVersion: true,
+  registeredAt: true,
+  enrolledAt: true,
+  labels: { select: { key: true, value: true } },
+  nodePools: { select: { nodeCount: true } },
+} as const;
+
+/** The rows of these clusters as list items, in the order of `ids` (a cluster deleted meanwhile is left out). */
+export async function listItems(ids: readonly string[], now: Date, settings: Settings): Promise<ClusterListItem[]> {
   const { notReadyThresholdSeconds } = settings;
-  const selector = await selectionSelector(q);
-  const offset = decodeCursor(q.cursor);
-  const page = await clusterPage(
-    { selector, status: q.status, health: q.health, enrollment: q.enrollment, blockedOn: q.blockedOn, text: q.q },
-    { sort: q.sort, order: q.order, offset, limit: q.limit },
-    now,
-    notReadyThresholdSeconds,
-    settings.flappingThresholdPerHour,
-  );
   const [rows, changes] = await Promise.all([
-    db().cluster.findMany({
-      where: { id: { in: page.ids } },
-      select: {
-        id: true,
-        name: true,
-        phase: true,
-        lastHeartbeatAt: true,
-        apiServerHealth: true,
-        agentVersion: true,
-        kubernetesVersion: true,
-        registeredAt: true,
-        enrolledAt: true,
-        labels: { select: { key: true, value: true } },
-      },
-    }),
-    statusChangesLastHour(page.ids, now),
+    db().cluster.findMany({ where: { id: { in: [...ids] } }, select: LIST_ITEM_SELECT }),
+    statusChangesLastHour(ids, now),
   ]);
   const byId = new Map(rows.map((c) => [c.id, c]));
-  // A cluster deleted between the two queries is simply left out of the page.
-  const items: ClusterListItem[] = page.ids.flatMap((id) => {
+  return ids.flatMap((id) => {
     const c = byId.get(id);
     if (!c) return [];
     const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
@@ -95,8 +93,35 @@ export async function listClusters(q: ListClustersQuery): Promise<ClusterList> {
       kubernetesVersion: c.kubernetesVersion,
       registeredAt: c.registeredAt?.toISOString() ?? null,
       reasons: clusterReasons({ ...c, labels, statusChangesLastHour: changes.get(c.id) ?? 0 }, settings, now),
+      nodeCount: totalNodes(c.nodePools),
     };
   });
+}
+
+function decodeCursor(cursor: string | undefined): number {
+  if (!cursor) return 0;
+  const offset = offsetFromCursorText(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (offset === null)
+    throw new ApiError("invalid_request", "The cursor is invalid: it is not a cursor from a previous page.", [
+      { field: "cursor", message: "not a cursor from a previous page" },
+    ]);
+  return offset;
+}
+
+export async function listClusters(q: ListClustersQuery): Promise<ClusterList> {
+  const now = new Date();
+  const settings = await getSettings();
+  const { notReadyThresholdSeconds } = settings;
+  const filter = await resolveClusterFilter(q);
+  const offset = decodeCursor(q.cursor);
+  const page = await clusterPage(
+    filter,
+    { sort: q.sort, order: q.order, offset, limit: q.limit },
+    now,
+    notReadyThresholdSeconds,
+    settings.flappingThresholdPerHour,
+  );
+  const items = await listItems(page.ids, now, settings);
   return {
     items,
     nextCursor: page.hasMore ? Buffer.from(String(offset + q.limit)).toString("base64url") : null,

@@ -1,6 +1,8 @@
 "use client";
 
+import { useSearchParams } from "next/navigation";
 import { useVersions } from "@/lib/client/versions";
+import { rolloutPrefill } from "@/lib/client/cluster-bulk";
 import { RolloutForm } from "@/components/rollouts/rollout-form";
 import { RolloutFormSkeleton } from "@/components/rollouts/rollout-skeletons";
 import { byVersion } from "@/components/versions/version-math";
@@ -8,6 +10,7 @@ import { byVersion } from "@/components/versions/version-math";
 export function NewRolloutView({ clusterIds }: { clusterIds: string[] }) {
   // The matrix suggests the target version; without it (an error) the form still works.
   const versions = useVersions();
+  const prefill = rolloutPrefill(new URLSearchParams(useSearchParams().toString()));
   if (versions.isPending) return <RolloutFormSkeleton />;
   const known = (versions.data?.agentVersions ?? [])
     .map((a) => a.version)
@@ -18,6 +21,7 @@ export function NewRolloutView({ clusterIds }: { clusterIds: string[] }) {
       recommended={versions.data?.matrix.recommendedAgentVersion ?? ""}
       knownVersions={known}
       clusterIds={clusterIds}
+      initial={prefill}
     />
   );
 }

@@ -5,14 +5,24 @@ import { PageHeader } from "@/components/ui/page-header";
 import { VERSION_FLAGS } from "@/lib/contracts/settings";
 import { flaggedClusterIds } from "@/lib/server/versions/compatibility";
 import { clustersParam } from "@/components/rollouts/rollout-draft";
+import { clusterFilterSchema } from "@/lib/contracts/clusters";
+import { selectClusters } from "@/lib/server/clusters/select-clusters";
 import { NewRolloutView } from "./new-rollout-view";
 
 export const metadata: Metadata = { title: "New rollout" };
 
-type Search = { clusters?: string | string[]; flagged?: string | string[] };
+type Search = { clusters?: string | string[]; flagged?: string | string[]; matching?: string | string[] };
 
-/** Explicit clusters to prefill: ?clusters=id1,id2 (the cluster list), or ?flagged=<flag|all> (Versions' "upgrade these"). */
+/**
+ * Explicit clusters to prefill: ?clusters=id1,id2 (picked in the cluster list), ?matching=<list
+ * filter> ("all N matching" a filter, evaluated now), or ?flagged=<flag|all> (Versions' "upgrade these").
+ */
 async function prefilledClusters(search: Search): Promise<string[]> {
+  if (typeof search.matching === "string") {
+    const filter = clusterFilterSchema.strict().safeParse(Object.fromEntries(new URLSearchParams(search.matching)));
+    // A filter that no longer parses, or matches too many, leaves the form to be filled by hand.
+    return filter.success ? selectClusters({ filter: filter.data }).catch(() => []) : [];
+  }
   const flagged = typeof search.flagged === "string" ? search.flagged : undefined;
   if (flagged === "all") return flaggedClusterIds(undefined);
   const flag = VERSION_FLAGS.find((f) => f === flagged);

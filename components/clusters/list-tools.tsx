@@ -1,0 +1,155 @@
+"use client";
+
+import Link from "next/link";
+import { useState, type FormEvent } from "react";
+import { exportUrl, useCreateView, useDeleteView, useSavedViews, viewHref, viewQuery } from "@/lib/client/cluster-bulk";
+import { PAGE_SIZE, PAGE_SIZES, type ClusterFilters } from "@/lib/client/clusters";
+import { inputClass } from "@/components/ui/field";
+import { Button } from "@/components/ui/button";
+import { InlineError } from "@/components/ui/inline-error";
+import { OPTIONAL_COLUMNS } from "./cluster-columns";
+
+const menu =
+  "absolute right-0 z-20 mt-1 w-56 space-y-1 rounded-md border border-slate-200 bg-white p-2 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900";
+const summary =
+  "inline-flex h-8 cursor-pointer list-none items-center rounded-md border border-slate-300 bg-white px-3 text-sm font-medium hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800";
+
+/** Page size, columns and export of the cluster list. */
+export function ListTools({
+  filters,
+  onPageSize,
+  columns,
+  onColumns,
+}: {
+  filters: ClusterFilters;
+  onPageSize: (n: number) => void;
+  columns: readonly string[];
+  onColumns: (keys: string[]) => void;
+}) {
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <label className="flex items-center gap-2 text-sm">
+        <span className="text-slate-600 dark:text-slate-400">Per page</span>
+        <select
+          className={`${inputClass} h-8 w-20`}
+          value={filters.pageSize ?? PAGE_SIZE}
+          onChange={(e) => onPageSize(Number(e.target.value))}
+        >
+          {PAGE_SIZES.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <details className="relative">
+        <summary className={summary}>Columns</summary>
+        <fieldset className={menu}>
+          <legend className="sr-only">Columns to show</legend>
+          {OPTIONAL_COLUMNS.map((c) => (
+            <label key={c.key} className="flex items-center gap-2 rounded px-1 py-0.5 hover:bg-slate-100 dark:hover:bg-slate-800">
+              <input
+                type="checkbox"
+                className="size-4 accent-sky-600"
+                checked={columns.includes(c.key)}
+                onChange={(e) =>
+                  onColumns(
+                    OPTIONAL_COLUMNS.map((o) => o.key).filter((k) => (k === c.key ? e.target.checked : columns.includes(k))),
+                  )
+                }
+              />
+              {c.label}
+            </label>
+          ))}
+        </fieldset>
+      </details>
+      <details className="relative">
+        <summary className={summary}>Export</summary>
+        <div className={menu}>
+          <p className="px-1 text-xs text-slate-500 dark:text-slate-400">Every cluster matching the current filter</p>
+          {(["csv", "json"] as const).map((f) => (
+            <a
+              key={f}
+              href={exportUrl(filters, f)}
+              download
+              className="block rounded px-1 py-0.5 text-sky-700 hover:bg-slate-100 dark:text-sky-400 dark:hover:bg-slate-800"
+            >
+              Download {f.toUpperCase()}
+            </a>
+          ))}
+        </div>
+      </details>
+    </div>
+  );
+}
+
+/** Saved views: named filters shared by the fleet, each a link; operators save and delete them. */
+export function SavedViews({ filters, canEdit }: { filters: ClusterFilters; canEdit: boolean }) {
+  const views = useSavedViews();
+  const create = useCreateView();
+  const remove = useDeleteView();
+  const [name, setName] = useState("");
+  const current = viewQuery(filters);
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    if (name.trim()) create.mutate({ name: name.trim(), query: current }, { onSuccess: () => setName("") });
+  };
+  return (
+    <section aria-label="Saved views" className="flex flex-wrap items-center gap-2 text-sm">
+      <span className="text-slate-600 dark:text-slate-400">Views:</span>
+      {views.isPending ? (
+        <span className="text-slate-500 dark:text-slate-400">loading…</span>
+      ) : views.isError ? (
+        <span className="text-rose-600 dark:text-rose-400">could not load the saved views</span>
+      ) : views.data.items.length === 0 ? (
+        <span className="text-slate-500 dark:text-slate-400">none saved yet</span>
+      ) : (
+        <ul className="flex flex-wrap gap-1.5">
+          {views.data.items.map((v) => (
+            <li
+              key={v.id}
+              className={`inline-flex items-center rounded-full border text-xs ${v.query === current ? "border-sky-500 bg-sky-50 dark:bg-sky-950/50" : "border-slate-300 dark:border-slate-700"}`}
+            >
+              <Link
+                href={viewHref(v.query)}
+                className="px-2.5 py-1 font-medium hover:underline"
+                title={v.query || "all clusters"}
+              >
+                {v.name}
+              </Link>
+              {canEdit && (
+                <button
+                  type="button"
+                  aria-label={`Delete view ${v.name}`}
+                  className="rounded-full px-1.5 py-1 text-slate-500 hover:text-rose-600"
+                  onClick={() => remove.mutate(v.id)}
+                >
+                  ×
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {canEdit && (
+        <form onSubmit={save} className="flex items-center gap-1.5">
+          <label htmlFor="view-name" className="sr-only">
+            Name of the new view
+          </label>
+          <input
+            id="view-name"
+            className={`${inputClass} h-8 w-40`}
+            placeholder="Save this view as…"
+            maxLength={80}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+          <Button type="submit" variant="secondary" className="h-8" disabled={!name.trim() || create.isPending}>
+            Save view
+          </Button>
+        </form>
+      )}
+      {(create.error || remove.error) && <InlineError error={create.error ?? remove.error} className="w-full" />}
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+import "server-only";
+import type { z } from "zod";
+import type { BulkDeregistrationResult, bulkDeregistrationSchema } from "@/lib/contracts/clusters";
+import { ApiError, knownError } from "@/lib/server/api/errors";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { selectClusters, selectionForAudit } from "@/lib/server/clusters/select-clusters";
+import { db } from "@/lib/server/db/client";
+import { actOnDeregistration, getDeregistration } from "./deregistration";
+
+type Result = BulkDeregistrationResult["results"][number];
+
+/**
+ * POST /api/v1/clusters/bulk/deregistration: the wizard's first step ("start": drain) for each
+ * selected cluster, one at a time through the same service as the wizard (each start audited
+ * there), plus one audit entry for the bulk action with the selection and the outcome. A cluster
+ * that cannot start (already draining, removed meanwhile) is reported, not fatal. `dryRun` says
+ * which would start.
+ */
+export async function bulkStartDeregistration(
+  actor: Actor,
+  input: z.output<typeof bulkDeregistrationSchema>,
+): Promise<BulkDeregistrationResult> {
+  const ids = await selectClusters(input);
+  const names = new Map(
+    (await db().cluster.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } })).map((c) => [c.id, c.name]),
+  );
+  const results: Result[] = [];
+  for (const id of ids) {
+    const name = names.get(id) ?? id;
+    try {
+      if (input.dryRun) {
+        const state = await getDeregistration(id);
+        results.push(
+          state.availableActions.includes("start")
+            ? { id, name, ok: true }
+            : { id, name, ok: false, error: "invalid_transition", message: `Its wizard is at "${state.step}".` },
+        );
+      } else {
+        await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
+        results.push({ id, name, ok: true });
+      }
+    } catch (err) {
+      const known = knownError(err);
+      if (!(known instanceof ApiError) || known.status >= 500) throw err;
+      results.push({ id, name, ok: false, error: known.code, message: known.message });
+    }
+  }
+  const started = results.filter((r) => r.ok).length;
+  if (!input.dryRun)
+    await recordAudit(db(), actor, "cluster.deregistration.bulk_start", null, {
+      ...selectionForAudit(input),
+      count: ids.length,
+      started,
+      ...(input.reason ? { reason: input.reason } : {}),
+      failed: results.filter((r) => !r.ok).map((r) => ({ id: r.id, name: r.name, error: r.error })),
+    });
+  return { dryRun: input.dryRun, matched: ids.length, started, results };
+}
