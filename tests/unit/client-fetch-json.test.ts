@@ -21,6 +21,8 @@ const item = {
   agentVersion: "1.4.0",
   kubernetesVersion: "1.30.2",
   registeredAt: "2026-11-30T00:00:00.000Z",
+  reasons: [],
+  nodeCount: 3,
 };
 const list = {
   items: [item],
