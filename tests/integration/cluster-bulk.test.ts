@@ -198,14 +198,17 @@ test("the export streams every matching cluster as CSV (escaped, formula-safe, I
   assert.match(csv.headers.get("content-type") ?? "", /^text\/csv/);
   assert.match(csv.headers.get("content-disposition") ?? "", /attachment; filename="clusters-.*\.csv"/);
   const lines = (await csv.text()).split("\r\n");
-  assert.equal(lines[0], "id,name,status,phase,labels,kubernetesVersion,agentVersion,nodeCount,lastHeartbeatAt,registeredAt");
+  assert.equal(
+    lines[0],
+    "id,name,status,phase,labels,kubernetesVersion,agentVersion,nodeCount,reasons,lastHeartbeatAt,registeredAt",
+  );
   assert.equal(lines.length, 3, "header, one cluster, the final line break");
   assert.ok(
     lines[1]!.startsWith(
       'cl_bulk000040,bulk-040,Ready,Active,env=lab;region=eu,"\'=HYPERLINK(""http://x"",""y"")","1.0,""beta""",,',
     ),
   );
-  assert.match(lines[1]!, /,\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z,\d{4}-\d\d-\d\dT/);
+  assert.match(lines[1]!, /,[a-zA-Z;]*,\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z,\d{4}-\d\d-\d\dT/, "reason codes, then ISO times");
 
   const json = await fetch(`${server.consoleUrl}/api/v1/clusters/export?format=json&selector=env%3Dprod`, {
     headers: { authorization: `Bearer ${viewerKey}` },
