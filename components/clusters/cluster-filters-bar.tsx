@@ -27,13 +27,13 @@ export function ClusterFiltersBar({
     <form
       role="search"
       aria-label="Filter clusters"
-      className="grid grid-cols-12 items-start gap-3"
+      className="grid grid-cols-2 items-start gap-3 lg:grid-cols-12"
       onSubmit={(e) => e.preventDefault()}
     >
-      <div className="col-span-3">
+      <div className="col-span-2 lg:col-span-3">
         <DebouncedInput label="Search" type="search" value={filters.q ?? ""} onCommit={setQ} placeholder="Name or id" />
       </div>
-      <div className="col-span-5">
+      <div className="col-span-2 lg:col-span-5">
         <DebouncedInput
           label="Label selector"
           value={filters.selector ?? ""}
@@ -45,7 +45,7 @@ export function ClusterFiltersBar({
           mono
         />
       </div>
-      <label className="col-span-2 block space-y-1.5">
+      <label className="block min-w-0 space-y-1.5 lg:col-span-2">
         <span className="block text-sm font-medium">Status</span>
         <select
           className={inputClass}
@@ -60,7 +60,7 @@ export function ClusterFiltersBar({
           ))}
         </select>
       </label>
-      <label className="col-span-2 block space-y-1.5">
+      <label className="block min-w-0 space-y-1.5 lg:col-span-2">
         <span className="block text-sm font-medium">Group</span>
         <select
           className={inputClass}

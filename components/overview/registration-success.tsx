@@ -15,7 +15,7 @@ export function RegistrationSuccess({ registrations: r }: { registrations: Overv
   const meets = r.successRate !== null && r.successRate >= r.objective;
   const objective = `${Math.round(r.objective * 1000) / 10} %`;
   return (
-    <div className="grid grid-cols-[minmax(0,14rem)_minmax(0,1fr)_minmax(0,18rem)] items-start gap-6">
+    <div className="grid grid-cols-1 items-start gap-6 @3xl:grid-cols-[minmax(0,14rem)_minmax(0,1fr)_minmax(0,18rem)]">
       <div>
         <p className="text-3xl font-semibold tabular-nums" data-testid="registration-rate">
           {r.successRate === null ? "—" : formatRate(r.successRate)}

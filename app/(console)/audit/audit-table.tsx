@@ -30,7 +30,7 @@ export function AuditTable() {
       <form
         role="search"
         aria-label="Filter the audit log"
-        className="grid grid-cols-3 gap-3"
+        className="grid grid-cols-1 gap-3 sm:grid-cols-3"
         onSubmit={(e) => e.preventDefault()}
       >
         {FILTERS.map((f) => (
@@ -55,7 +55,7 @@ export function AuditTable() {
           Changes made by people, API keys and agents appear here as they happen.
         </EmptyState>
       ) : (
-        <div className="overflow-hidden rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Audit log entries, newest first</caption>
             <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500 dark:bg-slate-800/50 dark:text-slate-400">

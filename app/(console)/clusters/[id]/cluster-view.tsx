@@ -108,8 +108,8 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
         />
       )}
 
-      <div className="grid grid-cols-3 items-start gap-6">
-        <div className="col-span-2 min-w-0 space-y-6">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
           <ClusterIdentityCard cluster={c} />
           <HeartbeatTimelineCard id={id} registeredAt={c.registeredAt} />
           <Card title="Labels">

@@ -125,7 +125,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
       )}
       <StateNotice rollout={r} />
 
-      <div className="grid grid-cols-5 gap-4">
+      <div className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-5">
         <StatCard label="Clusters" value={r.totals.clusters} testId="rollout-clusters" />
         <StatCard
           label="Succeeded"
@@ -149,7 +149,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
         <StatCard label="Skipped" value={r.totals.skipped} testId="rollout-skipped" />
       </div>
 
-      <div className="grid grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
+      <div className="grid grid-cols-1 lg:grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
         <Card
           title="Stages"
           action={
