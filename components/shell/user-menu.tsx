@@ -29,7 +29,7 @@ export function UserMenu({ email, role }: { email: string; role: string }) {
         className="flex items-center gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800"
       >
         <span
-          className="flex h-7 w-7 items-center justify-center rounded-full bg-sky-600 text-xs font-semibold text-white"
+          className="flex h-7 w-7 items-center justify-center rounded-full bg-sky-700 text-xs font-semibold text-white"
           aria-hidden
         >
           {email.slice(0, 1).toUpperCase()}

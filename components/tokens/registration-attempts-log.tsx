@@ -175,7 +175,7 @@ function AttemptRows({ attempt: a, tokenName }: { attempt: RegistrationAttempt; 
               {a.clusterName}
             </span>
           ) : (
-            <span className="text-slate-400 dark:text-slate-500" title="The request named no cluster">
+            <span className="text-slate-500 dark:text-slate-400" title="The request named no cluster">
               —
             </span>
           )}
@@ -190,7 +190,7 @@ function AttemptRows({ attempt: a, tokenName }: { attempt: RegistrationAttempt; 
               {a.tokenId}
             </span>
           ) : (
-            <span className="text-slate-400 dark:text-slate-500" title="No known token was presented">
+            <span className="text-slate-500 dark:text-slate-400" title="No known token was presented">
               —
             </span>
           )}
