@@ -40,7 +40,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
 
   return (
     <div className="space-y-4">
-      <div className="flex items-end justify-between gap-4">
+      <div className="flex flex-wrap items-end justify-between gap-4">
         <form
           role="search"
           aria-label="Filter registration attempts"

@@ -88,7 +88,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
             ← Rollouts
           </Link>
         </nav>
-        <div className="flex items-start justify-between gap-4">
+        <div className="flex flex-wrap items-start justify-between gap-4">
           <div>
             <h1 className="flex items-center gap-3 text-xl font-semibold tracking-tight">
               {r.name}
