@@ -44,7 +44,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
         <form
           role="search"
           aria-label="Filter registration attempts"
-          className="flex items-end gap-3"
+          className="flex max-w-full flex-wrap items-end gap-3"
           onSubmit={(e) => e.preventDefault()}
         >
           <div className="space-y-1.5 text-sm font-medium">
@@ -53,7 +53,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
             </label>
             <select
               id="attempts-result"
-              className={`${selectClass} w-64`}
+              className={`${selectClass} w-64 max-w-full`}
               value={filters.result ?? ""}
               onChange={(e) => setFilter("result", e.target.value)}
             >
