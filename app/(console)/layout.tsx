@@ -1,12 +1,14 @@
 import type { ReactNode } from "react";
-import Link from "next/link";
 import { headers } from "next/headers";
 import { pageRole } from "@/lib/domain/page-roles";
 import { hasRole } from "@/lib/domain/roles";
 import { requirePage } from "@/lib/server/auth/page-auth";
+import { Brand } from "@/components/shell/brand";
+import { NavDrawer } from "@/components/shell/nav-drawer";
 import { NavLinks, type NavItem } from "@/components/shell/nav-links";
 import { UserMenu } from "@/components/shell/user-menu";
 import { ThemeToggle } from "@/components/shell/theme-toggle";
+import { MAIN_CONTENT_ID, SkipLink } from "@/components/ui/skip-link";
 
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   // The section's role is checked here, before the page's loading state streams, so a refused
@@ -25,20 +27,31 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   if (hasRole(principal.role, "operator")) items.push({ href: "/audit", label: "Audit log" });
   if (hasRole(principal.role, "admin")) items.push({ href: "/settings", label: "Settings" });
   return (
-    <div className="flex min-h-screen">
-      <aside className="sticky top-0 flex h-screen w-56 shrink-0 flex-col border-r border-slate-200 bg-white px-3 py-4 dark:border-slate-800 dark:bg-slate-900">
-        <Link href="/" className="mb-6 flex items-center gap-2 px-3 text-base font-semibold tracking-tight">
-          <span aria-hidden className="inline-block h-5 w-5 rounded bg-gradient-to-br from-sky-500 to-indigo-600" />
-          Fleet Registry
-        </Link>
-        <NavLinks items={items} />
+    <div className="min-h-screen lg:flex">
+      <SkipLink />
+      {/* The aside stretches to the page's full height (its background with it); its content sticks. */}
+      <aside className="hidden w-56 shrink-0 border-r border-slate-200 bg-white lg:block dark:border-slate-800 dark:bg-slate-900">
+        <div className="sticky top-0 flex max-h-screen flex-col overflow-y-auto px-3 py-4">
+          <Brand className="mb-6 px-3" />
+          <NavLinks items={items} />
+        </div>
       </aside>
-      <div className="flex min-w-0 flex-1 flex-col">
-        <header className="flex h-14 items-center justify-end gap-2 border-b border-slate-200 bg-white px-6 dark:border-slate-800 dark:bg-slate-900">
-          <ThemeToggle />
-          <UserMenu email={principal.user?.email ?? principal.actor.label} role={principal.role} />
+      <div className="flex min-h-screen min-w-0 flex-1 flex-col">
+        <header className="flex h-14 items-center gap-2 border-b border-slate-200 bg-white px-4 sm:px-6 dark:border-slate-800 dark:bg-slate-900">
+          <NavDrawer items={items} />
+          <Brand className="lg:hidden" />
+          <div className="ml-auto flex shrink-0 items-center gap-1 sm:gap-2">
+            <ThemeToggle />
+            <UserMenu email={principal.user?.email ?? principal.actor.label} role={principal.role} />
+          </div>
         </header>
-        <main className="mx-auto w-full max-w-7xl flex-1 px-8 py-8">{children}</main>
+        <main
+          id={MAIN_CONTENT_ID}
+          tabIndex={-1}
+          className="mx-auto w-full max-w-7xl flex-1 px-4 py-6 focus:outline-none sm:px-6 lg:px-8 lg:py-8"
+        >
+          {children}
+        </main>
       </div>
     </div>
   );

@@ -73,7 +73,7 @@ export function OverviewDashboard({ canMint }: { canMint: boolean }) {
             <StatusCountCards counts={o.counts} />
             <HealthLinks health={o.health} />
           </div>
-          <div className="grid grid-cols-2 gap-6">
+          <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
             <Card title="Heartbeats per second" action={<CurrentRate />} className="min-w-0">
               <HeartbeatRateChart minutes={o.heartbeatsPerMinute} now={o.now} />
             </Card>
@@ -81,8 +81,8 @@ export function OverviewDashboard({ canMint }: { canMint: boolean }) {
               <StatusHistoryChart samples={o.statusHistory} />
             </Card>
           </div>
-          <div className="grid grid-cols-2 gap-6">
-            <Card title={`Registrations, last ${o.registrations.windowHours} hours`} className="min-w-0">
+          <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+            <Card title={`Registrations, last ${o.registrations.windowHours} hours`} className="@container min-w-0">
               <RegistrationSuccess registrations={o.registrations} />
             </Card>
             <Card title="Enrollment" className="min-w-0">

@@ -6,9 +6,9 @@ export function OverviewSkeleton() {
   return (
     <div role="status" aria-label="Loading the overview" className="space-y-6">
       <StatusCountCardsSkeleton />
-      <SkeletonRow count={2} height="h-[301px]" className="grid-cols-2 gap-6" />
+      <SkeletonRow count={2} height="h-[301px]" className="grid-cols-1 gap-6 lg:grid-cols-2" />
       <Skeleton className="h-36" />
-      <SkeletonRow count={3} height="h-48" className="grid-cols-3 gap-6" />
+      <SkeletonRow count={3} height="h-48" className="grid-cols-1 gap-6 lg:grid-cols-3" />
     </div>
   );
 }

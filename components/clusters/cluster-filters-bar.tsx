@@ -37,13 +37,13 @@ export function ClusterFiltersBar({
     <form
       role="search"
       aria-label="Filter clusters"
-      className="grid grid-cols-2 items-start gap-3 md:grid-cols-12"
+      className="grid grid-cols-2 items-start gap-3 lg:grid-cols-12"
       onSubmit={(e) => e.preventDefault()}
     >
-      <div className="col-span-2 md:col-span-4">
+      <div className="col-span-2 lg:col-span-4">
         <DebouncedInput label="Search" type="search" value={filters.q ?? ""} onCommit={setQ} placeholder="Name or id" />
       </div>
-      <div className="col-span-2 md:col-span-8">
+      <div className="col-span-2 lg:col-span-8">
         <DebouncedInput
           label="Label selector"
           value={filters.selector ?? ""}
@@ -56,7 +56,7 @@ export function ClusterFiltersBar({
           suggestLabels
         />
       </div>
-      <label className="col-span-1 block space-y-1.5 md:col-span-3">
+      <label className="col-span-1 block min-w-0 space-y-1.5 lg:col-span-3">
         <span className="block text-sm font-medium">Status</span>
         <select
           className={inputClass}
@@ -71,7 +71,7 @@ export function ClusterFiltersBar({
           ))}
         </select>
       </label>
-      <label className="col-span-1 block space-y-1.5 md:col-span-3">
+      <label className="col-span-1 block min-w-0 space-y-1.5 lg:col-span-3">
         <span className="block text-sm font-medium">Health</span>
         <select
           className={inputClass}
@@ -86,7 +86,7 @@ export function ClusterFiltersBar({
           ))}
         </select>
       </label>
-      <label className="col-span-1 block space-y-1.5 md:col-span-3">
+      <label className="col-span-1 block min-w-0 space-y-1.5 lg:col-span-3">
         <span className="block text-sm font-medium">Enrollment</span>
         <select
           className={inputClass}
@@ -101,7 +101,7 @@ export function ClusterFiltersBar({
           ))}
         </select>
       </label>
-      <label className="col-span-1 block space-y-1.5 md:col-span-3">
+      <label className="col-span-1 block min-w-0 space-y-1.5 lg:col-span-3">
         <span className="block text-sm font-medium">Group</span>
         <select
           className={inputClass}

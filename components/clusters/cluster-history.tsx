@@ -39,7 +39,7 @@ export function ClusterHistory({ events }: { events: readonly ClusterEvent[] }) 
               {e.from && (
                 <>
                   <Value kind={e.kind} value={e.from} />
-                  <span aria-label="to" className="text-slate-400">
+                  <span aria-label="to" className="text-slate-500 dark:text-slate-400">
                     →
                   </span>
                 </>

@@ -9,11 +9,11 @@ export function ClustersListSkeleton({ withHeader }: { withHeader?: boolean }) {
           <div className="mb-6">
             <PageHeaderSkeleton />
           </div>
-          <div className="grid grid-cols-12 gap-3">
-            <Skeleton className="col-span-3 h-[62px]" />
-            <Skeleton className="col-span-5 h-[62px]" />
-            <Skeleton className="col-span-2 h-[62px]" />
-            <Skeleton className="col-span-2 h-[62px]" />
+          <div className="grid grid-cols-2 gap-3 lg:grid-cols-12">
+            <Skeleton className="col-span-2 h-[62px] lg:col-span-3" />
+            <Skeleton className="col-span-2 h-[62px] lg:col-span-5" />
+            <Skeleton className="h-[62px] lg:col-span-2" />
+            <Skeleton className="h-[62px] lg:col-span-2" />
           </div>
           <Skeleton className="h-9 w-full" />
         </>

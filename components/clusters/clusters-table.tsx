@@ -59,7 +59,7 @@ export function ClustersTable({
       className={`overflow-x-auto rounded-lg border border-slate-200 bg-white transition-opacity dark:border-slate-800 dark:bg-slate-900 ${busy ? "opacity-60" : ""}`}
       aria-busy={busy || undefined}
     >
-      <table className="w-full min-w-[720px] table-fixed text-left text-sm">
+      <table className="w-full min-w-3xl table-fixed text-left text-sm">
         <caption className="sr-only">
           Clusters, sorted by {sort === "lastHeartbeatAt" ? "last seen" : sort} ({order === "asc" ? "ascending" : "descending"})
         </caption>

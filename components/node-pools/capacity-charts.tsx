@@ -25,7 +25,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
   }));
   const top = (key: "nodes" | "cpuCores" | "memoryGiB") => [...capacity.rows].sort((a, b) => b[key] - a[key])[0]?.key ?? "none";
   return (
-    <div className="grid grid-cols-3 gap-6">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
       <div>
         <h3 className="mb-2 text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">
           Nodes ready / total
@@ -34,6 +34,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
           label={`Nodes by ${title}, ready and not ready`}
           description={`${sum(capacity.rows, "readyNodes").toLocaleString()} of ${sum(capacity.rows, "nodes").toLocaleString()} nodes ready across ${capacity.rows.length} values of ${capacity.by}; most nodes in ${top("nodes")}.`}
           rows={rows}
+          category={capacity.by}
           series={[
             { key: "ready", name: "Ready", color: READY },
             { key: "notReady", name: "Not ready", color: NOT_READY },
@@ -48,6 +49,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
           label={`CPU cores by ${title}`}
           description={`${sum(capacity.rows, "cpuCores").toLocaleString()} cores in all; most in ${top("cpuCores")}.`}
           rows={rows}
+          category={capacity.by}
           series={[{ key: "cpu", name: "CPU cores", color: CPU }]}
         />
       </div>
@@ -57,6 +59,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
           label={`Memory by ${title}`}
           description={`${formatMemory(sum(capacity.rows, "memoryGiB"))} in all; most in ${top("memoryGiB")}.`}
           rows={rows}
+          category={capacity.by}
           series={[{ key: "memory", name: "Memory", color: MEMORY }]}
           format={formatMemory}
           axisFormat={(gib) => (gib >= 1024 ? `${Math.round(gib / 1024)} TiB` : `${Math.round(gib)} GiB`)}

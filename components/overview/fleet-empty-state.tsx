@@ -6,7 +6,7 @@ export function FleetEmptyState({ canMint }: { canMint: boolean }) {
     <div className="flex flex-col items-center rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center dark:border-slate-700 dark:bg-slate-900">
       <span
         aria-hidden
-        className="flex h-12 w-12 items-center justify-center rounded-full bg-sky-50 text-2xl text-sky-600 dark:bg-sky-950 dark:text-sky-400"
+        className="flex h-12 w-12 items-center justify-center rounded-full bg-sky-50 text-2xl text-sky-700 dark:bg-sky-950 dark:text-sky-400"
       >
         ⎈
       </span>
@@ -18,7 +18,7 @@ export function FleetEmptyState({ canMint }: { canMint: boolean }) {
       {canMint ? (
         <Link
           href="/tokens"
-          className="mt-6 inline-flex h-9 items-center rounded-md bg-sky-600 px-3.5 text-sm font-medium text-white hover:bg-sky-700"
+          className="mt-6 inline-flex h-9 items-center rounded-md bg-sky-700 px-3.5 text-sm font-medium text-white hover:bg-sky-800"
         >
           Mint a registration token
         </Link>

@@ -17,7 +17,7 @@ export function NeedsAttention({ attention, notReadyTotal }: { attention: Overvi
       <h2 id="attention-heading" className="mb-3 text-sm font-semibold">
         Needs attention
       </h2>
-      <div className="grid grid-cols-3 gap-6">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
         <NotReadyLongest items={attention.notReadyLongest} total={notReadyTotal} />
         <ExpiringCertificates items={attention.certificatesExpiring} />
         <MissingLabels items={attention.missingLabels} />

@@ -16,7 +16,7 @@ const cardClass =
 export function StatusCountCards({ counts }: { counts: StatusCounts }) {
   const share = (n: number) => (counts.total ? `${Math.round((n / counts.total) * 1000) / 10} % of fleet` : "—");
   return (
-    <ul className="grid grid-cols-5 gap-4" aria-label="Clusters by status">
+    <ul className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-5" aria-label="Clusters by status">
       {CARDS.map((c) => (
         <li key={c.key}>
           <Link
@@ -56,7 +56,7 @@ export function StatusCountCards({ counts }: { counts: StatusCounts }) {
 
 export function StatusCountCardsSkeleton() {
   return (
-    <div className="grid grid-cols-5 gap-4">
+    <div className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-5">
       {Array.from({ length: 5 }, (_, i) => (
         <div key={i} className="rounded-lg border border-slate-200 bg-white p-5 dark:border-slate-800 dark:bg-slate-900">
           <Skeleton className="h-4 w-20" />

@@ -49,7 +49,7 @@ export function PoliciesTable({
                         {p.description}
                       </div>
                     ) : (
-                      <div className="text-xs text-slate-400 dark:text-slate-500">No description</div>
+                      <div className="text-xs text-slate-500 dark:text-slate-400">No description</div>
                     )}
                   </td>
                   <td className="px-4 py-3 whitespace-nowrap">

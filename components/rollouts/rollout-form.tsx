@@ -43,7 +43,7 @@ function TargetPicker({
                 key={t}
                 className={`cursor-pointer rounded px-3 py-1.5 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 ${
                   draft.target === t
-                    ? "bg-sky-600 text-white"
+                    ? "bg-sky-700 text-white"
                     : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
                 }`}
               >

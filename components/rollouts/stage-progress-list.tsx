@@ -7,8 +7,8 @@ import { formatCountdown } from "@/components/ui/format";
 import { ProgressBar, stageCounts } from "./rollout-progress";
 
 const STATE_MARK = {
-  done: "bg-emerald-600 text-white dark:bg-emerald-500 dark:text-emerald-950",
-  current: "bg-sky-600 text-white ring-4 ring-sky-100 dark:bg-sky-500 dark:text-sky-950 dark:ring-sky-950",
+  done: "bg-emerald-700 text-white dark:bg-emerald-500 dark:text-emerald-950",
+  current: "bg-sky-700 text-white ring-4 ring-sky-100 dark:bg-sky-500 dark:text-sky-950 dark:ring-sky-950",
   waiting: "border border-slate-300 text-slate-500 dark:border-slate-700 dark:text-slate-400",
 } as const;
 

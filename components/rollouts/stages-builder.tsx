@@ -101,7 +101,7 @@ export function StagesBuilder({
               </div>
               <p className="pt-2 text-right text-sm tabular-nums" aria-live="polite">
                 {size === null || size === undefined ? (
-                  <span className="text-slate-400">—</span>
+                  <span className="text-slate-500 dark:text-slate-400">—</span>
                 ) : (
                   <>
                     <span className={`font-semibold ${size === 0 ? "text-amber-700 dark:text-amber-400" : ""}`}>{size}</span>

@@ -24,16 +24,17 @@ export function UserMenu({ email, role }: { email: string; role: string }) {
         type="button"
         aria-haspopup="menu"
         aria-expanded={open}
+        aria-label={`Account: ${email} (${role})`}
         onClick={() => setOpen((o) => !o)}
         className="flex items-center gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800"
       >
         <span
-          className="flex h-7 w-7 items-center justify-center rounded-full bg-sky-600 text-xs font-semibold text-white"
+          className="flex h-7 w-7 items-center justify-center rounded-full bg-sky-700 text-xs font-semibold text-white"
           aria-hidden
         >
           {email.slice(0, 1).toUpperCase()}
         </span>
-        <span className="max-w-48 truncate">{email}</span>
+        <span className="hidden max-w-48 truncate sm:inline">{email}</span>
         <span
           className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700 dark:bg-slate-800 dark:text-slate-300"
           data-testid="user-role"

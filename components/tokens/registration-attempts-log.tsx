@@ -41,11 +41,11 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
 
   return (
     <div className="space-y-4">
-      <div className="flex items-end justify-between gap-4">
+      <div className="flex flex-wrap items-end justify-between gap-4">
         <form
           role="search"
           aria-label="Filter registration attempts"
-          className="flex items-end gap-3"
+          className="flex max-w-full flex-wrap items-end gap-3"
           onSubmit={(e) => e.preventDefault()}
         >
           <div className="space-y-1.5 text-sm font-medium">
@@ -54,7 +54,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
             </label>
             <select
               id="attempts-result"
-              className={`${selectClass} w-64`}
+              className={`${selectClass} w-64 max-w-full`}
               value={filters.result ?? ""}
               onChange={(e) => setFilter("result", e.target.value)}
             >
@@ -176,7 +176,7 @@ function AttemptRows({ attempt: a, tokenName }: { attempt: RegistrationAttempt; 
               {a.clusterName}
             </span>
           ) : (
-            <span className="text-slate-400 dark:text-slate-500" title="The request named no cluster">
+            <span className="text-slate-500 dark:text-slate-400" title="The request named no cluster">
               —
             </span>
           )}
@@ -191,7 +191,7 @@ function AttemptRows({ attempt: a, tokenName }: { attempt: RegistrationAttempt; 
               {a.tokenId}
             </span>
           ) : (
-            <span className="text-slate-400 dark:text-slate-500" title="No known token was presented">
+            <span className="text-slate-500 dark:text-slate-400" title="No known token was presented">
               —
             </span>
           )}

@@ -23,7 +23,7 @@ export function TtlPicker({
         {options.map((o) => (
           <label
             key={o.id}
-            className="cursor-pointer rounded px-3 py-1.5 text-sm font-medium text-slate-700 has-[:checked]:bg-sky-600 has-[:checked]:text-white has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 dark:text-slate-300"
+            className="cursor-pointer rounded px-3 py-1.5 text-sm font-medium text-slate-700 has-[:checked]:bg-sky-700 has-[:checked]:text-white has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 dark:text-slate-300"
           >
             <input
               type="radio"

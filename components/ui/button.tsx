@@ -1,7 +1,7 @@
 import type { ComponentProps } from "react";
 
 const VARIANTS = {
-  primary: "bg-sky-600 text-white hover:bg-sky-700 disabled:bg-sky-600/50",
+  primary: "bg-sky-700 text-white hover:bg-sky-800 disabled:bg-sky-700/50",
   secondary:
     "border border-slate-300 bg-white text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800",
   danger: "bg-rose-600 text-white hover:bg-rose-700 disabled:bg-rose-600/50",

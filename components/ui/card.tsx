@@ -13,10 +13,10 @@ export function Card({
 }) {
   return (
     <section
-      className={`rounded-lg border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900 ${className}`}
+      className={`min-w-0 rounded-lg border border-slate-200 bg-white shadow-sm dark:border-slate-800 dark:bg-slate-900 ${className}`}
     >
       {(title || action) && (
-        <header className="flex items-center justify-between border-b border-slate-200 px-5 py-3 dark:border-slate-800">
+        <header className="flex flex-wrap items-center justify-between gap-2 border-b border-slate-200 px-5 py-3 dark:border-slate-800">
           <h2 className="text-sm font-semibold">{title}</h2>
           {action}
         </header>

@@ -66,10 +66,10 @@ export function LabelChip({
         chip.children
       ) : (
         <>
-          <span className="text-slate-500 dark:text-slate-400">{chip.k}</span>
+          <span className="text-slate-600 dark:text-slate-400">{chip.k}</span>
           {chip.v !== "" && (
             <>
-              <span className="text-slate-400 dark:text-slate-500">=</span>
+              <span className="text-slate-600 dark:text-slate-400">=</span>
               <span className="truncate">{chip.v}</span>
             </>
           )}

@@ -1,5 +1,5 @@
 export function Skeleton({ className = "" }: { className?: string }) {
-  return <div aria-hidden className={`animate-pulse rounded bg-slate-200 dark:bg-slate-800 ${className}`} />;
+  return <div aria-hidden data-skeleton className={`animate-pulse rounded bg-slate-200 dark:bg-slate-800 ${className}`} />;
 }
 
 export function TableSkeleton({ rows = 8, label = "Loading" }: { rows?: number; label?: string }) {

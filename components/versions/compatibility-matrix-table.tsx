@@ -14,7 +14,7 @@ const CELL: Record<Support, { mark: string; word: string; className: string }> =
     word: "some patch versions supported",
     className: "bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-300",
   },
-  none: { mark: "–", word: "not supported", className: "text-slate-300 dark:text-slate-700" },
+  none: { mark: "–", word: "not supported", className: "text-slate-500 dark:text-slate-400" },
 };
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
@@ -139,7 +139,7 @@ export function CompatibilityMatrixTable({
               </th>
               {columns.map((c) => (
                 <td key={c.label} className="px-1 py-2 text-center tabular-nums">
-                  {perMinor(c.label) || <span className="text-slate-300 dark:text-slate-700">0</span>}
+                  {perMinor(c.label) || <span className="text-slate-500 dark:text-slate-400">0</span>}
                 </td>
               ))}
               <td className="py-2 pl-4 text-right tabular-nums">

@@ -25,7 +25,7 @@ function Totals({ capacity }: { capacity: Capacity }) {
     capacity.rows.reduce((s, r) => s + r[k], 0);
   const notReady = sum("nodes") - sum("readyNodes");
   return (
-    <div className="grid grid-cols-6 gap-4">
+    <div className="grid grid-cols-2 gap-4 sm:grid-cols-3 xl:grid-cols-6">
       <StatCard label="Clusters with pools" value={sum("clusters").toLocaleString()} />
       <StatCard label="Node pools" value={sum("pools").toLocaleString()} />
       <StatCard
@@ -115,7 +115,7 @@ export function NodePoolsView() {
       <CapacityCard by="region" title="region" />
       <CapacityCard by="env" title="environment" />
       <LabelCapacityCard />
-      <div className="grid grid-cols-2 gap-6">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <Card title="Kubelet versions">
           <DistributionBarChart
             label="Nodes per kubelet minor version"
@@ -130,6 +130,7 @@ export function NodePoolsView() {
             label="Nodes per instance type"
             description={`${fleet.instanceTypes.length} instance types; the most common is ${fleet.instanceTypes[0]?.type ?? "none"} with ${fleet.instanceTypes[0]?.nodes.toLocaleString() ?? 0} nodes.`}
             rows={fleet.instanceTypes.map((t) => ({ name: t.type, nodes: t.nodes }))}
+            category="Instance type"
             series={[{ key: "nodes", name: "Nodes", color: INSTANCE_COLOR }]}
           />
         </Card>

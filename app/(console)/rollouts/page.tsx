@@ -19,7 +19,7 @@ export default async function RolloutsPage() {
           canCreate ? (
             <Link
               href="/rollouts/new"
-              className="inline-flex h-9 items-center rounded-md bg-sky-600 px-3.5 text-sm font-medium text-white hover:bg-sky-700"
+              className="inline-flex h-9 items-center rounded-md bg-sky-700 px-3.5 text-sm font-medium text-white hover:bg-sky-800"
             >
               New rollout
             </Link>

@@ -26,7 +26,7 @@ export function RolloutsView({ canCreate }: { canCreate: boolean }) {
         {canCreate && (
           <Link
             href="/rollouts/new"
-            className="mt-4 inline-flex h-9 items-center rounded-md bg-sky-600 px-3.5 text-sm font-medium text-white hover:bg-sky-700"
+            className="mt-4 inline-flex h-9 items-center rounded-md bg-sky-700 px-3.5 text-sm font-medium text-white hover:bg-sky-800"
           >
             Plan a rollout
           </Link>

@@ -112,7 +112,7 @@ function Editor({ current }: { current: Settings }) {
   return (
     <Card className="max-w-2xl">
       <form onSubmit={onSubmit} className="space-y-5" noValidate>
-        <div className="grid grid-cols-2 gap-5">
+        <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
           <Field
             id="notReadyThresholdSeconds"
             label={SETTING_LABELS.notReadyThresholdSeconds}
@@ -192,7 +192,7 @@ function Editor({ current }: { current: Settings }) {
           <p className="text-sm text-slate-500 dark:text-slate-400">
             Older rows are deleted every minute. Audit entries are first appended to the archive in the data directory.
           </p>
-          <div className="grid grid-cols-2 gap-5">
+          <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
             <Field
               id="heartbeatHistoryRetentionDays"
               label={SETTING_LABELS.heartbeatHistoryRetentionDays}

@@ -40,7 +40,7 @@ function Distribution({ data }: { data: VersionsOverview }) {
     };
   });
   return (
-    <div className="grid grid-cols-2 gap-6">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
       <Card title="Agent versions">
         <DistributionBarChart
           label="Clusters per agent version"
@@ -95,7 +95,7 @@ export function VersionsView({ canEdit, canRollout }: { canEdit: boolean; canRol
         <ErrorState title="Could not load versions" message={versions.error.message} onRetry={() => void versions.refetch()} />
       ) : (
         <div className="space-y-6">
-          <div className="grid grid-cols-4 gap-4">
+          <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
             <StatCard label="Clusters reporting versions" value={reporting.toLocaleString()} testId="versions-reporting" />
             {(["incompatible", "outdated", "unsupported-kubernetes"] as const).map((flag) => {
               const n = versions.data.flaggedCounts[flag];

@@ -2,20 +2,20 @@ import type { ReactNode } from "react";
 import { WIZARD_STEPS, type WizardStepKey, type WizardStepState } from "./wizard-steps";
 
 const MARK: Record<WizardStepState, { className: string; word: string }> = {
-  done: { className: "bg-emerald-600 text-white dark:bg-emerald-500 dark:text-emerald-950", word: "done" },
+  done: { className: "bg-emerald-700 text-white dark:bg-emerald-500 dark:text-emerald-950", word: "done" },
   forced: {
-    className: "bg-amber-500 text-white dark:bg-amber-400 dark:text-amber-950",
+    className: "bg-amber-400 text-amber-950 dark:bg-amber-400 dark:text-amber-950",
     word: "done, wait skipped with a reason",
   },
   current: {
-    className: "bg-sky-600 text-white ring-4 ring-sky-100 dark:bg-sky-500 dark:text-sky-950 dark:ring-sky-950",
+    className: "bg-sky-700 text-white ring-4 ring-sky-100 dark:bg-sky-500 dark:text-sky-950 dark:ring-sky-950",
     word: "current step",
   },
   upcoming: {
     className: "border border-slate-300 bg-white text-slate-500 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-400",
     word: "not yet",
   },
-  failed: { className: "bg-rose-600 text-white dark:bg-rose-500 dark:text-rose-950", word: "failed" },
+  failed: { className: "bg-rose-600 text-white dark:bg-rose-400 dark:text-rose-950", word: "failed" },
 };
 
 function StepMark({ index, state }: { index: number; state: WizardStepState }) {

@@ -27,34 +27,38 @@ export function ChartFigure({
       <div className="text-xs text-slate-500 dark:text-slate-400" style={{ height }}>
         {children}
       </div>
+      {/* Visually hidden in a box, not on the table itself: a table ignores a 1 px width and, wide
+          as its content, made the page scroll sideways into blank space. */}
       {table && (
-        <table className="sr-only">
-          <caption>{label}</caption>
-          <thead>
-            <tr>
-              {table.head.map((h) => (
-                <th key={h} scope="col">
-                  {h}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {table.rows.map((row, i) => (
-              <tr key={i}>
-                {row.map((cell, j) =>
-                  j === 0 ? (
-                    <th key={j} scope="row">
-                      {cell}
-                    </th>
-                  ) : (
-                    <td key={j}>{cell}</td>
-                  ),
-                )}
+        <div className="sr-only">
+          <table>
+            <caption>{label}</caption>
+            <thead>
+              <tr>
+                {table.head.map((h) => (
+                  <th key={h} scope="col">
+                    {h}
+                  </th>
+                ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {table.rows.map((row, i) => (
+                <tr key={i}>
+                  {row.map((cell, j) =>
+                    j === 0 ? (
+                      <th key={j} scope="row">
+                        {cell}
+                      </th>
+                    ) : (
+                      <td key={j}>{cell}</td>
+                    ),
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </figure>
   );

@@ -35,6 +35,7 @@ export function HorizontalBarChart<K extends string>({
   axisFormat = format,
   endLabel,
   labelWidth = 112,
+  category = "Category",
 }: {
   label: string;
   description: string;
@@ -47,6 +48,8 @@ export function HorizontalBarChart<K extends string>({
   /** the text in the right column; default: the first series' value */
   endLabel?: (row: { name: string } & Record<K, number>) => string;
   labelWidth?: number;
+  /** the hidden table's header over the category names (a header cell must not be empty) */
+  category?: string;
 }) {
   const height = horizontalChartHeight(rows.length);
   const last = series[series.length - 1]!;
@@ -60,7 +63,7 @@ export function HorizontalBarChart<K extends string>({
       description={description}
       height={height}
       table={{
-        head: ["", ...series.map((s) => s.name)],
+        head: [category, ...series.map((s) => s.name)],
         rows: rows.map((r) => [r.name, ...series.map((s) => format(r[s.key]))]),
       }}
     >

@@ -59,16 +59,16 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
   const leaving = c.phase === "Draining" || c.phase === "Deregistration";
   return (
     <div className="space-y-6">
-      <header className="flex items-end justify-between gap-4">
-        <div className="min-w-0">
+      <header className="flex flex-wrap items-end justify-between gap-4">
+        <div className="max-w-full min-w-0">
           <Link
             href="/clusters"
             className="text-sm text-slate-500 hover:text-slate-800 hover:underline dark:text-slate-400 dark:hover:text-slate-200"
           >
             ← Clusters
           </Link>
-          <div className="mt-1 flex items-center gap-3">
-            <h1 className="truncate text-xl font-semibold tracking-tight">{c.name}</h1>
+          <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1">
+            <h1 className="max-w-full truncate text-xl font-semibold tracking-tight">{c.name}</h1>
             <StatusBadge status={c.status} />
             <Badge tone="blue">{c.phase}</Badge>
           </div>
@@ -79,7 +79,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
           )}
           {c.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{c.description}</p>}
         </div>
-        <div className="flex items-center gap-3">
+        <div className="flex flex-wrap items-center gap-3">
           <LiveIndicator state={live} />
           {/* Hidden from viewers as a courtesy; the API refuses their mints regardless. */}
           {canEdit && !leaving && (
@@ -115,8 +115,8 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
         />
       )}
 
-      <div className="grid grid-cols-3 items-start gap-6">
-        <div className="col-span-2 min-w-0 space-y-6">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
+        <div className="min-w-0 space-y-6 lg:col-span-2">
           <ClusterIdentityCard cluster={c} />
           <HeartbeatTimelineCard id={id} registeredAt={c.registeredAt} />
           <Card title="Labels">

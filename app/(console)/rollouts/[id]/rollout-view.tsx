@@ -177,7 +177,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
       )}
       <StateNotice rollout={r} canAct={canAct} />
 
-      <div className="grid grid-cols-2 gap-4 sm:grid-cols-5">
+      <div className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-5">
         <StatCard label="Clusters" value={r.totals.clusters} testId="rollout-clusters" />
         <StatCard
           label="Succeeded"
@@ -201,7 +201,7 @@ export function RolloutView({ id, initial, canAct }: { id: string; initial: Roll
         <StatCard label="Skipped" value={r.totals.skipped} testId="rollout-skipped" />
       </div>
 
-      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
+      <div className="grid grid-cols-1 lg:grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
         <Card
           title="Stages"
           action={

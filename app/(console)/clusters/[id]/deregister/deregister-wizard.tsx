@@ -226,7 +226,7 @@ export function DeregisterWizard({
           Could not refresh ({query.error.message}); showing the last known state and retrying.
         </p>
       )}
-      <div className="grid grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
+      <div className="grid grid-cols-1 lg:grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
         <DeregistrationStepper states={states} render={body} />
         <aside className="space-y-4">
           <DeregistrationSummary d={d} canAct={canAct} onCancel={can("cancel") ? () => open("cancel") : undefined} />

@@ -4,7 +4,7 @@ export default function Loading() {
   return (
     <div role="status" aria-label="Loading the deregistration wizard" className="space-y-6">
       <PageHeaderSkeleton breadcrumb />
-      <div className="grid grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
+      <div className="grid grid-cols-1 lg:grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
         <div className="space-y-6">
           {Array.from({ length: 5 }, (_, i) => (
             <div key={i} className="flex gap-4">
