@@ -144,7 +144,7 @@ export function SavedViews({ filters, canEdit }: { filters: ClusterFilters; canE
             value={name}
             onChange={(e) => setName(e.target.value)}
           />
-          <Button type="submit" variant="secondary" className="h-8" disabled={!name.trim() || create.isPending}>
+          <Button type="submit" variant="secondary" className="h-8 whitespace-nowrap" disabled={!name.trim() || create.isPending}>
             Save view
           </Button>
         </form>

@@ -50,12 +50,13 @@ export function StagesBuilder({
           return (
             <li
               key={s.id}
-              className="grid grid-cols-[1.5rem_minmax(0,1fr)_11rem_6rem_6.5rem_auto] items-start gap-2 rounded-md border border-slate-200 p-2 dark:border-slate-800"
+              className="flex flex-wrap items-start gap-2 rounded-md sm:grid sm:grid-cols-[1.5rem_minmax(0,1fr)_11rem_6rem_6.5rem_auto] border border-slate-200 p-2 dark:border-slate-800"
             >
-              <span className="pt-2 text-center text-xs font-semibold text-slate-500 tabular-nums dark:text-slate-400">
+              <span className="w-6 shrink-0 pt-2 text-center text-xs font-semibold text-slate-500 tabular-nums dark:text-slate-400">
                 {i + 1}
               </span>
-              <div>
+              {/* On a phone the row wraps: name; size and value; the count and the buttons. */}
+              <div className="min-w-0 flex-1 basis-48">
                 <label htmlFor={`${s.id}-name`} className="sr-only">
                   Name of stage {i + 1}
                 </label>
@@ -69,7 +70,7 @@ export function StagesBuilder({
                 />
                 {nameError && <p className="mt-1 text-xs text-rose-600 dark:text-rose-400">{nameError}</p>}
               </div>
-              <div>
+              <div className="w-40 sm:w-auto">
                 <label htmlFor={`${s.id}-kind`} className="sr-only">
                   Size of stage {i + 1} as
                 </label>
@@ -83,7 +84,7 @@ export function StagesBuilder({
                   <option value="percent">% of all clusters</option>
                 </select>
               </div>
-              <div>
+              <div className="w-24 sm:w-auto">
                 <label htmlFor={`${s.id}-value`} className="sr-only">
                   {s.kind === "clusters" ? `Clusters in stage ${i + 1}` : `Percent of clusters in stage ${i + 1}`}
                 </label>
@@ -110,7 +111,7 @@ export function StagesBuilder({
                 )}
                 {last && <span className="block text-[11px] text-slate-500 dark:text-slate-400">takes the rest</span>}
               </p>
-              <div className="flex gap-0.5">
+              <div className="ml-auto flex gap-0.5 sm:ml-0">
                 <Button type="button" variant="ghost" className="h-9 w-8 px-0" disabled={i === 0} onClick={() => move(i, -1)}>
                   <span aria-hidden>↑</span>
                   <span className="sr-only">Move stage {i + 1} up</span>
