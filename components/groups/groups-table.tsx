@@ -46,7 +46,7 @@ export function GroupsTable({
               </td>
               <td className="px-4 py-3">
                 {g.counts ? (
-                  <GroupCountsBar counts={g.counts} />
+                  <GroupCountsBar counts={g.counts} groupId={g.id} />
                 ) : (
                   // Saved before the selector limits (or otherwise unusable): shown, never evaluated.
                   <div className="w-60 space-y-1" data-testid="group-selector-error">

@@ -95,6 +95,15 @@ test.describe("as an operator", () => {
       await expect(groups.row(groupName)).toBeVisible();
     });
 
+    // The group's count opens the cluster list filtered to the group.
+    await groups
+      .row(groupName)
+      .getByRole("link", { name: /^1\s+cluster$/ })
+      .click();
+    await expect(page).toHaveURL(/\/clusters\?group=/);
+    await expect(page.getByRole("link", { name: cluster })).toBeVisible();
+    await groups.goto();
+
     // Delete, behind a confirmation.
     await groups
       .row(groupName)
