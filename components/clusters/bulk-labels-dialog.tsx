@@ -1,5 +1,7 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
+
 import { useState, type FormEvent } from "react";
 import { selectionBody, useBulkLabels, type BulkLabelsResult, type Selection } from "@/lib/client/cluster-bulk";
 import { parseLabelChange, type LabelChange } from "@/lib/domain/bulk-labels";
@@ -59,14 +61,9 @@ export function BulkLabelsDialog({ selection, onClose }: { selection: Selection;
           matched). The change is in the audit log as one entry.
         </p>
         <div className="mt-4 flex justify-end">
-          <button
-            type="button"
-            autoFocus
-            onClick={onClose}
-            className="h-9 rounded-md bg-sky-600 px-3.5 text-sm font-medium text-white hover:bg-sky-700"
-          >
+          <Button type="button" autoFocus onClick={onClose}>
             Done
-          </button>
+          </Button>
         </div>
       </Dialog>
     );

@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import { buttonClass } from "@/components/ui/button";
 import { useState } from "react";
 import type { VersionFlag } from "@/lib/domain/compatibility";
 import { FLAGGED_PAGE_SIZE, useFlaggedClusters, type VersionsOverview } from "@/lib/client/versions";
@@ -64,10 +65,7 @@ export function FlaggedClustersTable({
         {canRollout && matching > 0 && (
           // The new-rollout page resolves the filter to the flagged clusters' ids on the server, so
           // the link stays short however many there are.
-          <Link
-            href={`/rollouts/new?flagged=${filter}`}
-            className="inline-flex h-8 items-center rounded-md bg-sky-600 px-3 text-sm font-medium text-white hover:bg-sky-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-sky-500"
-          >
+          <Link href={`/rollouts/new?flagged=${filter}`} className={buttonClass("primary", "h-8 px-3")}>
             Upgrade these {matching.toLocaleString()}…
           </Link>
         )}

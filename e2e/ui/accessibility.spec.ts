@@ -20,7 +20,8 @@ async function seriousViolations(page: Page, label: string): Promise<string[]> {
 }
 
 test.describe("accessibility", () => {
-  test.describe.configure({ mode: "serial", timeout: 90_000 });
+  // Generous: axe over a 50-row cluster list took over 90 s once with both cores busy.
+  test.describe.configure({ mode: "serial", timeout: 180_000 });
   test.use(asRole("admin"));
 
   let fleet: SeededFleet | undefined;

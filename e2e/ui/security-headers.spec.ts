@@ -102,6 +102,8 @@ test("every console page satisfies its Content-Security-Policy and carries the s
     // Client-side navigation through the shell stays within the policy too.
     await page.getByRole("link", { name: "Clusters", exact: true }).click();
     await expect(page).toHaveURL(/\/clusters$/);
+    // Other specs' clusters may push this one off the first page: search for it (in the URL, no reload).
+    await page.getByRole("searchbox", { name: "Search" }).fill(agent.name);
     await page.getByRole("link", { name: agent.name }).first().click();
     await expect(page.getByRole("heading", { name: agent.name })).toBeVisible();
     await page.waitForTimeout(750);

@@ -38,10 +38,11 @@ const requiredLabelsSchema = z
   .array(z.string(), { error: `${SETTING_LABELS.requiredLabels} must be a list of label keys.` })
   .superRefine((keys, ctx) => {
     const label = SETTING_LABELS.requiredLabels;
-    for (const key of keys) {
+    keys.forEach((key, i) => {
       const problem = labelKeyProblem(key);
-      if (problem) ctx.addIssue({ code: "custom", message: `${label}: “${key}” is not a label key (${problem}).` });
-    }
+      // The path names the entry (requiredLabels.0), as every other refusal names its field.
+      if (problem) ctx.addIssue({ code: "custom", path: [i], message: `${label}: “${key}” is not a label key (${problem}).` });
+    });
     if (keys.length > MAX_REQUIRED_LABELS)
       ctx.addIssue({ code: "custom", message: `${label} can name at most ${MAX_REQUIRED_LABELS} keys.` });
     const repeated = keys.filter((k, i) => keys.indexOf(k) !== i);
