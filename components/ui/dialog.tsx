@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { useEffect, useId, useRef, useState, type ReactNode, type RefObject } from "react";
 import { MAIN_CONTENT_ID } from "./skip-link";
 
 /**
@@ -20,19 +20,8 @@ export function Dialog({
   onClose: () => void;
   children: ReactNode;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog();
   const titleId = useId();
-  // Read while rendering, before the dialog takes the focus: this is the opener.
-  const [opener] = useState(() => (typeof document === "undefined" ? null : (document.activeElement as HTMLElement | null)));
-  useEffect(() => {
-    const el = ref.current;
-    if (el && !el.open) el.showModal();
-    return () => {
-      el?.close();
-      const target = opener?.isConnected && opener !== document.body ? opener : document.getElementById(MAIN_CONTENT_ID);
-      target?.focus();
-    };
-  }, [opener]);
   return (
     <dialog
       ref={ref}
@@ -49,4 +38,25 @@ export function Dialog({
       </div>
     </dialog>
   );
+}
+
+/**
+ * A native <dialog> shown modally while the component is mounted. When it goes away, focus returns
+ * to the element that had it when it opened, or to the page's main content if that is gone (the
+ * dialogs and the side panel share this).
+ */
+export function useModalDialog(): RefObject<HTMLDialogElement | null> {
+  const ref = useRef<HTMLDialogElement>(null);
+  // Read while rendering, before the dialog takes the focus: this is the opener.
+  const [opener] = useState(() => (typeof document === "undefined" ? null : (document.activeElement as HTMLElement | null)));
+  useEffect(() => {
+    const el = ref.current;
+    if (el && !el.open) el.showModal();
+    return () => {
+      el?.close();
+      const target = opener?.isConnected && opener !== document.body ? opener : document.getElementById(MAIN_CONTENT_ID);
+      target?.focus();
+    };
+  }, [opener]);
+  return ref;
 }

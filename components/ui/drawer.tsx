@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
+import { useModalDialog } from "./dialog";
 
 /**
  * A side panel on the native modal <dialog>: focus moves into it and is trapped there, Escape
@@ -9,17 +10,8 @@ import { useEffect, useId, useRef, type ReactNode } from "react";
  * while open; `onClose` fires however it closes.
  */
 export function Drawer({ title, onClose, children }: { title: ReactNode; onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog();
   const titleId = useId();
-  useEffect(() => {
-    const el = ref.current;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (el && !el.open) el.showModal();
-    return () => {
-      el?.close();
-      if (opener?.isConnected) opener.focus();
-    };
-  }, []);
   return (
     <dialog
       ref={ref}
