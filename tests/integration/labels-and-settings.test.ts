@@ -72,7 +72,8 @@ test("settings refusals name the form's labels, never the machine names, and say
   // One side of the rule alone is checked against the other's stored value (60 by default).
   await refused({ heartbeatIntervalSeconds: 61 }, "heartbeatIntervalSeconds", SETTING_LABELS.heartbeatIntervalSeconds);
   await refused({ auditLogRetentionDays: 7 }, "auditLogRetentionDays", SETTING_LABELS.auditLogRetentionDays);
-  await refused({ requiredLabels: ["env", "not a key"] }, "requiredLabels", SETTING_LABELS.requiredLabels);
+  // The refusal names the entry at fault, as the form marks that row.
+  await refused({ requiredLabels: ["env", "not a key"] }, "requiredLabels.1", SETTING_LABELS.requiredLabels);
   const settings = await server.api("GET", "/api/v1/settings");
   assert.equal(settings.body.heartbeatIntervalSeconds, 15, "nothing was changed");
 });
