@@ -1,5 +1,5 @@
 // npm run bench:pages — time to content of the console's busiest pages (Overview, Clusters, a
-// cluster, Tokens) in real Chromium against the real server (production build), with a seeded
+// cluster, Tokens, then every other page) in real Chromium against the real server (production build), with a seeded
 // fleet. Prints, per page, the document's time to first byte (server render) and the time until
 // the page's data is on screen, plus any Content-Security-Policy violation seen. Asserts nothing.
 //   BENCH_CLUSTERS (default 300), BENCH_LOADS (default 7), TEST_ENGINE=sqlite|postgres
@@ -59,6 +59,16 @@ async function side(label: string, distDir: string | undefined): Promise<Side> {
     { name: "Clusters", path: "/clusters", content: 'main a[href^="/clusters/cl_"]' },
     { name: "Cluster", path: `/clusters/${first!.id}`, content: `main h1:has-text("${first!.name}")` },
     { name: "Tokens", path: "/tokens", content: 'main :text("bench-token-0")' },
+    // The other pages: rendered once the heading is there and no skeleton is left in <main>.
+    ...[
+      ["Groups", "/groups"],
+      ["Policies", "/policies"],
+      ["Rollouts", "/rollouts"],
+      ["Versions", "/versions"],
+      ["Node pools", "/node-pools"],
+      ["Audit log", "/audit"],
+      ["Settings", "/settings"],
+    ].map(([name, path]) => ({ name: name!, path: path!, content: "main:not(:has([data-skeleton])) h1" })),
   ];
   const { browser, context } = await adminBrowser(server);
   const page = await context.newPage();
