@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_ISSUER, OIDC_NAME } from "./e2e/support/oidc";
 import { ACCOUNTS, AGENT_PORT, BASE_URL, DATA_DIR, FLEET_CA_KEK, PORT } from "./e2e/support/run";
 
 const databaseUrl = process.env.E2E_DATABASE_URL || `file:${path.join(DATA_DIR, "fleet.db")}`;
@@ -23,6 +24,8 @@ for (const name of [
   "OIDC_ISSUER",
   "OIDC_CLIENT_ID",
   "OIDC_CLIENT_SECRET",
+  "OIDC_NAME",
+  "OIDC_SCOPES",
   "FLEET_CA_KEK_FILE",
 ]) {
   delete process.env[name];
@@ -72,28 +75,45 @@ export default defineConfig({
     { name: "api", testDir: "e2e/api" },
     { name: "ui", testDir: "e2e/ui", use: { browserName: "chromium", viewport: { width: 1280, height: 800 } } },
   ],
-  webServer: {
-    command: "npm run serve",
-    url: `${BASE_URL}/api/readyz`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
-    env: {
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      HOST: "127.0.0.1",
-      PORT: String(PORT),
-      AGENT_PORT: String(AGENT_PORT),
-      DATA_DIR: DATA_DIR,
-      DATABASE_URL: databaseUrl,
-      ADMIN_EMAIL: ACCOUNTS.admin.email,
-      ADMIN_PASSWORD: ACCOUNTS.admin.password,
-      FLEET_CA_KEK,
-      LOG_LEVEL: "warn",
-      // A production build, but every admin answer is still checked against its contract.
-      CHECK_API_RESPONSES: "on",
+  webServer: [
+    {
+      // The OpenID Provider single sign-on signs in through (e2e/ui/sso.spec.ts). The console reads
+      // its discovery document only at the first SSO sign-in, so the two may start in any order.
+      command: "node --import tsx e2e/support/oidc-provider.ts",
+      url: `${OIDC_ISSUER}/.well-known/openid-configuration`,
+      timeout: 60_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 5_000 },
     },
-  },
+    {
+      command: "npm run serve",
+      url: `${BASE_URL}/api/readyz`,
+      timeout: 120_000,
+      reuseExistingServer: false,
+      stdout: "pipe",
+      stderr: "pipe",
+      gracefulShutdown: { signal: "SIGTERM", timeout: 10_000 },
+      env: {
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        HOST: "127.0.0.1",
+        PORT: String(PORT),
+        AGENT_PORT: String(AGENT_PORT),
+        DATA_DIR: DATA_DIR,
+        DATABASE_URL: databaseUrl,
+        ADMIN_EMAIL: ACCOUNTS.admin.email,
+        ADMIN_PASSWORD: ACCOUNTS.admin.password,
+        FLEET_CA_KEK,
+        LOG_LEVEL: "warn",
+        // A production build, but every admin answer is still checked against its contract.
+        CHECK_API_RESPONSES: "on",
+        OIDC_ISSUER,
+        OIDC_CLIENT_ID,
+        OIDC_CLIENT_SECRET,
+        OIDC_NAME,
+      },
+    },
+  ],
 });

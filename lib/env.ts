@@ -39,6 +39,11 @@ const schema = z.object({
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
   OIDC_NAME: z.string().min(1).default("Single sign-on"),
+  /** Scopes asked at sign-in; add the one your provider releases the role claim under (e.g. groups). */
+  OIDC_SCOPES: z
+    .string()
+    .default("openid email profile")
+    .refine((s) => s.split(/\s+/).includes("openid"), { message: "must include openid" }),
   /**
    * Proxies whose forwarded headers are believed: the client-certificate header on the agent port,
    * X-Forwarded-For/-Host/-Proto on the console port. Off when empty.
@@ -76,7 +81,7 @@ const schema = z.object({
 export type Env = z.infer<typeof schema> & {
   dataDir: string;
   database: { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string; poolSize: number };
-  oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
+  oidc: { issuer: string; clientId: string; clientSecret: string; name: string; scopes: string } | null;
   /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
   fleetCaKek: Buffer | null;
   checkApiResponses: boolean;
@@ -109,7 +114,13 @@ function load(source: NodeJS.ProcessEnv): Env {
   }
   const oidc =
     e.OIDC_ISSUER && e.OIDC_CLIENT_ID && e.OIDC_CLIENT_SECRET
-      ? { issuer: e.OIDC_ISSUER, clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET, name: e.OIDC_NAME }
+      ? {
+          issuer: e.OIDC_ISSUER,
+          clientId: e.OIDC_CLIENT_ID,
+          clientSecret: e.OIDC_CLIENT_SECRET,
+          name: e.OIDC_NAME,
+          scopes: e.OIDC_SCOPES.trim(),
+        }
       : null;
   const checkApiResponses = (e.CHECK_API_RESPONSES ?? (e.NODE_ENV === "production" ? "off" : "on")) === "on";
   return { ...e, dataDir, database, oidc, fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE), checkApiResponses };

@@ -12,6 +12,10 @@ const MESSAGES: Record<string, string> = {
   OAuthSignin: "Could not reach the single sign-on provider.",
   OAuthCallback: "Single sign-on did not complete. Try again.",
   AccessDenied: "This account is not allowed to sign in.",
+  // Single sign-on refusals (lib/server/auth/oidc-sign-in.ts, SSO_REFUSALS).
+  SsoAccountDisabled: "This account is disabled. Ask an admin of Fleet Registry to enable it.",
+  SsoEmailNotVerified:
+    "The single sign-on provider did not verify this email, which belongs to an existing account; sign in with its password or ask an admin.",
 };
 
 export function LoginForm({ oidcName }: { oidcName: string | null }) {

@@ -9,8 +9,19 @@ import { inputClass } from "@/components/ui/field";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { InlineError } from "@/components/ui/inline-error";
 import { TableHead } from "@/components/ui/table-head";
+import { RoleBadge } from "./role-badge";
 
-function UserRow({ user, isYou, onDisable }: { user: User; isYou: boolean; onDisable: (u: User) => void }) {
+function UserRow({
+  user,
+  isYou,
+  onDisable,
+  ssoManagesRoles,
+}: {
+  user: User;
+  isYou: boolean;
+  onDisable: (u: User) => void;
+  ssoManagesRoles: boolean;
+}) {
   const update = useUpdateUser();
   // The select shows the role being saved right away; a refusal (e.g. the last admin) puts it back.
   const [pendingRole, setPendingRole] = useState<Role | null>(null);
@@ -26,26 +37,36 @@ function UserRow({ user, isYou, onDisable }: { user: User; isYou: boolean; onDis
           {user.name && <div className="truncate text-xs text-slate-500 dark:text-slate-400">{user.name}</div>}
         </td>
         <td className="px-4 py-2">
-          <label htmlFor={`role-${user.id}`} className="sr-only">
-            Role of {user.email}
-          </label>
-          <select
-            id={`role-${user.id}`}
-            className={`${inputClass} h-8 w-32`}
-            value={role}
-            disabled={update.isPending}
-            onChange={(e) => {
-              const next = e.target.value as Role;
-              setPendingRole(next);
-              update.mutate({ id: user.id, patch: { role: next } }, { onSettled: () => setPendingRole(null) });
-            }}
-          >
-            {ROLES.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
+          {user.sso && ssoManagesRoles ? (
+            // The server refuses the edit too (409 role_managed_by_sso): the next sign-in would undo it.
+            <span data-role-managed-by-sso className="flex flex-wrap items-center gap-2">
+              <RoleBadge role={user.role} />
+              <span className="text-xs text-slate-600 dark:text-slate-400">managed by SSO</span>
+            </span>
+          ) : (
+            <>
+              <label htmlFor={`role-${user.id}`} className="sr-only">
+                Role of {user.email}
+              </label>
+              <select
+                id={`role-${user.id}`}
+                className={`${inputClass} h-8 w-32`}
+                value={role}
+                disabled={update.isPending}
+                onChange={(e) => {
+                  const next = e.target.value as Role;
+                  setPendingRole(next);
+                  update.mutate({ id: user.id, patch: { role: next } }, { onSettled: () => setPendingRole(null) });
+                }}
+              >
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
         </td>
         <td className="px-4 py-2.5">{user.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</td>
         <td className="px-4 py-2.5 tabular-nums">
@@ -90,10 +111,13 @@ export function UsersTable({
   users,
   currentEmail,
   onDisable,
+  ssoManagesRoles,
 }: {
   users: User[];
   currentEmail: string | null;
   onDisable: (u: User) => void;
+  /** An SSO role mapping is configured: SSO users' roles come from the provider. */
+  ssoManagesRoles: boolean;
 }) {
   return (
     <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
@@ -102,7 +126,13 @@ export function UsersTable({
         <TableHead columns={["User", "Role", "Status", "Last sign-in", "Added"]} actions />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {users.map((u) => (
-            <UserRow key={u.id} user={u} isYou={u.email === currentEmail} onDisable={onDisable} />
+            <UserRow
+              key={u.id}
+              user={u}
+              isYou={u.email === currentEmail}
+              onDisable={onDisable}
+              ssoManagesRoles={ssoManagesRoles}
+            />
           ))}
         </tbody>
       </table>

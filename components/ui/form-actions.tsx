@@ -41,3 +41,19 @@ export function FormActions({
     </>
   );
 }
+
+/** A page form's save button, saying what it is doing while pending, and "Saved." once it has. */
+export function SaveActions({ pending, label, saved }: { pending: boolean; label: string; saved: boolean }) {
+  return (
+    <div className="flex items-center gap-3">
+      <Button type="submit" disabled={pending}>
+        {pending ? "Saving…" : label}
+      </Button>
+      {saved && (
+        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+          Saved.
+        </p>
+      )}
+    </div>
+  );
+}

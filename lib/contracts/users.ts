@@ -15,6 +15,8 @@ export const userSchema = z.object({
   name: z.string().nullable(),
   role: roleSchema,
   disabled: z.boolean(),
+  /** Signs in through single sign-on (linked to an OIDC subject); while a role mapping is configured, its role is the IdP's. */
+  sso: z.boolean(),
   lastLoginAt: isoTime.nullable(),
   createdAt: isoTime,
 });

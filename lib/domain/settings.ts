@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { labelKeyProblem } from "./labels";
+import { ssoRoleMappingSchema } from "./sso-roles";
 
 /**
  * Each setting's name as the Settings form shows it. Every validation message a person reads uses
@@ -18,6 +19,8 @@ export const SETTING_LABELS = {
   statusEventRetentionDays: "Status events (days)",
   registrationAttemptRetentionDays: "Registration attempts (days)",
   auditLogRetentionDays: "Audit log (days)",
+  // Single sign-on (lib/domain/sso-roles.ts): its own section of the Settings page.
+  ssoRoleMapping: "SSO role mapping",
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 
@@ -70,6 +73,8 @@ export const settingsSchema = z.object({
   registrationAttemptRetentionDays: wholeNumber("registrationAttemptRetentionDays", 1, 3_650),
   /** The audit log; pruned entries are first appended to the archive files in the data dir. */
   auditLogRetentionDays: wholeNumber("auditLogRetentionDays", 30, 3_650),
+  /** Single sign-on: the claim that sets SSO users' roles at each sign-in; null: roles are set in the console. */
+  ssoRoleMapping: ssoRoleMappingSchema.nullable(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -116,4 +121,5 @@ export const DEFAULT_SETTINGS: Settings = {
   statusEventRetentionDays: 90,
   registrationAttemptRetentionDays: 30,
   auditLogRetentionDays: 365,
+  ssoRoleMapping: null,
 };

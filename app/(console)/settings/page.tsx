@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
+import { env } from "@/lib/env";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApiKeysSection } from "./api-keys-section";
 import { FleetCaSection } from "./fleet-ca-section";
 import { SettingsForm } from "./settings-form";
+import { SsoSection } from "./sso-section";
 import { UsersSection } from "./users-section";
 
 export const metadata: Metadata = { title: "Settings" };
@@ -21,6 +23,7 @@ export default async function SettingsPage() {
         <FleetCaSection />
         <ApiKeysSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
+        <SsoSection providerName={env().oidc?.name ?? null} />
       </div>
     </>
   );

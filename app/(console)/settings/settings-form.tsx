@@ -6,13 +6,14 @@ import { RequiredLabelsPreview } from "@/components/settings/required-labels-pre
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { useSettings, useUpdateSettings } from "@/lib/client/settings";
 import { ApiRequestError } from "@/lib/client/fetch-json";
-import { Button } from "@/components/ui/button";
+import { SaveActions } from "@/components/ui/form-actions";
 import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
-type Draft = Record<keyof Settings, string>;
+// The SSO role mapping has its own section (sso-section.tsx) and is not part of this form's patch.
+type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping">, string>;
 type Errors = Partial<Record<keyof Settings, string>>;
 
 // The required-label preview recounts as keys are typed, once typing pauses.
@@ -243,16 +244,7 @@ function Editor({ current }: { current: Settings }) {
             {serverError.message}
           </p>
         )}
-        <div className="flex items-center gap-3">
-          <Button type="submit" disabled={update.isPending}>
-            {update.isPending ? "Saving…" : "Save settings"}
-          </Button>
-          {saved && (
-            <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
-              Saved.
-            </p>
-          )}
-        </div>
+        <SaveActions pending={update.isPending} label="Save settings" saved={saved} />
       </form>
     </Card>
   );

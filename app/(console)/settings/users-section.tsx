@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { useUsers, type User } from "@/lib/client/settings";
+import { useSettings, useUsers, type User } from "@/lib/client/settings";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TableSkeleton } from "@/components/ui/skeleton";
@@ -13,6 +13,7 @@ import { UsersTable } from "@/components/settings/users-table";
 /** The people who sign in to the console and their roles. */
 export function UsersSection({ currentEmail }: { currentEmail: string | null }) {
   const users = useUsers();
+  const ssoManagesRoles = Boolean(useSettings().data?.ssoRoleMapping);
   const [adding, setAdding] = useState(false);
   const [disabling, setDisabling] = useState<User | null>(null);
   return (
@@ -33,7 +34,7 @@ export function UsersSection({ currentEmail }: { currentEmail: string | null }) 
       ) : users.isError ? (
         <ErrorState title="Could not load users" message={users.error.message} onRetry={() => void users.refetch()} />
       ) : (
-        <UsersTable users={users.data} currentEmail={currentEmail} onDisable={setDisabling} />
+        <UsersTable users={users.data} currentEmail={currentEmail} onDisable={setDisabling} ssoManagesRoles={ssoManagesRoles} />
       )}
       {adding && <AddUserDialog onClose={() => setAdding(false)} />}
       {disabling && <DisableUserDialog user={disabling} onClose={() => setDisabling(null)} />}

@@ -23,6 +23,8 @@ const STATUS = {
   conflict: 409,
   cluster_conflict: 409,
   invalid_transition: 409,
+  /** A single sign-on user's role while a role mapping is configured: set by the IdP's claims at each sign-in. */
+  role_managed_by_sso: 409,
   cluster_deregistered: 410,
   agent_port_required: 421,
   payload_too_large: 413,

@@ -10,7 +10,8 @@ import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
 import { activeLock, beginAttempt } from "./login-throttle";
 import { attemptedEmail, authOptions } from "./options";
 import { sessionCookie } from "./principal";
-import { decodeSession, revokeSession } from "./sessions";
+import { providerSignOutUrl } from "./oidc-logout";
+import { decodeSession, revokeSession, sessionIdToken } from "./sessions";
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 type Run = () => Promise<Response>;
@@ -84,6 +85,7 @@ async function signOut(req: NextRequest, run: Run): Promise<Response> {
   const raw = sessionCookie(req.cookies);
   const res = await run();
   const claims = raw && clearsSessionCookie(res) ? await decodeSession(raw) : null;
+  const idToken = raw && claims ? await sessionIdToken(raw) : null;
   if (claims) {
     await revokeSession(claims);
     const user = await db().user.findUnique({ where: { id: claims.uid }, select: { email: true } });
@@ -95,5 +97,25 @@ async function signOut(req: NextRequest, run: Run): Promise<Response> {
       { address: requestClientAddress(req.headers) },
     );
   }
-  return res;
+  return idToken ? await throughProviderSignOut(res, idToken) : res;
+}
+
+/**
+ * A single sign-on session also ends at the provider (RP-initiated logout): the browser is sent to
+ * its end-session endpoint, which returns it to where next-auth would have sent it (our /login).
+ * next-auth answers the console's sign-out with JSON `{ url }` and a form post with a redirect.
+ */
+async function throughProviderSignOut(res: Response, idToken: string): Promise<Response> {
+  const json = (res.headers.get("content-type") ?? "").includes("application/json");
+  const returnTo = json ? ((await res.clone().json()) as { url?: unknown }).url : res.headers.get("location");
+  if (typeof returnTo !== "string") return res;
+  const url = await providerSignOutUrl(idToken, returnTo);
+  if (!url) return res;
+  const headers = new Headers(res.headers);
+  if (!json) {
+    headers.set("location", url);
+    return new Response(null, { status: res.status, headers });
+  }
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ url }), { status: res.status, headers });
 }

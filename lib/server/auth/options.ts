@@ -2,13 +2,18 @@ import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import { z } from "zod";
-import { env } from "@/lib/env";
+import type { OAuthConfig } from "next-auth/providers/oauth";
+import type { TokenSet } from "openid-client";
+import { env, type Env } from "@/lib/env";
 import { emailSchema } from "@/lib/domain/email";
 import { db } from "@/lib/server/db/client";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
+import { needsUserinfo } from "@/lib/domain/sso-roles";
+import { getSettings } from "@/lib/server/settings/settings";
 import { authSecret } from "./auth-secret";
 import { clearAccountFailures, recordSignInFailure } from "./login-throttle";
+import { signInWithOidc } from "./oidc-sign-in";
 import { dummyPasswordHash, verifyPassword } from "./password";
 import { newSessionClaims, SESSION_MAX_AGE_SECONDS } from "./sessions";
 
@@ -75,32 +80,41 @@ export function safeRedirect(url: string, baseUrl: string): string {
   return baseUrl;
 }
 
-/** OIDC users are matched by subject, then by email; new ones become viewers. */
-async function userForOidc(subject: string, email: string | null | undefined, name: string | null | undefined) {
-  const existing =
-    (await db().user.findUnique({ where: { oidcSubject: subject } })) ??
-    (email ? await db().user.findUnique({ where: { email: email.toLowerCase() } }) : null);
-  if (existing) {
-    if (existing.disabledAt) return null;
-    return db().user.update({ where: { id: existing.id }, data: { oidcSubject: subject, lastLoginAt: new Date() } });
-  }
-  const user = await db().user.create({
-    data: {
-      email: (email ?? `${subject}@oidc.invalid`).toLowerCase(),
-      name,
-      role: "viewer",
-      oidcSubject: subject,
-      lastLoginAt: new Date(),
+type OidcClaims = Record<string, unknown> & { sub: string };
+
+/** The OpenID Provider from OIDC_* (next-auth's callback id, and so the redirect URI's: `oidc`). */
+function oidcProvider(oidc: NonNullable<Env["oidc"]>): OAuthConfig<OidcClaims> {
+  return {
+    id: "oidc",
+    name: oidc.name,
+    type: "oauth",
+    wellKnown: `${oidc.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
+    clientId: oidc.clientId,
+    clientSecret: oidc.clientSecret,
+    authorization: { params: { scope: oidc.scopes } },
+    idToken: true,
+    checks: ["pkce", "state"],
+    // Spec-conformant providers put email, name and groups in userinfo, not in the ID token, unless
+    // a `claims` request asks: read userinfo when the ID token lacks them.
+    userinfo: {
+      async request({ tokens, client }) {
+        // At run time next-auth passes openid-client's TokenSet (its declared type is the plain fields).
+        const tokenSet = tokens as TokenSet;
+        const idClaims = tokenSet.claims() as OidcClaims;
+        const roleClaim = (await getSettings()).ssoRoleMapping?.claim ?? null;
+        if (!needsUserinfo(idClaims, roleClaim)) return idClaims;
+        // openid-client refuses userinfo whose `sub` is not the ID token's.
+        return { ...idClaims, ...(await client.userinfo(tokenSet)), sub: idClaims.sub };
+      },
     },
-  });
-  await recordAudit(
-    db(),
-    { type: "user", id: user.id, label: user.email },
-    "user.create",
-    { type: "user", id: user.id },
-    { via: "oidc", role: "viewer" },
-  );
-  return user;
+    profile(p) {
+      return {
+        id: p.sub,
+        email: typeof p.email === "string" ? p.email : null,
+        name: typeof p.name === "string" ? p.name : null,
+      };
+    },
+  };
 }
 
 let cached: NextAuthOptions | undefined;
@@ -123,33 +137,25 @@ export function authOptions(): NextAuthOptions {
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
         authorize: authorizeCredentials,
       }),
-      ...(oidc
-        ? [
-            {
-              id: "oidc",
-              name: oidc.name,
-              type: "oauth" as const,
-              wellKnown: `${oidc.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
-              clientId: oidc.clientId,
-              clientSecret: oidc.clientSecret,
-              authorization: { params: { scope: "openid email profile" } },
-              idToken: true,
-              checks: ["pkce" as const, "state" as const],
-              profile(p: { sub: string; email?: string; name?: string }) {
-                return { id: p.sub, email: p.email ?? null, name: p.name ?? null };
-              },
-            },
-          ]
-        : []),
+      ...(oidc ? [oidcProvider(oidc)] : []),
     ],
     callbacks: {
+      // A single sign-on is accepted or refused here; a refusal's code reaches the login page as
+      // `?error=` (next-auth's error route forwards to pages.error), never as its own error page.
+      async signIn({ account, profile }) {
+        if (account?.provider !== "oidc") return true;
+        const outcome = await signInWithOidc(account.providerAccountId, (profile ?? {}) as Record<string, unknown>);
+        if (outcome) throw new Error(outcome.refused);
+        return true;
+      },
       // Session claims (sid, sv, authAt) are set once, at sign-in; principal.ts checks them on
       // every request.
       async jwt({ token, user, account }) {
-        if (account?.provider === "oidc" && account.providerAccountId) {
-          const dbUser = await userForOidc(account.providerAccountId, user?.email, user?.name);
-          if (!dbUser) throw new Error("This account is disabled.");
-          return { ...token, ...newSessionClaims(dbUser) };
+        if (account?.provider === "oidc") {
+          const dbUser = await db().user.findUnique({ where: { oidcSubject: account.providerAccountId } });
+          if (!dbUser || dbUser.disabledAt) throw new Error("The single sign-on user is missing or disabled.");
+          // Kept for RP-initiated logout (auth-route.ts); the session callback does not expose it.
+          return { ...token, ...newSessionClaims(dbUser), idToken: account.id_token };
         }
         if (user) {
           const sessionVersion = (user as { sessionVersion?: unknown }).sessionVersion;

@@ -36,6 +36,15 @@ export async function decodeSession(raw: string): Promise<SessionClaims | null> 
   return sessionClaims(token);
 }
 
+/**
+ * The ID token a single sign-on session keeps for RP-initiated logout (id_token_hint). It lives
+ * only in the encrypted session cookie; the session callback never hands it to the browser.
+ */
+export async function sessionIdToken(raw: string): Promise<string | null> {
+  const token = await decode({ token: raw, secret: authSecret() }).catch(() => null);
+  return typeof token?.idToken === "string" ? token.idToken : null;
+}
+
 export async function isSessionRevoked(sid: string): Promise<boolean> {
   return (await db().revokedSession.findUnique({ where: { id: sid }, select: { id: true } })) !== null;
 }

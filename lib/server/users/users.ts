@@ -6,6 +6,7 @@ import { db } from "@/lib/server/db/client";
 import { ApiError } from "@/lib/server/api/errors";
 import { hashPassword } from "@/lib/server/auth/password";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { getSettings } from "@/lib/server/settings/settings";
 
 function view(u: {
   id: string;
@@ -15,6 +16,7 @@ function view(u: {
   disabledAt: Date | null;
   lastLoginAt: Date | null;
   createdAt: Date;
+  oidcSubject: string | null;
 }): User {
   return {
     id: u.id,
@@ -23,6 +25,7 @@ function view(u: {
     // Written only through the role enum (createUserSchema, updateUserSchema).
     role: u.role as Role,
     disabled: u.disabledAt !== null,
+    sso: u.oidcSubject !== null,
     lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
     createdAt: u.createdAt.toISOString(),
   };
@@ -46,9 +49,17 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
 
 export async function updateUser(actor: Actor, id: string, input: UpdateUserInput): Promise<User> {
   const passwordHash = input.password ? await hashPassword(input.password) : undefined;
+  const mapping = input.role ? (await getSettings()).ssoRoleMapping : null;
   return db().$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id } });
     if (!before) throw new ApiError("not_found", "No such user.");
+    // An edit would be undone at their next sign-in (lib/server/auth/oidc-sign-in.ts).
+    if (mapping && before.oidcSubject && input.role && input.role !== before.role) {
+      throw new ApiError(
+        "role_managed_by_sso",
+        `${before.email} signs in through single sign-on, and the SSO role mapping sets their role from the “${mapping.claim}” claim at each sign-in; change the mapping or their claim at the provider, or remove the mapping to set roles here.`,
+      );
+    }
     const demotes = (input.role && input.role !== "admin") || input.disabled === true;
     if (before.role === "admin" && demotes) {
       const admins = await tx.user.count({ where: { role: "admin", disabledAt: null } });
