@@ -1,5 +1,6 @@
 // The loopback OpenID Provider's facts, shared by the config (the console's OIDC_* settings), the
 // provider itself (e2e/support/oidc-provider.ts) and the single sign-on spec.
+import type { SsoPerson } from "../../tests/helpers/oidc-provider";
 import { PORT } from "./run";
 
 export const OIDC_PORT = Number(process.env.E2E_OIDC_PORT || PORT + 1);
@@ -8,11 +9,11 @@ export const OIDC_CLIENT_ID = "fleet-registry-e2e";
 export const OIDC_CLIENT_SECRET = "e2e-oidc-client-secret-that-is-long-enough";
 export const OIDC_NAME = "Loopback IdP";
 
-/** Who a login name signs in as; any other name gets `<login>@idp.test`, no name and no groups. */
-export const SSO_PEOPLE: Record<string, { email: string; name: string; groups: string[] }> = {
+/** Who a login name signs in as at the provider. */
+export const SSO_PEOPLE = {
   "ada.viewer": { email: "ada@idp.test", name: "Ada Lovelace", groups: ["staff"] },
   "grace.ops": { email: "grace@idp.test", name: "Grace Hopper", groups: ["staff", "platform-ops"] },
   "linus.admin": { email: "linus@idp.test", name: "Linus Admin", groups: ["platform-ops", "platform-admins"] },
   "dora.disabled": { email: "dora@idp.test", name: "Dora Disabled", groups: ["staff"] },
   "ken.signout": { email: "ken@idp.test", name: "Ken Signout", groups: [] },
-};
+} satisfies Record<string, SsoPerson>;

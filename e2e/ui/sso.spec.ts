@@ -77,7 +77,7 @@ test("a new SSO user signs in through the provider's form as a viewer, with the 
   await saveScreenshots(page, testInfo, "sso-login");
   await page.setViewportSize({ width: 1280, height: 800 });
 
-  const ada = SSO_PEOPLE["ada.viewer"]!;
+  const ada = SSO_PEOPLE["ada.viewer"];
   await signInWithSso(page, "ada.viewer");
   await expect(page).toHaveURL(`${BASE_URL}/`);
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
@@ -139,8 +139,8 @@ test.describe("with a role mapping", () => {
       await expect(person).toHaveURL(`${BASE_URL}/`);
       return { context, shell: new Shell(person) };
     };
-    const grace = SSO_PEOPLE["grace.ops"]!;
-    const linus = SSO_PEOPLE["linus.admin"]!;
+    const grace = SSO_PEOPLE["grace.ops"];
+    const linus = SSO_PEOPLE["linus.admin"];
     {
       const { context, shell } = await signInAs("grace.ops");
       await shell.expectSignedInAs(grace.email, "operator");
@@ -190,7 +190,7 @@ test.describe("with a role mapping", () => {
 });
 
 test("a user an admin disabled is refused at SSO sign-in with a clear message", async ({ page, browser, apiAs }) => {
-  const dora = SSO_PEOPLE["dora.disabled"]!;
+  const dora = SSO_PEOPLE["dora.disabled"];
   {
     const context = await browser.newContext();
     await loopbackOnly(context);
@@ -215,7 +215,7 @@ test("a user an admin disabled is refused at SSO sign-in with a clear message", 
 });
 
 test("signing out ends the provider's session too and comes back to the sign-in page", async ({ page, shell }) => {
-  const ken = SSO_PEOPLE["ken.signout"]!;
+  const ken = SSO_PEOPLE["ken.signout"];
   await signInWithSso(page, "ken.signout");
   await shell.expectSignedInAs(ken.email, "viewer");
 
