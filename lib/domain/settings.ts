@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { labelKeyProblem } from "./labels";
-import { ssoRoleMappingSchema } from "./sso-roles";
+import { SSO_ROLE_MAPPING_LABEL, ssoRoleMappingSchema } from "./sso-roles";
 
 /**
  * Each setting's name as the Settings form shows it. Every validation message a person reads uses
@@ -20,7 +20,7 @@ export const SETTING_LABELS = {
   registrationAttemptRetentionDays: "Registration attempts (days)",
   auditLogRetentionDays: "Audit log (days)",
   // Single sign-on (lib/domain/sso-roles.ts): its own section of the Settings page.
-  ssoRoleMapping: "SSO role mapping",
+  ssoRoleMapping: SSO_ROLE_MAPPING_LABEL,
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 

@@ -6,29 +6,45 @@ import { hasRole, ROLES, type Role } from "./roles";
  * and which of its values make an admin, an operator or a viewer. Null (the default): no mapping,
  * SSO users start as viewers and keep whatever role an admin gives them in the console.
  */
+export const SSO_ROLE_MAPPING_LABEL = "SSO role mapping";
+const L = SSO_ROLE_MAPPING_LABEL;
+const ROLE_WORDS = "admin, operator or viewer";
+
 export const ssoRoleMappingSchema = z
-  .object({
-    claim: z
-      .string({ error: "Role claim must be text." })
-      .trim()
-      .min(1, { error: "Role claim names the claim to read, e.g. groups." })
-      .max(200, { error: "Role claim is at most 200 characters." }),
-    rules: z
-      .array(
-        z.object({
-          value: z
-            .string({ error: "Each claim value must be text." })
-            .trim()
-            .min(1, { error: "Each rule needs a claim value." })
-            .max(200, { error: "A claim value is at most 200 characters." }),
-          role: z.enum(ROLES, { error: "Each rule's role is admin, operator or viewer." }),
-        }),
-      )
-      .min(1, { error: "Name at least one claim value and its role." })
-      .max(100, { error: "At most 100 rules." }),
-    /** The role of an SSO user whose claim matches no rule. */
-    defaultRole: z.enum(ROLES, { error: "The default role is admin, operator or viewer." }),
-  })
+  .object(
+    {
+      claim: z
+        .string({ error: `${L}: the role claim must be text.` })
+        .trim()
+        .min(1, { error: `${L}: name the claim to read, e.g. groups.` })
+        .max(200, { error: `${L}: the role claim is at most 200 characters.` }),
+      rules: z
+        .array(
+          z.object(
+            {
+              value: z
+                .string({ error: `${L}: each claim value must be text.` })
+                .trim()
+                .min(1, { error: `${L}: each rule needs a claim value.` })
+                .max(200, { error: `${L}: a claim value is at most 200 characters.` }),
+              role: z.enum(ROLES, { error: `${L}: each rule's role is ${ROLE_WORDS}.` }),
+            },
+            { error: `${L}: each rule is { value, role }.` },
+          ),
+          { error: `${L}: the rules must be a list.` },
+        )
+        .min(1, { error: `${L}: name at least one claim value and its role.` })
+        .max(100, { error: `${L}: at most 100 rules.` }),
+      /** The role of an SSO user whose claim matches no rule. */
+      defaultRole: z.enum(ROLES, { error: `${L}: the default role is ${ROLE_WORDS}.` }),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `${L} has no field ${issue.keys.join(", ")}.`
+          : `${L} must be off (null) or { claim, rules, defaultRole }.`,
+    },
+  )
   .strict();
 export type SsoRoleMapping = z.infer<typeof ssoRoleMappingSchema>;
 
