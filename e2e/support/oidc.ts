@@ -14,6 +14,5 @@ export const SSO_PEOPLE = {
   "ada.viewer": { email: "ada@idp.test", name: "Ada Lovelace", groups: ["staff"] },
   "grace.ops": { email: "grace@idp.test", name: "Grace Hopper", groups: ["staff", "platform-ops"] },
   "linus.admin": { email: "linus@idp.test", name: "Linus Admin", groups: ["platform-ops", "platform-admins"] },
-  "dora.disabled": { email: "dora@idp.test", name: "Dora Disabled", groups: ["staff"] },
   "ken.signout": { email: "ken@idp.test", name: "Ken Signout", groups: [] },
 } satisfies Record<string, SsoPerson>;
