@@ -114,7 +114,7 @@ test.describe("with a role mapping", () => {
     page,
     browser,
     apiAs,
-  }) => {
+  }, testInfo) => {
     // Four SSO round trips through the provider and an axe scan: over 90 s once with both cores busy.
     test.setTimeout(180_000);
     const admin = await apiAs("admin");
@@ -165,6 +165,8 @@ test.describe("with a role mapping", () => {
     await expect(section.getByLabel("Rules")).toHaveValue("platform-ops = operator\nplatform-admins = admin");
     const { violations } = await new AxeBuilder({ page }).analyze();
     expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
+    await section.scrollIntoViewIfNeeded();
+    await saveScreenshots(page, testInfo, "sso-settings");
     const graceUser = await userByEmail(admin, grace.email);
     const refused = await admin.patch(`/api/v1/users/${graceUser.id}`, { data: { role: "viewer" }, headers: SAME_ORIGIN });
     const body = await expectApiError(refused, 409, "role_managed_by_sso");
