@@ -200,6 +200,14 @@ test("an unverified email does not take over the password account that has it; a
   assert.equal(mallory.landed.searchParams.get("error"), "SsoEmailNotVerified");
   assert.equal(session(mallory.browser), undefined);
   assert.equal((await userByEmail("owner@fleet.test"))?.sso, false);
+  const attempts = await server.db.query<{ actorLabel: string; details: string }>(
+    `SELECT "actorLabel", details FROM "AuditLog" WHERE action = 'auth.signin_failed' AND "targetId" = ${param()}`,
+    [created.body.id],
+  );
+  assert.deepEqual(
+    attempts.map((a) => ({ actor: a.actorLabel, reason: (JSON.parse(a.details) as { reason: string }).reason })),
+    [{ actor: "oidc:mallory", reason: "email_not_verified" }],
+  );
 
   const owner = await ssoSignIn("owner");
   assert.equal(owner.landed.pathname, "/");

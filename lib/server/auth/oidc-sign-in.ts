@@ -37,9 +37,23 @@ export async function signInWithOidc(subject: string, claims: Record<string, unk
   return db().$transaction(async (tx) => {
     const bySubject = await tx.user.findUnique({ where: { oidcSubject: subject } });
     const byEmail = !bySubject && email ? await tx.user.findUnique({ where: { email } }) : null;
-    if (byEmail && !emailVerified) return { refused: SSO_REFUSALS.emailTaken };
+    if (byEmail && !emailVerified) {
+      // Someone at the provider claims this account's email without having proven it: not them.
+      await recordAudit(
+        tx,
+        { type: "user", id: null, label: `oidc:${subject}` },
+        "auth.signin_failed",
+        { type: "user", id: byEmail.id },
+        {
+          email: byEmail.email,
+          method: "oidc",
+          reason: "email_not_verified",
+        },
+      );
+      return { refused: SSO_REFUSALS.emailTaken };
+    }
     const existing = bySubject ?? byEmail;
-    // Everything here is the person's own doing, on their own account.
+    // Everything below is the person's own doing, on their own account.
     const audit = (user: { id: string; email: string }, action: string, details: Record<string, unknown>) =>
       recordAudit(tx, { type: "user", id: user.id, label: user.email }, action, { type: "user", id: user.id }, details);
 
