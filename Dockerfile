@@ -19,8 +19,11 @@ RUN npx next build && npm prune --omit=dev
 FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 AGENT_PORT=8443 DATA_DIR=/app/data
-COPY --from=build --chown=65532:65532 /src /app
-RUN mkdir -p /app/data && chown 65532:65532 /app/data
+# The code stays root's (the app cannot rewrite itself); it writes only its data dir and Next's
+# cache. Kubernetes (deploy/kubernetes) runs it with a read-only root filesystem and emptyDirs
+# there and on /tmp, as uid 65532.
+COPY --from=build /src /app
+RUN mkdir -p /app/data /app/.next/cache && chown 65532:65532 /app/data /app/.next/cache
 USER 65532:65532
 EXPOSE 3000 8443
 # server.ts migrates, bootstraps and serves both ports; tsx runs it (a dependency, not a dev one).

@@ -78,6 +78,9 @@ const schema = z.object({
   CHECK_API_RESPONSES: z.enum(["on", "off"]).optional(),
 });
 
+/** Every variable the configuration reads (the deployment manifests are checked against it). */
+export const ENV_NAMES: readonly string[] = Object.keys(schema.shape);
+
 export type Env = z.infer<typeof schema> & {
   dataDir: string;
   database: { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string; poolSize: number };

@@ -145,8 +145,10 @@ test("/api/metrics is valid Prometheus text with the fleet's series", async () =
       types.set(name!, type!);
       continue;
     }
-    if (line.startsWith("#")) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (-?[0-9.e+]+|NaN|\+Inf)$/.exec(line);
+    // The format ignores empty lines (prom-client puts one between families).
+    if (line.startsWith("#") || line === "") continue;
+    // prom-client writes NaN as "Nan" (Prometheus reads floats case-insensitively).
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (-?[0-9.]+(?:e[+-]?[0-9]+)?|NaN|Nan|[+-]Inf)$/.exec(line);
     assert.ok(m, `not an exposition line: ${line}`);
     samples.set(m![1]! + (m![2] ?? ""), Number(m![3]));
   }

@@ -33,8 +33,8 @@ const daysAgo = (d: number, extraMs = 0) => new Date(NOW.getTime() - d * DAY - e
 // Small batches, so every prune here takes several statements.
 const SMALL: BatchLimits = { batchSize: 7, budgetMs: 60_000, pauseMs: 0 };
 
-function metric(name: string, table?: string): number {
-  const line = renderOwnMetrics().find((l) => l.startsWith(name) && (!table || l.includes(`table="${table}"`)));
+async function metric(name: string, table?: string): Promise<number> {
+  const line = (await renderOwnMetrics()).find((l) => l.startsWith(name) && (!table || l.includes(`table="${table}"`)));
   return line ? Number(line.split(" ").pop()) : 0;
 }
 
@@ -49,7 +49,7 @@ describe(`retention on ${engine}`, () => {
       }
       await db().fleetSample.create({ data: { at: daysAgo(d), ready: 1, notReady: 0, pending: 0, draining: 0, total: 1 } });
     }
-    const before = metric("fleet_retention_pruned_rows_total", "HeartbeatBucket");
+    const before = await metric("fleet_retention_pruned_rows_total", "HeartbeatBucket");
     // default: 7 days; "7 days ago" exactly is kept (strictly older goes), its older minutes go
     const deleted = await pruneHeartbeatHistory(NOW, SMALL);
     const kept = await db().heartbeatBucket.findMany({ orderBy: { bucketStart: "desc" }, select: { bucketStart: true } });
@@ -66,7 +66,7 @@ describe(`retention on ${engine}`, () => {
       [0, 1, 6, 7].map((d) => daysAgo(d).toISOString()),
     );
     assert.equal(deleted, 3 * 3 + 2 + 3, "11 buckets and 3 samples");
-    assert.equal(metric("fleet_retention_pruned_rows_total", "HeartbeatBucket") - before, 11);
+    assert.equal((await metric("fleet_retention_pruned_rows_total", "HeartbeatBucket")) - before, 11);
 
     await updateSettings(SYSTEM_ACTOR, { heartbeatHistoryRetentionDays: 1 });
     await pruneHeartbeatHistory(NOW, SMALL);
@@ -145,11 +145,11 @@ describe(`retention on ${engine}`, () => {
         },
       });
     }
-    const before = metric("fleet_audit_archived_rows_total");
+    const before = await metric("fleet_audit_archived_rows_total");
     // Two runs at the same moment (two instances): each old row is archived and deleted once.
     const [a, b] = await Promise.all([pruneAuditLog(NOW, SMALL), pruneAuditLog(NOW, SMALL)]);
     assert.equal(a + b, 18, `the two runs deleted ${a} + ${b}`);
-    assert.equal(metric("fleet_audit_archived_rows_total") - before, 18);
+    assert.equal((await metric("fleet_audit_archived_rows_total")) - before, 18);
 
     const left = await db().auditLog.findMany({ where: { action: { startsWith: "test.retain." } }, select: { action: true } });
     assert.deepEqual(

@@ -36,7 +36,7 @@ test("a flush that cannot reach the database keeps the facts; the sweeper waits 
     enqueueHeartbeat("c2", facts(1));
     await flushHeartbeats(true);
     assert.deepEqual(heartbeatBuffer(), { facts: 2, counts: 2, failing: true }, "nothing dropped");
-    assert.ok(renderOwnMetrics().some((l) => /^fleet_heartbeat_flush_failures_total [1-9]/.test(l)));
+    assert.ok((await renderOwnMetrics()).some((l) => /^fleet_heartbeat_flush_failures_total [1-9]/.test(l)));
 
     // Newer facts that arrive meanwhile replace the buffered ones; counts add up.
     enqueueHeartbeat("c1", facts(2));

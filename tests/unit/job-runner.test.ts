@@ -46,8 +46,8 @@ function deferred() {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function metric(line: string): number {
-  const found = renderOwnMetrics().find((l) => l.startsWith(line + " "));
+async function metric(line: string): Promise<number> {
+  const found = (await renderOwnMetrics()).find((l) => l.startsWith(line + " "));
   return found ? Number(found.slice(line.length + 1)) : 0;
 }
 
@@ -62,15 +62,15 @@ test("a tick that finds the previous run still going is skipped, and counted", a
   tick();
   tick();
   assert.equal(runs.length, 1, "one run at a time");
-  assert.equal(metric(`${JOB_RUNS}{job="slow-job",result="skipped"}`), 2);
+  assert.equal(await metric(`${JOB_RUNS}{job="slow-job",result="skipped"}`), 2);
   runs[0]!.resolve();
   await settle();
   tick();
   assert.equal(runs.length, 2, "the next tick after a run finished starts a new one");
   runs[1]!.resolve();
   await runner.stop();
-  assert.equal(metric(`${JOB_RUNS}{job="slow-job",result="ok"}`), 2);
-  assert.ok(renderOwnMetrics().includes('fleet_job_duration_seconds_count{job="slow-job"} 2'));
+  assert.equal(await metric(`${JOB_RUNS}{job="slow-job",result="ok"}`), 2);
+  assert.ok((await renderOwnMetrics()).includes('fleet_job_duration_seconds_count{job="slow-job"} 2'));
 });
 
 test("an error is logged and counted, never thrown, and the job keeps running", async () => {
@@ -96,7 +96,7 @@ test("an error is logged and counted, never thrown, and the job keeps running", 
   await settle();
   await runner.stop();
   assert.equal(calls, 2);
-  assert.equal(metric(`${JOB_RUNS}{job="failing-job",result="error"}`), 2);
+  assert.equal(await metric(`${JOB_RUNS}{job="failing-job",result="error"}`), 2);
 });
 
 test("stop() clears every timer, waits for runs in flight, and later ticks do nothing", async () => {

@@ -26,8 +26,8 @@ function request(method: string, url: string, headers: Record<string, string> = 
   };
 }
 
-const sample = (line: string) => {
-  const found = renderOwnMetrics().find((l) => l.startsWith(`${line} `));
+const sample = async (line: string) => {
+  const found = (await renderOwnMetrics()).find((l) => l.startsWith(`${line} `));
   return found ? Number(found.slice(line.length + 1)) : 0;
 };
 
@@ -73,12 +73,12 @@ describe("protocol dispatch", () => {
   });
 
   test("heartbeat metrics are recorded for the path with a query string too", async () => {
-    const before = sample('fleet_heartbeats_total{code="421"}');
-    const count = sample("fleet_heartbeat_duration_seconds_count");
+    const before = await sample('fleet_heartbeats_total{code="421"}');
+    const count = await sample("fleet_heartbeat_duration_seconds_count");
     await dispatch(request("POST", "/api/agent/v1/heartbeat").req);
     await dispatch(request("POST", "/api/agent/v1/heartbeat?via=query").req);
-    assert.equal(sample('fleet_heartbeats_total{code="421"}'), before + 2);
-    assert.equal(sample("fleet_heartbeat_duration_seconds_count"), count + 2);
+    assert.equal(await sample('fleet_heartbeats_total{code="421"}'), before + 2);
+    assert.equal(await sample("fleet_heartbeat_duration_seconds_count"), count + 2);
   });
 
   test("the bearer token is parsed once, for the services: missing, other schemes and junk are null", () => {

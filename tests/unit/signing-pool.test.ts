@@ -26,8 +26,11 @@ async function memoryCa() {
   });
 }
 
-const jobs = (where: string) =>
-  Number(new RegExp(`^fleet_signing_jobs_total\\{where="${where}"\\} (\\d+)`, "m").exec(renderOwnMetrics().join("\n"))?.[1] ?? 0);
+const jobs = async (where: string) =>
+  Number(
+    new RegExp(`^fleet_signing_jobs_total\\{where="${where}"\\} (\\d+)`, "m").exec((await renderOwnMetrics()).join("\n"))?.[1] ??
+      0,
+  );
 
 const sameKey = (a: string, b: string) =>
   createPublicKey(a)
@@ -52,72 +55,72 @@ async function signsAndRefuses(ca?: Awaited<ReturnType<typeof memoryCa>>) {
 }
 
 test("without a pool, jobs run in-thread", async () => {
-  const before = jobs("main");
+  const before = await jobs("main");
   await signsAndRefuses();
-  assert.equal(jobs("main") - before, 2);
+  assert.equal((await jobs("main")) - before, 2);
 });
 
 test("a pool whose worker file is missing falls back to in-thread signing", async () => {
   startSigningPool(new URL("./no-such-worker.mjs", ENTRY));
-  const before = jobs("main");
+  const before = await jobs("main");
   await signsAndRefuses();
-  assert.equal(jobs("main") - before, 2);
+  assert.equal((await jobs("main")) - before, 2);
 });
 
 test("a job whose worker dies is redone in-thread, and later jobs run in-thread", async () => {
   startSigningPool(new URL("../helpers/dying-signing-worker.mjs", import.meta.url), 1);
   const deadline = Date.now() + 30_000;
-  const [worker, main] = [jobs("worker"), jobs("main")];
+  const [worker, main] = [await jobs("worker"), await jobs("main")];
   // Until the worker is ready jobs run in-thread; the first one it takes kills it.
-  while (jobs("worker") === worker && Date.now() < deadline) {
+  while ((await jobs("worker")) === worker && Date.now() < deadline) {
     const ca = await memoryCa();
     assert.match((await checkCsrAndSign(ca, makeCsr().csr, { clusterId: "cl_x", validityDays: 1 })).cert.pem, /CERTIFICATE/);
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.equal(jobs("worker") - worker, 1, "one job reached the worker");
-  assert.ok(jobs("main") - main >= 1, "and was redone here");
-  const before = jobs("main");
+  assert.equal((await jobs("worker")) - worker, 1, "one job reached the worker");
+  assert.ok((await jobs("main")) - main >= 1, "and was redone here");
+  const before = await jobs("main");
   await signsAndRefuses();
-  assert.equal(jobs("main") - before, 2);
+  assert.equal((await jobs("main")) - before, 2);
 });
 
 test("with the pool started, jobs run on a worker with the same results", async () => {
   startSigningPool(ENTRY, 1);
   // Until a worker is ready jobs run in-thread; wait for it (a few seconds at most).
   const deadline = Date.now() + 30_000;
-  let before = jobs("worker");
+  let before = await jobs("worker");
   while (Date.now() < deadline) {
     await checkCsrAndSign(await memoryCa(), makeCsr().csr, { clusterId: "cl_x", validityDays: 1 });
-    if (jobs("worker") > before) break;
+    if ((await jobs("worker")) > before) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  before = jobs("worker");
+  before = await jobs("worker");
   await signsAndRefuses();
-  assert.equal(jobs("worker") - before, 2);
+  assert.equal((await jobs("worker")) - before, 2);
 });
 
 test("a worker keeps each CA it was sent and signs every job with the CA the job names", async () => {
   // The pool from the test above: one ready worker. Two CAs, alternating, each sent once.
   const [a, b] = [await memoryCa(), await memoryCa()];
-  const before = jobs("worker");
+  const before = await jobs("worker");
   for (const ca of [a, b, a, b, a]) {
     const { cert } = await checkCsrAndSign(ca, makeCsr().csr, { clusterId: "cl_two", validityDays: 1 });
     const x509 = new X509Certificate(cert.pem);
     assert.ok(x509.verify(new X509Certificate(ca.certPem).publicKey), "signed by the CA the job named");
     assert.ok(!x509.verify(new X509Certificate((ca === a ? b : a).certPem).publicKey));
   }
-  assert.equal(jobs("worker") - before, 5);
+  assert.equal((await jobs("worker")) - before, 5);
 });
 
 /** Signs until a job has run on a worker (workers start in-thread-first, ready in a second or so). */
 async function untilAWorkerSigns() {
   const deadline = Date.now() + 30_000;
-  const before = jobs("worker");
-  while (jobs("worker") === before && Date.now() < deadline) {
+  const before = await jobs("worker");
+  while ((await jobs("worker")) === before && Date.now() < deadline) {
     await checkCsrAndSign(await memoryCa(), makeCsr().csr, { clusterId: "cl_idle", validityDays: 1 });
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.ok(jobs("worker") > before, "a worker took a job");
+  assert.ok((await jobs("worker")) > before, "a worker took a job");
 }
 
 test("an idle pool retires its workers and the next job starts them again", async () => {
@@ -129,9 +132,9 @@ test("an idle pool retires its workers and the next job starts them again", asyn
   while (signingPoolSize().running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual(signingPoolSize(), { running: 0, size: 1 }, "retired after 300 ms without a job");
   // Wanted again: the job that finds no worker runs here and starts one; later ones use it.
-  const before = jobs("main");
+  const before = await jobs("main");
   await checkCsrAndSign(await memoryCa(), makeCsr().csr, { clusterId: "cl_idle", validityDays: 1 });
-  assert.equal(jobs("main") - before, 1);
+  assert.equal((await jobs("main")) - before, 1);
   assert.equal(signingPoolSize().running, 1);
   await untilAWorkerSigns();
 });

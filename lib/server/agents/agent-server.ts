@@ -5,7 +5,7 @@ import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
-import { incCounter } from "@/lib/server/metrics/registry";
+import { addToGauge, incCounter } from "@/lib/server/metrics/registry";
 import { ROTATE_MS } from "./tls-ticket-keys";
 import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
@@ -65,6 +65,8 @@ const SESSION_ID_CONTEXT = "fleet-registry-agent-port";
 const SESSION_TIMEOUT_SECONDS = ROTATE_MS / 1000;
 /** The metric counting the agent port's handshakes, labelled `resumed`. */
 export const TLS_HANDSHAKES = "fleet_agent_tls_handshakes_total";
+const OPEN_CONNECTIONS = "fleet_agent_connections";
+const OPEN_CONNECTIONS_HELP = "Connections open on the agent port (TLS handshake done), from agents or a proxy in front.";
 
 const KEEP_ALIVE_MIN_MS = 65_000;
 const KEEP_ALIVE_MAX_MS = 10 * 60_000;
@@ -218,6 +220,7 @@ export function createAgentServer(
     else handle(req, res);
   }) as AgentServer;
 
+  addToGauge(OPEN_CONNECTIONS, OPEN_CONNECTIONS_HELP, 0); // present from the start, at 0
   server.on("secureConnection", (socket: TLSSocket) => {
     // Agents never renegotiate; refusing it keeps a connection's certificate the one of its handshake.
     socket.disableRenegotiation();
@@ -225,6 +228,8 @@ export function createAgentServer(
     incCounter(TLS_HANDSHAKES, "TLS handshakes on the agent port, by whether a session was resumed.", {
       resumed: String(socket.isSessionReused()),
     });
+    addToGauge(OPEN_CONNECTIONS, OPEN_CONNECTIONS_HELP, 1);
+    socket.once("close", () => addToGauge(OPEN_CONNECTIONS, OPEN_CONNECTIONS_HELP, -1));
   });
 
   server.applyCaState = (next) => {

@@ -1,5 +1,6 @@
 import "server-only";
 import { classifyDatabaseError, RETRY_AFTER_SECONDS, type DatabaseFault } from "@/lib/server/db/database-errors";
+import { incCounter } from "@/lib/server/metrics/registry";
 
 // Every error code the APIs answer with, and its HTTP status (PROTOCOL.md). One table, so a
 // code always means the same status wherever it is thrown.
@@ -59,6 +60,14 @@ export function errorBody(code: ErrorCode, message: string, details?: unknown) {
   return details === undefined ? { error: code, message } : { error: code, message, details };
 }
 
+// Requests refused for load or an outage rather than for what they asked: every reply passes
+// through errorReply, on both ports, so they are counted here once, by code.
+const SHED = new Set<ErrorCode>(["overloaded", "database_unavailable", "rate_limited", "unavailable"]);
+const SHED_REQUESTS = "fleet_requests_shed_total";
+const SHED_HELP = "Requests answered 503 (overloaded, database_unavailable, unavailable) or 429 (rate_limited), by reason.";
+// Every reason from zero, so rate() and alerts see the first refusal.
+for (const reason of SHED) incCounter(SHED_REQUESTS, SHED_HELP, { reason }, 0);
+
 /** Status, JSON body and headers for any thrown value. */
 export function errorReply(err: unknown): {
   status: number;
@@ -66,8 +75,10 @@ export function errorReply(err: unknown): {
   headers?: Record<string, string>;
 } {
   const known = knownError(err);
-  if (known instanceof ApiError)
+  if (known instanceof ApiError) {
+    if (SHED.has(known.code)) incCounter(SHED_REQUESTS, SHED_HELP, { reason: known.code });
     return { status: known.status, body: errorBody(known.code, known.message, known.details), headers: known.headers };
+  }
   // Unknown errors carry internals (SQL, stack traces): log them, answer generically.
   console.error("unhandled error:", err);
   return { status: 500, body: errorBody("internal", "Something went wrong on the server; it has been logged.") };

@@ -1,6 +1,7 @@
 import "server-only";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import { Pool } from "pg";
 import { env, type Env } from "@/lib/env";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
@@ -24,25 +25,38 @@ const omit = {
 const transactionOptions = { maxWait: 10_000, timeout: 15_000 };
 
 export function createDb(database: Env["database"]): Db {
+  return open(database).client;
+}
+
+function open(database: Env["database"]): { client: Db; pool: Pool | null } {
   if (database.dialect === "sqlite") {
     // timeout = SQLite busy timeout: writers wait for each other instead of failing.
     const adapter = new PrismaBetterSQLite3({ url: database.file, timeout: 5000 });
-    return new SqliteClient({ adapter, omit, transactionOptions });
+    return { client: new SqliteClient({ adapter, omit, transactionOptions }), pool: null };
   }
   // connectionTimeoutMillis bounds a query's wait for a pooled connection like maxWait bounds a
   // transaction's: past it the request answers 503 overloaded instead of waiting without end.
-  const adapter = new PrismaPg({
+  // The pool is made here, not by the adapter, so /api/metrics can read how full it is.
+  const pool = new Pool({
     connectionString: database.url,
     max: database.poolSize,
     connectionTimeoutMillis: transactionOptions.maxWait,
   });
-  return new PostgresClient({ adapter, omit, transactionOptions }) as unknown as Db;
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  return { client: new PostgresClient({ adapter, omit, transactionOptions }) as unknown as Db, pool };
 }
 
 // One client per process: the custom server and the Next bundle load this module separately,
 // and dev reloads would otherwise open a pool per edit.
+const opened = () => processSingleton("database", () => open(env().database));
+
 export function db(): Db {
-  return processSingleton("db", () => createDb(env().database));
+  return opened().client;
+}
+
+/** The process's PostgreSQL pool (its gauges are in /api/metrics); null on SQLite, which has none. */
+export function databasePool(): Pool | null {
+  return opened().pool;
 }
 
 export function dialect(): Env["database"]["dialect"] {

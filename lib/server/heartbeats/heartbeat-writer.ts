@@ -4,7 +4,7 @@ import type { NodePoolReport } from "@/lib/domain/agent-protocol";
 import { db, dialect } from "@/lib/server/db/client";
 import { classifyDatabaseError } from "@/lib/server/db/database-errors";
 import { log } from "@/lib/server/log";
-import { incCounter } from "@/lib/server/metrics/registry";
+import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { requeueCounts, requeueFacts, trimCounts, trimFacts } from "./heartbeat-buffer";
 
@@ -47,7 +47,14 @@ const LOOKUP_CHUNK = 5_000;
 const RETRY_MS = 1_000;
 const FAILURE_LOG_MS = 30_000;
 const DROPPED = "fleet_heartbeat_buffer_dropped_total";
+const DROPPED_HELP = "Buffered heartbeat facts and per-minute counts dropped over the cap";
 const FLUSH_FAILURES = "fleet_heartbeat_flush_failures_total";
+const FLUSH_FAILURES_HELP = "Heartbeat batches that failed to be written (kept in memory and retried)";
+// From zero, so the alerts on them (prometheus/) see the first failure and the first drop.
+incCounter(FLUSH_FAILURES, FLUSH_FAILURES_HELP, {}, 0);
+for (const kind of ["facts", "counts"]) incCounter(DROPPED, DROPPED_HELP, { kind }, 0);
+const FLUSH_SECONDS = "fleet_heartbeat_flush_duration_seconds";
+const FLUSH_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
 type State = {
   pending: Map<string, HeartbeatFacts>;
@@ -95,9 +102,8 @@ export function enqueueHeartbeat(clusterId: string, facts: HeartbeatFacts) {
 function bound(s: State) {
   const facts = trimFacts(s.pending, (id, f) => s.written.get(id)?.sig === signature(f));
   const counts = trimCounts(s.buckets);
-  if (facts) incCounter(DROPPED, "Buffered heartbeat facts and per-minute counts dropped over the cap", { kind: "facts" }, facts);
-  if (counts)
-    incCounter(DROPPED, "Buffered heartbeat facts and per-minute counts dropped over the cap", { kind: "counts" }, counts);
+  if (facts) incCounter(DROPPED, DROPPED_HELP, { kind: "facts" }, facts);
+  if (counts) incCounter(DROPPED, DROPPED_HELP, { kind: "counts" }, counts);
   if (facts || counts) log.warn("heartbeat buffer full: dropped the oldest", { facts, counts });
 }
 
@@ -193,8 +199,15 @@ export async function flushHeartbeats(force = false): Promise<void> {
     reschedule();
     return;
   }
+  const started = performance.now();
   s.flushing = write(due, buckets, s.poolHashes)
     .then(() => {
+      observe(
+        FLUSH_SECONDS,
+        "Time to write one batch of heartbeats (facts and counts) to the database",
+        FLUSH_BUCKETS,
+        (performance.now() - started) / 1000,
+      );
       for (const [id, f] of due) s.written.set(id, { at: f.at.getTime(), sig: signature(f) });
       if (s.failingSince !== null) {
         log.info("heartbeat flush recovered", {
@@ -216,7 +229,7 @@ export async function flushHeartbeats(force = false): Promise<void> {
       requeueCounts(s.buckets, buckets);
       s.bucketsWrittenAt = 0;
       bound(s);
-      incCounter(FLUSH_FAILURES, "Heartbeat batches that failed to be written (kept in memory and retried)");
+      incCounter(FLUSH_FAILURES, FLUSH_FAILURES_HELP);
       const at = Date.now();
       s.failingSince ??= at;
       if (at - s.failureLoggedAt >= FAILURE_LOG_MS) {
