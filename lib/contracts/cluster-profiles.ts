@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { clusterNameSchema, DNS_LABEL } from "@/lib/domain/agent-protocol";
-import { CLUSTER_MANAGER, CLUSTER_PROFILE_API_VERSION } from "@/lib/domain/cluster-profiles";
-import { MAX_KUBECONFIG_BYTES } from "@/lib/domain/kubeconfig";
+import { CLUSTER_MANAGER, CLUSTER_PROFILE_API_VERSION, MAX_KUBECONFIG_BYTES } from "@/lib/domain/cluster-profiles";
 import { isoTime, labelsMap } from "./common";
 import { route } from "./route";
 

@@ -21,6 +21,8 @@ export const CLUSTER_MANAGER_LABEL = "x-k8s.io/cluster-manager";
 /** Our own properties and annotations; a cluster label under this prefix is not copied. */
 export const FLEET_PREFIX = "fleet-registry.io/";
 export const CLUSTER_ID_ANNOTATION = `${FLEET_PREFIX}cluster-id`;
+/** The largest hub kubeconfig the exporter takes (lib/domain/kubeconfig.ts checks it). */
+export const MAX_KUBECONFIG_BYTES = 256 * 1024;
 
 export type ConditionStatus = "True" | "False" | "Unknown";
 

@@ -1,10 +1,9 @@
 import { parse } from "yaml";
+import { MAX_KUBECONFIG_BYTES } from "./cluster-profiles";
 
 // A pasted kubeconfig, checked before it is sealed and stored: the exporter uses its current
 // context, so that context must name a cluster with an https server and a user. The server is
 // what the console shows afterwards; the rest (tokens, keys) is never shown again.
-
-export const MAX_KUBECONFIG_BYTES = 256 * 1024;
 
 type Named<T> = { name?: unknown } & T;
 type Kubeconfig = {

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApiKeysSection } from "./api-keys-section";
+import { ClusterProfileExportSection } from "./cluster-profile-export-section";
 import { FleetCaSection } from "./fleet-ca-section";
 import { SettingsForm } from "./settings-form";
 import { UsersSection } from "./users-section";
@@ -19,6 +20,7 @@ export default async function SettingsPage() {
       <SettingsForm />
       <div className="mt-8 space-y-6">
         <FleetCaSection />
+        <ClusterProfileExportSection />
         <ApiKeysSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
       </div>
