@@ -31,7 +31,12 @@ const RECONCILE_EVERY_MS = 10 * 60_000;
 export const EXPORT_WRITES = "fleet_cluster_profile_writes_total";
 export const EXPORT_ERRORS = "fleet_cluster_profile_export_errors_total";
 
-const reconcile = () => processSingleton("cluster-profile-reconcile", () => ({ hub: "", at: null as number | null }));
+const reconcile = () =>
+  processSingleton("cluster-profile-reconcile", () => ({
+    hub: "",
+    at: null as number | null,
+    loggedError: null as string | null,
+  }));
 
 const sha256 = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
 const objectHash = (p: ClusterProfile) => sha256([p.metadata, p.spec]);
@@ -126,9 +131,16 @@ export async function exportClusterProfiles(opts: { now?: Date; maxWrites?: numb
     if (!(err instanceof HubError)) throw err;
     run.error = err.message;
     incCounter(EXPORT_ERRORS, "ClusterProfile export runs ended by an error, by reason", { reason: err.reason });
-    log.warn("ClusterProfile export stopped by the hub", { reason: err.reason, error: err.message });
+    // Logged when it starts (or changes), not every 5 s while the hub stays away: the metric counts each run.
+    if (reconcile().loggedError !== err.message)
+      log.warn("ClusterProfile export stopped by the hub", { reason: err.reason, error: err.message });
+    reconcile().loggedError = err.message;
     // A failed listing is retried on the next run, not ten minutes later.
     if (reconcile().hub === hubKey) reconcile().at = null;
+  }
+  if (!run.error && reconcile().loggedError) {
+    log.info("ClusterProfile export works again");
+    reconcile().loggedError = null;
   }
   await recordExportRun({ at: now, changed: run.applied.length + run.deleted.length > 0, error: run.error });
   return run;
