@@ -314,4 +314,23 @@ describe("ClusterProfile export to a hub", () => {
     const second = await listClusterProfiles({ limit: 1, cursor: first.metadata.continue });
     assert.deepEqual([second.items.map((p) => p.metadata.name), second.metadata], [["bravo"], {}]);
   });
+
+  // Last: it leaves the scan's position mid-fleet until its final run wraps around.
+  test("each run compares one slice of the fleet by name; the next run takes the next slice", async () => {
+    for (const id of ["c_alpha", "c_bravo"]) {
+      await db().clusterLabel.update({ where: { clusterId_key: { clusterId: id, key: "env" } }, data: { value: "canary" } });
+    }
+    const slices = [];
+    for (const [i, seconds] of [900, 905, 910].entries()) {
+      const run = await exportClusterProfiles({ now: at(seconds), scanPerRun: 1 });
+      slices.push([i, run?.applied]);
+    }
+    assert.deepEqual(slices, [
+      [0, ["alpha"]],
+      [1, ["bravo"]],
+      [2, []],
+    ]);
+    assert.deepEqual(summary(newRequests()), ["PATCH /alpha", "PATCH /alpha/status", "PATCH /bravo", "PATCH /bravo/status"]);
+    assert.equal(onHub("bravo")?.metadata.labels?.env, "canary");
+  });
 });

@@ -10,10 +10,11 @@ import { loadExporterConfig, recordExportRun } from "./exporter-settings";
 import { HubClient, HubError } from "./hub-client";
 import { loadProfileFacts } from "./profile-facts";
 
-// The background job that keeps the hub's ClusterProfiles equal to the fleet. Each run maps every
-// cluster (pure, lib/domain/cluster-profiles.ts), compares it with what was last applied (a hash
-// per profile in ClusterProfileExport, so a restart reapplies nothing), and applies only what
-// changed: the object, then the status subresource. A profile is written at most once per
+// The background job that keeps the hub's ClusterProfiles equal to the fleet. Each run maps a slice
+// of SCAN_PER_RUN clusters by name (pure, lib/domain/cluster-profiles.ts; the next run takes the next
+// slice), compares them with what was last applied (a hash per profile in ClusterProfileExport, so
+// a restart reapplies nothing), and applies only what changed: the object, then the status
+// subresource. A profile is written at most once per
 // PROFILE_BUDGET_MS (the standard's budget for a cluster manager), and a run writes at most
 // MAX_WRITES_PER_RUN profiles, so a first export of a large fleet spreads over several runs.
 // Profiles whose cluster is gone are deleted. The first hub error ends the run: it is recorded
@@ -22,7 +23,8 @@ import { loadProfileFacts } from "./profile-facts";
 export const PROFILE_BUDGET_MS = 30_000;
 export const EXPORT_EVERY_MS = 5_000;
 const MAX_WRITES_PER_RUN = 50;
-const FACTS_PAGE = 1_000;
+// Clusters mapped and compared per run: a 5,000-cluster fleet is passed over in 25 s.
+const SCAN_PER_RUN = 1_000;
 // The hub is listed (by our cluster-manager label) on the first run and then this often, to delete
 // profiles an earlier install or a restored database left and to reapply ones deleted by hand.
 // In between, an unchanged fleet sends the hub nothing.
@@ -36,6 +38,8 @@ const reconcile = () =>
     hub: "",
     at: null as number | null,
     loggedError: null as string | null,
+    /** where the next run's slice of the fleet starts (null: at the first name) */
+    scanAfter: null as string | null,
   }));
 
 const sha256 = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
@@ -46,8 +50,10 @@ export type ExportRun = { applied: string[]; deleted: string[]; waiting: string[
 
 type Row = { name: string; objectHash: string; statusHash: string; generation: number | null; appliedAt: Date };
 
-/** One run of the exporter; null when it is off. `now` and `maxWrites` are for tests. */
-export async function exportClusterProfiles(opts: { now?: Date; maxWrites?: number } = {}): Promise<ExportRun | null> {
+/** One run of the exporter; null when it is off. `now`, `maxWrites` and `scanPerRun` are for tests. */
+export async function exportClusterProfiles(
+  opts: { now?: Date; maxWrites?: number; scanPerRun?: number } = {},
+): Promise<ExportRun | null> {
   const now = opts.now ?? new Date();
   let config;
   try {
@@ -67,34 +73,30 @@ export async function exportClusterProfiles(opts: { now?: Date; maxWrites?: numb
     const hub = new HubClient(config.kubeconfig, config.namespace);
     const settings = await getSettings();
     const ctx = { now, notReadyThresholdSeconds: settings.notReadyThresholdSeconds, namespace: config.namespace };
-    const rows = new Map<string, Row>((await db().clusterProfileExport.findMany()).map((r) => [r.name, r]));
-
-    // Listing the hub first: a profile deleted there by hand counts as changed below.
-    let onHub: Set<string> | null = null;
     const state = reconcile();
+    // Listing the hub first: a profile deleted there by hand is marked changed before the scan.
+    const leftovers: string[] = [];
     if (state.hub !== hubKey || state.at === null || now.getTime() - state.at >= RECONCILE_EVERY_MS) {
-      onHub = new Set(await hub.listManagedNames());
-      for (const row of rows.values()) if (!onHub.has(row.name)) Object.assign(row, { objectHash: "", statusHash: "" });
+      leftovers.push(...(await reconcileWithHub(hub)));
       Object.assign(state, { hub: hubKey, at: now.getTime() });
     }
 
-    const fleet = new Set<string>();
+    // One slice of the fleet per run, so a run's cost stays bounded however large the fleet.
+    const scan = opts.scanPerRun ?? SCAN_PER_RUN;
+    const page = await loadProfileFacts({ after: state.scanAfter ?? undefined, take: scan });
+    state.scanAfter = page.length < scan ? null : page[page.length - 1]!.name;
+    const rows = new Map<string, Row>(
+      (await db().clusterProfileExport.findMany({ where: { name: { in: page.map((f) => f.name) } } })).map((r) => [r.name, r]),
+    );
     const due: ClusterProfile[] = [];
-    for (let after: string | undefined; ;) {
-      const page = await loadProfileFacts({ after, take: FACTS_PAGE });
-      for (const facts of page) {
-        fleet.add(facts.name);
-        const profile = clusterProfile(facts, ctx);
-        const row = rows.get(facts.name);
-        if (row && row.objectHash === objectHash(profile) && row.statusHash === statusHash(profile)) continue;
-        if (row && now.getTime() - row.appliedAt.getTime() < PROFILE_BUDGET_MS) run.waiting.push(facts.name);
-        else due.push(profile);
-      }
-      if (page.length < FACTS_PAGE) break;
-      after = page[page.length - 1]!.name;
+    for (const facts of page) {
+      const profile = clusterProfile(facts, ctx);
+      const row = rows.get(facts.name);
+      if (row && row.objectHash === objectHash(profile) && row.statusHash === statusHash(profile)) continue;
+      if (row && now.getTime() - row.appliedAt.getTime() < PROFILE_BUDGET_MS) run.waiting.push(facts.name);
+      else due.push(profile);
     }
-    const gone = [...rows.keys()].filter((name) => !fleet.has(name));
-    for (const name of onHub ?? []) if (!fleet.has(name) && !rows.has(name)) gone.push(name);
+    const gone = [...(await exportsWithoutCluster(budget)), ...leftovers];
 
     let writes = 0;
     for (const name of gone) {
@@ -144,6 +146,41 @@ export async function exportClusterProfiles(opts: { now?: Date; maxWrites?: numb
   }
   await recordExportRun({ at: now, changed: run.applied.length + run.deleted.length > 0, error: run.error });
   return run;
+}
+
+/**
+ * Lists the hub's profiles of this fleet: those applied once and missing there now are marked
+ * changed (the scan applies them again); those with no cluster and no record are returned, to delete.
+ */
+async function reconcileWithHub(hub: HubClient): Promise<string[]> {
+  const onHub = new Set(await hub.listManagedNames());
+  const recorded = new Set((await db().clusterProfileExport.findMany({ select: { name: true } })).map((r) => r.name));
+  const missing = [...recorded].filter((name) => !onHub.has(name));
+  const unknown = [...onHub].filter((name) => !recorded.has(name));
+  for (let i = 0; i < missing.length; i += 1_000) {
+    await db().clusterProfileExport.updateMany({
+      where: { name: { in: missing.slice(i, i + 1_000) } },
+      data: { objectHash: "", statusHash: "" },
+    });
+  }
+  const leftovers: string[] = [];
+  for (let i = 0; i < unknown.length; i += 1_000) {
+    const chunk = unknown.slice(i, i + 1_000);
+    const clusters = new Set(
+      (await db().cluster.findMany({ where: { name: { in: chunk } }, select: { name: true } })).map((c) => c.name),
+    );
+    leftovers.push(...chunk.filter((name) => !clusters.has(name)));
+  }
+  return leftovers;
+}
+
+/** Profiles applied for clusters that no longer exist, at most `limit`. */
+async function exportsWithoutCluster(limit: number): Promise<string[]> {
+  const rows = await db().$queryRawUnsafe<{ name: string }[]>(
+    `SELECT e."name" AS name FROM "ClusterProfileExport" e LEFT JOIN "Cluster" c ON c."name" = e."name"
+     WHERE c."id" IS NULL ORDER BY e."name" LIMIT ${Math.floor(limit)}`,
+  );
+  return rows.map((r) => r.name);
 }
 
 /**
