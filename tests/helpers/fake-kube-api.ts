@@ -161,6 +161,8 @@ export class FakeKubeApi {
   readonly clusterProfiles = new Map<string, ClusterProfileObject>();
   /** false: the ClusterProfile CRD is not installed (its paths answer 404). */
   clusterProfileCrd = true;
+  /** true: the token's user may not touch ClusterProfiles (RBAC answers 403). */
+  clusterProfilesForbidden = false;
   private server: https.Server;
   private rv = 100;
   private readonly namespace: string;
@@ -462,6 +464,16 @@ export class FakeKubeApi {
     if (
       (m = /^\/apis\/multicluster\.x-k8s\.io\/v1alpha1\/namespaces\/([^/]+)\/clusterprofiles(?:\/([^/]+))?(\/status)?$/.exec(p))
     ) {
+      if (this.clusterProfilesForbidden)
+        return this.send(
+          res,
+          403,
+          status(
+            403,
+            "Forbidden",
+            `clusterprofiles.multicluster.x-k8s.io is forbidden: User cannot ${method.toLowerCase()} in namespace "${m[1]}"`,
+          ),
+        );
       if (this.clusterProfileCrd) return this.clusterProfile(res, method, m[1]!, m[2], !!m[3], query, contentType, body);
     }
     return this.send(res, 404, status(404, "NotFound", "the server could not find the requested resource"));

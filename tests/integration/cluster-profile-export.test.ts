@@ -3,7 +3,7 @@
 // export applies every profile and then its status (server-side apply, our field manager, force),
 // bounded per run; an unchanged fleet sends nothing; a change within 30 s waits its turn; an agent
 // reporting its API server down flips ControlPlaneHealthy; a removed cluster's profile is deleted;
-// a profile deleted on the hub is applied again at the next listing; hub errors (401, missing CRD)
+// a profile deleted on the hub is applied again at the next listing; hub errors (401, 403, missing CRD)
 // show as the last error and in the metrics without crashing; the kubeconfig is sealed at rest.
 // Real database of TEST_ENGINE, services called in-process with the run's clock passed in.
 import assert from "node:assert/strict";
@@ -257,11 +257,11 @@ describe("ClusterProfile export to a hub", () => {
     assert.deepEqual(newRequests(), []);
   });
 
-  test("hub errors (401, a missing CRD) end the run, show as the last error and in the metrics, and clear once it works", async () => {
+  test("hub errors (401, 403, a missing CRD) end the run, show as the last error and in the metrics, and clear once it works", async () => {
     hub.tokens.clear();
     await db().clusterLabel.update({ where: { clusterId_key: { clusterId: "c_bravo", key: "env" } }, data: { value: "prod" } });
     const unauthorized = await exportClusterProfiles({ now: at(200) });
-    assert.match(unauthorized?.error ?? "", /HTTP 401/);
+    assert.match(unauthorized?.error ?? "", /HTTP 401 \(the hub refused the kubeconfig's credentials/);
     assert.deepEqual(unauthorized?.applied, []);
     let state = await getExporterState();
     assert.match(state.lastError?.message ?? "", /HTTP 401/);
@@ -269,6 +269,15 @@ describe("ClusterProfile export to a hub", () => {
     assert.ok(renderOwnMetrics().some((l) => /^fleet_cluster_profile_export_errors_total\{reason="unauthorized"\} 1$/.test(l)));
 
     hub.tokens.add(HUB_TOKEN);
+    hub.clusterProfilesForbidden = true;
+    const forbidden = await exportClusterProfiles({ now: at(220) });
+    assert.match(
+      forbidden?.error ?? "",
+      /HTTP 403: clusterprofiles\.multicluster\.x-k8s\.io is forbidden.*may not write clusterprofiles/,
+    );
+    assert.ok(renderOwnMetrics().some((l) => /^fleet_cluster_profile_export_errors_total\{reason="forbidden"\} 1$/.test(l)));
+    hub.clusterProfilesForbidden = false;
+
     hub.clusterProfileCrd = false;
     const missingCrd = await exportClusterProfiles({ now: at(240) });
     assert.match(missingCrd?.error ?? "", /HTTP 404.*CRD/);

@@ -30,6 +30,12 @@ export class HubError extends Error {
 }
 
 const REASONS: Record<number, string> = { 401: "unauthorized", 403: "forbidden", 404: "not_found" };
+// What the admin can do about it (client-node drops the body of a 401, so this is all they get).
+const HINTS: Record<number, string> = {
+  401: " (the hub refused the kubeconfig's credentials: paste a kubeconfig with a valid token or certificate)",
+  403: " (the kubeconfig's user may not write clusterprofiles and clusterprofiles/status in this namespace: see the README's Role)",
+  404: " (is the ClusterProfile CRD, clusterprofiles.multicluster.x-k8s.io, installed on the hub, and does the namespace exist?)",
+};
 
 function hubError(err: unknown, what: string): HubError {
   if (err instanceof HubError) return err;
@@ -41,7 +47,7 @@ function hubError(err: unknown, what: string): HubError {
       const message = (body as { message?: unknown } | null)?.message;
       if (typeof message === "string") detail = `: ${message.slice(0, 300)}`;
     } catch {}
-    const hint = code === 404 ? " (is the ClusterProfile CRD, clusterprofiles.multicluster.x-k8s.io, installed on the hub?)" : "";
+    const hint = HINTS[code] ?? "";
     return new HubError(REASONS[code] ?? `http_${code}`, `The hub answered ${what} with HTTP ${code}${detail}${hint}`);
   }
   const message = err instanceof Error ? err.message : String(err);
