@@ -40,7 +40,18 @@ const reconcile = () =>
     loggedError: null as string | null,
     /** where the next run's slice of the fleet starts (null: at the first name) */
     scanAfter: null as string | null,
+    /** the hub's client, kept between runs for its keep-alive connections */
+    client: null as { key: string; hub: HubClient } | null,
   }));
+
+function hubClient(key: string, config: { kubeconfig: string; namespace: string }): HubClient {
+  const state = reconcile();
+  if (state.client?.key !== key) {
+    state.client?.hub.close();
+    state.client = { key, hub: new HubClient(config.kubeconfig, config.namespace) };
+  }
+  return state.client.hub;
+}
 
 const sha256 = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
 const objectHash = (p: ClusterProfile) => sha256([p.metadata, p.spec]);
@@ -65,12 +76,16 @@ export async function exportClusterProfiles(
     await recordExportRun({ at: now, changed: false, error: message });
     return { applied: [], deleted: [], waiting: [], error: message };
   }
-  if (!config) return null;
+  if (!config) {
+    reconcile().client?.hub.close();
+    reconcile().client = null;
+    return null;
+  }
   const run: ExportRun = { applied: [], deleted: [], waiting: [], error: null };
   const budget = opts.maxWrites ?? MAX_WRITES_PER_RUN;
   const hubKey = sha256([config.kubeconfig, config.namespace]);
   try {
-    const hub = new HubClient(config.kubeconfig, config.namespace);
+    const hub = hubClient(hubKey, config);
     const settings = await getSettings();
     const ctx = { now, notReadyThresholdSeconds: settings.notReadyThresholdSeconds, namespace: config.namespace };
     const state = reconcile();

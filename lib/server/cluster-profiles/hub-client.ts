@@ -1,5 +1,16 @@
 import "server-only";
-import { ApiException, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import https from "node:https";
+import {
+  ApiException,
+  createConfiguration,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  ServerConfiguration,
+  setHeaderOptions,
+  type RequestContext,
+  type SecurityAuthentication,
+} from "@kubernetes/client-node";
 import {
   CLUSTER_MANAGER,
   CLUSTER_MANAGER_LABEL,
@@ -71,14 +82,44 @@ async function call<T>(what: string, request: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The kubeconfig's authentication with one keep-alive connection pool: client-node makes a new
+ * https.Agent (so a new TLS handshake) for every request, which measured 20 requests, 20 TLS
+ * connections, ~72 ms each on the test hub. Credentials are still applied per request (a rotated
+ * token file is re-read); only the agent, built from the same TLS options, is kept.
+ */
+function keepAlive(config: KubeConfig): SecurityAuthentication & { close(): void } {
+  let agent: https.Agent | null = null;
+  return {
+    close: () => agent?.destroy(),
+    getName: () => "kubeconfig authentication, keep-alive",
+    async applySecurityAuthentication(context: RequestContext) {
+      await config.applySecurityAuthentication(context);
+      const fresh = context.getAgent();
+      if (!(fresh instanceof https.Agent)) return;
+      agent ??= new https.Agent({ ...fresh.options, keepAlive: true, maxSockets: 4 });
+      context.setAgent(agent);
+      fresh.destroy();
+    },
+  };
+}
+
 export class HubClient {
   private readonly api: CustomObjectsApi;
+  /** Closes the kept-alive connections. */
+  close: () => void = () => {};
   private readonly target: { group: string; version: string; namespace: string; plural: string };
 
   constructor(kubeconfig: string, namespace: string) {
     const config = new KubeConfig();
     config.loadFromString(kubeconfig);
-    this.api = config.makeApiClient(CustomObjectsApi);
+    const cluster = config.getCurrentCluster();
+    if (!cluster) throw new HubError("kubeconfig", "The hub kubeconfig's current context names no cluster");
+    const auth = cluster.proxyUrl ? config : keepAlive(config);
+    if ("close" in auth) this.close = auth.close;
+    this.api = new CustomObjectsApi(
+      createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: auth } }),
+    );
     this.target = { group: CLUSTER_PROFILE_GROUP, version: CLUSTER_PROFILE_VERSION, namespace, plural: CLUSTER_PROFILE_PLURAL };
   }
 
