@@ -56,6 +56,7 @@ export const queryKeys = {
   },
   settings: ["settings"] as const,
   fleetCa: ["fleet-ca"] as const,
+  clusterProfileExport: ["cluster-profile-export"] as const,
   apiKeys: ["api-keys"] as const,
   users: ["users"] as const,
   audit: {

@@ -1,5 +1,6 @@
 import { auditRoutes } from "./audit";
 import { clusterRoutes } from "./clusters";
+import { clusterProfileRoutes } from "./cluster-profiles";
 import { deregistrationRoutes } from "./deregistration";
 import { fleetRoutes } from "./fleet";
 import { groupRoutes } from "./groups";
@@ -25,4 +26,5 @@ export const ADMIN_ROUTES: readonly RouteContract[] = [
   apiKeyRoutes,
   auditRoutes,
   fleetRoutes,
+  clusterProfileRoutes,
 ].flatMap((routes) => Object.values(routes));

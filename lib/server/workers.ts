@@ -8,6 +8,7 @@ import { tickRollouts } from "@/lib/server/rollouts/rollout-ticker";
 import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
 import { pruneRevokedSessions } from "@/lib/server/auth/sessions";
 import { startJobs } from "@/lib/server/jobs/job-runner";
+import { EXPORT_EVERY_MS, exportClusterProfiles } from "@/lib/server/cluster-profiles/export-cluster-profiles";
 import { log } from "@/lib/server/log";
 import { DRAIN_SAMPLE_EVERY_MS, sampleDrains } from "@/lib/server/lifecycle/drain-samples";
 import {
@@ -39,6 +40,7 @@ export function startWorkers(): () => Promise<void> {
     { name: "prune-audit-log", everyMs: RETENTION_MS, run: () => pruneAuditLog() },
     { name: "prune-revoked-sessions", everyMs: PRUNE_MS, run: pruneRevokedSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },
+    { name: "cluster-profile-export", everyMs: EXPORT_EVERY_MS, run: () => exportClusterProfiles() },
   ]);
   return async () => {
     // The heartbeat facts are what a shutdown must not lose: they are written while the jobs in

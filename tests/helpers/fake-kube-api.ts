@@ -3,7 +3,9 @@
 // (no API server can run on these machines). It checks the bearer token like an API server,
 // pages lists with limit/continue, serves pods as PartialObjectMetadataList when asked, applies
 // merge and strategic-merge patches to the Deployment and nodes, honours a PodDisruptionBudget
-// with 429 on evictions, and records every request for the tests to assert.
+// with 429 on evictions, and records every request for the tests to assert. As a hub it serves
+// ClusterProfiles (multicluster.x-k8s.io/v1alpha1): server-side apply of the object and of its
+// status subresource, lists by label selector, deletes.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import type http from "node:http";
@@ -11,6 +13,7 @@ import https from "node:https";
 import type net from "node:net";
 import path from "node:path";
 import forge from "node-forge";
+import { parse as parseYaml } from "yaml";
 import { makeKey } from "./csr";
 import type { FakeCluster, FakePod } from "./kube-clusters";
 
@@ -22,6 +25,22 @@ export interface RecordedRequest {
   contentType: string;
   body: unknown;
 }
+
+export type ClusterProfileObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+  };
+  spec?: unknown;
+  status?: unknown;
+};
 
 type Secret = {
   metadata: { name: string; namespace: string; resourceVersion: string; uid: string };
@@ -138,6 +157,12 @@ export class FakeKubeApi {
   readonly pdbBlocks = new Map<string, number>();
   readonly secrets = new Map<string, Secret>();
   deployment: Record<string, unknown>;
+  /** ClusterProfiles by "<namespace>/<name>". */
+  readonly clusterProfiles = new Map<string, ClusterProfileObject>();
+  /** false: the ClusterProfile CRD is not installed (its paths answer 404). */
+  clusterProfileCrd = true;
+  /** true: the token's user may not touch ClusterProfiles (RBAC answers 403). */
+  clusterProfilesForbidden = false;
   private server: https.Server;
   private rv = 100;
   private readonly namespace: string;
@@ -277,7 +302,8 @@ export class FakeKubeApi {
     const contentType = String(req.headers["content-type"] ?? "");
     let body: unknown = undefined;
     try {
-      body = text ? JSON.parse(text) : undefined;
+      // An apply patch is YAML (of which JSON is a part), as the API server reads it.
+      body = text ? (contentType.includes("yaml") ? parseYaml(text) : JSON.parse(text)) : undefined;
     } catch {
       return this.send(res, 400, status(400, "BadRequest", "the body is not JSON"));
     }
@@ -435,7 +461,107 @@ export class FakeKubeApi {
         return this.send(res, 200, this.deployment);
       }
     }
+    if (
+      (m = /^\/apis\/multicluster\.x-k8s\.io\/v1alpha1\/namespaces\/([^/]+)\/clusterprofiles(?:\/([^/]+))?(\/status)?$/.exec(p))
+    ) {
+      if (this.clusterProfilesForbidden)
+        return this.send(
+          res,
+          403,
+          status(
+            403,
+            "Forbidden",
+            `clusterprofiles.multicluster.x-k8s.io is forbidden: User cannot ${method.toLowerCase()} in namespace "${m[1]}"`,
+          ),
+        );
+      if (this.clusterProfileCrd) return this.clusterProfile(res, method, m[1]!, m[2], !!m[3], query, contentType, body);
+    }
     return this.send(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
+  }
+
+  private clusterProfile(
+    res: http.ServerResponse,
+    method: string,
+    namespace: string,
+    name: string | undefined,
+    statusSubresource: boolean,
+    query: Record<string, string>,
+    contentType: string,
+    body: unknown,
+  ) {
+    const key = `${namespace}/${name}`;
+    const existing = this.clusterProfiles.get(key);
+    const notFound = () =>
+      this.send(res, 404, status(404, "NotFound", `clusterprofiles.multicluster.x-k8s.io "${name}" not found`));
+    if (method === "GET" && !name) {
+      const [labelKey, labelValue] = (query.labelSelector ?? "").split("=");
+      const items = [...this.clusterProfiles.values()].filter(
+        (o) => o.metadata.namespace === namespace && (!labelKey || o.metadata.labels?.[labelKey] === labelValue),
+      );
+      return this.send(res, 200, this.page(items, query, "ClusterProfileList", "multicluster.x-k8s.io/v1alpha1"));
+    }
+    if (!name) return this.send(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method"));
+    if (method === "GET") return existing ? this.send(res, 200, existing) : notFound();
+    if (method === "DELETE") {
+      if (!existing) return notFound();
+      this.clusterProfiles.delete(key);
+      return this.send(res, 200, {
+        kind: "Status",
+        apiVersion: "v1",
+        status: "Success",
+        details: { name, kind: "clusterprofiles" },
+      });
+    }
+    if (method !== "PATCH") return this.send(res, 405, status(405, "MethodNotAllowed", "the server does not allow this method"));
+    if (contentType !== "application/apply-patch+yaml")
+      return this.send(
+        res,
+        415,
+        status(415, "UnsupportedMediaType", `this fake applies only application/apply-patch+yaml, not ${contentType}`),
+      );
+    if (!query.fieldManager)
+      return this.send(res, 400, status(400, "BadRequest", "PATCH, fieldManager is required for apply patch"));
+    const applied = body as ClusterProfileObject;
+    if (
+      applied?.apiVersion !== "multicluster.x-k8s.io/v1alpha1" ||
+      applied.kind !== "ClusterProfile" ||
+      applied.metadata?.name !== name
+    )
+      return this.send(
+        res,
+        400,
+        status(400, "BadRequest", "the applied object's apiVersion, kind or name does not match the URL"),
+      );
+    if (statusSubresource) {
+      if (!existing) return notFound();
+      existing.status = applied.status;
+      existing.metadata.resourceVersion = String(++this.rv);
+      return this.send(res, 200, existing);
+    }
+    // The main resource ignores status, as a CRD with the status subresource does.
+    const specChanged = JSON.stringify(existing?.spec) !== JSON.stringify(applied.spec);
+    const next: ClusterProfileObject = {
+      apiVersion: applied.apiVersion,
+      kind: applied.kind,
+      metadata: {
+        name,
+        namespace,
+        labels: applied.metadata.labels ?? {},
+        annotations: applied.metadata.annotations ?? {},
+        uid: existing?.metadata.uid ?? crypto.randomUUID(),
+        generation: (existing?.metadata.generation ?? 0) + (specChanged ? 1 : 0),
+        resourceVersion: String(++this.rv),
+      },
+      spec: applied.spec,
+      ...(existing?.status ? { status: existing.status } : {}),
+    };
+    this.clusterProfiles.set(key, next);
+    return this.send(res, existing ? 200 : 201, next);
+  }
+
+  /** The ClusterProfile requests (writes and lists), oldest first. */
+  clusterProfileRequests(): RecordedRequest[] {
+    return this.requests.filter((r) => r.path.startsWith("/apis/multicluster.x-k8s.io/"));
   }
 
   /** The image of the Deployment's agent container and its replicas. */

@@ -3,6 +3,7 @@ import { env } from "@/lib/env";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApiKeysSection } from "./api-keys-section";
+import { ClusterProfileExportSection } from "./cluster-profile-export-section";
 import { FleetCaSection } from "./fleet-ca-section";
 import { SettingsForm } from "./settings-form";
 import { SsoSection } from "./sso-section";
@@ -21,6 +22,7 @@ export default async function SettingsPage() {
       <SettingsForm />
       <div className="mt-8 space-y-6">
         <FleetCaSection />
+        <ClusterProfileExportSection />
         <ApiKeysSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
         <SsoSection providerName={env().oidc?.name ?? null} />
