@@ -266,7 +266,9 @@ describe("ClusterProfile export to a hub", () => {
     let state = await getExporterState();
     assert.match(state.lastError?.message ?? "", /HTTP 401/);
     assert.equal(state.lastError?.at, at(200).toISOString());
-    assert.ok(renderOwnMetrics().some((l) => /^fleet_cluster_profile_export_errors_total\{reason="unauthorized"\} 1$/.test(l)));
+    assert.ok(
+      (await renderOwnMetrics()).some((l) => /^fleet_cluster_profile_export_errors_total\{reason="unauthorized"\} 1$/.test(l)),
+    );
 
     hub.tokens.add(HUB_TOKEN);
     hub.clusterProfilesForbidden = true;
@@ -275,14 +277,18 @@ describe("ClusterProfile export to a hub", () => {
       forbidden?.error ?? "",
       /HTTP 403: clusterprofiles\.multicluster\.x-k8s\.io is forbidden.*may not write clusterprofiles/,
     );
-    assert.ok(renderOwnMetrics().some((l) => /^fleet_cluster_profile_export_errors_total\{reason="forbidden"\} 1$/.test(l)));
+    assert.ok(
+      (await renderOwnMetrics()).some((l) => /^fleet_cluster_profile_export_errors_total\{reason="forbidden"\} 1$/.test(l)),
+    );
     hub.clusterProfilesForbidden = false;
 
     hub.clusterProfileCrd = false;
     const missingCrd = await exportClusterProfiles({ now: at(240) });
     assert.match(missingCrd?.error ?? "", /HTTP 404.*CRD/);
     assert.match((await getExporterState()).lastError?.message ?? "", /clusterprofiles\.multicluster\.x-k8s\.io/);
-    assert.ok(renderOwnMetrics().some((l) => /^fleet_cluster_profile_export_errors_total\{reason="not_found"\} 1$/.test(l)));
+    assert.ok(
+      (await renderOwnMetrics()).some((l) => /^fleet_cluster_profile_export_errors_total\{reason="not_found"\} 1$/.test(l)),
+    );
     newRequests();
 
     hub.clusterProfileCrd = true;
