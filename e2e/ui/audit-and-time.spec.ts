@@ -137,4 +137,21 @@ test("registration objective: refusals beside it, failures against it; readable 
     expect(failuresBox.y, `${width}px: "Failures by code" below the summary`).toBeGreaterThanOrEqual(box.y + box.height);
   }
   await saveScreenshots(page, testInfo, "registration-objective");
+
+  // On a 390x844 phone the card takes the screen's width: nothing runs off it, the bar's labels
+  // stay on one line each, and the code lists follow the summary.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const summary = page.getByTestId("registration-summary");
+  const card = summary.locator("xpath=ancestor::section[1]");
+  const cardBox = (await card.boundingBox())!;
+  expect(cardBox.x).toBeGreaterThanOrEqual(0);
+  expect(cardBox.x + cardBox.width, "the card fits the phone").toBeLessThanOrEqual(390);
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+  const labels = page.getByTestId("registration-bar-labels").locator("span");
+  const [low, objective] = [(await labels.nth(0).boundingBox())!, (await labels.nth(1).boundingBox())!];
+  const labelLine = await labels.nth(1).evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+  expect(objective.height, 'phone: "objective 99.9 %" on one line').toBeLessThanOrEqual(labelLine + 1);
+  expect(low.x + low.width, "phone: the labels do not touch").toBeLessThan(objective.x);
+  const summaryBox = (await summary.boundingBox())!;
+  expect((await failures.boundingBox())!.y).toBeGreaterThanOrEqual(summaryBox.y + summaryBox.height);
 });

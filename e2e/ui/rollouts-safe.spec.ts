@@ -6,6 +6,11 @@ import type { APIRequestContext } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { GroupsPage } from "../pages/groups-page";
 import { enrolTestAgent, type TestAgent } from "../support/agent-api";
+import { execSql, sqlTimestamp } from "../support/database";
+import { saveScreenshots } from "../support/screenshots";
+
+/** The Versions page's flagged list shows this many clusters at a time (lib/client/versions.ts). */
+const FLAGGED_PAGE = 100;
 
 async function json<T>(res: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
   expect(res.ok(), `${res.url()} -> ${res.status()} ${await res.text()}`).toBeTruthy();
@@ -21,7 +26,7 @@ test.describe("safe rollouts", () => {
     page,
     playwright,
     apiAs,
-  }) => {
+  }, testInfo) => {
     test.setTimeout(90_000);
     const run = Date.now().toString(36);
     const admin = await apiAs("admin");
@@ -66,10 +71,20 @@ test.describe("safe rollouts", () => {
       await expect(confirm.getByTestId("plan-clusters")).toHaveText("2 clusters");
       await expect(confirm.getByTestId("plan-skipped")).toHaveText("1 cluster skipped");
       await expect(confirm).toContainText(`${dead.name} — NotReady`);
+      await saveScreenshots(page, testInfo, "rollout-confirm");
       // Cancel keeps the form as it was; nothing started.
       await confirm.getByRole("button", { name: "Cancel" }).click();
       await expect(confirm).toHaveCount(0);
+      // Including NotReady clusters is an explicit choice: the plan then counts the dead one in.
+      const include = page.getByLabel("Include NotReady and draining clusters");
+      await include.check();
       await page.getByRole("button", { name: "Start rollout…" }).click();
+      await expect(confirm.getByTestId("plan-clusters")).toHaveText("3 clusters");
+      await expect(confirm.getByTestId("plan-skipped")).toHaveText("0 clusters skipped");
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await include.uncheck();
+      await page.getByRole("button", { name: "Start rollout…" }).click();
+      await expect(confirm.getByTestId("plan-skipped")).toHaveText("1 cluster skipped");
       await confirm.getByRole("button", { name: "Start rollout", exact: true }).click();
       await expect(page).toHaveURL(/\/rollouts\/(?!new)[^/]+$/);
       const id = page.url().split("/").pop()!;
@@ -94,6 +109,7 @@ test.describe("safe rollouts", () => {
       await expect(page.getByTestId("awaiting-approval")).toContainText("starts when you approve it", { timeout: 20_000 });
       await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Awaiting approval");
       await expect(page.getByTestId("rollout-eta")).toContainText("per cluster");
+      await saveScreenshots(page, testInfo, "rollout-awaiting-approval");
       const restState = async () =>
         (await json<RolloutBody>(await admin.get(`/api/v1/rollouts/${id}`))).clusters.find((c) => c.clusterId === rest.clusterId)
           ?.state;
@@ -170,16 +186,30 @@ test.describe("safe rollouts", () => {
     );
     const agent = await enrolTestAgent(playwright, token.token, `e2e-these-${run}`, { env: "dev", region: "eu" });
     await agent.dispose(); // registered on agent 1.4.0: outdated
+    // More outdated clusters than a page holds: the flagged list pages instead of stopping short.
+    const now = sqlTimestamp();
+    const ids = Array.from({ length: FLAGGED_PAGE }, (_, i) => `cl_e2eflag${run}${String(i).padStart(3, "0")}`);
+    await execSql(
+      `INSERT INTO "Cluster" ("id", "name", "phase", "registeredAt", "agentVersion", "kubernetesVersion", "createdAt", "updatedAt") VALUES ${ids.map(() => "(?, ?, 'Active', ?, '1.2.3', '1.29.4', ?, ?)").join(", ")}`,
+      ids.flatMap((id, i) => [id, `flagged-${run}-${String(i).padStart(3, "0")}`, now, now, now]),
+    );
     await page.goto("/versions");
     await page.getByRole("button", { name: /^Outdated/ }).click();
-    const link = page.getByRole("link", { name: /^Upgrade these \d+/ });
-    const count = Number((await link.innerText()).match(/\d+/)?.[0]);
-    expect(count).toBeGreaterThan(0);
+    const link = page.getByRole("link", { name: /^Upgrade these [\d,]+/ });
+    const count = Number((await link.innerText()).match(/[\d,]+/)?.[0]?.replace(/,/g, ""));
+    expect(count).toBeGreaterThan(FLAGGED_PAGE);
+    const flaggedRows = page.getByRole("table", { name: "Clusters whose versions are flagged" }).locator("tbody tr");
+    await expect(flaggedRows).toHaveCount(FLAGGED_PAGE);
+    await expect(page.getByTestId("flagged-shown")).toHaveText(`Showing ${FLAGGED_PAGE} of ${count.toLocaleString("en-US")}`);
+    await page.getByRole("button", { name: /^Show \d+ more$/ }).click();
+    await expect.poll(() => flaggedRows.count()).toBeGreaterThanOrEqual(Math.min(count, 2 * FLAGGED_PAGE));
+    expect(await flaggedRows.count()).toBeLessThanOrEqual(2 * FLAGGED_PAGE);
     await link.click();
     await expect(page).toHaveURL(/\/rollouts\/new\?flagged=outdated$/);
-    await expect(page.getByRole("radio", { name: `These ${count} cluster${count === 1 ? "" : "s"}` })).toBeChecked({
-      timeout: 30_000,
-    });
-    await expect(page.getByTestId("matched-clusters")).toContainText(`${count} cluster`);
+    // (Tests running beside this one may register another outdated cluster meanwhile: at least as many.)
+    const these = page.getByRole("radio", { name: /^These [\d,]+ clusters?$/ });
+    await expect(these).toBeChecked({ timeout: 30_000 });
+    const matched = (await page.getByTestId("matched-clusters").innerText()).match(/([\d,]+) clusters? match/);
+    expect(Number(matched?.[1]?.replace(/,/g, "")), "every flagged cluster is in the rollout").toBeGreaterThanOrEqual(count);
   });
 });
