@@ -13,6 +13,7 @@ test("audit: filters live in the URL and survive a reload; names link; details i
   apiAs,
   auditPage,
 }, testInfo) => {
+  test.setTimeout(60_000); // a dozen page states, screenshots and a phone pass on a shared machine
   const operator = await apiAs("operator");
   const name = `audit-e2e-${Date.now().toString(36)}`;
   const created = await operator.post("/api/v1/groups", { data: { name, selector: "env=audit-e2e" }, headers: SAME_ORIGIN });
@@ -91,6 +92,15 @@ test("audit: filters live in the URL and survive a reload; names link; details i
     return { form: form.right <= main.right + 1, table: box.getBoundingClientRect().right <= main.right + 1 };
   });
   expect(fits).toEqual({ form: true, table: true });
+  // Inside its box the table keeps readable columns: the actor's address is on one line.
+  const actor = auditPage.rows.first().locator("td").nth(1);
+  const actorLines = await actor.evaluate((el) => {
+    // One client rect per line box of the cell's text (the cell itself is as tall as its row).
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return range.getClientRects().length;
+  });
+  expect(actorLines, "the actor on a phone, in lines").toBe(1);
 });
 
 test("registration objective: refusals beside it, failures against it; readable at 1280, 1440 and 1920", async ({
