@@ -107,6 +107,7 @@ test("registration objective: refusals beside it, failures against it; readable 
   page,
   apiAs,
 }, testInfo) => {
+  test.setTimeout(60_000); // four viewport widths and two screenshots
   const admin = await apiAs("admin");
   // The overview shows the card once the fleet has a cluster.
   const cluster = await admin.post("/api/v1/clusters", {

@@ -152,7 +152,7 @@ test.describe("the list's tools", () => {
   test.use({ ...asRole("operator"), viewport: { width: 1440, height: 900 } });
 
   test("change and remove labels on picked clusters; a required label cannot be removed", async ({ page, apiAs }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(120_000); // several previews and changes, each a server round trip on a shared machine
     const run = `c${Date.now().toString(36)}`;
     await seedClusters(run);
     const api = await apiAs("operator");
@@ -194,7 +194,7 @@ test.describe("the list's tools", () => {
   });
 
   test("drain-then-deregister and a rollout for the picked clusters", async ({ page, apiAs }) => {
-    test.setTimeout(90_000);
+    test.setTimeout(120_000); // the list twice, the new-rollout page, the drain's dry run and start, on a shared machine
     const run = `r${Date.now().toString(36)}`;
     await seedClusters(run);
     await pickTwo(page, run);
@@ -240,7 +240,12 @@ test.describe("the list's tools", () => {
     await page.goto(listUrl(run));
     await expect(page.getByTestId("clusters-total")).toHaveText(String(COUNT), { timeout: 30_000 });
 
-    // Page size: in the URL, the list follows.
+    // Page size: in the URL, the list follows. Its label reads on one line beside the other tools.
+    const perPage = page.getByText("Per page", { exact: true });
+    const perPageLines = await perPage.evaluate(
+      (el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight),
+    );
+    expect(perPageLines, '"Per page" in lines').toBeLessThan(1.5);
     await page.getByLabel("Per page").selectOption("100");
     await expect(page).toHaveURL(/[?&]pageSize=100(&|$)/);
     await expect(page.locator("tbody tr")).toHaveCount(COUNT);
