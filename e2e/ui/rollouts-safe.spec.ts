@@ -22,7 +22,7 @@ type RolloutBody = { state: string; currentStage: number; clusters: { clusterId:
 test.describe("safe rollouts", () => {
   test.use(asRole("operator"));
 
-  test("the start asks for confirmation with the plan's counts; the next stage waits for approval", async ({
+  test("the start asks for confirmation with the plan's counts; the next stage waits for approval; a cluster dead at its turn is skipped", async ({
     page,
     playwright,
     apiAs,
@@ -32,20 +32,22 @@ test.describe("safe rollouts", () => {
     const admin = await apiAs("admin");
     const token = await json<{ token: string }>(
       await admin.post("/api/v1/registration-tokens", {
-        data: { name: `e2e safe ${run}`, ttlSeconds: 600, maxClusters: 3, fixedLabels: { "e2e-safe": run } },
+        data: { name: `e2e safe ${run}`, ttlSeconds: 600, maxClusters: 4, fixedLabels: { "e2e-safe": run } },
         headers: SAME_ORIGIN,
       }),
     );
     const agents: TestAgent[] = [];
     try {
-      for (const n of ["a-canary", "b-rest", "c-dead"])
+      for (const n of ["a-canary", "b-late", "b-rest", "c-dead"])
         agents.push(await enrolTestAgent(playwright, token.token, `e2e-safe-${run}-${n}`, { env: "dev", region: "eu" }));
-      const [canary, rest, dead] = agents as [TestAgent, TestAgent, TestAgent];
-      // Two healthy clusters become Active; the third reports its API server down: NotReady.
+      const [canary, late, rest, dead] = agents as [TestAgent, TestAgent, TestAgent, TestAgent];
+      // Three healthy clusters become Active (one of them dies later, before its turn); the fourth
+      // reports its API server down: NotReady.
       await expect
         .poll(
           async () => {
             await canary.heartbeat();
+            await late.heartbeat();
             await rest.heartbeat();
             await dead.heartbeat({ apiServer: "down" });
             const list = await json<{ items: { phase: string }[] }>(
@@ -53,22 +55,23 @@ test.describe("safe rollouts", () => {
             );
             return list.items.filter((c) => c.phase === "Active").length;
           },
-          { message: "two clusters Active", timeout: 20_000 },
+          { message: "three clusters Active", timeout: 20_000 },
         )
-        .toBe(2);
+        .toBe(3);
 
-      // Opened prefilled with the three clusters (as Versions' "upgrade these" and the cluster list do).
+      // Opened prefilled with the four clusters (as Versions' "upgrade these" and the cluster list do).
       await page.goto(`/rollouts/new?clusters=${agents.map((a) => a.clusterId).join(",")}`);
       // (the form waits for the version matrix; generous on a busy CI machine)
-      await expect(page.getByRole("radio", { name: "These 3 clusters" })).toBeChecked({ timeout: 30_000 });
+      await expect(page.getByRole("radio", { name: "These 4 clusters" })).toBeChecked({ timeout: 30_000 });
       await page.getByLabel("Rollout name").fill(`e2e safe ${run}`);
       await page.getByLabel("Wait between stages (seconds)").fill("0");
+      await page.getByLabel("Max unavailable").fill("2");
       await page.getByLabel("Require approval before each next stage").check();
       await page.getByRole("button", { name: "Start rollout…" }).click();
 
       const confirm = page.getByRole("dialog");
       await expect(confirm.getByTestId("plan-stages")).toHaveText("2 stages");
-      await expect(confirm.getByTestId("plan-clusters")).toHaveText("2 clusters");
+      await expect(confirm.getByTestId("plan-clusters")).toHaveText("3 clusters");
       await expect(confirm.getByTestId("plan-skipped")).toHaveText("1 cluster skipped");
       await expect(confirm).toContainText(`${dead.name} — NotReady`);
       await saveScreenshots(page, testInfo, "rollout-confirm");
@@ -79,7 +82,7 @@ test.describe("safe rollouts", () => {
       const include = page.getByLabel("Include NotReady and draining clusters");
       await include.check();
       await page.getByRole("button", { name: "Start rollout…" }).click();
-      await expect(confirm.getByTestId("plan-clusters")).toHaveText("3 clusters");
+      await expect(confirm.getByTestId("plan-clusters")).toHaveText("4 clusters");
       await expect(confirm.getByTestId("plan-skipped")).toHaveText("0 clusters skipped");
       await confirm.getByRole("button", { name: "Cancel" }).click();
       await include.uncheck();
@@ -110,14 +113,25 @@ test.describe("safe rollouts", () => {
       await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Awaiting approval");
       await expect(page.getByTestId("rollout-eta")).toContainText("per cluster");
       await saveScreenshots(page, testInfo, "rollout-awaiting-approval");
-      const restState = async () =>
-        (await json<RolloutBody>(await admin.get(`/api/v1/rollouts/${id}`))).clusters.find((c) => c.clusterId === rest.clusterId)
-          ?.state;
-      expect(await restState(), "nothing starts before the approval").toBe("Pending");
+      const member = async (agent: TestAgent) =>
+        (await json<RolloutBody>(await admin.get(`/api/v1/rollouts/${id}`))).clusters.find(
+          (c) => c.clusterId === agent.clusterId,
+        );
+      expect((await member(rest))?.state, "nothing starts before the approval").toBe("Pending");
+      // One planned cluster dies while the rollout waits (no heartbeat for 16 minutes).
+      const heard = sqlTimestamp(new Date(Date.now() - 16 * 60_000));
+      await execSql(`UPDATE "Cluster" SET "lastHeartbeatAt" = ?, "status" = 'NotReady', "statusChangedAt" = ? WHERE "id" = ?`, [
+        heard,
+        heard,
+        late.clusterId,
+      ]);
 
       await page.getByRole("button", { name: "Approve stage rest" }).click();
       await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Running");
-      expect(await restState()).toBe("Upgrading");
+      // The dead one is skipped at its turn, not started (it would hold the stage until its timeout).
+      await expect.poll(async () => (await member(late))?.state, { timeout: 20_000 }).toBe("Skipped");
+      expect((await member(rest))?.state).toBe("Upgrading");
+      await expect(rows.locator("tr", { hasText: late.name })).toContainText("NotReady when its turn came");
       const audit = await json<{ items: { action: string; actor: string }[] }>(
         await admin.get(`/api/v1/audit?target=${id}&limit=10`),
       );
