@@ -26,9 +26,10 @@ export function AuditTable({ entries, onOpen }: { entries: AuditEntry[]; onOpen:
               <td className="px-4 py-2.5 whitespace-nowrap text-slate-600 dark:text-slate-400">
                 <RelativeTime iso={e.at} />
               </td>
-              <td className="px-4 py-2.5 break-all">{e.actor}</td>
+              {/* A floor under the names: in a phone's narrow box the table gave them one letter a line. */}
+              <td className="min-w-52 px-4 py-2.5 break-all">{e.actor}</td>
               <td className="px-4 py-2.5 font-mono text-xs">{e.action}</td>
-              <td className="max-w-xs px-4 py-2.5">
+              <td className="min-w-48 max-w-xs px-4 py-2.5">
                 <AuditTarget entry={e} />
               </td>
               <td className="max-w-sm px-4 py-2.5">

@@ -29,7 +29,7 @@ export function ListTools({
   return (
     <div className="flex flex-wrap items-center gap-2">
       <label className="flex items-center gap-2 text-sm">
-        <span className="text-slate-600 dark:text-slate-400">Per page</span>
+        <span className="whitespace-nowrap text-slate-600 dark:text-slate-400">Per page</span>
         <select
           className={`${inputClass} h-8 w-20`}
           value={filters.pageSize ?? PAGE_SIZE}

@@ -10,7 +10,8 @@ import { Field, inputClass } from "@/components/ui/field";
 import { SelectorInput } from "@/components/labels/selector-input";
 import { FormActions } from "@/components/ui/form-actions";
 import { SelectorPreview } from "./selector-preview";
-import { browserTimeZone, UpgradeWindowsEditor, type WindowsDraft } from "./upgrade-windows-editor";
+import { viewerTimeZone } from "@/lib/domain/time-format";
+import { UpgradeWindowsEditor, type WindowsDraft } from "./upgrade-windows-editor";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 
 // Long enough to skip the half-typed states of "region in (eu-west-1,", short enough to feel live.
@@ -51,7 +52,8 @@ export function GroupDialog({ group, onClose }: { group?: ClusterGroup; onClose:
   });
   const [errors, setErrors] = useState<Errors>({});
   const [windows, setWindows] = useState<WindowsDraft>(() => ({
-    timeZone: group?.upgradeTimeZone ?? browserTimeZone(),
+    // The viewer's own zone: the likeliest one an operator means.
+    timeZone: group?.upgradeTimeZone ?? viewerTimeZone(),
     windows: group?.upgradeWindows ?? [],
   }));
 

@@ -10,11 +10,6 @@ export type WindowsDraft = { timeZone: string; windows: UpgradeWindow[] };
 
 export const NEW_WINDOW: UpgradeWindow = { days: ["Sat"], start: "02:00", end: "06:00" };
 
-/** The browser's own zone: the likeliest one an operator means. */
-export function browserTimeZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
-
 function zoneNames(): string[] {
   try {
     return Intl.supportedValuesOf("timeZone");

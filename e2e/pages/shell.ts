@@ -32,6 +32,16 @@ export class Shell {
     await expect(this.role).toHaveText(role);
   }
 
+  /** From a freshly loaded page: the first Tab reaches the skip link, on screen; Enter moves focus to <main>. */
+  async skipToContent() {
+    await this.page.keyboard.press("Tab");
+    const skip = this.page.getByRole("link", { name: "Skip to content" });
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeInViewport();
+    await this.page.keyboard.press("Enter");
+    await expect(this.page.locator("main")).toBeFocused();
+  }
+
   async signOut() {
     await this.userMenuButton.click();
     await this.signOutItem.click();

@@ -13,6 +13,7 @@ test("audit: filters live in the URL and survive a reload; names link; details i
   apiAs,
   auditPage,
 }, testInfo) => {
+  test.setTimeout(60_000); // a dozen page states, screenshots and a phone pass on a shared machine
   const operator = await apiAs("operator");
   const name = `audit-e2e-${Date.now().toString(36)}`;
   const created = await operator.post("/api/v1/groups", { data: { name, selector: "env=audit-e2e" }, headers: SAME_ORIGIN });
@@ -91,12 +92,22 @@ test("audit: filters live in the URL and survive a reload; names link; details i
     return { form: form.right <= main.right + 1, table: box.getBoundingClientRect().right <= main.right + 1 };
   });
   expect(fits).toEqual({ form: true, table: true });
+  // Inside its box the table keeps readable columns: the actor's address is on one line.
+  const actor = auditPage.rows.first().locator("td").nth(1);
+  const actorLines = await actor.evaluate((el) => {
+    // One client rect per line box of the cell's text (the cell itself is as tall as its row).
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    return range.getClientRects().length;
+  });
+  expect(actorLines, "the actor on a phone, in lines").toBe(1);
 });
 
 test("registration objective: refusals beside it, failures against it; readable at 1280, 1440 and 1920", async ({
   page,
   apiAs,
 }, testInfo) => {
+  test.setTimeout(60_000); // four viewport widths and two screenshots
   const admin = await apiAs("admin");
   // The overview shows the card once the fleet has a cluster.
   const cluster = await admin.post("/api/v1/clusters", {
@@ -137,4 +148,21 @@ test("registration objective: refusals beside it, failures against it; readable 
     expect(failuresBox.y, `${width}px: "Failures by code" below the summary`).toBeGreaterThanOrEqual(box.y + box.height);
   }
   await saveScreenshots(page, testInfo, "registration-objective");
+
+  // On a 390x844 phone the card takes the screen's width: nothing runs off it, the bar's labels
+  // stay on one line each, and the code lists follow the summary.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const summary = page.getByTestId("registration-summary");
+  const card = summary.locator("xpath=ancestor::section[1]");
+  const cardBox = (await card.boundingBox())!;
+  expect(cardBox.x).toBeGreaterThanOrEqual(0);
+  expect(cardBox.x + cardBox.width, "the card fits the phone").toBeLessThanOrEqual(390);
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+  const labels = page.getByTestId("registration-bar-labels").locator("span");
+  const [low, objective] = [(await labels.nth(0).boundingBox())!, (await labels.nth(1).boundingBox())!];
+  const labelLine = await labels.nth(1).evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+  expect(objective.height, 'phone: "objective 99.9 %" on one line').toBeLessThanOrEqual(labelLine + 1);
+  expect(low.x + low.width, "phone: the labels do not touch").toBeLessThan(objective.x);
+  const summaryBox = (await summary.boundingBox())!;
+  expect((await failures.boundingBox())!.y).toBeGreaterThanOrEqual(summaryBox.y + summaryBox.height);
 });

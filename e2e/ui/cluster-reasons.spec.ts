@@ -8,6 +8,7 @@ import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { registerThroughAgentPort } from "../support/agent-api";
 import { okJson, uniqueName } from "../support/agent-process";
 import { execSql, sqlTimestamp } from "../support/database";
+import { saveScreenshots } from "../support/screenshots";
 
 // Four page loads, the first of each page cold, on a shared 2-core runner: generous waits.
 const slow = expect.configure({ timeout: 30_000 });
@@ -72,7 +73,7 @@ for (const viewport of [
       page,
       apiAs,
       playwright,
-    }) => {
+    }, testInfo) => {
       test.setTimeout(150_000);
       const admin = await apiAs("admin");
       const staleName = uniqueName(`e2e-stale-${viewport.name}`);
@@ -99,6 +100,22 @@ for (const viewport of [
       await slow(flapRow.getByTestId("cluster-reasons")).toContainText(/flapping — [67] changes in the last hour/);
       await slow(page.locator(`[data-cluster-id="${staleId}"]`)).toHaveCount(0);
 
+      // Overview's "N blocked" (enrollment) opens the list filtered to clusters not enrolled; a
+      // fresh registration is one of them, and says so in its reasons. (The enrollment check runs
+      // every 10 s: the link appears with its first pass.)
+      await page.goto("/");
+      const blocked = page.getByTestId("enrollment-blocked");
+      await slow(blocked).toContainText(/[\d,]+ blocked/);
+      await blocked.click();
+      await slow(page).toHaveURL(/\/clusters\?enrollment=blocked$/);
+      await slow(page.getByLabel("Enrollment")).toHaveValue("blocked");
+      await page.getByLabel("Search").fill(flapName);
+      await slow(page).toHaveURL(/[?&]q=/);
+      await slow(page.locator(`[data-cluster-id="${flapId}"]`).getByTestId("cluster-reasons")).toContainText("not enrolled");
+      await page.getByLabel("Enrollment").selectOption("enrolled");
+      await slow(page).toHaveURL(/[?&]enrollment=enrolled/);
+      await slow(page.getByText(/No clusters match/i)).toBeVisible();
+
       // The NotReady cluster's page: every reported fact greyed, "as of" its last heartbeat.
       await page.goto(`/clusters/${staleId}`);
       await slow(page.getByTestId("cluster-reasons").first()).toContainText(/no heartbeat for 1\d min/);
@@ -113,6 +130,7 @@ for (const viewport of [
       await slow(health).toContainText("1.31.4");
       await slow(stale.filter({ hasText: "pool-stale" })).toHaveCount(1);
       expect(await health.evaluate((el) => getComputedStyle(el).filter)).toContain("grayscale");
+      if (viewport.name === "desktop") await saveScreenshots(page, testInfo, "cluster-stale-facts");
 
       // A Ready cluster's facts are current: nothing greyed.
       // (Its heartbeat is refreshed first: this test may have run past the NotReady threshold.)

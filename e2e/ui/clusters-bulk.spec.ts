@@ -1,9 +1,12 @@
 // Acting on many clusters from the list (issue 14): select a page, widen to "all N matching",
 // edit labels with a preview and a confirmation, on a desktop and a 390x844 phone. The desktop
-// run saves the README's screenshots of the list with the bulk action in progress.
-import type { Page } from "@playwright/test";
+// run saves the README's screenshots of the list with the bulk action in progress. Then the
+// list's other tools: changing and removing labels (required ones refused), drain-then-deregister
+// and a rollout for a selection, the page size, the column chooser, export and saved views.
+import type { Locator, Page } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { execSql, sqlTimestamp } from "../support/database";
+import { saveScreenshots } from "../support/screenshots";
 
 const COUNT = 60;
 
@@ -26,8 +29,10 @@ async function seedClusters(run: string) {
   );
 }
 
+const listUrl = (run: string, query = "") => `/clusters?selector=${encodeURIComponent(`bulke2e=${run}`)}${query}`;
+
 async function selectAllMatching(page: Page, run: string) {
-  await page.goto(`/clusters?selector=${encodeURIComponent(`bulke2e=${run}`)}&pageSize=25`);
+  await page.goto(listUrl(run, "&pageSize=25"));
   // The first list of a freshly started server can take a while on a loaded CI machine.
   await expect(page.getByTestId("clusters-total")).toHaveText(String(COUNT), { timeout: 30_000 });
   await expect(page.locator("tbody tr")).toHaveCount(25);
@@ -107,5 +112,230 @@ test.describe("viewers", () => {
       headers: SAME_ORIGIN,
     });
     expect(r.status()).toBe(403);
+  });
+});
+
+const rowBox = (page: Page, run: string, i: number) =>
+  page.getByRole("checkbox", { name: `Select bulk-${run}-${String(i).padStart(3, "0")}` });
+
+/** The first two clusters of the run (sorted by name), ticked one by one. */
+async function pickTwo(page: Page, run: string) {
+  await page.goto(listUrl(run));
+  await expect(page.getByTestId("clusters-total")).toHaveText(String(COUNT), { timeout: 30_000 });
+  await rowBox(page, run, 0).check();
+  await rowBox(page, run, 1).check();
+  await expect(page.getByTestId("bulk-selection")).toHaveText("2 selected clusters");
+}
+
+/** Fills the bulk label dialog and asks for the preview. */
+async function editLabels(page: Page, change: { set?: string; remove?: string }): Promise<Locator> {
+  const dialog = page.getByRole("dialog", { name: "Edit labels" });
+  if (!(await dialog.isVisible())) await page.getByRole("button", { name: "Edit labels…" }).click();
+  await dialog.getByLabel("Add or change").fill(change.set ?? "");
+  await dialog.getByLabel("Remove").fill(change.remove ?? "");
+  await dialog.getByRole("button", { name: "Preview changes" }).click();
+  return dialog;
+}
+
+async function applyPreview(page: Page, count: number) {
+  const preview = page.getByRole("dialog", { name: "Preview the label change" });
+  await preview.getByRole("button", { name: `Apply to ${count} clusters` }).click();
+  const done = page.getByRole("dialog", { name: "Labels changed" });
+  await expect(done.getByTestId("bulk-labels-done")).toContainText(`Labels changed on ${count} clusters`);
+  await done.getByRole("button", { name: "Done" }).click();
+  await expect(done).toHaveCount(0);
+  // The dialog gives focus back to the button that opened it (not to <body>).
+  await expect(page.getByRole("button", { name: "Edit labels…" })).toBeFocused();
+}
+
+test.describe("the list's tools", () => {
+  test.use({ ...asRole("operator"), viewport: { width: 1440, height: 900 } });
+
+  test("change and remove labels on picked clusters; a required label cannot be removed", async ({ page, apiAs }) => {
+    test.setTimeout(120_000); // several previews and changes, each a server round trip on a shared machine
+    const run = `c${Date.now().toString(36)}`;
+    await seedClusters(run);
+    const api = await apiAs("operator");
+    const admin = await apiAs("admin"); // (settings are an admin's to read)
+    const { requiredLabels } = (await (await admin.get("/api/v1/settings")).json()) as { requiredLabels: string[] };
+    const required = requiredLabels.includes("env") ? "env" : "region";
+    expect(requiredLabels, "the e2e fleet requires env or region").toContain(required);
+    await pickTwo(page, run);
+
+    // Removing a required label is refused with the reason, and nothing is written.
+    const dialog = await editLabels(page, { set: "tier=gold", remove: required });
+    await expect(dialog).toContainText(`Required labels cannot be removed: ${required}`);
+
+    // A change: the preview names the old and the new value, per value.
+    await editLabels(page, { set: "region=apac" });
+    const preview = page.getByRole("dialog", { name: "Preview the label change" });
+    await expect(preview.getByTestId("bulk-labels-summary")).toContainText("1 cluster change region from us to apac");
+    await expect(preview.getByTestId("bulk-labels-summary")).toContainText("1 cluster change region from eu to apac");
+    await expect(preview.getByRole("table", { name: "Labels before and after, per cluster" }).locator("tbody tr")).toHaveCount(2);
+    await applyPreview(page, 2);
+
+    // A removal of an ordinary label: the two no longer match the list's filter.
+    await editLabels(page, { remove: "bulke2e" });
+    await expect(page.getByTestId("bulk-labels-summary")).toContainText("2 clusters lose bulke2e");
+    await applyPreview(page, 2);
+    await expect(page.getByTestId("clusters-total")).toHaveText(String(COUNT - 2));
+
+    const ids = [0, 1].map((i) => `cl_e2ebulk${run}${String(i).padStart(3, "0")}`);
+    for (const id of ids) {
+      const cluster = (await (await api.get(`/api/v1/clusters/${id}`)).json()) as { labels: Record<string, string> };
+      expect(cluster.labels).toEqual({ env: "prod", region: "apac" });
+    }
+    // One audit entry per applied change, each naming the picked ids (the refused one wrote nothing).
+    const audit = (await (await api.get("/api/v1/audit?action=cluster.labels.bulk&limit=50")).json()) as {
+      items: { details: { ids?: string[]; remove?: string[]; set?: Record<string, string> } }[];
+    };
+    const ours = audit.items.filter((e) => e.details.ids?.includes(ids[0]!));
+    expect(ours).toHaveLength(2);
+  });
+
+  test("drain-then-deregister and a rollout for the picked clusters", async ({ page, apiAs }) => {
+    test.setTimeout(120_000); // the list twice, the new-rollout page, the drain's dry run and start, on a shared machine
+    const run = `r${Date.now().toString(36)}`;
+    await seedClusters(run);
+    await pickTwo(page, run);
+    const ids = [0, 1].map((i) => `cl_e2ebulk${run}${String(i).padStart(3, "0")}`);
+
+    // "Create a rollout…" opens the new rollout with exactly these clusters.
+    await page.getByRole("link", { name: "Create a rollout…" }).click();
+    await expect(page).toHaveURL(new RegExp(`/rollouts/new\\?clusters=${ids.join("%2C")}$`));
+    await expect(page.getByRole("radio", { name: "These 2 clusters" })).toBeChecked({ timeout: 30_000 });
+    await page.goBack();
+
+    await pickTwo(page, run);
+    await page.getByRole("button", { name: "Drain and deregister…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Start drain-then-deregister" });
+    // The count to confirm comes from the server's dry run.
+    await expect(dialog.getByTestId("bulk-drain-count")).toContainText("2 of 2 clusters can start draining now");
+    await dialog.getByLabel("Reason (optional)").fill("e2e: retire two");
+    await dialog.getByRole("button", { name: "Start drain on 2 clusters" }).click();
+    await expect(page.getByTestId("bulk-drain-done")).toContainText("Drain started on 2 of 2 clusters");
+
+    const api = await apiAs("operator");
+    for (const id of ids) {
+      const wizard = (await (await api.get(`/api/v1/clusters/${id}/deregistration`)).json()) as {
+        startedBy: string | null;
+        availableActions: string[];
+      };
+      expect(wizard.startedBy, `${id}: the drain was started by the operator`).toBe("operator@fleet.test");
+      expect(wizard.availableActions, id).not.toContain("start");
+    }
+    const audit = (await (await api.get("/api/v1/audit?action=cluster.deregistration.bulk_start")).json()) as {
+      items: { details: { started?: number; reason?: string } }[];
+    };
+    expect(audit.items.find((e) => e.details.reason === "e2e: retire two")?.details.started).toBe(2);
+  });
+
+  test("page size, columns, export and saved views; the sidebar runs the page's whole length", async ({
+    page,
+    apiAs,
+  }, testInfo) => {
+    test.setTimeout(90_000);
+    const run = `t${Date.now().toString(36)}`;
+    await seedClusters(run);
+    await page.goto(listUrl(run));
+    await expect(page.getByTestId("clusters-total")).toHaveText(String(COUNT), { timeout: 30_000 });
+
+    // Page size: in the URL, the list follows. Its label reads on one line beside the other tools.
+    const perPage = page.getByText("Per page", { exact: true });
+    const perPageLines = await perPage.evaluate(
+      (el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight),
+    );
+    expect(perPageLines, '"Per page" in lines').toBeLessThan(1.5);
+    await page.getByLabel("Per page").selectOption("100");
+    await expect(page).toHaveURL(/[?&]pageSize=100(&|$)/);
+    await expect(page.locator("tbody tr")).toHaveCount(COUNT);
+    // A long page at 1440: the sidebar (and its background) reaches the bottom of the page.
+    const heights = await page.evaluate(() => ({
+      page: document.scrollingElement!.scrollHeight,
+      aside: document.querySelector("aside")!.getBoundingClientRect().height,
+    }));
+    expect(heights.page, "the page is longer than the window").toBeGreaterThan(1800);
+    expect(heights.aside).toBeGreaterThanOrEqual(heights.page - 1);
+    await page.getByLabel("Per page").selectOption("25");
+    await expect(page.locator("tbody tr")).toHaveCount(25);
+    await expect(page.getByRole("navigation", { name: "Pages" })).toContainText("1–25 of 60");
+
+    // Columns: region and nodes on, agent off; kept across a reload.
+    await page.getByText("Columns", { exact: true }).click();
+    const chooser = page.getByRole("group", { name: "Columns to show" });
+    await chooser.getByLabel("Region").check();
+    await chooser.getByLabel("Nodes").check();
+    await chooser.getByLabel("Agent").uncheck();
+    const header = page.locator("thead");
+    await expect(header.getByRole("columnheader", { name: "Region" })).toBeVisible();
+    await expect(header.getByRole("columnheader", { name: "Nodes" })).toBeVisible();
+    await expect(header.getByRole("columnheader", { name: "Agent" })).toHaveCount(0);
+    await expect(
+      page
+        .locator("tbody tr")
+        .first()
+        .locator("td", { hasText: /^(eu|us)$/ }),
+    ).toHaveCount(1);
+    await saveScreenshots(page, testInfo, "clusters-columns");
+    await page.reload();
+    await expect(page.locator("thead").getByRole("columnheader", { name: "Region" })).toBeVisible({ timeout: 30_000 });
+    await expect(page.locator("thead").getByRole("columnheader", { name: "Agent" })).toHaveCount(0);
+
+    // Export: the current filter, every match (not the page), CSV with ISO times, and JSON.
+    await page.getByText("Export", { exact: true }).click();
+    for (const format of ["csv", "json"] as const) {
+      const link = page.getByRole("link", { name: `Download ${format.toUpperCase()}` });
+      const href = (await link.getAttribute("href"))!;
+      expect(new URL(href, "http://x").searchParams.get("selector")).toBe(`bulke2e=${run}`);
+      const res = await page.request.get(href);
+      expect(res.status()).toBe(200);
+      if (format === "csv") {
+        const lines = (await res.text()).trimEnd().split(/\r?\n/);
+        expect(lines).toHaveLength(COUNT + 1);
+        expect(lines[1]).toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z/);
+      } else expect(((await res.json()) as unknown[]).length).toBe(COUNT);
+    }
+    await page.getByText("Export", { exact: true }).click();
+
+    // Saved views: this filter saved under a name, shared with the fleet (a viewer sees it), a link back.
+    const name = `e2e view ${run}`;
+    await page.getByLabel("Name of the new view").fill(name);
+    await page.getByRole("button", { name: "Save view" }).click();
+    const views = page.getByRole("region", { name: "Saved views" });
+    const viewLink = views.getByRole("link", { name });
+    await expect(viewLink).toBeVisible();
+    const viewer = await apiAs("viewer");
+    const shared = (await (await viewer.get("/api/v1/clusters/views")).json()) as { items: { name: string; query: string }[] };
+    expect(shared.items.find((v) => v.name === name)?.query).toContain(`bulke2e%3D${run}`);
+    await page.goto("/clusters");
+    await page.getByRole("region", { name: "Saved views" }).getByRole("link", { name }).click();
+    await expect(page).toHaveURL(new RegExp(`selector=bulke2e%3D${run}`));
+    await expect(page.getByTestId("clusters-total")).toHaveText(String(COUNT));
+    await page.getByRole("button", { name: `Delete view ${name}` }).click();
+    await expect(page.getByRole("region", { name: "Saved views" }).getByRole("link", { name })).toHaveCount(0);
+  });
+
+  test("on a 390x844 phone the tools fit the screen", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const run = `q${Date.now().toString(36)}`;
+    await seedClusters(run);
+    await pickTwo(page, run);
+    const inScreen = async (locator: Locator, what: string) => {
+      const box = (await locator.boundingBox())!;
+      expect(box.x, `${what} starts on screen`).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, `${what} ends on screen`).toBeLessThanOrEqual(390);
+    };
+    await page.getByText("Columns", { exact: true }).click();
+    await inScreen(page.getByRole("group", { name: "Columns to show" }), "the column chooser");
+    await page.getByText("Export", { exact: true }).click();
+    await inScreen(page.getByRole("link", { name: "Download CSV" }), "the export menu");
+    await inScreen(page.getByRole("region", { name: "Bulk actions" }), "the bulk actions");
+    await page.getByRole("button", { name: "Drain and deregister…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Start drain-then-deregister" });
+    await expect(dialog.getByTestId("bulk-drain-count")).toContainText("2 of 2");
+    await inScreen(dialog, "the drain dialog");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("button", { name: "Drain and deregister…" })).toBeFocused();
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
   });
 });

@@ -135,6 +135,8 @@ test.describe("labels on the cluster detail page", () => {
     ]);
     expect(response.status()).toBe(200);
     await expect(page.getByRole("status").filter({ hasText: "Labels saved: 1 added." })).toBeVisible();
+    // The editor closed: focus is back on the button that opened it, not on <body>.
+    await expect(page.getByRole("button", { name: "Edit labels" })).toBeFocused();
     await expect(page.getByRole("list", { name: "Labels" })).toContainText("e2e.example.com/owner=platform");
 
     const stored = await okJson<{ labels: Record<string, string> }>(await admin.get(`/api/v1/clusters/${cluster.id}`));

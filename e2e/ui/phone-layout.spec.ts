@@ -23,17 +23,12 @@ test.describe("phone layout", () => {
   });
   test.afterAll(async () => stopFleet(fleet));
 
-  test("the skip link comes first and the navigation drawer works by keyboard", async ({ page }) => {
+  test("the skip link comes first and the navigation drawer works by keyboard", async ({ page, shell }) => {
     await openConsolePage(page, "/clusters");
     // No sidebar on a phone: the main navigation is hidden until the menu opens.
     await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
 
-    await page.keyboard.press("Tab");
-    const skip = page.getByRole("link", { name: "Skip to content" });
-    await expect(skip).toBeFocused();
-    await expect(skip).toBeInViewport();
-    await page.keyboard.press("Enter");
-    await expect(page.locator("main")).toBeFocused();
+    await shell.skipToContent();
 
     const menu = page.getByRole("button", { name: "Open navigation" });
     await menu.focus();

@@ -6,6 +6,11 @@ import type { APIRequestContext } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { GroupsPage } from "../pages/groups-page";
 import { enrolTestAgent, type TestAgent } from "../support/agent-api";
+import { execSql, sqlTimestamp } from "../support/database";
+import { saveScreenshots } from "../support/screenshots";
+
+/** The Versions page's flagged list shows this many clusters at a time (lib/client/versions.ts). */
+const FLAGGED_PAGE = 100;
 
 async function json<T>(res: Awaited<ReturnType<APIRequestContext["get"]>>): Promise<T> {
   expect(res.ok(), `${res.url()} -> ${res.status()} ${await res.text()}`).toBeTruthy();
@@ -17,30 +22,32 @@ type RolloutBody = { state: string; currentStage: number; clusters: { clusterId:
 test.describe("safe rollouts", () => {
   test.use(asRole("operator"));
 
-  test("the start asks for confirmation with the plan's counts; the next stage waits for approval", async ({
+  test("the start asks for confirmation with the plan's counts; the next stage waits for approval; a cluster dead at its turn is skipped", async ({
     page,
     playwright,
     apiAs,
-  }) => {
+  }, testInfo) => {
     test.setTimeout(90_000);
     const run = Date.now().toString(36);
     const admin = await apiAs("admin");
     const token = await json<{ token: string }>(
       await admin.post("/api/v1/registration-tokens", {
-        data: { name: `e2e safe ${run}`, ttlSeconds: 600, maxClusters: 3, fixedLabels: { "e2e-safe": run } },
+        data: { name: `e2e safe ${run}`, ttlSeconds: 600, maxClusters: 4, fixedLabels: { "e2e-safe": run } },
         headers: SAME_ORIGIN,
       }),
     );
     const agents: TestAgent[] = [];
     try {
-      for (const n of ["a-canary", "b-rest", "c-dead"])
+      for (const n of ["a-canary", "b-late", "b-rest", "c-dead"])
         agents.push(await enrolTestAgent(playwright, token.token, `e2e-safe-${run}-${n}`, { env: "dev", region: "eu" }));
-      const [canary, rest, dead] = agents as [TestAgent, TestAgent, TestAgent];
-      // Two healthy clusters become Active; the third reports its API server down: NotReady.
+      const [canary, late, rest, dead] = agents as [TestAgent, TestAgent, TestAgent, TestAgent];
+      // Three healthy clusters become Active (one of them dies later, before its turn); the fourth
+      // reports its API server down: NotReady.
       await expect
         .poll(
           async () => {
             await canary.heartbeat();
+            await late.heartbeat();
             await rest.heartbeat();
             await dead.heartbeat({ apiServer: "down" });
             const list = await json<{ items: { phase: string }[] }>(
@@ -48,28 +55,39 @@ test.describe("safe rollouts", () => {
             );
             return list.items.filter((c) => c.phase === "Active").length;
           },
-          { message: "two clusters Active", timeout: 20_000 },
+          { message: "three clusters Active", timeout: 20_000 },
         )
-        .toBe(2);
+        .toBe(3);
 
-      // Opened prefilled with the three clusters (as Versions' "upgrade these" and the cluster list do).
+      // Opened prefilled with the four clusters (as Versions' "upgrade these" and the cluster list do).
       await page.goto(`/rollouts/new?clusters=${agents.map((a) => a.clusterId).join(",")}`);
       // (the form waits for the version matrix; generous on a busy CI machine)
-      await expect(page.getByRole("radio", { name: "These 3 clusters" })).toBeChecked({ timeout: 30_000 });
+      await expect(page.getByRole("radio", { name: "These 4 clusters" })).toBeChecked({ timeout: 30_000 });
       await page.getByLabel("Rollout name").fill(`e2e safe ${run}`);
       await page.getByLabel("Wait between stages (seconds)").fill("0");
+      await page.getByLabel("Max unavailable").fill("2");
       await page.getByLabel("Require approval before each next stage").check();
       await page.getByRole("button", { name: "Start rollout…" }).click();
 
       const confirm = page.getByRole("dialog");
       await expect(confirm.getByTestId("plan-stages")).toHaveText("2 stages");
-      await expect(confirm.getByTestId("plan-clusters")).toHaveText("2 clusters");
+      await expect(confirm.getByTestId("plan-clusters")).toHaveText("3 clusters");
       await expect(confirm.getByTestId("plan-skipped")).toHaveText("1 cluster skipped");
       await expect(confirm).toContainText(`${dead.name} — NotReady`);
+      await saveScreenshots(page, testInfo, "rollout-confirm");
       // Cancel keeps the form as it was; nothing started.
       await confirm.getByRole("button", { name: "Cancel" }).click();
       await expect(confirm).toHaveCount(0);
+      // Including NotReady clusters is an explicit choice: the plan then counts the dead one in.
+      const include = page.getByLabel("Include NotReady and draining clusters");
+      await include.check();
       await page.getByRole("button", { name: "Start rollout…" }).click();
+      await expect(confirm.getByTestId("plan-clusters")).toHaveText("4 clusters");
+      await expect(confirm.getByTestId("plan-skipped")).toHaveText("0 clusters skipped");
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await include.uncheck();
+      await page.getByRole("button", { name: "Start rollout…" }).click();
+      await expect(confirm.getByTestId("plan-skipped")).toHaveText("1 cluster skipped");
       await confirm.getByRole("button", { name: "Start rollout", exact: true }).click();
       await expect(page).toHaveURL(/\/rollouts\/(?!new)[^/]+$/);
       const id = page.url().split("/").pop()!;
@@ -94,14 +112,26 @@ test.describe("safe rollouts", () => {
       await expect(page.getByTestId("awaiting-approval")).toContainText("starts when you approve it", { timeout: 20_000 });
       await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Awaiting approval");
       await expect(page.getByTestId("rollout-eta")).toContainText("per cluster");
-      const restState = async () =>
-        (await json<RolloutBody>(await admin.get(`/api/v1/rollouts/${id}`))).clusters.find((c) => c.clusterId === rest.clusterId)
-          ?.state;
-      expect(await restState(), "nothing starts before the approval").toBe("Pending");
+      await saveScreenshots(page, testInfo, "rollout-awaiting-approval");
+      const member = async (agent: TestAgent) =>
+        (await json<RolloutBody>(await admin.get(`/api/v1/rollouts/${id}`))).clusters.find(
+          (c) => c.clusterId === agent.clusterId,
+        );
+      expect((await member(rest))?.state, "nothing starts before the approval").toBe("Pending");
+      // One planned cluster dies while the rollout waits (no heartbeat for 16 minutes).
+      const heard = sqlTimestamp(new Date(Date.now() - 16 * 60_000));
+      await execSql(`UPDATE "Cluster" SET "lastHeartbeatAt" = ?, "status" = 'NotReady', "statusChangedAt" = ? WHERE "id" = ?`, [
+        heard,
+        heard,
+        late.clusterId,
+      ]);
 
       await page.getByRole("button", { name: "Approve stage rest" }).click();
       await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Running");
-      expect(await restState()).toBe("Upgrading");
+      // The dead one is skipped at its turn, not started (it would hold the stage until its timeout).
+      await expect.poll(async () => (await member(late))?.state, { timeout: 20_000 }).toBe("Skipped");
+      expect((await member(rest))?.state).toBe("Upgrading");
+      await expect(rows.locator("tr", { hasText: late.name })).toContainText("NotReady when its turn came");
       const audit = await json<{ items: { action: string; actor: string }[] }>(
         await admin.get(`/api/v1/audit?target=${id}&limit=10`),
       );
@@ -170,16 +200,30 @@ test.describe("safe rollouts", () => {
     );
     const agent = await enrolTestAgent(playwright, token.token, `e2e-these-${run}`, { env: "dev", region: "eu" });
     await agent.dispose(); // registered on agent 1.4.0: outdated
+    // More outdated clusters than a page holds: the flagged list pages instead of stopping short.
+    const now = sqlTimestamp();
+    const ids = Array.from({ length: FLAGGED_PAGE }, (_, i) => `cl_e2eflag${run}${String(i).padStart(3, "0")}`);
+    await execSql(
+      `INSERT INTO "Cluster" ("id", "name", "phase", "registeredAt", "agentVersion", "kubernetesVersion", "createdAt", "updatedAt") VALUES ${ids.map(() => "(?, ?, 'Active', ?, '1.2.3', '1.29.4', ?, ?)").join(", ")}`,
+      ids.flatMap((id, i) => [id, `flagged-${run}-${String(i).padStart(3, "0")}`, now, now, now]),
+    );
     await page.goto("/versions");
     await page.getByRole("button", { name: /^Outdated/ }).click();
-    const link = page.getByRole("link", { name: /^Upgrade these \d+/ });
-    const count = Number((await link.innerText()).match(/\d+/)?.[0]);
-    expect(count).toBeGreaterThan(0);
+    const link = page.getByRole("link", { name: /^Upgrade these [\d,]+/ });
+    const count = Number((await link.innerText()).match(/[\d,]+/)?.[0]?.replace(/,/g, ""));
+    expect(count).toBeGreaterThan(FLAGGED_PAGE);
+    const flaggedRows = page.getByRole("table", { name: "Clusters whose versions are flagged" }).locator("tbody tr");
+    await expect(flaggedRows).toHaveCount(FLAGGED_PAGE);
+    await expect(page.getByTestId("flagged-shown")).toHaveText(`Showing ${FLAGGED_PAGE} of ${count.toLocaleString("en-US")}`);
+    await page.getByRole("button", { name: /^Show \d+ more$/ }).click();
+    await expect.poll(() => flaggedRows.count()).toBeGreaterThanOrEqual(Math.min(count, 2 * FLAGGED_PAGE));
+    expect(await flaggedRows.count()).toBeLessThanOrEqual(2 * FLAGGED_PAGE);
     await link.click();
     await expect(page).toHaveURL(/\/rollouts\/new\?flagged=outdated$/);
-    await expect(page.getByRole("radio", { name: `These ${count} cluster${count === 1 ? "" : "s"}` })).toBeChecked({
-      timeout: 30_000,
-    });
-    await expect(page.getByTestId("matched-clusters")).toContainText(`${count} cluster`);
+    // (Tests running beside this one may register another outdated cluster meanwhile: at least as many.)
+    const these = page.getByRole("radio", { name: /^These [\d,]+ clusters?$/ });
+    await expect(these).toBeChecked({ timeout: 30_000 });
+    const matched = (await page.getByTestId("matched-clusters").innerText()).match(/([\d,]+) clusters? match/);
+    expect(Number(matched?.[1]?.replace(/,/g, "")), "every flagged cluster is in the rollout").toBeGreaterThanOrEqual(count);
   });
 });

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
 import { AGENT_PORT } from "../support/run";
+import { saveScreenshots } from "../support/screenshots";
 import { call, heartbeatBody, registrationBody, type ClientCert } from "../../tests/helpers/agent-client";
 
 const run = () => randomBytes(3).toString("hex");
@@ -113,7 +114,7 @@ test.describe("Settings", () => {
 test.describe("as an operator", () => {
   test.use(asRole("operator"));
 
-  test("Remove cluster needs the cluster's name typed and a reason", async ({ page, apiAs }) => {
+  test("Remove cluster needs the cluster's name typed and a reason", async ({ page, apiAs }, testInfo) => {
     test.slow(); // a registration and four wizard steps through the API before the dialog
     const operator = await apiAs("operator");
     const name = `e2e-remove-${run()}`;
@@ -148,6 +149,14 @@ test.describe("as an operator", () => {
     await expect(typed).toHaveAccessibleDescription(/Type the name exactly/);
     await expect(reason).toHaveAttribute("aria-invalid", "true");
     await expect(dialog).toBeVisible();
+    await saveScreenshots(page, testInfo, "remove-cluster-dialog");
+    // On a 390x844 phone the dialog, its fields and its buttons fit the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const part of [dialog, typed, reason, remove]) {
+      const box = (await part.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
 
     await typed.fill(name);
     await reason.fill("e2e: retired");
@@ -201,5 +210,29 @@ test.describe("as an operator", () => {
     await selector.press("Escape");
     await expect(values).toBeHidden();
     await expect(dialog).toBeVisible();
+  });
+});
+
+test.describe("every page", () => {
+  test.use(asRole("viewer"));
+
+  test("on a desktop the skip link is the first tab stop and the next one is in the content", async ({ page, shell }) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto("/clusters");
+    await expect(page.getByRole("heading", { level: 1, name: "Clusters" })).toBeVisible();
+    await shell.skipToContent();
+    // One more Tab lands on the page's own first control, not back in the sidebar or the header.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => !!document.activeElement?.closest("main"))).toBe(true);
+  });
+
+  test("has a favicon", async ({ page }) => {
+    await page.goto("/clusters");
+    const href = await page.locator('head link[rel="icon"]').first().getAttribute("href");
+    expect(href, "a <link rel=icon> in the head").toBeTruthy();
+    const icon = await page.request.get(new URL(href!, page.url()).toString());
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()["content-type"]).toContain("image/svg+xml");
+    expect(await icon.text()).toContain("<svg");
   });
 });

@@ -175,6 +175,8 @@ test.describe("fleet inventory pages", () => {
     // A viewer reads the matrix but cannot edit it.
     await expect(page.getByRole("button", { name: "Edit matrix" })).toHaveCount(0);
     await saveScreenshots(page, testInfo, "versions");
+    // At 1440 the page does not scroll sideways (its charts' hidden tables once made it 2,313 px wide).
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(1440);
   });
 
   test("Node pools shows capacity by region, environment and any label", async ({ page }, testInfo) => {
@@ -201,5 +203,7 @@ test.describe("fleet inventory pages", () => {
     await expect(page.getByRole("figure", { name: "Nodes per kubelet minor version" })).toBeVisible();
     await expect(page.getByRole("figure", { name: "Nodes per instance type" })).toBeVisible();
     await saveScreenshots(page, testInfo, "node-pools");
+    // At 1440 the page does not scroll sideways (its charts' hidden tables once made it 1,897 px wide).
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(1440);
   });
 });

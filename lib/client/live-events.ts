@@ -23,6 +23,7 @@ const STATUS_KEYS = ["Ready", "NotReady", "Pending", "Draining", "Deregistering"
 export type FleetSummaryEvent = { at: string; heartbeatsPerSecond: number; counts: Partial<Record<string, number>> };
 export type ClusterStatusEvent = { clusterId: string; name: string; from: string | null; to: string; reason: string; at: string };
 export type ClusterChangeEvent = { clusterId: string; name: string; at: string; reregistered?: boolean };
+export type FleetEnrollmentEvent = NonNullable<Overview["enrollment"]> & { type?: string };
 
 // ---------------------------------------------------------------------------------------------
 // Pure cache patchers. Each returns its input unchanged (same reference) when nothing changes,
@@ -39,6 +40,14 @@ export function withSummary(overview: Overview | undefined, summary: FleetSummar
   counts.total = STATUS_KEYS.reduce((sum, key) => sum + counts[key], 0);
   const same = STATUS_KEYS.every((k) => counts[k] === overview.counts[k]) && counts.total === overview.counts.total;
   return same ? overview : { ...overview, counts };
+}
+
+/** The overview with a newer enrollment evaluation (an older or repeated one changes nothing). */
+export function withEnrollment(overview: Overview | undefined, event: FleetEnrollmentEvent): Overview | undefined {
+  if (!overview) return overview;
+  if (overview.enrollment && Date.parse(overview.enrollment.at) >= Date.parse(event.at)) return overview;
+  const { at, total, enrolled, blockedBy, labels } = event;
+  return { ...overview, enrollment: { at, total, enrolled, blockedBy, labels } };
 }
 
 /** What the console shows after a health transition: lifecycle phases still win (lib/domain/status.ts). */
@@ -110,6 +119,11 @@ export function applyLiveEvent(client: QueryClient, type: string, data: unknown,
       setIfChanged(client, queryKeys.overview, (o: Overview | undefined) => withSummary(o, summary));
       return;
     }
+    case "fleet.enrollment": {
+      const enrollment = data as FleetEnrollmentEvent;
+      setIfChanged(client, queryKeys.overview, (o: Overview | undefined) => withEnrollment(o, enrollment));
+      return;
+    }
     case "cluster.status": {
       const e = data as ClusterStatusEvent;
       for (const query of client.getQueryCache().findAll({ queryKey: queryKeys.clusters.lists })) {
@@ -177,7 +191,14 @@ export function coalescingInvalidator(client: QueryClient): Later {
 // The connection: opened by the first component that asks, closed a while after the last one
 // leaves (navigating between pages keeps it), and closed while the tab is hidden for long.
 
-const EVENT_TYPES = ["fleet.summary", "cluster.status", "cluster.registered", "cluster.updated", "cluster.removed"];
+const EVENT_TYPES = [
+  "fleet.summary",
+  "fleet.enrollment",
+  "cluster.status",
+  "cluster.registered",
+  "cluster.updated",
+  "cluster.removed",
+];
 /** Pages mount and unmount on navigation: keep the stream through the gap. */
 const IDLE_CLOSE_MS = 10_000;
 /** A tab in the background does not need a connection (the server caps open streams). */

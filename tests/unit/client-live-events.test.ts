@@ -10,6 +10,7 @@ import {
   listWithStatus,
   reconnectDelay,
   statusAfterTransition,
+  withEnrollment,
   withSummary,
   type ClusterStatusEvent,
 } from "@/lib/client/live-events";
@@ -61,6 +62,30 @@ describe("withSummary", () => {
 
   test("leaves a missing overview missing (not loaded yet is not zero)", () => {
     assert.equal(withSummary(undefined, { at: "", heartbeatsPerSecond: 0, counts: {} }), undefined);
+  });
+});
+
+describe("withEnrollment", () => {
+  const evaluation = {
+    at: "2026-01-01T00:00:10.000Z",
+    total: 4,
+    enrolled: 1,
+    blockedBy: { labels: 3 },
+    labels: { labels: "Labels" },
+  };
+
+  test("the first evaluation replaces 'not checked yet' (null)", () => {
+    const next = withEnrollment({ ...overview, enrollment: null }, { type: "fleet.enrollment", ...evaluation });
+    assert.deepEqual(next?.enrollment, evaluation);
+  });
+
+  test("a newer evaluation replaces the shown one; an older or the same one changes nothing", () => {
+    const shown = { ...overview, enrollment: evaluation };
+    assert.equal(withEnrollment(shown, evaluation), shown);
+    assert.equal(withEnrollment(shown, { ...evaluation, at: "2026-01-01T00:00:00.000Z", enrolled: 0 }), shown);
+    const newer = withEnrollment(shown, { ...evaluation, at: "2026-01-01T00:00:20.000Z", enrolled: 4, blockedBy: {} });
+    assert.equal(newer?.enrollment?.enrolled, 4);
+    assert.deepEqual(newer?.enrollment?.blockedBy, {});
   });
 });
 
@@ -146,6 +171,14 @@ describe("applyLiveEvent", () => {
     const { client, record } = setup();
     applyLiveEvent(client, "fleet.summary", { at: "", heartbeatsPerSecond: 1, counts: { Ready: 10, NotReady: 0 } }, record);
     assert.equal(client.getQueryData<Overview>(queryKeys.overview)?.counts.total, 10);
+  });
+
+  test("fleet.enrollment puts the evaluation on the cached overview, without a refetch", () => {
+    const { client, later, record } = setup();
+    const evaluation = { at: "2026-01-01T00:00:10.000Z", total: 4, enrolled: 2, blockedBy: { labels: 2 }, labels: {} };
+    applyLiveEvent(client, "fleet.enrollment", { type: "fleet.enrollment", ...evaluation }, record);
+    assert.deepEqual(client.getQueryData<Overview>(queryKeys.overview)?.enrollment, evaluation);
+    assert.equal(later.length, 0);
   });
 
   test("cluster.status patches every cached list and refetches status-filtered pages soon", () => {

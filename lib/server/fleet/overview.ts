@@ -87,7 +87,7 @@ export async function overview() {
       objective: REGISTRATION_OBJECTIVE,
       byResult,
     },
-    // From this instance's last enrollment evaluation (every 5 s); null until the first one.
+    // From this instance's last enrollment evaluation (every 10 s); null until the first one.
     enrollment: enrollmentSummary(),
     attention: {
       notReadyLongest: notReady.map((c) => ({

@@ -146,7 +146,9 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
     if (page.length < PAGE) break;
     await yieldToEventLoop();
   }
+  // Pages opened before this instance's first evaluation show "not checked yet" until told.
+  const first = lastSummary().value === null;
   lastSummary().value = summary;
-  if (changed) publish({ type: "fleet.enrollment", ...summary });
+  if (changed || first) publish({ type: "fleet.enrollment", ...summary });
   return { changed, enrolled: summary.enrolled, total: summary.total };
 }
