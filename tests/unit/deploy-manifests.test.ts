@@ -25,11 +25,11 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "v1/Service": Service,
 };
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests of many shapes, asserted field by field
 type Obj = {
   apiVersion: string;
   kind: string;
   metadata: { name: string; labels?: Record<string, string> };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests of many shapes, asserted field by field
   spec?: any;
   stringData?: Record<string, string>;
 };
