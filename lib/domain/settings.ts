@@ -18,6 +18,8 @@ export const SETTING_LABELS = {
   statusEventRetentionDays: "Status events (days)",
   registrationAttemptRetentionDays: "Registration attempts (days)",
   auditLogRetentionDays: "Audit log (days)",
+  // Webhooks (issue 15)
+  webhookAllowPrivateTargets: "Allow webhooks to private addresses",
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 
@@ -70,6 +72,9 @@ export const settingsSchema = z.object({
   registrationAttemptRetentionDays: wholeNumber("registrationAttemptRetentionDays", 1, 3_650),
   /** The audit log; pruned entries are first appended to the archive files in the data dir. */
   auditLogRetentionDays: wholeNumber("auditLogRetentionDays", 30, 3_650),
+  // Webhooks (issue 15)
+  /** Webhook targets on private, loopback and link-local addresses are refused unless this is on (SSRF). */
+  webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -116,4 +121,6 @@ export const DEFAULT_SETTINGS: Settings = {
   statusEventRetentionDays: 90,
   registrationAttemptRetentionDays: 30,
   auditLogRetentionDays: 365,
+  // Webhooks (issue 15): a receiver inside the network is an admin's explicit choice.
+  webhookAllowPrivateTargets: false,
 };

@@ -12,7 +12,8 @@ import { Field } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
-type Draft = Record<keyof Settings, string>;
+// The webhook targets' switch is set in the Webhooks section, beside the subscriptions it governs.
+type Draft = Record<Exclude<keyof Settings, "webhookAllowPrivateTargets">, string>;
 type Errors = Partial<Record<keyof Settings, string>>;
 
 // The required-label preview recounts as keys are typed, once typing pauses.
