@@ -5,6 +5,7 @@ import { ApiKeysSection } from "./api-keys-section";
 import { FleetCaSection } from "./fleet-ca-section";
 import { SettingsForm } from "./settings-form";
 import { UsersSection } from "./users-section";
+import { WebhooksSection } from "./webhooks-section";
 
 export const metadata: Metadata = { title: "Settings" };
 
@@ -20,6 +21,7 @@ export default async function SettingsPage() {
       <div className="mt-8 space-y-6">
         <FleetCaSection />
         <ApiKeysSection />
+        <WebhooksSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
       </div>
     </>
