@@ -9,8 +9,7 @@ import {
   type WebhookFormat,
 } from "@/lib/domain/webhooks";
 import { useCreateWebhook } from "@/lib/client/webhooks";
-import { Button } from "@/components/ui/button";
-import { CopyButton } from "@/components/ui/copy-button";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Dialog } from "@/components/ui/dialog";
 import { Field, SelectField } from "@/components/ui/field";
 import { FormActions } from "@/components/ui/form-actions";
@@ -27,40 +26,16 @@ const ok = expected.length === signature.length && timingSafeEqual(Buffer.from(e
 
 function RevealedSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
   return (
-    <div className="space-y-4">
-      <p
-        role="status"
-        className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-200"
-      >
-        Copy the signing secret now: it is shown only this once and stored sealed.
-      </p>
-      <div className="space-y-1.5">
-        <p className="text-sm font-medium" id="webhook-secret-label">
-          Signing secret
-        </p>
-        <div className="flex items-center gap-2">
-          <code
-            data-testid="webhook-secret"
-            aria-labelledby="webhook-secret-label"
-            className="min-w-0 flex-1 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs break-all dark:border-slate-800 dark:bg-slate-950"
-          >
-            {secret}
-          </code>
-          <CopyButton text={secret} label="Copy secret" />
-        </div>
-      </div>
-      <div className="space-y-1.5">
-        <p className="text-xs text-slate-600 dark:text-slate-400">Verify each delivery before trusting it:</p>
-        <pre className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-950">
-          {verifySnippet(secret)}
-        </pre>
-      </div>
-      <div className="flex justify-end">
-        <Button onClick={onDone} autoFocus>
-          I have copied it
-        </Button>
-      </div>
-    </div>
+    <SecretReveal
+      notice="Copy the signing secret now: it is shown only this once and stored sealed."
+      label="Signing secret"
+      secret={secret}
+      copyLabel="Copy secret"
+      testId="webhook-secret"
+      usageLabel="Verify each delivery before trusting it:"
+      usage={verifySnippet(secret)}
+      onDone={onDone}
+    />
   );
 }
 
