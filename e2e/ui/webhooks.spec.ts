@@ -3,6 +3,7 @@
 // secret at the receiver and delivered in the log; the same on a 390 px phone, no wider than it.
 import { createHmac } from "node:crypto";
 import http from "node:http";
+import AxeBuilder from "@axe-core/playwright";
 import type { AddressInfo } from "node:net";
 import { asRole, expect, test } from "../fixtures";
 import { saveScreenshots } from "../support/screenshots";
@@ -94,6 +95,17 @@ for (const viewport of [
         widths.inner,
       );
     } else {
+      // The accessibility spec scans Settings empty; here it has a subscription and its log open.
+      for (const dark of [false, true]) {
+        await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
+        await page.waitForTimeout(300); // colour transitions end before contrast is measured
+        const { violations } = await new AxeBuilder({ page }).analyze();
+        const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+        expect(
+          serious.map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`),
+          dark ? "dark" : "light",
+        ).toEqual([]);
+      }
       await saveScreenshots(page, testInfo, "webhooks-log");
     }
     await log.getByRole("button", { name: "Close" }).click();
