@@ -29,19 +29,30 @@ export type WebhookEvent = {
   subscriptionIds?: string[];
 };
 
-async function subscribersOf(client: Db | Tx, type: WebhookEventType, only?: string[]): Promise<string[]> {
-  const subs = await client.webhookSubscription.findMany({
-    where: only ? { id: { in: only } } : { enabled: true },
-    select: { id: true, events: true },
-  });
-  return subs.filter((s) => only || (JSON.parse(s.events) as string[]).includes(type)).map((s) => s.id);
+type Subscriber = { id: string; events: string[] };
+
+/** The enabled subscriptions and their event types (a few rows: read once per change). */
+async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[]> {
+  const subs = await client.webhookSubscription.findMany({ where: { enabled: true }, select: { id: true, events: true } });
+  return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[] }));
 }
+
+const wanting = (subs: Subscriber[], type: WebhookEventType) => subs.filter((s) => s.events.includes(type)).map((s) => s.id);
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === "P2002";
 
-/** Writes one delivery per subscriber; returns how many. Pass the transaction of the change. */
-export async function enqueueWebhookEvent(client: Db | Tx, event: WebhookEvent, exclude: ReadonlySet<string> = new Set()) {
-  const subscribers = (await subscribersOf(client, event.type, event.subscriptionIds)).filter((id) => !exclude.has(id));
+/**
+ * Writes one delivery per subscriber; returns how many. Pass the transaction of the change, and
+ * the enabled subscriptions when the caller has read them already.
+ */
+export async function enqueueWebhookEvent(
+  client: Db | Tx,
+  event: WebhookEvent,
+  exclude: ReadonlySet<string> = new Set(),
+  subs?: Subscriber[],
+) {
+  const candidates = event.subscriptionIds ?? wanting(subs ?? (await enabledSubscriptions(client)), event.type);
+  const subscribers = candidates.filter((id) => !exclude.has(id));
   if (!subscribers.length) return 0;
   let labels: Record<string, string> = {};
   if (event.cluster) {
@@ -93,15 +104,23 @@ export async function enqueueStatusWebhooks(
   tx: Tx,
   t: { cluster: { id: string; name: string }; from: HealthStatus; to: HealthStatus; reason: string; at: Date },
 ) {
+  // A fleet without subscriptions pays one small query per transition.
+  const subs = await enabledSubscriptions(tx);
+  if (!subs.length) return;
   const data = { from: t.from, to: t.to, reason: t.reason };
   if (t.to === "NotReady") {
-    await enqueueWebhookEvent(tx, {
-      type: "cluster.notReady",
-      cluster: t.cluster,
-      data,
-      occurredAt: t.at,
-      holdMs: NOT_READY_HOLD_MS,
-    });
+    await enqueueWebhookEvent(
+      tx,
+      {
+        type: "cluster.notReady",
+        cluster: t.cluster,
+        data,
+        occurredAt: t.at,
+        holdMs: NOT_READY_HOLD_MS,
+      },
+      undefined,
+      subs,
+    );
   } else if (t.to === "Ready" && t.from === "NotReady") {
     // Never attempted: the delivery job claims only due rows, and a held one is not due yet.
     const unsent = await tx.webhookDelivery.findMany({
@@ -117,9 +136,9 @@ export async function enqueueStatusWebhooks(
       });
       if (cancelled.count) suppressed.add(d.subscriptionId);
     }
-    await enqueueWebhookEvent(tx, { type: "cluster.ready", cluster: t.cluster, data, occurredAt: t.at }, suppressed);
+    await enqueueWebhookEvent(tx, { type: "cluster.ready", cluster: t.cluster, data, occurredAt: t.at }, suppressed, subs);
   }
-  if (!(await subscribersOf(tx, "cluster.flapping")).length) return;
+  if (!wanting(subs, "cluster.flapping").length) return;
   const since = new Date(t.at.getTime() - HOUR_MS);
   const { flappingThresholdPerHour } = await getSettings();
   const changes = await tx.clusterEvent.count({ where: { clusterId: t.cluster.id, kind: "status", at: { gte: since } } });
@@ -127,11 +146,16 @@ export async function enqueueStatusWebhooks(
     where: { clusterId: t.cluster.id, eventType: "cluster.flapping", createdAt: { gt: since } },
   });
   if (flappingDue(changes, flappingThresholdPerHour, sent > 0)) {
-    await enqueueWebhookEvent(tx, {
-      type: "cluster.flapping",
-      cluster: t.cluster,
-      data: { changesLastHour: changes, thresholdPerHour: flappingThresholdPerHour, status: t.to },
-      occurredAt: t.at,
-    });
+    await enqueueWebhookEvent(
+      tx,
+      {
+        type: "cluster.flapping",
+        cluster: t.cluster,
+        data: { changesLastHour: changes, thresholdPerHour: flappingThresholdPerHour, status: t.to },
+        occurredAt: t.at,
+      },
+      undefined,
+      subs,
+    );
   }
 }
