@@ -20,6 +20,15 @@ import { updateSettings } from "@/lib/server/settings/settings";
 import { deliverDueWebhooks } from "@/lib/server/webhooks/deliver-webhooks";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 import { createWebhook, listDeliveries, sendTestWebhook, updateWebhook } from "@/lib/server/webhooks/subscriptions";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { changePhase } from "@/lib/server/lifecycle/change-phase";
+import { pauseRollout } from "@/lib/server/rollouts/pause-rollout";
+import {
+  DELIVERY_LOG_ROWS,
+  notifyExpiringCertificates,
+  notifyRegistrationFailures,
+  pruneWebhookDeliveries,
+} from "@/lib/server/webhooks/watch-fleet";
 import { appDatabase } from "../helpers/app-database";
 import { startFleetServer, TEST_KEK, type FleetServer } from "../helpers/fleet-server";
 import { testEngine } from "../helpers/test-database";
@@ -264,6 +273,90 @@ describe(`webhook delivery on ${engine}`, () => {
     assert.equal(log.filter((d) => d.eventType === "cluster.ready").length, 0);
     receiver.received.splice(0);
     await updateSettings(admin, { flappingThresholdPerHour: 4 });
+    await updateWebhook(admin, sub.id, { enabled: false });
+  });
+
+  test("removal, an operator's pause, expiring certificates and registration failures are enqueued (the jobs' once per key)", async () => {
+    const sub = await createWebhook(admin, {
+      url: receiver.url,
+      events: ["cluster.removed", "rollout.paused", "cluster.certificateExpiring", "registration.failureRate"],
+      format: "json",
+      enabled: true,
+    });
+    const now = new Date();
+    await db().cluster.create({
+      data: { id: "c-events", name: "events", phase: "Deregistration", labels: { create: { key: "env", value: "prod" } } },
+    });
+    await db().certificate.create({
+      data: {
+        serial: "ab01",
+        clusterId: "c-events",
+        fingerprint: "sha256:ab01",
+        pem: "-",
+        notBefore: at(now, -86_400_000),
+        notAfter: at(now, 3 * 86_400_000),
+      },
+    });
+    assert.equal(await notifyExpiringCertificates(now), 1);
+    assert.equal(await notifyExpiringCertificates(at(now, 60_000)), 0, "once per certificate");
+    await db().registrationAttempt.createMany({ data: Array.from({ length: 21 }, () => ({ result: "token_invalid", at: now })) });
+    assert.equal(await notifyRegistrationFailures(at(now, 1_000)), 1);
+    assert.equal(await notifyRegistrationFailures(at(now, 2_000)), 0, "once an hour");
+
+    const rollout = await db().rollout.create({ data: { name: "v2", targetVersion: "0.2.0", stages: "[]", state: "Running" } });
+    await pauseRollout(admin, rollout.id, "looks wrong");
+    // Removal is written by changePhase in the remover's transaction (the labels are read before the delete).
+    await inTransaction(async (tx, afterCommit) => {
+      await changePhase(tx, afterCommit, {
+        clusterId: "c-events",
+        clusterName: "events",
+        from: "Deregistration",
+        to: "Removed",
+        reason: "decommissioned",
+        at: now,
+      });
+      await tx.cluster.delete({ where: { id: "c-events" } });
+    });
+
+    receiver.answer(() => 200);
+    await deliverDueWebhooks({ now: at(now, 5_000) });
+    // The cluster's removal waits for its certificate warning, enqueued first: one pass each.
+    await deliverDueWebhooks({ now: at(now, 6_000) });
+    const byType = new Map(receiver.payloads().map((p) => [p.type, p]));
+    assert.deepEqual([...byType.keys()].sort(), [
+      "cluster.certificateExpiring",
+      "cluster.removed",
+      "registration.failureRate",
+      "rollout.paused",
+    ]);
+    assert.deepEqual(byType.get("cluster.removed")?.cluster, { id: "c-events", name: "events", labels: { env: "prod" } });
+    assert.equal(byType.get("cluster.certificateExpiring")?.data.serial, "ab01");
+    assert.equal(byType.get("registration.failureRate")?.data.failures, 21);
+    assert.deepEqual(byType.get("rollout.paused")?.data, {
+      rolloutId: rollout.id,
+      rolloutName: "v2",
+      reason: "looks wrong",
+      by: admin.label,
+    });
+    receiver.received.splice(0);
+
+    // The log is bounded: finished rows beyond the newest DELIVERY_LOG_ROWS per subscription go, pending ones stay.
+    await db().webhookDelivery.createMany({
+      data: Array.from({ length: DELIVERY_LOG_ROWS + 5 }, (_, i) => ({
+        id: `bulk-${i}`,
+        subscriptionId: sub.id,
+        eventType: "webhook.test",
+        payload: "{}",
+        state: "delivered",
+        nextAttemptAt: now,
+        createdAt: now,
+      })),
+    });
+    await pruneWebhookDeliveries(now);
+    assert.equal(
+      await db().webhookDelivery.count({ where: { subscriptionId: sub.id, state: { not: "pending" } } }),
+      DELIVERY_LOG_ROWS,
+    );
     await updateWebhook(admin, sub.id, { enabled: false });
   });
 
