@@ -305,8 +305,9 @@ describe(`webhook delivery on ${engine}`, () => {
 
     const rollout = await db().rollout.create({ data: { name: "v2", targetVersion: "0.2.0", stages: "[]", state: "Running" } });
     await pauseRollout(admin, rollout.id, "looks wrong");
-    // Removal is written by changePhase in the remover's transaction (the labels are read before the delete).
+    // Removal is written by changePhase in the remover's transaction, after the delete, as deregistration does.
     await inTransaction(async (tx, afterCommit) => {
+      await tx.cluster.delete({ where: { id: "c-events" } });
       await changePhase(tx, afterCommit, {
         clusterId: "c-events",
         clusterName: "events",
@@ -315,7 +316,6 @@ describe(`webhook delivery on ${engine}`, () => {
         reason: "decommissioned",
         at: now,
       });
-      await tx.cluster.delete({ where: { id: "c-events" } });
     });
 
     receiver.answer(() => 200);
@@ -329,7 +329,10 @@ describe(`webhook delivery on ${engine}`, () => {
       "registration.failureRate",
       "rollout.paused",
     ]);
-    assert.deepEqual(byType.get("cluster.removed")?.cluster, { id: "c-events", name: "events", labels: { env: "prod" } });
+    // Its labels went with it.
+    assert.deepEqual(byType.get("cluster.removed")?.cluster, { id: "c-events", name: "events", labels: {} });
+    assert.deepEqual(byType.get("cluster.removed")?.data, { from: "Deregistration", reason: "decommissioned" });
+    assert.deepEqual(byType.get("cluster.certificateExpiring")?.cluster?.labels, { env: "prod" });
     assert.equal(byType.get("cluster.certificateExpiring")?.data.serial, "ab01");
     assert.equal(byType.get("registration.failureRate")?.data.failures, 21);
     assert.deepEqual(byType.get("rollout.paused")?.data, {
