@@ -3,13 +3,16 @@
 // retries 10 s apart take no 10 s): the signature checks out with the secret shown once, a 500
 // and a receiver that never answers are retried, a cluster's events arrive in order while another
 // cluster's are not held up, a NotReady that recovers within the hold sends nothing, flapping is
-// sent once, and private targets are refused at subscribe and at delivery time unless allowed.
+// sent once, removals, pauses and the jobs' events are enqueued (once per key), https targets go
+// through HTTPS_PROXY (tunnelled to the checked address) unless NO_PROXY names them, and private
+// targets are refused at subscribe and at delivery time unless allowed.
 // Then the real server: the admin API, and a crash with undelivered rows after which every
 // delivery arrives, none twice under different ids.
 import assert from "node:assert/strict";
 import { createHmac, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { webhookPayloadSchema, type WebhookPayload } from "@/lib/domain/webhooks";
 import { ApiError } from "@/lib/server/api/errors";
@@ -37,6 +40,19 @@ import { until } from "../helpers/until";
 const engine = testEngine();
 // Secrets are sealed under the KEK, as in the test servers (lib/env.ts reads it on first use).
 process.env.FLEET_CA_KEK = TEST_KEK;
+
+// An HTTPS_PROXY on loopback that records each CONNECT and refuses it (a refusal is enough to
+// see which address the tunnel was asked for); NO_PROXY names a host that must go direct.
+const connects: string[] = [];
+const proxy = http.createServer();
+proxy.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
+  connects.push(String(req.url));
+  socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
+});
+await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+process.env.HTTPS_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+process.env.NO_PROXY = "127.0.0.1";
+after(() => proxy.close());
 appDatabase();
 const admin: Actor = { type: "user", id: null, label: "admin@example.com" };
 
@@ -361,6 +377,37 @@ describe(`webhook delivery on ${engine}`, () => {
       DELIVERY_LOG_ROWS,
     );
     await updateWebhook(admin, sub.id, { enabled: false });
+  });
+
+  test("https targets go through HTTPS_PROXY, tunnelled to the checked address, unless NO_PROXY names the host", async () => {
+    const proxied = await createWebhook(admin, {
+      url: "https://localhost:9/hook",
+      events: ["cluster.removed"],
+      format: "json",
+      enabled: true,
+    });
+    await sendTestWebhook(admin, proxied.id);
+    await deliverDueWebhooks({ random: fixedJitter });
+    let [log] = await listDeliveries(proxied.id, 1);
+    assert.match(log?.lastError ?? "", /the proxy refused CONNECT with HTTP 403/);
+    // The tunnel is asked for the address that was checked, not for the name (no second lookup).
+    assert.equal(connects.length, 1);
+    assert.match(connects[0]!, /^(127\.0\.0\.1|\[::1\]):9$/);
+    await updateWebhook(admin, proxied.id, { enabled: false });
+
+    const direct = await createWebhook(admin, {
+      url: "https://127.0.0.1:9/hook",
+      events: ["cluster.removed"],
+      format: "json",
+      enabled: true,
+    });
+    await sendTestWebhook(admin, direct.id);
+    await deliverDueWebhooks({ random: fixedJitter });
+    [log] = await listDeliveries(direct.id, 1);
+    assert.equal(log?.state, "pending");
+    assert.doesNotMatch(log?.lastError ?? "", /proxy/);
+    assert.equal(connects.length, 1, "NO_PROXY: no tunnel");
+    await updateWebhook(admin, direct.id, { enabled: false });
   });
 
   test("private, loopback and link-local targets are refused unless allowed, at subscribe and at delivery time", async () => {
