@@ -474,6 +474,25 @@ describe(`webhooks through the real server on ${engine}`, () => {
     const audit = await server.api("GET", "/api/v1/audit?action=webhook.create");
     assert.equal(audit.status, 200, JSON.stringify(audit.body));
     assert.ok(JSON.stringify(audit.body).includes(created.body.id));
+    // Rotation: a new secret, shown in this answer only, signs from the next delivery on.
+    const rotated = await server.api("POST", `/api/v1/webhooks/${created.body.id}/rotate-secret`);
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    assert.match(rotated.body.secret, /^whsec_/);
+    assert.notEqual(rotated.body.secret, created.body.secret);
+    receiver.received.splice(0);
+    assert.equal((await server.api("POST", `/api/v1/webhooks/${created.body.id}/test`)).status, 201);
+    const [signed] = await until(
+      "the test delivery after the rotation",
+      async () => receiver.received.length > 0 && receiver.received,
+    );
+    assert.ok(signatureValid(signed!, rotated.body.secret), "signed with the new secret");
+    assert.ok(!signatureValid(signed!, created.body.secret), "not the old one");
+    const rotation = await server.api("GET", "/api/v1/audit?action=webhook.rotateSecret");
+    assert.ok(JSON.stringify(rotation.body).includes(created.body.id));
+    assert.ok(!JSON.stringify(rotation.body).includes(rotated.body.secret), "the audit log never holds the secret");
+    const deleted = await server.api("DELETE", `/api/v1/webhooks/${created.body.id}`);
+    assert.equal(deleted.status, 204);
+    assert.equal((await server.api("GET", `/api/v1/webhooks/${created.body.id}`)).status, 404);
     const doc = await server.api("GET", "/api/openapi");
     assert.equal(doc.status, 200);
     const schemas = (doc.body as { components: { schemas: Record<string, { properties?: object }> } }).components.schemas;
