@@ -4,8 +4,7 @@ import { useState, type FormEvent } from "react";
 import { createApiKeySchema } from "@/lib/domain/api-keys";
 import { ROLES, type Role } from "@/lib/domain/roles";
 import { useCreateApiKey, type CreatedApiKey } from "@/lib/client/settings";
-import { Button } from "@/components/ui/button";
-import { CopyButton } from "@/components/ui/copy-button";
+import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Dialog } from "@/components/ui/dialog";
 import { FormActions } from "@/components/ui/form-actions";
 import { Field, SelectField } from "@/components/ui/field";
@@ -22,40 +21,16 @@ const EXPIRY = [
 function RevealedKey({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
   const origin = typeof window === "undefined" ? "" : window.location.origin;
   return (
-    <div className="space-y-4">
-      <p
-        role="status"
-        className="rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950/50 dark:text-amber-200"
-      >
-        Copy the key now: it is shown only this once and stored only as a hash.
-      </p>
-      <div className="space-y-1.5">
-        <p className="text-sm font-medium" id="api-key-label">
-          API key “{created.name}” ({created.role})
-        </p>
-        <div className="flex items-center gap-2">
-          <code
-            data-testid="api-key-secret"
-            aria-labelledby="api-key-label"
-            className="min-w-0 flex-1 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 font-mono text-xs break-all dark:border-slate-800 dark:bg-slate-950"
-          >
-            {created.key}
-          </code>
-          <CopyButton text={created.key} label="Copy key" />
-        </div>
-      </div>
-      <div className="space-y-1.5">
-        <p className="text-xs text-slate-600 dark:text-slate-400">In a pipeline:</p>
-        <pre className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-relaxed dark:border-slate-800 dark:bg-slate-950">
-          {`curl -H "Authorization: Bearer $FLEET_API_KEY" \\\n  "${origin}/api/v1/gate?selector=env%3Dprod"`}
-        </pre>
-      </div>
-      <div className="flex justify-end">
-        <Button onClick={onDone} autoFocus>
-          I have copied it
-        </Button>
-      </div>
-    </div>
+    <SecretReveal
+      notice="Copy the key now: it is shown only this once and stored only as a hash."
+      label={`API key “${created.name}” (${created.role})`}
+      secret={created.key}
+      copyLabel="Copy key"
+      testId="api-key-secret"
+      usageLabel="In a pipeline:"
+      usage={`curl -H "Authorization: Bearer $FLEET_API_KEY" \\\n  "${origin}/api/v1/gate?selector=env%3Dprod"`}
+      onDone={onDone}
+    />
   );
 }
 

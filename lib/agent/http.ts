@@ -39,6 +39,13 @@ export function proxyFor(host: string, env: Record<string, string | undefined> =
   }
 }
 
+/** The Proxy-Authorization header for a proxy URL with a user name, else none. */
+export function proxyAuthorization(proxy: URL): Record<string, string> {
+  if (!proxy.username) return {};
+  const credentials = `${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`;
+  return { "proxy-authorization": `Basic ${Buffer.from(credentials).toString("base64")}` };
+}
+
 const MAX_TLS_SESSIONS = 16;
 
 /**
@@ -77,11 +84,7 @@ export class EnvProxyAgent extends https.Agent {
     const proxy = proxyFor(host);
     if (!proxy || !callback) return this.connectTls(options);
     const target = `${net.isIPv6(host) ? `[${host}]` : host}:${options.port ?? 443}`;
-    const auth = proxy.username
-      ? {
-          "proxy-authorization": `Basic ${Buffer.from(`${decodeURIComponent(proxy.username)}:${decodeURIComponent(proxy.password)}`).toString("base64")}`,
-        }
-      : {};
+    const auth = proxyAuthorization(proxy);
     const req = http.request({
       host: proxy.hostname.replace(/^\[|\]$/g, ""),
       port: proxy.port || 80,

@@ -59,6 +59,12 @@ export const queryKeys = {
   clusterProfileExport: ["cluster-profile-export"] as const,
   apiKeys: ["api-keys"] as const,
   users: ["users"] as const,
+  // Webhooks (issue 15): subscriptions, and each one's delivery log (under `webhooks`: a test send refreshes both)
+  webhooks: {
+    all: ["webhooks"] as const,
+    list: ["webhooks", "list"] as const,
+    deliveries: (id: string) => ["webhooks", "deliveries", id] as const,
+  },
   audit: {
     all: ["audit"] as const,
     list: (filters: AuditFilters & { cursor?: string }) => ["audit", filters] as const,

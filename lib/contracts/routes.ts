@@ -11,6 +11,7 @@ import { rolloutRoutes } from "./rollouts";
 import { settingsRoutes } from "./settings";
 import { tokenRoutes } from "./tokens";
 import { apiKeyRoutes, userRoutes } from "./users";
+import { webhookRoutes } from "./webhooks";
 
 /** Every admin API handler's declaration: read by the OpenAPI document and the role-matrix test. */
 export const ADMIN_ROUTES: readonly RouteContract[] = [
@@ -27,4 +28,5 @@ export const ADMIN_ROUTES: readonly RouteContract[] = [
   auditRoutes,
   fleetRoutes,
   clusterProfileRoutes,
+  webhookRoutes,
 ].flatMap((routes) => Object.values(routes));

@@ -21,6 +21,8 @@ export const SETTING_LABELS = {
   auditLogRetentionDays: "Audit log (days)",
   // Single sign-on (lib/domain/sso-roles.ts): its own section of the Settings page.
   ssoRoleMapping: SSO_ROLE_MAPPING_LABEL,
+  // Webhooks (issue 15)
+  webhookAllowPrivateTargets: "Allow webhooks to private addresses",
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 
@@ -75,6 +77,9 @@ export const settingsSchema = z.object({
   auditLogRetentionDays: wholeNumber("auditLogRetentionDays", 30, 3_650),
   /** Single sign-on: the claim that sets SSO users' roles at each sign-in; null: roles are set in the console. */
   ssoRoleMapping: ssoRoleMappingSchema.nullable(),
+  // Webhooks (issue 15)
+  /** Webhook targets on private, loopback and link-local addresses are refused unless this is on (SSRF). */
+  webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -122,4 +127,6 @@ export const DEFAULT_SETTINGS: Settings = {
   registrationAttemptRetentionDays: 30,
   auditLogRetentionDays: 365,
   ssoRoleMapping: null,
+  // Webhooks (issue 15): a receiver inside the network is an admin's explicit choice.
+  webhookAllowPrivateTargets: false,
 };

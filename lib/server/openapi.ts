@@ -4,6 +4,7 @@ import type { RouteContract } from "@/lib/contracts/route";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import type { Role } from "@/lib/domain/roles";
 import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
+import { webhookPayloadSchema } from "@/lib/domain/webhooks";
 
 type Op = {
   summary: string;
@@ -111,6 +112,12 @@ export function openApiDocument(): object {
           type: "object",
           required: ["error", "message"],
           properties: { error: { type: "string", description: "A stable error code" }, message: { type: "string" }, details: {} },
+        },
+        // What a webhook receiver is POSTed (format json), signed in X-Fleet-Signature (README, Webhooks).
+        WebhookPayload: {
+          ...z.toJSONSchema(webhookPayloadSchema, { io: "output", unrepresentable: "any" }),
+          description:
+            'The body of a json-format webhook delivery. Headers: X-Fleet-Signature: sha256=<hex HMAC-SHA256 of the raw body under the subscription\'s secret>, X-Fleet-Delivery: <id>, X-Fleet-Event: <type>. Format slack posts {"text": "..."} with the same headers.',
         },
       },
       securitySchemes: {

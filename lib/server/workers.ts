@@ -17,6 +17,12 @@ import {
   pruneRegistrationAttempts,
   pruneStatusEvents,
 } from "@/lib/server/retention/prune-expired";
+import { deliverDueWebhooks } from "@/lib/server/webhooks/deliver-webhooks";
+import {
+  notifyExpiringCertificates,
+  notifyRegistrationFailures,
+  pruneWebhookDeliveries,
+} from "@/lib/server/webhooks/watch-fleet";
 
 const PRUNE_MS = 10 * 60_000;
 /** How long a shutdown waits for background jobs in flight (within server.ts's 9 s grace). */
@@ -41,6 +47,17 @@ export function startWorkers(): () => Promise<void> {
     { name: "prune-revoked-sessions", everyMs: PRUNE_MS, run: pruneRevokedSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },
     { name: "cluster-profile-export", everyMs: EXPORT_EVERY_MS, run: () => exportClusterProfiles() },
+    // Webhooks (issue 15): the outbox is polled each second, so an event goes out within about that.
+    { name: "webhook-delivery", everyMs: 1000, run: () => deliverDueWebhooks(), runAtStart: true },
+    {
+      name: "webhook-watch",
+      everyMs: 60_000,
+      run: async () => {
+        await notifyExpiringCertificates();
+        await notifyRegistrationFailures();
+      },
+    },
+    { name: "prune-webhook-deliveries", everyMs: RETENTION_MS, run: () => pruneWebhookDeliveries() },
   ]);
   return async () => {
     // The heartbeat facts are what a shutdown must not lose: they are written while the jobs in

@@ -8,6 +8,7 @@ import { FleetCaSection } from "./fleet-ca-section";
 import { SettingsForm } from "./settings-form";
 import { SsoSection } from "./sso-section";
 import { UsersSection } from "./users-section";
+import { WebhooksSection } from "./webhooks-section";
 
 export const metadata: Metadata = { title: "Settings" };
 
@@ -24,6 +25,7 @@ export default async function SettingsPage() {
         <FleetCaSection />
         <ClusterProfileExportSection />
         <ApiKeysSection />
+        <WebhooksSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
         <SsoSection providerName={env().oidc?.name ?? null} />
       </div>

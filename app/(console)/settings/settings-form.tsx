@@ -12,8 +12,9 @@ import { Field } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
-// The SSO role mapping has its own section (sso-section.tsx) and is not part of this form's patch.
-type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping">, string>;
+// The SSO role mapping has its own section (sso-section.tsx) and the webhook targets' switch is set
+// in the Webhooks section, beside the subscriptions it governs: neither is part of this form's patch.
+type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping" | "webhookAllowPrivateTargets">, string>;
 type Errors = Partial<Record<keyof Settings, string>>;
 
 // The required-label preview recounts as keys are typed, once typing pauses.

@@ -32,6 +32,8 @@ const STATUS = {
   unsupported_media_type: 415,
   missing_required_labels: 422,
   incompatible_agent: 422,
+  /** A webhook URL whose host resolves to an address webhooks may not reach (SSRF). */
+  target_not_allowed: 422,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

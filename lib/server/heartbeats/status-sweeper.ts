@@ -9,6 +9,7 @@ import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { broadcastSummary } from "@/lib/server/events/fleet-summary";
 import { heartbeatsCaughtUp } from "./heartbeat-writer";
+import { enqueueStatusWebhooks } from "@/lib/server/webhooks/enqueue-webhook";
 
 const BATCH = 500;
 
@@ -47,6 +48,7 @@ export async function sweepStatuses(now = new Date()): Promise<number> {
       await tx.clusterEvent.create({
         data: { clusterId: c.id, clusterName: c.name, kind: "status", fromValue: from, toValue: to, reason, at: now },
       });
+      await enqueueStatusWebhooks(tx, { cluster: { id: c.id, name: c.name }, from, to, reason, at: now });
       const event = { type: "cluster.status", clusterId: c.id, name: c.name, from, to, reason, at: now.toISOString() } as const;
       // The first heartbeat also makes a registering cluster Active; one event tells subscribers both.
       const activated =

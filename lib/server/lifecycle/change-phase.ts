@@ -5,6 +5,7 @@ import type { AfterCommit } from "@/lib/server/db/transaction";
 import { publish, type FleetEvent } from "@/lib/server/events/bus";
 import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 
 export type PhaseChange = {
   clusterId: string;
@@ -41,6 +42,14 @@ export async function changePhase(tx: Tx, afterCommit: AfterCommit, change: Phas
     if (moved.count === 0) return false;
   }
   await tx.clusterEvent.create({ data: phaseEventRow(change) });
+  // Subscribers hear of a removal from the transaction that removes (README, Webhooks).
+  if (to === "Removed")
+    await enqueueWebhookEvent(tx, {
+      type: "cluster.removed",
+      cluster: { id: clusterId, name: change.clusterName },
+      data: { from, reason: change.reason },
+      occurredAt: at,
+    });
   afterPhaseChange(afterCommit, change);
   return true;
 }

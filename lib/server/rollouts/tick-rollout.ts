@@ -12,6 +12,7 @@ import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
+import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 import { clusterWindowGroups, groupsWithWindows, type WindowGroup } from "@/lib/server/groups/group-windows";
 
 /** Thrown inside a transaction to undo it: the cluster left Active between the read and the claim. */
@@ -55,6 +56,13 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
           reason: outcome.state === "Succeeded" ? `upgraded to ${r.targetVersion}` : `upgrade failed: ${outcome.error}`,
           at: now,
         });
+      if (outcome.state === "Failed")
+        await enqueueWebhookEvent(tx, {
+          type: "rollout.failed",
+          ...(c ? { cluster: { id: c.id, name: c.name } } : {}),
+          data: { rolloutId: id, rolloutName: r.name, targetVersion: r.targetVersion, reason: outcome.error },
+          occurredAt: now,
+        });
       return true;
     });
     if (settled) m.state = outcome.state;
@@ -73,6 +81,11 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
           data: { state: "Paused", pausedReason: step.reason },
         });
         if (!paused.count) return;
+        await enqueueWebhookEvent(tx, {
+          type: "rollout.paused",
+          data: { rolloutId: id, rolloutName: r.name, reason: step.reason, failures: step.failures, by: "system" },
+          occurredAt: now,
+        });
         await recordAudit(
           tx,
           SYSTEM_ACTOR,

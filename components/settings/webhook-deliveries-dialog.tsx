@@ -1,0 +1,82 @@
+"use client";
+
+import { useWebhookDeliveries, type Webhook, type WebhookDelivery } from "@/lib/client/webhooks";
+import { WEBHOOK_EVENT_LABELS } from "@/lib/domain/webhooks";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Dialog } from "@/components/ui/dialog";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { TableSkeleton } from "@/components/ui/skeleton";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { TableHead } from "@/components/ui/table-head";
+
+export const DELIVERY_TONE: Record<WebhookDelivery["state"], Tone> = {
+  pending: "amber",
+  delivered: "green",
+  failed: "red",
+  suppressed: "neutral",
+};
+
+/** A subscription's delivery log, newest first: state, attempts, the receiver's answer and latency. */
+export function WebhookDeliveriesDialog({ webhook, onClose }: { webhook: Webhook; onClose: () => void }) {
+  const log = useWebhookDeliveries(webhook.id);
+  return (
+    <Dialog title="Delivery log" description={<span className="break-all">{webhook.url}</span>} onClose={onClose}>
+      {log.isPending ? (
+        <TableSkeleton rows={3} label="Loading deliveries" />
+      ) : log.isError ? (
+        <ErrorState title="Could not load the deliveries" message={log.error.message} onRetry={() => void log.refetch()} />
+      ) : log.data.length === 0 ? (
+        <EmptyState title="Nothing sent yet">Events appear here as they happen; “Send test” sends one now.</EmptyState>
+      ) : (
+        <div className="max-h-96 overflow-auto rounded-md border border-slate-200 dark:border-slate-800">
+          <table className="w-full text-left text-sm">
+            <caption className="sr-only">Deliveries, newest first</caption>
+            <TableHead columns={["Event", "State", "Answer"]} />
+            <tbody className="divide-y divide-slate-100 tabular-nums dark:divide-slate-800">
+              {log.data.map((d) => (
+                <tr key={d.id} data-delivery={d.id}>
+                  <td className="px-4 py-2">
+                    <div className="font-medium">{WEBHOOK_EVENT_LABELS[d.eventType]}</div>
+                    <div className="text-xs text-slate-600 dark:text-slate-400">
+                      <RelativeTime iso={d.createdAt} />
+                    </div>
+                  </td>
+                  <td className="px-4 py-2">
+                    <Badge tone={DELIVERY_TONE[d.state]}>{d.state}</Badge>
+                    <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+                      {d.attempts} attempt{d.attempts === 1 ? "" : "s"}
+                      {d.nextAttemptAt && d.attempts > 0 && (
+                        <>
+                          , next <RelativeTime iso={d.nextAttemptAt} />
+                        </>
+                      )}
+                    </div>
+                  </td>
+                  <td className="px-4 py-2 text-xs text-slate-600 dark:text-slate-400">
+                    {d.lastAttemptAt ? (
+                      <>
+                        <div className="font-medium text-slate-800 dark:text-slate-200">
+                          {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : "no answer"}
+                          {d.lastLatencyMs !== null && ` · ${d.lastLatencyMs} ms`}
+                        </div>
+                        {d.lastError && <div className="max-w-56 break-words">{d.lastError}</div>}
+                      </>
+                    ) : (
+                      (d.lastError ?? "not attempted yet")
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="mt-4 flex justify-end">
+        <Button variant="secondary" onClick={onClose}>
+          Close
+        </Button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,172 @@
+import { z } from "zod";
+
+// Webhook notifications (README, Plug it in: Webhooks): the events, the payload every receiver
+// gets, the Slack rendering, the retry schedule and the NotReady/Ready debounce rule. Pure: the
+// outbox, the delivery job and the API (lib/server/webhooks) read these.
+
+export const WEBHOOK_EVENT_TYPES = [
+  "cluster.notReady",
+  "cluster.ready",
+  "cluster.flapping",
+  "cluster.certificateExpiring",
+  "cluster.removed",
+  "registration.failureRate",
+  "rollout.paused",
+  "rollout.failed",
+  "webhook.test",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** What a subscription may ask for (the test event is sent on request, to one subscription). */
+export const SUBSCRIBABLE_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((t) => t !== "webhook.test") as Exclude<
+  WebhookEventType,
+  "webhook.test"
+>[];
+
+export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
+  "cluster.notReady": "Cluster NotReady",
+  "cluster.ready": "Cluster Ready again",
+  "cluster.flapping": "Cluster flapping",
+  "cluster.certificateExpiring": "Certificate expiring within 7 days",
+  "cluster.removed": "Cluster removed",
+  "registration.failureRate": "Registration failures above the rate",
+  "rollout.paused": "Rollout paused",
+  "rollout.failed": "Rollout upgrade failed",
+  "webhook.test": "Test event",
+};
+
+export const WEBHOOK_FORMATS = ["json", "slack"] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** The body of every json-format delivery (the OpenAPI document's WebhookPayload). */
+export const webhookPayloadSchema = z.object({
+  id: z.string().describe("The delivery id, also in X-Fleet-Delivery; the same on every retry of this delivery"),
+  type: z.enum(WEBHOOK_EVENT_TYPES),
+  occurredAt: z.string().describe("ISO 8601 time of the change"),
+  cluster: z
+    .object({ id: z.string(), name: z.string(), labels: z.record(z.string(), z.string()) })
+    .optional()
+    .describe("The cluster the event is about, when there is one"),
+  data: z.record(z.string(), z.unknown()).describe("The event's own fields (from, to, reason, counts, ...)"),
+});
+export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
+
+/** One line a person reads in Slack (or any `{"text"}` receiver). */
+export function slackText(p: WebhookPayload): string {
+  const who = p.cluster ? `cluster *${p.cluster.name}*` : "";
+  const d = p.data as Record<string, unknown>;
+  const reason = typeof d.reason === "string" && d.reason ? ` (${d.reason})` : "";
+  switch (p.type) {
+    case "cluster.notReady":
+      return `:red_circle: Fleet: ${who} is NotReady${reason}`;
+    case "cluster.ready":
+      return `:large_green_circle: Fleet: ${who} is Ready again${reason}`;
+    case "cluster.flapping":
+      return `:warning: Fleet: ${who} is flapping: ${String(d.changesLastHour)} status changes in the last hour (threshold ${String(d.thresholdPerHour)})`;
+    case "cluster.certificateExpiring":
+      return `:hourglass: Fleet: the certificate of ${who} expires at ${String(d.notAfter)}`;
+    case "cluster.removed":
+      return `:wastebasket: Fleet: ${who} was removed${reason}`;
+    case "registration.failureRate":
+      return `:no_entry: Fleet: ${String(d.failures)} registration failures in the last ${String(d.windowMinutes)} minutes (threshold ${String(d.threshold)})`;
+    case "rollout.paused":
+      return `:pause_button: Fleet: rollout *${String(d.rolloutName)}* paused${reason}`;
+    case "rollout.failed":
+      return `:x: Fleet: rollout *${String(d.rolloutName)}* failed to upgrade ${who}${reason}`;
+    case "webhook.test":
+      return "Fleet: a test event from Fleet Registry";
+  }
+}
+
+/** The body a subscription of `format` is sent for `payload`. */
+export function webhookBody(payload: WebhookPayload, format: WebhookFormat): string {
+  return JSON.stringify(format === "slack" ? { text: slackText(payload) } : payload);
+}
+
+// Retries: exponential from 10 s, doubling, capped at an hour between attempts, for 24 h after the
+// event; then the delivery is marked failed. Jitter (+-20%) keeps many deliveries that failed
+// together (a receiver's outage) from all coming back at the same second.
+export const RETRY_BASE_MS = 10_000;
+export const RETRY_MAX_DELAY_MS = 3_600_000;
+export const RETRY_FOR_MS = 24 * 3_600_000;
+/** Each attempt's limit for connecting, sending and reading the answer. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+
+/**
+ * When the attempt after `attempts` failed ones is due, or null when the 24 h are used up.
+ * `random` in [0, 1): 0.5 is the schedule without jitter.
+ */
+export function nextAttemptAt(createdAt: Date, attempts: number, now: Date, random: number): Date | null {
+  const delay = Math.min(RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_DELAY_MS);
+  const jittered = Math.round(delay * (0.8 + 0.4 * random));
+  const at = now.getTime() + jittered;
+  return at - createdAt.getTime() > RETRY_FOR_MS ? null : new Date(at);
+}
+
+/** Whether a receiver's answer counts as delivered. */
+export const deliveredStatus = (status: number) => status >= 200 && status < 300;
+
+// Debounce: a cluster.notReady is held this long before it is sent; a cluster that is Ready again
+// within it sends neither event (a blip is not news). A Ready after a NotReady that was sent is.
+export const NOT_READY_HOLD_MS = 60_000;
+
+/**
+ * Whether a Ready at `readyAt` ends a NotReady (recorded at `notReadyAt`) that is still held: then
+ * neither is sent. A NotReady held the whole NOT_READY_HOLD_MS is sent, and so is the Ready after it.
+ */
+export function withinNotReadyHold(notReadyAt: Date, readyAt: Date): boolean {
+  return readyAt.getTime() - notReadyAt.getTime() < NOT_READY_HOLD_MS;
+}
+
+/** Flapping: more status changes in the last hour than the setting; sent once an hour per cluster at most. */
+export function flappingDue(changesLastHour: number, thresholdPerHour: number, sentInLastHour: boolean): boolean {
+  return changesLastHour > thresholdPerHour && !sentInLastHour;
+}
+
+// Registration failures: more than this many failed attempts in the window sends one event an hour.
+export const REGISTRATION_FAILURE_WINDOW_MINUTES = 15;
+export const REGISTRATION_FAILURE_THRESHOLD = 20;
+export const CERTIFICATE_EXPIRY_WARNING_DAYS = 7;
+
+/** The subscription's form and PATCH body. */
+export const webhookUrlSchema = z
+  .string()
+  .trim()
+  .max(2048, { error: "The URL can be at most 2,048 characters." })
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password;
+      } catch {
+        return false;
+      }
+    },
+    { error: "The URL must be an http:// or https:// URL without a user name or password." },
+  );
+
+export const webhookEventsSchema = z
+  .array(z.enum(SUBSCRIBABLE_EVENT_TYPES as [string, ...string[]]), { error: "Choose the events to send." })
+  .min(1, { error: "Choose at least one event." })
+  .transform((events) => [...new Set(events)] as (typeof SUBSCRIBABLE_EVENT_TYPES)[number][]);
+
+export const webhookCreateSchema = z
+  .object({
+    url: webhookUrlSchema,
+    events: webhookEventsSchema,
+    format: z.enum(WEBHOOK_FORMATS).default("json"),
+    enabled: z.boolean().default(true),
+  })
+  .strict();
+export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
+
+export const webhookPatchSchema = z
+  .object({
+    url: webhookUrlSchema,
+    events: webhookEventsSchema,
+    format: z.enum(WEBHOOK_FORMATS),
+    enabled: z.boolean(),
+  })
+  .partial()
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: "Name at least one field to change." });
+export type WebhookPatch = z.infer<typeof webhookPatchSchema>;

@@ -1,0 +1,161 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import {
+  flappingDue,
+  NOT_READY_HOLD_MS,
+  withinNotReadyHold,
+  type WebhookEventType,
+  type WebhookPayload,
+} from "@/lib/domain/webhooks";
+import type { HealthStatus } from "@/lib/domain/status";
+import type { Db, Tx } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+
+// The outbox's writer. Events are enqueued in the transaction of the change they report (a
+// status transition, a removal, a rollout pause), so an event is never sent for a change that
+// rolled back and never lost for one that committed; the webhook-delivery job posts them.
+
+export type WebhookEvent = {
+  type: WebhookEventType;
+  /** The cluster it is about: its labels are read here, when anyone subscribes. */
+  cluster?: { id: string; name: string };
+  data: Record<string, unknown>;
+  occurredAt: Date;
+  /** Held this long before the first attempt (a debounced NotReady). */
+  holdMs?: number;
+  /** Enqueued once per subscription and key (events a job finds again on each run). */
+  dedupeKey?: string;
+  /** Only these subscriptions (a test event); otherwise every enabled one that asks for the type. */
+  subscriptionIds?: string[];
+};
+
+type Subscriber = { id: string; events: string[] };
+
+/** The enabled subscriptions and their event types (a few rows: read once per change). */
+async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[]> {
+  const subs = await client.webhookSubscription.findMany({ where: { enabled: true }, select: { id: true, events: true } });
+  return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[] }));
+}
+
+const wanting = (subs: Subscriber[], type: WebhookEventType) => subs.filter((s) => s.events.includes(type)).map((s) => s.id);
+
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === "P2002";
+
+/**
+ * Writes one delivery per subscriber; returns how many. Pass the transaction of the change, and
+ * the enabled subscriptions when the caller has read them already.
+ */
+export async function enqueueWebhookEvent(
+  client: Db | Tx,
+  event: WebhookEvent,
+  exclude: ReadonlySet<string> = new Set(),
+  subs?: Subscriber[],
+) {
+  const candidates = event.subscriptionIds ?? wanting(subs ?? (await enabledSubscriptions(client)), event.type);
+  const subscribers = candidates.filter((id) => !exclude.has(id));
+  if (!subscribers.length) return 0;
+  let labels: Record<string, string> = {};
+  if (event.cluster) {
+    const rows = await client.clusterLabel.findMany({
+      where: { clusterId: event.cluster.id },
+      select: { key: true, value: true },
+    });
+    labels = Object.fromEntries(rows.map((l) => [l.key, l.value]));
+  }
+  let written = 0;
+  for (const subscriptionId of subscribers) {
+    const id = randomUUID();
+    const payload: WebhookPayload = {
+      id,
+      type: event.type,
+      occurredAt: event.occurredAt.toISOString(),
+      ...(event.cluster ? { cluster: { ...event.cluster, labels } } : {}),
+      data: event.data,
+    };
+    const row = {
+      id,
+      subscriptionId,
+      eventType: event.type,
+      clusterId: event.cluster?.id ?? null,
+      payload: JSON.stringify(payload),
+      dedupeKey: event.dedupeKey ?? null,
+      nextAttemptAt: new Date(event.occurredAt.getTime() + (event.holdMs ?? 0)),
+      createdAt: event.occurredAt,
+    };
+    try {
+      await client.webhookDelivery.create({ data: row });
+      written++;
+    } catch (err) {
+      // Deduplicated events come from jobs outside a transaction: another instance wrote it first.
+      if (!(event.dedupeKey && isUniqueViolation(err))) throw err;
+    }
+  }
+  return written;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The webhooks of one status transition, in the sweeper's transaction: NotReady is held for
+ * NOT_READY_HOLD_MS; Ready again cancels a NotReady still held (neither is sent) or is sent;
+ * more changes in the last hour than flappingThresholdPerHour send cluster.flapping, once an hour.
+ */
+export async function enqueueStatusWebhooks(
+  tx: Tx,
+  t: { cluster: { id: string; name: string }; from: HealthStatus; to: HealthStatus; reason: string; at: Date },
+) {
+  // A fleet without subscriptions pays one small query per transition.
+  const subs = await enabledSubscriptions(tx);
+  if (!subs.length) return;
+  const data = { from: t.from, to: t.to, reason: t.reason };
+  if (t.to === "NotReady") {
+    await enqueueWebhookEvent(
+      tx,
+      {
+        type: "cluster.notReady",
+        cluster: t.cluster,
+        data,
+        occurredAt: t.at,
+        holdMs: NOT_READY_HOLD_MS,
+      },
+      undefined,
+      subs,
+    );
+  } else if (t.to === "Ready" && t.from === "NotReady") {
+    // Never attempted: the delivery job claims only due rows, and a held one is not due yet.
+    const unsent = await tx.webhookDelivery.findMany({
+      where: { clusterId: t.cluster.id, eventType: "cluster.notReady", state: "pending", attempts: 0 },
+      select: { seq: true, subscriptionId: true, createdAt: true },
+    });
+    const suppressed = new Set<string>();
+    for (const d of unsent.filter((u) => withinNotReadyHold(u.createdAt, t.at))) {
+      // Conditional: a delivery job that claimed it meanwhile (a clock ahead of ours) sends it, and so the Ready.
+      const cancelled = await tx.webhookDelivery.updateMany({
+        where: { seq: d.seq, state: "pending", attempts: 0, leaseUntil: null },
+        data: { state: "suppressed", lastError: "Ready again within the NotReady hold" },
+      });
+      if (cancelled.count) suppressed.add(d.subscriptionId);
+    }
+    await enqueueWebhookEvent(tx, { type: "cluster.ready", cluster: t.cluster, data, occurredAt: t.at }, suppressed, subs);
+  }
+  if (!wanting(subs, "cluster.flapping").length) return;
+  const since = new Date(t.at.getTime() - HOUR_MS);
+  const { flappingThresholdPerHour } = await getSettings();
+  const changes = await tx.clusterEvent.count({ where: { clusterId: t.cluster.id, kind: "status", at: { gte: since } } });
+  const sent = await tx.webhookDelivery.count({
+    where: { clusterId: t.cluster.id, eventType: "cluster.flapping", createdAt: { gt: since } },
+  });
+  if (flappingDue(changes, flappingThresholdPerHour, sent > 0)) {
+    await enqueueWebhookEvent(
+      tx,
+      {
+        type: "cluster.flapping",
+        cluster: t.cluster,
+        data: { changesLastHour: changes, thresholdPerHour: flappingThresholdPerHour, status: t.to },
+        occurredAt: t.at,
+      },
+      undefined,
+      subs,
+    );
+  }
+}

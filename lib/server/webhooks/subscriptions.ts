@@ -1,0 +1,223 @@
+import "server-only";
+import type { Webhook, WebhookDelivery } from "@/lib/contracts/webhooks";
+import type { ReplyOf } from "@/lib/contracts/route";
+import type { webhookRoutes } from "@/lib/contracts/webhooks";
+import type { WebhookCreate, WebhookPatch } from "@/lib/domain/webhooks";
+import { ApiError } from "@/lib/server/api/errors";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { db } from "@/lib/server/db/client";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { getSettings } from "@/lib/server/settings/settings";
+import { enqueueWebhookEvent } from "./enqueue-webhook";
+import { resolveTarget, TargetRefused } from "./post-webhook";
+import { newWebhookSecret, storeWebhookSecret } from "./webhook-secret";
+
+// An admin's webhook subscriptions: create (the secret shown once), change, delete, rotate the
+// secret, send a test event, read the delivery log. Every change is audited; the URL is checked
+// against server-side request forgery here and again at every delivery.
+
+type Row = {
+  id: string;
+  url: string;
+  events: string;
+  format: string;
+  enabled: boolean;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+type DeliveryRow = {
+  id: string;
+  eventType: string;
+  clusterId: string | null;
+  state: string;
+  attempts: number;
+  createdAt: Date;
+  nextAttemptAt: Date;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastLatencyMs: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+};
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+function deliveryView(d: DeliveryRow): ReplyOf<typeof webhookRoutes.test> {
+  return {
+    id: d.id,
+    eventType: d.eventType as WebhookDelivery["eventType"],
+    clusterId: d.clusterId,
+    state: d.state as WebhookDelivery["state"],
+    attempts: d.attempts,
+    createdAt: d.createdAt.toISOString(),
+    nextAttemptAt: d.state === "pending" ? d.nextAttemptAt.toISOString() : null,
+    lastAttemptAt: iso(d.lastAttemptAt),
+    lastStatusCode: d.lastStatusCode,
+    lastLatencyMs: d.lastLatencyMs,
+    lastError: d.lastError,
+    deliveredAt: iso(d.deliveredAt),
+  };
+}
+
+async function views(rows: Row[]): Promise<ReplyOf<typeof webhookRoutes.get>[]> {
+  // The newest attempted delivery of each (a few subscriptions: one small query each).
+  const last = await Promise.all(
+    rows.map((r) =>
+      db().webhookDelivery.findFirst({
+        where: { subscriptionId: r.id, lastAttemptAt: { not: null } },
+        orderBy: { lastAttemptAt: "desc" },
+        select: { state: true, lastStatusCode: true, lastAttemptAt: true, eventType: true },
+      }),
+    ),
+  );
+  return rows.map((r, i) => {
+    const l = last[i];
+    return {
+      id: r.id,
+      url: r.url,
+      events: JSON.parse(r.events) as Webhook["events"],
+      format: r.format as Webhook["format"],
+      enabled: r.enabled,
+      createdBy: r.createdBy,
+      createdAt: r.createdAt.toISOString(),
+      updatedAt: r.updatedAt.toISOString(),
+      lastDelivery: l
+        ? {
+            state: l.state as WebhookDelivery["state"],
+            lastStatusCode: l.lastStatusCode,
+            lastAttemptAt: iso(l.lastAttemptAt),
+            eventType: l.eventType as WebhookDelivery["eventType"],
+          }
+        : null,
+    };
+  });
+}
+
+/** Refuses a URL whose host resolves to an address webhooks may not reach (the setting decides on private ones). */
+async function checkTarget(url: string) {
+  const { webhookAllowPrivateTargets } = await getSettings();
+  try {
+    await resolveTarget(new URL(url).hostname, webhookAllowPrivateTargets);
+  } catch (err) {
+    if (err instanceof TargetRefused)
+      throw new ApiError("target_not_allowed", err.message, [{ field: "url", message: err.message }]);
+    throw err;
+  }
+}
+
+async function findRow(id: string): Promise<Row> {
+  const row = await db().webhookSubscription.findUnique({ where: { id } });
+  if (!row) throw new ApiError("not_found", "No webhook subscription has this id.");
+  return row;
+}
+
+export async function listWebhooks() {
+  return views(await db().webhookSubscription.findMany({ orderBy: { createdAt: "asc" } }));
+}
+
+export async function getWebhook(id: string) {
+  const [view] = await views([await findRow(id)]);
+  return view!;
+}
+
+export async function createWebhook(actor: Actor, input: WebhookCreate) {
+  await checkTarget(input.url);
+  const secret = newWebhookSecret();
+  const row = await inTransaction(async (tx) => {
+    const created = await tx.webhookSubscription.create({
+      data: {
+        url: input.url,
+        events: JSON.stringify(input.events),
+        format: input.format,
+        enabled: input.enabled,
+        secret: storeWebhookSecret(secret),
+        createdBy: actor.label,
+      },
+    });
+    await recordAudit(
+      tx,
+      actor,
+      "webhook.create",
+      { type: "webhook", id: created.id },
+      {
+        url: input.url,
+        events: input.events,
+        format: input.format,
+        enabled: input.enabled,
+      },
+    );
+    return created;
+  });
+  const [view] = await views([row]);
+  return { ...view!, secret };
+}
+
+export async function updateWebhook(actor: Actor, id: string, patch: WebhookPatch) {
+  const before = await findRow(id);
+  if (patch.url !== undefined) await checkTarget(patch.url);
+  const row = await inTransaction(async (tx) => {
+    const updated = await tx.webhookSubscription.update({
+      where: { id },
+      data: {
+        ...(patch.url !== undefined ? { url: patch.url } : {}),
+        ...(patch.events !== undefined ? { events: JSON.stringify(patch.events) } : {}),
+        ...(patch.format !== undefined ? { format: patch.format } : {}),
+        ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+      },
+    });
+    const changes = Object.fromEntries(
+      (["url", "events", "format", "enabled"] as const)
+        .filter((k) => patch[k] !== undefined)
+        .map((k) => [k, { from: k === "events" ? JSON.parse(before.events) : before[k], to: patch[k] }]),
+    );
+    await recordAudit(tx, actor, "webhook.update", { type: "webhook", id }, { changes });
+    return updated;
+  });
+  const [view] = await views([row]);
+  return view!;
+}
+
+export async function deleteWebhook(actor: Actor, id: string) {
+  const row = await findRow(id);
+  await inTransaction(async (tx) => {
+    // Its deliveries go with it (cascade): pending ones are not sent.
+    await tx.webhookSubscription.delete({ where: { id } });
+    await recordAudit(tx, actor, "webhook.delete", { type: "webhook", id }, { url: row.url });
+  });
+}
+
+export async function rotateWebhookSecret(actor: Actor, id: string) {
+  await findRow(id);
+  const secret = newWebhookSecret();
+  const row = await inTransaction(async (tx) => {
+    const updated = await tx.webhookSubscription.update({ where: { id }, data: { secret: storeWebhookSecret(secret) } });
+    await recordAudit(tx, actor, "webhook.rotateSecret", { type: "webhook", id });
+    return updated;
+  });
+  const [view] = await views([row]);
+  return { ...view!, secret };
+}
+
+/** Queues a webhook.test to this subscription (enabled or not: a disabled one's waits until it is enabled). */
+export async function sendTestWebhook(actor: Actor, id: string) {
+  await findRow(id);
+  const occurredAt = new Date();
+  const delivery = await inTransaction(async (tx) => {
+    await enqueueWebhookEvent(tx, {
+      type: "webhook.test",
+      data: { requestedBy: actor.label },
+      occurredAt,
+      subscriptionIds: [id],
+    });
+    await recordAudit(tx, actor, "webhook.test", { type: "webhook", id });
+    return tx.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: id }, orderBy: { seq: "desc" } });
+  });
+  return deliveryView(delivery);
+}
+
+export async function listDeliveries(id: string, limit: number) {
+  await findRow(id);
+  const rows = await db().webhookDelivery.findMany({ where: { subscriptionId: id }, orderBy: { seq: "desc" }, take: limit });
+  return rows.map(deliveryView);
+}
