@@ -63,8 +63,9 @@ const schema = z.object({
   SIGNING_MAX_QUEUED: z.coerce.number().int().min(0).default(64),
   SIGNING_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(2),
   /**
-   * Register and rotate are also refused (503 overloaded) while the event loop's p99 delay over the
-   * last second is above this many ms, so a registration wave yields to heartbeats; 0 turns it off.
+   * While the event loop's p99 delay over the last second is above this many ms, fewer register
+   * and rotate requests run (in flight x threshold / lag, none queued; the rest 503 overloaded), so
+   * a registration wave yields to heartbeats; 0 turns it off.
    */
   SIGNING_MAX_EVENT_LOOP_LAG_MS: z.coerce.number().int().min(0).default(50),
   /** Container image the console's Kubernetes manifests run the agent from. */

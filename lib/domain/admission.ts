@@ -14,13 +14,18 @@ export type AdmissionLoad = { inFlight: number; queued: number; eventLoopLagMs: 
 export type AdmissionDecision = "admit" | "queue" | "busy" | "lagging";
 
 /**
- * While the event loop lags, heartbeats (which never pass the gate) are already late: new signing
- * work is refused so a registration wave yields to them. One request may still run, so a wave
- * keeps moving even when the lag comes from elsewhere (a console query, a sweep).
+ * While the event loop lags, heartbeats (which never pass the gate) are already late: signing work
+ * is let in only up to `maxInFlight` scaled down by how far the lag is over the threshold (twice
+ * the threshold: half as many), nothing queues, and the rest is refused, so a registration wave
+ * yields to heartbeats in proportion. At least one request still runs, so a wave keeps moving
+ * even when the lag comes from elsewhere (a console query, a busy machine).
  */
 export function admissionDecision(load: AdmissionLoad, limits: AdmissionLimits): AdmissionDecision {
   const lagging = limits.maxEventLoopLagMs > 0 && load.eventLoopLagMs > limits.maxEventLoopLagMs;
-  if (lagging) return load.inFlight === 0 ? "admit" : "lagging";
+  if (lagging) {
+    const allowed = Math.max(1, Math.floor((limits.maxInFlight * limits.maxEventLoopLagMs) / load.eventLoopLagMs));
+    return load.inFlight < allowed ? "admit" : "lagging";
+  }
   if (load.inFlight < limits.maxInFlight) return "admit";
   return load.queued < limits.maxQueued ? "queue" : "busy";
 }

@@ -83,7 +83,7 @@ test("the queue is served in arrival order and a newcomer does not overtake it",
   assert.deepEqual(order.slice(0, 3), ["q1", "q2", "q3"]);
 });
 
-test("the decision: limits first when the loop keeps up; while it lags, only a lone request runs", () => {
+test("the decision: limits when the loop keeps up; while it lags, fewer in flight the worse it is, none queued", () => {
   const limits = { maxInFlight: 2, maxQueued: 1, maxEventLoopLagMs: 50 };
   const at = (inFlight: number, queued: number, eventLoopLagMs: number) =>
     admissionDecision({ inFlight, queued, eventLoopLagMs }, limits);
@@ -94,6 +94,13 @@ test("the decision: limits first when the loop keeps up; while it lags, only a l
   assert.equal(at(1, 0, 51), "lagging", "a free slot is not enough while the loop lags");
   assert.equal(at(2, 1, 500), "lagging");
   assert.equal(at(0, 0, 5000), "admit", "one request still runs, so a wave keeps moving whatever the lag's cause");
+  const eight = (inFlight: number, eventLoopLagMs: number) =>
+    admissionDecision({ inFlight, queued: 0, eventLoopLagMs }, { maxInFlight: 8, maxQueued: 64, maxEventLoopLagMs: 50 });
+  assert.equal(eight(3, 100), "admit", "twice the threshold: 4 of 8 may run");
+  assert.equal(eight(4, 100), "lagging", "and the 5th is refused, not queued");
+  assert.equal(eight(1, 250), "lagging", "five times the threshold: 1 of 8");
+  assert.equal(eight(5, 60), "admit", "6 of 8 just over the threshold");
+  assert.equal(eight(6, 60), "lagging");
   assert.equal(
     admissionDecision({ inFlight: 1, queued: 0, eventLoopLagMs: 5000 }, { ...limits, maxEventLoopLagMs: 0 }),
     "admit",
@@ -106,7 +113,7 @@ test("the gate refuses with 503 overloaded and Retry-After while the loop lags, 
   const { g, counts } = gate(8, 64, lag);
   const running = deferred();
   const first = g.run(() => running.promise);
-  lag.now.ms = 120;
+  lag.now.ms = 1000; // 20 times the threshold: 1 of 8 may run, and one does
   const refused = await g.run(async () => "never").catch((e: unknown) => e);
   assert.ok(refused instanceof ApiError);
   assert.equal(refused.code, "overloaded");
