@@ -67,7 +67,7 @@ const schema = z.object({
    * and rotate requests run (in flight x threshold / lag, none queued; the rest 503 overloaded), so
    * a registration wave yields to heartbeats; 0 turns it off.
    */
-  SIGNING_MAX_EVENT_LOOP_LAG_MS: z.coerce.number().int().min(0).default(50),
+  SIGNING_MAX_EVENT_LOOP_LAG_MS: z.coerce.number().int().min(0).default(100),
   /** Container image the console's Kubernetes manifests run the agent from. */
   AGENT_IMAGE: z.string().min(1).default("fleet-registry/agent:0.1.0"),
   /** Background jobs (status sweeper). Off for processes that only serve. */
