@@ -67,6 +67,12 @@ const schema = z.object({
   SIGNING_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(8),
   SIGNING_MAX_QUEUED: z.coerce.number().int().min(0).default(64),
   SIGNING_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(2),
+  /**
+   * While the event loop's p99 delay over the last second is above this many ms, fewer register
+   * and rotate requests run (in flight x threshold / lag, none queued; the rest 503 overloaded), so
+   * a registration wave yields to heartbeats; 0 turns it off.
+   */
+  SIGNING_MAX_EVENT_LOOP_LAG_MS: z.coerce.number().int().min(0).default(100),
   /** Container image the console's Kubernetes manifests run the agent from. */
   AGENT_IMAGE: z.string().min(1).default("fleet-registry/agent:0.1.0"),
   /** Background jobs (status sweeper). Off for processes that only serve. */

@@ -135,6 +135,37 @@ async function eventLoopDelay(server: FleetServer): Promise<{ p99: number; max: 
   return { p99: value("0.99"), max: value("1") };
 }
 
+/**
+ * Counters from /api/metrics that say where the server's time went: each background job's runs
+ * and seconds (on SQLite a job's run time is event-loop time: better-sqlite3 is synchronous) and
+ * the signing admission's outcomes (refused: limits full, lagging: event loop behind).
+ */
+async function serverCounters(server: FleetServer): Promise<Map<string, number>> {
+  const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+  const counters = new Map<string, number>();
+  for (const m of text.matchAll(/^fleet_job_duration_seconds_(sum|count)\{job="([^"]+)"\} (\S+)$/gm))
+    counters.set(`job ${m[2]} ${m[1]}`, Number(m[3]));
+  for (const m of text.matchAll(/^fleet_signing_admission_total\{outcome="([^"]+)"\} (\S+)$/gm))
+    counters.set(`admission ${m[1]}`, Number(m[2]));
+  return counters;
+}
+
+/** What changed between two serverCounters() readings, as printable lines. */
+function counterLines(before: Map<string, number>, after: Map<string, number>): string[] {
+  const delta = (key: string) => (after.get(key) ?? 0) - (before.get(key) ?? 0);
+  const jobs = [...new Set([...after.keys()].filter((k) => k.startsWith("job ")).map((k) => k.split(" ")[1]!))].sort();
+  const admission = [...after.keys()].filter((k) => k.startsWith("admission ")).sort();
+  return [
+    `  background jobs (runs, mean, total): ${jobs
+      .map((j) => {
+        const [runs, secs] = [delta(`job ${j} count`), delta(`job ${j} sum`)];
+        return `${j} ${runs} x ${runs ? ((secs / runs) * 1000).toFixed(1) : "-"} ms = ${secs.toFixed(1)} s`;
+      })
+      .join("; ")}`,
+    `  signing admission: ${admission.map((k) => `${k.slice("admission ".length)} ${delta(k)}`).join(", ") || "none"}`,
+  ];
+}
+
 // ---- the run ------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
@@ -197,6 +228,7 @@ async function main(): Promise<number> {
   const failures: string[] = [];
   try {
     // ---- ramp
+    const rampCounters = await serverCounters(server);
     const rampStart = performance.now();
     const rampServerCpu = new CpuMeter(serverPid);
     const rampSimCpu = new CpuMeter(sim.pid);
@@ -221,6 +253,8 @@ async function main(): Promise<number> {
         ` (goal <= ${GOALS.rampSeconds}s); heartbeat p50 ${percentile(rampLatencies, 50).toFixed(1)} ms p99 ${percentile(rampLatencies, 99).toFixed(1)} ms;` +
         ` CPU server ${rampServerCpu.lap().toFixed(0)}% simulator ${rampSimCpu.lap().toFixed(0)}%; errors ${fmtCounts(errors)}`,
     );
+    const soakCounters = await serverCounters(server);
+    for (const line of counterLines(rampCounters, soakCounters)) console.log(`ramp ${line.trim()}`);
     if (Number.isNaN(rampSeconds) || rampSeconds > GOALS.rampSeconds) failures.push("ramp");
 
     // ---- soak
@@ -276,6 +310,7 @@ async function main(): Promise<number> {
         `  server RSS (max)  ${maxRss.toFixed(0)} MB  (goal <= ${GOALS.rssMb} MB)  ${goal(maxRss <= GOALS.rssMb, "rss")}`,
         `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
         `  CPU (% of a core) server ${serverPct.toFixed(0)}%  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
+        ...counterLines(soakCounters, await serverCounters(server)),
         failures.length ? `goals missed: ${failures.join(", ")}` : `every goal met`,
       ].join("\n"),
     );

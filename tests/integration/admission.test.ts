@@ -16,6 +16,8 @@ before(async () => {
     SIGNING_MAX_IN_FLIGHT: "1",
     SIGNING_MAX_QUEUED: "2",
     SIGNING_RETRY_AFTER_SECONDS: "3",
+    // The limits alone: refusals for event-loop lag are admission-lag.test.ts's.
+    SIGNING_MAX_EVENT_LOOP_LAG_MS: "0",
     REGISTRATION_RATE_PER_MINUTE: "60000",
     REGISTRATION_RATE_BURST: "10000",
   });

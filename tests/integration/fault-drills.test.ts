@@ -90,7 +90,11 @@ test(
       lap("burst and crash");
 
       const beforeCrash = answers.filter((a): a is AgentResponse => a !== null);
-      for (const a of beforeCrash) assert.ok(a.status < 500, `before the crash: ${a.status} ${JSON.stringify(a.body)}`);
+      // A 503 overloaded (the event loop lagged under the burst) is an answer too: ride it out.
+      const toldToWait = (a: AgentResponse) =>
+        a.status === 503 && a.body.error === "overloaded" && a.headers["retry-after"] !== undefined;
+      for (const a of beforeCrash)
+        assert.ok(a.status < 500 || toldToWait(a), `before the crash: ${a.status} ${JSON.stringify(a.body)}`);
       const lost = answers.flatMap((a, i) => (a === null || a.status >= 500 ? [i] : []));
       assert.ok(lost.length > 0, "the crash came after every answer: nothing was drilled");
 

@@ -1,14 +1,7 @@
 import "server-only";
 import type { Selector } from "@/lib/domain/selector";
 import { FLAPPING_WINDOW_MS, HEALTH_FILTER_STATUS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
-import {
-  HEALTH_RULES,
-  HEALTH_STATUSES,
-  STATUS_RULES,
-  type ClusterStatus,
-  type StatusCondition,
-  type StatusRule,
-} from "@/lib/domain/status";
+import { HEALTH_RULES, STATUS_RULES, type ClusterStatus, type StatusCondition, type StatusRule } from "@/lib/domain/status";
 import type { ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import { db, dialect } from "@/lib/server/db/client";
@@ -447,14 +440,47 @@ export async function gateFacts(ids: readonly string[]): Promise<GateFacts[]> {
 }
 
 /**
+ * A condition's failure as alternatives, each one never NULL and each a read of a
+ * Cluster(status, column) index once `status = ...` is beside it (no NOT around an OR).
+ */
+function conditionFailsSql(c: StatusCondition, since: Date): Sql[] {
+  switch (c.fact) {
+    case "phase":
+      return [sql`c."phase" <> ${word(c.is)}`];
+    case "heartbeat":
+      return c.is === "missing"
+        ? [sql`c."lastHeartbeatAt" IS NOT NULL`]
+        : [sql`c."lastHeartbeatAt" IS NULL`, sql`c."lastHeartbeatAt" < ${since}`];
+    case "apiServer":
+      return [sql`c."apiServerHealth" = 'down'`];
+  }
+}
+
+/**
  * Ids of up to `limit` clusters whose recorded health status (the sweeper's column) differs from
- * the one their facts give now, from the health rows of the same rule table.
+ * the one their facts give now, from the health rows of the same rule table. A cluster recorded
+ * as S has drifted when an earlier row now matches or one of S's own conditions fails; each such
+ * case is its own SELECT on `status = S`, so the Cluster(status, lastHeartbeatAt) and
+ * (status, apiServerHealth) indexes find only what is due (Ready clusters whose heartbeat just
+ * passed the threshold or whose apiServer is down, NotReady ones heartbeating again, Pending ones
+ * with a first heartbeat) instead of the sweep reading every cluster every second.
  */
 export async function statusDrift(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
-  const drifted = HEALTH_RULES.map((rule) => {
-    const others = HEALTH_STATUSES.filter((s) => s !== rule.status).map(word);
-    return sql`(c."status" IN (${Sql.join(others, ", ")}) AND ${ruleCondition(HEALTH_RULES, rule.status, now, thresholdSeconds)})`;
+  const since = cutoff(now, thresholdSeconds);
+  const cases = new Map<string, Sql>();
+  HEALTH_RULES.forEach((rule, at) => {
+    const recorded = sql`c."status" = ${word(rule.status)}`;
+    const drifted = [
+      ...HEALTH_RULES.slice(0, at).map((earlier) => allOf(earlier, since)),
+      ...rule.when.flatMap((c) => conditionFailsSql(c, since)),
+    ];
+    for (const condition of drifted) {
+      const q = sql`SELECT c."id" FROM "Cluster" c WHERE ${recorded} AND ${condition}`;
+      cases.set(q.text + JSON.stringify(q.params), q);
+    }
   });
-  const rows = await query<{ id: string }>(sql`SELECT c."id" FROM "Cluster" c WHERE ${Sql.join(drifted, " OR ")} LIMIT ${limit}`);
+  const rows = await query<{ id: string }>(
+    sql`SELECT "id" FROM (${Sql.join([...cases.values()], " UNION ")}) AS due LIMIT ${limit}`,
+  );
   return rows.map((r) => r.id);
 }
