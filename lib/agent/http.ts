@@ -83,35 +83,45 @@ export class EnvProxyAgent extends https.Agent {
     const host = options.host ?? "localhost";
     const proxy = proxyFor(host);
     if (!proxy || !callback) return this.connectTls(options);
-    const target = `${net.isIPv6(host) ? `[${host}]` : host}:${options.port ?? 443}`;
-    const auth = proxyAuthorization(proxy);
+    connectTunnel(proxy, host, options.port ?? 443).then(
+      (socket) =>
+        callback(
+          null,
+          this.connectTls({ ...options, socket, servername: options.servername ?? (net.isIP(host) ? undefined : host) }),
+        ),
+      (err: Error) => callback(err, undefined as unknown as Duplex),
+    );
+    return undefined;
+  }
+}
+
+/**
+ * A CONNECT tunnel through `proxy` to `host:port` (the agent's connection to the fleet, and the
+ * webhook poster's to a checked address): the raw socket once the proxy answers 200.
+ */
+export function connectTunnel(proxy: URL, host: string, port: number, signal?: AbortSignal): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const target = `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
     const req = http.request({
       host: proxy.hostname.replace(/^\[|\]$/g, ""),
       port: proxy.port || 80,
       method: "CONNECT",
       path: target,
-      headers: { host: target, ...auth },
+      headers: { host: target, ...proxyAuthorization(proxy) },
+      signal,
     });
     req.once("connect", (res, socket) => {
-      if (res.statusCode !== 200) {
-        socket.destroy();
-        callback(
-          Object.assign(new Error(`the proxy ${proxy.host} refused CONNECT ${target} with HTTP ${res.statusCode}`), {
-            code: "EPROXY",
-          }),
-          socket,
-        );
-        return;
-      }
-      callback(
-        null,
-        this.connectTls({ ...options, socket, servername: options.servername ?? (net.isIP(host) ? undefined : host) }),
+      if (res.statusCode === 200) return resolve(socket);
+      socket.destroy();
+      reject(
+        Object.assign(new Error(`the proxy ${proxy.host} refused CONNECT ${target} with HTTP ${res.statusCode}`), {
+          code: "EPROXY",
+        }),
       );
     });
-    req.once("error", (err) => callback(err, undefined as unknown as Duplex));
+    req.once("error", reject);
     req.end();
-    return undefined;
-  }
+  });
 }
 
 export interface TlsAgentOptions {

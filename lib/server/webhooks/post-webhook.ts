@@ -5,7 +5,7 @@ import https from "node:https";
 import net, { type LookupFunction } from "node:net";
 import tls from "node:tls";
 import type { Duplex } from "node:stream";
-import { proxyAuthorization, proxyFor } from "@/lib/agent/http";
+import { connectTunnel, proxyFor } from "@/lib/agent/http";
 import { classifyAddress, webhookAddressAllowed } from "@/lib/domain/network";
 import { env } from "@/lib/env";
 
@@ -53,29 +53,9 @@ function proxyEnv() {
 }
 
 /** A CONNECT tunnel through `proxy` to the checked address, then TLS to the host name inside it. */
-function tunnel(proxy: URL, address: string, port: number, servername: string, signal: AbortSignal): Promise<Duplex> {
-  return new Promise((resolve, reject) => {
-    const target = `${net.isIPv6(address) ? `[${address}]` : address}:${port}`;
-    const auth = proxyAuthorization(proxy);
-    const req = http.request({
-      host: proxy.hostname.replace(/^\[|\]$/g, ""),
-      port: proxy.port || 80,
-      method: "CONNECT",
-      path: target,
-      headers: { host: target, ...auth },
-      signal,
-    });
-    req.once("connect", (res, socket) => {
-      if (res.statusCode !== 200) {
-        socket.destroy();
-        reject(new Error(`the proxy refused CONNECT with HTTP ${res.statusCode}`));
-        return;
-      }
-      resolve(tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername, host: servername }));
-    });
-    req.once("error", reject);
-    req.end();
-  });
+async function tunnel(proxy: URL, address: string, port: number, servername: string, signal: AbortSignal): Promise<Duplex> {
+  const socket = await connectTunnel(proxy, address, port, signal);
+  return tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername, host: servername });
 }
 
 /** POSTs `body` to `url` with `headers`; never throws: a refusal, a timeout or an error is the result's `error`. */
