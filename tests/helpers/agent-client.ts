@@ -135,11 +135,28 @@ export function registerWith(server: Server, token: string, body: unknown, path 
   return server.agent("POST", path, body, { headers: { authorization: `Bearer ${token}` } });
 }
 
+/**
+ * Sends until the answer is not a 503 (or 429), waiting Retry-After with jitter in between as an
+ * agent does (PROTOCOL.md "Overload, outages and compatibility"); every 503 must carry Retry-After.
+ * `first` receives the first answer, so a drill can count how many were asked to wait.
+ */
+export async function rideOut(send: () => Promise<AgentResponse>, deadline: number, first?: (r: AgentResponse) => void) {
+  for (let attempt = 0; ; attempt++) {
+    const res = await send();
+    if (attempt === 0) first?.(res);
+    if (res.status !== 503 && res.status !== 429) return res;
+    const wait = Number(res.headers["retry-after"]);
+    assert.ok(Number.isFinite(wait) && wait >= 0, `a ${res.status} without Retry-After: ${JSON.stringify(res.body)}`);
+    if (Date.now() + wait * 1000 > deadline) return res;
+    await new Promise((r) => setTimeout(r, wait * 1000 * (1 + Math.random())));
+  }
+}
+
 export type RegisteredCluster = { clusterId: string; client: ClientCert; token: string; tokenId: string; res: AgentResponse };
 
 /**
  * A cluster registered through the protocol: a one-use token (or `opts.token`), a fresh key, and
- * the body `opts.body` amends; asserts 201.
+ * the body `opts.body` amends; a 503 overloaded is ridden out; asserts 201.
  */
 export async function registerCluster(
   server: Server,
@@ -148,7 +165,7 @@ export async function registerCluster(
 ): Promise<RegisteredCluster> {
   const t = opts.token ?? (await mintToken(server, { name, maxClusters: 1 }));
   const { body, key } = registrationBody(name, opts.body);
-  const res = await registerWith(server, t.token, body);
+  const res = await rideOut(() => registerWith(server, t.token, body), Date.now() + 60_000);
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return { clusterId: res.body.clusterId, client: { cert: res.body.certificate, key }, token: t.token, tokenId: t.id, res };
 }

@@ -6,7 +6,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import forge from "node-forge";
 import { csrForKey, makeCsr } from "../helpers/csr";
-import { heartbeatBody, mintToken, registerCluster, registerWith, registrationBody } from "../helpers/agent-client";
+import { heartbeatBody, mintToken, registerCluster, registerWith, registrationBody, rideOut } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
@@ -26,7 +26,8 @@ const registration = (name: string, extra: Record<string, unknown> = {}, csrOpts
 
 async function register(token: string, name: string, extra: Record<string, unknown> = {}, csrOpts = {}) {
   const r = registration(name, extra, csrOpts);
-  return { res: await registerWith(server, token, r.body), key: r.key };
+  // A 503 overloaded (the signing gate, on a busy machine) decides nothing here: ride it out.
+  return { res: await rideOut(() => registerWith(server, token, r.body), Date.now() + 60_000), key: r.key };
 }
 
 const registered = (name: string) => registerCluster(server, name);
@@ -112,9 +113,10 @@ describe("registration", () => {
   test("50 concurrent registrations against 3 uses give exactly 3 successes", async () => {
     const t = await mint({ maxClusters: 3 });
     const bodies = Array.from({ length: 50 }, (_, i) => registration(`race-${i}`).body);
-    const results = await Promise.all(
-      bodies.map((b) => server.agent("POST", "/api/agent/v1/register", b, { headers: { authorization: `Bearer ${t.token}` } })),
-    );
+    // A 503 overloaded (the signing gate refuses while the event loop lags, as it may on a busy
+    // machine) consumes nothing and is no answer to the race: ride it out as an agent would.
+    const deadline = Date.now() + 60_000;
+    const results = await Promise.all(bodies.map((b) => rideOut(() => registerWith(server, t.token, b), deadline)));
     const ok = results.filter((r) => r.status === 201);
     assert.equal(ok.length, 3, `statuses: ${results.map((r) => r.status).join(",")}`);
     assert.ok(results.filter((r) => r.status !== 201).every((r) => r.body.error === "token_exhausted"));

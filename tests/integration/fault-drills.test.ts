@@ -14,6 +14,7 @@ import {
   mintToken,
   registerWith,
   registrationBody,
+  rideOut,
   type AgentResponse,
   type ClientCert,
 } from "../helpers/agent-client";
@@ -24,23 +25,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Registration bursts from one address must not meet the per-address rate limit here.
 const UNLIMITED = { REGISTRATION_RATE_PER_MINUTE: "100000", REGISTRATION_RATE_BURST: "10000", LOG_LEVEL: "warn" };
 const HEARTBEAT = "/api/agent/v1/heartbeat";
-
-/**
- * Sends until the answer is not a 503 (or 429), waiting Retry-After with jitter in between as an
- * agent does (PROTOCOL.md "Overload, outages and compatibility"); every 503 must carry Retry-After.
- * `first` receives the first answer, so a drill can count how many were asked to wait.
- */
-async function rideOut(send: () => Promise<AgentResponse>, deadline: number, first?: (r: AgentResponse) => void) {
-  for (let attempt = 0; ; attempt++) {
-    const res = await send();
-    if (attempt === 0) first?.(res);
-    if (res.status !== 503 && res.status !== 429) return res;
-    const wait = Number(res.headers["retry-after"]);
-    assert.ok(Number.isFinite(wait) && wait >= 0, `a ${res.status} without Retry-After: ${JSON.stringify(res.body)}`);
-    if (Date.now() + wait * 1000 > deadline) return res;
-    await sleep(wait * 1000 * (1 + Math.random()));
-  }
-}
 
 async function tokenUses(server: FleetServer, tokenId: string): Promise<number> {
   const res = await server.api("GET", "/api/v1/registration-tokens");
