@@ -172,7 +172,10 @@ test(
               // 503 overloaded with Retry-After is the protocol's answer while the event loop lags
               // (a busy machine); any other 5xx is a failure.
               const toldToWait =
-                !(res instanceof Error) && res.status === 503 && res.body.error === "overloaded" && res.headers["retry-after"] !== undefined;
+                !(res instanceof Error) &&
+                res.status === 503 &&
+                res.body.error === "overloaded" &&
+                res.headers["retry-after"] !== undefined;
               if (res instanceof Error || (res.status >= 500 && !toldToWait)) {
                 // Seed and index replay it: fuzz(endpoint.valid, seededRandom(SEED * 10 + e)) i + 1 times.
                 failures.push(
