@@ -6,7 +6,9 @@
 // sweepStatuses() (on SQLite both block the event loop for all of their time: better-sqlite3 is
 // synchronous), then the heartbeat writer's facts batch for a tenth of the fleet (what one second
 // of heartbeats at a 10 s interval writes, pools unchanged), so an index that speeds the sweep shows what it costs
-// the writer. Prints numbers, asserts nothing. A benchmark, not part of npm test.
+// the writer, and the enrollment evaluator's pass over the fleet (every cluster carries three
+// labels; the second and later passes find nothing changed, the steady state).
+// Prints numbers, asserts nothing. A benchmark, not part of npm test.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -53,6 +55,7 @@ async function main() {
   const { statusDrift } = await import("@/lib/server/clusters/cluster-sql");
   const { sweepStatuses } = await import("@/lib/server/heartbeats/status-sweeper");
   const { enqueueHeartbeat, flushHeartbeats } = await import("@/lib/server/heartbeats/heartbeat-writer");
+  const { evaluateEnrollment } = await import("@/lib/server/lifecycle/enrollment");
   try {
     await migrate(database.database);
     const { getSettings } = await import("@/lib/server/settings/settings");
@@ -73,6 +76,13 @@ async function main() {
             apiServerHealth: "ok",
           };
         }),
+      });
+      await db().clusterLabel.createMany({
+        data: ids.slice(from, from + 1000).flatMap((clusterId, k) => [
+          { clusterId, key: "env", value: (from + k) % 3 ? "prod" : "staging" },
+          { clusterId, key: "region", value: `region-${(from + k) % 7}` },
+          { clusterId, key: "team", value: `team-${(from + k) % 13}` },
+        ]),
       });
     }
     console.log(
@@ -111,6 +121,13 @@ async function main() {
     for (let i = 0; i < 10; i++) await writeRound();
     const writes = await timed(Math.max(10, Math.round(RUNS / 5)), writeRound);
     console.log(`  writer batch of ${batch} heartbeats (facts and per-minute counts): ${writes}`);
+
+    // The first pass writes every cluster's checklist; later ones find nothing changed.
+    const first = await timed(1, () => evaluateEnrollment());
+    console.log(`  enrollment, first pass (every cluster written): ${first}`);
+    console.log(
+      `  enrollment, steady pass (nothing changed): ${await timed(Math.max(5, Math.round(RUNS / 10)), () => evaluateEnrollment())}`,
+    );
   } finally {
     await db().$disconnect();
     await database.drop();

@@ -374,7 +374,7 @@ export async function countByStatus(
   return counts;
 }
 
-/** What the change gate judges of one cluster (lib/server/gate/evaluate-gate.ts), straight from its columns. */
+/** What the change gate and the enrollment checklist judge of one cluster, straight from its columns. */
 export type GateFacts = {
   id: string;
   name: string;
@@ -389,6 +389,9 @@ export type GateFacts = {
   labels: { key: string; value: string }[];
 };
 
+/** The enrollment evaluator's row: the checklist's facts and what it stored last time. */
+export type EnrollmentFacts = GateFacts & { enrollment: string | null; enrolledAt: Date | null };
+
 // Raw rows carry the driver's types: both engines give Date and boolean for these typed columns,
 // but a string, a number or a bigint is turned into the same value rather than trusted.
 function asDate(v: unknown): Date | null {
@@ -402,29 +405,21 @@ function asBool(v: unknown): boolean | null {
   return v === null || v === undefined ? null : typeof v === "boolean" ? v : Number(v) !== 0;
 }
 
-/**
- * The gate's facts of these clusters (one chunk of ids), in two plain queries by primary key:
- * exactly the columns the gate reads, and every label of the chunk. Order is not kept.
- */
-export async function gateFacts(ids: readonly string[]): Promise<GateFacts[]> {
-  if (!ids.length) return [];
-  const [rows, labels] = await Promise.all([
-    query<Record<string, unknown>>(
-      sql`SELECT c."id", c."name", c."registeredAt", c."phase", c."lastHeartbeatAt", c."apiServerHealth",
-          c."desiredPolicyRevision", c."appliedPolicyRevision", c."logsReporting", c."metricsReporting"
-          FROM "Cluster" c WHERE c."id" IN (${list(ids)})`,
-    ),
-    query<{ clusterId: string; key: string; value: string }>(
-      sql`SELECT "clusterId", "key", "value" FROM "ClusterLabel" WHERE "clusterId" IN (${list(ids)})`,
-    ),
-  ]);
+const FACT_COLUMNS_SQL = `c."id", c."name", c."registeredAt", c."phase", c."lastHeartbeatAt", c."apiServerHealth",
+  c."desiredPolicyRevision", c."appliedPolicyRevision", c."logsReporting", c."metricsReporting"`;
+
+function labelsByCluster(labels: { clusterId: string; key: string; value: string }[]) {
   const byCluster = new Map<string, { key: string; value: string }[]>();
   for (const l of labels) {
     const of = byCluster.get(l.clusterId);
     if (of) of.push({ key: l.key, value: l.value });
     else byCluster.set(l.clusterId, [{ key: l.key, value: l.value }]);
   }
-  return rows.map((r) => ({
+  return byCluster;
+}
+
+function gateFactsOf(r: Record<string, unknown>, labels: Map<string, { key: string; value: string }[]>): GateFacts {
+  return {
     id: r.id as string,
     name: r.name as string,
     registeredAt: asDate(r.registeredAt),
@@ -435,7 +430,48 @@ export async function gateFacts(ids: readonly string[]): Promise<GateFacts[]> {
     appliedPolicyRevision: (r.appliedPolicyRevision as string | null) ?? null,
     logsReporting: asBool(r.logsReporting),
     metricsReporting: asBool(r.metricsReporting),
-    labels: byCluster.get(r.id as string) ?? [],
+    labels: labels.get(r.id as string) ?? [],
+  };
+}
+
+/**
+ * The gate's facts of these clusters (one chunk of ids), in two plain queries by primary key:
+ * exactly the columns the gate reads, and every label of the chunk. Order is not kept.
+ */
+export async function gateFacts(ids: readonly string[]): Promise<GateFacts[]> {
+  if (!ids.length) return [];
+  const [rows, labels] = await Promise.all([
+    query<Record<string, unknown>>(sql`SELECT ${new Sql(FACT_COLUMNS_SQL)} FROM "Cluster" c WHERE c."id" IN (${list(ids)})`),
+    query<{ clusterId: string; key: string; value: string }>(
+      sql`SELECT "clusterId", "key", "value" FROM "ClusterLabel" WHERE "clusterId" IN (${list(ids)})`,
+    ),
+  ]);
+  const byCluster = labelsByCluster(labels);
+  return rows.map((r) => gateFactsOf(r, byCluster));
+}
+
+/**
+ * Up to `limit` clusters after `afterId` in id order, with the checklist's facts, the stored
+ * checklist and every label: two range reads on primary keys (Cluster, and ClusterLabel's
+ * (clusterId, key)), instead of a Prisma query with a relation (which cost the evaluator most
+ * of its 0.6 s of CPU a pass at 10,000 clusters).
+ */
+export async function enrollmentPage(afterId: string | null, limit: number): Promise<EnrollmentFacts[]> {
+  const after = afterId === null ? sql`` : sql`WHERE c."id" > ${afterId}`;
+  const rows = await query<Record<string, unknown>>(
+    sql`SELECT ${new Sql(FACT_COLUMNS_SQL)}, c."enrollment", c."enrolledAt" FROM "Cluster" c ${after} ORDER BY c."id" LIMIT ${limit}`,
+  );
+  if (!rows.length) return [];
+  const first = rows[0]!.id as string;
+  const last = rows[rows.length - 1]!.id as string;
+  const labels = await query<{ clusterId: string; key: string; value: string }>(
+    sql`SELECT "clusterId", "key", "value" FROM "ClusterLabel" WHERE "clusterId" >= ${first} AND "clusterId" <= ${last}`,
+  );
+  const byCluster = labelsByCluster(labels);
+  return rows.map((r) => ({
+    ...gateFactsOf(r, byCluster),
+    enrollment: (r.enrollment as string | null) ?? null,
+    enrolledAt: asDate(r.enrolledAt),
   }));
 }
 

@@ -1,8 +1,9 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
-import { db, dialect } from "@/lib/server/db/client";
+import { db } from "@/lib/server/db/client";
 import { classifyDatabaseError } from "@/lib/server/db/database-errors";
+import { updateFromValues, valuesAlias, valuesColumnRef, valuesList } from "@/lib/server/db/bulk-update";
 import { log } from "@/lib/server/log";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -302,10 +303,8 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
   for (const [id, hash] of newHashes) poolHashes.set(id, hash);
 }
 
-// Prisma compiles every operation of a batch on the event loop (its query compiler, ~0.2 ms an
-// operation): a batch of a few hundred single-row updates or upserts held the loop for 50-300 ms.
-// The two writes every heartbeat causes are therefore multi-row raw statements; parameters are
-// bound the way Prisma binds them (dates included), so the rows read back as Prisma wrote them.
+// The two writes every heartbeat causes are multi-row raw statements (lib/server/db/bulk-update.ts
+// says why).
 const FACT_ROWS_PER_STATEMENT = 500; // 12 parameters a row
 const FACT_COLUMNS = [
   ["id", "text"],
@@ -323,63 +322,35 @@ const FACT_COLUMNS = [
   ["appliedPolicyRevision", "text"],
 ] as const;
 
-/** `n` rows of `columns` placeholders: `?` on SQLite, `$i::type` on PostgreSQL (VALUES needs the types). */
-function valuesList(rows: number, types: readonly string[]): string {
-  const postgres = dialect() === "postgres";
-  let n = 0;
-  const row = () => `(${types.map((t) => (postgres ? `$${++n}::${t}` : "?")).join(", ")})`;
-  return Array.from({ length: rows }, row).join(", ");
-}
-
 /** The facts of many clusters, one UPDATE ... FROM (VALUES ...) per 500 (rows sorted by id). */
 function factUpdates(due: [string, HeartbeatFacts][]) {
-  const postgres = dialect() === "postgres";
-  // SQLite names the columns of a VALUES list column1, column2, ...
-  const v = (name: (typeof FACT_COLUMNS)[number][0]) =>
-    postgres ? `v."${name}"` : `v.column${FACT_COLUMNS.findIndex(([c]) => c === name) + 1}`;
-  const assignments = FACT_COLUMNS.filter(([c]) => c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision")
-    .map(([c]) => `"${c}" = ${v(c)}`)
-    .concat(
-      `"appliedPolicyRevision" = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE "Cluster"."appliedPolicyRevision" END`,
-    )
-    .join(", ");
-  const alias = postgres ? `v(${FACT_COLUMNS.map(([c]) => `"${c}"`).join(", ")})` : "v";
-  const statements = [];
-  for (let i = 0; i < due.length; i += FACT_ROWS_PER_STATEMENT) {
-    const chunk = due.slice(i, i + FACT_ROWS_PER_STATEMENT);
-    const params = chunk.flatMap(([id, f]) => [
-      id,
-      f.at,
-      f.agentVersion,
-      f.kubernetesVersion,
-      f.apiServerHealth,
-      f.logsReporting,
-      f.metricsReporting,
-      f.podCount,
-      f.userPodCount,
-      f.namespaceCount,
-      f.appliedPolicyRevision === undefined ? 0 : 1,
-      f.appliedPolicyRevision ?? null,
-    ]);
-    // PostgreSQL locks the rows in id order first (the join below may visit them in any order).
-    if (postgres)
-      statements.push(
-        db().$queryRawUnsafe(
-          `SELECT "id" FROM "Cluster" WHERE "id" IN (${chunk.map((_, k) => `$${k + 1}`).join(", ")}) ORDER BY "id" FOR UPDATE`,
-          ...chunk.map(([id]) => id),
-        ),
-      );
-    statements.push(
-      db().$executeRawUnsafe(
-        `UPDATE "Cluster" SET ${assignments} FROM (VALUES ${valuesList(
-          chunk.length,
-          FACT_COLUMNS.map(([, t]) => t),
-        )}) AS ${alias} ` + `WHERE "Cluster"."id" = ${v("id")}`,
-        ...params,
-      ),
-    );
-  }
-  return statements;
+  const rows = due.map(([id, f]) => [
+    id,
+    f.at,
+    f.agentVersion,
+    f.kubernetesVersion,
+    f.apiServerHealth,
+    f.logsReporting,
+    f.metricsReporting,
+    f.podCount,
+    f.userPodCount,
+    f.namespaceCount,
+    f.appliedPolicyRevision === undefined ? 0 : 1,
+    f.appliedPolicyRevision ?? null,
+  ]);
+  return updateFromValues(
+    "Cluster",
+    FACT_COLUMNS,
+    rows,
+    (v) =>
+      FACT_COLUMNS.filter(([c]) => c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision")
+        .map(([c]) => `"${c}" = ${v(c)}`)
+        .concat(
+          `"appliedPolicyRevision" = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE "Cluster"."appliedPolicyRevision" END`,
+        )
+        .join(", "),
+    FACT_ROWS_PER_STATEMENT,
+  );
 }
 
 type BucketCount = { clusterId: string; bucketStart: Date; count: number };
@@ -393,12 +364,13 @@ const BUCKET_ROWS_PER_STATEMENT = 1_000;
  * loop for 100-300 ms every 5 s at only 500 clusters (heartbeat p99 150-250 ms). Raw statements
  * skip the query compiler; dates are bound the way Prisma binds them, so rows stay comparable.
  */
+const BUCKET_COLUMNS = [
+  ["clusterId", "text"],
+  ["bucketStart", "timestamp(3)"],
+  ["count", "integer"],
+] as const;
 function bucketUpserts(counts: BucketCount[]) {
-  const postgres = dialect() === "postgres";
-  // SQLite names the columns of a VALUES list column1, column2, ...
-  const bucketAlias = postgres ? `v("clusterId", "bucketStart", "count")` : "v";
-  const bucketColumns = postgres ? `v."clusterId", v."bucketStart", v."count"` : "v.column1, v.column2, v.column3";
-  const clusterIdColumn = postgres ? `v."clusterId"` : "v.column1";
+  const v = (name: string) => valuesColumnRef(BUCKET_COLUMNS, name);
   const statements = [];
   for (let i = 0; i < counts.length; i += BUCKET_ROWS_PER_STATEMENT) {
     const chunk = counts.slice(i, i + BUCKET_ROWS_PER_STATEMENT);
@@ -406,8 +378,12 @@ function bucketUpserts(counts: BucketCount[]) {
       db().$executeRawUnsafe(
         // Only for clusters that still exist (the WHERE also tells SQLite's parser that ON CONFLICT
         // belongs to the INSERT, not to a join).
-        `INSERT INTO "HeartbeatBucket" ("clusterId", "bucketStart", "count") SELECT ${bucketColumns} FROM (VALUES ${valuesList(chunk.length, ["text", "timestamp(3)", "integer"])}) AS ${bucketAlias} ` +
-          `WHERE EXISTS (SELECT 1 FROM "Cluster" WHERE "Cluster"."id" = ${clusterIdColumn}) ` +
+        `INSERT INTO "HeartbeatBucket" ("clusterId", "bucketStart", "count") ` +
+          `SELECT ${BUCKET_COLUMNS.map(([c]) => v(c)).join(", ")} FROM (VALUES ${valuesList(
+            chunk.length,
+            BUCKET_COLUMNS.map(([, t]) => t),
+          )}) AS ${valuesAlias(BUCKET_COLUMNS)} ` +
+          `WHERE EXISTS (SELECT 1 FROM "Cluster" WHERE "Cluster"."id" = ${v("clusterId")}) ` +
           `ON CONFLICT ("clusterId", "bucketStart") DO UPDATE SET "count" = "HeartbeatBucket"."count" + excluded."count"`,
         ...chunk.flatMap((c) => [c.clusterId, c.bucketStart, c.count]),
       ),
