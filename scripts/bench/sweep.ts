@@ -122,6 +122,25 @@ async function main() {
     const writes = await timed(Math.max(10, Math.round(RUNS / 5)), writeRound);
     console.log(`  writer batch of ${batch} heartbeats (facts and per-minute counts): ${writes}`);
 
+    // A registration wave's first heartbeats: clusters Pending in Registration whose heartbeat
+    // has just been written, turned Ready and Active by the sweep (BATCH at most per sweep).
+    const wave = ids.filter((_, i) => i % 100 !== 99).slice(0, 500);
+    const firstHeartbeats: number[] = [];
+    const firstHeartbeatsCpu: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      await db().cluster.updateMany({ where: { id: { in: wave } }, data: { status: "Pending", phase: "Registration" } });
+      await db().cluster.updateMany({ where: { id: { in: wave } }, data: { lastHeartbeatAt: new Date() } });
+      const [start, startCpu] = [performance.now(), process.cpuUsage()];
+      const moved = await sweepStatuses();
+      const used = process.cpuUsage(startCpu);
+      firstHeartbeats.push(performance.now() - start);
+      firstHeartbeatsCpu.push((used.user + used.system) / 1000);
+      if (moved !== wave.length) throw new Error(`the sweep moved ${moved} of ${wave.length}`);
+    }
+    console.log(
+      `  sweep of ${wave.length} first heartbeats (Pending -> Ready, Registration -> Active): wall ${quantiles(firstHeartbeats)}; CPU ${quantiles(firstHeartbeatsCpu)}`,
+    );
+
     // The first pass writes every cluster's checklist; later ones find nothing changed.
     const first = await timed(1, () => evaluateEnrollment());
     console.log(`  enrollment, first pass (every cluster written): ${first}`);

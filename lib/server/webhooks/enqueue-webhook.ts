@@ -29,10 +29,10 @@ export type WebhookEvent = {
   subscriptionIds?: string[];
 };
 
-type Subscriber = { id: string; events: string[] };
+export type Subscriber = { id: string; events: string[] };
 
-/** The enabled subscriptions and their event types (a few rows: read once per change). */
-async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[]> {
+/** The enabled subscriptions and their event types (a few rows: read once per change, or per batch of transitions). */
+export async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[]> {
   const subs = await client.webhookSubscription.findMany({ where: { enabled: true }, select: { id: true, events: true } });
   return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[] }));
 }
@@ -99,13 +99,15 @@ const HOUR_MS = 3_600_000;
  * The webhooks of one status transition, in the sweeper's transaction: NotReady is held for
  * NOT_READY_HOLD_MS; Ready again cancels a NotReady still held (neither is sent) or is sent;
  * more changes in the last hour than flappingThresholdPerHour send cluster.flapping, once an hour.
+ * `subscribers`: the enabled subscriptions, when the caller has read them for a batch.
  */
 export async function enqueueStatusWebhooks(
   tx: Tx,
   t: { cluster: { id: string; name: string }; from: HealthStatus; to: HealthStatus; reason: string; at: Date },
+  subscribers?: Subscriber[],
 ) {
-  // A fleet without subscriptions pays one small query per transition.
-  const subs = await enabledSubscriptions(tx);
+  // A fleet without subscriptions pays one small query per transition (or per batch).
+  const subs = subscribers ?? (await enabledSubscriptions(tx));
   if (!subs.length) return;
   const data = { from: t.from, to: t.to, reason: t.reason };
   if (t.to === "NotReady") {
