@@ -176,6 +176,7 @@ async function main(): Promise<number> {
   process.env.TEST_ENGINE = ENGINE;
   // One directory per process: every thread (the module loader's, workers) writes its own profile.
   const profileArgs = (name: string) => (PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : []);
+  // Without --profile the server takes FLEET_SERVER_NODE_ARGS (tests/helpers/fleet-server.ts), to try V8 flags.
   const server = await startFleetServer(
     {
       LOG_LEVEL: "warn",
@@ -185,7 +186,7 @@ async function main(): Promise<number> {
       REGISTRATION_RATE_PER_MINUTE: "1000000",
       REGISTRATION_RATE_BURST: "100000",
     },
-    { ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined, nodeArgs: profileArgs("server") },
+    { ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined, nodeArgs: PROFILE_DIR ? profileArgs("server") : undefined },
   );
   const serverPid = server.pid();
   console.log(

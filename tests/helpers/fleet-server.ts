@@ -84,6 +84,25 @@ export async function freePort(): Promise<number> {
 
 const nodeArgs = () => (process.env.FLEET_SERVER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
+// Servers this process started and has not seen exit. A test file that times out is ended by the
+// test runner (SIGTERM), which runs no `after` hook: without this its servers outlived it (a CI
+// run left one behind). They are killed when this process exits or is told to stop.
+const liveServers = new Set<ChildProcess>();
+let reaperInstalled = false;
+function reapOnExit(child: ChildProcess) {
+  liveServers.add(child);
+  child.once("exit", () => liveServers.delete(child));
+  if (reaperInstalled) return;
+  reaperInstalled = true;
+  const reap = () => liveServers.forEach((c) => c.kill("SIGKILL"));
+  process.once("exit", reap);
+  for (const signal of ["SIGTERM", "SIGINT"] as const)
+    process.once(signal, () => {
+      reap();
+      process.exit(128 + (signal === "SIGTERM" ? 15 : 2));
+    });
+}
+
 /**
  * `opts.database`: run against an existing test database (a second instance of the same fleet);
  * it is then left for its owner to drop.
@@ -136,6 +155,7 @@ export async function startFleetServer(
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
+    reapOnExit(c);
     c.stdout!.on("data", (chunk) => (output += chunk));
     c.stderr!.on("data", (chunk) => (output += chunk));
     return { child: c, exited: new Promise<number | null>((resolve) => c.once("exit", (code) => resolve(code))) };
