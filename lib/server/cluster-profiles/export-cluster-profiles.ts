@@ -7,7 +7,8 @@ import { incCounter } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { getSettings } from "@/lib/server/settings/settings";
 import { loadExporterConfig, recordExportRun } from "./exporter-settings";
-import { HubClient, HubError } from "./hub-client";
+import type { HubClient } from "./hub-client";
+import { HubError } from "./hub-error";
 import { loadProfileFacts } from "./profile-facts";
 
 // The background job that keeps the hub's ClusterProfiles equal to the fleet. Each run maps a slice
@@ -44,10 +45,12 @@ const reconcile = () =>
     client: null as { key: string; hub: HubClient } | null,
   }));
 
-function hubClient(key: string, config: { kubeconfig: string; namespace: string }): HubClient {
+async function hubClient(key: string, config: { kubeconfig: string; namespace: string }): Promise<HubClient> {
   const state = reconcile();
   if (state.client?.key !== key) {
     state.client?.hub.close();
+    // Loaded on first use: an install that exports nothing never pays for @kubernetes/client-node.
+    const { HubClient } = await import("./hub-client");
     state.client = { key, hub: new HubClient(config.kubeconfig, config.namespace) };
   }
   return state.client.hub;
@@ -85,7 +88,7 @@ export async function exportClusterProfiles(
   const budget = opts.maxWrites ?? MAX_WRITES_PER_RUN;
   const hubKey = sha256([config.kubeconfig, config.namespace]);
   try {
-    const hub = hubClient(hubKey, config);
+    const hub = await hubClient(hubKey, config);
     const settings = await getSettings();
     const ctx = { now, notReadyThresholdSeconds: settings.notReadyThresholdSeconds, namespace: config.namespace };
     const state = reconcile();

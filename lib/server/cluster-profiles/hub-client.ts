@@ -19,26 +19,17 @@ import {
   CLUSTER_PROFILE_VERSION,
   type ClusterProfile,
 } from "@/lib/domain/cluster-profiles";
+import { HubError } from "./hub-error";
 
 // The exporter's way into the hub: @kubernetes/client-node's CustomObjectsApi with the hub
 // kubeconfig. Writes are server-side apply (application/apply-patch+yaml, our field manager,
 // force: we own these fields), the status through its subresource, as the standard expects of a
-// cluster manager. Heavy (~100 packages): only the background job imports this, never a route.
+// cluster manager. Heavy (~100 packages, ~70 MB of memory once loaded): the background job imports it
+// only when an export is configured, and no route imports it.
 
 export const FIELD_MANAGER = "fleet-registry";
 const REQUEST_TIMEOUT_MS = 15_000;
 const APPLY = setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply);
-
-/** A failed hub call: `reason` is the metric label (unauthorized, forbidden, not_found, http_<code>, network, timeout). */
-export class HubError extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = "HubError";
-  }
-}
 
 const REASONS: Record<number, string> = { 401: "unauthorized", 403: "forbidden", 404: "not_found" };
 // What the admin can do about it (client-node drops the body of a 401, so this is all they get).
