@@ -110,6 +110,13 @@ async function recordFirstHeartbeats(clusters: Candidate[], now: Date, threshold
   const moved = await inTransaction(async (tx, afterCommit) => {
     const ids = clusters.map((c) => c.id);
     const place = (n: number, from = 0) => Array.from({ length: n }, (_, k) => placeholder(from + k + 1)).join(", ");
+    // PostgreSQL: the rows are locked in id order first, as the heartbeat writer locks its own
+    // (lib/server/db/bulk-update.ts); an UPDATE alone may visit them in another order and deadlock with it.
+    if (dialect() === "postgres")
+      await tx.$queryRawUnsafe(
+        `SELECT "id" FROM "Cluster" WHERE "id" IN (${place(ids.length)}) ORDER BY "id" FOR UPDATE`,
+        ...ids,
+      );
     const movedIds = new Set(
       (
         await tx.$queryRawUnsafe<{ id: string }[]>(
