@@ -82,7 +82,13 @@ test("the exposition parses, with process metrics and the operator's metrics, an
   const refused = await registerWith(server, token.token, registrationBody("expo-3").body);
   assert.equal(refused.status, 429, JSON.stringify(refused.body));
 
-  const a = await scrape();
+  // The background jobs start a moment after the server answers (later on a busy machine): the
+  // first scrape waits until the status sweep (every second) has been timed once.
+  let a = await scrape();
+  await until("the first timed status sweep", async () => {
+    a = await scrape();
+    return /^fleet_job_duration_seconds_count\{job="status-sweep"\} [1-9]/m.test(a.text);
+  });
   // prom-client's default metrics, once (one registry per process): CPU, memory, GC, event loop.
   family(a.families, "process_cpu_user_seconds_total", "COUNTER");
   family(a.families, "process_resident_memory_bytes", "GAUGE");
