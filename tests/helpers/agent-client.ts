@@ -135,6 +135,10 @@ export function registerWith(server: Server, token: string, body: unknown, path 
   return server.agent("POST", path, body, { headers: { authorization: `Bearer ${token}` } });
 }
 
+/** A 503 overloaded with Retry-After: the protocol's "come back later", an answer rather than a failure. */
+export const toldToWait = (a: AgentResponse) =>
+  a.status === 503 && a.body?.error === "overloaded" && a.headers["retry-after"] !== undefined;
+
 /**
  * Sends until the answer is not a 503 (or 429), waiting Retry-After with jitter in between as an
  * agent does (PROTOCOL.md "Overload, outages and compatibility"); every 503 must carry Retry-After.

@@ -15,6 +15,7 @@ import {
   registerWith,
   registrationBody,
   rideOut,
+  toldToWait,
   type AgentResponse,
   type ClientCert,
 } from "../helpers/agent-client";
@@ -75,8 +76,6 @@ test(
 
       const beforeCrash = answers.filter((a): a is AgentResponse => a !== null);
       // A 503 overloaded (the event loop lagged under the burst) is an answer too: ride it out.
-      const toldToWait = (a: AgentResponse) =>
-        a.status === 503 && a.body.error === "overloaded" && a.headers["retry-after"] !== undefined;
       for (const a of beforeCrash)
         assert.ok(a.status < 500 || toldToWait(a), `before the crash: ${a.status} ${JSON.stringify(a.body)}`);
       const lost = answers.flatMap((a, i) => (a === null || a.status >= 500 ? [i] : []));

@@ -15,6 +15,7 @@ import {
   registerCluster,
   registerWith,
   registrationBody,
+  toldToWait,
   type AgentResponse,
   type ClientCert,
 } from "../helpers/agent-client";
@@ -171,12 +172,7 @@ test(
               byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
               // 503 overloaded with Retry-After is the protocol's answer while the event loop lags
               // (a busy machine); any other 5xx is a failure.
-              const toldToWait =
-                !(res instanceof Error) &&
-                res.status === 503 &&
-                res.body.error === "overloaded" &&
-                res.headers["retry-after"] !== undefined;
-              if (res instanceof Error || (res.status >= 500 && !toldToWait)) {
+              if (res instanceof Error || (res.status >= 500 && !toldToWait(res))) {
                 // Seed and index replay it: fuzz(endpoint.valid, seededRandom(SEED * 10 + e)) i + 1 times.
                 failures.push(
                   `${endpoint.path} #${i} (seed ${SEED * 10 + e}): ${status} ${JSON.stringify(bodies[i]!.text.slice(0, 200))}`,
