@@ -5,7 +5,9 @@
 // revision is kept when not reported, and a removed cluster is skipped. A few seconds per engine.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { db } from "@/lib/server/db/client";
+import { updateFromValuesStatements } from "@/lib/server/db/bulk-update";
+import { db, sqliteHandle } from "@/lib/server/db/client";
+import { runRawBatch } from "@/lib/server/db/raw-batch";
 import { enqueueHeartbeat, flushHeartbeats, type HeartbeatFacts } from "@/lib/server/heartbeats/heartbeat-writer";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
@@ -79,5 +81,44 @@ describe(`heartbeat writes on ${engine}`, () => {
     );
     const written = await db().cluster.findUniqueOrThrow({ where: { id: ids[1199]! }, select: { lastHeartbeatAt: true } });
     assert.equal(written.lastHeartbeatAt?.getTime(), at.getTime(), "facts written in the same flush");
+  });
+
+  test("the writer's statements run on the driver, outside any Prisma transaction open at the time", async () => {
+    await db().cluster.createMany({
+      data: [
+        { id: "c-tx-a", name: "c-tx-a" },
+        { id: "c-tx-b", name: "c-tx-b" },
+      ],
+    });
+    if (engine === "sqlite") assert.ok(sqliteHandle(), "Prisma's own SQLite connection is at hand once it has connected");
+    const setVersion = (id: string, version: string) =>
+      updateFromValuesStatements(
+        "Cluster",
+        [
+          ["id", "text"],
+          ["agentVersion", "text"],
+        ],
+        [[id, version]],
+        (v) => `"agentVersion" = ${v("agentVersion")}`,
+        10,
+      );
+    // A batch started while a Prisma transaction is open (between its awaits) must not become
+    // part of it: that transaction rolls back here, the batch's write stays.
+    let batch: Promise<void> | undefined;
+    await assert.rejects(
+      db().$transaction(async (tx) => {
+        await tx.cluster.update({ where: { id: "c-tx-a" }, data: { agentVersion: "rolled-back" } });
+        batch = runRawBatch([...setVersion("c-tx-b", "2.0.0"), ...setVersion("c-tx-a", "2.0.1")]);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        throw new Error("roll back");
+      }),
+      /roll back/,
+    );
+    await batch;
+    const rows = await db().cluster.findMany({ where: { id: { in: ["c-tx-a", "c-tx-b"] } }, orderBy: { id: "asc" } });
+    assert.deepEqual(
+      rows.map((r) => r.agentVersion),
+      ["2.0.1", "2.0.0"],
+    );
   });
 });

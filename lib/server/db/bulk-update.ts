@@ -1,5 +1,6 @@
 import "server-only";
-import { db, dialect } from "@/lib/server/db/client";
+import { dialect } from "@/lib/server/db/client";
+import { asPrismaOperation, type RawStatement } from "@/lib/server/db/raw-batch";
 
 // Multi-row writes as single raw statements. Prisma compiles every operation of a batch on the
 // event loop (its query compiler, ~0.2 ms an operation, more with relations), so a few hundred
@@ -37,9 +38,14 @@ export function valuesAlias(columns: readonly ValuesColumn[]): string {
  * id: on PostgreSQL each statement is preceded by a `SELECT ... ORDER BY "id" FOR UPDATE`, so two
  * batches writing the same rows (the heartbeat writer, the enrollment evaluator, another
  * instance) wait for each other instead of deadlocking. Rows whose id no longer exists are
- * skipped. Returns the statements, to run in one `$transaction([...])` with others.
+ * skipped. Returns the statements as Prisma operations, to run in one `$transaction([...])` with
+ * others; updateFromValuesStatements gives them as text for runRawBatch.
  */
-export function updateFromValues(
+export function updateFromValues(...args: Parameters<typeof updateFromValuesStatements>) {
+  return updateFromValuesStatements(...args).map(asPrismaOperation);
+}
+
+export function updateFromValuesStatements(
   table: string,
   columns: readonly ValuesColumn[],
   rows: readonly (readonly unknown[])[],
@@ -49,25 +55,22 @@ export function updateFromValues(
   if (columns[0]?.[0] !== "id") throw new Error("the first column of updateFromValues is the id");
   const postgres = dialect() === "postgres";
   const ref = (name: string) => valuesColumnRef(columns, name);
-  const statements = [];
+  const statements: RawStatement[] = [];
   for (let i = 0; i < rows.length; i += rowsPerStatement) {
     const chunk = rows.slice(i, i + rowsPerStatement);
     if (postgres)
-      statements.push(
-        db().$queryRawUnsafe(
-          `SELECT "id" FROM "${table}" WHERE "id" IN (${chunk.map((_, k) => `$${k + 1}`).join(", ")}) ORDER BY "id" FOR UPDATE`,
-          ...chunk.map((r) => r[0]),
-        ),
-      );
-    statements.push(
-      db().$executeRawUnsafe(
-        `UPDATE "${table}" SET ${set(ref)} FROM (VALUES ${valuesList(
-          chunk.length,
-          columns.map(([, t]) => t),
-        )}) AS ${valuesAlias(columns)} WHERE "${table}"."id" = ${ref("id")}`,
-        ...chunk.flat(),
-      ),
-    );
+      statements.push({
+        sql: `SELECT "id" FROM "${table}" WHERE "id" IN (${chunk.map((_, k) => `$${k + 1}`).join(", ")}) ORDER BY "id" FOR UPDATE`,
+        args: chunk.map((r) => r[0]),
+        returnsRows: true,
+      });
+    statements.push({
+      sql: `UPDATE "${table}" SET ${set(ref)} FROM (VALUES ${valuesList(
+        chunk.length,
+        columns.map(([, t]) => t),
+      )}) AS ${valuesAlias(columns)} WHERE "${table}"."id" = ${ref("id")}`,
+      args: chunk.flat(),
+    });
   }
   return statements;
 }

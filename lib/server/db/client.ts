@@ -1,6 +1,7 @@
 import "server-only";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type BetterSqlite3 from "better-sqlite3";
 import { Pool } from "pg";
 import { env, type Env } from "@/lib/env";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
@@ -29,11 +30,22 @@ export function createDb(database: Env["database"]): Db {
   return open(database).client;
 }
 
-function open(database: Env["database"]): { client: Db; pool: Pool | null } {
+type Opened = { client: Db; pool: Pool | null; sqlite: { handle: BetterSqlite3.Database | null } };
+
+function open(database: Env["database"]): Opened {
   if (database.dialect === "sqlite") {
     // timeout = SQLite busy timeout: writers wait for each other instead of failing.
     const adapter = new PrismaBetterSQLite3({ url: database.file, timeout: 5000 });
-    return { client: new SqliteClient({ adapter, omit, transactionOptions }), pool: null };
+    // The adapter opens its better-sqlite3 connection when Prisma connects; it is kept for the
+    // statements that run on the driver itself (raw-batch.ts).
+    const sqlite: Opened["sqlite"] = { handle: null };
+    const connect = adapter.connect.bind(adapter);
+    adapter.connect = async () => {
+      const connected = await connect();
+      sqlite.handle = (connected as unknown as { client: BetterSqlite3.Database }).client;
+      return connected;
+    };
+    return { client: new SqliteClient({ adapter, omit, transactionOptions }), pool: null, sqlite };
   }
   // connectionTimeoutMillis bounds a query's wait for a pooled connection like maxWait bounds a
   // transaction's: past it the request answers 503 overloaded instead of waiting without end.
@@ -44,7 +56,7 @@ function open(database: Env["database"]): { client: Db; pool: Pool | null } {
     connectionTimeoutMillis: transactionOptions.maxWait,
   });
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
-  return { client: new PostgresClient({ adapter, omit, transactionOptions }) as unknown as Db, pool };
+  return { client: new PostgresClient({ adapter, omit, transactionOptions }) as unknown as Db, pool, sqlite: { handle: null } };
 }
 
 // One client per process: the custom server and the Next bundle load this module separately,
@@ -53,6 +65,12 @@ const opened = () => processSingleton("database", () => open(env().database));
 
 export function db(): Db {
   return opened().client;
+}
+
+/** Prisma's own SQLite connection, once Prisma has opened it (null before, and on PostgreSQL). */
+export function sqliteHandle(): BetterSqlite3.Database | null {
+  const handle = opened().sqlite.handle;
+  return handle?.open ? handle : null;
 }
 
 /** The process's PostgreSQL pool (its gauges are in /api/metrics); null on SQLite, which has none. */

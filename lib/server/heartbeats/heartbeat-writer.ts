@@ -3,7 +3,8 @@ import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
 import { db } from "@/lib/server/db/client";
 import { classifyDatabaseError } from "@/lib/server/db/database-errors";
-import { updateFromValues, valuesAlias, valuesColumnRef, valuesList } from "@/lib/server/db/bulk-update";
+import { updateFromValuesStatements, valuesAlias, valuesColumnRef, valuesList } from "@/lib/server/db/bulk-update";
+import { asPrismaOperation, runRawBatch, type RawStatement } from "@/lib/server/db/raw-batch";
 import { log } from "@/lib/server/log";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -268,8 +269,17 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
     const found = await client.cluster.findMany({ where: { id: { in: poolsDue.map(([id]) => id) } }, select: { id: true } });
     for (const c of found) alive.add(c.id);
   }
+  const counts: BucketCount[] = [];
+  for (const [key, count] of buckets) {
+    const [clusterId, minute] = key.split("|") as [string, string];
+    counts.push({ clusterId, bucketStart: new Date(Number(minute)), count });
+  }
+  const statements = [...factUpdates(due), ...bucketUpserts(counts)];
+  // The steady state (no node pools to rewrite) is raw statements only: on the driver itself.
+  if (!poolsDue.length) return runRawBatch(statements);
+
   const newHashes: [string, string][] = [];
-  const ops = factUpdates(due);
+  const ops = statements.map(asPrismaOperation);
   for (const [id, f, hash] of poolsDue) {
     if (!alive.has(id)) continue;
     newHashes.push([id, hash]);
@@ -293,13 +303,7 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
       );
     }
   }
-  const counts: BucketCount[] = [];
-  for (const [key, count] of buckets) {
-    const [clusterId, minute] = key.split("|") as [string, string];
-    counts.push({ clusterId, bucketStart: new Date(Number(minute)), count });
-  }
-  ops.push(...bucketUpserts(counts));
-  if (ops.length) await client.$transaction(ops);
+  await client.$transaction(ops);
   for (const [id, hash] of newHashes) poolHashes.set(id, hash);
 }
 
@@ -338,7 +342,7 @@ function factUpdates(due: [string, HeartbeatFacts][]) {
     f.appliedPolicyRevision === undefined ? 0 : 1,
     f.appliedPolicyRevision ?? null,
   ]);
-  return updateFromValues(
+  return updateFromValuesStatements(
     "Cluster",
     FACT_COLUMNS,
     rows,
@@ -369,25 +373,24 @@ const BUCKET_COLUMNS = [
   ["bucketStart", "timestamp(3)"],
   ["count", "integer"],
 ] as const;
-function bucketUpserts(counts: BucketCount[]) {
+function bucketUpserts(counts: BucketCount[]): RawStatement[] {
   const v = (name: string) => valuesColumnRef(BUCKET_COLUMNS, name);
-  const statements = [];
+  const statements: RawStatement[] = [];
   for (let i = 0; i < counts.length; i += BUCKET_ROWS_PER_STATEMENT) {
     const chunk = counts.slice(i, i + BUCKET_ROWS_PER_STATEMENT);
-    statements.push(
-      db().$executeRawUnsafe(
-        // Only for clusters that still exist (the WHERE also tells SQLite's parser that ON CONFLICT
-        // belongs to the INSERT, not to a join).
+    statements.push({
+      // Only for clusters that still exist (the WHERE also tells SQLite's parser that ON CONFLICT
+      // belongs to the INSERT, not to a join).
+      sql:
         `INSERT INTO "HeartbeatBucket" ("clusterId", "bucketStart", "count") ` +
-          `SELECT ${BUCKET_COLUMNS.map(([c]) => v(c)).join(", ")} FROM (VALUES ${valuesList(
-            chunk.length,
-            BUCKET_COLUMNS.map(([, t]) => t),
-          )}) AS ${valuesAlias(BUCKET_COLUMNS)} ` +
-          `WHERE EXISTS (SELECT 1 FROM "Cluster" WHERE "Cluster"."id" = ${v("clusterId")}) ` +
-          `ON CONFLICT ("clusterId", "bucketStart") DO UPDATE SET "count" = "HeartbeatBucket"."count" + excluded."count"`,
-        ...chunk.flatMap((c) => [c.clusterId, c.bucketStart, c.count]),
-      ),
-    );
+        `SELECT ${BUCKET_COLUMNS.map(([c]) => v(c)).join(", ")} FROM (VALUES ${valuesList(
+          chunk.length,
+          BUCKET_COLUMNS.map(([, t]) => t),
+        )}) AS ${valuesAlias(BUCKET_COLUMNS)} ` +
+        `WHERE EXISTS (SELECT 1 FROM "Cluster" WHERE "Cluster"."id" = ${v("clusterId")}) ` +
+        `ON CONFLICT ("clusterId", "bucketStart") DO UPDATE SET "count" = "HeartbeatBucket"."count" + excluded."count"`,
+      args: chunk.flatMap((c) => [c.clusterId, c.bucketStart, c.count]),
+    });
   }
   return statements;
 }
