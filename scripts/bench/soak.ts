@@ -135,6 +135,14 @@ async function eventLoopDelay(server: FleetServer): Promise<{ p99: number; max: 
   return { p99: value("0.99"), max: value("1") };
 }
 
+/** The server's own memory split (fleet_process_memory_bytes), in MB: what of the RSS is V8 heap. */
+async function memorySplit(server: FleetServer): Promise<string> {
+  const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+  const mb = (kind: string) =>
+    Number(new RegExp(`^fleet_process_memory_bytes\\{kind="${kind}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) / 2 ** 20;
+  return `heap used ${mb("heap_used").toFixed(0)} of ${mb("heap_total").toFixed(0)} MB, external ${mb("external").toFixed(0)} MB`;
+}
+
 /**
  * Counters from /api/metrics that say where the server's time went: each background job's runs
  * and seconds (on SQLite a job's run time is event-loop time: better-sqlite3 is synchronous) and
@@ -285,7 +293,7 @@ async function main(): Promise<number> {
         lastLine = performance.now();
         const sorted = [...latencies].sort((a, b) => a - b);
         console.log(
-          `[soak ${elapsed(soakStart)}] pending ${shown(pending)} notReady ${shown(notReady)} | ${(latencies.length / ((performance.now() - soakStart) / 1000)).toFixed(0)} hb/s p50 ${percentile(sorted, 50).toFixed(1)} ms p99 ${percentile(sorted, 99).toFixed(1)} ms | RSS ${rssMb(serverPid).toFixed(0)} MB | CPU server ${windowServerCpu.lap().toFixed(0)}% sim ${windowSimCpu.lap().toFixed(0)}% | errors ${fmtCounts(diffCounts(errors, errorsBefore))}`,
+          `[soak ${elapsed(soakStart)}] pending ${shown(pending)} notReady ${shown(notReady)} | ${(latencies.length / ((performance.now() - soakStart) / 1000)).toFixed(0)} hb/s p50 ${percentile(sorted, 50).toFixed(1)} ms p99 ${percentile(sorted, 99).toFixed(1)} ms | RSS ${rssMb(serverPid).toFixed(0)} MB (${await memorySplit(server)}) | CPU server ${windowServerCpu.lap().toFixed(0)}% sim ${windowSimCpu.lap().toFixed(0)}% | errors ${fmtCounts(diffCounts(errors, errorsBefore))}`,
         );
       }
     }
@@ -308,7 +316,7 @@ async function main(): Promise<number> {
         `  false NotReady    ${maxNotReady}  (goal 0; no faults injected, max over polls)  ${goal(maxNotReady === 0, "notReady")}`,
         `  errors            ${errorCount} ${errorCount ? fmtCounts(soakErrors) : ""} (goal 0)  ${goal(errorCount === 0, "errors")}`,
         `  heartbeat latency p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  max ${(sorted[sorted.length - 1] ?? NaN).toFixed(1)} ms  (goal p99 <= ${GOALS.p99Ms} ms)  ${goal(p99 <= GOALS.p99Ms, "p99")}`,
-        `  server RSS (max)  ${maxRss.toFixed(0)} MB  (goal <= ${GOALS.rssMb} MB)  ${goal(maxRss <= GOALS.rssMb, "rss")}`,
+        `  server RSS (max)  ${maxRss.toFixed(0)} MB  (goal <= ${GOALS.rssMb} MB)  ${goal(maxRss <= GOALS.rssMb, "rss")}; at the end ${rssMb(serverPid).toFixed(0)} MB, ${await memorySplit(server)}`,
         `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
         `  CPU (% of a core) server ${serverPct.toFixed(0)}%  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
         ...counterLines(soakCounters, await serverCounters(server)),
