@@ -1,11 +1,15 @@
 // The Node/V8 flags the product's process runs with (scripts/start.mjs and the test servers of
 // tests/helpers/fleet-server.ts, so benchmarks measure what ships; the Dockerfile's CMD and
-// `npm run serve` repeat them). None today:
+// `npm run serve` repeat them).
 //
-// --optimize-for-size was tried (V8 grows the heap less between collections: at 1,500 clusters
-// RSS 388-405 MB instead of 461-528 MB) and dropped: in bench:soak at 10,000 clusters x 10 s on
-// SQLite it doubled the server's CPU (69 % of a core instead of 33-48 %), made the ramp 233 s
-// instead of 126 s and the heartbeat p99 ~400 ms instead of 150-176 ms, for 1.15 GB of RSS
-// instead of ~1.5 GB. Heartbeats come first; memory at 10,000 connections is a job for a
-// TLS-terminating proxy (README, "Memory per connected cluster").
-export const SERVER_NODE_FLAGS = [];
+// V8 lets the heap grow far past what is live before it collects (a factor it picks between 1.1
+// and 4): after a registration wave the server's heap stood at 280-450 MB with 150-190 MB live.
+// --heap-growing-percent=25 collects the old generation once it is 25 % past what the last
+// collection kept, and --max-semi-space-size=8 halves the young generation. bench:soak on SQLite,
+// back to back on the 2-core machine (README, "Issue 12 part B, final round"): 1,250 clusters x
+// 10 s RSS max 578 -> 473 MB with p99 59 -> 50 ms; 2,500 clusters RSS 833 -> ~590 MB with the
+// server's CPU 36 -> 33 % and the ramp 141 -> 135 s.
+//
+// --optimize-for-size was tried earlier and dropped: at 10,000 clusters it doubled the server's
+// CPU (69 % of a core instead of 33-48 %) and the heartbeat p99 for ~25 % less memory.
+export const SERVER_NODE_FLAGS = ["--heap-growing-percent=25", "--max-semi-space-size=8"];
