@@ -215,11 +215,13 @@ test.describe("as a viewer", () => {
 test.describe("screenshots", () => {
   test.use({ ...asRole("admin"), viewport: { width: 1440, height: 900 } });
 
-  test("Overview, Clusters and a cluster's detail at 1440x900, light and dark", async ({ page, apiAs }, testInfo) => {
-    test.setTimeout(90_000);
-    const admin = await apiAs("admin");
-    const cluster = await registeredCluster(admin, testInfo, "e2e-shot");
-    for (const theme of ["light", "dark"] as const) {
+  // One test per theme: three page loads and three full-page screenshots each fit the budget on a
+  // loaded CI machine, where all six in one test once ran past it.
+  for (const theme of ["light", "dark"] as const) {
+    test(`Overview, Clusters and a cluster's detail at 1440x900, ${theme}`, async ({ page, apiAs }, testInfo) => {
+      test.setTimeout(90_000);
+      const admin = await apiAs("admin");
+      const cluster = await registeredCluster(admin, testInfo, `e2e-shot-${theme}`);
       // The console follows the system theme until a choice is stored.
       await page.emulateMedia({ colorScheme: theme });
       await page.goto("/");
@@ -237,8 +239,8 @@ test.describe("screenshots", () => {
       await page.goto(`/clusters/${cluster.id}`);
       await expect(page.getByRole("figure", { name: /Heartbeats per minute/ })).toBeVisible();
       await shoot(page, testInfo, `cluster-detail-${theme}`);
-    }
-  });
+    });
+  }
 });
 
 async function shoot(page: Page, testInfo: TestInfo, name: string) {
