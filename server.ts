@@ -71,13 +71,12 @@ async function main() {
   if (config.CONSOLE_WARMUP === "on") void warmConsole(warmupBaseUrl(config.HOST, config.PORT));
 
   const cas = await caState();
-  const agentServer = createAgentServer(
-    cas,
-    config.AGENT_HOSTNAMES,
-    config.TRUSTED_PROXY_CIDRS,
-    (req, res) => void handle(req, res),
-    (await currentTicketKey()).key,
-  );
+  const agentServer = createAgentServer(cas, {
+    hostnames: config.AGENT_HOSTNAMES,
+    proxyCidrs: config.TRUSTED_PROXY_CIDRS,
+    clientCertProxies: config.clientCertProxies,
+    ticketKey: (await currentTicketKey()).key,
+  });
   const applyKeepAlive = async () => {
     agentServer.keepAliveTimeout = agentKeepAliveMs((await getSettings()).heartbeatIntervalSeconds);
   };

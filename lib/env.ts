@@ -1,6 +1,7 @@
 // The one place that reads process.env. Everything is validated once; a bad value stops the
 // process at start with a message naming the variable.
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { z } from "zod";
@@ -45,10 +46,18 @@ const schema = z.object({
     .default("openid email profile")
     .refine((s) => s.split(/\s+/).includes("openid"), { message: "must include openid" }),
   /**
-   * Proxies whose forwarded headers are believed: the client-certificate header on the agent port,
-   * X-Forwarded-For/-Host/-Proto on the console port. Off when empty.
+   * Proxies whose X-Forwarded-For/-Host/-Proto are believed (the client's address, the console's
+   * public origin), on both ports. Never a client identity: that is the next two settings.
    */
   TRUSTED_PROXY_CIDRS: csv.default([]),
+  /**
+   * A TLS-terminating proxy in front of the agent port whose X-Forwarded-Client-Cert is believed:
+   * its address must be in these CIDRs AND its own connection must present a client certificate
+   * pinned in CLIENT_CERT_PROXY_FINGERPRINTS. Off when empty (an L4 load balancer needs neither).
+   */
+  TRUSTED_CLIENT_CERT_PROXY_CIDRS: csv.default([]),
+  /** SHA-256 fingerprints of the proxy's client certificates (sha256:<hex> or openssl's AB:CD:... form). */
+  CLIENT_CERT_PROXY_FINGERPRINTS: csv.default([]),
   /** Key-encryption key that seals the fleet CA's private key (base64 or hex of 32 bytes), or a file holding it. */
   FLEET_CA_KEK: z.string().min(1).optional(),
   FLEET_CA_KEK_FILE: z.string().min(1).optional(),
@@ -99,7 +108,12 @@ export type Env = z.infer<typeof schema> & {
   /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
   fleetCaKek: Buffer | null;
   checkApiResponses: boolean;
+  /** Who may forward an agent's client certificate to the agent port; null: nobody. */
+  clientCertProxies: ClientCertProxies | null;
 };
+
+/** Proxies believed about a client certificate: by address and by their own pinned certificate. */
+export type ClientCertProxies = { cidrs: string[]; fingerprints: string[] };
 
 export class EnvError extends Error {}
 
@@ -137,7 +151,52 @@ function load(source: NodeJS.ProcessEnv): Env {
         }
       : null;
   const checkApiResponses = (e.CHECK_API_RESPONSES ?? (e.NODE_ENV === "production" ? "off" : "on")) === "on";
-  return { ...e, dataDir, database, oidc, fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE), checkApiResponses };
+  return {
+    ...e,
+    dataDir,
+    database,
+    oidc,
+    fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE),
+    checkApiResponses,
+    clientCertProxies: clientCertProxies(e.TRUSTED_CLIENT_CERT_PROXY_CIDRS, e.CLIENT_CERT_PROXY_FINGERPRINTS),
+  };
+}
+
+/**
+ * A forwarded client certificate becomes a cluster's identity, so the proxy that forwards it proves
+ * itself twice: by where it connects from and by its own client certificate (an address range alone
+ * holds every pod of a pod network). Both settings or neither.
+ */
+function clientCertProxies(cidrs: string[], fingerprints: string[]): ClientCertProxies | null {
+  if (!cidrs.length && !fingerprints.length) return null;
+  const problems: string[] = [];
+  if (!cidrs.length) problems.push("CLIENT_CERT_PROXY_FINGERPRINTS is set but TRUSTED_CLIENT_CERT_PROXY_CIDRS is not; set both");
+  if (!fingerprints.length) {
+    problems.push(
+      "TRUSTED_CLIENT_CERT_PROXY_CIDRS is set but CLIENT_CERT_PROXY_FINGERPRINTS is not: the proxy must present its own client certificate, pinned there",
+    );
+  }
+  for (const cidr of cidrs)
+    if (!isCidr(cidr)) problems.push(`TRUSTED_CLIENT_CERT_PROXY_CIDRS: "${cidr}" is not an address or CIDR`);
+  const pins = fingerprints.map((f) => {
+    const hex = f
+      .replace(/^sha256:/i, "")
+      .replace(/:/g, "")
+      .toLowerCase();
+    if (!/^[0-9a-f]{64}$/.test(hex)) problems.push(`CLIENT_CERT_PROXY_FINGERPRINTS: "${f}" is not a SHA-256 fingerprint`);
+    return `sha256:${hex}`;
+  });
+  if (problems.length) throw new EnvError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  return { cidrs, fingerprints: pins };
+}
+
+function isCidr(value: string): boolean {
+  const [address = "", bits, extra] = value.split("/");
+  const family = isIP(address);
+  if (!family || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return /^\d+$/.test(bits) && n <= (family === 4 ? 32 : 128);
 }
 
 function loadKek(value: string | undefined, file: string | undefined): Buffer | null {

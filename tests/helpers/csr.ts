@@ -1,6 +1,6 @@
 // PKCS#10 requests for tests, honest and abusive, built with node-forge on keys from Node's
 // fast native key generator.
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, X509Certificate } from "node:crypto";
 import forge from "node-forge";
 
 export type CsrOptions = {
@@ -54,4 +54,24 @@ export function csrForKey(privateKeyPem: string, commonName = "test-cluster"): s
   csr.setSubject([{ name: "commonName", value: commonName }]);
   csr.sign(key, forge.md.sha256.create());
   return forge.pki.certificationRequestToPem(csr);
+}
+
+/** A self-signed client certificate (a TLS-terminating proxy's own), with its SHA-256 fingerprint. */
+export function selfSignedClientCert(commonName = "edge-proxy"): { cert: string; key: string; fingerprint: string } {
+  const { privateKeyPem, publicKeyPem } = makeKey();
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKeyPem);
+  cert.serialNumber = "01";
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 24 * 60 * 60 * 1000);
+  cert.setSubject([{ name: "commonName", value: commonName }]);
+  cert.setIssuer([{ name: "commonName", value: commonName }]);
+  cert.setExtensions([{ name: "extKeyUsage", clientAuth: true }]);
+  cert.sign(forge.pki.privateKeyFromPem(privateKeyPem), forge.md.sha256.create());
+  const pem = forge.pki.certificateToPem(cert);
+  return {
+    cert: pem,
+    key: privateKeyPem,
+    fingerprint: `sha256:${new X509Certificate(pem).fingerprint256.replace(/:/g, "").toLowerCase()}`,
+  };
 }

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
-import { makeCsr } from "../helpers/csr";
+import { makeCsr, selfSignedClientCert } from "../helpers/csr";
 import { heartbeatBody, registerCluster, registrationBody } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
@@ -179,6 +179,37 @@ describe("agent endpoints only on the agent port", () => {
     assert.equal(viaAgent.body, server.caPem);
   });
 
+  test("the agent port serves nothing but the protocol: the console, sign-in and the admin API answer 404 there, whatever the credential", async () => {
+    const key = await server.api("POST", "/api/v1/api-keys", { name: "agent-port-probe", role: "admin" });
+    assert.equal(key.status, 201, JSON.stringify(key.body));
+    const bearer = { authorization: `Bearer ${key.body.key}` };
+    const cookie = { cookie: await server.adminCookie(), origin: server.agentUrl };
+    // Each of these works on the console port (a session or an API key) and must not on the agent port.
+    const probes: [string, string, Record<string, string>, unknown?][] = [
+      ["GET", "/", {}],
+      ["GET", "/sign-in", {}],
+      ["GET", "/api/auth/csrf", {}],
+      ["GET", "/api/auth/providers", {}],
+      ["POST", "/api/auth/callback/credentials", { "content-type": "application/x-www-form-urlencoded" }, "email=a&password=b"],
+      ["GET", "/api/v1/clusters", bearer],
+      ["GET", "/api/v1/clusters", cookie],
+      ["POST", "/api/v1/registration-tokens", bearer, { name: "minted-on-agent-port", maxClusters: 1 }],
+      ["GET", "/api/healthz", {}],
+      ["GET", "/api/metrics", {}],
+      ["GET", "/api/openapi", {}],
+    ];
+    for (const [method, path, headers, body] of probes) {
+      const raw = typeof body === "string" ? { rawBody: body } : {};
+      const res = await server.agent(method, path, typeof body === "string" ? undefined : body, { headers, ...raw });
+      assert.equal(res.status, 404, `${method} ${path} on the agent port: ${res.status}`);
+      assert.equal(res.body.error, "not_found", `${method} ${path}`);
+    }
+    const tokens = await server.api("GET", "/api/v1/registration-tokens");
+    assert.ok(!tokens.body.items.some((t: { name: string }) => t.name === "minted-on-agent-port"), "nothing was minted");
+    // The same API key works where the API lives.
+    assert.equal((await plain(server, "GET", "/api/v1/clusters", bearer)).status, 200);
+  });
+
   test("without METRICS_TOKEN, /api/metrics answers a loopback peer, and forwarded headers change nothing", async () => {
     const claims = {
       "x-forwarded-for": "203.0.113.9",
@@ -225,5 +256,59 @@ describe("/api/metrics with METRICS_TOKEN", () => {
     assert.equal(ok.status, 200, ok.text.slice(0, 200));
     assert.match(ok.type, /text\/plain/);
     assert.match(ok.text, /^# TYPE fleet_clusters gauge$/m);
+  });
+});
+
+describe("a TLS-terminating proxy's forwarded client certificate (X-Forwarded-Client-Cert)", () => {
+  let server: FleetServer;
+  const proxy = selfSignedClientCert();
+  const forwarding = (cert: string) => ({ "x-forwarded-client-cert": `By=spiffe://edge;Cert="${encodeURIComponent(cert)}"` });
+  before(async () => {
+    // Trusted for X-Forwarded-For, as the Kubernetes base once trusted its whole pod network.
+    server = await startFleetServer({ TRUSTED_PROXY_CIDRS: "127.0.0.1/32" });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("a peer trusted only for X-Forwarded-For cannot be a cluster by sending its (public) certificate: heartbeat and rotate 401", async () => {
+    const { client } = await registerCluster(server, "xfcc-victim");
+    const headers = forwarding(client.cert);
+    const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { headers });
+    assert.equal(hb.status, 401, JSON.stringify(hb.body));
+    assert.equal(hb.body.error, "client_certificate_required");
+    const takeover = await server.agent("POST", "/api/agent/v1/rotate", { csr: makeCsr().csr }, { headers });
+    assert.equal(takeover.status, 401, JSON.stringify(takeover.body));
+    // The real agent is untouched.
+    assert.equal((await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client })).status, 200);
+  });
+
+  test("from a proxy in TRUSTED_CLIENT_CERT_PROXY_CIDRS presenting its pinned certificate, the forwarded certificate is the cluster, for rotate too", async () => {
+    await server.restart({ TRUSTED_CLIENT_CERT_PROXY_CIDRS: "127.0.0.1/32", CLIENT_CERT_PROXY_FINGERPRINTS: proxy.fingerprint });
+    const { client } = await registerCluster(server, "xfcc-proxied");
+    const headers = forwarding(client.cert);
+    // The right address alone is not enough: the proxy proves itself with its own certificate.
+    const unproven = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { headers });
+    assert.equal(unproven.status, 401, JSON.stringify(unproven.body));
+    assert.equal((await server.agent("POST", "/api/agent/v1/rotate", { csr: makeCsr().csr }, { headers })).status, 401);
+
+    const viaProxy = { headers, client: { cert: proxy.cert, key: proxy.key } };
+    const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), viaProxy);
+    assert.equal(hb.status, 200, JSON.stringify(hb.body));
+    const { csr, key } = makeCsr();
+    const rotated = await server.agent("POST", "/api/agent/v1/rotate", { csr }, viaProxy);
+    assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+    const direct = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), {
+      client: { cert: rotated.body.certificate, key },
+    });
+    assert.equal(direct.status, 200, "the rotated certificate is the same cluster's");
+
+    // Envoy's APPEND_FORWARD puts the client's own element first: a header with two is refused.
+    const appended = {
+      "x-forwarded-client-cert": `Cert="${encodeURIComponent(client.cert)}",${headers["x-forwarded-client-cert"]}`,
+    };
+    const two = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { ...viaProxy, headers: appended });
+    assert.equal(two.status, 400, JSON.stringify(two.body));
+    assert.equal(two.body.error, "invalid_request");
   });
 });

@@ -8,6 +8,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { Ingress } from "kubernetes-models/networking.k8s.io/v1/Ingress";
+import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
@@ -19,6 +20,7 @@ const DIR = path.join(process.cwd(), "deploy/kubernetes");
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   "apps/v1/Deployment": Deployment,
   "networking.k8s.io/v1/Ingress": Ingress,
+  "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "v1/Namespace": Namespace,
   "v1/Secret": Secret,
@@ -175,4 +177,33 @@ test("every env name is one lib/env.ts reads; secrets come from the Secret the e
     "postgres",
     "the example is the external PostgreSQL",
   );
+});
+
+test("the agent port trusts no forwarded certificate and is closed to the pod network but the agent's namespace", () => {
+  // The agent Service is TLS passthrough: mutual TLS ends at the pod, nothing forwards certificates.
+  const env = new Map<string, string>(container.env.map((e: { name: string; value?: string }) => [e.name, e.value ?? ""]));
+  assert.equal(env.has("TRUSTED_CLIENT_CERT_PROXY_CIDRS"), false);
+  assert.equal(parseEnv({ NODE_ENV: "production", ...Object.fromEntries(env) }).clientCertProxies, null);
+
+  const policy = one("NetworkPolicy");
+  assert.deepEqual(policy.spec.podSelector.matchLabels, deployment.spec.selector.matchLabels);
+  assert.deepEqual(policy.spec.policyTypes, ["Ingress"]);
+  type Rule = {
+    ports: { port: string }[];
+    from: { ipBlock?: { cidr: string; except?: string[] }; namespaceSelector?: unknown }[];
+  };
+  const rules = policy.spec.ingress as Rule[];
+  const forPort = (name: string) => rules.filter((r) => r.ports.some((p) => p.port === name));
+  // Every rule names its port: nothing is open on a port no rule mentions.
+  assert.ok(rules.every((r) => r.ports.length > 0));
+  const agent = forPort("agent").flatMap((r) => r.from);
+  const trustedRange = env.get("TRUSTED_PROXY_CIDRS")!;
+  for (const peer of agent.filter((p) => p.ipBlock)) {
+    const { cidr, except = [] } = peer.ipBlock!;
+    if (cidr.includes(".")) assert.ok(except.includes(trustedRange), `${cidr} excludes the pod network ${trustedRange}`);
+  }
+  const namespaces = agent.filter((p) => p.namespaceSelector).map((p) => JSON.stringify(p.namespaceSelector));
+  assert.deepEqual(namespaces, [JSON.stringify({ matchLabels: { "kubernetes.io/metadata.name": "fleet-system" } })]);
+  // The console port is not reachable from outside through this policy.
+  assert.ok(forPort("console").every((r) => r.from.every((p) => !p.ipBlock)));
 });

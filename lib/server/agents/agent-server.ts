@@ -10,14 +10,49 @@ import { ROTATE_MS } from "./tls-ticket-keys";
 import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
 import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
+import { ApiError, errorReply } from "@/lib/server/api/errors";
+import type { ClientCertProxies } from "@/lib/env";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+export type AgentServerOptions = {
+  /** The names agents reach the port by (its server certificate's). */
+  hostnames: string[];
+  /** TRUSTED_PROXY_CIDRS: whose X-Forwarded-For is believed (never an identity). */
+  proxyCidrs: string[];
+  /** Who may forward an agent's client certificate (env.ts clientCertProxies); null: nobody. */
+  clientCertProxies: ClientCertProxies | null;
+  /** TLS session ticket key (48 bytes). */
+  ticketKey: Buffer;
+  /** Answers the protocol's paths; the agent protocol's dispatcher unless a test probes the port. */
+  serveProtocol?: Handler;
+};
+
+const FORWARDED_CLIENT_CERT = "x-forwarded-client-cert";
+const NOT_SERVED_HERE =
+  "The agent port serves only the agent protocol (/api/agent/v1/...); the console and the admin API are on the console port.";
+
+function reply(res: http.ServerResponse, err: ApiError) {
+  const { status, body } = errorReply(err);
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(json),
+    "x-content-type-options": "nosniff",
+  });
+  res.end(json);
+}
+
+// Headers proxies commonly use to forward a client certificate. The agent port reads
+// X-Forwarded-Client-Cert itself from a proven proxy (createAgentServer); no other reader ever sees one.
+const CLIENT_CERT_HEADERS = ["x-forwarded-client-cert", "x-client-cert", "ssl-client-cert", "x-ssl-client-cert"];
 
 /** Headers that claim a client identity are only ever set by this process, never accepted. */
 export function stripIdentityHeaders(req: http.IncomingMessage) {
   for (const name of Object.keys(req.headers)) {
     if (name.startsWith("x-fleet-")) delete req.headers[name];
   }
+  for (const name of CLIENT_CERT_HEADERS) delete req.headers[name];
 }
 
 export function fingerprintOf(fingerprint256: string): string {
@@ -89,20 +124,62 @@ function chainsTo(cert: X509Certificate, cas: X509Certificate[]): boolean {
   return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
 }
 
+/** Why a trusted proxy's X-Forwarded-Client-Cert gives no identity (the request is refused 400). */
+export class ForwardedCertError extends Error {}
+
 /**
- * A certificate forwarded by a TLS-terminating proxy: URL-encoded PEM, bare or in Envoy's
- * Cert="...". `expired`: issued by a trusted CA but past its end (only rotate accepts it).
+ * The one certificate a TLS-terminating proxy forwards: URL-encoded PEM, bare (nginx's
+ * $ssl_client_escaped_cert) or as the Cert key of one Envoy element. Null when it names none or
+ * one that is not ours; throws when it names more than one: with Envoy's APPEND_FORWARD the
+ * client's own element comes first, so a header with several is never believed.
+ * `expired`: issued by a trusted CA but past its end (only rotate accepts it).
  */
-function forwardedCertificate(value: string, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
+export function forwardedCertificate(value: string, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
+  const elements = splitOutsideQuotes(value, ",").filter((e) => e.trim());
+  if (elements.length > 1) throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
+  const element = elements[0]?.trim() ?? "";
+  let encoded = element;
+  if (/^[A-Za-z]+\s*=/.test(element)) {
+    // An Envoy element: By=...;Hash=...;Cert="<url-encoded PEM>";Chain=...
+    const certs = splitOutsideQuotes(element, ";")
+      .map((pair) => /^\s*cert\s*=\s*"?([^"]*)"?\s*$/i.exec(pair)?.[1])
+      .filter((c): c is string => c !== undefined);
+    if (certs.length > 1) throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
+    if (!certs.length) return null;
+    encoded = certs[0]!;
+  }
+  let pem: string;
   try {
-    const m = /Cert="([^"]+)"/.exec(value);
-    const cert = new X509Certificate(decodeURIComponent(m ? m[1]! : value));
+    pem = decodeURIComponent(encoded);
+  } catch {
+    return null;
+  }
+  if ((pem.match(/-----BEGIN CERTIFICATE-----/g) ?? []).length > 1) {
+    throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
+  }
+  try {
+    const cert = new X509Certificate(pem);
     const now = Date.now();
     if (Date.parse(cert.validFrom) > now || !chainsTo(cert, cas)) return null;
     return { cert, expired: now > Date.parse(cert.validTo) };
   } catch {
     return null;
   }
+}
+
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let current = "";
+  let quoted = false;
+  for (const ch of text) {
+    if (ch === '"') quoted = !quoted;
+    if (ch === separator && !quoted) {
+      parts.push(current);
+      current = "";
+    } else current += ch;
+  }
+  parts.push(current);
+  return parts;
 }
 
 export function remoteAddress(req: http.IncomingMessage): string {
@@ -135,7 +212,7 @@ function resumedCertificate(socket: TLSSocket, trusted: X509Certificate[]): X509
 type ConnectionIdentity = { fingerprint: string; serial: string; expiresAt: number };
 
 /**
- * The identity a connection's own certificate gives, or null (then a trusted proxy's header may
+ * The identity a connection's own certificate gives, or null (then a proven proxy's header may
  * give one). It cannot change during the connection (renegotiation is refused on this port), so
  * it is worked out once per connection and trust list: getPeerCertificate builds a fresh object
  * on every call, which per request was a fifth of a heartbeat's main-thread time.
@@ -165,23 +242,45 @@ function connectionIdentity(socket: TLSSocket, trusted: X509Certificate[]): Conn
   return null;
 }
 
+type ConnectionFacts = {
+  identity: ConnectionIdentity | null;
+  /** The peer presented a client certificate pinned in CLIENT_CERT_PROXY_FINGERPRINTS (and within its dates). */
+  pinnedProxy: boolean;
+};
+
+function connectionFacts(socket: TLSSocket, trusted: X509Certificate[], proxyPins: Set<string> | undefined): ConnectionFacts {
+  const identity = connectionIdentity(socket, trusted);
+  if (identity || !proxyPins?.size) return { identity, pinnedProxy: false };
+  // The TLS handshake proved the peer holds this certificate's key; the pin says it is the proxy's.
+  const peer = socket.getPeerCertificate();
+  const now = Date.now();
+  const pinnedProxy =
+    !!peer?.fingerprint256 &&
+    proxyPins.has(fingerprintOf(peer.fingerprint256)) &&
+    Date.parse(peer.valid_from) <= now &&
+    now <= Date.parse(peer.valid_to);
+  return { identity, pinnedProxy };
+}
+
 /**
  * The agent port: HTTPS whose client certificates are requested but optional (registration has
  * none yet). A certificate that chains to a fleet CA and is within its validity becomes the
  * request's identity; one that chains but has expired is marked so (only rotate accepts it,
  * within the renewal grace); everything about which cluster it is, and whether it is revoked,
- * is decided by the app (agent-identity.ts).
+ * is decided by the app (agent-identity.ts). Behind a TLS-terminating proxy the agent's
+ * certificate arrives in X-Forwarded-Client-Cert, believed only from a proxy in
+ * TRUSTED_CLIENT_CERT_PROXY_CIDRS whose own connection presents a pinned client certificate.
+ * Only the protocol's paths are served; everything else is 404.
  */
-export function createAgentServer(
-  state: CaState,
-  hostnames: string[],
-  proxyCidrs: string[],
-  handle: Handler,
-  ticketKey: Buffer,
-): AgentServer {
-  const proxies = trustedProxies(proxyCidrs);
-  // Each connection's own identity, worked out once per connection and trust list (connectionIdentity).
-  const identities = new WeakMap<TLSSocket, { version: string; identity: ConnectionIdentity | null }>();
+export function createAgentServer(state: CaState, options: AgentServerOptions): AgentServer {
+  const { hostnames, serveProtocol = dispatchNode } = options;
+  let { ticketKey } = options;
+  const proxies = trustedProxies(options.proxyCidrs);
+  const certProxies = options.clientCertProxies
+    ? { list: trustedProxies(options.clientCertProxies.cidrs), pins: new Set(options.clientCertProxies.fingerprints) }
+    : null;
+  // What each connection's own certificate says, worked out once per connection and trust list.
+  const connections = new WeakMap<TLSSocket, { version: string } & ConnectionFacts>();
   let servingFingerprint = state.serving.fingerprint;
   let identity = issueServerCertificate(state.serving, hostnames);
   let version = state.version;
@@ -198,26 +297,35 @@ export function createAgentServer(
   });
 
   const server = https.createServer({ ...contextOptions(state), requestCert: true, rejectUnauthorized: false }, (req, res) => {
+    // The console and the admin API are not served here (PROTOCOL.md): this port faces every cluster.
+    if (!isProtocolPath(req.url ?? "/")) return reply(res, new ApiError("not_found", NOT_SERVED_HERE));
+    const forwarded = req.headers[FORWARDED_CLIENT_CERT];
     stripIdentityHeaders(req);
     const address = remoteAddress(req);
     req.headers[IDENTITY_HEADERS.remoteAddress] = address;
     stripUntrustedForwarding(req, proxies, address);
     req.headers[IDENTITY_HEADERS.agentPort] = "1";
     const socket = req.socket as TLSSocket;
-    let seen = identities.get(socket);
-    if (seen?.version !== version) identities.set(socket, (seen = { version, identity: connectionIdentity(socket, trusted) }));
-    const own = seen.identity;
-    if (own) {
+    let seen = connections.get(socket);
+    if (seen?.version !== version) {
+      connections.set(socket, (seen = { version, ...connectionFacts(socket, trusted, certProxies?.pins) }));
+    }
+    if (seen.identity) {
+      const own = seen.identity;
       setIdentity(req, own.fingerprint, own.serial, Date.now() > own.expiresAt);
-    } else if (isTrustedProxy(proxies, address)) {
-      // A TLS-terminating proxy's own connection, resumed or not, carries the agent's certificate here.
-      const header = req.headers["x-forwarded-client-cert"];
-      const fwd = typeof header === "string" ? forwardedCertificate(header, trusted) : null;
+    } else if (seen.pinnedProxy && certProxies && isTrustedProxy(certProxies.list, address) && typeof forwarded === "string") {
+      // A TLS-terminating proxy that proved itself (address and pinned certificate) vouches for
+      // the agent's certificate, which it checked in its own handshake with the agent.
+      let fwd;
+      try {
+        fwd = forwardedCertificate(forwarded, trusted);
+      } catch (err) {
+        if (!(err instanceof ForwardedCertError)) throw err;
+        return reply(res, new ApiError("invalid_request", `${err.message} Forward only the client's own certificate.`));
+      }
       if (fwd) setIdentity(req, fingerprintOf(fwd.cert.fingerprint256), fwd.cert.serialNumber, fwd.expired);
     }
-    // The protocol's endpoints are served here without Next (protocol-dispatch.ts); the rest goes to Next.
-    if (isProtocolPath(req.url ?? "/")) dispatchNode(req, res);
-    else handle(req, res);
+    serveProtocol(req, res);
   }) as AgentServer;
 
   addToGauge(OPEN_CONNECTIONS, OPEN_CONNECTIONS_HELP, 0); // present from the start, at 0

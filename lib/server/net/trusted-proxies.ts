@@ -4,9 +4,9 @@ import { BlockList, isIP, isIPv4 } from "node:net";
 import { env } from "@/lib/env";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 
-// TRUSTED_PROXY_CIDRS names the proxies whose forwarded headers are believed, on both ports: the
-// client-certificate header on the agent port, X-Forwarded-For/-Host/-Proto everywhere. One list,
-// one check, so the two ports can never disagree about who is a proxy.
+// TRUSTED_PROXY_CIDRS names the proxies whose X-Forwarded-For/-Host/-Proto are believed, on both
+// ports: one list, one check, so the two ports can never disagree about the client's address. A
+// forwarded client certificate is an identity and has its own, stricter trust (agent-server.ts).
 
 export type ProxyList = BlockList | null;
 

@@ -13,6 +13,7 @@ import { after, before, test } from "node:test";
 import { createAgentServer, type AgentServer } from "@/lib/server/agents/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
 import type { CaState } from "@/lib/server/pki/current-ca";
+import type { ClientCertProxies } from "@/lib/env";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
 import { createTlsAgent, httpRequest } from "@/lib/agent/http";
@@ -20,6 +21,8 @@ import { makeKey } from "../../helpers/csr";
 import { until } from "../../helpers/until";
 
 const DAY = 24 * 60 * 60 * 1000;
+/** A protocol path: the only kind the agent port serves (the probes' echo answers it). */
+const PROBE = "/api/agent/v1/heartbeat";
 
 function memoryStore() {
   const data = new Map<string, string>();
@@ -60,7 +63,13 @@ before(async () => {
       }),
     );
   };
-  server = createAgentServer(stateOf(oldCa), ["127.0.0.1"], [], echo, randomBytes(48));
+  server = createAgentServer(stateOf(oldCa), {
+    hostnames: ["127.0.0.1"],
+    proxyCidrs: [],
+    clientCertProxies: null,
+    ticketKey: randomBytes(48),
+    serveProtocol: echo,
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -114,7 +123,7 @@ test("TLS 1.3 is accepted", async () => {
 function get(options: { ca: string; cert?: string; key?: string }): Promise<{ body: Record<string, unknown>; issuer: string }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
-      { host: "127.0.0.1", port, path: "/", method: "GET", agent: false, ...options },
+      { host: "127.0.0.1", port, path: PROBE, method: "GET", agent: false, ...options },
       (res: http.IncomingMessage) => {
         let text = "";
         res.on("data", (c) => (text += c));
@@ -176,7 +185,7 @@ test("applyCaState: during a rollover both CAs' clients are accepted; after reti
 // ---------------------------------------------------------------------------------------------
 // Session resumption (tls-ticket-keys.ts). Raw tls.connect so the test holds the session itself.
 
-type Exchange = { body: Record<string, unknown>; reused: boolean; session: Buffer | null };
+type Exchange = { status: number; body: Record<string, unknown>; reused: boolean; session: Buffer | null };
 
 /** One request on a fresh TLS connection, resuming `session` if given; returns the newest ticket. */
 function exchange(
@@ -191,7 +200,7 @@ function exchange(
     const socket = tlsConnect({ host: "127.0.0.1", port: p, ...options, session: options.session ?? undefined }, () => {
       reused = socket.isSessionReused(); // read while connected: null once closed
       const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
-      socket.end(`GET / HTTP/1.0\r\nhost: 127.0.0.1\r\n${extra.join("")}\r\n`); // 1.0: no chunking to undo
+      socket.end(`GET ${PROBE} HTTP/1.0\r\nhost: 127.0.0.1\r\n${extra.join("")}\r\n`); // 1.0: no chunking to undo
     });
     socket.on("session", (s: Buffer) => (session = s));
     socket.on("data", (c: Buffer) => (text += c.toString("utf8")));
@@ -199,7 +208,8 @@ function exchange(
     socket.on("close", () => {
       const body = text.slice(text.indexOf("\r\n\r\n") + 4);
       try {
-        resolve({ body: JSON.parse(body) as Record<string, unknown>, reused, session });
+        const status = Number(/^HTTP\/1\.\d (\d{3})/.exec(text)?.[1] ?? 0);
+        resolve({ status, body: JSON.parse(body) as Record<string, unknown>, reused, session });
       } catch {
         reject(new Error(`not a JSON answer: ${text}`));
       }
@@ -207,7 +217,9 @@ function exchange(
   });
 }
 
-async function startPeer(state: CaState, key: Buffer, proxyCidrs: string[] = []): Promise<{ server: AgentServer; port: number }> {
+type PeerTrust = { proxyCidrs?: string[]; clientCertProxies?: ClientCertProxies | null };
+
+async function startPeer(state: CaState, key: Buffer, trust: PeerTrust = {}): Promise<{ server: AgentServer; port: number }> {
   const echo = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const resumed = String((req.socket as TLSSocket).isSessionReused());
     res.writeHead(200, { "content-type": "application/json", "x-test-resumed": resumed });
@@ -218,7 +230,13 @@ async function startPeer(state: CaState, key: Buffer, proxyCidrs: string[] = [])
       }),
     );
   };
-  const s = createAgentServer(state, ["127.0.0.1"], proxyCidrs, echo, key);
+  const s = createAgentServer(state, {
+    hostnames: ["127.0.0.1"],
+    proxyCidrs: trust.proxyCidrs ?? [],
+    clientCertProxies: trust.clientCertProxies ?? null,
+    ticketKey: key,
+    serveProtocol: echo,
+  });
   await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
   return { server: s, port: (s.address() as AddressInfo).port };
 }
@@ -296,7 +314,7 @@ test("the reference agent's connections resume the last TLS session: a reconnect
   const agent = createTlsAgent(oldCa.certPem, { keyPem: client.key, certPem: client.cert });
   try {
     const base = new URL(`https://127.0.0.1:${peer.port}`);
-    const call = () => httpRequest(base, "/", { method: "GET", agent, timeoutMs: 5_000 });
+    const call = () => httpRequest(base, PROBE, { method: "GET", agent, timeoutMs: 5_000 });
     const first = await call();
     assert.equal(first.headers["x-test-resumed"], "false");
     assert.equal((JSON.parse(first.text) as { fingerprint: string }).fingerprint, client.fingerprint);
@@ -313,16 +331,109 @@ test("the reference agent's connections resume the last TLS session: a reconnect
   }
 });
 
-test("a trusted TLS-terminating proxy's resumed connection still forwards the agent's certificate (X-Forwarded-Client-Cert)", async () => {
-  const peer = await startPeer(stateOf(oldCa), randomBytes(48), ["127.0.0.1/32"]);
+// ---------------------------------------------------------------------------------------------
+// A TLS-terminating proxy in front of the port forwards the agent's certificate in
+// X-Forwarded-Client-Cert. The certificate is public, so the header is believed only from a proxy
+// that proves itself: its address in TRUSTED_CLIENT_CERT_PROXY_CIDRS and its own pinned certificate.
+
+/** The proxy's own client certificate: from a CA of its own, not the fleet's. */
+let proxyCert: ReturnType<typeof clientCert>;
+before(async () => {
+  proxyCert = clientCert(await loadOrCreateFleetCa(memoryStore()));
+});
+const xfccOf = (pem: string) => ({ "x-forwarded-client-cert": `By=spiffe://proxy;Cert="${encodeURIComponent(pem)}"` });
+const provenProxy = (): PeerTrust => ({ clientCertProxies: { cidrs: ["127.0.0.1/32"], fingerprints: [proxyCert.fingerprint] } });
+
+test("a forwarded certificate is no identity from a peer trusted only for X-Forwarded-For (TRUSTED_PROXY_CIDRS)", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48), { proxyCidrs: ["127.0.0.1/32"] });
+  try {
+    const victim = clientCert(oldCa);
+    const r = await exchange(peer.port, { ca: oldCa.certPem }, xfccOf(victim.cert));
+    assert.equal(r.status, 200);
+    assert.equal(r.body.fingerprint, null, "the header alone made the caller a cluster");
+  } finally {
+    await closeServer(peer.server);
+  }
+});
+
+test("a forwarded certificate counts only from a client-certificate proxy that presents its pinned certificate", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48), provenProxy());
   try {
     const agentCert = clientCert(oldCa);
-    const xfcc = { "x-forwarded-client-cert": `Cert="${encodeURIComponent(agentCert.cert)}"` };
-    const first = await exchange(peer.port, { ca: oldCa.certPem }, xfcc);
+    const stranger = clientCert(await loadOrCreateFleetCa(memoryStore()));
+    const noCert = await exchange(peer.port, { ca: oldCa.certPem }, xfccOf(agentCert.cert));
+    assert.equal(noCert.body.fingerprint, null, "no proxy certificate");
+    const wrongCert = await exchange(
+      peer.port,
+      { ca: oldCa.certPem, cert: stranger.cert, key: stranger.key },
+      xfccOf(agentCert.cert),
+    );
+    assert.equal(wrongCert.body.fingerprint, null, "a certificate that is not pinned");
+    const proven = await exchange(
+      peer.port,
+      { ca: oldCa.certPem, cert: proxyCert.cert, key: proxyCert.key },
+      xfccOf(agentCert.cert),
+    );
+    assert.equal(proven.body.fingerprint, agentCert.fingerprint);
+  } finally {
+    await closeServer(peer.server);
+  }
+});
+
+test("a forwarded header naming more than one certificate is refused 400, whichever comes first", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48), provenProxy());
+  try {
+    const mine = clientCert(oldCa);
+    const theirs = clientCert(oldCa);
+    const proxy = { ca: oldCa.certPem, cert: proxyCert.cert, key: proxyCert.key };
+    const appended = `Cert="${encodeURIComponent(theirs.cert)}",By=spiffe://proxy;Cert="${encodeURIComponent(mine.cert)}"`;
+    const twoKeys = `Cert="${encodeURIComponent(theirs.cert)}";Cert="${encodeURIComponent(mine.cert)}"`;
+    const twoPems = encodeURIComponent(theirs.cert + mine.cert);
+    for (const value of [appended, twoKeys, twoPems]) {
+      const r = await exchange(peer.port, proxy, { "x-forwarded-client-cert": value });
+      assert.equal(r.status, 400, value.slice(0, 40));
+      assert.equal(r.body.error, "invalid_request");
+      assert.equal(r.body.fingerprint, undefined, "never reached the protocol");
+    }
+  } finally {
+    await closeServer(peer.server);
+  }
+});
+
+test("a proven proxy's resumed connection still forwards the agent's certificate", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48), provenProxy());
+  try {
+    const agentCert = clientCert(oldCa);
+    const proxy = { ca: oldCa.certPem, cert: proxyCert.cert, key: proxyCert.key };
+    const first = await exchange(peer.port, proxy, xfccOf(agentCert.cert));
     assert.equal(first.body.fingerprint, agentCert.fingerprint);
-    const resumed = await exchange(peer.port, { ca: oldCa.certPem, session: first.session }, xfcc);
+    const resumed = await exchange(peer.port, { ...proxy, session: first.session }, xfccOf(agentCert.cert));
     assert.equal(resumed.reused, true);
     assert.equal(resumed.body.fingerprint, agentCert.fingerprint);
+  } finally {
+    await closeServer(peer.server);
+  }
+});
+
+test("the agent port serves the protocol's paths only: anything else is 404 JSON", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48));
+  const fetchPath = (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = https.request({ host: "127.0.0.1", port: peer.port, path, agent: false, ca: oldCa.certPem }, (m) => {
+        let text = "";
+        m.on("data", (c) => (text += c));
+        m.on("end", () => resolve({ status: m.statusCode ?? 0, body: text }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  try {
+    for (const path of ["/", "/api/v1/clusters", "/api/auth/signin", "/clusters", "/api/agent/v1/../../v1/fleet"]) {
+      const r = await fetchPath(path);
+      assert.equal(r.status, 404, path);
+      assert.equal((JSON.parse(r.body) as { error: string }).error, "not_found", path);
+    }
+    assert.equal((await fetchPath(PROBE)).status, 200, "the protocol itself");
   } finally {
     await closeServer(peer.server);
   }
