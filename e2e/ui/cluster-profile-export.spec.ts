@@ -1,7 +1,8 @@
 // Settings' ClusterProfile export section: not set up, a refused kubeconfig said where it was
 // pasted, a stored one shown only by its server (the token never comes back), a hub that cannot
 // be reached shown as the last error, axe-clean in that state; on a phone it fits and every
-// control is reachable by keyboard. The hub here is a closed loopback port: nothing leaves the machine.
+// control is reachable by keyboard. The hub here is a closed loopback port: nothing leaves the machine
+// (refused until private hub addresses are allowed, as a webhook target would be).
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
@@ -32,11 +33,14 @@ const kubeconfig = (server: string) =>
   ].join("\n");
 
 const section = (page: Page) => page.locator("section").filter({ has: page.locator("#cluster-profile-export") });
+const allowPrivate = (page: Page) =>
+  section(page).getByRole("checkbox", { name: /Allow a ClusterProfile hub on a private address/ });
 
 test.afterEach(async ({ apiAs }) => {
-  // Leave the exporter as other specs expect it: off, with no hub.
+  // Leave the exporter as other specs expect it: off, with no hub, private hubs refused.
   const admin = await apiAs("admin");
   await admin.patch("/api/v1/settings/cluster-profile-export", { data: { kubeconfig: null }, headers: SAME_ORIGIN });
+  await admin.patch("/api/v1/settings", { data: { hubAllowPrivateTargets: false }, headers: SAME_ORIGIN });
 });
 
 test("set up the export: a bad kubeconfig is refused, a stored one shows its server only, an unreachable hub shows as the last error", async ({
@@ -57,6 +61,10 @@ test("set up the export: a bad kubeconfig is refused, a stored one shows its ser
   await card.getByLabel("Export the fleet as ClusterProfiles").check();
   await card.getByLabel("Namespace on the hub").fill("fleet");
   await textarea.fill(kubeconfig(HUB));
+  await card.getByRole("button", { name: "Save export settings" }).click();
+  await expect(card.getByRole("alert")).toContainText("resolves to a loopback address");
+  await allowPrivate(page).check();
+  await expect(allowPrivate(page)).toBeEnabled();
   await card.getByRole("button", { name: "Save export settings" }).click();
   await expect(card.getByRole("status")).toHaveText("Saved.");
   await expect(textarea).toHaveValue("");
@@ -96,6 +104,8 @@ test.describe("on a phone", () => {
     await expect(card.getByLabel("Export the fleet as ClusterProfiles")).toBeChecked();
     await page.keyboard.press("Tab");
     await expect(card.getByLabel("Namespace on the hub")).toBeFocused();
+    await page.keyboard.press("Tab");
+    await expect(allowPrivate(page)).toBeFocused();
     await page.keyboard.press("Tab");
     await expect(card.getByLabel("Hub kubeconfig")).toBeFocused();
     await page.keyboard.press("Tab");

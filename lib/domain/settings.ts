@@ -23,6 +23,8 @@ export const SETTING_LABELS = {
   ssoRoleMapping: SSO_ROLE_MAPPING_LABEL,
   // Webhooks (issue 15)
   webhookAllowPrivateTargets: "Allow webhooks to private addresses",
+  // ClusterProfile export: its own section of the Settings page.
+  hubAllowPrivateTargets: "Allow a ClusterProfile hub on a private address",
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 
@@ -80,6 +82,8 @@ export const settingsSchema = z.object({
   // Webhooks (issue 15)
   /** Webhook targets on private, loopback and link-local addresses are refused unless this is on (SSRF). */
   webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
+  /** The hub kubeconfig's server on a private, loopback or link-local address is refused unless this is on (SSRF, as webhooks). */
+  hubAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.hubAllowPrivateTargets} must be true or false.` }),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -129,4 +133,7 @@ export const DEFAULT_SETTINGS: Settings = {
   ssoRoleMapping: null,
   // Webhooks (issue 15): a receiver inside the network is an admin's explicit choice.
   webhookAllowPrivateTargets: false,
+  // A hub inside the network is an admin's explicit choice too, and a separate one: allowing
+  // webhooks there says nothing about the hub.
+  hubAllowPrivateTargets: false,
 };

@@ -163,6 +163,8 @@ export class FakeKubeApi {
   clusterProfileCrd = true;
   /** true: the token's user may not touch ClusterProfiles (RBAC answers 403). */
   clusterProfilesForbidden = false;
+  /** Set: every ClusterProfile request is answered with this status and a Status body carrying this message. */
+  clusterProfileFailure: { code: number; message: string } | null = null;
   private server: https.Server;
   private rv = 100;
   private readonly namespace: string;
@@ -464,6 +466,8 @@ export class FakeKubeApi {
     if (
       (m = /^\/apis\/multicluster\.x-k8s\.io\/v1alpha1\/namespaces\/([^/]+)\/clusterprofiles(?:\/([^/]+))?(\/status)?$/.exec(p))
     ) {
+      const failure = this.clusterProfileFailure;
+      if (failure) return this.send(res, failure.code, status(failure.code, "InternalError", failure.message));
       if (this.clusterProfilesForbidden)
         return this.send(
           res,

@@ -5,8 +5,14 @@
 // reporting its API server down flips ControlPlaneHealthy; a removed cluster's profile is deleted;
 // a profile deleted on the hub is applied again at the next listing; hub errors (401, 403, missing CRD)
 // show as the last error and in the metrics without crashing; the kubeconfig is sealed at rest.
+// A kubeconfig is a credential, not a program: one stored before its fields were checked is refused
+// at the run without running anything; the hub's address is checked as a webhook's (the test hub is
+// on loopback, so private targets are allowed first); a hub's answer body is never kept or logged.
 // Real database of TEST_ENGINE, services called in-process with the run's clock passed in.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { before, after, describe, test } from "node:test";
 import { CLUSTER_MANAGER_LABEL, clusterProfile } from "@/lib/domain/cluster-profiles";
 import { ApiError } from "@/lib/server/api/errors";
@@ -16,9 +22,10 @@ import { listClusterProfiles } from "@/lib/server/cluster-profiles/list-cluster-
 import { loadProfileFacts } from "@/lib/server/cluster-profiles/profile-facts";
 import { db } from "@/lib/server/db/client";
 import { renderOwnMetrics } from "@/lib/server/metrics/registry";
-import { kekId, unsealKey, type SealedKey } from "@/lib/server/pki/ca-key-seal";
+import { kekId, sealKey, unsealKey, type SealedKey } from "@/lib/server/pki/ca-key-seal";
 import { updateSettings } from "@/lib/server/settings/settings";
 import { appDatabase } from "../helpers/app-database";
+import { captureStderr } from "../helpers/capture-stderr";
 import { FakeKubeApi, type RecordedRequest } from "../helpers/fake-kube-api";
 import { TEST_KEK } from "../helpers/fleet-server";
 import { eksCluster } from "../helpers/kube-clusters";
@@ -99,7 +106,16 @@ describe("ClusterProfile export to a hub", () => {
     );
     assert.equal(await exportClusterProfiles({ now: at(0) }), null, "off: nothing runs");
 
+    // The hub is checked as a webhook target is: this one is on loopback.
     const kubeconfig = hub.kubeconfig(HUB_TOKEN);
+    await assert.rejects(
+      updateExporter(ACTOR, { enabled: true, namespace: NS, kubeconfig }),
+      (e) =>
+        e instanceof ApiError &&
+        e.code === "target_not_allowed" &&
+        /127\.0\.0\.1 resolves to a loopback address .*\(Settings: hubAllowPrivateTargets\)/.test(e.message),
+    );
+    await updateSettings(ACTOR, { hubAllowPrivateTargets: true });
     const state = await updateExporter(ACTOR, { enabled: true, namespace: NS, kubeconfig });
     assert.deepEqual(state.kubeconfig, { set: true, server: hub.url });
     assert.equal(state.enabled, true);
@@ -273,10 +289,7 @@ describe("ClusterProfile export to a hub", () => {
     hub.tokens.add(HUB_TOKEN);
     hub.clusterProfilesForbidden = true;
     const forbidden = await exportClusterProfiles({ now: at(220) });
-    assert.match(
-      forbidden?.error ?? "",
-      /HTTP 403: clusterprofiles\.multicluster\.x-k8s\.io is forbidden.*may not write clusterprofiles/,
-    );
+    assert.match(forbidden?.error ?? "", /HTTP 403 \(the kubeconfig's user may not write clusterprofiles/);
     assert.ok(
       (await renderOwnMetrics()).some((l) => /^fleet_cluster_profile_export_errors_total\{reason="forbidden"\} 1$/.test(l)),
     );
@@ -347,5 +360,72 @@ describe("ClusterProfile export to a hub", () => {
     ]);
     assert.deepEqual(summary(newRequests()), ["PATCH /alpha", "PATCH /alpha/status", "PATCH /bravo", "PATCH /bravo/status"]);
     assert.equal(onHub("bravo")?.metadata.labels?.env, "canary");
+  });
+
+  test("a kubeconfig stored before its fields were checked is refused at the run, and its exec never runs", async () => {
+    const marker = path.join(os.tmpdir(), `fleet-hub-exec-${process.pid}`);
+    fs.rmSync(marker, { force: true });
+    const execConfig = hub
+      .kubeconfig(HUB_TOKEN)
+      .replace(
+        `    token: ${HUB_TOKEN}`,
+        `    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: touch\n      args: [${marker}]`,
+      );
+    const { sealedKubeconfig } = await db().clusterProfileExporter.findUniqueOrThrow({ where: { id: "hub" } });
+    const kek = Buffer.from(TEST_KEK, "base64");
+    const aad = Buffer.from("fleet-registry/hub-kubeconfig/v1");
+    await db().clusterProfileExporter.update({
+      where: { id: "hub" },
+      data: { sealedKubeconfig: JSON.stringify(sealKey(execConfig, kek, aad)) },
+    });
+    try {
+      const run = await exportClusterProfiles({ now: at(1_900) });
+      assert.match(
+        run?.error ?? "",
+        /^The stored hub kubeconfig is refused: it may not set users\[0\]\.user\.exec \(runs a program/,
+      );
+      assert.match((await getExporterState()).lastError?.message ?? "", /users\[0\]\.user\.exec/);
+      assert.ok(
+        (await renderOwnMetrics()).some((l) => /^fleet_cluster_profile_export_errors_total\{reason="kubeconfig"\} 1$/.test(l)),
+      );
+      assert.ok(!fs.existsSync(marker), "the kubeconfig's command did not run");
+      assert.deepEqual(newRequests(), [], "the hub was not called");
+    } finally {
+      await db().clusterProfileExporter.update({ where: { id: "hub" }, data: { sealedKubeconfig } });
+    }
+  });
+
+  test("a hub's answer body is never kept, shown or logged: its status and a fixed sentence are", async () => {
+    const secret = "hub-body-secret-9d2f71c4";
+    hub.clusterProfileFailure = { code: 500, message: `etcd: Authorization: Bearer ${secret}` };
+    // The listing is due again (ten minutes after the last): it meets the failure.
+    const { result: run, output: logged } = await captureStderr(() => exportClusterProfiles({ now: at(2_000) }));
+    hub.clusterProfileFailure = null;
+    assert.equal(run?.error, "The hub answered the list of ClusterProfiles with HTTP 500");
+    assert.equal((await getExporterState()).lastError?.message, "The hub answered the list of ClusterProfiles with HTTP 500");
+    assert.match(
+      logged,
+      /ClusterProfile export stopped by the hub reason=http_500 error="The hub answered the list of ClusterProfiles with HTTP 500"/,
+    );
+    assert.ok(!logged.includes(secret) && !logged.includes("etcd"), logged);
+    const [row] = await database.current.query<{ lastError: string }>(`SELECT "lastError" FROM "ClusterProfileExporter"`);
+    assert.ok(row && !row.lastError.includes(secret));
+    newRequests();
+  });
+
+  test("with private targets no longer allowed, the loopback hub is refused at the run before any request", async () => {
+    await updateSettings(ACTOR, { hubAllowPrivateTargets: false });
+    try {
+      const run = await exportClusterProfiles({ now: at(2_100) });
+      assert.match(run?.error ?? "", /127\.0\.0\.1 resolves to a loopback address .*hubAllowPrivateTargets/);
+      assert.ok(
+        (await renderOwnMetrics()).some((l) =>
+          /^fleet_cluster_profile_export_errors_total\{reason="target_not_allowed"\} 1$/.test(l),
+        ),
+      );
+      assert.deepEqual(newRequests(), []);
+    } finally {
+      await updateSettings(ACTOR, { hubAllowPrivateTargets: true });
+    }
   });
 });

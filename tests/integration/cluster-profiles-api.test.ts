@@ -1,7 +1,8 @@
 // The fleet as ClusterProfiles over HTTP on the real server (issue 15 part 3): the list as a
 // viewer's API key sees it (every answer checked against its contract, which restates the CRD's
 // constraints), paging and refused cursors, the exporter's settings (the kubeconfig never comes
-// back), and the background job inside the server applying the fleet to a loopback hub through
+// back; one that would run a command, or names a private hub while those are not allowed, is
+// refused), and the background job inside the server applying the fleet to a loopback hub through
 // @kubernetes/client-node, counted in /api/metrics and described in the OpenAPI document.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -81,6 +82,27 @@ describe("GET /api/v1/clusterprofiles and the exporter on a running server", () 
     assert.equal(bad.body.error, "invalid_request");
     const unknownField = await server.api("PATCH", "/api/v1/settings/cluster-profile-export", { hub: "x" });
     assert.equal(unknownField.status, 400);
+    // A kubeconfig that would run a command on the server is refused by the field's name.
+    const exec = await server.api("PATCH", "/api/v1/settings/cluster-profile-export", {
+      kubeconfig: hub
+        .kubeconfig(HUB_TOKEN)
+        .replace(`    token: ${HUB_TOKEN}`, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: id"),
+    });
+    assert.equal(exec.status, 400, JSON.stringify(exec.body));
+    assert.equal(exec.body.error, "invalid_request");
+    assert.match(exec.body.message, /may not set users\[0\]\.user\.exec \(runs a program on this server\)/);
+    assert.deepEqual(
+      exec.body.details.map((d: { field: string }) => d.field),
+      ["kubeconfig"],
+    );
+    // The test hub is on loopback: refused as a webhook target would be, until private targets are allowed.
+    const loopback = await server.api("PATCH", "/api/v1/settings/cluster-profile-export", {
+      kubeconfig: hub.kubeconfig(HUB_TOKEN),
+    });
+    assert.equal(loopback.status, 422, JSON.stringify(loopback.body));
+    assert.equal(loopback.body.error, "target_not_allowed");
+    assert.match(loopback.body.message, /hubAllowPrivateTargets/);
+    assert.equal((await server.api("PATCH", "/api/v1/settings", { hubAllowPrivateTargets: true })).status, 200);
 
     const res = await server.api("PATCH", "/api/v1/settings/cluster-profile-export", {
       enabled: true,

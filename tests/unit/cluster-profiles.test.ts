@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { clusterProfileSchema } from "@/lib/contracts/cluster-profiles";
 import { clusterProfile, type ProfileFacts } from "@/lib/domain/cluster-profiles";
-import { summarizeKubeconfig } from "@/lib/domain/kubeconfig";
+import { checkHubKubeconfig } from "@/lib/domain/kubeconfig";
 
 const now = new Date("2026-12-01T12:00:00.000Z");
 const ago = (s: number) => new Date(now.getTime() - s * 1000);
@@ -145,32 +145,83 @@ describe("clusterProfile", () => {
   });
 });
 
-describe("summarizeKubeconfig", () => {
-  const config = (server: string, extra = "") =>
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: hub\n  cluster:\n    server: ${server}\nusers:\n- name: admin\n  user:\n    token: abc\ncontexts:\n- name: hub\n  context:\n    cluster: hub\n    user: admin\ncurrent-context: hub\n${extra}`;
+describe("checkHubKubeconfig", () => {
+  const config = (server: string, extra = "", user = "    token: abc") =>
+    `apiVersion: v1\nkind: Config\nclusters:\n- name: hub\n  cluster:\n    server: ${server}\nusers:\n- name: admin\n  user:\n${user}\ncontexts:\n- name: hub\n  context:\n    cluster: hub\n    user: admin\ncurrent-context: hub\n${extra}`;
+  const problem = (text: string) => {
+    const s = checkHubKubeconfig(text);
+    assert.equal(s.ok, false);
+    return s.ok ? "" : s.problem;
+  };
 
-  test("names the current context's server", () => {
-    assert.deepEqual(summarizeKubeconfig(config("https://hub.example.com:6443/")), {
+  test("takes the current context's https server and its inline credentials, nothing else", () => {
+    const pem = Buffer.from("-----BEGIN CERTIFICATE-----").toString("base64");
+    const text = config(
+      "https://hub.example.com:6443/",
+      "preferences: {}\n",
+      ["    client-certificate-data: " + pem, "    client-key-data: " + pem, "    token: abc"].join("\n"),
+    ).replace("    server:", `    certificate-authority-data: ${pem}\n    tls-server-name: api.hub\n    server:`);
+    assert.deepEqual(checkHubKubeconfig(text), {
       ok: true,
       server: "https://hub.example.com:6443",
       context: "hub",
+      cluster: { caData: pem, tlsServerName: "api.hub" },
+      user: { token: "abc", certData: pem, keyData: pem },
     });
   });
 
   test("refuses what the exporter could not use, saying why", () => {
-    const problem = (text: string) => {
-      const s = summarizeKubeconfig(text);
-      assert.equal(s.ok, false);
-      return s.ok ? "" : s.problem;
-    };
     assert.match(problem("{"), /not YAML/);
     assert.match(problem("- a\n- b"), /not a kubeconfig/);
     assert.match(problem(config("http://hub:6443")), /not https/);
+    assert.match(problem(config("https://root:pw@hub:6443")), /user name or password/);
     assert.match(
       problem(config("https://hub:6443").replace("current-context: hub", "current-context: other")),
       /no context named "other"/,
     );
     assert.match(problem(config("https://hub:6443").replace("- name: admin", "- name: someone")), /no user named "admin"/);
     assert.match(problem(config("https://hub:6443").replace("current-context: hub", "")), /no current-context/);
+    assert.match(
+      problem(config("https://hub:6443", "", "    client-certificate-data: abc")),
+      /only one of client-certificate-data/,
+    );
+  });
+
+  test("refuses every field that runs a program, reads a file, skips the certificate check or goes through a proxy, by name", () => {
+    const userField = (yaml: string) => problem(config("https://hub:6443", "", yaml));
+    const clusterField = (yaml: string) => problem(config("https://hub:6443").replace("    server:", `${yaml}\n    server:`));
+    const cases: [string, string, RegExp][] = [
+      [
+        userField("    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sh\n      args: [-c, id]"),
+        "users[0].user.exec",
+        /runs a program/,
+      ],
+      [userField("    auth-provider:\n      name: oidc\n      config: {}"), "users[0].user.auth-provider", /runs a program/],
+      [userField("    tokenFile: /data/auth-secret"), "users[0].user.tokenFile", /reads a file/],
+      [userField("    token-file: /data/auth-secret"), "users[0].user.token-file", /reads a file/],
+      [
+        userField("    client-certificate: /etc/tls.crt\n    client-key-data: abc"),
+        "users[0].user.client-certificate",
+        /reads a file/,
+      ],
+      [userField("    client-key: /etc/tls.key"), "users[0].user.client-key", /reads a file/],
+      [userField("    username: admin\n    password: pw"), "users[0].user.username", /basic authentication/],
+      [userField("    as: system:admin"), "users[0].user.as", /impersonation/],
+      [clusterField("    certificate-authority: /etc/ca.crt"), "clusters[0].cluster.certificate-authority", /reads a file/],
+      [clusterField("    insecure-skip-tls-verify: true"), "clusters[0].cluster.insecure-skip-tls-verify", /certificate/],
+      [clusterField("    proxy-url: http://10.0.0.1:3128"), "clusters[0].cluster.proxy-url", /another host/],
+      [clusterField("    something-new: x"), "clusters[0].cluster.something-new", /not a field the exporter takes/],
+    ];
+    for (const [message, field, why] of cases) {
+      assert.ok(message.includes(`may not set ${field} (`), `${field}: ${message}`);
+      assert.match(message, why);
+      assert.match(message, /only an https server and inline credentials are accepted/);
+    }
+    // Not only the current context's entries: whatever the file holds is sealed and stored.
+    const other = config("https://hub:6443").replace(
+      "users:\n",
+      "users:\n- name: laptop\n  user:\n    exec:\n      command: gcloud\n",
+    );
+    assert.match(problem(other), /may not set users\[0\]\.user\.exec/);
   });
 });

@@ -3,6 +3,7 @@
 import { useState, type FormEvent } from "react";
 import type { ExporterPatch, ExporterState } from "@/lib/contracts/cluster-profiles";
 import { useClusterProfileExport, useUpdateClusterProfileExport } from "@/lib/client/cluster-profile-export";
+import { PrivateTargetsSwitch } from "@/components/settings/private-targets-switch";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
@@ -114,6 +115,10 @@ function ExportForm({ state }: { state: ExporterState }) {
           spellCheck={false}
         />
       </div>
+      <PrivateTargetsSwitch
+        setting="hubAllowPrivateTargets"
+        hint="Turn it on for a hub inside your network, before pasting its kubeconfig."
+      />
       <div className="space-y-1.5">
         <label htmlFor="cluster-profile-kubeconfig" className="block text-sm font-medium">
           Hub kubeconfig
@@ -131,7 +136,7 @@ function ExportForm({ state }: { state: ExporterState }) {
         />
         <p id="cluster-profile-kubeconfig-hint" className="text-xs text-slate-500 dark:text-slate-400">
           {state.kekConfigured
-            ? "Its current context is used. Stored sealed with the key-encryption key and never shown again."
+            ? "Its current context is used, with inline credentials only (token, client certificate and key data, CA data): no exec, auth-provider, file paths, insecure-skip-tls-verify or proxy-url. Stored sealed with the key-encryption key and never shown again."
             : "This server has no key-encryption key (FLEET_CA_KEK_FILE), so a kubeconfig cannot be stored."}
         </p>
       </div>

@@ -12,9 +12,10 @@ import { Field } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
-// The SSO role mapping has its own section (sso-section.tsx) and the webhook targets' switch is set
-// in the Webhooks section, beside the subscriptions it governs: neither is part of this form's patch.
-type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping" | "webhookAllowPrivateTargets">, string>;
+// The SSO role mapping has its own section (sso-section.tsx), and the private-target switches are
+// set beside what they govern (the Webhooks and ClusterProfile export sections): none is part of
+// this form's patch.
+type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping" | "webhookAllowPrivateTargets" | "hubAllowPrivateTargets">, string>;
 type Errors = Partial<Record<keyof Settings, string>>;
 
 // The required-label preview recounts as keys are typed, once typing pauses.

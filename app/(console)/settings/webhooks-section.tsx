@@ -1,51 +1,16 @@
 "use client";
 
 import { useState } from "react";
-import { useSettings, useUpdateSettings } from "@/lib/client/settings";
 import { useWebhooks, type Webhook } from "@/lib/client/webhooks";
-import { SETTING_LABELS } from "@/lib/domain/settings";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { InlineError } from "@/components/ui/inline-error";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { CreateWebhookDialog } from "@/components/settings/create-webhook-dialog";
 import { DeleteWebhookDialog } from "@/components/settings/delete-webhook-dialog";
+import { PrivateTargetsSwitch } from "@/components/settings/private-targets-switch";
 import { WebhookDeliveriesDialog } from "@/components/settings/webhook-deliveries-dialog";
 import { WebhooksTable } from "@/components/settings/webhooks-table";
-
-/** The switch for private targets: off, a webhook may only reach public addresses (SSRF). */
-function PrivateTargetsSwitch() {
-  const settings = useSettings();
-  const update = useUpdateSettings();
-  if (!settings.data) return null;
-  // While the change is saved the box shows what was asked for; a refusal puts it back.
-  const checked = update.isPending
-    ? (update.variables.webhookAllowPrivateTargets ?? settings.data.webhookAllowPrivateTargets)
-    : settings.data.webhookAllowPrivateTargets;
-  return (
-    <div className="mb-4">
-      <label className="flex items-start gap-2 text-sm">
-        <input
-          type="checkbox"
-          className="mt-0.5 h-4 w-4 rounded border-slate-300 accent-sky-600"
-          checked={checked}
-          disabled={update.isPending}
-          onChange={(e) => update.mutate({ webhookAllowPrivateTargets: e.target.checked })}
-          aria-describedby="webhook-private-hint"
-        />
-        <span>
-          <span className="font-medium">{SETTING_LABELS.webhookAllowPrivateTargets}</span>
-          <span id="webhook-private-hint" className="block text-xs text-slate-600 dark:text-slate-400">
-            Private (10/8, 172.16/12, 192.168/16, fc00::/7), loopback and link-local addresses are refused unless this is on. Turn
-            it on only for receivers inside your network.
-          </span>
-        </span>
-      </label>
-      {update.error && <InlineError className="mt-2" error={update.error} />}
-    </div>
-  );
-}
 
 /** Webhook subscriptions: fleet events POSTed to a URL, signed, retried for 24 h, with a delivery log each. */
 export function WebhooksSection() {
@@ -67,7 +32,7 @@ export function WebhooksSection() {
         failed rollouts, POSTed with <code className="font-mono text-xs">X-Fleet-Signature: sha256=…</code> (HMAC of the body
         under the secret shown once).
       </p>
-      <PrivateTargetsSwitch />
+      <PrivateTargetsSwitch setting="webhookAllowPrivateTargets" hint="Turn it on only for receivers inside your network." />
       {webhooks.isPending ? (
         <TableSkeleton rows={2} label="Loading webhooks" />
       ) : webhooks.isError ? (

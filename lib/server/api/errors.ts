@@ -1,5 +1,6 @@
 import "server-only";
 import { classifyDatabaseError, RETRY_AFTER_SECONDS, type DatabaseFault } from "@/lib/server/db/database-errors";
+import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
 
 // Every error code the APIs answer with, and its HTTP status (PROTOCOL.md). One table, so a
@@ -81,8 +82,9 @@ export function errorReply(err: unknown): {
     if (SHED.has(known.code)) incCounter(SHED_REQUESTS, SHED_HELP, { reason: known.code });
     return { status: known.status, body: errorBody(known.code, known.message, known.details), headers: known.headers };
   }
-  // Unknown errors carry internals (SQL, stack traces): log them, answer generically.
-  console.error("unhandled error:", err);
+  // Unknown errors carry internals (SQL, stack traces): log them (through the log, which keeps
+  // request header values out), answer generically.
+  log.error("unhandled error", { error: err });
   return { status: 500, body: errorBody("internal", "Something went wrong on the server; it has been logged.") };
 }
 

@@ -6,7 +6,7 @@ import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { getSettings } from "@/lib/server/settings/settings";
-import { loadExporterConfig, recordExportRun } from "./exporter-settings";
+import { loadExporterConfig, recordExportRun, type ExporterConfig } from "./exporter-settings";
 import type { HubClient } from "./hub-client";
 import { HubError } from "./hub-error";
 import { loadProfileFacts } from "./profile-facts";
@@ -45,13 +45,13 @@ const reconcile = () =>
     client: null as { key: string; hub: HubClient } | null,
   }));
 
-async function hubClient(key: string, config: { kubeconfig: string; namespace: string }): Promise<HubClient> {
+async function hubClient(key: string, config: ExporterConfig): Promise<HubClient> {
   const state = reconcile();
   if (state.client?.key !== key) {
     state.client?.hub.close();
     // Loaded on first use: an install that exports nothing never pays for @kubernetes/client-node.
     const { HubClient } = await import("./hub-client");
-    state.client = { key, hub: new HubClient(config.kubeconfig, config.namespace) };
+    state.client = { key, hub: new HubClient(config.hub, config.namespace, config.allowPrivate) };
   }
   return state.client.hub;
 }
@@ -73,8 +73,9 @@ export async function exportClusterProfiles(
   try {
     config = await loadExporterConfig();
   } catch (err) {
-    // A kubeconfig that no longer opens (another KEK) is the admin's to fix: show it, do not crash.
-    const message = `The stored hub kubeconfig cannot be opened: ${err instanceof Error ? err.message : String(err)}`;
+    // A kubeconfig that no longer opens (another KEK) or is refused is the admin's to fix: show it, do not crash.
+    if (!(err instanceof HubError)) throw err;
+    const message = err.message;
     incCounter(EXPORT_ERRORS, "ClusterProfile export runs ended by an error, by reason", { reason: "kubeconfig" });
     await recordExportRun({ at: now, changed: false, error: message });
     return { applied: [], deleted: [], waiting: [], error: message };
@@ -86,7 +87,7 @@ export async function exportClusterProfiles(
   }
   const run: ExportRun = { applied: [], deleted: [], waiting: [], error: null };
   const budget = opts.maxWrites ?? MAX_WRITES_PER_RUN;
-  const hubKey = sha256([config.kubeconfig, config.namespace]);
+  const hubKey = sha256([config.hub, config.namespace, config.allowPrivate]);
   try {
     const hub = await hubClient(hubKey, config);
     const settings = await getSettings();

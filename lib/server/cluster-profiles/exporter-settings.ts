@@ -1,11 +1,15 @@
 import "server-only";
 import type { ExporterPatch, ExporterState } from "@/lib/contracts/cluster-profiles";
-import { summarizeKubeconfig } from "@/lib/domain/kubeconfig";
+import { checkHubKubeconfig, type HubKubeconfig } from "@/lib/domain/kubeconfig";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { isSealedKey, sealKey, unsealKey } from "@/lib/server/pki/ca-key-seal";
+import { getSettings } from "@/lib/server/settings/settings";
+import { TargetRefused } from "@/lib/server/webhooks/post-webhook";
+import { HubError } from "./hub-error";
+import { resolveHubTarget } from "./hub-target";
 
 // The ClusterProfile exporter's settings: one row (ClusterProfileExporter "hub"). The hub
 // kubeconfig holds a credential for another cluster, so it is stored only sealed with the KEK
@@ -17,7 +21,7 @@ export const DEFAULT_EXPORT_NAMESPACE = "fleet-registry";
 const KUBECONFIG_AAD = Buffer.from("fleet-registry/hub-kubeconfig/v1");
 
 /** What the exporter job needs: null when it is off or has no hub. */
-export type ExporterConfig = { namespace: string; kubeconfig: string };
+export type ExporterConfig = { namespace: string; hub: HubKubeconfig; allowPrivate: boolean };
 
 async function row() {
   return db().clusterProfileExporter.findUnique({ where: { id: ROW_ID } });
@@ -46,12 +50,13 @@ export async function updateExporter(actor: Actor, patch: ExporterPatch): Promis
   const data: { enabled?: boolean; namespace?: string; sealedKubeconfig?: string | null; hubServer?: string | null } = {};
   const changes: Record<string, unknown> = {};
   if (typeof patch.kubeconfig === "string") {
-    const summary = summarizeKubeconfig(patch.kubeconfig);
+    const summary = checkHubKubeconfig(patch.kubeconfig);
     if (!summary.ok) {
       throw new ApiError("invalid_request", `The hub kubeconfig ${summary.problem}.`, [
         { field: "kubeconfig", message: `The hub kubeconfig ${summary.problem}.` },
       ]);
     }
+    await checkHubTarget(summary.server);
     const kek = env().fleetCaKek;
     if (!kek) {
       throw new ApiError(
@@ -96,13 +101,41 @@ export async function updateExporter(actor: Actor, patch: ExporterPatch): Promis
   return getExporterState();
 }
 
-/** The exporter's configuration with the kubeconfig opened, or null when it is off. */
+/** Refuses a hub whose host resolves to an address the exporter may not reach (the setting decides on private ones). */
+async function checkHubTarget(server: string) {
+  const { hubAllowPrivateTargets } = await getSettings();
+  try {
+    await resolveHubTarget(new URL(server).hostname, hubAllowPrivateTargets);
+  } catch (err) {
+    if (err instanceof TargetRefused)
+      throw new ApiError("target_not_allowed", err.message, [{ field: "kubeconfig", message: err.message }]);
+    throw err;
+  }
+}
+
+/**
+ * The exporter's configuration with the kubeconfig opened and checked again (one stored before
+ * the check, or under older rules, is refused here rather than run), or null when it is off.
+ * Throws a HubError the job shows when the kubeconfig does not open or is refused.
+ */
 export async function loadExporterConfig(): Promise<ExporterConfig | null> {
   const r = await row();
   if (!r?.enabled || !r.sealedKubeconfig) return null;
-  const sealed: unknown = JSON.parse(r.sealedKubeconfig);
-  if (!isSealedKey(sealed)) throw new Error("the stored hub kubeconfig is not a sealed envelope");
-  return { namespace: r.namespace, kubeconfig: unsealKey(sealed, env().fleetCaKek, KUBECONFIG_AAD) };
+  let text: string;
+  try {
+    const sealed: unknown = JSON.parse(r.sealedKubeconfig);
+    if (!isSealedKey(sealed)) throw new Error("it is not a sealed envelope");
+    text = unsealKey(sealed, env().fleetCaKek, KUBECONFIG_AAD);
+  } catch (err) {
+    throw new HubError(
+      "kubeconfig",
+      `The stored hub kubeconfig cannot be opened: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  const hub = checkHubKubeconfig(text);
+  if (!hub.ok) throw new HubError("kubeconfig", `The stored hub kubeconfig is refused: it ${hub.problem}. Paste one again.`);
+  const { ok: _ok, ...checked } = hub;
+  return { namespace: r.namespace, hub: checked, allowPrivate: (await getSettings()).hubAllowPrivateTargets };
 }
 
 /**

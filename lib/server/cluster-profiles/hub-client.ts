@@ -1,5 +1,6 @@
 import "server-only";
 import https from "node:https";
+import type { LookupFunction } from "node:net";
 import {
   ApiException,
   createConfiguration,
@@ -19,7 +20,10 @@ import {
   CLUSTER_PROFILE_VERSION,
   type ClusterProfile,
 } from "@/lib/domain/cluster-profiles";
+import type { HubKubeconfig } from "@/lib/domain/kubeconfig";
+import { TargetRefused } from "@/lib/server/webhooks/post-webhook";
 import { HubError } from "./hub-error";
+import { resolveHubTarget } from "./hub-target";
 
 // The exporter's way into the hub: @kubernetes/client-node's CustomObjectsApi with the hub
 // kubeconfig. Writes are server-side apply (application/apply-patch+yaml, our field manager,
@@ -32,7 +36,9 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const APPLY = setHeaderOptions("Content-Type", PatchStrategy.ServerSideApply);
 
 const REASONS: Record<number, string> = { 401: "unauthorized", 403: "forbidden", 404: "not_found" };
-// What the admin can do about it (client-node drops the body of a 401, so this is all they get).
+// What the admin can do about it. The hub's own answer body is never kept or shown: it is the
+// hub's text (or whatever answers at that address), and it lands in the admin-visible last error
+// and the log.
 const HINTS: Record<number, string> = {
   401: " (the hub refused the kubeconfig's credentials: paste a kubeconfig with a valid token or certificate)",
   403: " (the kubeconfig's user may not write clusterprofiles and clusterprofiles/status in this namespace: see the README's Role)",
@@ -41,19 +47,16 @@ const HINTS: Record<number, string> = {
 
 function hubError(err: unknown, what: string): HubError {
   if (err instanceof HubError) return err;
+  if (err instanceof TargetRefused) return new HubError("target_not_allowed", err.message);
   if (err instanceof ApiException) {
     const code = err.code;
-    let detail = "";
-    try {
-      const body: unknown = typeof err.body === "string" ? JSON.parse(err.body) : err.body;
-      const message = (body as { message?: unknown } | null)?.message;
-      if (typeof message === "string") detail = `: ${message.slice(0, 300)}`;
-    } catch {}
-    const hint = HINTS[code] ?? "";
-    return new HubError(REASONS[code] ?? `http_${code}`, `The hub answered ${what} with HTTP ${code}${detail}${hint}`);
+    return new HubError(REASONS[code] ?? `http_${code}`, `The hub answered ${what} with HTTP ${code}${HINTS[code] ?? ""}`);
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return new HubError("network", `The hub could not be reached for ${what}: ${message.slice(0, 300)}`);
+  // Only a system error's code (ECONNREFUSED, CERT_HAS_EXPIRED...): messages can quote the answer
+  // (an unparsable body) or the request.
+  const code = (err as { code?: unknown } | null)?.code;
+  const why = typeof code === "string" && /^[A-Z0-9_]{1,64}$/.test(code) ? code : "no usable answer";
+  return new HubError("network", `The hub could not be reached for ${what} (${why})`);
 }
 
 async function call<T>(what: string, request: () => Promise<T>): Promise<T> {
@@ -75,20 +78,24 @@ async function call<T>(what: string, request: () => Promise<T>): Promise<T> {
 
 /**
  * The kubeconfig's authentication with one keep-alive connection pool: client-node makes a new
- * https.Agent (so a new TLS handshake) for every request, which measured 20 requests, 20 TLS
- * connections, ~72 ms each on the test hub. Credentials are still applied per request (a rotated
- * token file is re-read); only the agent, built from the same TLS options, is kept.
+ * https.Agent (so a new TLS handshake) for every request; only the agent, built from the same TLS
+ * options, is kept. Before each request the hub's host is resolved and checked (hubAllowPrivateTargets),
+ * and new connections go to that checked address, never to another lookup's answer (DNS rebinding).
  */
-function keepAlive(config: KubeConfig): SecurityAuthentication & { close(): void } {
+function checkedKeepAlive(config: KubeConfig, server: URL, allowPrivate: boolean): SecurityAuthentication & { close(): void } {
   let agent: https.Agent | null = null;
+  let target: { address: string; family: 4 | 6 } | null = null;
+  const lookup = ((_host: string, o: { all?: boolean }, cb: (...args: unknown[]) => void) =>
+    o?.all ? cb(null, [target]) : cb(null, target!.address, target!.family)) as unknown as LookupFunction;
   return {
     close: () => agent?.destroy(),
-    getName: () => "kubeconfig authentication, keep-alive",
+    getName: () => "kubeconfig authentication, checked address, keep-alive",
     async applySecurityAuthentication(context: RequestContext) {
+      target = await resolveHubTarget(server.hostname, allowPrivate);
       await config.applySecurityAuthentication(context);
       const fresh = context.getAgent();
       if (!(fresh instanceof https.Agent)) return;
-      agent ??= new https.Agent({ ...fresh.options, keepAlive: true, maxSockets: 4 });
+      agent ??= new https.Agent({ ...fresh.options, keepAlive: true, maxSockets: 4, lookup });
       context.setAgent(agent);
       fresh.destroy();
     },
@@ -98,18 +105,26 @@ function keepAlive(config: KubeConfig): SecurityAuthentication & { close(): void
 export class HubClient {
   private readonly api: CustomObjectsApi;
   /** Closes the kept-alive connections. */
-  close: () => void = () => {};
+  readonly close: () => void;
   private readonly target: { group: string; version: string; namespace: string; plural: string };
 
-  constructor(kubeconfig: string, namespace: string) {
+  /** `hub` is a checked kubeconfig (lib/domain/kubeconfig.ts): client-node sees only its inline credentials. */
+  constructor(hub: HubKubeconfig, namespace: string, allowPrivate: boolean) {
     const config = new KubeConfig();
-    config.loadFromString(kubeconfig);
-    const cluster = config.getCurrentCluster();
-    if (!cluster) throw new HubError("kubeconfig", "The hub kubeconfig's current context names no cluster");
-    const auth = cluster.proxyUrl ? config : keepAlive(config);
-    if ("close" in auth) this.close = auth.close;
+    config.loadFromClusterAndUser(
+      {
+        name: "hub",
+        server: hub.server,
+        caData: hub.cluster.caData,
+        tlsServerName: hub.cluster.tlsServerName,
+        skipTLSVerify: false,
+      },
+      { name: "hub", token: hub.user.token, certData: hub.user.certData, keyData: hub.user.keyData },
+    );
+    const auth = checkedKeepAlive(config, new URL(hub.server), allowPrivate);
+    this.close = auth.close;
     this.api = new CustomObjectsApi(
-      createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: auth } }),
+      createConfiguration({ baseServer: new ServerConfiguration(hub.server, {}), authMethods: { default: auth } }),
     );
     this.target = { group: CLUSTER_PROFILE_GROUP, version: CLUSTER_PROFILE_VERSION, namespace, plural: CLUSTER_PROFILE_PLURAL };
   }

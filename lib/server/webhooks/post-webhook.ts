@@ -17,8 +17,16 @@ import { env } from "@/lib/env";
 
 export class TargetRefused extends Error {}
 
+/** Who is refused and the setting that would allow private targets, for TargetRefused's sentence. */
+export type TargetRule = { subject: string; setting: string };
+const WEBHOOK_RULE: TargetRule = { subject: "webhooks go to", setting: "webhookAllowPrivateTargets" };
+
 /** The checked address to connect to for `hostname`, or TargetRefused saying why not. */
-export async function resolveTarget(hostname: string, allowPrivate: boolean): Promise<{ address: string; family: 4 | 6 }> {
+export async function resolveTarget(
+  hostname: string,
+  allowPrivate: boolean,
+  rule: TargetRule = WEBHOOK_RULE,
+): Promise<{ address: string; family: 4 | 6 }> {
   const bare = hostname.replace(/^\[|\]$/g, "");
   let addresses: { address: string; family: number }[];
   if (net.isIP(bare)) addresses = [{ address: bare, family: net.isIP(bare) }];
@@ -33,9 +41,9 @@ export async function resolveTarget(hostname: string, allowPrivate: boolean): Pr
   if (refused || !addresses.length) {
     const cls = refused ? classifyAddress(refused.address) : "invalid";
     throw new TargetRefused(
-      `The host ${bare} resolves to a ${cls} address (${refused?.address ?? "none"}); webhooks go to public addresses only` +
+      `The host ${bare} resolves to a ${cls} address (${refused?.address ?? "none"}); ${rule.subject} public addresses only` +
         (cls === "private" || cls === "loopback" || cls === "linkLocal"
-          ? " unless an admin allows private targets (Settings: webhookAllowPrivateTargets)."
+          ? ` unless an admin allows private targets (Settings: ${rule.setting}).`
           : "."),
     );
   }

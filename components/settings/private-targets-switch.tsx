@@ -1,0 +1,38 @@
+"use client";
+
+import { useSettings, useUpdateSettings } from "@/lib/client/settings";
+import { SETTING_LABELS } from "@/lib/domain/settings";
+import { InlineError } from "@/components/ui/inline-error";
+
+type PrivateTargetsSetting = "webhookAllowPrivateTargets" | "hubAllowPrivateTargets";
+
+/** A switch for private targets (server-side request forgery): off, only public addresses are reached. */
+export function PrivateTargetsSwitch({ setting, hint }: { setting: PrivateTargetsSetting; hint: string }) {
+  const settings = useSettings();
+  const update = useUpdateSettings();
+  if (!settings.data) return null;
+  // While the change is saved the box shows what was asked for; a refusal puts it back.
+  const checked = update.isPending ? (update.variables[setting] ?? settings.data[setting]) : settings.data[setting];
+  return (
+    <div className="mb-4">
+      <label className="flex items-start gap-2 text-sm">
+        <input
+          type="checkbox"
+          className="mt-0.5 h-4 w-4 rounded border-slate-300 accent-sky-600"
+          checked={checked}
+          disabled={update.isPending}
+          onChange={(e) => update.mutate({ [setting]: e.target.checked })}
+          aria-describedby={`${setting}-hint`}
+        />
+        <span>
+          <span className="font-medium">{SETTING_LABELS[setting]}</span>
+          <span id={`${setting}-hint`} className="block text-xs text-slate-600 dark:text-slate-400">
+            Private (10/8, 172.16/12, 192.168/16, fc00::/7), loopback and link-local addresses are refused unless this is on.{" "}
+            {hint}
+          </span>
+        </span>
+      </label>
+      {update.error && <InlineError className="mt-2" error={update.error} />}
+    </div>
+  );
+}
