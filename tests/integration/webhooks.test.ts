@@ -434,7 +434,7 @@ describe(`webhook delivery on ${engine}`, () => {
       const [log] = await listDeliveries(allowed.id, 1);
       assert.equal(log?.state, "pending");
       assert.equal(log?.lastStatusCode, null);
-      assert.match(log?.lastError ?? "", /loopback address/);
+      assert.match(log?.lastError ?? "", /127\.0\.0\.1, loopback/);
       assert.equal(receiver.received.length, 0);
     } finally {
       await updateSettings(admin, { webhookAllowPrivateTargets: true });

@@ -37,8 +37,8 @@ function PrivateTargetsSwitch() {
         <span>
           <span className="font-medium">{SETTING_LABELS.webhookAllowPrivateTargets}</span>
           <span id="webhook-private-hint" className="block text-xs text-slate-600 dark:text-slate-400">
-            Private (10/8, 172.16/12, 192.168/16, fc00::/7), loopback and link-local addresses are refused unless this is on. Turn
-            it on only for receivers inside your network.
+            Private (10/8, 172.16/12, 192.168/16, fc00::/7) and loopback addresses are refused unless this is on; link-local and
+            cloud metadata addresses always are. Turn it on only for receivers inside your network.
           </span>
         </span>
       </label>
