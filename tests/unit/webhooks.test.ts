@@ -1,6 +1,10 @@
-// The pure parts of webhook notifications: which addresses a webhook may reach (SSRF), the retry
-// schedule, the NotReady/Ready debounce and flapping rules, the payload and its Slack text.
+// The pure parts of webhook notifications: which addresses a webhook may reach (SSRF), how a
+// delivery is signed and checked (the README's receiver too), the retry schedule, the
+// NotReady/Ready debounce and flapping rules, the payload and its Slack text.
 import assert from "node:assert/strict";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, test } from "node:test";
 import {
   classifyAddress,
@@ -10,6 +14,12 @@ import {
   webhookAddressAllowed,
   type AddressClass,
 } from "@/lib/domain/network";
+import {
+  verifyWebhookSignature,
+  WEBHOOK_HEADERS,
+  WEBHOOK_TOLERANCE_SECONDS,
+  webhookSignatureHeaders,
+} from "@/lib/domain/webhook-signature";
 import {
   flappingDue,
   nextAttemptAt,
@@ -209,5 +219,63 @@ describe("payload", () => {
     assert.equal(webhookCreateSchema.safeParse({ url: "https://example.com/", events: [] }).success, false);
     assert.equal(webhookCreateSchema.safeParse({ url: "https://example.com/", events: ["webhook.test"] }).success, false);
     assert.equal(webhookCreateSchema.safeParse({ url: "https://example.com/", events: ["cluster.nope"] }).success, false);
+  });
+});
+
+describe("webhook signatures", () => {
+  const secret = "whsec_test";
+  const body = JSON.stringify({ id: "d1", type: "webhook.test" });
+  const sentAt = new Date("2026-12-02T12:00:00.000Z");
+  const sent = webhookSignatureHeaders(secret, body, sentAt);
+  const timestamp = sent[WEBHOOK_HEADERS.timestamp]!;
+  const signature = sent[WEBHOOK_HEADERS.signature]!;
+  const check = (over: Partial<Parameters<typeof verifyWebhookSignature>[0]> = {}) =>
+    verifyWebhookSignature({ secret, body, timestamp, signature, now: sentAt, ...over });
+
+  test("the signature is HMAC-SHA256 of timestamp.body under the secret, beside its timestamp", () => {
+    assert.equal(timestamp, "1796212800");
+    assert.equal(signature, `sha256=${createHmac("sha256", secret).update(`1796212800.${body}`).digest("hex")}`);
+    // The body-only signature of the previous release, sent for one more release.
+    assert.equal(sent[WEBHOOK_HEADERS.legacySignature], `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
+    assert.deepEqual(check(), { ok: true });
+    assert.deepEqual(check({ body: Buffer.from(body) }), { ok: true }, "over the raw bytes as well");
+  });
+
+  test("another secret, another body, or the timestamp moved (to refresh a replay) do not verify", () => {
+    assert.deepEqual(check({ secret: `${secret}x` }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ body: body.replace("d1", "d2") }), { ok: false, reason: "mismatch" });
+    const later = new Date(sentAt.getTime() + 3_600_000);
+    assert.deepEqual(check({ timestamp: String(Number(timestamp) + 3_600), now: later }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ signature: sent[WEBHOOK_HEADERS.legacySignature] }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ timestamp: undefined }), { ok: false, reason: "missing" });
+    assert.deepEqual(check({ timestamp: "1796212800.5" }), { ok: false, reason: "missing" });
+  });
+
+  test("a delivery replayed more than 5 minutes after it was sent (or dated ahead) is refused", () => {
+    const at = (seconds: number) => new Date(sentAt.getTime() + seconds * 1000);
+    assert.equal(WEBHOOK_TOLERANCE_SECONDS, 300);
+    assert.deepEqual(check({ now: at(300) }), { ok: true });
+    assert.deepEqual(check({ now: at(301) }), { ok: false, reason: "stale" });
+    assert.deepEqual(check({ now: at(-301) }), { ok: false, reason: "stale" });
+    assert.deepEqual(check({ now: at(86_400) }), { ok: false, reason: "stale" });
+  });
+
+  test("the README's receiver accepts what the server signs and refuses a replay older than 5 minutes", () => {
+    // The verification a receiver copies from the README, run as written.
+    const readme = readFileSync(path.join(process.cwd(), "README.md"), "utf8");
+    const source = /^function verifyFleetSignature\(.*?^}$/ms.exec(readme)?.[0];
+    assert.ok(source, "the README's Webhooks section has verifyFleetSignature");
+    const verify = new Function("createHmac", "timingSafeEqual", `${source}\nreturn verifyFleetSignature;`)(
+      createHmac,
+      timingSafeEqual,
+    ) as (secret: string, headers: Record<string, string>, rawBody: Buffer, now: number) => boolean;
+    const raw = Buffer.from(body);
+    assert.equal(verify(secret, sent, raw, sentAt.getTime()), true);
+    assert.equal(verify(secret, sent, raw, sentAt.getTime() + 299_000), true);
+    assert.equal(verify(secret, sent, raw, sentAt.getTime() + 301_000), false, "a replay after 5 minutes");
+    assert.equal(verify(`${secret}x`, sent, raw, sentAt.getTime()), false);
+    assert.equal(verify(secret, sent, Buffer.from(body.replace("d1", "d2")), sentAt.getTime()), false);
+    const refreshed = { ...sent, [WEBHOOK_HEADERS.timestamp]: String(Number(timestamp) + 600) };
+    assert.equal(verify(secret, refreshed, raw, sentAt.getTime() + 600_000), false, "a replay with a new timestamp");
   });
 });
