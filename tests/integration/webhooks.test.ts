@@ -1,12 +1,13 @@
 // Webhook notifications against a real HTTP receiver on loopback, on TEST_ENGINE. First the
 // services in this process on a migrated database (the delivery job run with a chosen clock, so
 // retries 10 s apart take no 10 s): the signature over the timestamp and the body checks out with
-// the secret shown once and not after 5 minutes, a 500 and a receiver that never answers are
-// retried (each attempt signed afresh), a cluster's events arrive in order while another
-// cluster's are not held up, a NotReady that recovers within the hold sends nothing, flapping is
-// sent once, removals, pauses and the jobs' events are enqueued (once per key), https targets go
-// through HTTPS_PROXY (tunnelled to the checked address) unless NO_PROXY names them, and private
-// targets are refused at subscribe and at delivery time unless allowed.
+// the secret shown once and not after 5 minutes, the audit log keeps a webhook URL's origin only,
+// a 500 and a receiver that never answers are retried (each attempt signed afresh), a cluster's
+// events arrive in order while another cluster's are not held up, a NotReady that recovers within
+// the hold sends nothing, flapping is sent once, removals, pauses and the jobs' events are
+// enqueued (once per key), https targets go through HTTPS_PROXY (tunnelled to the checked
+// address) unless NO_PROXY names them, and private targets are refused at subscribe and at
+// delivery time unless allowed.
 // Then the real server: the admin API, and a crash with undelivered rows after which every
 // delivery arrives, none twice under different ids.
 import assert from "node:assert/strict";
@@ -24,7 +25,13 @@ import { sweepStatuses } from "@/lib/server/heartbeats/status-sweeper";
 import { updateSettings } from "@/lib/server/settings/settings";
 import { deliverDueWebhooks } from "@/lib/server/webhooks/deliver-webhooks";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
-import { createWebhook, listDeliveries, sendTestWebhook, updateWebhook } from "@/lib/server/webhooks/subscriptions";
+import {
+  createWebhook,
+  deleteWebhook,
+  listDeliveries,
+  sendTestWebhook,
+  updateWebhook,
+} from "@/lib/server/webhooks/subscriptions";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { pauseRollout } from "@/lib/server/rollouts/pause-rollout";
@@ -153,6 +160,23 @@ describe(`webhook delivery on ${engine}`, () => {
     assert.equal(log?.attempts, 1);
     assert.equal(typeof log?.lastLatencyMs, "number");
     await updateWebhook(admin, created.id, { enabled: false });
+  });
+
+  test("the audit log keeps a webhook URL's origin only: Slack-style URLs carry their credential in the path", async () => {
+    const origin = new URL(receiver.url).origin;
+    const slackLike = `${origin}/services/T0001/B0001/${"x".repeat(24)}`;
+    const sub = await createWebhook(admin, { url: slackLike, events: ["cluster.removed"], format: "slack", enabled: false });
+    await updateWebhook(admin, sub.id, { url: `${origin}/services/T0001/B0002/${"y".repeat(24)}?token=abc` });
+    await deleteWebhook(admin, sub.id);
+    const rows = await db().auditLog.findMany({ where: { targetId: sub.id }, orderBy: { id: "asc" } });
+    assert.deepEqual(
+      rows.map((r) => [r.action, JSON.parse(r.details) as unknown]),
+      [
+        ["webhook.create", { url: origin, events: ["cluster.removed"], format: "slack", enabled: false }],
+        ["webhook.update", { changes: { url: { from: origin, to: origin } } }],
+        ["webhook.delete", { url: origin }],
+      ],
+    );
   });
 
   test("a 500 is retried after the backoff with the same delivery id, signed afresh, then delivered", async () => {
