@@ -151,7 +151,7 @@ function compile(ranges: readonly Range[], parse: (a: string) => bigint | null):
 const V4 = compile(IPV4_RANGES, v4Bits);
 const V6 = compile(IPV6_RANGES, v6Bits);
 
-/** The most specific row whose prefix holds `n` (the tables start with a /0 row, so there is always one). */
+/** The most specific row whose prefix holds `n` (each table has a /0 row, so there is always one). */
 function longestMatch(table: Compiled[], width: number, n: bigint): Range {
   for (const { base, bits, range } of table) {
     const shift = BigInt(width - bits);
