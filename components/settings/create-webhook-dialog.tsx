@@ -18,11 +18,15 @@ type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 
 const FORMAT_LABELS: Record<WebhookFormat, string> = { json: "JSON payload", slack: 'Slack ({"text": …})' };
 
-// What a receiver runs to check a delivery, with the secret it was just given.
-const verifySnippet = (secret: string) => `// Node: X-Fleet-Signature is sha256=HMAC-SHA256(raw body, secret)
+// What a receiver runs to check a delivery, with the secret it was just given (README, Webhooks).
+const verifySnippet = (
+  secret: string,
+) => `// Node: X-Fleet-Signature-V2 is sha256=HMAC-SHA256(timestamp + "." + raw body, secret);
+// refuse an X-Fleet-Timestamp more than 5 minutes from now (a replay)
 const { createHmac, timingSafeEqual } = require("node:crypto");
-const expected = "sha256=" + createHmac("sha256", "${secret}").update(rawBody).digest("hex");
-const ok = expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature));`;
+const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300;
+const expected = "sha256=" + createHmac("sha256", "${secret}").update(timestamp + ".").update(rawBody).digest("hex");
+const ok = fresh && expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature));`;
 
 function RevealedSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
   return (

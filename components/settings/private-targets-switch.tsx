@@ -27,8 +27,8 @@ export function PrivateTargetsSwitch({ setting, hint }: { setting: PrivateTarget
         <span>
           <span className="font-medium">{SETTING_LABELS[setting]}</span>
           <span id={`${setting}-hint`} className="block text-xs text-slate-600 dark:text-slate-400">
-            Private (10/8, 172.16/12, 192.168/16, fc00::/7), loopback and link-local addresses are refused unless this is on.{" "}
-            {hint}
+            Private (10/8, 172.16/12, 192.168/16, fc00::/7) and loopback addresses are refused unless this is on; link-local and
+            cloud metadata addresses always are. {hint}
           </span>
         </span>
       </label>

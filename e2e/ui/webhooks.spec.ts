@@ -10,7 +10,7 @@ import { saveScreenshots } from "../support/screenshots";
 
 test.use(asRole("admin"));
 
-type Received = { signature: string; delivery: string; body: string };
+type Received = { timestamp: string; signature: string; delivery: string; body: string };
 
 let server: http.Server;
 let receiverUrl = "";
@@ -22,7 +22,8 @@ test.beforeAll(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       received.push({
-        signature: String(req.headers["x-fleet-signature"] ?? ""),
+        timestamp: String(req.headers["x-fleet-timestamp"] ?? ""),
+        signature: String(req.headers["x-fleet-signature-v2"] ?? ""),
         delivery: String(req.headers["x-fleet-delivery"] ?? ""),
         body: Buffer.concat(chunks).toString("utf8"),
       });
@@ -77,7 +78,7 @@ for (const viewport of [
     await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(before);
     const got = received.at(-1)!;
     // The receiver checks the signature with the secret the dialog showed.
-    expect(got.signature).toBe(`sha256=${createHmac("sha256", secret).update(got.body).digest("hex")}`);
+    expect(got.signature).toBe(`sha256=${createHmac("sha256", secret).update(`${got.timestamp}.${got.body}`).digest("hex")}`);
     expect(JSON.parse(got.body)).toMatchObject({ id: got.delivery, type: "webhook.test" });
 
     await expect(row.getByTestId("webhook-last-delivery")).toContainText("delivered", { timeout: 15_000 });

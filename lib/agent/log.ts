@@ -1,6 +1,7 @@
 // The agent's log: one line per event, each with a stable code after the `fleet-agent` prefix so
 // operators and tests can grep for it (`fleet-agent TOKEN_EXPIRED ...`). The codes are part of
 // the agent's interface: add new ones, never rename.
+import { redactCredentials } from "../domain/redact";
 
 export const LOG_CODES = [
   // lifecycle
@@ -116,15 +117,7 @@ export const LOG_PREFIX = "fleet-agent";
 
 // Defence in depth: callers never pass secrets, but a server message or an error string could
 // echo one back. Registration tokens and private keys are scrubbed from every line.
-const TOKEN_RE = /frt_[A-Za-z0-9_-]+/g;
-const BEARER_RE = /(bearer\s+)\S+/gi;
-const PRIVATE_KEY_RE = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
-export function redact(text: string): string {
-  return text
-    .replace(PRIVATE_KEY_RE, "[redacted private key]")
-    .replace(TOKEN_RE, "frt_[redacted]")
-    .replace(BEARER_RE, "$1[redacted]");
-}
+export const redact = redactCredentials;
 
 /** `2026-11-29T10:00:00.000Z WARN  fleet-agent TOKEN_EXPIRED <message> key=value ...` */
 export function formatEntry(entry: LogEntry, time: Date): string {

@@ -80,7 +80,7 @@ export const settingsSchema = z.object({
   /** Single sign-on: the claim that sets SSO users' roles at each sign-in; null: roles are set in the console. */
   ssoRoleMapping: ssoRoleMappingSchema.nullable(),
   // Webhooks (issue 15)
-  /** Webhook targets on private, loopback and link-local addresses are refused unless this is on (SSRF). */
+  /** Webhook targets on private and loopback addresses are refused unless this is on (SSRF); link-local ones always are. */
   webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
   /** The hub kubeconfig's server on a private, loopback or link-local address is refused unless this is on (SSRF, as webhooks). */
   hubAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.hubAllowPrivateTargets} must be true or false.` }),

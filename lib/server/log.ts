@@ -1,5 +1,6 @@
 import "server-only";
 import { env } from "@/lib/env";
+import { redactSecrets } from "@/lib/domain/redact";
 
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Level[] = ["debug", "info", "warn", "error"];
@@ -31,7 +32,7 @@ const CREDENTIAL_IN_TEXT = /\b(bearer|basic)\s+(?=[\w.~+/=-]*[\d.~+/=_-])[\w.~+/
 const HEADER_IN_TEXT = new RegExp(`\\b(${HEADER_NAMES})(["']?\\s*[:=]\\s*["']?)[^"'\\r\\n}]+`, "gi");
 
 export function redactText(text: string): string {
-  return text.replace(CREDENTIAL_IN_TEXT, `$1 ${REDACTED}`).replace(HEADER_IN_TEXT, `$1$2${REDACTED}`);
+  return redactSecrets(text).replace(CREDENTIAL_IN_TEXT, `$1 ${REDACTED}`).replace(HEADER_IN_TEXT, `$1$2${REDACTED}`);
 }
 
 /** JSON.stringify's replacer: header values out, strings scrubbed, an Error as its text and own fields, cycles cut. */

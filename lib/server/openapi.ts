@@ -113,11 +113,11 @@ export function openApiDocument(): object {
           required: ["error", "message"],
           properties: { error: { type: "string", description: "A stable error code" }, message: { type: "string" }, details: {} },
         },
-        // What a webhook receiver is POSTed (format json), signed in X-Fleet-Signature (README, Webhooks).
+        // What a webhook receiver is POSTed (format json), signed in X-Fleet-Signature-V2 (README, Webhooks).
         WebhookPayload: {
           ...z.toJSONSchema(webhookPayloadSchema, { io: "output", unrepresentable: "any" }),
           description:
-            'The body of a json-format webhook delivery. Headers: X-Fleet-Signature: sha256=<hex HMAC-SHA256 of the raw body under the subscription\'s secret>, X-Fleet-Delivery: <id>, X-Fleet-Event: <type>. Format slack posts {"text": "..."} with the same headers.',
+            'The body of a json-format webhook delivery. Headers: X-Fleet-Timestamp: <Unix seconds when the attempt was sent>, X-Fleet-Signature-V2: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>" under the subscription\'s secret> (refuse a timestamp more than 5 minutes from your clock), X-Fleet-Delivery: <id>, X-Fleet-Event: <type>; X-Fleet-Signature (HMAC of the body alone, replayable) is deprecated and removed in the next release. Format slack posts {"text": "..."} with the same headers.',
         },
       },
       securitySchemes: {

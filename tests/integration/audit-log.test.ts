@@ -2,11 +2,12 @@
 // action, target by id or by name, time range) are evaluated on the server, targets carry their
 // names (a removed cluster's from its tombstone, a deleted group's as recorded), paging is keyset
 // and the CSV export holds exactly the filtered entries with ISO times, escaped and safe to open
-// in a spreadsheet.
+// in a spreadsheet; whatever a caller records, a URL keeps its origin only and no credential is
+// stored.
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { auditFilterSchema, auditQuerySchema } from "@/lib/contracts/audit";
-import { auditRow, SYSTEM_ACTOR, type Actor } from "@/lib/server/audit/record-audit";
+import { auditRow, recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/server/audit/record-audit";
 import { exportAudit } from "@/lib/server/audit/export-audit";
 import { listAudit } from "@/lib/server/audit/list-audit";
 import { db } from "@/lib/server/db/client";
@@ -190,5 +191,37 @@ describe(`the audit log on ${testEngine()}`, () => {
     });
     const [, row] = await exported({ actor: "=cmd" });
     assert.equal(row![3], "'=cmd|' /C calc'!A0");
+  });
+
+  test("details keep a URL's origin only and no credential, whatever the caller passes", async () => {
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----";
+    await recordAudit(db(), alice, "secrets.probe", null, {
+      url: "https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX",
+      changes: { url: { from: "https://hooks.example.com/a?sig=abc", to: "http://[::1]:9000/hook#frag" } },
+      hubServer: "https://admin:hunter2@hub.example.com:6443/k8s/clusters/c-1",
+      reason: "moved to https://hooks.example.com/x/y/z, was frt_abcdefabcdef_SECRETsecret0123456789abcd",
+      note: `key frk_abcdefabcdef_SECRETsecret0123456789abcd, whsec_c2VjcmV0, ${pem}, Bearer eyJhbGciOi.x.y`,
+      authorization: "Bearer abc",
+      clientSecret: "s3cr3t",
+      passwordChanged: true,
+      targets: ["https://a.example/one/two", "kept as it is"],
+    });
+    const expected = {
+      url: "https://hooks.slack.com",
+      changes: { url: { from: "https://hooks.example.com", to: "http://[::1]:9000" } },
+      hubServer: "https://hub.example.com:6443",
+      reason: "moved to https://hooks.example.com, was frt_[redacted]",
+      note: "key frk_[redacted], whsec_[redacted], [redacted private key], Bearer [redacted]",
+      authorization: "[redacted]",
+      clientSecret: "[redacted]",
+      passwordChanged: true,
+      targets: ["https://a.example", "kept as it is"],
+    };
+    const [entry] = (await list({ action: "secrets.probe" })).items;
+    assert.deepEqual(entry?.details, expected);
+    const [, row] = await exported({ action: "secrets.probe" });
+    assert.deepEqual(JSON.parse(row![8]!), expected);
+    for (const secret of ["services/T000", "sig=abc", "hunter2", "SECRETsecret", "c2VjcmV0", "MIIEvQ", "eyJhbGciOi", "s3cr3t"])
+      assert.ok(!JSON.stringify(await db().auditLog.findMany()).includes(secret), secret);
   });
 });

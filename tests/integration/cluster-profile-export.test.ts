@@ -113,7 +113,7 @@ describe("ClusterProfile export to a hub", () => {
       (e) =>
         e instanceof ApiError &&
         e.code === "target_not_allowed" &&
-        /127\.0\.0\.1 resolves to a loopback address .*\(Settings: hubAllowPrivateTargets\)/.test(e.message),
+        /127\.0\.0\.1 resolves to 127\.0\.0\.1, loopback.*\(Settings: hubAllowPrivateTargets\)/.test(e.message),
     );
     await updateSettings(ACTOR, { hubAllowPrivateTargets: true });
     const state = await updateExporter(ACTOR, { enabled: true, namespace: NS, kubeconfig });
@@ -417,7 +417,7 @@ describe("ClusterProfile export to a hub", () => {
     await updateSettings(ACTOR, { hubAllowPrivateTargets: false });
     try {
       const run = await exportClusterProfiles({ now: at(2_100) });
-      assert.match(run?.error ?? "", /127\.0\.0\.1 resolves to a loopback address .*hubAllowPrivateTargets/);
+      assert.match(run?.error ?? "", /127\.0\.0\.1 resolves to 127\.0\.0\.1, loopback.*hubAllowPrivateTargets/);
       assert.ok(
         (await renderOwnMetrics()).some((l) =>
           /^fleet_cluster_profile_export_errors_total\{reason="target_not_allowed"\} 1$/.test(l),

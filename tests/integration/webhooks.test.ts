@@ -1,19 +1,22 @@
 // Webhook notifications against a real HTTP receiver on loopback, on TEST_ENGINE. First the
 // services in this process on a migrated database (the delivery job run with a chosen clock, so
-// retries 10 s apart take no 10 s): the signature checks out with the secret shown once, a 500
-// and a receiver that never answers are retried, a cluster's events arrive in order while another
-// cluster's are not held up, a NotReady that recovers within the hold sends nothing, flapping is
-// sent once, removals, pauses and the jobs' events are enqueued (once per key), https targets go
-// through HTTPS_PROXY (tunnelled to the checked address) unless NO_PROXY names them, and private
-// targets are refused at subscribe and at delivery time unless allowed.
+// retries 10 s apart take no 10 s): the signature over the timestamp and the body checks out with
+// the secret shown once and not after 5 minutes, the audit log keeps a webhook URL's origin only,
+// a 500 and a receiver that never answers are retried (each attempt signed afresh), a cluster's
+// events arrive in order while another cluster's are not held up, a NotReady that recovers within
+// the hold sends nothing, flapping is sent once, removals, pauses and the jobs' events are
+// enqueued (once per key), https targets go through HTTPS_PROXY (tunnelled to the checked
+// address) unless NO_PROXY names them, and private targets are refused at subscribe and at
+// delivery time unless allowed.
 // Then the real server: the admin API, and a crash with undelivered rows after which every
 // delivery arrives, none twice under different ids.
 import assert from "node:assert/strict";
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { after, before, describe, test } from "node:test";
+import { verifyWebhookSignature } from "@/lib/domain/webhook-signature";
 import { webhookPayloadSchema, type WebhookPayload } from "@/lib/domain/webhooks";
 import { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
@@ -22,7 +25,13 @@ import { sweepStatuses } from "@/lib/server/heartbeats/status-sweeper";
 import { updateSettings } from "@/lib/server/settings/settings";
 import { deliverDueWebhooks } from "@/lib/server/webhooks/deliver-webhooks";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
-import { createWebhook, listDeliveries, sendTestWebhook, updateWebhook } from "@/lib/server/webhooks/subscriptions";
+import {
+  createWebhook,
+  deleteWebhook,
+  listDeliveries,
+  sendTestWebhook,
+  updateWebhook,
+} from "@/lib/server/webhooks/subscriptions";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { pauseRollout } from "@/lib/server/rollouts/pause-rollout";
@@ -94,11 +103,15 @@ async function startReceiver() {
 }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-/** The receiver's side of the contract: HMAC-SHA256 of the raw body under the secret, compared in constant time. */
+/** The receiver's side of the contract (README, Webhooks), checked when the request arrived. */
 function signatureValid(r: Received, secret: string): boolean {
-  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(r.body).digest("hex")}`);
-  const got = Buffer.from(String(r.headers["x-fleet-signature"] ?? ""));
-  return got.length === expected.length && timingSafeEqual(got, expected);
+  return verifyWebhookSignature({
+    secret,
+    body: r.body,
+    timestamp: r.headers["x-fleet-timestamp"] as string | undefined,
+    signature: r.headers["x-fleet-signature-v2"] as string | undefined,
+    now: new Date(r.at),
+  }).ok;
 }
 
 const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
@@ -127,8 +140,15 @@ describe(`webhook delivery on ${engine}`, () => {
     assert.equal(await deliverDueWebhooks(), 1);
     const [r] = receiver.received.splice(0);
     assert.ok(r);
-    assert.ok(signatureValid(r, created.secret), "X-Fleet-Signature verifies with the secret");
+    // Signed over "<timestamp>.<body>" with the time of sending; the body-only header for one more release.
+    const timestamp = String(r.headers["x-fleet-timestamp"]);
+    assert.match(timestamp, /^\d+$/);
+    const hmac = (text: string) => `sha256=${createHmac("sha256", created.secret).update(text).digest("hex")}`;
+    assert.equal(r.headers["x-fleet-signature-v2"], hmac(`${timestamp}.${r.body}`));
+    assert.equal(r.headers["x-fleet-signature"], hmac(r.body));
+    assert.ok(signatureValid(r, created.secret), "X-Fleet-Signature-V2 verifies with the secret, on time");
     assert.ok(!signatureValid(r, `${created.secret}x`), "and not with another");
+    assert.ok(!signatureValid({ ...r, at: r.at + 301_000 }, created.secret), "nor when replayed after 5 minutes");
     const payload = webhookPayloadSchema.parse(JSON.parse(r.body));
     assert.equal(payload.type, "webhook.test");
     assert.equal(payload.id, queued.id);
@@ -142,7 +162,24 @@ describe(`webhook delivery on ${engine}`, () => {
     await updateWebhook(admin, created.id, { enabled: false });
   });
 
-  test("a 500 is retried after the backoff with the same delivery id and signature, then delivered", async () => {
+  test("the audit log keeps a webhook URL's origin only: Slack-style URLs carry their credential in the path", async () => {
+    const origin = new URL(receiver.url).origin;
+    const slackLike = `${origin}/services/T0001/B0001/${"x".repeat(24)}`;
+    const sub = await createWebhook(admin, { url: slackLike, events: ["cluster.removed"], format: "slack", enabled: false });
+    await updateWebhook(admin, sub.id, { url: `${origin}/services/T0001/B0002/${"y".repeat(24)}?token=abc` });
+    await deleteWebhook(admin, sub.id);
+    const rows = await db().auditLog.findMany({ where: { targetId: sub.id }, orderBy: { id: "asc" } });
+    assert.deepEqual(
+      rows.map((r) => [r.action, JSON.parse(r.details) as unknown]),
+      [
+        ["webhook.create", { url: origin, events: ["cluster.removed"], format: "slack", enabled: false }],
+        ["webhook.update", { changes: { url: { from: origin, to: origin } } }],
+        ["webhook.delete", { url: origin }],
+      ],
+    );
+  });
+
+  test("a 500 is retried after the backoff with the same delivery id, signed afresh, then delivered", async () => {
     const sub = await createWebhook(admin, { url: receiver.url, events: ["cluster.removed"], format: "json", enabled: true });
     let calls = 0;
     receiver.answer(() => (++calls === 1 ? 500 : 200));
@@ -434,7 +471,7 @@ describe(`webhook delivery on ${engine}`, () => {
       const [log] = await listDeliveries(allowed.id, 1);
       assert.equal(log?.state, "pending");
       assert.equal(log?.lastStatusCode, null);
-      assert.match(log?.lastError ?? "", /loopback address/);
+      assert.match(log?.lastError ?? "", /127\.0\.0\.1, loopback/);
       assert.equal(receiver.received.length, 0);
     } finally {
       await updateSettings(admin, { webhookAllowPrivateTargets: true });

@@ -1,8 +1,25 @@
-// The pure parts of webhook notifications: which addresses a webhook may reach (SSRF), the retry
-// schedule, the NotReady/Ready debounce and flapping rules, the payload and its Slack text.
+// The pure parts of webhook notifications: which addresses a webhook may reach (SSRF), how a
+// delivery is signed and checked (the README's receiver too), the retry schedule, the
+// NotReady/Ready debounce and flapping rules, the payload and its Slack text.
 import assert from "node:assert/strict";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, test } from "node:test";
-import { classifyAddress, webhookAddressAllowed } from "@/lib/domain/network";
+import {
+  classifyAddress,
+  describeAddress,
+  IPV4_RANGES,
+  IPV6_RANGES,
+  webhookAddressAllowed,
+  type AddressClass,
+} from "@/lib/domain/network";
+import {
+  verifyWebhookSignature,
+  WEBHOOK_HEADERS,
+  WEBHOOK_TOLERANCE_SECONDS,
+  webhookSignatureHeaders,
+} from "@/lib/domain/webhook-signature";
 import {
   flappingDue,
   nextAttemptAt,
@@ -19,50 +36,117 @@ import {
 } from "@/lib/domain/webhooks";
 
 describe("webhook target addresses", () => {
-  const cases: [string, ReturnType<typeof classifyAddress>][] = [
-    ["8.8.8.8", "public"],
-    ["93.184.216.34", "public"],
-    ["10.1.2.3", "private"],
-    ["172.16.0.1", "private"],
-    ["172.31.255.255", "private"],
-    ["172.32.0.1", "public"],
-    ["192.168.1.1", "private"],
-    ["100.64.0.1", "private"],
-    ["127.0.0.1", "loopback"],
-    ["127.255.0.9", "loopback"],
-    ["169.254.169.254", "linkLocal"],
-    ["0.0.0.0", "unspecified"],
-    ["255.255.255.255", "unspecified"],
-    ["224.0.0.1", "multicast"],
-    ["::1", "loopback"],
-    ["[::1]", "loopback"],
-    ["::", "unspecified"],
-    ["fc00::1", "private"],
-    ["fd12:3456::1", "private"],
-    ["fe80::1", "linkLocal"],
-    ["fe80::1%eth0", "linkLocal"],
-    ["ff02::1", "multicast"],
-    ["2001:4860:4860::8888", "public"],
-    // v4-mapped and NAT64 forms are judged by their IPv4 address, in either notation
-    ["::ffff:127.0.0.1", "loopback"],
-    ["::ffff:7f00:1", "loopback"],
-    ["::ffff:10.0.0.1", "private"],
-    ["::ffff:169.254.169.254", "linkLocal"],
-    ["::ffff:8.8.8.8", "public"],
-    ["64:ff9b::a9fe:a9fe", "linkLocal"],
-    ["example.com", "invalid"],
-    ["", "invalid"],
+  // [address, class, may a webhook go there: without / with private targets allowed]
+  const cases: [string, AddressClass, boolean, boolean][] = [
+    // ordinary public addresses stay allowed
+    ["8.8.8.8", "public", true, true],
+    ["93.184.216.34", "public", true, true],
+    ["172.32.0.1", "public", true, true],
+    ["100.128.0.1", "public", true, true],
+    ["192.0.0.9", "public", true, true], // PCP anycast, carved out of 192.0.0.0/24
+    ["2001:4860:4860::8888", "public", true, true],
+    ["2606:4700:4700::1111", "public", true, true],
+    ["2a00:1450:4001:82a::200e", "public", true, true],
+    ["2001:3::1", "public", true, true], // AMT, carved out of 2001::/23
+    ["::ffff:8.8.8.8", "public", true, true],
+    ["::ffff:0:8.8.8.8", "public", true, true],
+    ["64:ff9b::808:808", "public", true, true],
+    ["2002:808:808::1", "public", true, true],
+    // private use: only when allowed
+    ["10.1.2.3", "private", false, true],
+    ["172.16.0.1", "private", false, true],
+    ["172.31.255.255", "private", false, true],
+    ["192.168.1.1", "private", false, true],
+    ["100.64.0.1", "private", false, true],
+    ["198.18.0.1", "private", false, true],
+    ["fc00::1", "private", false, true],
+    ["fd12:3456::1", "private", false, true],
+    ["fec0::1", "private", false, true], // site-local, deprecated
+    ["64:ff9b:1::a00:1", "private", false, true], // local-use NAT64
+    ["2001:2::1", "private", false, true], // benchmarking
+    ["127.0.0.1", "loopback", false, true],
+    ["127.255.0.9", "loopback", false, true],
+    ["::1", "loopback", false, true],
+    ["[::1]", "loopback", false, true],
+    // every form that carries an IPv4 address is that address
+    ["::ffff:127.0.0.1", "loopback", false, true],
+    ["::ffff:7f00:1", "loopback", false, true],
+    ["::ffff:10.0.0.1", "private", false, true],
+    ["::ffff:0:10.0.0.1", "private", false, true],
+    ["::ffff:0:a00:1", "private", false, true],
+    ["::10.0.0.1", "private", false, true],
+    ["64:ff9b::10.0.0.1", "private", false, true],
+    ["2002:c0a8:101::1", "private", false, true],
+    ["2002:7f00:1::", "loopback", false, true],
+    // link-local and cloud metadata: never, whatever the setting
+    ["169.254.169.254", "linkLocal", false, false],
+    ["169.254.170.2", "linkLocal", false, false],
+    ["fe80::1", "linkLocal", false, false],
+    ["febf::1", "linkLocal", false, false],
+    ["fe80::1%eth0", "linkLocal", false, false],
+    ["fd00:ec2::254", "metadata", false, false],
+    ["fd20:ce::254", "metadata", false, false],
+    ["100.100.100.200", "metadata", false, false],
+    ["::ffff:169.254.169.254", "linkLocal", false, false],
+    ["::ffff:0:169.254.169.254", "linkLocal", false, false],
+    ["::ffff:0:a9fe:a9fe", "linkLocal", false, false],
+    ["::169.254.169.254", "linkLocal", false, false],
+    ["64:ff9b::a9fe:a9fe", "linkLocal", false, false],
+    ["2002:a9fe:a9fe::1", "linkLocal", false, false],
+    // reserved, documentation, discard, Teredo: never
+    ["192.0.0.1", "reserved", false, false],
+    ["192.0.2.1", "reserved", false, false],
+    ["198.51.100.7", "reserved", false, false],
+    ["203.0.113.9", "reserved", false, false],
+    ["192.88.99.1", "reserved", false, false],
+    ["240.0.0.1", "reserved", false, false],
+    ["100::1", "reserved", false, false],
+    ["100::ffff:ffff:ffff:ffff", "reserved", false, false],
+    ["2001::1", "reserved", false, false],
+    ["2001:0:4136:e378:8000:63bf:3fff:fdd2", "reserved", false, false],
+    ["2001:db8::1", "reserved", false, false],
+    ["3fff::1", "reserved", false, false],
+    ["2001:10::1", "reserved", false, false],
+    ["5f00::1", "reserved", false, false],
+    ["1::1", "reserved", false, false],
+    ["4000::1", "reserved", false, false],
+    ["2002:c000:201::1", "reserved", false, false], // 6to4 of 192.0.2.1
+    // unspecified, broadcast and multicast: never
+    ["0.0.0.0", "unspecified", false, false],
+    ["0.1.2.3", "unspecified", false, false],
+    ["255.255.255.255", "unspecified", false, false],
+    ["::", "unspecified", false, false],
+    ["::ffff:0.0.0.0", "unspecified", false, false],
+    ["224.0.0.1", "multicast", false, false],
+    ["239.255.255.250", "multicast", false, false],
+    ["ff02::1", "multicast", false, false],
+    ["example.com", "invalid", false, false],
+    ["nonsense", "invalid", false, false],
+    ["", "invalid", false, false],
   ];
-  for (const [address, expected] of cases)
-    test(`${address || "(empty)"} is ${expected}`, () => assert.equal(classifyAddress(address), expected));
+  for (const [address, expected, publicOnly, privateAllowed] of cases)
+    test(`${address || "(empty)"} is ${expected}: ${publicOnly ? "allowed" : privateAllowed ? "allowed when private targets are" : "never allowed"}`, () => {
+      assert.equal(classifyAddress(address), expected);
+      assert.equal(webhookAddressAllowed(address, false), publicOnly);
+      assert.equal(webhookAddressAllowed(address, true), privateAllowed);
+    });
 
-  test("only public addresses unless private targets are allowed; unspecified and multicast never", () => {
-    assert.equal(webhookAddressAllowed("8.8.8.8", false), true);
-    for (const a of ["127.0.0.1", "10.0.0.1", "169.254.169.254", "::1", "fd00::1", "::ffff:127.0.0.1"]) {
-      assert.equal(webhookAddressAllowed(a, false), false, a);
-      assert.equal(webhookAddressAllowed(a, true), true, a);
+  test("a form that carries an IPv4 address names it, so a refusal says what the target really is", () => {
+    assert.deepEqual(describeAddress("2002:a9fe:a9fe::1"), {
+      class: "linkLocal",
+      what: "6to4 (RFC 3056) of 169.254.169.254: link-local (RFC 3927), where cloud metadata services live",
+      prefix: "2002::/16",
+    });
+  });
+
+  test("each prefix is in its registry's table once (a second row would never be reached)", () => {
+    for (const table of [IPV4_RANGES, IPV6_RANGES]) {
+      const prefixes = table.map((r) => r.prefix);
+      assert.deepEqual(
+        prefixes.filter((p, i) => prefixes.indexOf(p) !== i),
+        [],
+      );
     }
-    for (const a of ["0.0.0.0", "::", "224.0.0.1", "nonsense"]) assert.equal(webhookAddressAllowed(a, true), false, a);
   });
 });
 
@@ -135,5 +219,63 @@ describe("payload", () => {
     assert.equal(webhookCreateSchema.safeParse({ url: "https://example.com/", events: [] }).success, false);
     assert.equal(webhookCreateSchema.safeParse({ url: "https://example.com/", events: ["webhook.test"] }).success, false);
     assert.equal(webhookCreateSchema.safeParse({ url: "https://example.com/", events: ["cluster.nope"] }).success, false);
+  });
+});
+
+describe("webhook signatures", () => {
+  const secret = "whsec_test";
+  const body = JSON.stringify({ id: "d1", type: "webhook.test" });
+  const sentAt = new Date("2026-12-02T12:00:00.000Z");
+  const sent = webhookSignatureHeaders(secret, body, sentAt);
+  const timestamp = sent[WEBHOOK_HEADERS.timestamp]!;
+  const signature = sent[WEBHOOK_HEADERS.signature]!;
+  const check = (over: Partial<Parameters<typeof verifyWebhookSignature>[0]> = {}) =>
+    verifyWebhookSignature({ secret, body, timestamp, signature, now: sentAt, ...over });
+
+  test("the signature is HMAC-SHA256 of timestamp.body under the secret, beside its timestamp", () => {
+    assert.equal(timestamp, "1796212800");
+    assert.equal(signature, `sha256=${createHmac("sha256", secret).update(`1796212800.${body}`).digest("hex")}`);
+    // The body-only signature of the previous release, sent for one more release.
+    assert.equal(sent[WEBHOOK_HEADERS.legacySignature], `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
+    assert.deepEqual(check(), { ok: true });
+    assert.deepEqual(check({ body: Buffer.from(body) }), { ok: true }, "over the raw bytes as well");
+  });
+
+  test("another secret, another body, or the timestamp moved (to refresh a replay) do not verify", () => {
+    assert.deepEqual(check({ secret: `${secret}x` }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ body: body.replace("d1", "d2") }), { ok: false, reason: "mismatch" });
+    const later = new Date(sentAt.getTime() + 3_600_000);
+    assert.deepEqual(check({ timestamp: String(Number(timestamp) + 3_600), now: later }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ signature: sent[WEBHOOK_HEADERS.legacySignature] }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ timestamp: undefined }), { ok: false, reason: "missing" });
+    assert.deepEqual(check({ timestamp: "1796212800.5" }), { ok: false, reason: "missing" });
+  });
+
+  test("a delivery replayed more than 5 minutes after it was sent (or dated ahead) is refused", () => {
+    const at = (seconds: number) => new Date(sentAt.getTime() + seconds * 1000);
+    assert.equal(WEBHOOK_TOLERANCE_SECONDS, 300);
+    assert.deepEqual(check({ now: at(300) }), { ok: true });
+    assert.deepEqual(check({ now: at(301) }), { ok: false, reason: "stale" });
+    assert.deepEqual(check({ now: at(-301) }), { ok: false, reason: "stale" });
+    assert.deepEqual(check({ now: at(86_400) }), { ok: false, reason: "stale" });
+  });
+
+  test("the README's receiver accepts what the server signs and refuses a replay older than 5 minutes", () => {
+    // The verification a receiver copies from the README, run as written.
+    const readme = readFileSync(path.join(process.cwd(), "README.md"), "utf8");
+    const source = /^function verifyFleetSignature\(.*?^}$/ms.exec(readme)?.[0];
+    assert.ok(source, "the README's Webhooks section has verifyFleetSignature");
+    const verify = new Function("createHmac", "timingSafeEqual", `${source}\nreturn verifyFleetSignature;`)(
+      createHmac,
+      timingSafeEqual,
+    ) as (secret: string, headers: Record<string, string>, rawBody: Buffer, now: number) => boolean;
+    const raw = Buffer.from(body);
+    assert.equal(verify(secret, sent, raw, sentAt.getTime()), true);
+    assert.equal(verify(secret, sent, raw, sentAt.getTime() + 299_000), true);
+    assert.equal(verify(secret, sent, raw, sentAt.getTime() + 301_000), false, "a replay after 5 minutes");
+    assert.equal(verify(`${secret}x`, sent, raw, sentAt.getTime()), false);
+    assert.equal(verify(secret, sent, Buffer.from(body.replace("d1", "d2")), sentAt.getTime()), false);
+    const refreshed = { ...sent, [WEBHOOK_HEADERS.timestamp]: String(Number(timestamp) + 600) };
+    assert.equal(verify(secret, refreshed, raw, sentAt.getTime() + 600_000), false, "a replay with a new timestamp");
   });
 });

@@ -29,8 +29,8 @@ export function WebhooksSection() {
     >
       <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">
         Clusters going NotReady or Ready again, flapping, expiring certificates, removals, registration failures and paused or
-        failed rollouts, POSTed with <code className="font-mono text-xs">X-Fleet-Signature: sha256=…</code> (HMAC of the body
-        under the secret shown once).
+        failed rollouts, POSTed with <code className="font-mono text-xs">X-Fleet-Signature-V2: sha256=…</code> (HMAC of the
+        timestamp and the body under the secret shown once; refuse one more than 5 minutes old).
       </p>
       <PrivateTargetsSwitch setting="webhookAllowPrivateTargets" hint="Turn it on only for receivers inside your network." />
       {webhooks.isPending ? (

@@ -1,4 +1,5 @@
 import "server-only";
+import { redactCredentials, urlsToOrigins } from "@/lib/domain/redact";
 import type { Db, Tx } from "@/lib/server/db/client";
 
 export type Actor = {
@@ -12,13 +13,22 @@ export const SYSTEM_ACTOR: Actor = { type: "system", id: null, label: "system" }
 
 export type AuditTarget = { type: string; id: string } | null;
 
-// Belt and braces: callers pass safe details, but a key that names a secret is never stored.
-const SECRET_KEY = /password|secret|^token$|hash|privateKey|credential/i;
+// Operators read the audit log and its export, while some of what an admin change touches is
+// admin-only because it is a credential: a webhook URL (Slack's and others' carry theirs in the
+// path), a hub server, a token. So whatever a caller passes, a row keeps no value under a key that
+// names a secret, only the origin (scheme, host, port) of any URL in its text, and none of our
+// credentials' or a private key's text. Rows written before this rule are history and stay as
+// they are.
+const SECRET_KEY = /password|secret|^token$|hash|privateKey|credential|authorization|cookie/i;
 
 function redact(value: unknown): unknown {
+  if (typeof value === "string") return redactCredentials(urlsToOrigins(value));
   if (Array.isArray(value)) return value.map(redact);
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? "[redacted]" : redact(v)]));
+    // A flag (passwordChanged: true) says that something changed, not what it is.
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) && typeof v !== "boolean" ? "[redacted]" : redact(v)]),
+    );
   }
   return value;
 }

@@ -7,10 +7,11 @@ import {
   type WebhookFormat,
   type WebhookPayload,
 } from "@/lib/domain/webhooks";
+import { webhookSignatureHeaders } from "@/lib/domain/webhook-signature";
 import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
 import { getSettings } from "@/lib/server/settings/settings";
-import { openWebhookSecret, webhookSignature } from "./webhook-secret";
+import { openWebhookSecret } from "./webhook-secret";
 import { postWebhook } from "./post-webhook";
 
 // The webhook-delivery job: posts the outbox's due rows. Safe on several instances: a row is
@@ -99,7 +100,9 @@ export async function deliverDueWebhooks(opts: DeliveryOptions = {}): Promise<nu
         {
           "content-type": "application/json",
           "user-agent": USER_AGENT,
-          "x-fleet-signature": webhookSignature(secret, body),
+          // Signed at the moment of sending, by the real clock (not the job's `now`): the
+          // receiver holds the timestamp against its own clock, and each retry is signed afresh.
+          ...webhookSignatureHeaders(secret, body, new Date()),
           "x-fleet-delivery": d.id,
           "x-fleet-event": d.eventType,
         },

@@ -6,14 +6,15 @@ import net, { type LookupFunction } from "node:net";
 import tls from "node:tls";
 import type { Duplex } from "node:stream";
 import { connectTunnel, proxyFor } from "@/lib/agent/http";
-import { classifyAddress, webhookAddressAllowed } from "@/lib/domain/network";
+import { ADDRESS_REACH, describeAddress, webhookAddressAllowed } from "@/lib/domain/network";
 import { env } from "@/lib/env";
 
 // One webhook attempt. The target's host is resolved and every address it gives is checked
-// (server-side request forgery: no private, loopback or link-local targets unless allowed), then
-// the connection goes to the address that was checked, never to a second lookup's answer (DNS
-// rebinding). Through HTTPS_PROXY (https targets, unless NO_PROXY names the host) the tunnel is
-// opened to that address too, with the certificate still checked against the host name.
+// (server-side request forgery: private and loopback targets only when allowed; link-local, cloud
+// metadata and reserved ones never), then the connection goes to the address that was checked,
+// never to a second lookup's answer (DNS rebinding). Through HTTPS_PROXY (https targets, unless
+// NO_PROXY names the host) the tunnel is opened to that address too, with the certificate still
+// checked against the host name.
 
 export class TargetRefused extends Error {}
 
@@ -39,10 +40,10 @@ export async function resolveTarget(
   }
   const refused = addresses.find((a) => !webhookAddressAllowed(a.address, allowPrivate));
   if (refused || !addresses.length) {
-    const cls = refused ? classifyAddress(refused.address) : "invalid";
+    const info = refused ? describeAddress(refused.address) : null;
     throw new TargetRefused(
-      `The host ${bare} resolves to a ${cls} address (${refused?.address ?? "none"}); ${rule.subject} public addresses only` +
-        (cls === "private" || cls === "loopback" || cls === "linkLocal"
+      `The host ${bare} resolves to ${refused ? `${refused.address}, ${info!.what}` : "no address"}; ${rule.subject} public addresses only` +
+        (info && ADDRESS_REACH[info.class] === "private"
           ? ` unless an admin allows private targets (Settings: ${rule.setting}).`
           : "."),
     );

@@ -1,5 +1,5 @@
 import "server-only";
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { env } from "@/lib/env";
 import { isSealedKey, sealKey, unsealKey, type SealedKey } from "@/lib/server/pki/ca-key-seal";
 
@@ -24,9 +24,4 @@ export function openWebhookSecret(column: string, kek: Buffer | null = env().fle
   if (isSealedKey(stored.sealed)) return unsealKey(stored.sealed, kek, AAD);
   if (typeof stored.clear === "string") return stored.clear;
   throw new Error("malformed webhook secret");
-}
-
-/** X-Fleet-Signature: HMAC-SHA256 of the raw body under the subscription's secret. */
-export function webhookSignature(secret: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 }

@@ -1,0 +1,39 @@
+// Text that may hold a credential, made safe to keep or show: shared by the agent's log and the
+// audit log (lib/server/audit/record-audit.ts). Callers never mean to pass a secret; these catch
+// the one a server message, an error string or an operator's words echo back.
+
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+// Our own credentials: registration tokens, API keys, webhook signing secrets.
+const FLEET_CREDENTIAL = /(frt|frk|whsec)_[A-Za-z0-9_-]+/g;
+const BEARER = /(bearer\s+)\S+/gi;
+
+/** `text` with private keys and our own credentials (tokens, API keys, webhook secrets) blanked. */
+export function redactSecrets(text: string): string {
+  return text.replace(PRIVATE_KEY, "[redacted private key]").replace(FLEET_CREDENTIAL, "$1_[redacted]");
+}
+
+/** redactSecrets, and whatever follows the word "bearer" too (strict: short values and prose alike). */
+export function redactCredentials(text: string): string {
+  return redactSecrets(text).replace(BEARER, "$1[redacted]");
+}
+
+// A URL runs to the next space or quote; punctuation that ends a sentence is not part of it.
+const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/(?:[^\s"'<>]*[^\s"'<>.,;:!?)])?/gi;
+
+/**
+ * A URL's scheme, host and port only. Its path, query and user info can carry a credential
+ * (Slack's and others' webhook URLs keep theirs in the path); an unparsable one keeps its scheme.
+ */
+export function urlOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return `${url.slice(0, url.indexOf("://"))}://[redacted]`;
+  }
+}
+
+/** `text` with every URL in it reduced to its origin (scheme, host and port). */
+export function urlsToOrigins(text: string): string {
+  return text.replace(URL_IN_TEXT, urlOrigin);
+}
