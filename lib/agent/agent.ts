@@ -125,6 +125,12 @@ class AgentExit extends Error {
   }
 }
 
+/**
+ * Directives about the agent's own standing with the control plane (its certificate, its
+ * registration): carried out by the agent whatever the cluster behind it, never by the cluster.
+ */
+const AGENT_DIRECTIVES: ReadonlySet<string> = new Set(["disconnect", "rotate"]);
+
 const SEMVER = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 function stringParam(d: Directive, ...keys: string[]): string | null {
@@ -703,7 +709,7 @@ export class FleetAgent {
   private applyDirective(d: Directive) {
     this.options.hooks?.onDirective?.(d);
     this.emit("debug", "DIRECTIVE_RECEIVED", `directive ${d.type}`, { id: d.id, type: d.type });
-    if (this.options.kube && d.type !== "disconnect") {
+    if (this.options.kube && !AGENT_DIRECTIVES.has(d.type)) {
       this.emit("info", "DIRECTIVE_RECEIVED", `directive ${d.type}: carrying it out in the cluster`, { id: d.id, type: d.type });
       this.options.kube.start(d);
       return;
