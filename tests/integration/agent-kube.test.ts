@@ -247,6 +247,38 @@ async function agentInPod(name: string) {
   return { kube, agent, id };
 }
 
+test("an API server answering in 20 s: heartbeats keep the cluster Ready, its facts reported degraded", async () => {
+  const threshold = await server.api("PATCH", "/api/v1/settings", { notReadyThresholdSeconds: 10 });
+  assert.equal(threshold.status, 200, JSON.stringify(threshold.body));
+  const { kube, agent, id } = await agentInPod("aks-slow");
+  try {
+    kube.delayMs = 20_000;
+    const slowFrom = Date.now();
+    const seen = new Set<string>();
+    const detail = await until(
+      "the facts reported degraded",
+      async () => {
+        const d = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+        seen.add(d.status);
+        return d.health?.apiServer === "degraded" && d;
+      },
+      60_000,
+      agent.output,
+    );
+    // /readyz times out after the agent's 15 s: by then a heartbeat stuck behind it would be past the 10 s threshold.
+    assert.ok(Date.now() - slowFrom > 10_000);
+    assert.deepEqual([...seen], ["Ready"], agent.output());
+    assert.ok(Date.parse(detail.lastHeartbeatAt) > slowFrom + 10_000, "heartbeats went on while the API server was slow");
+    const notReady = (detail.events as { to: string; at?: string }[]).filter((e) => e.to === "NotReady");
+    assert.deepEqual(notReady, []);
+    assert.deepEqual(detail.nodePools.length, 2, "the last facts read are still reported");
+  } finally {
+    agent.child.kill("SIGKILL");
+    await kube.stop();
+    await server.api("PATCH", "/api/v1/settings", { notReadyThresholdSeconds: 60 });
+  }
+});
+
 test("from a laptop (--kubeconfig, GKE): facts, and drainNodePool cordons then evicts through the Eviction API, waiting on a PDB's 429", async () => {
   const kube = await new FakeKubeApi(gkeCluster(), { tokens: ["laptop-admin-token"] }).start();
   const dir = mkdtempSync(path.join(tmpdir(), "fleet-laptop-"));
