@@ -15,7 +15,8 @@ import {
 } from "./csr";
 import { AckTracker, AGENT_CAPABILITIES, directiveParam, type Directive } from "./directives";
 import { BadResponseError, ConfigError, describeFailure, type Failure, type Phase } from "./errors";
-import { SimulatedCluster, type FactsChange } from "./facts";
+import { SimulatedCluster, type FactsChange, type FactsReport } from "./facts";
+import { FactsLoop } from "./facts-loop";
 import type { AckEntry, KubeCluster } from "./kube/kube-cluster";
 import { createTlsAgent, requestJson } from "./http";
 import {
@@ -125,6 +126,12 @@ class AgentExit extends Error {
   }
 }
 
+/**
+ * Directives about the agent's own standing with the control plane (its certificate, its
+ * registration): carried out by the agent whatever the cluster behind it, never by the cluster.
+ */
+const AGENT_DIRECTIVES: ReadonlySet<string> = new Set(["disconnect", "rotate"]);
+
 const SEMVER = /^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 function stringParam(d: Directive, ...keys: string[]): string | null {
@@ -165,6 +172,8 @@ export class FleetAgent {
   /** False after a revocation: a revoked certificate's key is not reused. */
   private keepKey = true;
   private reregistrationNoticed = false;
+  /** The real cluster's facts, read on their own schedule (simulated facts need no reading). */
+  private readonly factsLoop: FactsLoop | null;
 
   constructor(private readonly options: FleetAgentOptions) {
     this.server = typeof options.server === "string" ? new URL(options.server) : options.server;
@@ -181,6 +190,18 @@ export class FleetAgent {
         kubernetesVersion: options.kubernetesVersion ?? "1.30.2",
         random: seededRandom(hashSeed(options.name)),
       });
+    this.factsLoop = options.kube
+      ? new FactsLoop(options.kube, {
+          clock: this.clock,
+          intervalMs: () => this.intervalSeconds() * 1000,
+          onError: (err) =>
+            this.emit(
+              "warn",
+              "KUBE_API_ERROR",
+              `reading the cluster failed: ${err instanceof Error ? err.message : String(err)}`,
+            ),
+        })
+      : null;
   }
 
   get clusterId(): string | null {
@@ -213,6 +234,7 @@ export class FleetAgent {
     if (this.stopped) return;
     this.stopped = true;
     this.abort.abort();
+    this.factsLoop?.close();
   }
 
   /** Stops heartbeating for `ms`, then resumes (the simulator's "flap" fault). */
@@ -235,6 +257,7 @@ export class FleetAgent {
     } catch (err) {
       result = this.resultOf(err);
     } finally {
+      this.factsLoop?.close();
       this.mtls?.destroy();
       if (this.anon !== this.options.anonymousAgent) this.anon?.destroy();
     }
@@ -401,7 +424,8 @@ export class FleetAgent {
     const caFingerprint =
       this.state?.cluster.clusterCaFingerprint ||
       (await this.localStep("read the cluster CA", () => this.clusterCaFingerprint()));
-    if (this.options.kube) await this.readCluster();
+    await this.factsLoop?.ready();
+    this.currentFacts();
     const apiServerUrl =
       typeof this.options.apiServerUrl === "function"
         ? await this.options.apiServerUrl()
@@ -581,20 +605,18 @@ export class FleetAgent {
     );
   }
 
-  /** Reads the real cluster's facts and moves its directives on (kube mode only). */
-  private async readCluster() {
-    const kube = this.options.kube;
-    if (!kube) return;
-    await kube.collect();
-    await kube.progress();
-    this.facts.agentVersion = this.options.agentVersion ?? this.facts.agentVersion;
-    this.facts.kubernetesVersion = kube.kubernetesVersion;
+  /** The facts to report now; their versions are what the state records the cluster runs. */
+  private currentFacts(): FactsReport {
+    const facts = this.factsLoop?.report() ?? this.facts.report();
+    this.facts.agentVersion = facts.agentVersion;
+    this.facts.kubernetesVersion = facts.kubernetesVersion;
+    return facts;
   }
 
   private heartbeatBody(acks: AckEntry[]) {
     const revision = this.state?.cluster.appliedPolicyRevision ?? null;
     const kube = this.options.kube;
-    const facts = kube?.report() ?? this.facts.report();
+    const facts = this.currentFacts();
     return {
       ...facts,
       // Rotation is the agent's own; the rest is what the cluster access allows (node actions may be off).
@@ -607,7 +629,8 @@ export class FleetAgent {
   private async heartbeat(): Promise<{ answer: HeartbeatAnswer; sentAcks: string[] }> {
     const state = this.state;
     if (!state || !this.mtls) throw new Error("heartbeat before registration");
-    await this.readCluster();
+    // The first heartbeat waits for the first read of the cluster; later ones never wait.
+    await this.factsLoop?.ready();
     const ids = this.acks.acks(this.clock.now());
     const acks: AckEntry[] = this.options.kube ? this.options.kube.ackEntries(ids) : ids;
     const sent = acks.map((a) => (typeof a === "string" ? a : a.id));
@@ -703,9 +726,10 @@ export class FleetAgent {
   private applyDirective(d: Directive) {
     this.options.hooks?.onDirective?.(d);
     this.emit("debug", "DIRECTIVE_RECEIVED", `directive ${d.type}`, { id: d.id, type: d.type });
-    if (this.options.kube && d.type !== "disconnect") {
+    if (this.options.kube && !AGENT_DIRECTIVES.has(d.type)) {
       this.emit("info", "DIRECTIVE_RECEIVED", `directive ${d.type}: carrying it out in the cluster`, { id: d.id, type: d.type });
       this.options.kube.start(d);
+      this.factsLoop?.wake();
       return;
     }
     switch (d.type) {

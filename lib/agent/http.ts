@@ -59,6 +59,14 @@ const MAX_TLS_SESSIONS = 16;
 export class EnvProxyAgent extends https.Agent {
   /** The newest session ticket per destination (one destination per agent in practice). */
   private readonly tlsSessions = new Map<string, Buffer>();
+  /** A proxy fixed by configuration (a kubeconfig's `proxy-url`); null: none; undefined: the environment's. */
+  private readonly proxy: URL | null | undefined;
+
+  constructor(options: https.AgentOptions & { proxy?: URL | null } = {}) {
+    const { proxy, ...rest } = options;
+    super(rest);
+    this.proxy = proxy;
+  }
 
   private connectTls(options: tls.ConnectionOptions & { host?: string; port?: number }): tls.TLSSocket {
     const key = `${options.host}:${options.port}:${options.servername ?? ""}`;
@@ -81,7 +89,7 @@ export class EnvProxyAgent extends https.Agent {
     // The agent hands its own options merged with the request's: TLS fields included.
     const options = requestOptions as tls.ConnectionOptions & { host?: string; port?: number };
     const host = options.host ?? "localhost";
-    const proxy = proxyFor(host);
+    const proxy = this.proxy === undefined ? proxyFor(host) : this.proxy;
     if (!proxy || !callback) return this.connectTls(options);
     connectTunnel(proxy, host, options.port ?? 443).then(
       (socket) =>
@@ -235,16 +243,22 @@ function once(url: URL, options: RequestOptions): Promise<HttpResult & { reusedS
 }
 
 /**
- * One HTTPS exchange. A keep-alive socket the server closed while idle fails the next request
- * with ECONNRESET before anything was processed; that case (and only that) is retried once.
+ * A keep-alive socket the server closed while idle fails the next request with ECONNRESET (or
+ * EPIPE) before the server processed anything: the one failure worth retrying at once, on a new
+ * connection. `err.reusedSocket` is set from the request's `reusedSocket` by the caller.
  */
+export function isResetOfReusedSocket(err: unknown, signal?: AbortSignal): boolean {
+  const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
+  return !!e?.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE") && !signal?.aborted;
+}
+
+/** One HTTPS exchange; a reset of a reused keep-alive socket is retried once. */
 export async function httpRequest(base: URL, pathname: string, options: RequestOptions): Promise<HttpResult> {
   const url = new URL(pathname, base);
   try {
     return await once(url, options);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean };
-    if (e.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE") && !options.signal?.aborted) return once(url, options);
+    if (isResetOfReusedSocket(err, options.signal)) return once(url, options);
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 // The measured side of `npm run bench:agent`: reads a cluster once through a kubeconfig, the way
-// the agent does before a heartbeat, then counts pods alone, and prints the time and the RSS.
+// the agent's facts loop does each round, then counts pods alone, and prints the time and the RSS.
 // Bundled with esbuild and run with plain node, so the numbers are the agent's, not tsx's.
 import { KubeCluster } from "../../lib/agent/kube/kube-cluster";
 import { KubeClient } from "../../lib/agent/kube/kube-client";

@@ -42,7 +42,7 @@ try {
   });
   const r = JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, number>;
   const pages = api.requests.filter((q) => q.path === "/api/v1/pods").length;
-  console.log(`full read (what precedes a heartbeat): ${r.collectMs} ms wall, ${r.collectCpuMs} ms of agent CPU`);
+  console.log(`full read (one round of the facts loop): ${r.collectMs} ms wall, ${r.collectCpuMs} ms of agent CPU`);
   console.log(
     `pod count alone: ${r.countMs} ms wall, ${r.countCpuMs} ms of agent CPU, for ${r.pods} pods in ${pages / 2} pages of 500 (metadata only)`,
   );

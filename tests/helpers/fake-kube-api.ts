@@ -148,7 +148,8 @@ export interface FakeKubeApiOptions {
 export class FakeKubeApi {
   readonly requests: RecordedRequest[] = [];
   readonly tokens: Set<string>;
-  readonly caPem: string;
+  /** The CA of the server's certificate; rotateCa() replaces both. */
+  caPem: string;
   url = "";
   port = 0;
   /** /readyz: "ok", an HTTP failure, or a dropped connection. */
@@ -165,6 +166,13 @@ export class FakeKubeApi {
   clusterProfilesForbidden = false;
   /** Set: every ClusterProfile request is answered with this status and a Status body carrying this message. */
   clusterProfileFailure: { code: number; message: string } | null = null;
+  /** Every answer waits this long (a slow API server). */
+  delayMs = 0;
+  /** The next this-many list requests carrying a continue token answer 410 Expired (etcd compacted it). */
+  expireContinue = 0;
+  /** The next this-many requests on a connection that already served one are met with a reset. */
+  resetReusedSockets = 0;
+  private readonly usedSockets = new WeakSet<net.Socket>();
   private server: https.Server;
   private rv = 100;
   private readonly namespace: string;
@@ -194,6 +202,19 @@ export class FakeKubeApi {
       { key: pki.serverKeyPem, cert: pki.serverCertPem },
       (req, res) => void this.handle(req, res),
     );
+  }
+
+  /** A new cluster CA and serving certificate (CA rotation); open connections keep the old ones. */
+  rotateCa(): string {
+    const pki = makeCa();
+    this.caPem = pki.caPem;
+    this.server.setSecureContext({ key: pki.serverKeyPem, cert: pki.serverCertPem });
+    return pki.caPem;
+  }
+
+  /** Closes every open connection (as an API server restart or a load balancer would). */
+  dropConnections() {
+    this.server.closeAllConnections();
   }
 
   async start(): Promise<this> {
@@ -311,7 +332,25 @@ export class FakeKubeApi {
     }
     const method = req.method ?? "GET";
     const p = url.pathname;
+    if (this.usedSockets.has(req.socket) && this.resetReusedSockets > 0) {
+      this.resetReusedSockets -= 1;
+      return req.socket.destroy();
+    }
+    this.usedSockets.add(req.socket);
     this.requests.push({ method, path: p, query, accept: String(req.headers.accept ?? ""), contentType, body });
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
+    if (query.continue && this.expireContinue > 0) {
+      this.expireContinue -= 1;
+      return this.send(
+        res,
+        410,
+        status(
+          410,
+          "Expired",
+          "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+        ),
+      );
+    }
 
     const auth = String(req.headers.authorization ?? "");
     if (!auth.startsWith("Bearer ") || !this.tokens.has(auth.slice(7))) {

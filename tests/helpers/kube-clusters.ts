@@ -6,10 +6,18 @@
 export interface FakeNode {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; uid?: string; labels: Record<string, string>; resourceVersion?: string };
+  metadata: {
+    name: string;
+    uid?: string;
+    labels: Record<string, string>;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+    managedFields?: unknown[];
+  };
   spec: { unschedulable?: boolean; providerID?: string };
   status: {
-    conditions: { type: string; status: string; reason?: string }[];
+    conditions: { type: string; status: string; reason?: string; message?: string; lastHeartbeatTime?: string }[];
+    images?: { names: string[]; sizeBytes: number }[];
     nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string; osImage: string };
     allocatable: Record<string, string>;
     capacity: Record<string, string>;
@@ -273,19 +281,71 @@ export function aksCluster(): FakeCluster {
   };
 }
 
-/** A big cluster for the measurement: `nodeCount` nodes in 10 pools, `podCount` pods. */
+/**
+ * What a real API server sends besides the fields the agent reads, about 20 KB a node: the
+ * managedFields of kubelet, the node controller and the cloud controller, annotations, and the
+ * images the node has pulled (digests and tags).
+ */
+function realisticBulk(n: FakeNode, i: number): FakeNode {
+  const hex = (k: number) => (BigInt(i) * 2654435761n + BigInt(k) * 40503n).toString(16).padStart(12, "0").repeat(6).slice(0, 64);
+  const fieldsOf = (keys: string[]) => Object.fromEntries(keys.map((k) => [`f:${k}`, {}]));
+  const time = "2026-11-30T08:14:22Z";
+  const managed = (manager: string, subresource: string | undefined, keys: string[]) => ({
+    manager,
+    operation: "Update",
+    apiVersion: "v1",
+    time,
+    fieldsType: "FieldsV1",
+    fieldsV1: { "f:metadata": { "f:labels": fieldsOf(Object.keys(n.metadata.labels)) }, "f:status": fieldsOf(keys) },
+    ...(subresource ? { subresource } : {}),
+  });
+  const conditionKeys = ["lastHeartbeatTime", "lastTransitionTime", "message", "reason", "status", "type"];
+  n.metadata.annotations = {
+    "alpha.kubernetes.io/provided-node-ip": `10.${(i >> 8) & 255}.${i & 255}.1`,
+    "node.alpha.kubernetes.io/ttl": "0",
+    "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+    "karpenter.k8s.aws/ec2nodeclass-hash": hex(1).slice(0, 20),
+  };
+  n.metadata.managedFields = [
+    managed("kubelet", "status", ["allocatable", "capacity", "conditions", "daemonEndpoints", "images", "nodeInfo"]),
+    managed("karpenter", undefined, ["taints", "providerID"]),
+    managed("aws-cloud-controller-manager", "status", ["addresses", ...conditionKeys]),
+    managed("kube-controller-manager", undefined, ["podCIDR", "podCIDRs", "volumesAttached", "volumesInUse"]),
+  ];
+  n.status.conditions = n.status.conditions.map((c) => ({
+    ...c,
+    message: `kubelet has sufficient ${c.type === "Ready" ? "readiness, posting ready status" : "resources"}`,
+    lastHeartbeatTime: time,
+  }));
+  n.status.images = Array.from({ length: 66 }, (_, k) => ({
+    names: [
+      `602401143452.dkr.ecr.eu-west-1.amazonaws.com/team-${k}/service-${k}@sha256:${hex(k + 7)}`,
+      `602401143452.dkr.ecr.eu-west-1.amazonaws.com/team-${k}/service-${k}:v1.${k}.${i % 17}-build.${hex(k).slice(0, 8)}`,
+    ],
+    sizeBytes: 10_000_000 + k * 1_234_567,
+  }));
+  return n;
+}
+
+/**
+ * A big cluster for the measurement: `nodeCount` nodes in 10 pools (each as big as a real API
+ * server sends it), `podCount` pods.
+ */
 export function bigCluster(nodeCount: number, podCount: number): FakeCluster {
   const nodes: FakeNode[] = [];
   for (let i = 0; i < nodeCount; i++) {
     nodes.push(
-      node(
-        `ip-10-${(i >> 8) & 255}-${i & 255}-1.ec2.internal`,
-        { "karpenter.sh/nodepool": `pool-${i % 10}`, "node.kubernetes.io/instance-type": "m6i.4xlarge" },
-        {
-          kubelet: "v1.31.2-eks-7f9249a",
-          cpu: "15890m",
-          memory: "62153416Ki",
-        },
+      realisticBulk(
+        node(
+          `ip-10-${(i >> 8) & 255}-${i & 255}-1.ec2.internal`,
+          { "karpenter.sh/nodepool": `pool-${i % 10}`, "node.kubernetes.io/instance-type": "m6i.4xlarge" },
+          {
+            kubelet: "v1.31.2-eks-7f9249a",
+            cpu: "15890m",
+            memory: "62153416Ki",
+          },
+        ),
+        i,
       ),
     );
   }

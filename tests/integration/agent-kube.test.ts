@@ -4,7 +4,7 @@
 // the exact requests the agent made to the cluster's API.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import crypto from "node:crypto";
+import crypto, { X509Certificate } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,7 +13,7 @@ import { KUBE_CALLS, type KubeCallName } from "@/lib/domain/agent-kube-calls";
 import { registerCluster } from "../helpers/agent-client";
 import { FakeKubeApi, type RecordedRequest } from "../helpers/fake-kube-api";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
-import { eksCluster, gkeCluster } from "../helpers/kube-clusters";
+import { aksCluster, eksCluster, gkeCluster } from "../helpers/kube-clusters";
 import { until } from "../helpers/until";
 
 const IMAGE = "registry.example.com/fleet/agent:1.4.0";
@@ -220,6 +220,65 @@ test("in a pod (EKS): state and token in Secrets, real facts on the cluster page
   }
 });
 
+/** An agent in a pod of a fresh AKS-shaped cluster, registered and Ready; returns its cluster id. */
+async function agentInPod(name: string) {
+  const saToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6InNhIn0." + crypto.randomBytes(24).toString("base64url");
+  const kube = await new FakeKubeApi(aksCluster(), { tokens: [saToken] }).start();
+  const saDir = kube.layOutServiceAccount(mkdtempSync(path.join(tmpdir(), "fleet-pod-")), saToken);
+  kube.addSecret("fleet-agent-token", { token: await mint(name) });
+  kube.addSecret("fleet-agent-state");
+  const agent = startAgent(
+    [
+      ...["--name", name, "--labels", "env=prod,region=westeurope"],
+      ...["--state-secret", "fleet-system/fleet-agent-state", "--token-secret", "fleet-system/fleet-agent-token"],
+    ],
+    { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(kube.port), FLEET_AGENT_SERVICE_ACCOUNT_DIR: saDir },
+  );
+  const id = await until(
+    `${name} Ready with its facts`,
+    async () => {
+      const c = (await server.api("GET", `/api/v1/clusters?q=${name}`)).body.items?.[0];
+      if (c?.status !== "Ready") return false;
+      return (await server.api("GET", `/api/v1/clusters/${c.id}`)).body.nodePools?.length === 2 && (c.id as string);
+    },
+    60_000,
+    agent.output,
+  );
+  return { kube, agent, id };
+}
+
+test("an API server answering in 20 s: heartbeats keep the cluster Ready, its facts reported degraded", async () => {
+  const threshold = await server.api("PATCH", "/api/v1/settings", { notReadyThresholdSeconds: 10 });
+  assert.equal(threshold.status, 200, JSON.stringify(threshold.body));
+  const { kube, agent, id } = await agentInPod("aks-slow");
+  try {
+    kube.delayMs = 20_000;
+    const slowFrom = Date.now();
+    const seen = new Set<string>();
+    const detail = await until(
+      "the facts reported degraded",
+      async () => {
+        const d = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+        seen.add(d.status);
+        return d.health?.apiServer === "degraded" && d;
+      },
+      60_000,
+      agent.output,
+    );
+    // /readyz times out after the agent's 15 s: by then a heartbeat stuck behind it would be past the 10 s threshold.
+    assert.ok(Date.now() - slowFrom > 10_000);
+    assert.deepEqual([...seen], ["Ready"], agent.output());
+    assert.ok(Date.parse(detail.lastHeartbeatAt) > slowFrom + 10_000, "heartbeats went on while the API server was slow");
+    const notReady = (detail.events as { to: string; at?: string }[]).filter((e) => e.to === "NotReady");
+    assert.deepEqual(notReady, []);
+    assert.deepEqual(detail.nodePools.length, 2, "the last facts read are still reported");
+  } finally {
+    agent.child.kill("SIGKILL");
+    await kube.stop();
+    await server.api("PATCH", "/api/v1/settings", { notReadyThresholdSeconds: 60 });
+  }
+});
+
 test("from a laptop (--kubeconfig, GKE): facts, and drainNodePool cordons then evicts through the Eviction API, waiting on a PDB's 429", async () => {
   const kube = await new FakeKubeApi(gkeCluster(), { tokens: ["laptop-admin-token"] }).start();
   const dir = mkdtempSync(path.join(tmpdir(), "fleet-laptop-"));
@@ -356,4 +415,49 @@ test("the protocol's new fields server-side: capabilities filter directives, a f
   );
   const moved = await server.api("POST", `/api/v1/clusters/${id}/deregistration`, { action: "confirm-workloads" });
   assert.equal(moved.body.step, "workloads-moved", "31 system pods remain, but no user pod: no force needed");
+});
+
+// Last in this file: the fleet CA stays mid-rollover for the server of these tests.
+test("a fleet CA rollover with the agent in a pod: it rotates onto the new CA and acknowledges the directive", async () => {
+  const { kube, agent, id } = await agentInPod("aks-rollover");
+  try {
+    const started = await server.api("POST", "/api/v1/ca/rollover", {});
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const newFp = started.body.cas[1].fingerprint as string;
+    const bundle = String((await server.agent("GET", "/api/agent/v1/ca")).body);
+    const newCa = new X509Certificate(
+      bundle
+        .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)!
+        .find((pem) => "sha256:" + crypto.createHash("sha256").update(new X509Certificate(pem).raw).digest("hex") === newFp)!,
+    );
+    await until(
+      "the certificate in the state Secret issued by the new CA",
+      async () => {
+        const pem = kube.secretText("fleet-agent-state", "cert.pem");
+        return !!pem && new X509Certificate(pem).checkIssued(newCa);
+      },
+      60_000,
+      agent.output,
+    );
+    await until(
+      "the cluster counted on the new CA",
+      async () => {
+        const s = (await server.api("GET", "/api/v1/ca")).body;
+        return s.rollover?.byIssuer.find((b: { fingerprint: string }) => b.fingerprint === newFp)?.clusters >= 1;
+      },
+      30_000,
+      agent.output,
+    );
+    await until(
+      "heartbeats on the new certificate",
+      async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.status === "Ready",
+    );
+    const detail = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+    assert.deepEqual(detail.failedDirectives ?? [], [], "the rotate directive was not failed");
+    assert.match(agent.output(), /ROTATED/);
+    assert.doesNotMatch(agent.output(), /DIRECTIVE_FAILED|DIRECTIVE_UNKNOWN/);
+  } finally {
+    agent.child.kill("SIGKILL");
+    await kube.stop();
+  }
 });

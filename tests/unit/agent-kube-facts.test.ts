@@ -7,10 +7,11 @@ import {
   isLogCollector,
   kubernetesVersionOf,
   nodePoolOf,
+  slimNode,
   type ClusterObjects,
 } from "@/lib/agent/kube/facts-from-cluster";
 import { parseQuantity } from "@/lib/agent/kube/quantity";
-import { aksCluster, eksCluster, gkeCluster, type FakeCluster } from "../helpers/kube-clusters";
+import { aksCluster, bigCluster, eksCluster, gkeCluster, type FakeCluster } from "../helpers/kube-clusters";
 
 const AVAILABLE = { status: { conditions: [{ type: "Available", status: "True" }] } };
 
@@ -122,6 +123,7 @@ describe("facts from a cluster's API objects", () => {
     assert.equal(apiServerHealth({ status: 500, latencyMs: 40 }), "degraded");
     assert.equal(apiServerHealth({ status: 200, latencyMs: 5_000 }), "degraded");
     assert.equal(apiServerHealth({ error: "ECONNREFUSED" }), "down");
+    assert.equal(apiServerHealth({ error: "no answer within 15000 ms", timedOut: true }), "degraded", "slow, not gone");
     const unavailable = { status: { conditions: [{ type: "Available", status: "False" }] } };
     const facts = factsFromCluster(objects(eksCluster(), { metricsApiService: unavailable }), "1.5.0");
     assert.equal(facts.health.metrics, false);
@@ -146,5 +148,19 @@ describe("facts from a cluster's API objects", () => {
       .pods.filter((p) => p.status.phase === "Running")
       .map((p) => ({ metadata: p.metadata }));
     assert.deepEqual(countPods(metadataOnly, "fleet-system"), { pods: 39, userPods: 17 });
+  });
+
+  test("a node is kept as the fields read (a few hundred bytes of its ~20 KB), with the same facts", () => {
+    for (const cluster of [eksCluster(), gkeCluster(), aksCluster(), bigCluster(30, 10)]) {
+      const slim = cluster.nodes.map(slimNode);
+      assert.deepEqual(factsFromCluster(objects(cluster, { nodes: slim }), "1.5.0"), factsFromCluster(objects(cluster), "1.5.0"));
+    }
+    const full = bigCluster(1, 0).nodes[0]!;
+    const slim = slimNode(full);
+    assert.deepEqual(Object.keys(slim.status!), ["conditions", "nodeInfo", "allocatable", "capacity"]);
+    assert.ok(JSON.stringify(full).length > 19_000);
+    assert.ok(JSON.stringify(slim).length < 800, JSON.stringify(slim));
+    const cordoned = eksCluster().nodes.find((n) => n.spec.unschedulable)!;
+    assert.deepEqual(slimNode(cordoned).spec, { unschedulable: true });
   });
 });

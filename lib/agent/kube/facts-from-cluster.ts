@@ -19,7 +19,36 @@ export interface KubeNode {
     conditions?: { type: string; status: string }[];
     nodeInfo?: { kubeletVersion?: string };
     allocatable?: Record<string, string>;
+    capacity?: Record<string, string>;
   };
+}
+
+/**
+ * The part of a node the agent reads (name, labels, cordon, Ready, kubelet, allocatable and
+ * capacity). A node as the API server sends it is ~20 KB (managedFields, images); kept whole
+ * for thousands of nodes between reads it would be most of the agent's memory.
+ */
+export function slimNode(node: KubeNode): KubeNode {
+  const ready = node.status?.conditions?.find((c) => c.type === "Ready");
+  const { allocatable, capacity } = node.status ?? {};
+  return {
+    metadata: { name: node.metadata.name, ...(node.metadata.labels ? { labels: node.metadata.labels } : {}) },
+    ...(node.spec?.unschedulable ? { spec: { unschedulable: true } } : {}),
+    status: {
+      conditions: ready ? [{ type: ready.type, status: ready.status }] : [],
+      nodeInfo: { kubeletVersion: node.status?.nodeInfo?.kubeletVersion },
+      ...(allocatable ? { allocatable: { ...pick(allocatable) } } : {}),
+      ...(capacity ? { capacity: { ...pick(capacity) } } : {}),
+    },
+  };
+}
+
+/** cpu and memory: the resources a pool's capacity is summed from. */
+function pick(resources: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (resources.cpu !== undefined) out.cpu = resources.cpu;
+  if (resources.memory !== undefined) out.memory = resources.memory;
+  return out;
 }
 
 /** A pod as a PartialObjectMetadata (metadata only) or a full object; status only in the latter. */
@@ -37,8 +66,11 @@ export interface KubeApiService {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
-/** How GET /readyz went: an HTTP status and the time it took, or no answer at all. */
-export type ReadyzResult = { status: number; latencyMs: number } | { error: string };
+/**
+ * How GET /readyz went: an HTTP status and the time it took, or no answer at all (`timedOut`: the
+ * connection was taken but the answer did not come in time).
+ */
+export type ReadyzResult = { status: number; latencyMs: number } | { error: string; timedOut?: boolean };
 
 /** A pod count computed from the pod list, cached between recounts on big clusters. */
 export interface PodCounts {
@@ -194,7 +226,8 @@ export function metricsAvailable(service: KubeApiService | null): boolean {
 }
 
 export function apiServerHealth(readyz: ReadyzResult): ApiServerHealth {
-  if ("error" in readyz) return "down";
+  // An API server that takes the connection but answers slowly is degraded, not down.
+  if ("error" in readyz) return readyz.timedOut ? "degraded" : "down";
   if (readyz.status >= 200 && readyz.status < 300 && readyz.latencyMs <= SLOW_READYZ_MS) return "ok";
   return "degraded";
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { KUBE_CALLS, type KubeCallName } from "../../domain/agent-kube-calls";
 import { ConfigError } from "../errors";
+import { EnvProxyAgent, isResetOfReusedSocket } from "../http";
 
 // The agent's way into its cluster's API. @kubernetes/client-node loads the configuration (in a
 // pod: the service account's token, re-read by the library as kubelet rotates it, and CA; on a
@@ -29,6 +30,14 @@ export class KubeApiError extends Error {
   }
 }
 
+/** The API server accepted the connection but did not answer in time: slow, not gone. */
+export class KubeTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "KubeTimeoutError";
+  }
+}
+
 export interface KubeResponse {
   status: number;
   body: unknown;
@@ -44,13 +53,74 @@ export interface KubeRequest {
   allow?: number[];
   /** Raw text instead of JSON (/readyz). */
   text?: boolean;
+  /** Abandons the request (a facts round past its deadline). */
+  signal?: AbortSignal;
 }
 
 const METHOD_OF_VERB = { get: "GET", list: "GET", update: "PUT", patch: "PATCH", delete: "DELETE", create: "POST" } as const;
 const MAX_BODY = 64 * 1024 * 1024;
 
+/**
+ * Several kubeconfig files (KUBECONFIG=a:b) merged as kubectl merges them: files that do not exist
+ * are skipped, the first file to name a cluster, user or context wins it, and the current context
+ * is the first one set.
+ */
+function loadKubeconfigs(list: string): KubeConfig {
+  const files = list.split(path.delimiter).filter(Boolean);
+  const config = new KubeConfig();
+  if (files.length === 1) {
+    config.loadFromFile(files[0]!);
+    return config;
+  }
+  const found = files.filter((f) => fs.existsSync(f));
+  if (!found.length) throw new Error("none of these files exists");
+  const firstByName = <T extends { name: string }>(lists: T[][]): T[] => {
+    const byName = new Map<string, T>();
+    for (const item of lists.flat()) if (!byName.has(item.name)) byName.set(item.name, item);
+    return [...byName.values()];
+  };
+  const parts = found.map((f) => {
+    const part = new KubeConfig();
+    part.loadFromFile(f);
+    return part;
+  });
+  config.loadFromOptions({
+    clusters: firstByName(parts.map((p) => p.clusters)),
+    users: firstByName(parts.map((p) => p.users)),
+    contexts: firstByName(parts.map((p) => p.contexts)),
+    currentContext: parts.map((p) => p.currentContext).find(Boolean) ?? "",
+  });
+  return config;
+}
+
+/** The kubeconfig's `proxy-url`: an HTTP proxy the connection tunnels through with CONNECT. */
+function proxyOf(config: KubeConfig, source: string): URL | null {
+  const raw = config.getCurrentCluster()?.proxyUrl;
+  if (!raw) return null;
+  let proxy: URL | null = null;
+  try {
+    proxy = new URL(raw);
+  } catch {
+    // reported below without echoing the value, which may carry credentials
+  }
+  if (proxy?.protocol !== "http:") {
+    throw new ConfigError(
+      "CONFIG_INVALID",
+      `the ${source} names a proxy-url the agent cannot use${proxy ? ` (${proxy.protocol}//${proxy.host})` : ""}: only http:// proxies (CONNECT) are supported`,
+    );
+  }
+  return proxy;
+}
+
+/** The bytes a TLS agent is built from, comparable between requests. */
+function tlsMaterial(opts: https.RequestOptions): string {
+  const bytes = (v: unknown): unknown =>
+    Buffer.isBuffer(v) ? v.toString("base64") : Array.isArray(v) ? v.map(bytes) : v === undefined ? null : String(v);
+  return JSON.stringify([opts.ca, opts.cert, opts.key, opts.servername, opts.rejectUnauthorized].map(bytes));
+}
+
 export interface KubeAccess {
-  /** --kubeconfig, else KUBECONFIG; unset: in-cluster. */
+  /** --kubeconfig, else KUBECONFIG (several paths joined as kubectl reads them); unset: in-cluster. */
   kubeconfig?: string;
   /** Where the service account's files are (tests lay them out like a pod's). */
   serviceAccountDir?: string;
@@ -59,6 +129,9 @@ export interface KubeAccess {
 
 export class KubeClient {
   private agent: https.Agent | null = null;
+  /** What `agent` was built from: a rotated CA or a new client certificate needs a new one. */
+  private agentMaterial = "";
+  private readonly proxy: URL | null;
 
   private constructor(
     private readonly config: KubeConfig,
@@ -67,13 +140,15 @@ export class KubeClient {
     readonly source: string,
     /** The service account's namespace when in a pod. */
     readonly podNamespace: string | null,
-  ) {}
+  ) {
+    this.proxy = proxyOf(config, source);
+  }
 
   static load(access: KubeAccess): KubeClient {
-    const config = new KubeConfig();
+    let config = new KubeConfig();
     if (access.kubeconfig) {
       try {
-        config.loadFromFile(access.kubeconfig);
+        config = loadKubeconfigs(access.kubeconfig);
       } catch (err) {
         throw new ConfigError("CONFIG_INVALID", `cannot read kubeconfig ${access.kubeconfig}: ${(err as Error).message}`);
       }
@@ -125,45 +200,23 @@ export class KubeClient {
     const opts: https.RequestOptions = { method, headers: { accept: options.accept ?? "application/json" } };
     // Signs the request: the bearer token (re-read from the file as it rotates), or client certificates.
     await this.config.applyToHTTPSOptions(opts);
-    const created = opts.agent as https.Agent | undefined;
-    if (!this.agent) {
-      // Keep one keep-alive agent with the same TLS material rather than one per request.
-      this.agent = new https.Agent({
-        keepAlive: true,
-        maxSockets: 4,
-        ca: opts.ca,
-        cert: opts.cert,
-        key: opts.key,
-        servername: opts.servername,
-        rejectUnauthorized: opts.rejectUnauthorized ?? true,
-      });
-    }
-    if (created && created !== this.agent) created.destroy();
-    opts.agent = this.agent;
+    opts.agent = this.agentFor(opts);
+    opts.signal = options.signal;
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
     if (payload) {
       (opts.headers as Record<string, string>)["content-type"] = options.contentType ?? "application/json";
       (opts.headers as Record<string, string>)["content-length"] = String(payload.length);
     }
     const started = performance.now();
-    const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = https.request(url, opts, (r) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        r.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_BODY) req.destroy(new Error(`the API answer to ${call} is larger than ${MAX_BODY} bytes`));
-          else chunks.push(c);
-        });
-        r.on("end", () => resolve({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-        r.on("error", reject);
-      });
-      req.setTimeout(this.timeoutMs, () =>
-        req.destroy(new Error(`the API server did not answer ${call} within ${this.timeoutMs} ms`)),
-      );
-      req.on("error", reject);
-      req.end(payload);
-    });
+    let res: { status: number; text: string };
+    try {
+      res = await this.exchange(call, url, opts, payload);
+    } catch (err) {
+      // A read is safe to send again when the reused connection was already gone; a write might
+      // have been applied, so it is left to the caller.
+      if (method !== "GET" || !isResetOfReusedSocket(err, options.signal)) throw err;
+      res = await this.exchange(call, url, opts, payload);
+    }
     const latencyMs = performance.now() - started;
     let body: unknown = res.text;
     if (!options.text) {
@@ -185,24 +238,94 @@ export class KubeClient {
   }
 
   /**
-   * Every item of a list, page by page (`limit`/`continue`), handing each page to `onPage` so a
-   * 150,000-pod list is never held in memory at once.
+   * The keep-alive agent for these TLS options, built again when their bytes change: kubelet
+   * rewrites ca.crt when the cluster CA rotates, and an exec plugin may return a new client
+   * certificate at any time. The library's own per-request agent is dropped (it would cost a
+   * handshake per request); a kubeconfig's proxy-url is honoured by tunnelling through it.
    */
-  async listPages<T>(
+  private agentFor(opts: https.RequestOptions): https.Agent {
+    const created = opts.agent;
+    if (created && created !== this.agent && typeof (created as https.Agent).destroy === "function")
+      (created as https.Agent).destroy();
+    const material = tlsMaterial(opts);
+    if (!this.agent || material !== this.agentMaterial) {
+      this.agent?.destroy();
+      this.agent = new EnvProxyAgent({
+        keepAlive: true,
+        maxSockets: 4,
+        ca: opts.ca,
+        cert: opts.cert,
+        key: opts.key,
+        servername: opts.servername,
+        rejectUnauthorized: opts.rejectUnauthorized ?? true,
+        proxy: this.proxy,
+      });
+      this.agentMaterial = material;
+    }
+    return this.agent;
+  }
+
+  private exchange(
+    call: KubeCallName,
+    url: URL,
+    opts: https.RequestOptions,
+    payload: Buffer | undefined,
+  ): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = https.request(url, opts, (r) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        r.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_BODY) req.destroy(new Error(`the API answer to ${call} is larger than ${MAX_BODY} bytes`));
+          else chunks.push(c);
+        });
+        r.on("end", () => resolve({ status: r.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        r.on("error", reject);
+      });
+      req.setTimeout(this.timeoutMs, () =>
+        req.destroy(new KubeTimeoutError(`the API server did not answer ${call} within ${this.timeoutMs} ms`)),
+      );
+      req.on("error", (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
+      req.end(payload);
+    });
+  }
+
+  /**
+   * Every item of a list, page by page (`limit`/`continue`), folding each page into the value
+   * `start` makes, so a 150,000-pod list is never held in memory at once. A continue token lives
+   * only as long as etcd keeps its revision (about five minutes): when a long list outlives it
+   * (410 Expired), the list starts over once from a fresh `start()`, as client-go's pager does.
+   */
+  async listPages<T, A>(
     call: KubeCallName,
     apiPath: string,
-    onPage: (items: T[]) => void,
-    options: { limit?: number; fieldSelector?: string; accept?: string } = {},
-  ): Promise<void> {
+    start: () => A,
+    onPage: (into: A, items: T[]) => void,
+    options: { limit?: number; fieldSelector?: string; accept?: string; signal?: AbortSignal } = {},
+  ): Promise<A> {
+    let into = start();
     let token: string | undefined;
-    do {
-      const res = await this.request(call, apiPath, {
-        accept: options.accept,
-        query: { limit: options.limit ?? 500, fieldSelector: options.fieldSelector, continue: token },
-      });
+    let restarted = false;
+    for (;;) {
+      let res: KubeResponse;
+      try {
+        res = await this.request(call, apiPath, {
+          accept: options.accept,
+          signal: options.signal,
+          query: { limit: options.limit ?? 500, fieldSelector: options.fieldSelector, continue: token },
+        });
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.status === 410 && token && !restarted)) throw err;
+        restarted = true;
+        token = undefined;
+        into = start();
+        continue;
+      }
       const list = res.body as { items?: T[]; metadata?: { continue?: string } };
-      onPage(list.items ?? []);
+      onPage(into, list.items ?? []);
       token = list.metadata?.continue || undefined;
-    } while (token);
+      if (!token) return into;
+    }
   }
 }

@@ -1,14 +1,17 @@
 import YAML from "yaml";
 import { AGENT_REMOVE_COMMAND, CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
 import { certificateFingerprint, firstPemBlock } from "../csr";
+import type { AckEntry, ClusterBackend } from "../cluster-backend";
 import { directiveParam, type Directive } from "../directives";
-import type { FactsReport } from "../facts";
+import type { ApiServerHealth, FactsReport } from "../facts";
 import type { LogCode, LogFields, LogLevel } from "../log";
 import {
+  apiServerHealth,
   countPods,
   factsFromCluster,
   isTerminal,
   nodePoolOf,
+  slimNode,
   type KubeApiService,
   type KubeDaemonSet,
   type KubeNode,
@@ -16,15 +19,14 @@ import {
   type PodCounts,
   type ReadyzResult,
 } from "./facts-from-cluster";
-import { ACCEPT_METADATA_LIST, KubeApiError, type KubeClient } from "./kube-client";
+import { ACCEPT_METADATA_LIST, KubeApiError, KubeTimeoutError, type KubeClient } from "./kube-client";
 
 // A real cluster behind the agent: reads the facts each heartbeat reports and carries out the
 // directives the control plane sends, each idempotent and acknowledged only once done.
 
 export type DirectiveState = { state: "running" } | { state: "done" } | { state: "failed"; reason: string };
 
-/** What a heartbeat may carry in `acks` (PROTOCOL.md): a done id, or a failure with its reason. */
-export type AckEntry = string | { id: string; ok: false; reason: string };
+export type { AckEntry } from "../cluster-backend";
 
 export interface KubeClusterOptions {
   client: KubeClient;
@@ -47,14 +49,22 @@ export const BIG_CLUSTER_PODS = 5_000;
 export const BIG_RECOUNT_MS = 5 * 60_000;
 /** While a drain waits for user pods, they are recounted at least this often. */
 const DRAIN_RECOUNT_MS = 60_000;
+/**
+ * Nodes per page: a node as the API server sends it is ~20 KB (managedFields, images), so a page
+ * of 500 is ~10 MB of JSON held three times over (bytes, text, objects) while it is read.
+ */
+const NODE_PAGE = 100;
 const NON_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed";
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export class KubeCluster {
+export class KubeCluster implements ClusterBackend {
   private last: FactsReport | null = null;
+  /** The newest /readyz verdict, reported at once (a round may still be reading the rest). */
+  private apiServer: ApiServerHealth | null = null;
+  factsReadAt = -Infinity;
   private pods: PodCounts | null = null;
   private podsCountedAt = 0;
   private nodes: KubeNode[] = [];
@@ -69,10 +79,6 @@ export class KubeCluster {
 
   get capabilities(): string[] {
     return ["disconnect", "upgrade", "drain", "resume", ...(this.o.allowNodeActions ? ["drainNodePool"] : [])];
-  }
-
-  get kubernetesVersion(): string {
-    return this.last?.kubernetesVersion ?? this.o.fallbackKubernetesVersion;
   }
 
   // ---- identity ---------------------------------------------------------------------------
@@ -108,13 +114,19 @@ export class KubeCluster {
 
   // ---- facts ------------------------------------------------------------------------------
 
-  private async readyz(): Promise<ReadyzResult> {
+  private async readyz(signal?: AbortSignal): Promise<ReadyzResult> {
     try {
-      const res = await this.o.client.request("readyz", "/readyz", { text: true, accept: "text/plain", allow: [500, 503] });
+      const res = await this.o.client.request("readyz", "/readyz", {
+        text: true,
+        accept: "text/plain",
+        allow: [500, 503],
+        signal,
+      });
       return { status: res.status, latencyMs: res.latencyMs };
     } catch (err) {
       if (err instanceof KubeApiError) return { status: err.status, latencyMs: 0 };
-      return { error: errorText(err) };
+      // Abandoned at the round's deadline is slow too, not gone.
+      return { error: errorText(err), timedOut: err instanceof KubeTimeoutError || !!signal?.aborted };
     }
   }
 
@@ -127,42 +139,61 @@ export class KubeCluster {
   }
 
   /** Counts non-terminal pods page by page, reading metadata only. */
-  async countPods(): Promise<PodCounts> {
-    const counts: PodCounts = { pods: 0, userPods: 0 };
-    await this.o.client.listPages<KubePod>("listPods", "/api/v1/pods", (items) => countPods(items, this.o.namespace, counts), {
-      fieldSelector: NON_TERMINAL,
-      accept: ACCEPT_METADATA_LIST,
-    });
-    return counts;
+  async countPods(signal?: AbortSignal): Promise<PodCounts> {
+    return this.o.client.listPages<KubePod, PodCounts>(
+      "listPods",
+      "/api/v1/pods",
+      () => ({ pods: 0, userPods: 0 }),
+      (counts, items) => countPods(items, this.o.namespace, counts),
+      { fieldSelector: NON_TERMINAL, accept: ACCEPT_METADATA_LIST, signal },
+    );
   }
 
   /**
-   * Reads the cluster's facts. When the API server does not answer, the last facts are reported
-   * with apiServer "down" (the heartbeat still goes out: the agent is alive, its cluster is not).
+   * Reads the cluster's facts; `signal` abandons the read (its round's deadline). A read that
+   * fails keeps the last facts: /readyz alone says how the API server is, so a list that fails
+   * while /readyz is fine is not "degraded", and one that does not answer at all is "down" (the
+   * heartbeat still goes out: the agent is alive, its cluster is not).
    */
-  async collect(): Promise<FactsReport> {
+  async collect(signal?: AbortSignal): Promise<FactsReport> {
     const now = this.o.now();
-    const readyz = await this.readyz();
+    const readyz = await this.readyz(signal);
+    this.apiServer = apiServerHealth(readyz);
     try {
       const c = this.o.client;
-      const version = (await c.request("version", "/version")).body as { gitVersion?: string };
-      const nodes: KubeNode[] = [];
-      await c.listPages<KubeNode>("listNodes", "/api/v1/nodes", (items) => nodes.push(...items));
-      let namespaces = 0;
-      await c.listPages("listNamespaces", "/api/v1/namespaces", (items) => (namespaces += items.length), {
-        accept: ACCEPT_METADATA_LIST,
-      });
-      const daemonSets: KubeDaemonSet[] = [];
-      await c.listPages<KubeDaemonSet>("listDaemonSets", "/apis/apps/v1/daemonsets", (items) => daemonSets.push(...items));
+      const version = (await c.request("version", "/version", { signal })).body as { gitVersion?: string };
+      // Only the fields read are kept of each page; the previous (slim) list stays for a drain
+      // in progress until this one is complete.
+      const nodes = await c.listPages<KubeNode, KubeNode[]>(
+        "listNodes",
+        "/api/v1/nodes",
+        () => [],
+        (into, items) => {
+          for (const node of items) into.push(slimNode(node));
+        },
+        { signal, limit: NODE_PAGE },
+      );
+      const namespaces = await c.listPages(
+        "listNamespaces",
+        "/api/v1/namespaces",
+        () => ({ n: 0 }),
+        (into, items) => (into.n += items.length),
+        { accept: ACCEPT_METADATA_LIST, signal },
+      );
+      const daemonSets = await c.listPages<KubeDaemonSet, KubeDaemonSet[]>(
+        "listDaemonSets",
+        "/apis/apps/v1/daemonsets",
+        () => [],
+        (into, items) => into.push(...items),
+        { signal },
+      );
       const metrics = await c.request(
         "getMetricsApiService",
         `/apis/apiregistration.k8s.io/v1/apiservices/${METRICS_API_SERVICE_NAME}`,
-        {
-          allow: [404],
-        },
+        { allow: [404], signal },
       );
       if (this.podRecountDue(now)) {
-        this.pods = await this.countPods();
+        this.pods = await this.countPods(signal);
         this.podsCountedAt = now;
       }
       this.nodes = nodes;
@@ -170,7 +201,7 @@ export class KubeCluster {
         {
           gitVersion: version.gitVersion ?? "",
           nodes,
-          namespaces,
+          namespaces: namespaces.n,
           pods: this.pods!,
           daemonSets,
           metricsApiService: metrics.status === 200 ? (metrics.body as KubeApiService) : null,
@@ -178,23 +209,23 @@ export class KubeCluster {
         },
         this.o.agentVersion,
       );
+      this.factsReadAt = this.o.now();
     } catch (err) {
-      this.o.log("warn", "KUBE_API_ERROR", `could not read the cluster's facts: ${errorText(err)}`);
-      const base = this.last ?? {
-        agentVersion: this.o.agentVersion,
-        kubernetesVersion: this.o.fallbackKubernetesVersion,
-        nodePools: [],
-        workloads: { pods: 0, namespaces: 0 },
-        health: { apiServer: "down" as const, logs: false, metrics: false },
-      };
-      const apiServer = "error" in readyz ? "down" : "degraded";
-      this.last = { ...base, health: { ...base.health, apiServer } };
+      this.o.log("warn", "KUBE_API_ERROR", `could not read the cluster's facts: ${errorText(signal?.reason ?? err)}`);
     }
-    return this.last;
+    return this.report();
   }
 
-  report(): FactsReport | null {
-    return this.last;
+  /** The last facts read, with the newest /readyz verdict. */
+  report(): FactsReport {
+    const base = this.last ?? {
+      agentVersion: this.o.agentVersion,
+      kubernetesVersion: this.o.fallbackKubernetesVersion,
+      nodePools: [],
+      workloads: { pods: 0, namespaces: 0 },
+      health: { apiServer: "down" as const, logs: false, metrics: false },
+    };
+    return { ...base, health: { ...base.health, apiServer: this.apiServer ?? base.health.apiServer } };
   }
 
   // ---- directives -------------------------------------------------------------------------
@@ -326,11 +357,13 @@ export class KubeCluster {
     let left = 0;
     let blocked = 0;
     for (const node of nodes) {
-      const pods: KubePod[] = [];
-      await c.listPages<KubePod>("listPods", "/api/v1/pods", (items) => pods.push(...items), {
-        fieldSelector: `spec.nodeName=${node.metadata.name},${NON_TERMINAL}`,
-        accept: ACCEPT_METADATA_LIST,
-      });
+      const pods = await c.listPages<KubePod, KubePod[]>(
+        "listPods",
+        "/api/v1/pods",
+        () => [],
+        (into, items) => into.push(...items),
+        { fieldSelector: `spec.nodeName=${node.metadata.name},${NON_TERMINAL}`, accept: ACCEPT_METADATA_LIST },
+      );
       for (const pod of pods) {
         // DaemonSet pods stay (they would come straight back), as do static mirror pods.
         if (isTerminal(pod) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" || o.kind === "Node"))

@@ -13,8 +13,8 @@ import { aksCluster, bigCluster, type FakeCluster } from "../../helpers/kube-clu
 const apis: FakeKubeApi[] = [];
 after(async () => Promise.all(apis.map((a) => a.stop())));
 
-async function setup(cluster: FakeCluster, allowNodeActions = false) {
-  const api = await new FakeKubeApi(cluster, { tokens: ["t"] }).start();
+async function setup(cluster: FakeCluster, allowNodeActions = false, maxPage?: number) {
+  const api = await new FakeKubeApi(cluster, { tokens: ["t"], maxPage }).start();
   apis.push(api);
   const file = path.join(mkdtempSync(path.join(tmpdir(), "kube-cluster-")), "kubeconfig");
   writeFileSync(file, api.kubeconfig("t"));
@@ -104,6 +104,34 @@ describe("KubeCluster", () => {
       0,
       "the image was already there: no second patch (a restarted pod seeing the directive again)",
     );
+  });
+
+  test("a continue token that expired (410) restarts the list once", async () => {
+    const { api, kube } = await setup(aksCluster(), false, 2);
+    const expected = await kube.collect();
+    assert.equal(expected.health.apiServer, "ok");
+    const before = api.requests.length;
+    api.expireContinue = 1;
+    const restarted = await kube.collect();
+    assert.deepEqual(restarted, expected, "the same facts: nothing counted twice, nothing lost");
+    const lists = api.requests.slice(before).filter((r) => r.path === "/api/v1/nodes");
+    assert.deepEqual(
+      lists.map((r) => r.query.continue ?? ""),
+      ["", lists[1]!.query.continue, "", lists[3]!.query.continue],
+      "the nodes list: first page, an expired continue, then from the start again",
+    );
+    assert.ok(lists[1]!.query.continue);
+  });
+
+  test("a list that fails while /readyz is fine: the last facts, and the API server ok", async () => {
+    const { api, kube, logs } = await setup(aksCluster(), false, 2);
+    const expected = await kube.collect();
+    // Expired again on the restart: the read fails.
+    api.cluster.gitVersion = "v1.32.0";
+    api.expireContinue = 2;
+    const failed = await kube.collect();
+    assert.deepEqual(failed, expected, "the last facts, with the API server ok as /readyz says");
+    assert.match(logs.at(-1)!, /KUBE_API_ERROR .*listNodes .*410/);
   });
 
   test("the API server unreachable: the last facts with apiServer down", async () => {

@@ -1,45 +1,30 @@
 // HTTPS_PROXY / NO_PROXY for the agent's connections to the fleet: a CONNECT tunnel through a
 // loopback proxy, the TLS session end to end inside it, and NO_PROXY bypassing it.
 import assert from "node:assert/strict";
-import http from "node:http";
 import https from "node:https";
-import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { EnvProxyAgent, proxyFor } from "@/lib/agent/http";
+import { startConnectProxy, type ConnectProxy } from "../../helpers/connect-proxy";
 import { FakeKubeApi } from "../../helpers/fake-kube-api";
 import { aksCluster } from "../../helpers/kube-clusters";
 
 describe("egress proxy", () => {
   let target: FakeKubeApi;
-  let proxy: http.Server;
+  let proxy: ConnectProxy;
   let proxyPort = 0;
-  const connects: string[] = [];
-  const tunnels: net.Socket[] = [];
+  let connects: string[] = [];
   const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY };
 
   before(async () => {
     target = await new FakeKubeApi(aksCluster(), { tokens: ["t"] }).start();
-    proxy = http.createServer((_req, res) => res.writeHead(405).end());
-    proxy.on("connect", (req: http.IncomingMessage, client: net.Socket) => {
-      connects.push(`${req.url} ${req.headers["proxy-authorization"] ?? ""}`.trim());
-      tunnels.push(client);
-      const [host, port] = String(req.url).split(":");
-      const upstream = net.connect(Number(port), host, () => {
-        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        tunnels.push(upstream);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on("error", () => client.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-    proxyPort = (proxy.address() as net.AddressInfo).port;
+    proxy = await startConnectProxy();
+    proxyPort = proxy.port;
+    connects = proxy.connects;
   });
   after(async () => {
     process.env.HTTPS_PROXY = saved.HTTPS_PROXY ?? "";
     process.env.NO_PROXY = saved.NO_PROXY ?? "";
     await target.stop();
-    for (const t of tunnels) t.destroy();
     proxy.close();
   });
 
