@@ -632,8 +632,11 @@ describe("agent protocol over TLS", () => {
     );
     try {
       assert.equal((await agent.run()).outcome, "stopped");
-      assert.equal(logger.entries.filter((e) => e.code === "NET_TIMEOUT").length, 1);
-      assert.equal(fleet.heartbeatPorts.length, 2);
+      // On a loaded machine a retry may time out as well (300 ms is short): each one is one more
+      // heartbeat on the same connection, never a new connection.
+      const timeouts = logger.entries.filter((e) => e.code === "NET_TIMEOUT").length;
+      assert.ok(timeouts >= 1, "the late answer timed out");
+      assert.equal(fleet.heartbeatPorts.length, timeouts + 1);
       assert.equal(new Set(fleet.heartbeatPorts).size, 1, "no new TLS connection for the retry");
     } finally {
       fleet.heartbeatDelayMs = undefined;
