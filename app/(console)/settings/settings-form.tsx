@@ -12,9 +12,9 @@ import { Field } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
-// The SSO role mapping has its own section (sso-section.tsx) and the webhook targets' switch is set
-// in the Webhooks section, beside the subscriptions it governs: neither is part of this form's patch.
-type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping" | "webhookAllowPrivateTargets">, string>;
+// The SSO settings have their own section (sso-section.tsx) and the webhook targets' switch is set
+// in the Webhooks section, beside the subscriptions it governs: none is part of this form's patch.
+type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping" | "ssoTrustedEmailIssuer" | "webhookAllowPrivateTargets">, string>;
 type Errors = Partial<Record<keyof Settings, string>>;
 
 // The required-label preview recounts as keys are typed, once typing pauses.

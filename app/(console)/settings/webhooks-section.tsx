@@ -6,6 +6,7 @@ import { useWebhooks, type Webhook } from "@/lib/client/webhooks";
 import { SETTING_LABELS } from "@/lib/domain/settings";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
+import { CheckboxField } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
@@ -25,23 +26,19 @@ function PrivateTargetsSwitch() {
     : settings.data.webhookAllowPrivateTargets;
   return (
     <div className="mb-4">
-      <label className="flex items-start gap-2 text-sm">
-        <input
-          type="checkbox"
-          className="mt-0.5 h-4 w-4 rounded border-slate-300 accent-sky-600"
-          checked={checked}
-          disabled={update.isPending}
-          onChange={(e) => update.mutate({ webhookAllowPrivateTargets: e.target.checked })}
-          aria-describedby="webhook-private-hint"
-        />
-        <span>
-          <span className="font-medium">{SETTING_LABELS.webhookAllowPrivateTargets}</span>
-          <span id="webhook-private-hint" className="block text-xs text-slate-600 dark:text-slate-400">
+      <CheckboxField
+        id="webhook-private"
+        label={SETTING_LABELS.webhookAllowPrivateTargets}
+        checked={checked}
+        disabled={update.isPending}
+        onCheckedChange={(on) => update.mutate({ webhookAllowPrivateTargets: on })}
+        hint={
+          <>
             Private (10/8, 172.16/12, 192.168/16, fc00::/7), loopback and link-local addresses are refused unless this is on. Turn
             it on only for receivers inside your network.
-          </span>
-        </span>
-      </label>
+          </>
+        }
+      />
       {update.error && <InlineError className="mt-2" error={update.error} />}
     </div>
   );
