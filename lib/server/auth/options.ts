@@ -15,7 +15,7 @@ import { authSecret } from "./auth-secret";
 import { clearAccountFailures, recordSignInFailure } from "./login-throttle";
 import { findSsoUser, signInWithOidc } from "./oidc-sign-in";
 import { dummyPasswordHash, verifyPassword } from "./password";
-import { newSessionClaims, SESSION_MAX_AGE_SECONDS } from "./sessions";
+import { SESSION_MAX_AGE_SECONDS, startSession } from "./sessions";
 
 const credentialsSchema = z.object({ email: emailSchema, password: z.string().min(1).max(1024) });
 
@@ -150,18 +150,18 @@ export function authOptions(): NextAuthOptions {
         if (outcome) throw new Error(outcome.refused);
         return true;
       },
-      // Session claims (sid, sv, authAt) are set once, at sign-in; principal.ts checks them on
-      // every request.
+      // The session starts here, once, at sign-in (its row and its claims sid, sv, authAt);
+      // principal.ts checks them on every request.
       async jwt({ token, user, account }) {
         if (account?.provider === "oidc" && oidc) {
           const dbUser = await findSsoUser(db(), oidc.issuer, account.providerAccountId);
           if (!dbUser || dbUser.disabledAt) throw new Error("The single sign-on user is missing or disabled.");
           // Kept for RP-initiated logout (auth-route.ts); the session callback does not expose it.
-          return { ...token, ...newSessionClaims(dbUser), idToken: account.id_token };
+          return { ...token, ...(await startSession(dbUser)), idToken: account.id_token };
         }
         if (user) {
           const sessionVersion = (user as { sessionVersion?: unknown }).sessionVersion;
-          return { ...token, ...newSessionClaims({ id: user.id, sessionVersion: Number(sessionVersion ?? 0) }) };
+          return { ...token, ...(await startSession({ id: user.id, sessionVersion: Number(sessionVersion ?? 0) })) };
         }
         return token;
       },
