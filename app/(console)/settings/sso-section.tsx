@@ -73,7 +73,10 @@ export function SsoSection({ provider }: { provider: Provider | null }) {
  */
 function EmailTrust({ provider, current }: { provider: Provider; current: Settings["ssoTrustedEmailIssuer"] }) {
   const update = useUpdateSettings();
-  const trusted = current !== null && current.replace(/\/+$/, "") === provider.issuer.replace(/\/+$/, "");
+  const trusts = (issuer: string | null | undefined) =>
+    typeof issuer === "string" && issuer.replace(/\/+$/, "") === provider.issuer.replace(/\/+$/, "");
+  // While the change is saved the box shows what was asked for; a refusal puts it back.
+  const trusted = update.isPending ? trusts(update.variables.ssoTrustedEmailIssuer) : trusts(current);
   return (
     <div className="max-w-2xl space-y-2">
       <CheckboxField
