@@ -86,7 +86,7 @@ export const settingsSchema = z.object({
   ssoTrustedEmailIssuer: z
     .url({
       protocol: /^https?$/,
-      error: `${SETTING_LABELS.ssoTrustedEmailIssuer} must name the provider's issuer URL, or be off (null).`,
+      error: `${SETTING_LABELS.ssoTrustedEmailIssuer}: give the provider's issuer URL (http or https), or null for none.`,
     })
     .max(2048, { error: `${SETTING_LABELS.ssoTrustedEmailIssuer}: the issuer URL is at most 2048 characters.` })
     .nullable(),
