@@ -16,6 +16,11 @@ const MESSAGES: Record<string, string> = {
   SsoAccountDisabled: "This account is disabled. Ask an admin of Fleet Registry to enable it.",
   SsoEmailNotVerified:
     "The single sign-on provider did not verify this email, which belongs to an existing account; sign in with its password or ask an admin.",
+  SsoEmailLinked:
+    "This email belongs to an account another single sign-on identity signs in to; sign in as that identity or ask an admin.",
+  SsoNoRole: "Your single sign-on groups give you no access to Fleet Registry. Ask an admin to add you to a mapped group.",
+  SsoLastAdminUnmapped:
+    "This account is the last admin, and your single sign-on groups would not keep it one; sign in with its password, or ask for the role mapping to include you.",
 };
 
 export function LoginForm({ oidcName }: { oidcName: string | null }) {

@@ -2,6 +2,7 @@
 
 import { useSettings, useUpdateSettings } from "@/lib/client/settings";
 import { SETTING_LABELS } from "@/lib/domain/settings";
+import { CheckboxField } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 
 type PrivateTargetsSetting = "webhookAllowPrivateTargets" | "hubAllowPrivateTargets";
@@ -15,23 +16,19 @@ export function PrivateTargetsSwitch({ setting, hint }: { setting: PrivateTarget
   const checked = update.isPending ? (update.variables[setting] ?? settings.data[setting]) : settings.data[setting];
   return (
     <div className="mb-4">
-      <label className="flex items-start gap-2 text-sm">
-        <input
-          type="checkbox"
-          className="mt-0.5 h-4 w-4 rounded border-slate-300 accent-sky-600"
-          checked={checked}
-          disabled={update.isPending}
-          onChange={(e) => update.mutate({ [setting]: e.target.checked })}
-          aria-describedby={`${setting}-hint`}
-        />
-        <span>
-          <span className="font-medium">{SETTING_LABELS[setting]}</span>
-          <span id={`${setting}-hint`} className="block text-xs text-slate-600 dark:text-slate-400">
+      <CheckboxField
+        id={setting}
+        label={SETTING_LABELS[setting]}
+        checked={checked}
+        disabled={update.isPending}
+        onCheckedChange={(on) => update.mutate({ [setting]: on })}
+        hint={
+          <>
             Private (10/8, 172.16/12, 192.168/16, fc00::/7) and loopback addresses are refused unless this is on; link-local and
             cloud metadata addresses always are. {hint}
-          </span>
-        </span>
-      </label>
+          </>
+        }
+      />
       {update.error && <InlineError className="mt-2" error={update.error} />}
     </div>
   );

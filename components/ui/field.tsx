@@ -95,3 +95,42 @@ export function SelectField<T extends string | number>({
     </div>
   );
 }
+
+/** A labelled checkbox with its hint beneath the label, wired for screen readers. */
+export function CheckboxField({
+  id,
+  label,
+  hint,
+  checked,
+  disabled,
+  onCheckedChange,
+}: {
+  id: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  checked: boolean;
+  disabled?: boolean;
+  onCheckedChange: (checked: boolean) => void;
+}) {
+  return (
+    <label className="flex items-start gap-2 text-sm">
+      <input
+        id={id}
+        type="checkbox"
+        className="mt-0.5 h-4 w-4 rounded border-slate-300 accent-sky-600"
+        checked={checked}
+        disabled={disabled}
+        onChange={(e) => onCheckedChange(e.target.checked)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      <span>
+        <span className="font-medium">{label}</span>
+        {hint && (
+          <span id={`${id}-hint`} className="block text-xs text-slate-600 dark:text-slate-400">
+            {hint}
+          </span>
+        )}
+      </span>
+    </label>
+  );
+}

@@ -197,6 +197,47 @@ test.describe("with a role mapping", () => {
   });
 });
 
+test.describe("who gets in", () => {
+  test.use(asRole("admin"));
+
+  test("an admin trusts the provider's emails in Settings; a default role of none refuses in words", async ({
+    page,
+    browser,
+    apiAs,
+  }) => {
+    const admin = await apiAs("admin");
+    await page.goto("/settings");
+    const trust = page.getByLabel("Trust the provider’s emails");
+    await expect(trust).not.toBeChecked();
+    const patched = page.waitForResponse((r) => r.url().endsWith("/api/v1/settings") && r.request().method() === "PATCH");
+    await trust.check();
+    expect((await patched).status()).toBe(200);
+    await expect(trust).toBeChecked();
+    const audit = await admin.get("/api/v1/audit?action=settings.update&limit=5");
+    expect(JSON.stringify(await audit.json())).toContain(`"to":"${OIDC_ISSUER}"`);
+    const cleared = page.waitForResponse((r) => r.url().endsWith("/api/v1/settings") && r.request().method() === "PATCH");
+    await trust.uncheck();
+    expect((await cleared).status()).toBe(200);
+
+    await setMapping(admin, { claim: "groups", rules: [{ value: "platform-admins", role: "admin" }], defaultRole: "none" });
+    try {
+      const context = await browser.newContext({ storageState: undefined });
+      await loopbackOnly(context);
+      const person = await context.newPage();
+      // A login of its own: in no group, and new on every run.
+      await signInWithSso(person, `nogroup-${Date.now().toString(36)}`);
+      await expect(person).toHaveURL(/\/login\?error=SsoNoRole/);
+      await expect(person.getByRole("alert").filter({ hasText: "groups" })).toHaveText(
+        "Your single sign-on groups give you no access to Fleet Registry. Ask an admin to add you to a mapped group.",
+      );
+      expect((await context.cookies()).map((c) => c.name)).not.toContain(SESSION_COOKIE);
+      await context.close();
+    } finally {
+      await setMapping(admin, null);
+    }
+  });
+});
+
 test("a user an admin disabled is refused at SSO sign-in with a clear message", async ({ page, browser, apiAs }) => {
   // A login of its own (the provider makes `<login>@idp.test`), so a rerun on the same database starts afresh.
   const login = `disabled-${Date.now().toString(36)}`;

@@ -21,6 +21,7 @@ export const SETTING_LABELS = {
   auditLogRetentionDays: "Audit log (days)",
   // Single sign-on (lib/domain/sso-roles.ts): its own section of the Settings page.
   ssoRoleMapping: SSO_ROLE_MAPPING_LABEL,
+  ssoTrustedEmailIssuer: "Trust the provider’s emails",
   // Webhooks (issue 15)
   webhookAllowPrivateTargets: "Allow webhooks to private addresses",
   // ClusterProfile export: its own section of the Settings page.
@@ -79,6 +80,18 @@ export const settingsSchema = z.object({
   auditLogRetentionDays: wholeNumber("auditLogRetentionDays", 30, 3_650),
   /** Single sign-on: the claim that sets SSO users' roles at each sign-in; null: roles are set in the console. */
   ssoRoleMapping: ssoRoleMappingSchema.nullable(),
+  /**
+   * The OpenID Provider (issuer URL) whose `email` claims count as verified without
+   * `email_verified: true`; null: none. Only an admin's explicit choice: some providers let
+   * anyone put any address there.
+   */
+  ssoTrustedEmailIssuer: z
+    .url({
+      protocol: /^https?$/,
+      error: `${SETTING_LABELS.ssoTrustedEmailIssuer}: give the provider's issuer URL (http or https), or null for none.`,
+    })
+    .max(2048, { error: `${SETTING_LABELS.ssoTrustedEmailIssuer}: the issuer URL is at most 2048 characters.` })
+    .nullable(),
   // Webhooks (issue 15)
   /** Webhook targets on private and loopback addresses are refused unless this is on (SSRF); link-local ones always are. */
   webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
@@ -131,6 +144,7 @@ export const DEFAULT_SETTINGS: Settings = {
   registrationAttemptRetentionDays: 30,
   auditLogRetentionDays: 365,
   ssoRoleMapping: null,
+  ssoTrustedEmailIssuer: null,
   // Webhooks (issue 15): a receiver inside the network is an admin's explicit choice.
   webhookAllowPrivateTargets: false,
   // A hub inside the network is an admin's explicit choice too, and a separate one: allowing

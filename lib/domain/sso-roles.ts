@@ -10,6 +10,10 @@ export const SSO_ROLE_MAPPING_LABEL = "SSO role mapping";
 const L = SSO_ROLE_MAPPING_LABEL;
 const ROLE_WORDS = "admin, operator or viewer";
 
+/** The default role that lets nobody in: a person whose claim matches no rule is refused. */
+export const NO_SSO_ROLE = "none";
+export const SSO_DEFAULT_ROLES = [...ROLES, NO_SSO_ROLE] as const;
+
 export const ssoRoleMappingSchema = z
   .object(
     {
@@ -35,8 +39,8 @@ export const ssoRoleMappingSchema = z
         )
         .min(1, { error: `${L}: name at least one claim value and its role.` })
         .max(100, { error: `${L}: at most 100 rules.` }),
-      /** The role of an SSO user whose claim matches no rule. */
-      defaultRole: z.enum(ROLES, { error: `${L}: the default role is ${ROLE_WORDS}.` }),
+      /** The role of an SSO user whose claim matches no rule; `none` refuses their sign-in. */
+      defaultRole: z.enum(SSO_DEFAULT_ROLES, { error: `${L}: the default role is ${ROLE_WORDS}, or none.` }),
     },
     {
       error: (issue) =>
@@ -68,15 +72,16 @@ export function claimValues(claims: Record<string, unknown>, claim: string): str
 
 /**
  * The role the claims give: the highest (admin > operator > viewer) of the rules whose value the
- * claim holds, else the mapping's default. Values compare exactly (case matters, as in the IdP).
+ * claim holds, else the mapping's default; null when that default is `none` (no way in). Values
+ * compare exactly (case matters, as in the IdP).
  */
-export function roleFromClaims(mapping: SsoRoleMapping, claims: Record<string, unknown>): Role {
+export function roleFromClaims(mapping: SsoRoleMapping, claims: Record<string, unknown>): Role | null {
   const held = new Set(claimValues(claims, mapping.claim));
   let best: Role | null = null;
   for (const rule of mapping.rules) {
     if (held.has(rule.value) && (best === null || !hasRole(best, rule.role))) best = rule.role;
   }
-  return best ?? mapping.defaultRole;
+  return best ?? (mapping.defaultRole === NO_SSO_ROLE ? null : mapping.defaultRole);
 }
 
 /**

@@ -6,7 +6,7 @@ import { sampleFleet } from "@/lib/server/fleet/overview";
 import { evaluateEnrollment } from "@/lib/server/lifecycle/enrollment";
 import { tickRollouts } from "@/lib/server/rollouts/rollout-ticker";
 import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
-import { pruneRevokedSessions } from "@/lib/server/auth/sessions";
+import { pruneExpiredSessions } from "@/lib/server/auth/sessions";
 import { startJobs } from "@/lib/server/jobs/job-runner";
 import { EXPORT_EVERY_MS, exportClusterProfiles } from "@/lib/server/cluster-profiles/export-cluster-profiles";
 import { log } from "@/lib/server/log";
@@ -44,7 +44,7 @@ export function startWorkers(): () => Promise<void> {
     { name: "prune-status-events", everyMs: RETENTION_MS, run: () => pruneStatusEvents() },
     { name: "prune-registration-attempts", everyMs: RETENTION_MS, run: () => pruneRegistrationAttempts() },
     { name: "prune-audit-log", everyMs: RETENTION_MS, run: () => pruneAuditLog() },
-    { name: "prune-revoked-sessions", everyMs: PRUNE_MS, run: pruneRevokedSessions },
+    { name: "prune-expired-sessions", everyMs: PRUNE_MS, run: pruneExpiredSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },
     { name: "cluster-profile-export", everyMs: EXPORT_EVERY_MS, run: () => exportClusterProfiles() },
     // Webhooks (issue 15): the outbox is polled each second, so an event goes out within about that.

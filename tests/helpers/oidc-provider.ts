@@ -7,8 +7,11 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider, { type Configuration } from "oidc-provider";
 
-/** Who a login name signs in as; any other name gets `<login>@idp.test`, no name and no groups. */
-export type SsoPerson = { email: string; name?: string; groups: string[]; emailVerified?: boolean };
+/**
+ * Who a login name signs in as; any other name gets `<login>@idp.test`, no name and no groups.
+ * `emailVerified` is sent as given (default true); null leaves the claim out, as some providers do.
+ */
+export type SsoPerson = { email: string; name?: string; groups: string[]; emailVerified?: boolean | null };
 
 export type OidcProviderOptions = {
   port: number;
@@ -44,7 +47,7 @@ function configuration(o: OidcProviderOptions): Configuration {
         claims: async () => ({
           sub,
           email: person.email,
-          email_verified: person.emailVerified ?? true,
+          ...(person.emailVerified === null ? {} : { email_verified: person.emailVerified ?? true }),
           name: person.name,
           groups: person.groups,
         }),
@@ -74,17 +77,36 @@ function configuration(o: OidcProviderOptions): Configuration {
   };
 }
 
+export type OidcProviderHandle = {
+  issuer: string;
+  /**
+   * On: the provider answers each authorization request as if it carried another `nonce`, so the
+   * ID token it issues belongs to some other request (an injected or replayed token).
+   */
+  swapNonce(on: boolean): void;
+  stop(): Promise<void>;
+};
+
 /** Serves the provider on 127.0.0.1:`port` (0: any free port); `issuer` is its URL. */
-export async function startOidcProvider(o: OidcProviderOptions): Promise<{ issuer: string; stop(): Promise<void> }> {
+export async function startOidcProvider(o: OidcProviderOptions): Promise<OidcProviderHandle> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, "127.0.0.1", resolve);
   });
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  server.on("request", new Provider(issuer, configuration(o)).callback());
+  const provider = new Provider(issuer, configuration(o));
+  let swapNonce = false;
+  provider.use(async (ctx, next) => {
+    if (swapNonce && ctx.path === "/auth" && typeof ctx.query.nonce === "string") {
+      ctx.query = { ...ctx.query, nonce: "a-nonce-of-another-request" };
+    }
+    await next();
+  });
+  server.on("request", provider.callback());
   return {
     issuer,
+    swapNonce: (on) => (swapNonce = on),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,12 +1,16 @@
-// Revocable console sessions and API keys bound to their creator, against the real server: sign-out
-// ends the session everywhere, a password change ends every session of that user, role changes
-// apply at once, a key acts with at most its creator's current role, and open live-event streams
-// of whoever lost access close within 5 s.
+// Revocable console sessions and API keys bound to their creator, against the real server: a
+// cookie made from a copy of the data works nowhere, sign-out ends the session everywhere, a
+// password change ends every session of that user, role changes apply at once, a key acts with at
+// most its creator's current role, and open live-event streams of whoever lost access close within 5 s.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import path from "node:path";
 import { after, before, test } from "node:test";
+import { decode, encode } from "next-auth/jwt";
 import { sessionCookie, signIn, signOut } from "../helpers/console-session";
-import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+import { ADMIN, startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 let server: FleetServer;
 
@@ -73,6 +77,26 @@ test("after sign-out the old session cookie is refused for mutations and reads",
   // Another session of the same user is untouched.
   const other = await sessionCookie(server.consoleUrl, user);
   assert.equal((await server.api("GET", "/api/v1/clusters", undefined, asSession(other))).status, 200);
+});
+
+test("a copy of the data dir and database cannot make a session cookie that works", async () => {
+  // What a copy holds: the signing secret beside the database, and the admin's row.
+  const secret = readFileSync(path.join(server.dataDir, "auth-secret"), "utf8").trim();
+  const [admin] = await server.db.query<{ id: string; sessionVersion: number }>(
+    `SELECT id, "sessionVersion" FROM "User" WHERE email = ${server.db.engine === "sqlite" ? "?" : "$1"}`,
+    [ADMIN.email],
+  );
+  assert.ok(admin);
+  // That secret is the one the server signs with: it opens a real session cookie.
+  const real = await sessionCookie(server.consoleUrl, ADMIN);
+  assert.equal((await decode({ token: real.replace(/^next-auth\.session-token=/, ""), secret }))?.uid, admin.id);
+
+  const forged = await encode({
+    token: { uid: admin.id, sid: randomUUID(), sv: Number(admin.sessionVersion), authAt: Math.floor(Date.now() / 1000) },
+    secret,
+  });
+  const res = await server.api("GET", "/api/v1/clusters", undefined, asSession(`next-auth.session-token=${forged}`));
+  assert.equal(res.status, 401);
 });
 
 test("a password change by an admin ends the user's sessions; a role change applies at once", async () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { decode } from "next-auth/jwt";
-import { freePort, startFleetServer, type FleetServer } from "../helpers/fleet-server";
+import { ADMIN, freePort, startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { startOidcProvider, type SsoPerson } from "../helpers/oidc-provider";
 
 const AUTH_SECRET = "sso-integration-test-secret-of-at-least-32-chars";
@@ -17,6 +17,14 @@ const PEOPLE: Record<string, SsoPerson> = {
   // Claims the email of a password account, but the provider has not verified it.
   mallory: { email: "owner@fleet.test", name: "Mallory", groups: ["platform-admins"], emailVerified: false },
   owner: { email: "owner@fleet.test", name: "The Owner", groups: [] },
+  // Their provider never says whether an email is verified.
+  eve: { email: "quiet@fleet.test", name: "Eve", groups: [], emailVerified: null },
+  frank: { email: "frank@idp.test", name: "Frank", groups: [], emailVerified: null },
+  dave: { email: "dave@idp.test", name: "Dave Nogroup", groups: ["staff"] },
+  // The admin's address, verified, held by someone the mapping makes a viewer.
+  mimic: { email: ADMIN.email, name: "Mimic", groups: [] },
+  // Alice's address, verified, now held by another person at the provider (a recycled address).
+  newalice: { email: "alice@idp.test", name: "New Alice", groups: [] },
 };
 
 let server: FleetServer;
@@ -243,4 +251,91 @@ test("signing out sends the browser to the provider's end-session endpoint and e
     ),
   });
   assert.equal(back.url.split("?")[0], `${server.consoleUrl}/login`);
+});
+
+test("an email the provider does not mark verified links and names no account, until an admin trusts its emails", async () => {
+  const created = await server.api("POST", "/api/v1/users", {
+    email: "quiet@fleet.test",
+    password: "quiet-password-long",
+    role: "operator",
+  });
+  assert.equal(created.status, 201);
+  const eve = await ssoSignIn("eve");
+  assert.equal(eve.landed.searchParams.get("error"), "SsoEmailNotVerified");
+  assert.equal(session(eve.browser), undefined);
+  assert.equal((await userByEmail("quiet@fleet.test"))?.sso, false);
+  // Nobody holds Frank's address: he gets in, but the address is not taken as his.
+  const frank = await ssoSignIn("frank");
+  assert.equal(frank.landed.pathname, "/");
+  assert.equal(await userByEmail("frank@idp.test"), undefined);
+  assert.ok(await userByEmail("frank@oidc.invalid"));
+
+  const trust = await server.api("PATCH", "/api/v1/settings", { ssoTrustedEmailIssuer: provider.issuer });
+  assert.equal(trust.status, 200, JSON.stringify(trust.body));
+  try {
+    const trusted = await ssoSignIn("eve");
+    assert.equal(trusted.landed.pathname, "/");
+    const linked = await userByEmail("quiet@fleet.test");
+    assert.deepEqual(
+      { id: linked?.id, sso: linked?.sso, role: linked?.role },
+      { id: created.body.id, sso: true, role: "operator" },
+    );
+    await ssoSignIn("frank");
+    assert.equal((await userByEmail("frank@idp.test"))?.name, "Frank");
+  } finally {
+    assert.equal((await server.api("PATCH", "/api/v1/settings", { ssoTrustedEmailIssuer: null })).status, 200);
+  }
+});
+
+test("a verified email does not move an account another identity at the provider signs in to", async () => {
+  await ssoSignIn("alice");
+  const before = await userByEmail("alice@idp.test");
+  const { browser, landed } = await ssoSignIn("newalice");
+  assert.equal(landed.searchParams.get("error"), "SsoEmailLinked");
+  assert.equal(session(browser), undefined);
+  const [row] = await server.db.query<{ oidcSubject: string }>(`SELECT "oidcSubject" FROM "User" WHERE id = ${param()}`, [
+    before!.id,
+  ]);
+  assert.equal(row?.oidcSubject, "alice");
+});
+
+test("linking by email never keeps the last admin an admin against the mapping", async () => {
+  await setMapping({ claim: "groups", rules: [{ value: "platform-admins", role: "admin" }], defaultRole: "viewer" });
+  try {
+    const { browser, landed } = await ssoSignIn("mimic");
+    assert.equal(landed.searchParams.get("error"), "SsoLastAdminUnmapped");
+    assert.equal(session(browser), undefined);
+    assert.deepEqual(await userByEmail(ADMIN.email).then((u) => ({ role: u?.role, sso: u?.sso })), { role: "admin", sso: false });
+  } finally {
+    await setMapping(null);
+  }
+});
+
+test("a mapping whose default role is none refuses whoever is in no mapped group", async () => {
+  await setMapping({ claim: "groups", rules: [{ value: "platform-ops", role: "operator" }], defaultRole: "none" });
+  try {
+    const { browser, landed } = await ssoSignIn("dave");
+    assert.equal(landed.pathname, "/login");
+    assert.equal(landed.searchParams.get("error"), "SsoNoRole");
+    assert.equal(session(browser), undefined);
+    assert.equal(await userByEmail("dave@idp.test"), undefined);
+    const bob = await ssoSignIn("bob");
+    assert.equal(bob.landed.pathname, "/");
+    assert.equal((await userByEmail("bob@idp.test"))?.role, "operator");
+  } finally {
+    await setMapping(null);
+  }
+});
+
+test("an ID token issued for another authorization request (its nonce) is refused", async () => {
+  provider.swapNonce(true);
+  try {
+    const { browser, landed } = await ssoSignIn("alice");
+    assert.equal(landed.pathname, "/login");
+    assert.ok(landed.searchParams.get("error"), landed.toString());
+    assert.equal(session(browser), undefined);
+  } finally {
+    provider.swapNonce(false);
+  }
+  assert.equal((await ssoSignIn("alice")).landed.pathname, "/");
 });

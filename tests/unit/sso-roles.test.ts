@@ -39,6 +39,9 @@ test("no match, no claim or a claim of another shape gives the default role", ()
   assert.equal(roleFromClaims(mapping, { groups: { admins: true } }), "viewer");
   // Values compare exactly: a provider's group names are case-sensitive.
   assert.equal(roleFromClaims(mapping, { groups: ["Platform-Admins"] }), "viewer");
+  // A default of none gives no role at all: the sign-in is refused.
+  assert.equal(roleFromClaims({ ...mapping, defaultRole: "none" }, { groups: ["staff"] }), null);
+  assert.equal(roleFromClaims({ ...mapping, defaultRole: "none" }, { groups: ["auditors"] }), "viewer");
 });
 
 test("a claim may be a single string, a namespaced name with dots, or a dotted path", () => {
@@ -79,4 +82,8 @@ test("a mapping needs a claim and at least one rule; the settings patch takes on
   assert.equal(settingsPatchSchema.safeParse({ ssoRoleMapping: mapping }).success, true);
   assert.equal(settingsPatchSchema.safeParse({ ssoRoleMapping: null }).success, true);
   assert.equal(settingsPatchSchema.safeParse({ ssoRoleMapping: { claim: "groups" } }).success, false);
+  // The provider whose emails an admin trusts is named by its issuer URL.
+  assert.equal(settingsPatchSchema.safeParse({ ssoTrustedEmailIssuer: "https://idp.example/realms/fleet" }).success, true);
+  assert.equal(settingsPatchSchema.safeParse({ ssoTrustedEmailIssuer: null }).success, true);
+  assert.equal(settingsPatchSchema.safeParse({ ssoTrustedEmailIssuer: "idp.example" }).success, false);
 });

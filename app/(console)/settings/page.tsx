@@ -27,7 +27,7 @@ export default async function SettingsPage() {
         <ApiKeysSection />
         <WebhooksSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
-        <SsoSection providerName={env().oidc?.name ?? null} />
+        <SsoSection provider={env().oidc ? { name: env().oidc!.name, issuer: env().oidc!.issuer } : null} />
       </div>
     </>
   );

@@ -12,10 +12,13 @@ import { Field } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
-// The SSO role mapping has its own section (sso-section.tsx), and the private-target switches are
+// The SSO settings have their own section (sso-section.tsx), and the private-target switches are
 // set beside what they govern (the Webhooks and ClusterProfile export sections): none is part of
 // this form's patch.
-type Draft = Record<Exclude<keyof Settings, "ssoRoleMapping" | "webhookAllowPrivateTargets" | "hubAllowPrivateTargets">, string>;
+type Draft = Record<
+  Exclude<keyof Settings, "ssoRoleMapping" | "ssoTrustedEmailIssuer" | "webhookAllowPrivateTargets" | "hubAllowPrivateTargets">,
+  string
+>;
 type Errors = Partial<Record<keyof Settings, string>>;
 
 // The required-label preview recounts as keys are typed, once typing pauses.

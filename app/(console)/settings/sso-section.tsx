@@ -1,28 +1,40 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { ROLES, type Role } from "@/lib/domain/roles";
+import type { Settings } from "@/lib/domain/settings";
 import { SETTING_LABELS } from "@/lib/domain/settings";
 import {
   DEFAULT_SSO_ROLE_CLAIM,
   formatRuleLines,
+  NO_SSO_ROLE,
   parseRuleLines,
+  SSO_DEFAULT_ROLES,
   ssoRoleMappingSchema,
   type SsoRoleMapping,
 } from "@/lib/domain/sso-roles";
 import { useSettings, useUpdateSettings } from "@/lib/client/settings";
 import { Card } from "@/components/ui/card";
-import { Field, inputClass, SelectField } from "@/components/ui/field";
+import { CheckboxField, Field, inputClass, SelectField } from "@/components/ui/field";
 import { SaveActions } from "@/components/ui/form-actions";
 import { InlineError } from "@/components/ui/inline-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
-const ROLE_OPTIONS = ROLES.map((r) => ({ value: r, label: r }));
+type DefaultRole = SsoRoleMapping["defaultRole"];
+const DEFAULT_ROLE_OPTIONS = SSO_DEFAULT_ROLES.map((r) => ({
+  value: r,
+  label: r === NO_SSO_ROLE ? "none: refuse sign-in" : r,
+}));
 
-/** Single sign-on: which provider, and the claim that sets SSO users' roles at each sign-in. */
-export function SsoSection({ providerName }: { providerName: string | null }) {
+type Provider = { name: string; issuer: string };
+
+/**
+ * Single sign-on: which provider, whether its emails are trusted, and the claim that sets SSO
+ * users' roles at each sign-in.
+ */
+export function SsoSection({ provider }: { provider: Provider | null }) {
   const settings = useSettings();
+  const providerName = provider?.name ?? null;
   return (
     <Card title={<span id="sso">Single sign-on</span>}>
       {!providerName ? (
@@ -45,10 +57,43 @@ export function SsoSection({ providerName }: { providerName: string | null }) {
             onRetry={() => void settings.refetch()}
           />
         ) : (
-          <MappingEditor current={settings.data.ssoRoleMapping} />
+          <div className="space-y-6">
+            {provider && <EmailTrust provider={provider} current={settings.data.ssoTrustedEmailIssuer} />}
+            <MappingEditor current={settings.data.ssoRoleMapping} />
+          </div>
         )}
       </div>
     </Card>
+  );
+}
+
+/**
+ * An email the provider does not mark `email_verified: true` never links or names an account,
+ * unless an admin trusts this provider's emails (say, a directory where nobody picks their own).
+ */
+function EmailTrust({ provider, current }: { provider: Provider; current: Settings["ssoTrustedEmailIssuer"] }) {
+  const update = useUpdateSettings();
+  const trusts = (issuer: string | null | undefined) =>
+    typeof issuer === "string" && issuer.replace(/\/+$/, "") === provider.issuer.replace(/\/+$/, "");
+  // While the change is saved the box shows what was asked for; a refusal puts it back.
+  const trusted = update.isPending ? trusts(update.variables.ssoTrustedEmailIssuer) : trusts(current);
+  return (
+    <div className="max-w-2xl space-y-2">
+      <CheckboxField
+        id="sso-trust-emails"
+        label={SETTING_LABELS.ssoTrustedEmailIssuer}
+        checked={trusted}
+        disabled={update.isPending}
+        onCheckedChange={(on) => update.mutate({ ssoTrustedEmailIssuer: on ? provider.issuer : null })}
+        hint={
+          <>
+            Off, only an email {provider.name} marks verified (<code>email_verified</code>) links an existing account or names a
+            new one. Turn on only if nobody at {provider.name} can choose an address that is not theirs.
+          </>
+        }
+      />
+      {update.error ? <InlineError error={update.error} /> : null}
+    </div>
   );
 }
 
@@ -57,7 +102,7 @@ function MappingEditor({ current }: { current: SsoRoleMapping | null }) {
   const [enabled, setEnabled] = useState(current !== null);
   const [claim, setClaim] = useState(current?.claim ?? DEFAULT_SSO_ROLE_CLAIM);
   const [rules, setRules] = useState(current ? formatRuleLines(current.rules) : "");
-  const [defaultRole, setDefaultRole] = useState<Role>(current?.defaultRole ?? "viewer");
+  const [defaultRole, setDefaultRole] = useState<DefaultRole>(current?.defaultRole ?? "viewer");
   const [problem, setProblem] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
   const touched = () => {
@@ -80,23 +125,16 @@ function MappingEditor({ current }: { current: SsoRoleMapping | null }) {
 
   return (
     <form onSubmit={onSubmit} className="max-w-2xl space-y-4" noValidate aria-label={SETTING_LABELS.ssoRoleMapping}>
-      <label className="flex items-start gap-2 text-sm">
-        <input
-          type="checkbox"
-          className="mt-0.5 h-4 w-4"
-          checked={enabled}
-          onChange={(e) => {
-            setEnabled(e.target.checked);
-            touched();
-          }}
-        />
-        <span>
-          <span className="font-medium">Set SSO users’ roles from a claim</span>
-          <span className="block text-xs text-slate-500 dark:text-slate-400">
-            Re-evaluated at every SSO sign-in; while on, their roles cannot be changed here. Off, roles are set here and kept.
-          </span>
-        </span>
-      </label>
+      <CheckboxField
+        id="sso-mapping-on"
+        label="Set SSO users’ roles from a claim"
+        checked={enabled}
+        onCheckedChange={(on) => {
+          setEnabled(on);
+          touched();
+        }}
+        hint="Re-evaluated at every SSO sign-in; while on, their roles cannot be changed here. Off, roles are set here and kept."
+      />
       {enabled && (
         <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
           <Field
@@ -113,7 +151,7 @@ function MappingEditor({ current }: { current: SsoRoleMapping | null }) {
             id="sso-default-role"
             label="Role when no rule matches"
             value={defaultRole}
-            options={ROLE_OPTIONS}
+            options={DEFAULT_ROLE_OPTIONS}
             onValueChange={(r) => {
               setDefaultRole(r);
               touched();

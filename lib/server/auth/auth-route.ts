@@ -11,7 +11,7 @@ import { activeLock, beginAttempt } from "./login-throttle";
 import { attemptedEmail, authOptions } from "./options";
 import { sessionCookie } from "./principal";
 import { providerSignOutUrl } from "./oidc-logout";
-import { decodeSession, revokeSession, sessionIdToken } from "./sessions";
+import { decodeSession, endSession, sessionIdToken } from "./sessions";
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 type Run = () => Promise<Response>;
@@ -76,7 +76,7 @@ async function credentialsSignIn(req: NextRequest, run: Run): Promise<Response> 
   }
 }
 
-/** next-auth clears the cookie only after checking its CSRF token: revoke only then. */
+/** next-auth clears the cookie only after checking its CSRF token: end the session only then. */
 function clearsSessionCookie(res: Response): boolean {
   return res.headers.getSetCookie().some((c) => /^(__Secure-)?next-auth\.session-token(\.\d+)?=;/.test(c));
 }
@@ -87,7 +87,7 @@ async function signOut(req: NextRequest, run: Run): Promise<Response> {
   const claims = raw && clearsSessionCookie(res) ? await decodeSession(raw) : null;
   const idToken = raw && claims ? await sessionIdToken(raw) : null;
   if (claims) {
-    await revokeSession(claims);
+    await endSession(claims);
     const user = await db().user.findUnique({ where: { id: claims.uid }, select: { email: true } });
     await recordAudit(
       db(),

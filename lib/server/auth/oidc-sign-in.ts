@@ -2,7 +2,7 @@ import "server-only";
 import { emailSchema } from "@/lib/domain/email";
 import { roleFromClaims } from "@/lib/domain/sso-roles";
 import { recordAudit } from "@/lib/server/audit/record-audit";
-import { db } from "@/lib/server/db/client";
+import { db, type Tx } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 
 /**
@@ -11,7 +11,10 @@ import { getSettings } from "@/lib/server/settings/settings";
  */
 export const SSO_REFUSALS = {
   disabled: "SsoAccountDisabled",
-  emailTaken: "SsoEmailNotVerified",
+  emailNotVerified: "SsoEmailNotVerified",
+  emailLinked: "SsoEmailLinked",
+  noRole: "SsoNoRole",
+  lastAdmin: "SsoLastAdminUnmapped",
 } as const;
 
 const NAME_MAX = 100;
@@ -20,39 +23,81 @@ function claimText(value: unknown, max: number): string | null {
   return typeof value === "string" && value.trim() ? value.trim().slice(0, max) : null;
 }
 
+/** An issuer URL as stored and compared: without a trailing slash (OIDC_ISSUER may be written either way). */
+function issuerKey(issuer: string): string {
+  return issuer.replace(/\/+$/, "");
+}
+
 /**
- * A person signed in at the OpenID Provider: find them by subject, then by email (only an email
- * the provider says is verified links an existing account), or add them; keep their name; and,
- * while a role mapping is configured, set their role from its claim (audited when it changes).
- * Returns the refusal code of a disabled or unlinkable account instead.
+ * Whether the email claim is the person's: the provider says it verified it (`email_verified`
+ * exactly true, as OpenID Connect defines it), or an admin chose to trust this provider's emails.
+ * Absent is not verified: some providers never send it, and then anyone there may type any address.
  */
-export async function signInWithOidc(subject: string, claims: Record<string, unknown>): Promise<{ refused: string } | null> {
+export function emailIsVerified(claims: Record<string, unknown>, issuer: string, trustedIssuer: string | null): boolean {
+  return claims.email_verified === true || (trustedIssuer !== null && issuerKey(trustedIssuer) === issuerKey(issuer));
+}
+
+/**
+ * The account an SSO identity (issuer + subject) is linked to. Accounts linked before the issuer
+ * was kept match their subject alone (the caller binds them to this issuer).
+ */
+export async function findSsoUser(tx: Pick<Tx, "user">, issuer: string, subject: string) {
+  return (
+    (await tx.user.findFirst({ where: { oidcIssuer: issuerKey(issuer), oidcSubject: subject } })) ??
+    (await tx.user.findFirst({ where: { oidcIssuer: null, oidcSubject: subject } }))
+  );
+}
+
+/**
+ * A person signed in at the OpenID Provider `issuer`: find them by issuer and subject, else link
+ * the account holding their email (only a verified email, and only an account no other SSO
+ * identity holds), else add them; keep their name; and, while a role mapping is configured, set
+ * their role from its claim (audited when it changes). Returns the refusal code instead when the
+ * account is disabled, the email cannot link, or the mapping lets them in with no role.
+ * An unverified email is never an account's identity: a new account without one gets a
+ * placeholder address, which a later verified email replaces.
+ */
+export async function signInWithOidc(
+  issuer: string,
+  subject: string,
+  claims: Record<string, unknown>,
+): Promise<{ refused: string } | null> {
+  const settings = await getSettings();
   const parsedEmail = emailSchema.safeParse(claims.email);
-  const email = parsedEmail.success ? parsedEmail.data : null;
-  const emailVerified = claims.email_verified !== false && claims.email_verified !== "false";
+  const email = parsedEmail.success && emailIsVerified(claims, issuer, settings.ssoTrustedEmailIssuer) ? parsedEmail.data : null;
+  const unverifiedEmail = parsedEmail.success && !email ? parsedEmail.data : null;
   const name = claimText(claims.name, NAME_MAX);
-  const mapping = (await getSettings()).ssoRoleMapping;
+  const mapping = settings.ssoRoleMapping;
   const mappedRole = mapping ? roleFromClaims(mapping, claims) : null;
 
   return db().$transaction(async (tx) => {
-    const bySubject = await tx.user.findUnique({ where: { oidcSubject: subject } });
-    const byEmail = !bySubject && email ? await tx.user.findUnique({ where: { email } }) : null;
-    if (byEmail && !emailVerified) {
-      // Someone at the provider claims this account's email without having proven it: not them.
+    const refuse = async (target: { id: string; email: string } | null, reason: string, code: string) => {
+      // Not (yet) anyone's own doing: the actor is the provider's identity, not an account.
       await recordAudit(
         tx,
         { type: "user", id: null, label: `oidc:${subject}` },
         "auth.signin_failed",
-        { type: "user", id: byEmail.id },
-        {
-          email: byEmail.email,
-          method: "oidc",
-          reason: "email_not_verified",
-        },
+        target ? { type: "user", id: target.id } : null,
+        { ...(target ? { email: target.email } : {}), method: "oidc", reason },
       );
-      return { refused: SSO_REFUSALS.emailTaken };
+      return { refused: code };
+    };
+
+    const bySubject = await findSsoUser(tx, issuer, subject);
+    if (!bySubject && unverifiedEmail) {
+      const holder = await tx.user.findUnique({ where: { email: unverifiedEmail } });
+      // Someone at the provider claims this account's email without having proven it: not them.
+      if (holder) return refuse(holder, "email_not_verified", SSO_REFUSALS.emailNotVerified);
     }
+    const byEmail = !bySubject && email ? await tx.user.findUnique({ where: { email } }) : null;
+    // The account is another person's at this provider (say, a recycled address). An identity at
+    // a provider configured before is no longer usable: a verified email moves the account over.
+    const linkedHere = byEmail?.oidcSubject && (byEmail.oidcIssuer === null || byEmail.oidcIssuer === issuerKey(issuer));
+    if (byEmail && linkedHere) return refuse(byEmail, "email_linked_to_other_identity", SSO_REFUSALS.emailLinked);
     const existing = bySubject ?? byEmail;
+    if (mapping && mappedRole === null) {
+      return refuse(existing, "no_mapped_role", SSO_REFUSALS.noRole);
+    }
     // Everything below is the person's own doing, on their own account.
     const audit = (user: { id: string; email: string }, action: string, details: Record<string, unknown>) =>
       recordAudit(tx, { type: "user", id: user.id, label: user.email }, action, { type: "user", id: user.id }, details);
@@ -73,6 +118,7 @@ export async function signInWithOidc(subject: string, claims: Record<string, unk
           email: email ?? `${subject.toLowerCase()}@oidc.invalid`,
           name,
           role,
+          oidcIssuer: issuerKey(issuer),
           oidcSubject: subject,
           lastLoginAt: new Date(),
         },
@@ -86,12 +132,16 @@ export async function signInWithOidc(subject: string, claims: Record<string, unk
       return null;
     }
 
-    // The mapping never demotes the last active admin: that would leave nobody to change it back.
     let role = mappedRole ?? existing.role;
-    const keepsLastAdmin =
+    const demotesLastAdmin =
       existing.role === "admin" && role !== "admin" && (await tx.user.count({ where: { role: "admin", disabledAt: null } })) <= 1;
-    if (keepsLastAdmin) role = "admin";
-    // An account made before userinfo was read got a placeholder email: the real one replaces it.
+    // Linking by email never brings the last admin's rights along against the mapping: whoever
+    // proves the address gets the role the mapping gives, or (last admin) no way in at all.
+    if (demotesLastAdmin && !bySubject) return refuse(existing, "last_admin_unmapped", SSO_REFUSALS.lastAdmin);
+    // The mapping never demotes the last active admin it already signs in: that would leave
+    // nobody to change it back.
+    if (demotesLastAdmin) role = "admin";
+    // An account made without a (verified) email got a placeholder: the real one replaces it.
     const repairEmail =
       email &&
       existing.email.endsWith("@oidc.invalid") &&
@@ -99,6 +149,7 @@ export async function signInWithOidc(subject: string, claims: Record<string, unk
     const user = await tx.user.update({
       where: { id: existing.id },
       data: {
+        oidcIssuer: issuerKey(issuer),
         oidcSubject: subject,
         lastLoginAt: new Date(),
         role,
@@ -106,6 +157,7 @@ export async function signInWithOidc(subject: string, claims: Record<string, unk
         ...(repairEmail ? { email } : {}),
       },
     });
+    if (!bySubject) await audit(user, "user.update", { email: user.email, via: "oidc", linked: "email" });
     if (role !== existing.role) {
       await audit(user, "user.update", {
         email: user.email,
@@ -116,7 +168,7 @@ export async function signInWithOidc(subject: string, claims: Record<string, unk
     }
     await audit(user, "auth.sign_in", {
       method: "oidc",
-      ...(keepsLastAdmin ? { roleKept: "the mapping would demote the last active admin" } : {}),
+      ...(demotesLastAdmin ? { roleKept: "the mapping would demote the last active admin" } : {}),
     });
     return null;
   });

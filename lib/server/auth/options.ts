@@ -13,9 +13,9 @@ import { needsUserinfo } from "@/lib/domain/sso-roles";
 import { getSettings } from "@/lib/server/settings/settings";
 import { authSecret } from "./auth-secret";
 import { clearAccountFailures, recordSignInFailure } from "./login-throttle";
-import { signInWithOidc } from "./oidc-sign-in";
+import { findSsoUser, signInWithOidc } from "./oidc-sign-in";
 import { dummyPasswordHash, verifyPassword } from "./password";
-import { newSessionClaims, SESSION_MAX_AGE_SECONDS } from "./sessions";
+import { SESSION_MAX_AGE_SECONDS, startSession } from "./sessions";
 
 const credentialsSchema = z.object({ email: emailSchema, password: z.string().min(1).max(1024) });
 
@@ -93,7 +93,9 @@ function oidcProvider(oidc: NonNullable<Env["oidc"]>): OAuthConfig<OidcClaims> {
     clientSecret: oidc.clientSecret,
     authorization: { params: { scope: oidc.scopes } },
     idToken: true,
-    checks: ["pkce", "state"],
+    // nonce: the ID token must answer this browser's own authorization request, so one obtained
+    // elsewhere (another client's, an old one) cannot be injected into our callback.
+    checks: ["pkce", "state", "nonce"],
     // Spec-conformant providers put email, name and groups in userinfo, not in the ID token, unless
     // a `claims` request asks: read userinfo when the ID token lacks them.
     userinfo: {
@@ -143,23 +145,23 @@ export function authOptions(): NextAuthOptions {
       // A single sign-on is accepted or refused here; a refusal's code reaches the login page as
       // `?error=` (next-auth's error route forwards to pages.error), never as its own error page.
       async signIn({ account, profile }) {
-        if (account?.provider !== "oidc") return true;
-        const outcome = await signInWithOidc(account.providerAccountId, (profile ?? {}) as Record<string, unknown>);
+        if (account?.provider !== "oidc" || !oidc) return true;
+        const outcome = await signInWithOidc(oidc.issuer, account.providerAccountId, (profile ?? {}) as Record<string, unknown>);
         if (outcome) throw new Error(outcome.refused);
         return true;
       },
-      // Session claims (sid, sv, authAt) are set once, at sign-in; principal.ts checks them on
-      // every request.
+      // The session starts here, once, at sign-in (its row and its claims sid, sv, authAt);
+      // principal.ts checks them on every request.
       async jwt({ token, user, account }) {
-        if (account?.provider === "oidc") {
-          const dbUser = await db().user.findUnique({ where: { oidcSubject: account.providerAccountId } });
+        if (account?.provider === "oidc" && oidc) {
+          const dbUser = await findSsoUser(db(), oidc.issuer, account.providerAccountId);
           if (!dbUser || dbUser.disabledAt) throw new Error("The single sign-on user is missing or disabled.");
           // Kept for RP-initiated logout (auth-route.ts); the session callback does not expose it.
-          return { ...token, ...newSessionClaims(dbUser), idToken: account.id_token };
+          return { ...token, ...(await startSession(dbUser)), idToken: account.id_token };
         }
         if (user) {
           const sessionVersion = (user as { sessionVersion?: unknown }).sessionVersion;
-          return { ...token, ...newSessionClaims({ id: user.id, sessionVersion: Number(sessionVersion ?? 0) }) };
+          return { ...token, ...(await startSession({ id: user.id, sessionVersion: Number(sessionVersion ?? 0) })) };
         }
         return token;
       },

@@ -5,7 +5,7 @@ import { isRole, lowerRole, type Role } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { digestsEqual, parseCredential, sha256Hex } from "./secrets";
-import { decodeSession, isSessionRevoked } from "./sessions";
+import { decodeSession, isSessionLive } from "./sessions";
 
 /** Who is calling the admin API or viewing a page, and with which role. */
 export type Principal = {
@@ -37,17 +37,17 @@ export function sessionCookie(cookies: CookieReader): string | null {
 
 /**
  * The signed-in user behind a session cookie, checked against the database on every call: the
- * user exists and is enabled, the session was not signed out (RevokedSession) and was issued
- * under the user's current sessionVersion (a password change ends every session). The role is
- * the user's current one, so role changes apply at once.
+ * user exists and is enabled, the session was started here and not signed out (its ConsoleSession
+ * row) and was issued under the user's current sessionVersion (a password change ends every
+ * session). The role is the user's current one, so role changes apply at once.
  */
 export async function principalFromSession(cookies: CookieReader): Promise<Principal | null> {
   const raw = sessionCookie(cookies);
   if (!raw) return null;
   const claims = await decodeSession(raw);
   if (!claims) return null;
-  const [user, revoked] = await Promise.all([db().user.findUnique({ where: { id: claims.uid } }), isSessionRevoked(claims.sid)]);
-  if (!user || revoked || user.disabledAt || user.sessionVersion !== claims.sv || !isRole(user.role)) return null;
+  const [user, live] = await Promise.all([db().user.findUnique({ where: { id: claims.uid } }), isSessionLive(claims.sid)]);
+  if (!user || !live || user.disabledAt || user.sessionVersion !== claims.sv || !isRole(user.role)) return null;
   return {
     actor: { type: "user", id: user.id, label: user.email },
     role: user.role,

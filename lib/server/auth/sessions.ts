@@ -1,24 +1,33 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
 import { decode } from "next-auth/jwt";
 import { db } from "@/lib/server/db/client";
 import { authSecret } from "./auth-secret";
+import { randomSecret, sha256Hex } from "./secrets";
 
 // Console sessions are next-auth JWTs (next-auth v4 refuses database sessions with credentials
-// sign-in), made revocable by three claims checked on every request (principal.ts):
-// - sid: the session's id, fixed at sign-in. next-auth re-mints the standard `jti` each time it
-//   re-encodes the cookie, so the deny-list (RevokedSession) keys on `sid`: sign-out writes it.
+// sign-in), each backed by a row that must exist for it to work (principal.ts checks, on every
+// request, these claims and that row):
+// - sid: the session's id, a random secret fixed at sign-in (next-auth re-mints the standard `jti`
+//   each time it re-encodes the cookie). Its row (ConsoleSession) is keyed by its SHA-256, so a
+//   copy of the data (database and the signing secret in DATA_DIR) cannot make a cookie that
+//   works: it has no sid of a live session, and a sid it invents has no row. Sign-out deletes it.
 // - sv: the user's sessionVersion at sign-in. A password change bumps it, ending every session.
 // - authAt: when the user signed in. A session never outlives SESSION_MAX_AGE_SECONDS from then,
-//   however often the cookie is refreshed, so a deny-list row can expire with it.
+//   however often the cookie is refreshed, so its row can expire with it.
 
 export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
 
 export type SessionClaims = { uid: string; sid: string; sv: number; authAt: number };
 
-/** The claims a new session starts with. */
-export function newSessionClaims(user: { id: string; sessionVersion: number }): SessionClaims {
-  return { uid: user.id, sid: randomUUID(), sv: user.sessionVersion, authAt: Math.floor(Date.now() / 1000) };
+/** Starts a session: its row is stored, and its claims go into the new cookie. */
+export async function startSession(user: { id: string; sessionVersion: number }): Promise<SessionClaims> {
+  const claims = { uid: user.id, sid: randomSecret(32), sv: user.sessionVersion, authAt: Math.floor(Date.now() / 1000) };
+  await db().consoleSession.create({ data: { id: sha256Hex(claims.sid), userId: user.id, expiresAt: sessionEnd(claims) } });
+  return claims;
+}
+
+function sessionEnd(claims: Pick<SessionClaims, "authAt">): Date {
+  return new Date((claims.authAt + SESSION_MAX_AGE_SECONDS) * 1000);
 }
 
 /** The session claims of a decoded token, or null when missing, malformed or past the session's life. */
@@ -45,22 +54,18 @@ export async function sessionIdToken(raw: string): Promise<string | null> {
   return typeof token?.idToken === "string" ? token.idToken : null;
 }
 
-export async function isSessionRevoked(sid: string): Promise<boolean> {
-  return (await db().revokedSession.findUnique({ where: { id: sid }, select: { id: true } })) !== null;
+/** Whether the session was started here and is neither signed out nor expired. */
+export async function isSessionLive(sid: string, now = new Date()): Promise<boolean> {
+  const row = await db().consoleSession.findUnique({ where: { id: sha256Hex(sid) }, select: { expiresAt: true } });
+  return row !== null && row.expiresAt > now;
 }
 
-/** Ends one session everywhere: denied until it would have expired anyway. */
-export async function revokeSession(claims: SessionClaims): Promise<void> {
-  const expiresAt = new Date((claims.authAt + SESSION_MAX_AGE_SECONDS) * 1000);
-  await db()
-    .revokedSession.upsert({ where: { id: claims.sid }, create: { id: claims.sid, userId: claims.uid, expiresAt }, update: {} })
-    .catch(async (err: unknown) => {
-      // Two sign-outs of one session at once: the other one wrote it.
-      if (!(await isSessionRevoked(claims.sid))) throw err;
-    });
+/** Ends one session everywhere. */
+export async function endSession(claims: SessionClaims): Promise<void> {
+  await db().consoleSession.deleteMany({ where: { id: sha256Hex(claims.sid) } });
 }
 
-/** Deny-list rows of sessions that have expired by themselves (background job). */
-export async function pruneRevokedSessions(now = new Date()): Promise<void> {
-  await db().revokedSession.deleteMany({ where: { expiresAt: { lt: now } } });
+/** Rows of sessions that have expired by themselves (background job). */
+export async function pruneExpiredSessions(now = new Date()): Promise<void> {
+  await db().consoleSession.deleteMany({ where: { expiresAt: { lt: now } } });
 }
