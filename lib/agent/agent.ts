@@ -415,7 +415,7 @@ export class FleetAgent {
         apiServerUrl,
         caFingerprint,
         agentVersion: this.facts.agentVersion,
-        kubernetesVersion: this.facts.kubernetesVersion,
+        kubernetesVersion: this.options.kube ? this.options.kube.kubernetesVersion : this.facts.kubernetesVersion,
         labels: this.options.labels ?? {},
         csr: buildCsr(keys, this.options.name),
       };
@@ -588,7 +588,7 @@ export class FleetAgent {
     await kube.collect();
     await kube.progress();
     this.facts.agentVersion = this.options.agentVersion ?? this.facts.agentVersion;
-    this.facts.kubernetesVersion = kube.kubernetesVersion;
+    this.facts.kubernetesVersion = kube.kubernetesVersion ?? this.facts.kubernetesVersion;
   }
 
   private heartbeatBody(acks: AckEntry[]) {

@@ -23,6 +23,7 @@ export interface RecordedRequest {
   query: Record<string, string>;
   accept: string;
   contentType: string;
+  userAgent: string;
   body: unknown;
 }
 
@@ -153,6 +154,8 @@ export class FakeKubeApi {
   port = 0;
   /** /readyz: "ok", an HTTP failure, or a dropped connection. */
   readyz: "ok" | 500 | "drop" = "ok";
+  /** /version: "ok", or an HTTP failure. */
+  version: "ok" | 500 | 403 = "ok";
   /** Pod name -> evictions to refuse with 429 before allowing (a PodDisruptionBudget). */
   readonly pdbBlocks = new Map<string, number>();
   readonly secrets = new Map<string, Secret>();
@@ -309,7 +312,15 @@ export class FakeKubeApi {
     }
     const method = req.method ?? "GET";
     const p = url.pathname;
-    this.requests.push({ method, path: p, query, accept: String(req.headers.accept ?? ""), contentType, body });
+    this.requests.push({
+      method,
+      path: p,
+      query,
+      accept: String(req.headers.accept ?? ""),
+      contentType,
+      userAgent: String(req.headers["user-agent"] ?? ""),
+      body,
+    });
 
     const auth = String(req.headers.authorization ?? "");
     if (!auth.startsWith("Bearer ") || !this.tokens.has(auth.slice(7))) {
@@ -320,6 +331,7 @@ export class FakeKubeApi {
     let m: RegExpExecArray | null;
 
     if (method === "GET" && p === "/version") {
+      if (this.version !== "ok") return this.send(res, this.version, { kind: "Status", status: "Failure", code: this.version });
       const [major, minor] = c.gitVersion.replace(/^v/, "").split(".");
       return this.send(res, 200, { major, minor, gitVersion: c.gitVersion, platform: "linux/amd64" });
     }

@@ -29,8 +29,6 @@ export type AckEntry = string | { id: string; ok: false; reason: string };
 export interface KubeClusterOptions {
   client: KubeClient;
   agentVersion: string;
-  /** Reported until /version has answered once. */
-  fallbackKubernetesVersion: string;
   /** The agent's namespace and Deployment (its own objects). */
   namespace: string;
   deployment: string;
@@ -71,8 +69,9 @@ export class KubeCluster {
     return ["disconnect", "upgrade", "drain", "resume", ...(this.o.allowNodeActions ? ["drainNodePool"] : [])];
   }
 
-  get kubernetesVersion(): string {
-    return this.last?.kubernetesVersion ?? this.o.fallbackKubernetesVersion;
+  /** The API server's version as /version last gave it; none until it has answered once. */
+  get kubernetesVersion(): string | undefined {
+    return this.last?.kubernetesVersion;
   }
 
   // ---- identity ---------------------------------------------------------------------------
@@ -180,9 +179,9 @@ export class KubeCluster {
       );
     } catch (err) {
       this.o.log("warn", "KUBE_API_ERROR", `could not read the cluster's facts: ${errorText(err)}`);
-      const base = this.last ?? {
+      // No kubernetesVersion until /version answers: an unknown version, not a made-up one.
+      const base: FactsReport = this.last ?? {
         agentVersion: this.o.agentVersion,
-        kubernetesVersion: this.o.fallbackKubernetesVersion,
         nodePools: [],
         workloads: { pods: 0, namespaces: 0 },
         health: { apiServer: "down" as const, logs: false, metrics: false },
