@@ -45,10 +45,7 @@ export function AgentAdvancedOptions({
   onChange: (value: AgentPodOptionsInput) => void;
 }) {
   return (
-    <details
-      className="rounded-md border border-slate-200 dark:border-slate-800"
-      open={Object.keys(problems).length > 0 || undefined}
-    >
+    <details className="rounded-md border border-slate-200 dark:border-slate-800">
       <summary className="cursor-pointer px-3 py-2 text-sm font-medium">Advanced options</summary>
       <div className="grid grid-cols-2 gap-4 border-t border-slate-200 p-3 dark:border-slate-800">
         {FIELDS.map((f) => {
