@@ -103,8 +103,12 @@ function expandSource(context: string, source: string): string[] {
 
 function copyTree(from: string, to: string, skip: (rel: string) => boolean, rel: string) {
   if (skip(rel)) return;
-  const stat = fs.statSync(from);
-  if (stat.isDirectory()) {
+  const stat = fs.lstatSync(from);
+  if (stat.isSymbolicLink()) {
+    // A link made by an earlier stage (node_modules, the build output) stays a link.
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.symlinkSync(fs.readlinkSync(from), to);
+  } else if (stat.isDirectory()) {
     fs.mkdirSync(to, { recursive: true });
     for (const name of fs.readdirSync(from)) copyTree(path.join(from, name), path.join(to, name), skip, path.join(rel, name));
   } else {
@@ -149,17 +153,34 @@ export function hostPath(rootfs: string, workdir: string, imagePath: string): st
  * link to `context`'s node_modules. A RUN that fails throws with its
  * output, so a build needing a file no COPY brings fails here.
  */
-export function buildImage(dockerfile: string, context: string, buildArgs: Record<string, string> = {}): BuiltImage {
+/**
+ * What to do instead of a RUN command (by its exact text), in the stage's working dir: steps that
+ * install system packages or repeat a build the checkout already has.
+ */
+export type RunInstead = Record<string, (workdir: string) => void>;
+
+export function buildImage(
+  dockerfile: string,
+  context: string,
+  buildArgs: Record<string, string> = {},
+  instead: RunInstead = {},
+): BuiltImage {
   const root = fs.mkdtempSync(path.join(tmpdir(), "fleet-image-"));
   try {
-    return build(dockerfile, context, root, buildArgs);
+    return build(dockerfile, context, root, buildArgs, instead);
   } catch (err) {
     fs.rmSync(root, { recursive: true, force: true });
     throw err;
   }
 }
 
-function build(dockerfile: string, context: string, root: string, buildArgs: Record<string, string>): BuiltImage {
+function build(
+  dockerfile: string,
+  context: string,
+  root: string,
+  buildArgs: Record<string, string>,
+  instead: RunInstead,
+): BuiltImage {
   const stages = parseDockerfile(fs.readFileSync(dockerfile, "utf8"));
   const ignored = ignoreMatcher(context);
   const rootfsOf = new Map<string, string>();
@@ -178,7 +199,9 @@ function build(dockerfile: string, context: string, root: string, buildArgs: Rec
       user: null,
       env: {},
     };
-    for (const { op, value } of stage.instructions) {
+    for (const instruction of stage.instructions) {
+      const op = instruction.op;
+      let value = instruction.value;
       const workdir = hostPath(rootfs, config.workdir, ".");
       if (op === "WORKDIR") {
         config.workdir = path.posix.resolve(config.workdir, value);
@@ -200,10 +223,19 @@ function build(dockerfile: string, context: string, root: string, buildArgs: Rec
           copyTree(source, target, fromRoot ? () => false : (r) => r !== "." && ignored(r), rel || ".");
         }
       } else if (op === "RUN") {
-        if (isInstall(value)) {
-          fs.symlinkSync(path.join(context, "node_modules"), path.join(workdir, "node_modules"));
+        const replacement = instead[value];
+        if (replacement) {
+          replacement(workdir);
           continue;
         }
+        if (isInstall(value)) {
+          fs.symlinkSync(path.join(context, "node_modules"), path.join(workdir, "node_modules"));
+          // The project's own install script still runs (it may generate files), unless told not to.
+          if (value.includes("--ignore-scripts")) continue;
+          value = "npm run postinstall --if-present";
+        }
+        // Never on this machine: it would change the host, not an image.
+        if (/\b(apt-get|apk|chown|useradd)\b/.test(value)) throw new Error(`RUN ${value}: say what to do instead`);
         // The stage's ENV only, not this test's environment (a Docker build sees nothing else).
         const buildEnv: Record<string, string> = {
           PATH: process.env.PATH ?? "/usr/bin:/bin",
