@@ -35,7 +35,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     label: "Kubernetes",
     className: "w-[10%]",
     defaultShown: true,
-    render: (c) => <span className={mono}>{c.kubernetesVersion ?? "—"}</span>,
+    render: (c) => <span className={mono}>{c.kubernetesVersion ?? "unknown"}</span>,
   },
   {
     key: "agent",

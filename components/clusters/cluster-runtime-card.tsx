@@ -37,7 +37,7 @@ export function ClusterRuntimeCard({ cluster }: { cluster: ClusterDetail }) {
             ],
             ["Logs", flowing(cluster.health.logs)],
             ["Metrics", flowing(cluster.health.metrics)],
-            ["Kubernetes", cluster.kubernetesVersion ? <Mono>{cluster.kubernetesVersion}</Mono> : <Missing />],
+            ["Kubernetes", cluster.kubernetesVersion ? <Mono>{cluster.kubernetesVersion}</Mono> : <Missing>unknown</Missing>],
             ["Agent", cluster.agentVersion ? <Mono>{cluster.agentVersion}</Mono> : <Missing />],
             [
               "Workloads",

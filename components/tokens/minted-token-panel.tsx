@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { agentCommand, agentManifest, isLoopbackUrl, labelsToSend, manifestFileName } from "@/lib/domain/agent-manifest";
+import { EMPTY_POD_OPTIONS, parseAgentPodOptions, type AgentPodOptions } from "@/lib/domain/agent-pod-options";
 import { labelValueProblem } from "@/lib/domain/labels";
 import { useFleetFacts, type MintedToken } from "@/lib/client/tokens";
 import { Button } from "@/components/ui/button";
@@ -9,6 +10,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { inputClass } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
+import { AgentAdvancedOptions } from "./agent-advanced-options";
 import { CodeBlock } from "./code-block";
 import { downloadText } from "./download";
 import { FieldError, selectClass } from "@/components/ui/field-error";
@@ -63,6 +65,12 @@ export function MintedTokenPanel({
     : "Lowercase letters, digits and '-', starting and ending with a letter or digit (at most 63).";
   const labels = Object.fromEntries(suggested.map((s) => [s.key, valueOf(s.key).trim()]).filter(([, v]) => v));
   const fixed = Object.entries(minted.fixedLabels);
+  const [advanced, setAdvanced] = useState(EMPTY_POD_OPTIONS);
+  const parsedOptions = parseAgentPodOptions(advanced);
+  // A field with a problem stays out of the command and manifest; its inline error says why.
+  const podOptions = Object.fromEntries(
+    Object.entries(parsedOptions.options).filter(([key]) => !(key in parsedOptions.problems)),
+  ) as AgentPodOptions;
 
   return (
     <section
@@ -191,19 +199,20 @@ export function MintedTokenPanel({
                   needs an address it can reach — set <code className="font-mono">AGENT_HOSTNAMES</code> on the server.
                 </p>
               )}
+              <AgentAdvancedOptions value={advanced} problems={parsedOptions.problems} onChange={setAdvanced} />
               <CodeBlock
                 id="agent-command"
                 title="Agent command"
                 wrap
                 maxHeight="max-h-40"
-                text={agentCommand({ ...fleet.data, clusterName, labels })}
+                text={agentCommand({ ...fleet.data, clusterName, labels, apiServerUrl: podOptions.apiServerUrl })}
               />
               <p className="-mt-2 text-xs text-slate-500 dark:text-slate-400">
                 Run it from a checkout of this project with the token saved as <code className="font-mono">token.txt</code>; the
                 agent deletes the file once the cluster is registered.
               </p>
               <ManifestBlock
-                text={agentManifest({ ...fleet.data, clusterName, labels, token: minted.token })}
+                text={agentManifest({ ...fleet.data, ...podOptions, clusterName, labels, token: minted.token })}
                 clusterName={clusterName}
               />
             </>

@@ -97,6 +97,8 @@ test("mint a token in the UI: shown once with command and manifest, then listed 
   await expect(manifest).toContainText("name: fleet-system");
   await expect(manifest).toContainText("kind: Deployment");
   await expect(manifest).toContainText(`token: ${token}`);
+  await expect(manifest).toContainText("kubernetes.io/os: linux");
+
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     tokens.minted.getByRole("button", { name: `Download fleet-agent-${name}.yaml` }).click(),
@@ -182,6 +184,38 @@ test("the agent command shown after minting, run as printed, registers the clust
     agent.kill("SIGTERM");
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the manifest's advanced options: a bad value is an inline error and stays out; fixed, it is in the manifest", async ({
+  page,
+}) => {
+  const tokens = new TokensPage(page);
+  await tokens.goto();
+  await tokens.mintButton.click();
+  await tokens.field("Name").fill(uniqueName("e2e-advanced"));
+  await tokens.form.getByRole("button", { name: "Mint token" }).click();
+  await expect(tokens.minted).toBeVisible();
+  const command = page.getByRole("region", { name: "Agent command" }).locator("pre");
+  const manifest = page.getByRole("region", { name: "Kubernetes manifest" }).locator("pre");
+  await expect(manifest).toContainText("kubernetes.io/os: linux");
+
+  await tokens.minted.getByText("Advanced options").click();
+  const tolerations = tokens.minted.getByLabel("Tolerations");
+  await tolerations.fill("dedicated=platform:NoSchedul");
+  await expect(tolerations).toHaveAttribute("aria-invalid", "true");
+  await expect(tolerations).toHaveAccessibleDescription(/effect must be NoSchedule, PreferNoSchedule, NoExecute/);
+  await expect(manifest).not.toContainText("tolerations:");
+  await tolerations.fill("dedicated=platform:NoSchedule");
+  await expect(tolerations).not.toHaveAttribute("aria-invalid", "true");
+  await expect(manifest).toContainText("tolerations:");
+  await expect(manifest).toContainText("value: platform");
+  await tokens.minted.getByLabel("Priority class").fill("system-cluster-critical");
+  await tokens.minted.getByLabel("Image pull secrets").fill("regcred");
+  await tokens.minted.getByLabel("API server URL").fill("https://4A1B2C3D.gr7.eu-west-1.eks.amazonaws.com");
+  await expect(manifest).toContainText("priorityClassName: system-cluster-critical");
+  await expect(manifest).toContainText("- name: regcred");
+  await expect(manifest).toContainText("- https://4A1B2C3D.gr7.eu-west-1.eks.amazonaws.com");
+  await expect(command).toContainText("--api-server-url https://4A1B2C3D.gr7.eu-west-1.eks.amazonaws.com");
 });
 
 test("mistakes are caught inline and nothing is minted", async ({ page }) => {

@@ -439,7 +439,7 @@ export class FleetAgent {
         apiServerUrl,
         caFingerprint,
         agentVersion: this.facts.agentVersion,
-        kubernetesVersion: this.facts.kubernetesVersion,
+        kubernetesVersion: this.options.kube ? this.options.kube.kubernetesVersion : this.facts.kubernetesVersion,
         labels: this.options.labels ?? {},
         csr: buildCsr(keys, this.options.name),
       };
@@ -609,7 +609,8 @@ export class FleetAgent {
   private currentFacts(): FactsReport {
     const facts = this.factsLoop?.report() ?? this.facts.report();
     this.facts.agentVersion = facts.agentVersion;
-    this.facts.kubernetesVersion = facts.kubernetesVersion;
+    // None until /version has answered: the heartbeat sends none and the last known one stays.
+    if (facts.kubernetesVersion) this.facts.kubernetesVersion = facts.kubernetesVersion;
     return facts;
   }
 

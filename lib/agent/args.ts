@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { labelKeyProblem, labelValueProblem } from "../domain/labels";
 import { normalizeFingerprint } from "./csr";
 import { isLogLevel, type LogLevel } from "./log";
+import { AGENT_VERSION } from "./version";
 
 // Command lines of the agent and the simulator, parsed and validated up front so a typo fails
 // at start with the flag's name rather than as a server error later.
@@ -18,7 +19,6 @@ const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0
 
 export const DEFAULTS = {
   apiServerUrl: "https://kubernetes.default.svc:443",
-  agentVersion: "1.4.0",
   kubernetesVersion: "1.30.2",
   timeoutSeconds: 15,
 } as const;
@@ -78,8 +78,10 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
                              else a simulated CA kept in the state dir)
   --api-server-url URL       reported API server URL (metadata only; default: kube-public/cluster-info's
                              server, else the kubeconfig's; ${DEFAULTS.apiServerUrl} when simulated)
-  --agent-version V          reported agent version (default ${DEFAULTS.agentVersion})
-  --kubernetes-version V     reported Kubernetes version (default ${DEFAULTS.kubernetesVersion})
+  --agent-version V          reported agent version, simulated facts only (default: this build's,
+                             ${AGENT_VERSION}; a real cluster's agent reports its own build)
+  --kubernetes-version V     reported Kubernetes version, simulated facts only (default ${DEFAULTS.kubernetesVersion})
+  --version                  print this build's version and exit
   --heartbeat-interval S     override the server's heartbeat interval (seconds)
   --timeout S                per-request timeout in seconds (default ${DEFAULTS.timeoutSeconds})
   --log-level L              debug | info | warn | error (default info)
@@ -90,6 +92,11 @@ error; 3 registration refused (token, labels, name conflict).`;
 /** --help / -h anywhere: print usage instead of parsing. */
 export function wantsHelp(argv: string[]): boolean {
   return argv.includes("--help") || argv.includes("-h");
+}
+
+/** --version anywhere: print the build's version instead of parsing. */
+export function wantsVersion(argv: string[]): boolean {
+  return argv.includes("--version");
 }
 
 function fail(message: string): never {
@@ -233,6 +240,11 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
   const facts: FactsSource = factsFlag ?? (kubeconfig || env.KUBERNETES_SERVICE_HOST ? "kubernetes" : "simulated");
   if (facts === "simulated" && (stateSecret || str("token-secret")))
     fail("--state-secret and --token-secret need the cluster's API: drop --facts simulated");
+  // Made-up versions belong to simulated clusters: a real cluster's agent reports its own build
+  // and the API server's /version.
+  for (const flag of ["agent-version", "kubernetes-version"])
+    if (facts === "kubernetes" && str(flag) !== undefined)
+      fail(`--${flag} is for simulated facts only: with a real cluster the agent reports what it reads`);
   if (str("ca-file") && str("ca-fingerprint")) fail("give either --ca-file or --ca-fingerprint, not both");
   const apiServerUrl = str("api-server-url") ?? DEFAULTS.apiServerUrl;
   try {
@@ -259,7 +271,7 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
     caFingerprint: str("ca-fingerprint") !== undefined ? parseFingerprint(str("ca-fingerprint")!) : undefined,
     clusterCaFile: str("cluster-ca-file"),
     apiServerUrl,
-    agentVersion: semver(str("agent-version") ?? DEFAULTS.agentVersion, "--agent-version"),
+    agentVersion: semver(str("agent-version") ?? AGENT_VERSION, "--agent-version"),
     kubernetesVersion: semver(str("kubernetes-version") ?? DEFAULTS.kubernetesVersion, "--kubernetes-version", true),
     heartbeatIntervalSeconds: positiveNumber(str("heartbeat-interval"), "--heartbeat-interval", { max: 86_400 }),
     timeoutSeconds: positiveNumber(str("timeout"), "--timeout", { max: 600 }) ?? DEFAULTS.timeoutSeconds,

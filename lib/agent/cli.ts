@@ -1,6 +1,6 @@
 // `npm run agent -- --server URL --token-file F --name N ...`: the reference agent as a process.
 // A thin wrapper: flags -> FleetAgent -> exit code. All behaviour lives in agent.ts.
-import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp } from "./args";
+import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp, wantsVersion } from "./args";
 import { EXIT_CODES, FleetAgent } from "./agent";
 import { resolveClusterCaFingerprint } from "./cluster-ca";
 import { ConfigError } from "./errors";
@@ -12,11 +12,16 @@ import type { AgentArgs } from "./args";
 import type { FleetAgentOptions } from "./agent";
 import { AGENT_OBJECT_NAMES } from "../domain/agent-kube-calls";
 import { readCaFile, type TrustSpec } from "./trust";
+import { AGENT_VERSION } from "./version";
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   if (wantsHelp(argv)) {
     console.log(AGENT_USAGE);
+    return EXIT_CODES.ok;
+  }
+  if (wantsVersion(argv)) {
+    console.log(AGENT_VERSION);
     return EXIT_CODES.ok;
   }
   let args;
@@ -111,7 +116,6 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
   const kube = new KubeCluster({
     client,
     agentVersion: args.agentVersion,
-    fallbackKubernetesVersion: args.kubernetesVersion,
     namespace: deploymentNs,
     deployment: deploymentName,
     allowNodeActions: args.allowNodeActions,

@@ -18,7 +18,8 @@ export type ApiServerHealth = "ok" | "degraded" | "down";
 
 export interface FactsReport {
   agentVersion: string;
-  kubernetesVersion: string;
+  /** Absent when a real cluster's API server has not told it (the protocol's field is optional). */
+  kubernetesVersion?: string;
   nodePools: NodePoolFacts[];
   /** userPods: pods outside system namespaces, DaemonSets and the agent (real clusters only). */
   workloads: { pods: number; namespaces: number; userPods?: number };

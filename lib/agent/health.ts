@@ -8,8 +8,24 @@ export interface HealthSubject {
   readonly ready: boolean;
 }
 
-export function startHealthServer(port: number, subject: HealthSubject, host = "0.0.0.0"): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
+/**
+ * Listens on `host`, by default on every address of both families (`::`, dual stack): the kubelet
+ * probes the pod's IP, which is IPv6 on a single-stack IPv6 cluster. Where the node has no IPv6
+ * at all, `::` cannot be bound and IPv4's 0.0.0.0 is used instead.
+ */
+export async function startHealthServer(port: number, subject: HealthSubject, host?: string): Promise<http.Server> {
+  if (host) return listen(healthServer(subject), port, host);
+  try {
+    return await listen(healthServer(subject), port, "::");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EAFNOSUPPORT" && code !== "EADDRNOTAVAIL") throw err;
+    return listen(healthServer(subject), port, "0.0.0.0");
+  }
+}
+
+function healthServer(subject: HealthSubject): http.Server {
+  return http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405).end();
@@ -26,8 +42,11 @@ export function startHealthServer(port: number, subject: HealthSubject, host = "
       res.writeHead(404).end();
     }
   });
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<http.Server> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => resolve(server));
+    server.listen({ port, host, ipv6Only: false }, () => resolve(server));
   });
 }

@@ -11,12 +11,11 @@ import {
   type KubeCall,
   type KubeObjectRole,
 } from "./agent-kube-calls";
+import { podOptionProblems, type AgentPodOptions } from "./agent-pod-options";
 import type { Labels } from "./labels";
 import type { AllowedLabels } from "./tokens";
 
 export const AGENT_NAMESPACE = AGENT_OBJECT_NAMES.namespace;
-/** The nonroot user of distroless-style images; any fixed non-zero id works. */
-export const AGENT_UID = 65532;
 
 export type AgentInstall = {
   /** The fleet's agent endpoint (GET /api/v1/fleet agentUrl). */
@@ -28,6 +27,8 @@ export type AgentInstall = {
   clusterName: string;
   /** Labels the agent asks for; the token's fixed labels are stamped on by the server. */
   labels: Labels;
+  /** Reported as the cluster's API server instead of the one the agent finds (--api-server-url). */
+  apiServerUrl?: string;
 };
 
 /**
@@ -75,6 +76,7 @@ export function agentArgs(
   if (labels) args.push("--labels", labels);
   args.push(...("stateDir" in where ? ["--state-dir", where.stateDir] : ["--state-secret", where.stateSecret]));
   args.push("--ca-fingerprint", install.caFingerprint);
+  if (install.apiServerUrl) args.push("--api-server-url", install.apiServerUrl);
   return args;
 }
 
@@ -198,14 +200,15 @@ export function rbacRules(scope: "cluster" | "own" | "kube-public", nodeActions:
   return [...rules.values()];
 }
 
-export type ManifestInstall = AgentInstall & {
-  token: string;
-  /** Adds the node-actions ClusterRole and --allow-node-actions (drainNodePool). Off by default. */
-  allowNodeActions?: boolean;
-  /** Egress proxy for the connection to the fleet (HTTPS_PROXY / NO_PROXY in the pod). */
-  httpsProxy?: string;
-  noProxy?: string;
-};
+export type ManifestInstall = AgentInstall &
+  AgentPodOptions & {
+    token: string;
+    /** Adds the node-actions ClusterRole and --allow-node-actions (drainNodePool). Off by default. */
+    allowNodeActions?: boolean;
+    /** Egress proxy for the connection to the fleet (HTTPS_PROXY / NO_PROXY in the pod). */
+    httpsProxy?: string;
+    noProxy?: string;
+  };
 
 /**
  * The manifest's objects: Namespace (Pod Security "restricted" enforced), ServiceAccount, the
@@ -216,8 +219,15 @@ export type ManifestInstall = AgentInstall & {
  *
  * Identity lives in the state Secret, not on a volume: a pod rescheduled to another node keeps
  * the cluster's key, certificate and id. `Recreate`: two agents never write it at once.
+ *
+ * The pod names no user: the image's numeric USER runs it and `runAsNonRoot` has the kubelet
+ * check that, so platforms that assign users themselves (OpenShift's restricted-v2 refuses a
+ * pinned runAsUser) admit it unchanged. The image's entrypoint carries the script: `args` are
+ * the flags alone.
  */
 export function agentManifestObjects(install: ManifestInstall): ManifestObject[] {
+  const problem = Object.values(podOptionProblems(install))[0];
+  if (problem) throw new Error(problem);
   const names = AGENT_OBJECT_NAMES;
   const ns = names.namespace;
   const labels = {
@@ -320,10 +330,13 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
           metadata: { labels },
           spec: {
             serviceAccountName: names.serviceAccount,
+            // The image is built for Linux nodes only (Windows nodes would never start it).
+            nodeSelector: { "kubernetes.io/os": "linux" },
+            ...(install.priorityClassName ? { priorityClassName: install.priorityClassName } : {}),
+            ...(install.imagePullSecrets?.length ? { imagePullSecrets: install.imagePullSecrets.map((name) => ({ name })) } : {}),
+            ...(install.tolerations?.length ? { tolerations: install.tolerations } : {}),
             securityContext: {
               runAsNonRoot: true,
-              runAsUser: AGENT_UID,
-              runAsGroup: AGENT_UID,
               seccompProfile: { type: "RuntimeDefault" },
             },
             containers: [

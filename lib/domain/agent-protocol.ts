@@ -41,7 +41,8 @@ export const registerRequestSchema = z.object({
   apiServerUrl: httpsUrlSchema,
   caFingerprint: fingerprintSchema,
   agentVersion: semverSchema,
-  kubernetesVersion: kubernetesVersionSchema,
+  /** Absent when the agent could not read it (the API server's /version failed): shown as unknown. */
+  kubernetesVersion: kubernetesVersionSchema.optional(),
   labels: labelsSchema.default({}),
   csr: csrSchema,
 });
@@ -71,7 +72,8 @@ export type Ack = z.infer<typeof ackSchema>;
 
 export const heartbeatRequestSchema = z.object({
   agentVersion: semverSchema,
-  kubernetesVersion: kubernetesVersionSchema,
+  /** Absent when the agent could not read it (the API server's /version failed): shown as unknown. */
+  kubernetesVersion: kubernetesVersionSchema.optional(),
   nodePools: z
     .array(nodePoolReportSchema)
     .max(200)
@@ -137,7 +139,7 @@ function plainPool(v: unknown): NodePoolReport | null {
 /** The plain heartbeat as heartbeatRequestSchema would parse it, or null to leave it to the schema. */
 export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
   if (!isObject(v) || !onlyKeys(v, HEARTBEAT_KEYS) || !isSemver(v.agentVersion)) return null;
-  const kubernetes = kubernetesVersion(v.kubernetesVersion);
+  const kubernetes = "kubernetesVersion" in v ? kubernetesVersion(v.kubernetesVersion) : undefined;
   if (kubernetes === null) return null;
   let nodePools: NodePoolReport[] = [];
   if ("nodePools" in v) {

@@ -9,7 +9,6 @@ const client = KubeClient.load({ kubeconfig, timeoutMs: 120_000 });
 const cluster = new KubeCluster({
   client,
   agentVersion: "1.4.0",
-  fallbackKubernetesVersion: "1.31.0",
   namespace: "fleet-system",
   deployment: "fleet-agent",
   allowNodeActions: false,

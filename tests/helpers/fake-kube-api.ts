@@ -23,6 +23,7 @@ export interface RecordedRequest {
   query: Record<string, string>;
   accept: string;
   contentType: string;
+  userAgent: string;
   body: unknown;
 }
 
@@ -154,6 +155,8 @@ export class FakeKubeApi {
   port = 0;
   /** /readyz: "ok", an HTTP failure, or a dropped connection. */
   readyz: "ok" | 500 | "drop" = "ok";
+  /** /version: "ok", or an HTTP failure. */
+  version: "ok" | 500 | 403 = "ok";
   /** Pod name -> evictions to refuse with 429 before allowing (a PodDisruptionBudget). */
   readonly pdbBlocks = new Map<string, number>();
   readonly secrets = new Map<string, Secret>();
@@ -337,7 +340,15 @@ export class FakeKubeApi {
       return req.socket.destroy();
     }
     this.usedSockets.add(req.socket);
-    this.requests.push({ method, path: p, query, accept: String(req.headers.accept ?? ""), contentType, body });
+    this.requests.push({
+      method,
+      path: p,
+      query,
+      accept: String(req.headers.accept ?? ""),
+      contentType,
+      userAgent: String(req.headers["user-agent"] ?? ""),
+      body,
+    });
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (query.continue && this.expireContinue > 0) {
       this.expireContinue -= 1;
@@ -361,6 +372,7 @@ export class FakeKubeApi {
     let m: RegExpExecArray | null;
 
     if (method === "GET" && p === "/version") {
+      if (this.version !== "ok") return this.send(res, this.version, { kind: "Status", status: "Failure", code: this.version });
       const [major, minor] = c.gitVersion.replace(/^v/, "").split(".");
       return this.send(res, 200, { major, minor, gitVersion: c.gitVersion, platform: "linux/amd64" });
     }

@@ -1,26 +1,34 @@
 // The reference agent as a real process reading a cluster through the Kubernetes REST contract
 // (tests/helpers/fake-kube-api.ts: no API server runs on these machines), registering with the
 // real control plane on the engine TEST_ENGINE selects. Asserts what the control plane shows and
-// the exact requests the agent made to the cluster's API.
+// the exact requests the agent made to the cluster's API. In a pod it is what ships: the bundle
+// Dockerfile.agent builds, started by the console manifest's command line (tests/helpers/agent-pod.ts);
+// from a laptop, `npm run agent` from the checkout.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto, { X509Certificate } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { KUBE_CALLS, type KubeCallName } from "@/lib/domain/agent-kube-calls";
 import { registerCluster } from "../helpers/agent-client";
+import { buildAgentImage, startAgentPod } from "../helpers/agent-pod";
+import type { BuiltImage } from "../helpers/container-image";
 import { FakeKubeApi, type RecordedRequest } from "../helpers/fake-kube-api";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { aksCluster, eksCluster, gkeCluster } from "../helpers/kube-clusters";
 import { until } from "../helpers/until";
 
 const IMAGE = "registry.example.com/fleet/agent:1.4.0";
+const AGENT_VERSION = (JSON.parse(readFileSync("package.json", "utf8")) as { agentVersion: string }).agentVersion;
 let server: FleetServer;
 let fleetCa: string;
+let image: BuiltImage;
 
 before(async () => {
+  // Dockerfile.agent's build, once for the file (one esbuild run).
+  image = buildAgentImage();
   server = await startFleetServer({ AGENT_IMAGE: IMAGE });
   const s = await server.api("PATCH", "/api/v1/settings", { heartbeatIntervalSeconds: 1, disconnectTimeoutSeconds: 30 });
   assert.equal(s.status, 200, JSON.stringify(s.body));
@@ -28,6 +36,7 @@ before(async () => {
 });
 after(async () => {
   await server?.stop();
+  image?.dispose();
 });
 
 async function mint(name: string) {
@@ -91,26 +100,28 @@ function assertOnlyKnownCalls(kube: FakeKubeApi) {
   assert.deepEqual(unknown, [], "every request the agent made is a call of KUBE_CALLS (which the manifest's RBAC grants)");
 }
 
-test("in a pod (EKS): state and token in Secrets, real facts on the cluster page, upgrade patches the Deployment, disconnect scales it to 0", async () => {
+test("in a pod (EKS), as it ships: the image's bundle run by the manifest's command line as uid 65532 on a read-only root; state and token in Secrets, real facts on the cluster page, upgrade patches the Deployment, disconnect scales it to 0", async () => {
   const saToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6InNhIn0." + crypto.randomBytes(24).toString("base64url");
   const kube = await new FakeKubeApi(eksCluster(), { tokens: [saToken], maxPage: 7 }).start();
-  const root = mkdtempSync(path.join(tmpdir(), "fleet-pod-"));
-  const saDir = kube.layOutServiceAccount(root, saToken);
-  kube.addSecret("fleet-agent-token", { token: await mint("eks") });
-  kube.addSecret("fleet-agent-state");
-  const agent = startAgent(
-    [
-      "--name",
-      "eks-prod-eu",
-      "--labels",
-      "env=prod,region=eu-west-1",
-      "--state-secret",
-      "fleet-system/fleet-agent-state",
-      "--token-secret",
-      "fleet-system/fleet-agent-token",
-    ],
-    { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(kube.port), FLEET_AGENT_SERVICE_ACCOUNT_DIR: saDir },
+  const agent = await startAgentPod(
+    image,
+    {
+      agentUrl: server.agentUrl,
+      caFingerprint: fleetCa,
+      agentImage: IMAGE,
+      clusterName: "eks-prod-eu",
+      labels: { env: "prod", region: "eu-west-1" },
+      token: await mint("eks"),
+    },
+    kube,
+    saToken,
   );
+  assert.deepEqual(
+    agent.argv.slice(0, 3),
+    ["/nodejs/bin/node", "/app/agent.mjs", "--server"],
+    "the script, then the manifest's args",
+  );
+  assert.equal(agent.uid, 65532, "the image's USER: the pod pins none");
   try {
     const id = await until(
       "the cluster Ready with its facts",
@@ -125,6 +136,20 @@ test("in a pod (EKS): state and token in Secrets, real facts on the cluster page
     );
     const c = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
     assert.equal(c.kubernetesVersion, "1.31.4");
+    assert.equal(c.agentVersion, AGENT_VERSION, "the build's own version (package.json's), baked into the bundle");
+    // The kubelet's probes, on both address families of the pod (the agent listens on ::).
+    for (const host of ["127.0.0.1", "[::1]"]) {
+      assert.equal((await fetch(`http://${host}:${agent.healthPort}/healthz`)).status, 200, host);
+      assert.equal(
+        (await fetch(`http://${host}:${agent.healthPort}/readyz`)).status,
+        200,
+        `${host}: registered and heartbeating`,
+      );
+    }
+    assert.ok(
+      kube.requests.every((r) => r.userAgent === `fleet-agent/${AGENT_VERSION}`),
+      "every API request names the agent and its version",
+    );
     assert.deepEqual(
       c.nodePools.map((p: Record<string, unknown>) => [
         p.name,

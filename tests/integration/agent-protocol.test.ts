@@ -74,6 +74,27 @@ describe("registration", () => {
     assert.equal(listed.token, undefined, "the token is shown once only");
   });
 
+  test("no kubernetesVersion (the API server's /version failed): registered as unknown; a missing one later keeps the last known", async () => {
+    const c = await registerCluster(server, "no-version-1", { body: { kubernetesVersion: undefined } });
+    const detail = async () => (await server.api("GET", `/api/v1/clusters/${c.clusterId}`)).body;
+    assert.equal((await detail()).kubernetesVersion, null, "unknown, not made up");
+    const beat = async (over: Record<string, unknown>) => {
+      const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(over), { client: c.client });
+      assert.equal(hb.status, 200, JSON.stringify(hb.body));
+    };
+    // Heartbeat facts are written in batches: a distinct pod count says this one was written.
+    const written = async (pods: number) => {
+      for (let i = 0; i < 80 && (await detail()).workloads?.pods !== pods; i++) await new Promise((r) => setTimeout(r, 250));
+      return detail();
+    };
+    await beat({ kubernetesVersion: undefined, workloads: { pods: 11, namespaces: 3 } });
+    assert.equal((await written(11)).kubernetesVersion, null);
+    await beat({ kubernetesVersion: "v1.31.4", workloads: { pods: 12, namespaces: 3 } });
+    assert.equal((await written(12)).kubernetesVersion, "1.31.4");
+    await beat({ kubernetesVersion: undefined, workloads: { pods: 13, namespaces: 3 } });
+    assert.equal((await written(13)).kubernetesVersion, "1.31.4", "an unread version is not a change");
+  });
+
   test("token errors: missing, invalid, unknown, revoked, expired, exhausted (a failure consumes nothing)", async () => {
     const r = registration("tok-errors");
     const post = (auth?: string) =>

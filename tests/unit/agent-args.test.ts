@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseAgentArgs, parseFaults, parseLabels, parseSimulateArgs, UsageError, wantsHelp } from "@/lib/agent/args";
+import { AGENT_VERSION } from "@/lib/agent/version";
 
 const HEX = "ab".repeat(32);
 const base = ["--server", "https://127.0.0.1:8443", "--name", "prod-eu-1", "--state-dir", "/tmp/s"];
@@ -87,7 +88,7 @@ describe("agent command line", () => {
   test("defaults", () => {
     const a = parseAgentArgs([...base, "--ca-file", "/ca.pem"]);
     assert.equal(a.apiServerUrl, "https://kubernetes.default.svc:443");
-    assert.equal(a.agentVersion, "1.4.0");
+    assert.equal(a.agentVersion, AGENT_VERSION, "this build's");
     assert.equal(a.kubernetesVersion, "1.30.2");
     assert.equal(a.heartbeatIntervalSeconds, undefined);
     assert.equal(a.timeoutSeconds, 15);
@@ -118,6 +119,16 @@ describe("agent command line", () => {
     ["unknown flag", [...base, "--tokenfile", "x"], /Unknown option/],
     ["positional", [...base, "extra"], /positional/i],
     ["http api server url", [...base, "--api-server-url", "http://x"], /--api-server-url must be an https/],
+    [
+      "a made-up agent version for a real cluster",
+      [...base, "--facts", "kubernetes", "--agent-version", "1.4.0"],
+      /simulated facts only/,
+    ],
+    [
+      "a made-up Kubernetes version for a real cluster",
+      [...base, "--facts", "kubernetes", "--kubernetes-version", "1.30.2"],
+      /simulated facts only/,
+    ],
   ];
   for (const [what, argv, message] of bad) {
     test(`rejects ${what}`, () => {

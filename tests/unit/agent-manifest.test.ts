@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseAgentArgs } from "../../lib/agent/args";
+import { EMPTY_POD_OPTIONS, parseAgentPodOptions } from "../../lib/domain/agent-pod-options";
 import { ClusterRole } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole";
 import { ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding";
 import { Role } from "kubernetes-models/rbac.authorization.k8s.io/v1/Role";
@@ -260,11 +261,65 @@ test("the Deployment meets the Pod Security restricted profile, with requests, l
   assert.deepEqual(restrictedViolations(bad), ["volume type hostPath", "allowPrivilegeEscalation must be false"]);
   const container = get(pod, "containers.0");
   assert.equal(get(container, "securityContext.readOnlyRootFilesystem"), true);
-  assert.ok(Number(get(pod, "securityContext.runAsUser")) > 0);
   assert.ok(get(container, "resources.limits.cpu") && get(container, "resources.limits.memory"));
   assert.ok(get(container, "resources.requests.cpu") && get(container, "resources.requests.memory"));
   const ns = docs(agentManifest(MANIFEST))[0]!;
   assert.equal((get(ns, "metadata.labels") as Record<string, string>)["pod-security.kubernetes.io/enforce"], "restricted");
+});
+
+test("the pod pins no user (OpenShift's restricted-v2 assigns one) and runs on Linux nodes", () => {
+  const pod = get(
+    docs(agentManifest(MANIFEST)).find((o) => o.kind === "Deployment"),
+    "spec.template.spec",
+  ) as Record<string, unknown>;
+  for (const sc of [pod.securityContext, get(pod, "containers.0.securityContext")] as Record<string, unknown>[]) {
+    assert.equal(sc.runAsUser, undefined);
+    assert.equal(sc.runAsGroup, undefined);
+  }
+  assert.equal(get(pod, "securityContext.runAsNonRoot"), true, "the kubelet checks the image's numeric USER is not root");
+  assert.deepEqual(pod.nodeSelector, { "kubernetes.io/os": "linux" });
+  for (const key of ["priorityClassName", "imagePullSecrets", "tolerations"]) assert.equal(pod[key], undefined, key);
+});
+
+test("advanced options: priority class, pull secrets, tolerations and the API server URL reach the pod, validated", () => {
+  const text = {
+    apiServerUrl: " https://4A1B2C3D.gr7.eu-west-1.eks.amazonaws.com ",
+    priorityClassName: "system-cluster-critical",
+    imagePullSecrets: "regcred, mirror-creds regcred",
+    tolerations: "dedicated=platform:NoSchedule, node-role.kubernetes.io/control-plane:NoSchedule, spot",
+  };
+  const { options, problems } = parseAgentPodOptions(text);
+  assert.deepEqual(problems, {});
+  const deploy = docs(agentManifest({ ...MANIFEST, ...options })).find((o) => o.kind === "Deployment")!;
+  assert.doesNotThrow(() => new Deployment(deploy as never).validate());
+  const pod = get(deploy, "spec.template.spec") as Record<string, unknown>;
+  assert.equal(pod.priorityClassName, "system-cluster-critical");
+  assert.deepEqual(pod.imagePullSecrets, [{ name: "regcred" }, { name: "mirror-creds" }]);
+  assert.deepEqual(pod.tolerations, [
+    { key: "dedicated", operator: "Equal", value: "platform", effect: "NoSchedule" },
+    { key: "node-role.kubernetes.io/control-plane", operator: "Exists", effect: "NoSchedule" },
+    { key: "spot", operator: "Exists" },
+  ]);
+  const args = get(pod, "containers.0.args") as string[];
+  const parsed = parseAgentArgs(args, { KUBERNETES_SERVICE_HOST: "10.96.0.1" });
+  assert.equal(parsed.apiServerUrlGiven, true);
+  assert.equal(parsed.apiServerUrl, "https://4A1B2C3D.gr7.eu-west-1.eks.amazonaws.com");
+  assert.ok(
+    agentCommand({ ...INSTALL, ...options }).includes("--api-server-url https://4A1B2C3D.gr7.eu-west-1.eks.amazonaws.com"),
+  );
+
+  const bad = (field: keyof typeof EMPTY_POD_OPTIONS, value: string) =>
+    parseAgentPodOptions({ ...EMPTY_POD_OPTIONS, [field]: value }).problems[field];
+  assert.match(bad("apiServerUrl", "http://10.0.0.1:6443")!, /https:\/\/ URL/);
+  assert.match(bad("apiServerUrl", "https://admin:pw@api.example")!, /without credentials/);
+  assert.match(bad("priorityClassName", "High_Priority")!, /DNS subdomain/);
+  assert.match(bad("imagePullSecrets", "regcred, Bad/Name")!, /Secret name "Bad\/Name"/);
+  assert.match(bad("tolerations", "dedicated=platform:NoSchedul")!, /effect must be NoSchedule, PreferNoSchedule, NoExecute/);
+  assert.match(bad("tolerations", "=x:NoSchedule")!, /needs a taint key/);
+  assert.match(bad("tolerations", "dedicated=not a value")!, /value must/);
+  assert.deepEqual(parseAgentPodOptions(EMPTY_POD_OPTIONS), { options: {}, problems: {} });
+  // The generator refuses what the form refuses.
+  assert.throws(() => agentManifest({ ...MANIFEST, priorityClassName: "Nope" }), /DNS subdomain/);
 });
 
 type Grant = string;

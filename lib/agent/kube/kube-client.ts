@@ -5,6 +5,7 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { KUBE_CALLS, type KubeCallName } from "../../domain/agent-kube-calls";
 import { ConfigError } from "../errors";
 import { EnvProxyAgent, isResetOfReusedSocket } from "../http";
+import { AGENT_VERSION } from "../version";
 
 // The agent's way into its cluster's API. @kubernetes/client-node loads the configuration (in a
 // pod: the service account's token, re-read by the library as kubelet rotates it, and CA; on a
@@ -15,6 +16,9 @@ import { EnvProxyAgent, isResetOfReusedSocket } from "../http";
 // RBAC grants.
 
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** Names the agent in the API server's audit log and in its per-client metrics and flow control. */
+export const USER_AGENT = `fleet-agent/${AGENT_VERSION}`;
 
 export const ACCEPT_METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 
@@ -197,7 +201,10 @@ export class KubeClient {
     const url = new URL(this.server);
     url.pathname = url.pathname.replace(/\/$/, "") + apiPath;
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined && v !== "") url.searchParams.set(k, String(v));
-    const opts: https.RequestOptions = { method, headers: { accept: options.accept ?? "application/json" } };
+    const opts: https.RequestOptions = {
+      method,
+      headers: { accept: options.accept ?? "application/json", "user-agent": USER_AGENT },
+    };
     // Signs the request: the bearer token (re-read from the file as it rotates), or client certificates.
     await this.config.applyToHTTPSOptions(opts);
     opts.agent = this.agentFor(opts);

@@ -31,8 +31,6 @@ export type { AckEntry } from "../cluster-backend";
 export interface KubeClusterOptions {
   client: KubeClient;
   agentVersion: string;
-  /** Reported until /version has answered once. */
-  fallbackKubernetesVersion: string;
   /** The agent's namespace and Deployment (its own objects). */
   namespace: string;
   deployment: string;
@@ -79,6 +77,11 @@ export class KubeCluster implements ClusterBackend {
 
   get capabilities(): string[] {
     return ["disconnect", "upgrade", "drain", "resume", ...(this.o.allowNodeActions ? ["drainNodePool"] : [])];
+  }
+
+  /** The API server's version as /version last gave it; none until it has answered once. */
+  get kubernetesVersion(): string | undefined {
+    return this.last?.kubernetesVersion;
   }
 
   // ---- identity ---------------------------------------------------------------------------
@@ -220,7 +223,6 @@ export class KubeCluster implements ClusterBackend {
   report(): FactsReport {
     const base = this.last ?? {
       agentVersion: this.o.agentVersion,
-      kubernetesVersion: this.o.fallbackKubernetesVersion,
       nodePools: [],
       workloads: { pods: 0, namespaces: 0 },
       health: { apiServer: "down" as const, logs: false, metrics: false },

@@ -326,7 +326,12 @@ export async function registerCluster(
   };
   const certificateRow = { ...certificateRowWithoutCluster, clusterId };
 
-  const facts = { agentVersion: req.agentVersion, kubernetesVersion: req.kubernetesVersion, registrationTokenId: token.id };
+  // A re-registering agent that could not read /version keeps the version last reported.
+  const facts = {
+    agentVersion: req.agentVersion,
+    ...(req.kubernetesVersion ? { kubernetesVersion: req.kubernetesVersion } : {}),
+    registrationTokenId: token.id,
+  };
   const phaseChange = (from: Phase | null, to: Phase, reason: string): PhaseChange => ({
     clusterId,
     clusterName: req.name,
@@ -358,7 +363,7 @@ export async function registerCluster(
         caFingerprint: req.caFingerprint,
         apiServerUrl: req.apiServerUrl,
         agentVersion: req.agentVersion,
-        kubernetesVersion: req.kubernetesVersion,
+        kubernetesVersion: req.kubernetesVersion ?? null,
       },
       labels,
       certificate: certificateRowWithoutCluster,

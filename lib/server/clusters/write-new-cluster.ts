@@ -25,7 +25,7 @@ export type NewCluster = {
     caFingerprint: string;
     apiServerUrl: string;
     agentVersion: string;
-    kubernetesVersion: string;
+    kubernetesVersion: string | null;
   };
   labels: Labels;
   certificate: {

@@ -14,7 +14,8 @@ import { requeueCounts, requeueFacts, trimCounts, trimFacts } from "./heartbeat-
 export type HeartbeatFacts = {
   at: Date;
   agentVersion: string;
-  kubernetesVersion: string;
+  /** null: not reported this time, the stored one stays. */
+  kubernetesVersion: string | null;
   apiServerHealth: string;
   logsReporting: boolean;
   metricsReporting: boolean;
@@ -348,7 +349,8 @@ function factUpdates(due: [string, HeartbeatFacts][]) {
     rows,
     (v) =>
       FACT_COLUMNS.filter(([c]) => c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision")
-        .map(([c]) => `"${c}" = ${v(c)}`)
+        // An agent that could not read its API server's version sends none: keep the last known.
+        .map(([c]) => (c === "kubernetesVersion" ? `"${c}" = COALESCE(${v(c)}, "Cluster"."${c}")` : `"${c}" = ${v(c)}`))
         .concat(
           `"appliedPolicyRevision" = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE "Cluster"."appliedPolicyRevision" END`,
         )

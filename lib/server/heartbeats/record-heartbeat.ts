@@ -70,7 +70,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
   enqueueHeartbeat(agent.clusterId, {
     at: now,
     agentVersion: hb.agentVersion,
-    kubernetesVersion: hb.kubernetesVersion,
+    kubernetesVersion: hb.kubernetesVersion ?? null,
     apiServerHealth: hb.health.apiServer,
     logsReporting: hb.health.logs,
     metricsReporting: hb.health.metrics,

@@ -23,7 +23,6 @@ async function setup(cluster: FakeCluster, allowNodeActions = false, maxPage?: n
   const kube = new KubeCluster({
     client: KubeClient.load({ kubeconfig: file, timeoutMs: 10_000 }),
     agentVersion: "1.4.0",
-    fallbackKubernetesVersion: "1.30.0",
     namespace: "fleet-system",
     deployment: "fleet-agent",
     allowNodeActions,
