@@ -1,5 +1,6 @@
 // `npm run agent -- --server URL --token-file F --name N ...`: the reference agent as a process.
 // A thin wrapper: flags -> FleetAgent -> exit code. All behaviour lives in agent.ts.
+import os from "node:os";
 import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp } from "./args";
 import { EXIT_CODES, FleetAgent } from "./agent";
 import { resolveClusterCaFingerprint } from "./cluster-ca";
@@ -115,6 +116,10 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
     namespace: deploymentNs,
     deployment: deploymentName,
     allowNodeActions: args.allowNodeActions,
+    systemNamespaces: args.systemNamespaces,
+    drainTimeoutMs: args.drainTimeoutSeconds * 1000,
+    // In a pod the hostname is the pod's name (as client-go's leader election assumes too).
+    podName: client.podNamespace ? os.hostname() : null,
     now: Date.now,
     log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
   });

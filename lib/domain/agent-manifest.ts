@@ -202,6 +202,11 @@ export type ManifestInstall = AgentInstall & {
   token: string;
   /** Adds the node-actions ClusterRole and --allow-node-actions (drainNodePool). Off by default. */
   allowNodeActions?: boolean;
+  /**
+   * More namespaces (or prefixes ending in "-") whose pods are the platform's, so a drain does not
+   * wait for them; the agent knows kube-*, OpenShift, GKE, Calico, Rancher and Gatekeeper ones.
+   */
+  systemNamespaces?: string[];
   /** Egress proxy for the connection to the fleet (HTTPS_PROXY / NO_PROXY in the pod). */
   httpsProxy?: string;
   noProxy?: string;
@@ -247,6 +252,7 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
     "--health-port",
     String(AGENT_HEALTH_PORT),
     ...(install.allowNodeActions ? ["--allow-node-actions"] : []),
+    ...(install.systemNamespaces?.length ? ["--system-namespaces", install.systemNamespaces.join(",")] : []),
   ];
   const env = [
     ...(install.httpsProxy ? [{ name: "HTTPS_PROXY", value: install.httpsProxy }] : []),

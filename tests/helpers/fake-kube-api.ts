@@ -155,6 +155,11 @@ export class FakeKubeApi {
   readyz: "ok" | 500 | "drop" = "ok";
   /** Pod name -> evictions to refuse with 429 before allowing (a PodDisruptionBudget). */
   readonly pdbBlocks = new Map<string, number>();
+  /**
+   * Pod name -> answers its next evictions get, one each, before one is allowed: 500 (a pod under
+   * several PodDisruptionBudgets) or 403 NamespaceTerminating (its namespace is being deleted).
+   */
+  readonly evictionFaults = new Map<string, (500 | "NamespaceTerminating")[]>();
   readonly secrets = new Map<string, Secret>();
   deployment: Record<string, unknown>;
   /** ClusterProfiles by "<namespace>/<name>". */
@@ -383,6 +388,34 @@ export class FakeKubeApi {
           429,
           status(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget."),
         );
+      }
+      const fault = this.evictionFaults.get(name!)?.shift();
+      if (fault === 500) {
+        return this.send(
+          res,
+          500,
+          status(
+            500,
+            "InternalError",
+            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+          ),
+        );
+      }
+      if (fault === "NamespaceTerminating") {
+        return this.send(res, 403, {
+          ...status(
+            403,
+            "Forbidden",
+            `pods "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+          ),
+          details: {
+            name,
+            kind: "pods",
+            causes: [
+              { reason: "NamespaceTerminating", message: `namespace ${ns} is being terminated`, field: "metadata.namespace" },
+            ],
+          },
+        });
       }
       c.pods.splice(i, 1);
       return this.send(res, 201, { kind: "Status", apiVersion: "v1", status: "Success", code: 201 });

@@ -191,6 +191,16 @@ test("the Deployment runs the agent with the CLI's flags: token and state in Sec
   }
 });
 
+test("more system namespaces reach the agent's flags when given", () => {
+  const deploy = docs(agentManifest({ ...MANIFEST, systemNamespaces: ["acme-platform-", "ops"] })).find(
+    (o) => o.kind === "Deployment",
+  )!;
+  const args = get(deploy, "spec.template.spec.containers.0.args") as string[];
+  assert.deepEqual(parseAgentArgs(args, { KUBERNETES_SERVICE_HOST: "10.96.0.1" }).systemNamespaces, ["acme-platform-", "ops"]);
+  const plain = docs(agentManifest(MANIFEST)).find((o) => o.kind === "Deployment")!;
+  assert.ok(!(get(plain, "spec.template.spec.containers.0.args") as string[]).includes("--system-namespaces"));
+});
+
 test("HTTPS_PROXY and NO_PROXY reach the agent when given", () => {
   const deploy = docs(agentManifest({ ...MANIFEST, httpsProxy: "http://proxy.corp:3128", noProxy: "10.0.0.0/8,.svc" })).find(
     (o) => o.kind === "Deployment",

@@ -4,11 +4,10 @@ import { certificateFingerprint, firstPemBlock } from "../csr";
 import { directiveParam, type Directive } from "../directives";
 import type { FactsReport } from "../facts";
 import type { LogCode, LogFields, LogLevel } from "../log";
+import type { DirectiveState } from "./directive-state";
 import {
   countPods,
   factsFromCluster,
-  isTerminal,
-  nodePoolOf,
   type KubeApiService,
   type KubeDaemonSet,
   type KubeNode,
@@ -17,11 +16,12 @@ import {
   type ReadyzResult,
 } from "./facts-from-cluster";
 import { ACCEPT_METADATA_LIST, KubeApiError, type KubeClient } from "./kube-client";
+import { drainNodePoolRound } from "./node-pool-drain";
 
 // A real cluster behind the agent: reads the facts each heartbeat reports and carries out the
 // directives the control plane sends, each idempotent and acknowledged only once done.
 
-export type DirectiveState = { state: "running" } | { state: "done" } | { state: "failed"; reason: string };
+export type { DirectiveState } from "./directive-state";
 
 /** What a heartbeat may carry in `acks` (PROTOCOL.md): a done id, or a failure with its reason. */
 export type AckEntry = string | { id: string; ok: false; reason: string };
@@ -35,6 +35,12 @@ export interface KubeClusterOptions {
   namespace: string;
   deployment: string;
   allowNodeActions: boolean;
+  /** Namespaces (or "prefix-") whose pods are not user pods, beyond the built-in ones. */
+  systemNamespaces?: readonly string[];
+  /** The agent's own pod's name (in a pod: the hostname), evicted last by a drain. */
+  podName?: string | null;
+  /** How long a drainNodePool may take before it fails with the pods left. */
+  drainTimeoutMs?: number;
   now: () => number;
   log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
   /** Pods above which the pod list is recounted only every `bigRecountMs`. */
@@ -48,6 +54,7 @@ export const BIG_RECOUNT_MS = 5 * 60_000;
 /** While a drain waits for user pods, they are recounted at least this often. */
 const DRAIN_RECOUNT_MS = 60_000;
 const NON_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed";
+export const DRAIN_TIMEOUT_MS = 60 * 60_000;
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -58,7 +65,7 @@ export class KubeCluster {
   private pods: PodCounts | null = null;
   private podsCountedAt = 0;
   private nodes: KubeNode[] = [];
-  private readonly directives = new Map<string, { directive: Directive; status: DirectiveState }>();
+  private readonly directives = new Map<string, { directive: Directive; status: DirectiveState; startedAt: number }>();
 
   constructor(private readonly o: KubeClusterOptions) {}
 
@@ -129,10 +136,15 @@ export class KubeCluster {
   /** Counts non-terminal pods page by page, reading metadata only. */
   async countPods(): Promise<PodCounts> {
     const counts: PodCounts = { pods: 0, userPods: 0 };
-    await this.o.client.listPages<KubePod>("listPods", "/api/v1/pods", (items) => countPods(items, this.o.namespace, counts), {
-      fieldSelector: NON_TERMINAL,
-      accept: ACCEPT_METADATA_LIST,
-    });
+    await this.o.client.listPages<KubePod>(
+      "listPods",
+      "/api/v1/pods",
+      (items) => countPods(items, this.o.namespace, counts, this.o.systemNamespaces),
+      {
+        fieldSelector: NON_TERMINAL,
+        accept: ACCEPT_METADATA_LIST,
+      },
+    );
     return counts;
   }
 
@@ -206,7 +218,7 @@ export class KubeCluster {
   /** Starts a directive (called once per id); progress() carries it on. disconnect is the agent's. */
   start(d: Directive) {
     if (this.directives.has(d.id)) return;
-    this.directives.set(d.id, { directive: d, status: { state: "running" } });
+    this.directives.set(d.id, { directive: d, status: { state: "running" }, startedAt: this.o.now() });
   }
 
   /** Advances every running directive one step; called before each heartbeat, after collect(). */
@@ -214,7 +226,7 @@ export class KubeCluster {
     for (const entry of this.directives.values()) {
       if (entry.status.state !== "running") continue;
       try {
-        entry.status = await this.step(entry.directive);
+        entry.status = await this.step(entry.directive, entry.startedAt);
       } catch (err) {
         // An API failure is retried next heartbeat, except a refusal that will not change.
         if (err instanceof KubeApiError && (err.status === 403 || err.status === 404 || err.status === 422)) {
@@ -251,7 +263,7 @@ export class KubeCluster {
     return out;
   }
 
-  private async step(d: Directive): Promise<DirectiveState> {
+  private async step(d: Directive, startedAt: number): Promise<DirectiveState> {
     switch (d.type) {
       case "upgrade":
         return this.upgrade(d);
@@ -259,7 +271,7 @@ export class KubeCluster {
         // The platform's own tooling moves the workloads; the agent only reports them until none is left.
         return this.pods && this.pods.userPods === 0 && this.podsCountedAt > 0 ? { state: "done" } : { state: "running" };
       case "drainNodePool":
-        return this.drainNodePool(d);
+        return this.drainNodePool(d, startedAt);
       case "resume":
         // The deregistration was cancelled: stop waiting for a drain.
         for (const entry of this.directives.values()) {
@@ -301,7 +313,7 @@ export class KubeCluster {
     return { state: "done" };
   }
 
-  private async drainNodePool(d: Directive): Promise<DirectiveState> {
+  private async drainNodePool(d: Directive, startedAt: number): Promise<DirectiveState> {
     if (!this.o.allowNodeActions) {
       return {
         state: "failed",
@@ -309,52 +321,19 @@ export class KubeCluster {
           "node actions are off on this agent: run it with --allow-node-actions and the fleet-agent-node-actions ClusterRole",
       };
     }
-    const pool = directiveParam(d, "nodePool") ?? directiveParam(d, "name");
-    const nodes = this.nodes.filter((n) => nodePoolOf(n) === pool);
-    if (typeof pool !== "string" || nodes.length === 0)
-      return { state: "failed", reason: `this cluster has no node pool named "${String(pool)}"` };
-    const c = this.o.client;
-    for (const node of nodes) {
-      if (node.spec?.unschedulable) continue;
-      await c.request("cordonNode", `/api/v1/nodes/${node.metadata.name}`, {
-        contentType: "application/strategic-merge-patch+json",
-        body: { spec: { unschedulable: true } },
-      });
-      node.spec = { ...node.spec, unschedulable: true };
-      this.o.log("info", "NODE_CORDONED", `cordoned node ${node.metadata.name}`, { nodePool: pool });
-    }
-    let left = 0;
-    let blocked = 0;
-    for (const node of nodes) {
-      const pods: KubePod[] = [];
-      await c.listPages<KubePod>("listPods", "/api/v1/pods", (items) => pods.push(...items), {
-        fieldSelector: `spec.nodeName=${node.metadata.name},${NON_TERMINAL}`,
-        accept: ACCEPT_METADATA_LIST,
-      });
-      for (const pod of pods) {
-        // DaemonSet pods stay (they would come straight back), as do static mirror pods.
-        if (isTerminal(pod) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" || o.kind === "Node"))
-          continue;
-        const { name, namespace } = pod.metadata;
-        const res = await c.request("evictPod", `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, {
-          body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } },
-          allow: [404, 429],
-        });
-        // 429: a PodDisruptionBudget does not allow it now; try again next heartbeat.
-        if (res.status === 429) blocked += 1;
-        if (res.status !== 404) left += 1;
-      }
-    }
-    this.o.log(
-      "info",
-      "NODE_POOL_DRAIN",
-      `draining node pool ${pool}: ${left} pods being evicted, ${blocked} waiting for a PodDisruptionBudget`,
+    return drainNodePoolRound(
       {
-        id: d.id,
-        nodePool: pool,
+        client: this.o.client,
+        nodes: this.nodes,
+        ownPod: this.o.podName ? { namespace: this.o.namespace, name: this.o.podName } : null,
+        startedAt,
+        timeoutMs: this.o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS,
+        now: this.o.now(),
+        log: this.o.log,
       },
+      directiveParam(d, "nodePool") ?? directiveParam(d, "name"),
+      d.id,
     );
-    return left === 0 ? { state: "done" } : { state: "running" };
   }
 
   // ---- disconnect ---------------------------------------------------------------------------

@@ -1,38 +1,15 @@
 // KubeCluster against the loopback Kubernetes API in-process: how often pods are recounted, the
 // capabilities it reports, and directives acknowledged only once done (failed ones with a reason).
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { after, describe, test } from "node:test";
-import { KubeCluster, BIG_RECOUNT_MS } from "@/lib/agent/kube/kube-cluster";
-import { KubeClient } from "@/lib/agent/kube/kube-client";
-import { FakeKubeApi } from "../../helpers/fake-kube-api";
+import { describe, test } from "node:test";
+import { BIG_RECOUNT_MS } from "@/lib/agent/kube/kube-cluster";
+import { startKubeCluster } from "../../helpers/kube-cluster-harness";
 import { aksCluster, bigCluster, type FakeCluster } from "../../helpers/kube-clusters";
 
-const apis: FakeKubeApi[] = [];
-after(async () => Promise.all(apis.map((a) => a.stop())));
-
 async function setup(cluster: FakeCluster, allowNodeActions = false) {
-  const api = await new FakeKubeApi(cluster, { tokens: ["t"] }).start();
-  apis.push(api);
-  const file = path.join(mkdtempSync(path.join(tmpdir(), "kube-cluster-")), "kubeconfig");
-  writeFileSync(file, api.kubeconfig("t"));
-  let now = 1_000_000;
-  const logs: string[] = [];
-  const kube = new KubeCluster({
-    client: KubeClient.load({ kubeconfig: file, timeoutMs: 10_000 }),
-    agentVersion: "1.4.0",
-    fallbackKubernetesVersion: "1.30.0",
-    namespace: "fleet-system",
-    deployment: "fleet-agent",
-    allowNodeActions,
-    now: () => now,
-    log: (level, code, message) => logs.push(`${level} ${code} ${message}`),
-  });
-  after(() => kube.close());
-  const podLists = () => api.requests.filter((r) => r.path === "/api/v1/pods").length;
-  return { api, kube, logs, podLists, advance: (ms: number) => (now += ms) };
+  const h = await startKubeCluster(cluster, { allowNodeActions });
+  const podLists = () => h.api.requests.filter((r) => r.path === "/api/v1/pods").length;
+  return { ...h, podLists };
 }
 
 describe("KubeCluster", () => {
@@ -111,7 +88,6 @@ describe("KubeCluster", () => {
     const ok = await kube.collect();
     assert.equal(ok.health.apiServer, "ok");
     await api.stop();
-    apis.splice(apis.indexOf(api), 1);
     const down = await kube.collect();
     assert.equal(down.health.apiServer, "down");
     assert.deepEqual(down.nodePools, ok.nodePools);
