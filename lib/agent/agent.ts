@@ -472,7 +472,7 @@ export class FleetAgent {
       appliedPolicyRevision: previous?.appliedPolicyRevision ?? null,
     };
     const state: AgentState = { keyPem: keys.privateKeyPem, certPem: answer.certificate, caPem, cluster };
-    await this.localStep(`write the state dir ${this.options.store.location}`, () => this.options.store.save(state));
+    await this.saveRegistration(state);
     this.adopt(state);
     this.registrationKey = null;
     this.keepKey = true;
@@ -500,6 +500,29 @@ export class FleetAgent {
       }
     }
     this.options.hooks?.onRegistered?.({ clusterId: answer.clusterId, reregistered: reregister });
+  }
+
+  /**
+   * The server has issued a certificate: exiting now would lose it (and a token use). A write that
+   * fails (the state Secret's API busy, a full disk) is retried with backoff until it succeeds.
+   */
+  private async saveRegistration(state: AgentState): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.options.store.save(state);
+        return;
+      } catch (err) {
+        if (this.stopped) throw this.stoppedExit();
+        const delay = backoffDelay(attempt, this.random, this.backoff);
+        this.emit(
+          "warn",
+          "STATE_SAVE_FAILED",
+          `registered, but could not write ${this.options.store.location}: ${(err as Error).message}; retrying (the new certificate is kept in memory meanwhile)`,
+          { retryIn: `${(delay / 1000).toFixed(1)}s` },
+        );
+        await this.sleep(delay);
+      }
+    }
   }
 
   /** Local I/O failures (permissions, full disk) are configuration problems, not network ones. */

@@ -5,7 +5,7 @@
 // Pure data: the console imports it to build the manifest in the browser.
 
 /** Which object a named call targets; the manifest substitutes the real names. */
-export type KubeObjectRole = "stateSecret" | "tokenSecret" | "ownDeployment" | "clusterInfo" | "metricsApiService";
+export type KubeObjectRole = "stateSecret" | "tokenSecret" | "ownDeployment" | "clusterInfo" | "metricsApiService" | "agentLease";
 
 export type KubeCall =
   | { kind: "nonResource"; path: "/version" | "/readyz"; verb: "get" }
@@ -50,6 +50,22 @@ export const KUBE_CALLS = {
   deleteStateSecret: { kind: "resource", group: "", resource: "secrets", verb: "delete", scope: "own", object: "stateSecret" },
   getTokenSecret: { kind: "resource", group: "", resource: "secrets", verb: "get", scope: "own", object: "tokenSecret" },
   deleteTokenSecret: { kind: "resource", group: "", resource: "secrets", verb: "delete", scope: "own", object: "tokenSecret" },
+  getLease: {
+    kind: "resource",
+    group: "coordination.k8s.io",
+    resource: "leases",
+    verb: "get",
+    scope: "own",
+    object: "agentLease",
+  },
+  updateLease: {
+    kind: "resource",
+    group: "coordination.k8s.io",
+    resource: "leases",
+    verb: "update",
+    scope: "own",
+    object: "agentLease",
+  },
   getDeployment: { kind: "resource", group: "apps", resource: "deployments", verb: "get", scope: "own", object: "ownDeployment" },
   patchDeployment: {
     kind: "resource",
@@ -83,4 +99,6 @@ export const AGENT_OBJECT_NAMES = {
   deployment: "fleet-agent",
   tokenSecret: "fleet-agent-token",
   stateSecret: "fleet-agent-state",
+  /** The Lease the one active agent holds (created by the manifest: RBAC cannot limit `create` by name). */
+  lease: "fleet-agent",
 } as const;

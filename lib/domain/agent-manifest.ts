@@ -166,6 +166,8 @@ function objectName(role: KubeObjectRole): string {
       return CLUSTER_INFO_NAME;
     case "metricsApiService":
       return METRICS_API_SERVICE_NAME;
+    case "agentLease":
+      return AGENT_OBJECT_NAMES.lease;
   }
 }
 
@@ -216,11 +218,11 @@ export type ManifestInstall = AgentInstall & {
  * The manifest's objects: Namespace (Pod Security "restricted" enforced), ServiceAccount, the
  * read-only ClusterRole, a Role on the agent's own objects by name, a Role in kube-public for
  * cluster-info, the optional node-actions ClusterRole, bindings, the token Secret, the empty
- * state Secret (RBAC cannot limit `create` by name, so the agent only updates it) and the
- * Deployment.
+ * state Secret and the empty Lease (RBAC cannot limit `create` by name, so the agent only updates
+ * them) and the Deployment.
  *
  * Identity lives in the state Secret, not on a volume: a pod rescheduled to another node keeps
- * the cluster's key, certificate and id. `Recreate`: two agents never write it at once.
+ * the cluster's key, certificate and id; only the holder of the Lease writes it or heartbeats.
  */
 export function agentManifestObjects(install: ManifestInstall): ManifestObject[] {
   const names = AGENT_OBJECT_NAMES;
@@ -314,6 +316,8 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
       stringData: { token: install.token },
     },
     { apiVersion: "v1", kind: "Secret", metadata: metadata(names.stateSecret), type: "Opaque" },
+    // Empty: the running agent fills in holderIdentity and renews it (one writer of the state Secret).
+    { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: metadata(names.lease), spec: {} },
     {
       apiVersion: "apps/v1",
       kind: "Deployment",

@@ -161,7 +161,14 @@ export class FakeKubeApi {
    */
   readonly evictionFaults = new Map<string, (500 | "NamespaceTerminating")[]>();
   readonly secrets = new Map<string, Secret>();
+  /** The next updates of Secrets that lose to a concurrent writer (409 Conflict), each bumping the resourceVersion. */
+  secretConflicts = 0;
   deployment: Record<string, unknown>;
+  /** Leases (coordination.k8s.io/v1) by "<namespace>/<name>". */
+  readonly leases = new Map<
+    string,
+    { metadata: { name: string; namespace: string; resourceVersion: string }; spec: Record<string, unknown> }
+  >();
   /** ClusterProfiles by "<namespace>/<name>". */
   readonly clusterProfiles = new Map<string, ClusterProfileObject>();
   /** false: the ClusterProfile CRD is not installed (its paths answer 404). */
@@ -217,6 +224,11 @@ export class FakeKubeApi {
       type: "Opaque",
       data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
     });
+  }
+
+  /** A Lease as the manifest creates it: no holder yet. */
+  addLease(name: string, namespace = this.namespace) {
+    this.leases.set(`${namespace}/${name}`, { metadata: { name, namespace, resourceVersion: String(++this.rv) }, spec: {} });
   }
 
   secretText(name: string, key: string, namespace = this.namespace): string | undefined {
@@ -464,6 +476,10 @@ export class FakeKubeApi {
       }
       if (method === "PUT") {
         const next = body as Secret;
+        if (this.secretConflicts > 0) {
+          this.secretConflicts -= 1;
+          secret.metadata.resourceVersion = String(++this.rv);
+        }
         if (next.metadata?.resourceVersion && next.metadata.resourceVersion !== secret.metadata.resourceVersion) {
           return this.send(
             res,
@@ -478,6 +494,30 @@ export class FakeKubeApi {
         };
         this.secrets.set(key, updated);
         return this.send(res, 200, { apiVersion: "v1", kind: "Secret", ...updated });
+      }
+    }
+    if ((m = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases\/([^/]+)$/.exec(p))) {
+      const key = `${m[1]}/${m[2]}`;
+      const lease = this.leases.get(key);
+      if (!lease) return this.send(res, 404, status(404, "NotFound", `leases.coordination.k8s.io "${m[2]}" not found`));
+      const object = () => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...lease });
+      if (method === "GET") return this.send(res, 200, object());
+      if (method === "PUT") {
+        const next = body as { metadata?: { resourceVersion?: string }; spec?: Record<string, unknown> };
+        if (next.metadata?.resourceVersion !== lease.metadata.resourceVersion) {
+          return this.send(
+            res,
+            409,
+            status(
+              409,
+              "Conflict",
+              `Operation cannot be fulfilled on leases.coordination.k8s.io "${m[2]}": the object has been modified`,
+            ),
+          );
+        }
+        lease.spec = next.spec ?? {};
+        lease.metadata.resourceVersion = String(++this.rv);
+        return this.send(res, 200, object());
       }
     }
     if ((m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)$/.exec(p))) {

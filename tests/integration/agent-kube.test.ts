@@ -81,6 +81,8 @@ function callOf(r: RecordedRequest): KubeCallName | null {
     ["deleteTokenSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-token$/],
     ["getDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
     ["patchDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
+    ["getLease", /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/fleet-system\/leases\/fleet-agent$/],
+    ["updateLease", /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/fleet-system\/leases\/fleet-agent$/],
     ["evictPod", /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/],
   ];
   return patterns.find(([name, re]) => re.test(r.path) && verbOf(KUBE_CALLS[name]) === r.method)?.[0] ?? null;
@@ -98,6 +100,7 @@ test("in a pod (EKS): state and token in Secrets, real facts on the cluster page
   const saDir = kube.layOutServiceAccount(root, saToken);
   kube.addSecret("fleet-agent-token", { token: await mint("eks") });
   kube.addSecret("fleet-agent-state");
+  kube.addLease("fleet-agent");
   const agent = startAgent(
     [
       "--name",

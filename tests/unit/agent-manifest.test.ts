@@ -11,6 +11,7 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { Lease } from "kubernetes-models/coordination.k8s.io/v1/Lease";
 import YAML from "yaml";
 import { AGENT_OBJECT_NAMES, KUBE_CALLS, type KubeCall } from "../../lib/domain/agent-kube-calls";
 import {
@@ -117,6 +118,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Role,
   RoleBinding,
   Deployment,
+  Lease,
 };
 
 test("the manifest: every object, in order, valid against the Kubernetes OpenAPI schemas", () => {
@@ -136,6 +138,7 @@ test("the manifest: every object, in order, valid against the Kubernetes OpenAPI
         ...(allowNodeActions ? [`ClusterRole//${NODE_ACTIONS_ROLE}`, `ClusterRoleBinding//${NODE_ACTIONS_ROLE}`] : []),
         "Secret/fleet-system/fleet-agent-token",
         "Secret/fleet-system/fleet-agent-state",
+        "Lease/fleet-system/fleet-agent",
         "Deployment/fleet-system/fleet-agent",
       ],
     );
@@ -309,6 +312,7 @@ function needed(nodeActions: boolean): Set<Grant> {
     ownDeployment: AGENT_OBJECT_NAMES.deployment,
     clusterInfo: "cluster-info",
     metricsApiService: "v1beta1.metrics.k8s.io",
+    agentLease: AGENT_OBJECT_NAMES.lease,
   };
   const out = new Set<Grant>();
   for (const call of Object.values(KUBE_CALLS) as KubeCall[]) {

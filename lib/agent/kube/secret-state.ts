@@ -1,13 +1,18 @@
 import type { TokenSource } from "../agent";
 import { certificateMatchesKey } from "../csr";
 import { StateError, type AgentState, type ClusterRecord, type StateStore } from "../state";
-import type { KubeClient } from "./kube-client";
+import { backoffDelay } from "../backoff";
+import { KubeApiError, type KubeClient } from "./kube-client";
 
 // In a cluster the agent's identity (key, certificate, fleet CA, cluster id) lives in a Secret the
 // manifest creates empty (RBAC cannot limit `create` by name, so the agent only gets get/update/
 // delete on that one Secret). A pod rescheduled to another node keeps its identity: no volume.
 
 const KEYS = { key: "key.pem", cert: "cert.pem", ca: "ca.pem", cluster: "cluster.json", pendingKey: "pending-key.pem" } as const;
+
+/** Attempts of one write against concurrent updates (409 Conflict), and the wait between them. */
+export const CONFLICT_RETRIES = 5;
+const CONFLICT_BACKOFF = { baseMs: 50, capMs: 1_000 };
 
 export interface SecretRef {
   namespace: string;
@@ -35,6 +40,8 @@ export class SecretStateStore implements StateStore {
   constructor(
     private readonly client: KubeClient,
     private readonly ref: SecretRef,
+    /** When given, writes are refused unless this agent holds the Lease (one writer). */
+    private readonly lease?: { readonly held: boolean },
   ) {}
 
   get location() {
@@ -53,13 +60,26 @@ export class SecretStateStore implements StateStore {
     return res.body as SecretObject;
   }
 
-  /** Replaces the Secret's data (update, with the read resourceVersion so a concurrent writer fails). */
+  /**
+   * Replaces the Secret's data: update with the read resourceVersion, so a concurrent write makes
+   * ours fail with 409 instead of being lost; then re-read, apply the change again and retry (as
+   * client-go's RetryOnConflict does), a few times with backoff.
+   */
   private async write(change: (data: Record<string, string>) => Record<string, string>): Promise<void> {
-    const secret = await this.read();
-    const data = change({ ...(secret.data ?? {}) });
-    await this.client.request("updateStateSecret", this.path(), {
-      body: { apiVersion: "v1", kind: "Secret", metadata: secret.metadata, type: secret.type ?? "Opaque", data },
-    });
+    if (this.lease && !this.lease.held) throw new Error(`this agent does not hold the Lease: it does not write ${this.location}`);
+    for (let attempt = 0; ; attempt++) {
+      const secret = await this.read();
+      const data = change({ ...(secret.data ?? {}) });
+      try {
+        await this.client.request("updateStateSecret", this.path(), {
+          body: { apiVersion: "v1", kind: "Secret", metadata: secret.metadata, type: secret.type ?? "Opaque", data },
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.status === 409) || attempt + 1 >= CONFLICT_RETRIES) throw err;
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, Math.random, CONFLICT_BACKOFF)));
+      }
+    }
   }
 
   async load(): Promise<AgentState | null> {
