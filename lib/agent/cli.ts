@@ -86,7 +86,8 @@ async function main(): Promise<number> {
     const result = await agent.run();
     stopping.abort();
     await renewing;
-    await cluster.lease?.release();
+    // After a disconnect the agent's bindings are gone (and with them the right to update the Lease).
+    if (result.outcome !== "disconnected" && result.outcome !== "deregistered") await cluster.lease?.release();
     exitCode = lost ? EXIT_CODES.failed : result.exitCode;
   }
   health?.close();

@@ -149,7 +149,7 @@ export type ManifestObject = {
 
 /** The port of the agent's health endpoint (/healthz: the process answers; /readyz: registered and heartbeating). */
 export const AGENT_HEALTH_PORT = 8080;
-export const NODE_ACTIONS_ROLE = "fleet-agent-node-actions";
+export const NODE_ACTIONS_ROLE = AGENT_OBJECT_NAMES.nodeActionsClusterRoleBinding;
 
 type Rule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[]; verbs: string[] };
 
@@ -168,6 +168,14 @@ function objectName(role: KubeObjectRole): string {
       return METRICS_API_SERVICE_NAME;
     case "agentLease":
       return AGENT_OBJECT_NAMES.lease;
+    case "ownRoleBinding":
+      return AGENT_OBJECT_NAMES.roleBinding;
+    case "clusterInfoRoleBinding":
+      return AGENT_OBJECT_NAMES.clusterInfoRoleBinding;
+    case "clusterRoleBinding":
+      return AGENT_OBJECT_NAMES.clusterRoleBinding;
+    case "nodeActionsClusterRoleBinding":
+      return AGENT_OBJECT_NAMES.nodeActionsClusterRoleBinding;
   }
 }
 
@@ -280,21 +288,21 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
       metadata: { name: "fleet-agent", labels },
       rules: rbacRules("cluster", false),
     },
-    binding("ClusterRoleBinding", "fleet-agent", "ClusterRole"),
+    binding("ClusterRoleBinding", names.clusterRoleBinding, "ClusterRole"),
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "Role",
       metadata: metadata("fleet-agent"),
       rules: rbacRules("own", false),
     },
-    binding("RoleBinding", "fleet-agent", "Role", ns),
+    binding("RoleBinding", names.roleBinding, "Role", ns),
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "Role",
       metadata: metadata("fleet-agent-cluster-info", "kube-public"),
       rules: rbacRules("kube-public", false),
     },
-    binding("RoleBinding", "fleet-agent-cluster-info", "Role", "kube-public"),
+    binding("RoleBinding", names.clusterInfoRoleBinding, "Role", "kube-public"),
   ];
   if (install.allowNodeActions) {
     objects.push(
@@ -304,7 +312,7 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
         metadata: { name: NODE_ACTIONS_ROLE, labels },
         rules: rbacRules("cluster", true),
       },
-      binding("ClusterRoleBinding", NODE_ACTIONS_ROLE, "ClusterRole"),
+      binding("ClusterRoleBinding", names.nodeActionsClusterRoleBinding, "ClusterRole"),
     );
   }
   objects.push(

@@ -164,6 +164,9 @@ export class FakeKubeApi {
   /** The next updates of Secrets that lose to a concurrent writer (409 Conflict), each bumping the resourceVersion. */
   secretConflicts = 0;
   deployment: Record<string, unknown>;
+  /** The role bindings that exist, as "<namespace>/<name>" (RoleBindings) or "<name>" (ClusterRoleBindings). */
+  readonly roleBindings = new Set<string>();
+  readonly clusterRoleBindings = new Set<string>();
   /** Leases (coordination.k8s.io/v1) by "<namespace>/<name>". */
   readonly leases = new Map<
     string,
@@ -224,6 +227,13 @@ export class FakeKubeApi {
       type: "Opaque",
       data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
     });
+  }
+
+  /** The bindings the manifest creates for the agent's ServiceAccount. */
+  addAgentBindings(nodeActions = false) {
+    this.roleBindings.add(`${this.namespace}/fleet-agent`).add("kube-public/fleet-agent-cluster-info");
+    this.clusterRoleBindings.add("fleet-agent");
+    if (nodeActions) this.clusterRoleBindings.add("fleet-agent-node-actions");
   }
 
   /** A Lease as the manifest creates it: no holder yet. */
@@ -495,6 +505,19 @@ export class FakeKubeApi {
         this.secrets.set(key, updated);
         return this.send(res, 200, { apiVersion: "v1", kind: "Secret", ...updated });
       }
+    }
+    if (
+      method === "DELETE" &&
+      (m = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/(?:namespaces\/([^/]+)\/rolebindings|clusterrolebindings)\/([^/]+)$/.exec(
+        p,
+      ))
+    ) {
+      const [set, key, kind] = m[1]
+        ? [this.roleBindings, `${m[1]}/${m[2]}`, "rolebindings"]
+        : [this.clusterRoleBindings, m[2]!, "clusterrolebindings"];
+      if (!set.delete(key))
+        return this.send(res, 404, status(404, "NotFound", `${kind}.rbac.authorization.k8s.io "${m[2]}" not found`));
+      return this.send(res, 200, { kind: "Status", apiVersion: "v1", status: "Success", details: { name: m[2], kind } });
     }
     if ((m = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases\/([^/]+)$/.exec(p))) {
       const key = `${m[1]}/${m[2]}`;

@@ -76,7 +76,13 @@ function callOf(r: RecordedRequest): KubeCallName | null {
     ["getClusterInfo", /^\/api\/v1\/namespaces\/kube-public\/configmaps\/cluster-info$/],
     ["getStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
     ["updateStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
-    ["deleteStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
+    ["deleteOwnRoleBinding", /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/fleet-system\/rolebindings\/fleet-agent$/],
+    [
+      "deleteClusterInfoRoleBinding",
+      /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/kube-public\/rolebindings\/fleet-agent-cluster-info$/,
+    ],
+    ["deleteClusterRoleBinding", /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/clusterrolebindings\/fleet-agent$/],
+    ["deleteNodeActionsBinding", /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/clusterrolebindings\/fleet-agent-node-actions$/],
     ["getTokenSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-token$/],
     ["deleteTokenSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-token$/],
     ["getDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
@@ -93,7 +99,7 @@ function assertOnlyKnownCalls(kube: FakeKubeApi) {
   assert.deepEqual(unknown, [], "every request the agent made is a call of KUBE_CALLS (which the manifest's RBAC grants)");
 }
 
-test("in a pod (EKS): state and token in Secrets, real facts on the cluster page, upgrade patches the Deployment, disconnect scales it to 0", async () => {
+test("in a pod (EKS): state and token in Secrets, real facts on the cluster page, upgrade patches the Deployment, disconnect scales it to 0, drops its bindings and leaves a tombstone", async () => {
   const saToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6InNhIn0." + crypto.randomBytes(24).toString("base64url");
   const kube = await new FakeKubeApi(eksCluster(), { tokens: [saToken], maxPage: 7 }).start();
   const root = mkdtempSync(path.join(tmpdir(), "fleet-pod-"));
@@ -101,19 +107,24 @@ test("in a pod (EKS): state and token in Secrets, real facts on the cluster page
   kube.addSecret("fleet-agent-token", { token: await mint("eks") });
   kube.addSecret("fleet-agent-state");
   kube.addLease("fleet-agent");
-  const agent = startAgent(
-    [
-      "--name",
-      "eks-prod-eu",
-      "--labels",
-      "env=prod,region=eu-west-1",
-      "--state-secret",
-      "fleet-system/fleet-agent-state",
-      "--token-secret",
-      "fleet-system/fleet-agent-token",
-    ],
-    { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(kube.port), FLEET_AGENT_SERVICE_ACCOUNT_DIR: saDir },
-  );
+  kube.addAgentBindings();
+  const podEnv = {
+    KUBERNETES_SERVICE_HOST: "127.0.0.1",
+    KUBERNETES_SERVICE_PORT: String(kube.port),
+    FLEET_AGENT_SERVICE_ACCOUNT_DIR: saDir,
+  };
+  const podArgs = [
+    "--name",
+    "eks-prod-eu",
+    "--labels",
+    "env=prod,region=eu-west-1",
+    "--state-secret",
+    "fleet-system/fleet-agent-state",
+    "--token-secret",
+    "fleet-system/fleet-agent-token",
+  ];
+  let restarted: ReturnType<typeof startAgent> | null = null;
+  const agent = startAgent(podArgs, podEnv);
   try {
     const id = await until(
       "the cluster Ready with its facts",
@@ -210,14 +221,38 @@ test("in a pod (EKS): state and token in Secrets, real facts on the cluster page
     assert.equal((await act({ action: "disconnect" })).status, 200);
     const code = await Promise.race([agent.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 30_000))]);
     assert.equal(code, 0, `agent exit: ${code}\n${agent.output()}`);
-    assert.equal(kube.secrets.has("fleet-system/fleet-agent-state"), false, "the state Secret was deleted");
+    assert.deepEqual(
+      Object.keys(kube.secrets.get("fleet-system/fleet-agent-state")!.data),
+      ["tombstone.json"],
+      "the credentials are gone, a tombstone is left",
+    );
+    assert.deepEqual(
+      { ...JSON.parse(kube.secretText("fleet-agent-state", "tombstone.json")!), at: "-" },
+      { clusterId: id, name: "eks-prod-eu", reason: "disconnected", at: "-" },
+    );
     assert.equal(kube.deploymentState().replicas, 0, "the Deployment was scaled to 0");
+    assert.deepEqual([...kube.roleBindings, ...kube.clusterRoleBindings], [], "no binding grants the agent anything");
     const scale = kube.requests.filter((r) => r.method === "PATCH" && r.path.endsWith("/deployments/fleet-agent")).at(-1)!;
     assert.equal(scale.contentType, "application/merge-patch+json");
     assert.deepEqual(scale.body, { spec: { replicas: 0 } });
     assert.match(agent.output(), /LEFT_FOR_ADMIN .*kubectl delete namespace fleet-system/);
+
+    // GitOps re-applies the manifest: bindings, the used token, replicas 1. The pod idles with one
+    // line instead of registering with a used token and crash-looping.
+    kube.addAgentBindings();
+    kube.addSecret("fleet-agent-token", { token: "frt_used_token" });
+    restarted = startAgent(podArgs, podEnv);
+    await until("the restarted agent idles", async () => /STATE_TOMBSTONE/.test(restarted!.output()), 30_000, restarted.output);
+    assert.match(restarted.output(), /was disconnected from the fleet at .*idling instead of registering again/);
+    const idle = await Promise.race([restarted.exited, new Promise<string>((r) => setTimeout(() => r("running"), 3_000))]);
+    assert.equal(idle, "running", restarted.output());
+    assert.equal(restarted.output().match(/STATE_TOMBSTONE/g)?.length, 1);
+    assert.doesNotMatch(restarted.output(), /REGISTERING/);
+    restarted.child.kill("SIGTERM");
+    assert.equal(await restarted.exited, 0, "SIGTERM stops the idle agent cleanly");
     assertOnlyKnownCalls(kube);
   } finally {
+    restarted?.child.kill("SIGKILL");
     agent.child.kill("SIGKILL");
     await kube.stop();
   }

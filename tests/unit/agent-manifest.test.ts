@@ -313,6 +313,10 @@ function needed(nodeActions: boolean): Set<Grant> {
     clusterInfo: "cluster-info",
     metricsApiService: "v1beta1.metrics.k8s.io",
     agentLease: AGENT_OBJECT_NAMES.lease,
+    ownRoleBinding: "fleet-agent",
+    clusterInfoRoleBinding: "fleet-agent-cluster-info",
+    clusterRoleBinding: "fleet-agent",
+    nodeActionsClusterRoleBinding: "fleet-agent-node-actions",
   };
   const out = new Set<Grant>();
   for (const call of Object.values(KUBE_CALLS) as KubeCall[]) {
@@ -343,6 +347,19 @@ test("RBAC grants exactly the API calls the agent makes (KUBE_CALLS), nothing mo
     "Secrets only by name",
   );
   assert.ok(!secrets.some((g) => g.startsWith("create ") || g.startsWith("list ")), "no create or list on Secrets");
+  const bindings = [...granted(docs(agentManifest({ ...MANIFEST, allowNodeActions: true })))].filter((g) =>
+    g.includes("bindings/"),
+  );
+  assert.deepEqual(
+    bindings.sort(),
+    [
+      "delete rbac.authorization.k8s.io/clusterrolebindings/fleet-agent in *",
+      "delete rbac.authorization.k8s.io/clusterrolebindings/fleet-agent-node-actions in *",
+      "delete rbac.authorization.k8s.io/rolebindings/fleet-agent in fleet-system",
+      "delete rbac.authorization.k8s.io/rolebindings/fleet-agent-cluster-info in kube-public",
+    ],
+    "the agent may delete its own bindings by name, nothing else about RBAC",
+  );
 });
 
 test("the manifest's header says how to apply it, what the agent may change and how to remove it", () => {

@@ -1,5 +1,5 @@
 import YAML from "yaml";
-import { AGENT_REMOVE_COMMAND, CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
+import { CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
 import { certificateFingerprint, firstPemBlock } from "../csr";
 import { directiveParam, type Directive } from "../directives";
 import type { FactsReport } from "../facts";
@@ -16,6 +16,7 @@ import {
   type ReadyzResult,
 } from "./facts-from-cluster";
 import { ACCEPT_METADATA_LIST, KubeApiError, type KubeClient } from "./kube-client";
+import { leaveCluster } from "./leave-cluster";
 import { drainNodePoolRound } from "./node-pool-drain";
 
 // A real cluster behind the agent: reads the facts each heartbeat reports and carries out the
@@ -338,18 +339,14 @@ export class KubeCluster {
 
   // ---- disconnect ---------------------------------------------------------------------------
 
-  /** What stays in the cluster after a disconnect, and the one command that removes it. */
-  leftovers(): string {
-    const ns = this.o.namespace;
-    const command = AGENT_REMOVE_COMMAND.replace("namespace fleet-system", `namespace ${ns}`);
-    return `left for the admin: namespace ${ns} (ServiceAccount, Roles, the scaled-down Deployment) and the fleet-agent ClusterRoles and bindings; remove them with: ${command}`;
-  }
-
-  /** Scales the agent's own Deployment to 0, so Kubernetes does not restart what just stopped. */
-  async scaleToZero(): Promise<void> {
-    await this.o.client.request("patchDeployment", this.deploymentPath(), {
-      contentType: "application/merge-patch+json",
-      body: { spec: { replicas: 0 } },
+  /** After a disconnect: scale the agent to 0 and delete its role bindings (leave-cluster.ts). */
+  async leave(): Promise<void> {
+    await leaveCluster({
+      client: this.o.client,
+      namespace: this.o.namespace,
+      deployment: this.o.deployment,
+      allowNodeActions: this.o.allowNodeActions,
+      log: this.o.log,
     });
   }
 }

@@ -1,6 +1,7 @@
 import type { TokenSource } from "../agent";
 import { certificateMatchesKey } from "../csr";
-import { StateError, type AgentState, type ClusterRecord, type StateStore } from "../state";
+import { AGENT_REMOVE_COMMAND } from "../../domain/agent-kube-calls";
+import { StateError, TombstoneError, type AgentState, type ClusterRecord, type StateStore, type Tombstone } from "../state";
 import { backoffDelay } from "../backoff";
 import { KubeApiError, type KubeClient } from "./kube-client";
 
@@ -8,7 +9,14 @@ import { KubeApiError, type KubeClient } from "./kube-client";
 // manifest creates empty (RBAC cannot limit `create` by name, so the agent only gets get/update/
 // delete on that one Secret). A pod rescheduled to another node keeps its identity: no volume.
 
-const KEYS = { key: "key.pem", cert: "cert.pem", ca: "ca.pem", cluster: "cluster.json", pendingKey: "pending-key.pem" } as const;
+const KEYS = {
+  key: "key.pem",
+  cert: "cert.pem",
+  ca: "ca.pem",
+  cluster: "cluster.json",
+  pendingKey: "pending-key.pem",
+  tombstone: "tombstone.json",
+} as const;
 
 /** Attempts of one write against concurrent updates (409 Conflict), and the wait between them. */
 export const CONFLICT_RETRIES = 5;
@@ -84,6 +92,20 @@ export class SecretStateStore implements StateStore {
 
   async load(): Promise<AgentState | null> {
     const data = (await this.read()).data ?? {};
+    const tombstoneText = unb64(data[KEYS.tombstone]);
+    if (tombstoneText) {
+      let tombstone: Tombstone;
+      try {
+        tombstone = JSON.parse(tombstoneText) as Tombstone;
+      } catch {
+        throw new StateError(`${this.location}: tombstone.json is not valid JSON`);
+      }
+      const ns = this.ref.namespace;
+      throw new TombstoneError(
+        tombstone,
+        `this cluster (${tombstone.name}, ${tombstone.clusterId ?? "no id"}) was ${tombstone.reason} from the fleet at ${tombstone.at}: idling instead of registering again. Remove the agent with: ${AGENT_REMOVE_COMMAND.replace("namespace fleet-system", `namespace ${ns}`)} ; or, to register the cluster again, delete the Secret ${ns}/${this.ref.name} and apply a manifest with a new token`,
+      );
+    }
     const clusterText = unb64(data[KEYS.cluster]);
     if (!clusterText) return null;
     const keyPem = unb64(data[KEYS.key]);
@@ -129,8 +151,14 @@ export class SecretStateStore implements StateStore {
     await this.write((data) => ({ ...data, [KEYS.pendingKey]: b64(keyPem) }));
   }
 
-  async destroy(): Promise<void> {
-    await this.client.request("deleteStateSecret", this.path(), { allow: [404] });
+  /**
+   * Replaces the credentials with a tombstone rather than deleting the Secret: GitOps re-applying
+   * the manifest would bring back an empty Secret and the used token, and the agent would
+   * crash-loop on a refused registration. An apply keeps data it did not set.
+   */
+  async destroy(tombstone?: Tombstone): Promise<void> {
+    const data: Record<string, string> = tombstone ? { [KEYS.tombstone]: b64(JSON.stringify(tombstone)) } : {};
+    await this.write(() => data);
   }
 }
 
