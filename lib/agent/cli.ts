@@ -74,7 +74,14 @@ async function main(): Promise<number> {
       stopping.abort();
       agent.stop();
     });
-  const health = args.healthPort ? await startHealthServer(args.healthPort, agent) : null;
+  // Ready: heartbeating, or a standby waiting for the Lease (an upgrade's new pod must turn Ready
+  // for the rollout to stop the old agent that holds it).
+  const readiness = {
+    get ready() {
+      return agent.ready || !!cluster.lease?.standby;
+    },
+  };
+  const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
   let exitCode: number = EXIT_CODES.ok;
   if (!cluster.lease || (await cluster.lease.acquire(stopping.signal))) {
     // Losing the Lease stops the agent with a failure: the restarted pod waits for it again.
@@ -134,20 +141,6 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
     message: `reading the cluster through the ${client.source}`,
     fields: { apiServer: client.server, nodeActions: args.allowNodeActions },
   });
-  const kube = new KubeCluster({
-    client,
-    agentVersion: args.agentVersion,
-    fallbackKubernetesVersion: args.kubernetesVersion,
-    namespace: deploymentNs,
-    deployment: deploymentName,
-    allowNodeActions: args.allowNodeActions,
-    systemNamespaces: args.systemNamespaces,
-    drainTimeoutMs: args.drainTimeoutSeconds * 1000,
-    // In a pod the hostname is the pod's name (as client-go's leader election assumes too).
-    podName: client.podNamespace ? os.hostname() : null,
-    now: Date.now,
-    log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
-  });
   const stateRef = args.stateSecret ? parseSecretRef(args.stateSecret)! : null;
   // State in a Secret can be reached by several replicas: only the Lease's holder writes it.
   const lease = stateRef
@@ -161,7 +154,24 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
         log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
       })
     : undefined;
-  const store: StateStore = stateRef ? new SecretStateStore(client, stateRef, lease) : new FileStateStore(args.stateDir!);
+  const secretStore = stateRef ? new SecretStateStore(client, stateRef, lease) : null;
+  const store: StateStore = secretStore ?? new FileStateStore(args.stateDir!);
+  const kube = new KubeCluster({
+    client,
+    agentVersion: args.agentVersion,
+    fallbackKubernetesVersion: args.kubernetesVersion,
+    namespace: deploymentNs,
+    deployment: deploymentName,
+    allowNodeActions: args.allowNodeActions,
+    systemNamespaces: args.systemNamespaces,
+    drainTimeoutMs: args.drainTimeoutSeconds * 1000,
+    // In a pod the hostname is the pod's name (as client-go's leader election assumes too).
+    podName: client.podNamespace ? os.hostname() : null,
+    // An upgrade's previous image is recorded where the state is, when that is in the cluster.
+    upgradeRecords: secretStore ?? undefined,
+    now: Date.now,
+    log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
+  });
   const token = args.tokenSecret ? secretTokenSource(client, parseSecretRef(args.tokenSecret)!) : fileTokenSource(args.tokenFile);
   return {
     kube,

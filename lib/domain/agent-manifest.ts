@@ -332,7 +332,9 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
       metadata: metadata(names.deployment),
       spec: {
         replicas: 1,
-        strategy: { type: "Recreate" },
+        // The old agent runs until the new pod is Ready (as a standby for the Lease), so it can
+        // restore its image when an upgrade's pod never gets there.
+        strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
         selector: { matchLabels: selector },
         template: {
           metadata: { labels },
@@ -393,7 +395,8 @@ export function agentManifest(install: ManifestInstall): string {
     "# deletes that Secret through the API once registered, and keeps its key, certificate and",
     "# cluster id in the fleet-agent-state Secret, so restarts and reschedules keep its identity.",
     "# It reads the cluster (nodes, pod counts, namespaces, DaemonSets, /version, /readyz) and never",
-    "# changes it, except its own Deployment (upgrades, scale to 0 on disconnect)" +
+    "# changes it, except its own Deployment (upgrades, scale to 0 on disconnect), its Lease and, on\n" +
+      "# disconnect, its own role bindings" +
       (install.allowNodeActions
         ? " and, for drainNodePool,\n# the nodes of a pool being retired (cordon, then evictions that honour PodDisruptionBudgets)."
         : ".\n# Node actions (drainNodePool: cordon and evict) are off; a manifest generated with them on\n# adds the fleet-agent-node-actions ClusterRole and --allow-node-actions."),

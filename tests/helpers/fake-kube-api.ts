@@ -660,6 +660,12 @@ export class FakeKubeApi {
     return this.requests.filter((r) => r.path.startsWith("/apis/multicluster.x-k8s.io/"));
   }
 
+  /** Sets the image of the Deployment's agent container (as the manifest installed it). */
+  setAgentImage(image: string) {
+    const spec = this.deployment.spec as { template: { spec: { containers: { name: string; image: string }[] } } };
+    spec.template.spec.containers.find((x) => x.name === "agent")!.image = image;
+  }
+
   /** The image of the Deployment's agent container and its replicas. */
   deploymentState(): { image: string; replicas: number } {
     const spec = this.deployment.spec as {

@@ -108,6 +108,7 @@ test("in a pod (EKS): state and token in Secrets, real facts on the cluster page
   kube.addSecret("fleet-agent-state");
   kube.addLease("fleet-agent");
   kube.addAgentBindings();
+  kube.setAgentImage(IMAGE);
   const podEnv = {
     KUBERNETES_SERVICE_HOST: "127.0.0.1",
     KUBERNETES_SERVICE_PORT: String(kube.port),

@@ -175,7 +175,11 @@ test("the Deployment runs the agent with the CLI's flags: token and state in Sec
   for (const allowNodeActions of [false, true]) {
     const deploy = docs(agentManifest({ ...MANIFEST, allowNodeActions })).find((o) => o.kind === "Deployment")!;
     assert.equal(get(deploy, "spec.replicas"), 1);
-    assert.equal(get(deploy, "spec.strategy.type"), "Recreate", "two agents never write the state Secret at once");
+    assert.deepEqual(
+      get(deploy, "spec.strategy"),
+      { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      "the old agent stays until the new pod is Ready (the Lease keeps one writer)",
+    );
     const container = get(deploy, "spec.template.spec.containers.0") as Record<string, unknown>;
     assert.equal(container.image, INSTALL.agentImage);
     const args = container.args as string[];

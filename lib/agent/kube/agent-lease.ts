@@ -48,6 +48,7 @@ export class AgentLease {
   /** The other holder's record as last seen, and when it was first seen that way (client-go's observedTime). */
   private observed: { record: string; at: number } | null = null;
   private waitingLogged = false;
+  private waiting = false;
 
   constructor(private readonly o: AgentLeaseOptions) {}
 
@@ -61,6 +62,14 @@ export class AgentLease {
 
   private get retryMs(): number {
     return this.o.retryPeriodMs ?? LEASE_RETRY_PERIOD_MS;
+  }
+
+  /**
+   * Waiting while another live agent holds the Lease, with the API reachable: ready to take over.
+   * An upgrade's new pod reports Ready on this, so the rollout can stop the old agent.
+   */
+  get standby(): boolean {
+    return this.waiting;
   }
 
   /** True while this agent holds the Lease (renewed within two thirds of its duration). */
@@ -95,6 +104,7 @@ export class AgentLease {
       const duration = (spec.leaseDurationSeconds ?? LEASE_DURATION_SECONDS) * 1000;
       if (now < this.observed.at + duration) {
         this.heldUntil = -Infinity;
+        this.waiting = true;
         if (!this.waitingLogged) {
           this.waitingLogged = true;
           this.o.log(
@@ -130,6 +140,7 @@ export class AgentLease {
       this.waitingLogged = false;
     }
     this.observed = null;
+    this.waiting = false;
     this.lastRenew = now;
     this.heldUntil = now + (this.durationMs * 2) / 3;
     return true;

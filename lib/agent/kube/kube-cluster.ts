@@ -18,6 +18,7 @@ import {
 import { ACCEPT_METADATA_LIST, KubeApiError, type KubeClient } from "./kube-client";
 import { leaveCluster } from "./leave-cluster";
 import { drainNodePoolRound } from "./node-pool-drain";
+import { memoryUpgradeRecords, upgradeRound, type UpgradeRecords } from "./self-upgrade";
 
 // A real cluster behind the agent: reads the facts each heartbeat reports and carries out the
 // directives the control plane sends, each idempotent and acknowledged only once done.
@@ -42,6 +43,10 @@ export interface KubeClusterOptions {
   podName?: string | null;
   /** How long a drainNodePool may take before it fails with the pods left. */
   drainTimeoutMs?: number;
+  /** Where an upgrade in progress records the image to restore (the state Secret); default: memory. */
+  upgradeRecords?: UpgradeRecords;
+  /** How long the new agent pod has to become Ready before the previous image is restored. */
+  upgradeTimeoutMs?: number;
   now: () => number;
   log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
   /** Pods above which the pod list is recounted only every `bigRecountMs`. */
@@ -56,6 +61,7 @@ export const BIG_RECOUNT_MS = 5 * 60_000;
 const DRAIN_RECOUNT_MS = 60_000;
 const NON_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed";
 export const DRAIN_TIMEOUT_MS = 60 * 60_000;
+export const UPGRADE_TIMEOUT_MS = 10 * 60_000;
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -68,7 +74,11 @@ export class KubeCluster {
   private nodes: KubeNode[] = [];
   private readonly directives = new Map<string, { directive: Directive; status: DirectiveState; startedAt: number }>();
 
-  constructor(private readonly o: KubeClusterOptions) {}
+  private readonly upgradeRecords: UpgradeRecords;
+
+  constructor(private readonly o: KubeClusterOptions) {
+    this.upgradeRecords = o.upgradeRecords ?? memoryUpgradeRecords();
+  }
 
   /** Closes the keep-alive connection to the API server (the process can then exit). */
   close() {
@@ -289,29 +299,19 @@ export class KubeCluster {
   }
 
   private async upgrade(d: Directive): Promise<DirectiveState> {
-    const image = directiveParam(d, "image");
-    if (typeof image !== "string" || !image) return { state: "failed", reason: "the upgrade directive names no image" };
-    const res = await this.o.client.request("getDeployment", this.deploymentPath());
-    const containers =
-      (res.body as { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } }).spec?.template?.spec
-        ?.containers ?? [];
-    const container = containers.find((c) => c.name === "agent") ?? containers[0];
-    if (!container) return { state: "failed", reason: `Deployment ${this.o.namespace}/${this.o.deployment} has no container` };
-    if (container.image === image) return { state: "done" };
-    await this.o.client.request("patchDeployment", this.deploymentPath(), {
-      contentType: "application/strategic-merge-patch+json",
-      body: { spec: { template: { spec: { containers: [{ name: container.name, image }] } } } },
-    });
-    this.o.log(
-      "info",
-      "UPGRADE_STARTED",
-      `patched Deployment ${this.o.namespace}/${this.o.deployment} to ${image}: the new pod reports the new version`,
+    return upgradeRound(
       {
-        id: d.id,
-        from: container.image,
+        client: this.o.client,
+        namespace: this.o.namespace,
+        deployment: this.o.deployment,
+        agentVersion: this.o.agentVersion,
+        records: this.upgradeRecords,
+        timeoutMs: this.o.upgradeTimeoutMs ?? UPGRADE_TIMEOUT_MS,
+        now: this.o.now(),
+        log: this.o.log,
       },
+      d,
     );
-    return { state: "done" };
   }
 
   private async drainNodePool(d: Directive, startedAt: number): Promise<DirectiveState> {

@@ -4,6 +4,7 @@ import { AGENT_REMOVE_COMMAND } from "../../domain/agent-kube-calls";
 import { StateError, TombstoneError, type AgentState, type ClusterRecord, type StateStore, type Tombstone } from "../state";
 import { backoffDelay } from "../backoff";
 import { KubeApiError, type KubeClient } from "./kube-client";
+import type { UpgradeRecord, UpgradeRecords } from "./self-upgrade";
 
 // In a cluster the agent's identity (key, certificate, fleet CA, cluster id) lives in a Secret the
 // manifest creates empty (RBAC cannot limit `create` by name, so the agent only gets get/update/
@@ -16,6 +17,7 @@ const KEYS = {
   cluster: "cluster.json",
   pendingKey: "pending-key.pem",
   tombstone: "tombstone.json",
+  upgrade: "upgrade.json",
 } as const;
 
 /** Attempts of one write against concurrent updates (409 Conflict), and the wait between them. */
@@ -44,7 +46,7 @@ type SecretObject = {
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const unb64 = (s: string | undefined) => (s === undefined ? undefined : Buffer.from(s, "base64").toString("utf8"));
 
-export class SecretStateStore implements StateStore {
+export class SecretStateStore implements StateStore, UpgradeRecords {
   constructor(
     private readonly client: KubeClient,
     private readonly ref: SecretRef,
@@ -156,6 +158,19 @@ export class SecretStateStore implements StateStore {
    * the manifest would bring back an empty Secret and the used token, and the agent would
    * crash-loop on a refused registration. An apply keeps data it did not set.
    */
+  /** The upgrade in progress: the image to restore if the new pod never becomes Ready. */
+  async loadUpgrade(): Promise<UpgradeRecord | null> {
+    const text = unb64((await this.read()).data?.[KEYS.upgrade]);
+    return text ? (JSON.parse(text) as UpgradeRecord) : null;
+  }
+
+  async saveUpgrade(record: UpgradeRecord | null): Promise<void> {
+    await this.write((data) => {
+      const { [KEYS.upgrade]: _previous, ...rest } = data;
+      return record ? { ...rest, [KEYS.upgrade]: b64(JSON.stringify(record)) } : rest;
+    });
+  }
+
   async destroy(tombstone?: Tombstone): Promise<void> {
     const data: Record<string, string> = tombstone ? { [KEYS.tombstone]: b64(JSON.stringify(tombstone)) } : {};
     await this.write(() => data);

@@ -47,6 +47,8 @@ describe("the agent's Lease", () => {
       assert.equal(await a.tryAcquireOrRenew(), true, "the holder renews");
     }
     assert.equal(b.held, false);
+    assert.equal(b.standby, true, "Ready as a standby (an upgrade's new pod)");
+    assert.equal(a.standby, false);
     assert.equal(logs.filter((l) => l.includes("LEASE_WAITING")).length, 1, "one line, however long it waits");
     assert.ok(logs.some((l) => /another agent \(fleet-agent-7d9f-abcde\) holds the Lease fleet-system\/fleet-agent/.test(l)));
 
@@ -57,6 +59,7 @@ describe("the agent's Lease", () => {
     advance(2_000);
     assert.equal(await b.tryAcquireOrRenew(), true);
     assert.deepEqual([spec().holderIdentity, spec().leaseTransitions], ["fleet-agent-7d9f-fghij", 2]);
+    assert.equal(b.standby, false);
     assert.equal(a.held, false, "the old holder's own deadline has passed too");
     assert.equal(await a.tryAcquireOrRenew(), false);
   });
