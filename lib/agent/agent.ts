@@ -29,7 +29,7 @@ import {
 } from "./protocol";
 import { silentLogger, type AgentLogger, type LogCode, type LogFields, type LogLevel } from "./log";
 import { certificateLifetime, shouldRotate, type CertLifetime } from "./rotation";
-import { StateError, type AgentState, type ClusterRecord, type StateStore } from "./state";
+import { StateError, TombstoneError, type AgentState, type ClusterRecord, type StateStore, type Tombstone } from "./state";
 import { bundleHasFingerprint, isCaCertificate, pinCa, type TrustSpec } from "./trust";
 
 // The reference agent: registers with a one-time token, then heartbeats over mutual TLS,
@@ -282,6 +282,7 @@ export class FleetAgent {
       }
       return state;
     } catch (err) {
+      if (err instanceof TombstoneError) throw await this.idleAfterLeaving(err);
       if (!(err instanceof StateError)) throw err;
       if (await this.tokenAvailable()) {
         this.emit("warn", "STATE_INVALID", `local state is unusable (${err.message}): registering again with the token`, {
@@ -294,6 +295,17 @@ export class FleetAgent {
         `local state is unusable (${err.message}): delete ${this.options.store.location} and register again with a new token (--token-file)`,
       );
     }
+  }
+
+  /**
+   * The cluster left the fleet and something (GitOps re-applying the manifest) started the agent
+   * again: one line saying so and how to clean up, then nothing until stopped. Exiting would
+   * crash-loop; registering with the used token would be refused.
+   */
+  private async idleAfterLeaving(err: TombstoneError): Promise<AgentExit> {
+    this.emit("warn", "STATE_TOMBSTONE", err.message, { state: this.options.store.location });
+    while (!this.stopped) await this.sleep(REREGISTER_POLL_MS);
+    return this.stoppedExit();
   }
 
   private async establishTrust(loaded: AgentState | null): Promise<string> {
@@ -496,7 +508,7 @@ export class FleetAgent {
       appliedPolicyRevision: previous?.appliedPolicyRevision ?? null,
     };
     const state: AgentState = { keyPem: keys.privateKeyPem, certPem: answer.certificate, caPem, cluster };
-    await this.localStep(`write the state dir ${this.options.store.location}`, () => this.options.store.save(state));
+    await this.saveRegistration(state);
     this.adopt(state);
     this.registrationKey = null;
     this.keepKey = true;
@@ -524,6 +536,29 @@ export class FleetAgent {
       }
     }
     this.options.hooks?.onRegistered?.({ clusterId: answer.clusterId, reregistered: reregister });
+  }
+
+  /**
+   * The server has issued a certificate: exiting now would lose it (and a token use). A write that
+   * fails (the state Secret's API busy, a full disk) is retried with backoff until it succeeds.
+   */
+  private async saveRegistration(state: AgentState): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.options.store.save(state);
+        return;
+      } catch (err) {
+        if (this.stopped) throw this.stoppedExit();
+        const delay = backoffDelay(attempt, this.random, this.backoff);
+        this.emit(
+          "warn",
+          "STATE_SAVE_FAILED",
+          `registered, but could not write ${this.options.store.location}: ${(err as Error).message}; retrying (the new certificate is kept in memory meanwhile)`,
+          { retryIn: `${(delay / 1000).toFixed(1)}s` },
+        );
+        await this.sleep(delay);
+      }
+    }
   }
 
   /** Local I/O failures (permissions, full disk) are configuration problems, not network ones. */
@@ -897,22 +932,18 @@ export class FleetAgent {
 
   /**
    * In a cluster, after the state is gone: scale the agent's own Deployment to 0 (else Kubernetes
-   * restarts it) and say what is left for the admin to remove.
+   * restarts it), drop its privileges and say what is left for the admin to remove.
    */
   private async leaveCluster() {
-    const kube = this.options.kube;
-    if (!kube) return;
-    try {
-      await kube.scaleToZero();
-      this.emit("info", "SCALED_TO_ZERO", "scaled the agent's Deployment to 0 replicas");
-    } catch (err) {
-      this.emit("warn", "KUBE_API_ERROR", `could not scale the agent's Deployment to 0: ${(err as Error).message}`);
-    }
-    this.emit("info", "LEFT_FOR_ADMIN", kube.leftovers());
+    await this.options.kube?.leave();
+  }
+
+  private tombstone(reason: Tombstone["reason"]): Tombstone {
+    return { clusterId: this.clusterId, name: this.options.name, reason, at: new Date(this.clock.now()).toISOString() };
   }
 
   private async disconnected(): Promise<AgentResult> {
-    await this.options.store.destroy();
+    await this.options.store.destroy(this.tombstone("disconnected"));
     this.emit("info", "STATE_DELETED", "deleted local state", { state: this.options.store.location });
     await this.leaveCluster();
     const result: AgentResult = {
@@ -927,7 +958,7 @@ export class FleetAgent {
 
   private async deregistered(failure: Failure, phase: Phase): Promise<AgentExit> {
     this.report(failure, phase);
-    await this.options.store.destroy();
+    await this.options.store.destroy(this.tombstone("deregistered"));
     this.emit("info", "STATE_DELETED", "deleted local state", { state: this.options.store.location });
     await this.leaveCluster();
     return new AgentExit({

@@ -21,6 +21,7 @@ export const DEFAULTS = {
   apiServerUrl: "https://kubernetes.default.svc:443",
   kubernetesVersion: "1.30.2",
   timeoutSeconds: 15,
+  drainTimeoutSeconds: 3_600,
 } as const;
 
 export type FactsSource = "kubernetes" | "simulated";
@@ -40,6 +41,10 @@ export interface AgentArgs {
   /** ns/name of the agent's own Deployment (upgrade patches it, disconnect scales it to 0). */
   deployment?: string;
   allowNodeActions: boolean;
+  /** Namespaces (or prefixes ending in "-") whose pods are not user pods, beyond the built-in ones. */
+  systemNamespaces: string[];
+  /** How long a drainNodePool may take before it is failed with the pods still left. */
+  drainTimeoutSeconds: number;
   /** Port of the /healthz and /readyz probe endpoint (off when absent). */
   healthPort?: number;
   /** True when --api-server-url was given (else the cluster's own URL is looked up). */
@@ -71,6 +76,11 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
                              service account is there) or made-up ones (demos, tests)
   --deployment NS/NAME       the agent's own Deployment (default: <pod namespace>/fleet-agent)
   --allow-node-actions       carry out drainNodePool (cordon and evict; needs the node-actions ClusterRole)
+  --drain-timeout S          fail a drainNodePool whose pods are not all gone after S seconds
+                             (default ${DEFAULTS.drainTimeoutSeconds})
+  --system-namespaces a,b-   more namespaces whose pods a drain does not wait for (a trailing "-"
+                             makes a prefix), beyond kube-*, openshift-*, gke-*, gmp-*, cattle-*,
+                             calico-system, tigera-operator and gatekeeper-system
   --health-port P            serve /healthz (the process answers) and /readyz (registered, heartbeating)
   --ca-file FILE             trust exactly this fleet CA (PEM)
   --ca-fingerprint sha256:H  fetch the fleet CA once and trust it only if its SHA-256 matches
@@ -182,6 +192,19 @@ function logLevel(value: string | undefined, fallback: LogLevel): LogLevel {
   return value;
 }
 
+const NAMESPACE_OR_PREFIX = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?-?$/;
+
+function namespaceList(value: string | undefined, flag: string): string[] {
+  const items = (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const item of items)
+    if (!NAMESPACE_OR_PREFIX.test(item))
+      fail(`${flag}: "${item}" is not a namespace name or a prefix ending in "-" (e.g. openshift-)`);
+  return items;
+}
+
 const NS_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 function nsName(value: string | undefined, flag: string): string | undefined {
@@ -205,6 +228,8 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
       "kubeconfig",
       "facts",
       "deployment",
+      "system-namespaces",
+      "drain-timeout",
       "health-port",
       "name",
       "labels",
@@ -265,6 +290,9 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
     kubeconfig: facts === "kubernetes" ? kubeconfig : undefined,
     deployment: nsName(str("deployment"), "--deployment"),
     allowNodeActions: str("allow-node-actions") === "true",
+    systemNamespaces: namespaceList(str("system-namespaces"), "--system-namespaces"),
+    drainTimeoutSeconds:
+      positiveNumber(str("drain-timeout"), "--drain-timeout", { integer: true, max: 7 * 86_400 }) ?? DEFAULTS.drainTimeoutSeconds,
     apiServerUrlGiven: str("api-server-url") !== undefined,
     healthPort: positiveNumber(str("health-port"), "--health-port", { integer: true, max: 65_535 }),
     caFile: str("ca-file"),

@@ -1,7 +1,9 @@
 // `npm run agent -- --server URL --token-file F --name N ...`: the reference agent as a process.
 // A thin wrapper: flags -> FleetAgent -> exit code. All behaviour lives in agent.ts.
+import os from "node:os";
 import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp, wantsVersion } from "./args";
 import { EXIT_CODES, FleetAgent } from "./agent";
+import { systemClock } from "./clock";
 import { resolveClusterCaFingerprint } from "./cluster-ca";
 import { ConfigError } from "./errors";
 import { startHealthServer } from "./health";
@@ -10,6 +12,7 @@ import { FileStateStore, type StateStore } from "./state";
 import { fileTokenSource } from "./token";
 import type { AgentArgs } from "./args";
 import type { FleetAgentOptions } from "./agent";
+import type { AgentLease } from "./kube/agent-lease";
 import { AGENT_OBJECT_NAMES } from "../domain/agent-kube-calls";
 import { readCaFile, type TrustSpec } from "./trust";
 import { AGENT_VERSION } from "./version";
@@ -47,7 +50,9 @@ async function main(): Promise<number> {
     return EXIT_CODES.config;
   }
 
-  let cluster: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "kube">;
+  let cluster: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "kube"> & {
+    lease?: AgentLease;
+  };
   try {
     cluster = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : simulatedCluster(args, logger);
   } catch (err) {
@@ -68,12 +73,38 @@ async function main(): Promise<number> {
     logger,
     ...cluster,
   });
-  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => agent.stop());
-  const health = args.healthPort ? await startHealthServer(args.healthPort, agent) : null;
-  const result = await agent.run();
+  const stopping = new AbortController();
+  for (const signal of ["SIGTERM", "SIGINT"] as const)
+    process.once(signal, () => {
+      stopping.abort();
+      agent.stop();
+    });
+  // Ready: heartbeating, or a standby waiting for the Lease (an upgrade's new pod must turn Ready
+  // for the rollout to stop the old agent that holds it).
+  const readiness = {
+    get ready() {
+      return agent.ready || !!cluster.lease?.standby;
+    },
+  };
+  const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
+  let exitCode: number = EXIT_CODES.ok;
+  if (!cluster.lease || (await cluster.lease.acquire(stopping.signal))) {
+    // Losing the Lease stops the agent with a failure: the restarted pod waits for it again.
+    let lost = false;
+    const renewing = cluster.lease?.keepRenewing(stopping.signal, () => {
+      lost = true;
+      agent.stop();
+    });
+    const result = await agent.run();
+    stopping.abort();
+    await renewing;
+    // After a disconnect the agent's bindings are gone (and with them the right to update the Lease).
+    if (result.outcome !== "disconnected" && result.outcome !== "deregistered") await cluster.lease?.release();
+    exitCode = lost ? EXIT_CODES.failed : result.exitCode;
+  }
   health?.close();
   cluster.kube?.close();
-  return result.exitCode;
+  return exitCode;
 }
 
 /** Today's made-up facts: state and token in files. */
@@ -92,11 +123,13 @@ function simulatedCluster(args: AgentArgs, logger: AgentLogger) {
  * Kubernetes client is ~100 packages a simulated agent does not need to start.
  */
 async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
-  const [{ KubeCluster }, { KubeClient }, { parseSecretRef, SecretStateStore, secretTokenSource }] = await Promise.all([
-    import("./kube/kube-cluster"),
-    import("./kube/kube-client"),
-    import("./kube/secret-state"),
-  ]);
+  const [{ KubeCluster }, { KubeClient }, { parseSecretRef, SecretStateStore, secretTokenSource }, { AgentLease }] =
+    await Promise.all([
+      import("./kube/kube-cluster"),
+      import("./kube/kube-client"),
+      import("./kube/secret-state"),
+      import("./kube/agent-lease"),
+    ]);
   const client = KubeClient.load({
     kubeconfig: args.kubeconfig,
     serviceAccountDir: process.env.FLEET_AGENT_SERVICE_ACCOUNT_DIR,
@@ -113,21 +146,40 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
     message: `reading the cluster through the ${client.source}`,
     fields: { apiServer: client.server, nodeActions: args.allowNodeActions },
   });
+  const stateRef = args.stateSecret ? parseSecretRef(args.stateSecret)! : null;
+  // State in a Secret can be reached by several replicas: only the Lease's holder writes it.
+  const lease = stateRef
+    ? new AgentLease({
+        client,
+        namespace: stateRef.namespace,
+        name: AGENT_OBJECT_NAMES.lease,
+        identity: os.hostname(),
+        now: Date.now,
+        sleep: (ms, signal) => systemClock.sleep(ms, signal),
+        log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
+      })
+    : undefined;
+  const secretStore = stateRef ? new SecretStateStore(client, stateRef, lease) : null;
+  const store: StateStore = secretStore ?? new FileStateStore(args.stateDir!);
   const kube = new KubeCluster({
     client,
     agentVersion: args.agentVersion,
     namespace: deploymentNs,
     deployment: deploymentName,
     allowNodeActions: args.allowNodeActions,
+    systemNamespaces: args.systemNamespaces,
+    drainTimeoutMs: args.drainTimeoutSeconds * 1000,
+    // In a pod the hostname is the pod's name (as client-go's leader election assumes too).
+    podName: client.podNamespace ? os.hostname() : null,
+    // An upgrade's previous image is recorded where the state is, when that is in the cluster.
+    upgradeRecords: secretStore ?? undefined,
     now: Date.now,
     log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
   });
-  const store: StateStore = args.stateSecret
-    ? new SecretStateStore(client, parseSecretRef(args.stateSecret)!)
-    : new FileStateStore(args.stateDir!);
   const token = args.tokenSecret ? secretTokenSource(client, parseSecretRef(args.tokenSecret)!) : fileTokenSource(args.tokenFile);
   return {
     kube,
+    lease,
     store,
     token,
     apiServerUrl: args.apiServerUrlGiven ? args.apiServerUrl : () => kube.apiServerUrl(),

@@ -37,6 +37,29 @@ export class StateError extends Error {
   }
 }
 
+/** What a store that outlives the agent keeps after a disconnect: who left and when, no credentials. */
+export interface Tombstone {
+  clusterId: string | null;
+  name: string;
+  /** "disconnected" (a directive) or "deregistered" (410 from the control plane). */
+  reason: "disconnected" | "deregistered";
+  at: string;
+}
+
+/**
+ * load() found a tombstone: this cluster left the fleet. The agent idles instead of registering
+ * again with whatever token a re-applied manifest brought back (used up: it would crash-loop).
+ */
+export class TombstoneError extends Error {
+  constructor(
+    readonly tombstone: Tombstone,
+    message: string,
+  ) {
+    super(message);
+    this.name = "TombstoneError";
+  }
+}
+
 export interface StateStore {
   /** Where the state lives, for log lines. */
   readonly location: string;
@@ -55,8 +78,11 @@ export interface StateStore {
    */
   loadPendingKey(): Promise<string | null>;
   savePendingKey(keyPem: string): Promise<void>;
-  /** Forgets everything (deregistered or disconnected). */
-  destroy(): Promise<void>;
+  /**
+   * Forgets everything (deregistered or disconnected). A store a re-applied manifest can bring
+   * back (the state Secret) keeps the tombstone instead, so load() throws TombstoneError.
+   */
+  destroy(tombstone?: Tombstone): Promise<void>;
 }
 
 export const STATE_FILES = {

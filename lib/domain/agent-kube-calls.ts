@@ -5,7 +5,17 @@
 // Pure data: the console imports it to build the manifest in the browser.
 
 /** Which object a named call targets; the manifest substitutes the real names. */
-export type KubeObjectRole = "stateSecret" | "tokenSecret" | "ownDeployment" | "clusterInfo" | "metricsApiService";
+export type KubeObjectRole =
+  | "stateSecret"
+  | "tokenSecret"
+  | "ownDeployment"
+  | "clusterInfo"
+  | "metricsApiService"
+  | "agentLease"
+  | "ownRoleBinding"
+  | "clusterInfoRoleBinding"
+  | "clusterRoleBinding"
+  | "nodeActionsClusterRoleBinding";
 
 export type KubeCall =
   | { kind: "nonResource"; path: "/version" | "/readyz"; verb: "get" }
@@ -47,9 +57,24 @@ export const KUBE_CALLS = {
   },
   getStateSecret: { kind: "resource", group: "", resource: "secrets", verb: "get", scope: "own", object: "stateSecret" },
   updateStateSecret: { kind: "resource", group: "", resource: "secrets", verb: "update", scope: "own", object: "stateSecret" },
-  deleteStateSecret: { kind: "resource", group: "", resource: "secrets", verb: "delete", scope: "own", object: "stateSecret" },
   getTokenSecret: { kind: "resource", group: "", resource: "secrets", verb: "get", scope: "own", object: "tokenSecret" },
   deleteTokenSecret: { kind: "resource", group: "", resource: "secrets", verb: "delete", scope: "own", object: "tokenSecret" },
+  getLease: {
+    kind: "resource",
+    group: "coordination.k8s.io",
+    resource: "leases",
+    verb: "get",
+    scope: "own",
+    object: "agentLease",
+  },
+  updateLease: {
+    kind: "resource",
+    group: "coordination.k8s.io",
+    resource: "leases",
+    verb: "update",
+    scope: "own",
+    object: "agentLease",
+  },
   getDeployment: { kind: "resource", group: "apps", resource: "deployments", verb: "get", scope: "own", object: "ownDeployment" },
   patchDeployment: {
     kind: "resource",
@@ -58,6 +83,40 @@ export const KUBE_CALLS = {
     verb: "patch",
     scope: "own",
     object: "ownDeployment",
+  },
+  // On disconnect the agent removes the bindings that grant it anything; the roles stay for the admin.
+  deleteOwnRoleBinding: {
+    kind: "resource",
+    group: "rbac.authorization.k8s.io",
+    resource: "rolebindings",
+    verb: "delete",
+    scope: "own",
+    object: "ownRoleBinding",
+  },
+  deleteClusterInfoRoleBinding: {
+    kind: "resource",
+    group: "rbac.authorization.k8s.io",
+    resource: "rolebindings",
+    verb: "delete",
+    scope: "kube-public",
+    object: "clusterInfoRoleBinding",
+  },
+  deleteClusterRoleBinding: {
+    kind: "resource",
+    group: "rbac.authorization.k8s.io",
+    resource: "clusterrolebindings",
+    verb: "delete",
+    scope: "cluster",
+    object: "clusterRoleBinding",
+  },
+  deleteNodeActionsBinding: {
+    kind: "resource",
+    group: "rbac.authorization.k8s.io",
+    resource: "clusterrolebindings",
+    verb: "delete",
+    scope: "cluster",
+    object: "nodeActionsClusterRoleBinding",
+    nodeActions: true,
   },
   cordonNode: { kind: "resource", group: "", resource: "nodes", verb: "patch", scope: "cluster", nodeActions: true },
   evictPod: { kind: "resource", group: "", resource: "pods/eviction", verb: "create", scope: "cluster", nodeActions: true },
@@ -69,12 +128,12 @@ export const METRICS_API_SERVICE_NAME = "v1beta1.metrics.k8s.io";
 export const CLUSTER_INFO_NAME = "cluster-info";
 
 /**
- * What removes the rest of the agent from a cluster after a disconnect (the agent deleted its
- * state Secret and scaled itself to 0): the manifest's header, the agent's last log line and the
- * wizard's last step all show this command.
+ * What removes the rest of the agent from a cluster after a disconnect (the agent left a
+ * tombstone in its state Secret, scaled itself to 0 and deleted its role bindings): the manifest's
+ * header, the agent's last log line and the wizard's last step all show this command.
  */
 export const AGENT_REMOVE_COMMAND =
-  "kubectl delete namespace fleet-system && kubectl delete clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=fleet-registry && kubectl -n kube-public delete role,rolebinding fleet-agent-cluster-info";
+  "kubectl delete namespace fleet-system && kubectl delete clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=fleet-registry && kubectl -n kube-public delete role,rolebinding fleet-agent-cluster-info --ignore-not-found";
 
 /** The names the manifest gives the agent's objects (the agent's defaults for its flags). */
 export const AGENT_OBJECT_NAMES = {
@@ -83,4 +142,10 @@ export const AGENT_OBJECT_NAMES = {
   deployment: "fleet-agent",
   tokenSecret: "fleet-agent-token",
   stateSecret: "fleet-agent-state",
+  /** The Lease the one active agent holds (created by the manifest: RBAC cannot limit `create` by name). */
+  lease: "fleet-agent",
+  roleBinding: "fleet-agent",
+  clusterRoleBinding: "fleet-agent",
+  clusterInfoRoleBinding: "fleet-agent-cluster-info",
+  nodeActionsClusterRoleBinding: "fleet-agent-node-actions",
 } as const;

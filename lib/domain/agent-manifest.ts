@@ -151,7 +151,7 @@ export type ManifestObject = {
 
 /** The port of the agent's health endpoint (/healthz: the process answers; /readyz: registered and heartbeating). */
 export const AGENT_HEALTH_PORT = 8080;
-export const NODE_ACTIONS_ROLE = "fleet-agent-node-actions";
+export const NODE_ACTIONS_ROLE = AGENT_OBJECT_NAMES.nodeActionsClusterRoleBinding;
 
 type Rule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; nonResourceURLs?: string[]; verbs: string[] };
 
@@ -168,6 +168,16 @@ function objectName(role: KubeObjectRole): string {
       return CLUSTER_INFO_NAME;
     case "metricsApiService":
       return METRICS_API_SERVICE_NAME;
+    case "agentLease":
+      return AGENT_OBJECT_NAMES.lease;
+    case "ownRoleBinding":
+      return AGENT_OBJECT_NAMES.roleBinding;
+    case "clusterInfoRoleBinding":
+      return AGENT_OBJECT_NAMES.clusterInfoRoleBinding;
+    case "clusterRoleBinding":
+      return AGENT_OBJECT_NAMES.clusterRoleBinding;
+    case "nodeActionsClusterRoleBinding":
+      return AGENT_OBJECT_NAMES.nodeActionsClusterRoleBinding;
   }
 }
 
@@ -205,6 +215,11 @@ export type ManifestInstall = AgentInstall &
     token: string;
     /** Adds the node-actions ClusterRole and --allow-node-actions (drainNodePool). Off by default. */
     allowNodeActions?: boolean;
+    /**
+     * More namespaces (or prefixes ending in "-") whose pods are the platform's, so a drain does not
+     * wait for them; the agent knows kube-*, OpenShift, GKE, Calico, Rancher and Gatekeeper ones.
+     */
+    systemNamespaces?: string[];
     /** Egress proxy for the connection to the fleet (HTTPS_PROXY / NO_PROXY in the pod). */
     httpsProxy?: string;
     noProxy?: string;
@@ -214,11 +229,11 @@ export type ManifestInstall = AgentInstall &
  * The manifest's objects: Namespace (Pod Security "restricted" enforced), ServiceAccount, the
  * read-only ClusterRole, a Role on the agent's own objects by name, a Role in kube-public for
  * cluster-info, the optional node-actions ClusterRole, bindings, the token Secret, the empty
- * state Secret (RBAC cannot limit `create` by name, so the agent only updates it) and the
- * Deployment.
+ * state Secret and the empty Lease (RBAC cannot limit `create` by name, so the agent only updates
+ * them) and the Deployment.
  *
  * Identity lives in the state Secret, not on a volume: a pod rescheduled to another node keeps
- * the cluster's key, certificate and id. `Recreate`: two agents never write it at once.
+ * the cluster's key, certificate and id; only the holder of the Lease writes it or heartbeats.
  *
  * The pod names no user: the image's numeric USER runs it and `runAsNonRoot` has the kubelet
  * check that, so platforms that assign users themselves (OpenShift's restricted-v2 refuses a
@@ -257,6 +272,7 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
     "--health-port",
     String(AGENT_HEALTH_PORT),
     ...(install.allowNodeActions ? ["--allow-node-actions"] : []),
+    ...(install.systemNamespaces?.length ? ["--system-namespaces", install.systemNamespaces.join(",")] : []),
   ];
   const env = [
     ...(install.httpsProxy ? [{ name: "HTTPS_PROXY", value: install.httpsProxy }] : []),
@@ -282,21 +298,21 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
       metadata: { name: "fleet-agent", labels },
       rules: rbacRules("cluster", false),
     },
-    binding("ClusterRoleBinding", "fleet-agent", "ClusterRole"),
+    binding("ClusterRoleBinding", names.clusterRoleBinding, "ClusterRole"),
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "Role",
       metadata: metadata("fleet-agent"),
       rules: rbacRules("own", false),
     },
-    binding("RoleBinding", "fleet-agent", "Role", ns),
+    binding("RoleBinding", names.roleBinding, "Role", ns),
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "Role",
       metadata: metadata("fleet-agent-cluster-info", "kube-public"),
       rules: rbacRules("kube-public", false),
     },
-    binding("RoleBinding", "fleet-agent-cluster-info", "Role", "kube-public"),
+    binding("RoleBinding", names.clusterInfoRoleBinding, "Role", "kube-public"),
   ];
   if (install.allowNodeActions) {
     objects.push(
@@ -306,7 +322,7 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
         metadata: { name: NODE_ACTIONS_ROLE, labels },
         rules: rbacRules("cluster", true),
       },
-      binding("ClusterRoleBinding", NODE_ACTIONS_ROLE, "ClusterRole"),
+      binding("ClusterRoleBinding", names.nodeActionsClusterRoleBinding, "ClusterRole"),
     );
   }
   objects.push(
@@ -318,13 +334,17 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
       stringData: { token: install.token },
     },
     { apiVersion: "v1", kind: "Secret", metadata: metadata(names.stateSecret), type: "Opaque" },
+    // Empty: the running agent fills in holderIdentity and renews it (one writer of the state Secret).
+    { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: metadata(names.lease), spec: {} },
     {
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: metadata(names.deployment),
       spec: {
         replicas: 1,
-        strategy: { type: "Recreate" },
+        // The old agent runs until the new pod is Ready (as a standby for the Lease), so it can
+        // restore its image when an upgrade's pod never gets there.
+        strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
         selector: { matchLabels: selector },
         template: {
           metadata: { labels },
@@ -388,7 +408,8 @@ export function agentManifest(install: ManifestInstall): string {
     "# deletes that Secret through the API once registered, and keeps its key, certificate and",
     "# cluster id in the fleet-agent-state Secret, so restarts and reschedules keep its identity.",
     "# It reads the cluster (nodes, pod counts, namespaces, DaemonSets, /version, /readyz) and never",
-    "# changes it, except its own Deployment (upgrades, scale to 0 on disconnect)" +
+    "# changes it, except its own Deployment (upgrades, scale to 0 on disconnect), its Lease and, on\n" +
+      "# disconnect, its own role bindings" +
       (install.allowNodeActions
         ? " and, for drainNodePool,\n# the nodes of a pool being retired (cordon, then evictions that honour PodDisruptionBudgets)."
         : ".\n# Node actions (drainNodePool: cordon and evict) are off; a manifest generated with them on\n# adds the fleet-agent-node-actions ClusterRole and --allow-node-actions."),

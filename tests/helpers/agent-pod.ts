@@ -54,7 +54,31 @@ type PodSpec = {
 };
 
 /**
- * Applies the manifest for `install` to `kube` (its Secrets) and starts the Deployment's container:
+ * What `kubectl apply` of the manifest does to the objects the agent reads: Secrets are created,
+ * or get the manifest's keys with the rest kept (the agent's tombstone survives a GitOps
+ * re-apply); the Lease is created if missing; the bindings exist; the Deployment runs its image.
+ */
+function applyManifest(kube: FakeKubeApi, objects: ReturnType<typeof agentManifestObjects>) {
+  for (const o of objects) {
+    const { name, namespace } = o.metadata;
+    if (o.kind === "Secret") {
+      const data = (o.stringData ?? {}) as Record<string, string>;
+      const existing = kube.secrets.get(`${namespace}/${name}`);
+      if (!existing) kube.addSecret(name, data, namespace);
+      else for (const [k, v] of Object.entries(data)) existing.data[k] = Buffer.from(v).toString("base64");
+    } else if (o.kind === "Lease") {
+      if (!kube.leases.has(`${namespace}/${name}`)) kube.addLease(name, namespace);
+    } else if (o.kind === "RoleBinding") kube.roleBindings.add(`${namespace}/${name}`);
+    else if (o.kind === "ClusterRoleBinding") kube.clusterRoleBindings.add(name);
+    else if (o.kind === "Deployment") {
+      const pod = (o.spec as unknown as { template: { spec: PodSpec } }).template.spec;
+      kube.setAgentImage(pod.containers[0]!.image);
+    }
+  }
+}
+
+/**
+ * Applies the manifest for `install` to `kube` (applyManifest) and starts the Deployment's container:
  * command and args composed with the image's ENTRYPOINT and CMD as Kubernetes does, image paths
  * mapped into the built root, the pod's network namespace mapped to a free loopback port for the
  * health port, the service-account volume to a folder laid out as a pod's.
@@ -66,9 +90,7 @@ export async function startAgentPod(
   serviceAccountToken: string,
 ): Promise<AgentPod> {
   const objects = agentManifestObjects(install);
-  for (const o of objects.filter((x) => x.kind === "Secret")) {
-    kube.addSecret(o.metadata.name, (o.stringData ?? {}) as Record<string, string>, o.metadata.namespace);
-  }
+  applyManifest(kube, objects);
   const deployment = objects.find((o) => o.kind === "Deployment")!;
   const pod = (deployment.spec as unknown as { template: { spec: PodSpec } }).template.spec;
   const container = pod.containers[0]!;

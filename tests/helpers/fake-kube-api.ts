@@ -159,8 +159,23 @@ export class FakeKubeApi {
   version: "ok" | 500 | 403 = "ok";
   /** Pod name -> evictions to refuse with 429 before allowing (a PodDisruptionBudget). */
   readonly pdbBlocks = new Map<string, number>();
+  /**
+   * Pod name -> answers its next evictions get, one each, before one is allowed: 500 (a pod under
+   * several PodDisruptionBudgets) or 403 NamespaceTerminating (its namespace is being deleted).
+   */
+  readonly evictionFaults = new Map<string, (500 | "NamespaceTerminating")[]>();
   readonly secrets = new Map<string, Secret>();
+  /** The next updates of Secrets that lose to a concurrent writer (409 Conflict), each bumping the resourceVersion. */
+  secretConflicts = 0;
   deployment: Record<string, unknown>;
+  /** The role bindings that exist, as "<namespace>/<name>" (RoleBindings) or "<name>" (ClusterRoleBindings). */
+  readonly roleBindings = new Set<string>();
+  readonly clusterRoleBindings = new Set<string>();
+  /** Leases (coordination.k8s.io/v1) by "<namespace>/<name>". */
+  readonly leases = new Map<
+    string,
+    { metadata: { name: string; namespace: string; resourceVersion: string }; spec: Record<string, unknown> }
+  >();
   /** ClusterProfiles by "<namespace>/<name>". */
   readonly clusterProfiles = new Map<string, ClusterProfileObject>();
   /** false: the ClusterProfile CRD is not installed (its paths answer 404). */
@@ -238,6 +253,18 @@ export class FakeKubeApi {
       type: "Opaque",
       data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
     });
+  }
+
+  /** The bindings the manifest creates for the agent's ServiceAccount. */
+  addAgentBindings(nodeActions = false) {
+    this.roleBindings.add(`${this.namespace}/fleet-agent`).add("kube-public/fleet-agent-cluster-info");
+    this.clusterRoleBindings.add("fleet-agent");
+    if (nodeActions) this.clusterRoleBindings.add("fleet-agent-node-actions");
+  }
+
+  /** A Lease as the manifest creates it: no holder yet. */
+  addLease(name: string, namespace = this.namespace) {
+    this.leases.set(`${namespace}/${name}`, { metadata: { name, namespace, resourceVersion: String(++this.rv) }, spec: {} });
   }
 
   secretText(name: string, key: string, namespace = this.namespace): string | undefined {
@@ -437,6 +464,34 @@ export class FakeKubeApi {
           status(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget."),
         );
       }
+      const fault = this.evictionFaults.get(name!)?.shift();
+      if (fault === 500) {
+        return this.send(
+          res,
+          500,
+          status(
+            500,
+            "InternalError",
+            "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+          ),
+        );
+      }
+      if (fault === "NamespaceTerminating") {
+        return this.send(res, 403, {
+          ...status(
+            403,
+            "Forbidden",
+            `pods "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+          ),
+          details: {
+            name,
+            kind: "pods",
+            causes: [
+              { reason: "NamespaceTerminating", message: `namespace ${ns} is being terminated`, field: "metadata.namespace" },
+            ],
+          },
+        });
+      }
       c.pods.splice(i, 1);
       return this.send(res, 201, { kind: "Status", apiVersion: "v1", status: "Success", code: 201 });
     }
@@ -484,6 +539,10 @@ export class FakeKubeApi {
       }
       if (method === "PUT") {
         const next = body as Secret;
+        if (this.secretConflicts > 0) {
+          this.secretConflicts -= 1;
+          secret.metadata.resourceVersion = String(++this.rv);
+        }
         if (next.metadata?.resourceVersion && next.metadata.resourceVersion !== secret.metadata.resourceVersion) {
           return this.send(
             res,
@@ -498,6 +557,43 @@ export class FakeKubeApi {
         };
         this.secrets.set(key, updated);
         return this.send(res, 200, { apiVersion: "v1", kind: "Secret", ...updated });
+      }
+    }
+    if (
+      method === "DELETE" &&
+      (m = /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/(?:namespaces\/([^/]+)\/rolebindings|clusterrolebindings)\/([^/]+)$/.exec(
+        p,
+      ))
+    ) {
+      const [set, key, kind] = m[1]
+        ? [this.roleBindings, `${m[1]}/${m[2]}`, "rolebindings"]
+        : [this.clusterRoleBindings, m[2]!, "clusterrolebindings"];
+      if (!set.delete(key))
+        return this.send(res, 404, status(404, "NotFound", `${kind}.rbac.authorization.k8s.io "${m[2]}" not found`));
+      return this.send(res, 200, { kind: "Status", apiVersion: "v1", status: "Success", details: { name: m[2], kind } });
+    }
+    if ((m = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases\/([^/]+)$/.exec(p))) {
+      const key = `${m[1]}/${m[2]}`;
+      const lease = this.leases.get(key);
+      if (!lease) return this.send(res, 404, status(404, "NotFound", `leases.coordination.k8s.io "${m[2]}" not found`));
+      const object = () => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...lease });
+      if (method === "GET") return this.send(res, 200, object());
+      if (method === "PUT") {
+        const next = body as { metadata?: { resourceVersion?: string }; spec?: Record<string, unknown> };
+        if (next.metadata?.resourceVersion !== lease.metadata.resourceVersion) {
+          return this.send(
+            res,
+            409,
+            status(
+              409,
+              "Conflict",
+              `Operation cannot be fulfilled on leases.coordination.k8s.io "${m[2]}": the object has been modified`,
+            ),
+          );
+        }
+        lease.spec = next.spec ?? {};
+        lease.metadata.resourceVersion = String(++this.rv);
+        return this.send(res, 200, object());
       }
     }
     if ((m = /^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments\/([^/]+)$/.exec(p))) {
@@ -617,6 +713,12 @@ export class FakeKubeApi {
   /** The ClusterProfile requests (writes and lists), oldest first. */
   clusterProfileRequests(): RecordedRequest[] {
     return this.requests.filter((r) => r.path.startsWith("/apis/multicluster.x-k8s.io/"));
+  }
+
+  /** Sets the image of the Deployment's agent container (as the manifest installed it). */
+  setAgentImage(image: string) {
+    const spec = this.deployment.spec as { template: { spec: { containers: { name: string; image: string }[] } } };
+    spec.template.spec.containers.find((x) => x.name === "agent")!.image = image;
   }
 
   /** The image of the Deployment's agent container and its replicas. */

@@ -30,6 +30,8 @@ export interface FakePod {
     namespace: string;
     uid: string;
     labels?: Record<string, string>;
+    /** Being deleted: the API server still lists it until its containers stop. */
+    deletionTimestamp?: string;
     ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean }[];
   };
   spec: { nodeName: string };

@@ -13,7 +13,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { KUBE_CALLS, type KubeCallName } from "@/lib/domain/agent-kube-calls";
 import { registerCluster } from "../helpers/agent-client";
-import { buildAgentImage, startAgentPod } from "../helpers/agent-pod";
+import { buildAgentImage, startAgentPod, type AgentPod } from "../helpers/agent-pod";
 import type { BuiltImage } from "../helpers/container-image";
 import { FakeKubeApi, type RecordedRequest } from "../helpers/fake-kube-api";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
@@ -85,11 +85,19 @@ function callOf(r: RecordedRequest): KubeCallName | null {
     ["getClusterInfo", /^\/api\/v1\/namespaces\/kube-public\/configmaps\/cluster-info$/],
     ["getStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
     ["updateStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
-    ["deleteStateSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-state$/],
+    ["deleteOwnRoleBinding", /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/fleet-system\/rolebindings\/fleet-agent$/],
+    [
+      "deleteClusterInfoRoleBinding",
+      /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/namespaces\/kube-public\/rolebindings\/fleet-agent-cluster-info$/,
+    ],
+    ["deleteClusterRoleBinding", /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/clusterrolebindings\/fleet-agent$/],
+    ["deleteNodeActionsBinding", /^\/apis\/rbac\.authorization\.k8s\.io\/v1\/clusterrolebindings\/fleet-agent-node-actions$/],
     ["getTokenSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-token$/],
     ["deleteTokenSecret", /^\/api\/v1\/namespaces\/fleet-system\/secrets\/fleet-agent-token$/],
     ["getDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
     ["patchDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
+    ["getLease", /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/fleet-system\/leases\/fleet-agent$/],
+    ["updateLease", /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/fleet-system\/leases\/fleet-agent$/],
     ["evictPod", /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/],
   ];
   return patterns.find(([name, re]) => re.test(r.path) && verbOf(KUBE_CALLS[name]) === r.method)?.[0] ?? null;
@@ -100,22 +108,19 @@ function assertOnlyKnownCalls(kube: FakeKubeApi) {
   assert.deepEqual(unknown, [], "every request the agent made is a call of KUBE_CALLS (which the manifest's RBAC grants)");
 }
 
-test("in a pod (EKS), as it ships: the image's bundle run by the manifest's command line as uid 65532 on a read-only root; state and token in Secrets, real facts on the cluster page, upgrade patches the Deployment, disconnect scales it to 0", async () => {
+test("in a pod (EKS), as it ships: the image's bundle run by the manifest's command line as uid 65532 on a read-only root; state and token in Secrets, real facts on the cluster page, upgrade patches the Deployment, disconnect scales it to 0, drops its bindings and leaves a tombstone a re-applied manifest idles on", async () => {
   const saToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6InNhIn0." + crypto.randomBytes(24).toString("base64url");
   const kube = await new FakeKubeApi(eksCluster(), { tokens: [saToken], maxPage: 7 }).start();
-  const agent = await startAgentPod(
-    image,
-    {
-      agentUrl: server.agentUrl,
-      caFingerprint: fleetCa,
-      agentImage: IMAGE,
-      clusterName: "eks-prod-eu",
-      labels: { env: "prod", region: "eu-west-1" },
-      token: await mint("eks"),
-    },
-    kube,
-    saToken,
-  );
+  const install = {
+    agentUrl: server.agentUrl,
+    caFingerprint: fleetCa,
+    agentImage: IMAGE,
+    clusterName: "eks-prod-eu",
+    labels: { env: "prod", region: "eu-west-1" },
+    token: await mint("eks"),
+  };
+  const agent = await startAgentPod(image, install, kube, saToken);
+  let restarted: AgentPod | null = null;
   assert.deepEqual(
     agent.argv.slice(0, 3),
     ["/nodejs/bin/node", "/app/agent.mjs", "--server"],
@@ -232,14 +237,37 @@ test("in a pod (EKS), as it ships: the image's bundle run by the manifest's comm
     assert.equal((await act({ action: "disconnect" })).status, 200);
     const code = await Promise.race([agent.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 30_000))]);
     assert.equal(code, 0, `agent exit: ${code}\n${agent.output()}`);
-    assert.equal(kube.secrets.has("fleet-system/fleet-agent-state"), false, "the state Secret was deleted");
+    assert.deepEqual(
+      Object.keys(kube.secrets.get("fleet-system/fleet-agent-state")!.data),
+      ["tombstone.json"],
+      "the credentials are gone, a tombstone is left",
+    );
+    assert.deepEqual(
+      { ...JSON.parse(kube.secretText("fleet-agent-state", "tombstone.json")!), at: "-" },
+      { clusterId: id, name: "eks-prod-eu", reason: "disconnected", at: "-" },
+    );
     assert.equal(kube.deploymentState().replicas, 0, "the Deployment was scaled to 0");
+    assert.deepEqual([...kube.roleBindings, ...kube.clusterRoleBindings], [], "no binding grants the agent anything");
     const scale = kube.requests.filter((r) => r.method === "PATCH" && r.path.endsWith("/deployments/fleet-agent")).at(-1)!;
     assert.equal(scale.contentType, "application/merge-patch+json");
     assert.deepEqual(scale.body, { spec: { replicas: 0 } });
     assert.match(agent.output(), /LEFT_FOR_ADMIN .*kubectl delete namespace fleet-system/);
+
+    // GitOps re-applies the manifest (bindings, the used token, replicas 1; kubectl apply keeps the
+    // tombstone, a key the manifest does not name). The pod idles with one line instead of
+    // registering with a used token and crash-looping.
+    restarted = await startAgentPod(image, install, kube, saToken);
+    await until("the restarted agent idles", async () => /STATE_TOMBSTONE/.test(restarted!.output()), 30_000, restarted.output);
+    assert.match(restarted.output(), /was disconnected from the fleet at .*idling instead of registering again/);
+    const idle = await Promise.race([restarted.exited, new Promise<string>((r) => setTimeout(() => r("running"), 3_000))]);
+    assert.equal(idle, "running", restarted.output());
+    assert.equal(restarted.output().match(/STATE_TOMBSTONE/g)?.length, 1);
+    assert.doesNotMatch(restarted.output(), /REGISTERING/);
+    restarted.child.kill("SIGTERM");
+    assert.equal(await restarted.exited, 0, "SIGTERM stops the idle agent cleanly");
     assertOnlyKnownCalls(kube);
   } finally {
+    restarted?.child.kill("SIGKILL");
     agent.child.kill("SIGKILL");
     await kube.stop();
   }

@@ -32,10 +32,19 @@ describe("agent command line", () => {
       [undefined, "fleet-system/fleet-agent-state", "fleet-system/fleet-agent-token", "fleet-system/fleet-agent", true, false],
     );
     assert.equal(parseAgentArgs(base).allowNodeActions, false);
+    assert.deepEqual(parseAgentArgs([...base, "--system-namespaces", "acme-platform-, ops"]).systemNamespaces, [
+      "acme-platform-",
+      "ops",
+    ]);
+    assert.deepEqual(parseAgentArgs(base).systemNamespaces, []);
+    assert.equal(parseAgentArgs([...base, "--drain-timeout", "900"]).drainTimeoutSeconds, 900);
+    assert.equal(parseAgentArgs(base).drainTimeoutSeconds, 3_600);
     for (const [argv, message] of [
       [[...minimal, "--state-secret", "no-namespace"], /namespace\/name/],
       [[...base, "--state-secret", "a/b"], /either --state-dir or --state-secret/],
       [[...base, "--facts", "real"], /kubernetes or simulated/],
+      [[...base, "--system-namespaces", "Acme/x"], /not a namespace name or a prefix/],
+      [[...base, "--drain-timeout", "0"], /--drain-timeout must be a positive integer/],
       [[...minimal, "--state-secret", "a/b", "--facts", "simulated"], /need the cluster's API/],
       [[...base, "--token-file", "t", "--token-secret", "a/b"], /either --token-file or --token-secret/],
     ] as const) {

@@ -163,4 +163,24 @@ describe("facts from a cluster's API objects", () => {
     const cordoned = eksCluster().nodes.find((n) => n.spec.unschedulable)!;
     assert.deepEqual(slimNode(cordoned).spec, { unschedulable: true });
   });
+
+  test("platform namespaces (OpenShift, GKE, Calico, Rancher, Gatekeeper) hold no user pods; --system-namespaces adds more", () => {
+    const pod = (namespace: string) => ({ metadata: { name: `p-${namespace}`, namespace } });
+    const platform = [
+      "openshift-monitoring",
+      "openshift-ingress",
+      "gke-managed-system",
+      "gmp-system",
+      "calico-system",
+      "tigera-operator",
+      "cattle-system",
+      "cattle-fleet-system",
+      "gatekeeper-system",
+      "kube-system",
+    ].map(pod);
+    assert.deepEqual(countPods(platform, "fleet-system"), { pods: 10, userPods: 0 });
+    const teams = ["openshift", "shop", "calico-system-extra", "acme-platform-logs", "ops"].map(pod);
+    assert.deepEqual(countPods(teams, "fleet-system"), { pods: 5, userPods: 5 }, "only whole names or the listed prefixes");
+    assert.deepEqual(countPods(teams, "fleet-system", undefined, ["acme-platform-", "ops"]), { pods: 5, userPods: 3 });
+  });
 });

@@ -12,6 +12,7 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
+import { Lease } from "kubernetes-models/coordination.k8s.io/v1/Lease";
 import YAML from "yaml";
 import { AGENT_OBJECT_NAMES, KUBE_CALLS, type KubeCall } from "../../lib/domain/agent-kube-calls";
 import {
@@ -118,6 +119,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Role,
   RoleBinding,
   Deployment,
+  Lease,
 };
 
 test("the manifest: every object, in order, valid against the Kubernetes OpenAPI schemas", () => {
@@ -137,6 +139,7 @@ test("the manifest: every object, in order, valid against the Kubernetes OpenAPI
         ...(allowNodeActions ? [`ClusterRole//${NODE_ACTIONS_ROLE}`, `ClusterRoleBinding//${NODE_ACTIONS_ROLE}`] : []),
         "Secret/fleet-system/fleet-agent-token",
         "Secret/fleet-system/fleet-agent-state",
+        "Lease/fleet-system/fleet-agent",
         "Deployment/fleet-system/fleet-agent",
       ],
     );
@@ -173,7 +176,11 @@ test("the Deployment runs the agent with the CLI's flags: token and state in Sec
   for (const allowNodeActions of [false, true]) {
     const deploy = docs(agentManifest({ ...MANIFEST, allowNodeActions })).find((o) => o.kind === "Deployment")!;
     assert.equal(get(deploy, "spec.replicas"), 1);
-    assert.equal(get(deploy, "spec.strategy.type"), "Recreate", "two agents never write the state Secret at once");
+    assert.deepEqual(
+      get(deploy, "spec.strategy"),
+      { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      "the old agent stays until the new pod is Ready (the Lease keeps one writer)",
+    );
     const container = get(deploy, "spec.template.spec.containers.0") as Record<string, unknown>;
     assert.equal(container.image, INSTALL.agentImage);
     const args = container.args as string[];
@@ -190,6 +197,16 @@ test("the Deployment runs the agent with the CLI's flags: token and state in Sec
     assert.equal(get(container, "readinessProbe.httpGet.path"), "/readyz");
     assert.equal(get(container, "ports.0.containerPort"), Number(args[args.indexOf("--health-port") + 1]));
   }
+});
+
+test("more system namespaces reach the agent's flags when given", () => {
+  const deploy = docs(agentManifest({ ...MANIFEST, systemNamespaces: ["acme-platform-", "ops"] })).find(
+    (o) => o.kind === "Deployment",
+  )!;
+  const args = get(deploy, "spec.template.spec.containers.0.args") as string[];
+  assert.deepEqual(parseAgentArgs(args, { KUBERNETES_SERVICE_HOST: "10.96.0.1" }).systemNamespaces, ["acme-platform-", "ops"]);
+  const plain = docs(agentManifest(MANIFEST)).find((o) => o.kind === "Deployment")!;
+  assert.ok(!(get(plain, "spec.template.spec.containers.0.args") as string[]).includes("--system-namespaces"));
 });
 
 test("HTTPS_PROXY and NO_PROXY reach the agent when given", () => {
@@ -354,6 +371,11 @@ function needed(nodeActions: boolean): Set<Grant> {
     ownDeployment: AGENT_OBJECT_NAMES.deployment,
     clusterInfo: "cluster-info",
     metricsApiService: "v1beta1.metrics.k8s.io",
+    agentLease: AGENT_OBJECT_NAMES.lease,
+    ownRoleBinding: "fleet-agent",
+    clusterInfoRoleBinding: "fleet-agent-cluster-info",
+    clusterRoleBinding: "fleet-agent",
+    nodeActionsClusterRoleBinding: "fleet-agent-node-actions",
   };
   const out = new Set<Grant>();
   for (const call of Object.values(KUBE_CALLS) as KubeCall[]) {
@@ -384,6 +406,19 @@ test("RBAC grants exactly the API calls the agent makes (KUBE_CALLS), nothing mo
     "Secrets only by name",
   );
   assert.ok(!secrets.some((g) => g.startsWith("create ") || g.startsWith("list ")), "no create or list on Secrets");
+  const bindings = [...granted(docs(agentManifest({ ...MANIFEST, allowNodeActions: true })))].filter((g) =>
+    g.includes("bindings/"),
+  );
+  assert.deepEqual(
+    bindings.sort(),
+    [
+      "delete rbac.authorization.k8s.io/clusterrolebindings/fleet-agent in *",
+      "delete rbac.authorization.k8s.io/clusterrolebindings/fleet-agent-node-actions in *",
+      "delete rbac.authorization.k8s.io/rolebindings/fleet-agent in fleet-system",
+      "delete rbac.authorization.k8s.io/rolebindings/fleet-agent-cluster-info in kube-public",
+    ],
+    "the agent may delete its own bindings by name, nothing else about RBAC",
+  );
 });
 
 test("the manifest's header says how to apply it, what the agent may change and how to remove it", () => {

@@ -57,7 +57,8 @@ export function DisconnectStatus({ disconnect }: { disconnect: NonNullable<Dereg
         <Row label="Left in the cluster">
           <div className="space-y-1">
             <p className="text-slate-500 dark:text-slate-400">
-              An in-cluster agent deletes its state Secret and scales itself to 0; this removes the rest:
+              An in-cluster agent replaces its credentials with a tombstone, scales itself to 0 and deletes its role bindings;
+              this removes the rest:
             </p>
             <code data-testid="agent-remove-command" className="block break-all font-mono text-xs">
               {AGENT_REMOVE_COMMAND}

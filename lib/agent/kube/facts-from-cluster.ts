@@ -8,6 +8,8 @@ import { parseQuantity } from "./quantity";
 export interface KubeMeta {
   name: string;
   namespace?: string;
+  /** Set once the pod is being deleted (an eviction went through, or someone deleted it). */
+  deletionTimestamp?: string;
   labels?: Record<string, string>;
   ownerReferences?: { kind: string; name: string }[];
 }
@@ -99,9 +101,32 @@ export const NODE_POOL_LABELS = [
 ] as const;
 export const INSTANCE_TYPE_LABELS = ["node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"] as const;
 export const DEFAULT_POOL = "default";
+/** Control-plane nodes are a pool of their own, whatever else their labels say. */
+export const CONTROL_PLANE_POOL = "control-plane";
+export const CONTROL_PLANE_LABELS = ["node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master"] as const;
 
-/** Namespaces whose pods are the platform's, not the teams': a drain does not wait for them. */
-export const SYSTEM_NAMESPACES = ["kube-system", "kube-public", "kube-node-lease"] as const;
+/**
+ * Namespaces whose pods are the platform's, not the teams': a drain does not wait for them. An
+ * entry ending in "-" is a prefix (OpenShift, GKE and Rancher run their platform in many
+ * namespaces of one prefix); --system-namespaces adds more of either kind.
+ */
+export const SYSTEM_NAMESPACES = [
+  "kube-system",
+  "kube-public",
+  "kube-node-lease",
+  "calico-system",
+  "tigera-operator",
+  "gatekeeper-system",
+  "openshift-",
+  "gke-",
+  "gmp-",
+  "cattle-",
+] as const;
+
+export function isSystemNamespace(namespace: string, extra: readonly string[] = []): boolean {
+  const matches = (entry: string) => (entry.endsWith("-") ? namespace.startsWith(entry) : namespace === entry);
+  return SYSTEM_NAMESPACES.some(matches) || extra.some(matches);
+}
 
 /**
  * A log collector is a DaemonSet whose name or `app.kubernetes.io/name` label contains one of these
@@ -133,11 +158,25 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-export function nodePoolOf(node: KubeNode): string {
+export function isControlPlaneNode(node: KubeNode): boolean {
   const labels = node.metadata.labels ?? {};
-  for (const key of NODE_POOL_LABELS) if (labels[key]) return labels[key];
-  for (const key of INSTANCE_TYPE_LABELS) if (labels[key]) return labels[key];
-  return DEFAULT_POOL;
+  return CONTROL_PLANE_LABELS.some((key) => key in labels);
+}
+
+/**
+ * A node's pool and where its name came from: a pool label names a real pool; an instance type
+ * or "default" is only a fallback grouping, which the agent reports but never acts on.
+ */
+export function nodePoolSourceOf(node: KubeNode): { name: string; from: "controlPlane" | "label" | "instanceType" | "default" } {
+  if (isControlPlaneNode(node)) return { name: CONTROL_PLANE_POOL, from: "controlPlane" };
+  const labels = node.metadata.labels ?? {};
+  for (const key of NODE_POOL_LABELS) if (labels[key]) return { name: labels[key], from: "label" };
+  for (const key of INSTANCE_TYPE_LABELS) if (labels[key]) return { name: labels[key], from: "instanceType" };
+  return { name: DEFAULT_POOL, from: "default" };
+}
+
+export function nodePoolOf(node: KubeNode): string {
+  return nodePoolSourceOf(node).name;
 }
 
 export function instanceTypeOf(node: KubeNode): string | null {
@@ -197,21 +236,27 @@ export function isTerminal(pod: KubePod): boolean {
 }
 
 /**
- * A user pod: not in a system namespace or the agent's own, not a DaemonSet's (those run on every
- * node whatever the teams deploy) and not a static mirror pod (owned by its Node).
+ * A user pod: not in a system namespace (built-in or `extraSystem`) or the agent's own, not a
+ * DaemonSet's (those run on every node whatever the teams deploy) and not a static mirror pod
+ * (owned by its Node).
  */
-export function isUserPod(pod: KubePod, agentNamespace: string): boolean {
+export function isUserPod(pod: KubePod, agentNamespace: string, extraSystem: readonly string[] = []): boolean {
   const ns = pod.metadata.namespace ?? "";
-  if (ns === agentNamespace || (SYSTEM_NAMESPACES as readonly string[]).includes(ns)) return false;
+  if (ns === agentNamespace || isSystemNamespace(ns, extraSystem)) return false;
   return !(pod.metadata.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" || o.kind === "Node");
 }
 
 /** Adds one page of pods to running counts (the access layer counts page by page). */
-export function countPods(pods: KubePod[], agentNamespace: string, into: PodCounts = { pods: 0, userPods: 0 }): PodCounts {
+export function countPods(
+  pods: KubePod[],
+  agentNamespace: string,
+  into: PodCounts = { pods: 0, userPods: 0 },
+  extraSystem: readonly string[] = [],
+): PodCounts {
   for (const pod of pods) {
     if (isTerminal(pod)) continue;
     into.pods += 1;
-    if (isUserPod(pod, agentNamespace)) into.userPods += 1;
+    if (isUserPod(pod, agentNamespace, extraSystem)) into.userPods += 1;
   }
   return into;
 }

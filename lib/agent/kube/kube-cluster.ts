@@ -1,16 +1,15 @@
 import YAML from "yaml";
-import { AGENT_REMOVE_COMMAND, CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
+import { CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
 import { certificateFingerprint, firstPemBlock } from "../csr";
 import type { AckEntry, ClusterBackend } from "../cluster-backend";
 import { directiveParam, type Directive } from "../directives";
 import type { ApiServerHealth, FactsReport } from "../facts";
 import type { LogCode, LogFields, LogLevel } from "../log";
+import type { DirectiveState } from "./directive-state";
 import {
   apiServerHealth,
   countPods,
   factsFromCluster,
-  isTerminal,
-  nodePoolOf,
   slimNode,
   type KubeApiService,
   type KubeDaemonSet,
@@ -20,11 +19,14 @@ import {
   type ReadyzResult,
 } from "./facts-from-cluster";
 import { ACCEPT_METADATA_LIST, KubeApiError, KubeTimeoutError, type KubeClient } from "./kube-client";
+import { leaveCluster } from "./leave-cluster";
+import { drainNodePoolRound } from "./node-pool-drain";
+import { memoryUpgradeRecords, upgradeRound, type UpgradeRecords } from "./self-upgrade";
 
 // A real cluster behind the agent: reads the facts each heartbeat reports and carries out the
 // directives the control plane sends, each idempotent and acknowledged only once done.
 
-export type DirectiveState = { state: "running" } | { state: "done" } | { state: "failed"; reason: string };
+export type { DirectiveState } from "./directive-state";
 
 export type { AckEntry } from "../cluster-backend";
 
@@ -35,6 +37,16 @@ export interface KubeClusterOptions {
   namespace: string;
   deployment: string;
   allowNodeActions: boolean;
+  /** Namespaces (or "prefix-") whose pods are not user pods, beyond the built-in ones. */
+  systemNamespaces?: readonly string[];
+  /** The agent's own pod's name (in a pod: the hostname), evicted last by a drain. */
+  podName?: string | null;
+  /** How long a drainNodePool may take before it fails with the pods left. */
+  drainTimeoutMs?: number;
+  /** Where an upgrade in progress records the image to restore (the state Secret); default: memory. */
+  upgradeRecords?: UpgradeRecords;
+  /** How long the new agent pod has to become Ready before the previous image is restored. */
+  upgradeTimeoutMs?: number;
   now: () => number;
   log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
   /** Pods above which the pod list is recounted only every `bigRecountMs`. */
@@ -53,6 +65,8 @@ const DRAIN_RECOUNT_MS = 60_000;
  */
 const NODE_PAGE = 100;
 const NON_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed";
+export const DRAIN_TIMEOUT_MS = 60 * 60_000;
+export const UPGRADE_TIMEOUT_MS = 10 * 60_000;
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -66,9 +80,13 @@ export class KubeCluster implements ClusterBackend {
   private pods: PodCounts | null = null;
   private podsCountedAt = 0;
   private nodes: KubeNode[] = [];
-  private readonly directives = new Map<string, { directive: Directive; status: DirectiveState }>();
+  private readonly directives = new Map<string, { directive: Directive; status: DirectiveState; startedAt: number }>();
 
-  constructor(private readonly o: KubeClusterOptions) {}
+  private readonly upgradeRecords: UpgradeRecords;
+
+  constructor(private readonly o: KubeClusterOptions) {
+    this.upgradeRecords = o.upgradeRecords ?? memoryUpgradeRecords();
+  }
 
   /** Closes the keep-alive connection to the API server (the process can then exit). */
   close() {
@@ -147,7 +165,7 @@ export class KubeCluster implements ClusterBackend {
       "listPods",
       "/api/v1/pods",
       () => ({ pods: 0, userPods: 0 }),
-      (counts, items) => countPods(items, this.o.namespace, counts),
+      (counts, items) => countPods(items, this.o.namespace, counts, this.o.systemNamespaces),
       { fieldSelector: NON_TERMINAL, accept: ACCEPT_METADATA_LIST, signal },
     );
   }
@@ -239,7 +257,7 @@ export class KubeCluster implements ClusterBackend {
   /** Starts a directive (called once per id); progress() carries it on. disconnect is the agent's. */
   start(d: Directive) {
     if (this.directives.has(d.id)) return;
-    this.directives.set(d.id, { directive: d, status: { state: "running" } });
+    this.directives.set(d.id, { directive: d, status: { state: "running" }, startedAt: this.o.now() });
   }
 
   /** Advances every running directive one step; called before each heartbeat, after collect(). */
@@ -247,7 +265,7 @@ export class KubeCluster implements ClusterBackend {
     for (const entry of this.directives.values()) {
       if (entry.status.state !== "running") continue;
       try {
-        entry.status = await this.step(entry.directive);
+        entry.status = await this.step(entry.directive, entry.startedAt);
       } catch (err) {
         // An API failure is retried next heartbeat, except a refusal that will not change.
         if (err instanceof KubeApiError && (err.status === 403 || err.status === 404 || err.status === 422)) {
@@ -284,7 +302,7 @@ export class KubeCluster implements ClusterBackend {
     return out;
   }
 
-  private async step(d: Directive): Promise<DirectiveState> {
+  private async step(d: Directive, startedAt: number): Promise<DirectiveState> {
     switch (d.type) {
       case "upgrade":
         return this.upgrade(d);
@@ -292,7 +310,7 @@ export class KubeCluster implements ClusterBackend {
         // The platform's own tooling moves the workloads; the agent only reports them until none is left.
         return this.pods && this.pods.userPods === 0 && this.podsCountedAt > 0 ? { state: "done" } : { state: "running" };
       case "drainNodePool":
-        return this.drainNodePool(d);
+        return this.drainNodePool(d, startedAt);
       case "resume":
         // The deregistration was cancelled: stop waiting for a drain.
         for (const entry of this.directives.values()) {
@@ -309,32 +327,22 @@ export class KubeCluster implements ClusterBackend {
   }
 
   private async upgrade(d: Directive): Promise<DirectiveState> {
-    const image = directiveParam(d, "image");
-    if (typeof image !== "string" || !image) return { state: "failed", reason: "the upgrade directive names no image" };
-    const res = await this.o.client.request("getDeployment", this.deploymentPath());
-    const containers =
-      (res.body as { spec?: { template?: { spec?: { containers?: { name: string; image?: string }[] } } } }).spec?.template?.spec
-        ?.containers ?? [];
-    const container = containers.find((c) => c.name === "agent") ?? containers[0];
-    if (!container) return { state: "failed", reason: `Deployment ${this.o.namespace}/${this.o.deployment} has no container` };
-    if (container.image === image) return { state: "done" };
-    await this.o.client.request("patchDeployment", this.deploymentPath(), {
-      contentType: "application/strategic-merge-patch+json",
-      body: { spec: { template: { spec: { containers: [{ name: container.name, image }] } } } },
-    });
-    this.o.log(
-      "info",
-      "UPGRADE_STARTED",
-      `patched Deployment ${this.o.namespace}/${this.o.deployment} to ${image}: the new pod reports the new version`,
+    return upgradeRound(
       {
-        id: d.id,
-        from: container.image,
+        client: this.o.client,
+        namespace: this.o.namespace,
+        deployment: this.o.deployment,
+        agentVersion: this.o.agentVersion,
+        records: this.upgradeRecords,
+        timeoutMs: this.o.upgradeTimeoutMs ?? UPGRADE_TIMEOUT_MS,
+        now: this.o.now(),
+        log: this.o.log,
       },
+      d,
     );
-    return { state: "done" };
   }
 
-  private async drainNodePool(d: Directive): Promise<DirectiveState> {
+  private async drainNodePool(d: Directive, startedAt: number): Promise<DirectiveState> {
     if (!this.o.allowNodeActions) {
       return {
         state: "failed",
@@ -342,70 +350,31 @@ export class KubeCluster implements ClusterBackend {
           "node actions are off on this agent: run it with --allow-node-actions and the fleet-agent-node-actions ClusterRole",
       };
     }
-    const pool = directiveParam(d, "nodePool") ?? directiveParam(d, "name");
-    const nodes = this.nodes.filter((n) => nodePoolOf(n) === pool);
-    if (typeof pool !== "string" || nodes.length === 0)
-      return { state: "failed", reason: `this cluster has no node pool named "${String(pool)}"` };
-    const c = this.o.client;
-    for (const node of nodes) {
-      if (node.spec?.unschedulable) continue;
-      await c.request("cordonNode", `/api/v1/nodes/${node.metadata.name}`, {
-        contentType: "application/strategic-merge-patch+json",
-        body: { spec: { unschedulable: true } },
-      });
-      node.spec = { ...node.spec, unschedulable: true };
-      this.o.log("info", "NODE_CORDONED", `cordoned node ${node.metadata.name}`, { nodePool: pool });
-    }
-    let left = 0;
-    let blocked = 0;
-    for (const node of nodes) {
-      const pods = await c.listPages<KubePod, KubePod[]>(
-        "listPods",
-        "/api/v1/pods",
-        () => [],
-        (into, items) => into.push(...items),
-        { fieldSelector: `spec.nodeName=${node.metadata.name},${NON_TERMINAL}`, accept: ACCEPT_METADATA_LIST },
-      );
-      for (const pod of pods) {
-        // DaemonSet pods stay (they would come straight back), as do static mirror pods.
-        if (isTerminal(pod) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" || o.kind === "Node"))
-          continue;
-        const { name, namespace } = pod.metadata;
-        const res = await c.request("evictPod", `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, {
-          body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } },
-          allow: [404, 429],
-        });
-        // 429: a PodDisruptionBudget does not allow it now; try again next heartbeat.
-        if (res.status === 429) blocked += 1;
-        if (res.status !== 404) left += 1;
-      }
-    }
-    this.o.log(
-      "info",
-      "NODE_POOL_DRAIN",
-      `draining node pool ${pool}: ${left} pods being evicted, ${blocked} waiting for a PodDisruptionBudget`,
+    return drainNodePoolRound(
       {
-        id: d.id,
-        nodePool: pool,
+        client: this.o.client,
+        nodes: this.nodes,
+        ownPod: this.o.podName ? { namespace: this.o.namespace, name: this.o.podName } : null,
+        startedAt,
+        timeoutMs: this.o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS,
+        now: this.o.now(),
+        log: this.o.log,
       },
+      directiveParam(d, "nodePool") ?? directiveParam(d, "name"),
+      d.id,
     );
-    return left === 0 ? { state: "done" } : { state: "running" };
   }
 
   // ---- disconnect ---------------------------------------------------------------------------
 
-  /** What stays in the cluster after a disconnect, and the one command that removes it. */
-  leftovers(): string {
-    const ns = this.o.namespace;
-    const command = AGENT_REMOVE_COMMAND.replace("namespace fleet-system", `namespace ${ns}`);
-    return `left for the admin: namespace ${ns} (ServiceAccount, Roles, the scaled-down Deployment) and the fleet-agent ClusterRoles and bindings; remove them with: ${command}`;
-  }
-
-  /** Scales the agent's own Deployment to 0, so Kubernetes does not restart what just stopped. */
-  async scaleToZero(): Promise<void> {
-    await this.o.client.request("patchDeployment", this.deploymentPath(), {
-      contentType: "application/merge-patch+json",
-      body: { spec: { replicas: 0 } },
+  /** After a disconnect: scale the agent to 0 and delete its role bindings (leave-cluster.ts). */
+  async leave(): Promise<void> {
+    await leaveCluster({
+      client: this.o.client,
+      namespace: this.o.namespace,
+      deployment: this.o.deployment,
+      allowNodeActions: this.o.allowNodeActions,
+      log: this.o.log,
     });
   }
 }

@@ -1,13 +1,28 @@
 import type { TokenSource } from "../agent";
 import { certificateMatchesKey } from "../csr";
-import { StateError, type AgentState, type ClusterRecord, type StateStore } from "../state";
-import type { KubeClient } from "./kube-client";
+import { AGENT_REMOVE_COMMAND } from "../../domain/agent-kube-calls";
+import { StateError, TombstoneError, type AgentState, type ClusterRecord, type StateStore, type Tombstone } from "../state";
+import { backoffDelay } from "../backoff";
+import { KubeApiError, type KubeClient } from "./kube-client";
+import type { UpgradeRecord, UpgradeRecords } from "./self-upgrade";
 
 // In a cluster the agent's identity (key, certificate, fleet CA, cluster id) lives in a Secret the
 // manifest creates empty (RBAC cannot limit `create` by name, so the agent only gets get/update/
 // delete on that one Secret). A pod rescheduled to another node keeps its identity: no volume.
 
-const KEYS = { key: "key.pem", cert: "cert.pem", ca: "ca.pem", cluster: "cluster.json", pendingKey: "pending-key.pem" } as const;
+const KEYS = {
+  key: "key.pem",
+  cert: "cert.pem",
+  ca: "ca.pem",
+  cluster: "cluster.json",
+  pendingKey: "pending-key.pem",
+  tombstone: "tombstone.json",
+  upgrade: "upgrade.json",
+} as const;
+
+/** Attempts of one write against concurrent updates (409 Conflict), and the wait between them. */
+export const CONFLICT_RETRIES = 5;
+const CONFLICT_BACKOFF = { baseMs: 50, capMs: 1_000 };
 
 export interface SecretRef {
   namespace: string;
@@ -31,10 +46,12 @@ type SecretObject = {
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
 const unb64 = (s: string | undefined) => (s === undefined ? undefined : Buffer.from(s, "base64").toString("utf8"));
 
-export class SecretStateStore implements StateStore {
+export class SecretStateStore implements StateStore, UpgradeRecords {
   constructor(
     private readonly client: KubeClient,
     private readonly ref: SecretRef,
+    /** When given, writes are refused unless this agent holds the Lease (one writer). */
+    private readonly lease?: { readonly held: boolean },
   ) {}
 
   get location() {
@@ -53,17 +70,44 @@ export class SecretStateStore implements StateStore {
     return res.body as SecretObject;
   }
 
-  /** Replaces the Secret's data (update, with the read resourceVersion so a concurrent writer fails). */
+  /**
+   * Replaces the Secret's data: update with the read resourceVersion, so a concurrent write makes
+   * ours fail with 409 instead of being lost; then re-read, apply the change again and retry (as
+   * client-go's RetryOnConflict does), a few times with backoff.
+   */
   private async write(change: (data: Record<string, string>) => Record<string, string>): Promise<void> {
-    const secret = await this.read();
-    const data = change({ ...(secret.data ?? {}) });
-    await this.client.request("updateStateSecret", this.path(), {
-      body: { apiVersion: "v1", kind: "Secret", metadata: secret.metadata, type: secret.type ?? "Opaque", data },
-    });
+    if (this.lease && !this.lease.held) throw new Error(`this agent does not hold the Lease: it does not write ${this.location}`);
+    for (let attempt = 0; ; attempt++) {
+      const secret = await this.read();
+      const data = change({ ...(secret.data ?? {}) });
+      try {
+        await this.client.request("updateStateSecret", this.path(), {
+          body: { apiVersion: "v1", kind: "Secret", metadata: secret.metadata, type: secret.type ?? "Opaque", data },
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.status === 409) || attempt + 1 >= CONFLICT_RETRIES) throw err;
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, Math.random, CONFLICT_BACKOFF)));
+      }
+    }
   }
 
   async load(): Promise<AgentState | null> {
     const data = (await this.read()).data ?? {};
+    const tombstoneText = unb64(data[KEYS.tombstone]);
+    if (tombstoneText) {
+      let tombstone: Tombstone;
+      try {
+        tombstone = JSON.parse(tombstoneText) as Tombstone;
+      } catch {
+        throw new StateError(`${this.location}: tombstone.json is not valid JSON`);
+      }
+      const ns = this.ref.namespace;
+      throw new TombstoneError(
+        tombstone,
+        `this cluster (${tombstone.name}, ${tombstone.clusterId ?? "no id"}) was ${tombstone.reason} from the fleet at ${tombstone.at}: idling instead of registering again. Remove the agent with: ${AGENT_REMOVE_COMMAND.replace("namespace fleet-system", `namespace ${ns}`)} ; or, to register the cluster again, delete the Secret ${ns}/${this.ref.name} and apply a manifest with a new token`,
+      );
+    }
     const clusterText = unb64(data[KEYS.cluster]);
     if (!clusterText) return null;
     const keyPem = unb64(data[KEYS.key]);
@@ -109,8 +153,27 @@ export class SecretStateStore implements StateStore {
     await this.write((data) => ({ ...data, [KEYS.pendingKey]: b64(keyPem) }));
   }
 
-  async destroy(): Promise<void> {
-    await this.client.request("deleteStateSecret", this.path(), { allow: [404] });
+  /**
+   * Replaces the credentials with a tombstone rather than deleting the Secret: GitOps re-applying
+   * the manifest would bring back an empty Secret and the used token, and the agent would
+   * crash-loop on a refused registration. An apply keeps data it did not set.
+   */
+  /** The upgrade in progress: the image to restore if the new pod never becomes Ready. */
+  async loadUpgrade(): Promise<UpgradeRecord | null> {
+    const text = unb64((await this.read()).data?.[KEYS.upgrade]);
+    return text ? (JSON.parse(text) as UpgradeRecord) : null;
+  }
+
+  async saveUpgrade(record: UpgradeRecord | null): Promise<void> {
+    await this.write((data) => {
+      const { [KEYS.upgrade]: _previous, ...rest } = data;
+      return record ? { ...rest, [KEYS.upgrade]: b64(JSON.stringify(record)) } : rest;
+    });
+  }
+
+  async destroy(tombstone?: Tombstone): Promise<void> {
+    const data: Record<string, string> = tombstone ? { [KEYS.tombstone]: b64(JSON.stringify(tombstone)) } : {};
+    await this.write(() => data);
   }
 }
 

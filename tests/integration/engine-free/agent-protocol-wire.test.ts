@@ -661,6 +661,33 @@ describe("agent protocol over TLS", () => {
     fleet.registerHook = undefined;
   });
 
+  test("a state write that fails after the certificate was issued is retried, not an exit", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const stateDir = path.join(tmpDir(), "s");
+    const store = new FileStateStore(stateDir);
+    let failures = 2;
+    const save = store.save.bind(store);
+    store.save = async (state) => {
+      if (failures-- > 0) throw new Error("Operation cannot be fulfilled: the API server is busy");
+      return save(state);
+    };
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "save-retry-1",
+        store,
+        token: staticTokenSource(TOKEN),
+        logger,
+        hooks: { onHeartbeat: () => agent.stop() },
+      }),
+    );
+    const result = await agent.run();
+    assert.equal(result.outcome, "stopped", result.message);
+    assert.equal(logger.entries.filter((e) => e.code === "STATE_SAVE_FAILED").length, 2);
+    assert.equal(fleet.registers.filter((r) => r.body.name === "save-retry-1").length, 1, "registered once");
+    assert.equal((await new FileStateStore(stateDir).load())?.cluster.clusterId, agent.clusterId);
+  });
+
   test("410 cluster_deregistered on a heartbeat deletes the state dir and exits 0", async () => {
     fleet.tokens.set(TOKEN, 1);
     const stateDir = path.join(tmpDir(), "s");
