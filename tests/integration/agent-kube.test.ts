@@ -280,6 +280,9 @@ async function agentInPod(name: string) {
   const saDir = kube.layOutServiceAccount(mkdtempSync(path.join(tmpdir(), "fleet-pod-")), saToken);
   kube.addSecret("fleet-agent-token", { token: await mint(name) });
   kube.addSecret("fleet-agent-state");
+  // As the manifest creates it: the agent heartbeats only while it holds the Lease.
+  kube.addLease("fleet-agent");
+  kube.addAgentBindings();
   const agent = startAgent(
     [
       ...["--name", name, "--labels", "env=prod,region=westeurope"],
