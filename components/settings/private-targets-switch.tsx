@@ -1,6 +1,6 @@
 "use client";
 
-import { useSettings, useUpdateSettings } from "@/lib/client/settings";
+import { useSettingSwitch } from "@/lib/client/settings";
 import { SETTING_LABELS } from "@/lib/domain/settings";
 import { CheckboxField } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
@@ -9,19 +9,19 @@ type PrivateTargetsSetting = "webhookAllowPrivateTargets" | "hubAllowPrivateTarg
 
 /** A switch for private targets (server-side request forgery): off, only public addresses are reached. */
 export function PrivateTargetsSwitch({ setting, hint }: { setting: PrivateTargetsSetting; hint: string }) {
-  const settings = useSettings();
-  const update = useUpdateSettings();
-  if (!settings.data) return null;
-  // While the change is saved the box shows what was asked for; a refusal puts it back.
-  const checked = update.isPending ? (update.variables[setting] ?? settings.data[setting]) : settings.data[setting];
+  const toggle = useSettingSwitch(
+    (s) => s[setting],
+    (on) => ({ [setting]: on }),
+  );
+  if (!toggle.ready) return null;
   return (
     <div className="mb-4">
       <CheckboxField
         id={setting}
         label={SETTING_LABELS[setting]}
-        checked={checked}
-        disabled={update.isPending}
-        onCheckedChange={(on) => update.mutate({ [setting]: on })}
+        checked={toggle.checked}
+        disabled={toggle.saving}
+        onCheckedChange={toggle.set}
         hint={
           <>
             Private (10/8, 172.16/12, 192.168/16, fc00::/7) and loopback addresses are refused unless this is on; link-local and
@@ -29,7 +29,7 @@ export function PrivateTargetsSwitch({ setting, hint }: { setting: PrivateTarget
           </>
         }
       />
-      {update.error && <InlineError className="mt-2" error={update.error} />}
+      {toggle.error && <InlineError className="mt-2" error={toggle.error} />}
     </div>
   );
 }

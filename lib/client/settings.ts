@@ -1,7 +1,8 @@
 "use client";
 
+import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { SettingsPatch } from "@/lib/domain/settings";
+import type { Settings, SettingsPatch } from "@/lib/domain/settings";
 import { routeUrl } from "@/lib/contracts/route";
 import { settingsRoutes } from "@/lib/contracts/settings";
 import { apiKeyRoutes, userRoutes, type ApiKeyInput, type UserInput, type UserPatch } from "@/lib/contracts/users";
@@ -27,6 +28,27 @@ export function useUpdateSettings() {
       void client.invalidateQueries({ queryKey: queryKeys.audit.all });
     },
   });
+}
+
+/**
+ * An on/off setting saved as soon as it is flipped. The box shows what was asked for from the click
+ * on (a controlled checkbox would otherwise snap back until the mutation reports itself pending);
+ * once the server answers it shows the saved value again, so a refusal puts it back.
+ */
+export function useSettingSwitch(read: (settings: Settings) => boolean, patchFor: (on: boolean) => SettingsPatch) {
+  const settings = useSettings();
+  const update = useUpdateSettings();
+  const [asked, setAsked] = useState<boolean | null>(null);
+  return {
+    ready: settings.data !== undefined,
+    checked: asked ?? (settings.data ? read(settings.data) : false),
+    saving: update.isPending,
+    error: update.error,
+    set(on: boolean) {
+      setAsked(on);
+      update.mutate(patchFor(on), { onSettled: () => setAsked(null) });
+    },
+  };
 }
 
 // During a rollover the progress moves as agents rotate (each at its next heartbeat): poll it

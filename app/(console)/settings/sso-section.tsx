@@ -1,7 +1,6 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import type { Settings } from "@/lib/domain/settings";
 import { SETTING_LABELS } from "@/lib/domain/settings";
 import {
   DEFAULT_SSO_ROLE_CLAIM,
@@ -12,7 +11,7 @@ import {
   ssoRoleMappingSchema,
   type SsoRoleMapping,
 } from "@/lib/domain/sso-roles";
-import { useSettings, useUpdateSettings } from "@/lib/client/settings";
+import { useSettings, useSettingSwitch, useUpdateSettings } from "@/lib/client/settings";
 import { Card } from "@/components/ui/card";
 import { CheckboxField, Field, inputClass, SelectField } from "@/components/ui/field";
 import { SaveActions } from "@/components/ui/form-actions";
@@ -58,7 +57,7 @@ export function SsoSection({ provider }: { provider: Provider | null }) {
           />
         ) : (
           <div className="space-y-6">
-            {provider && <EmailTrust provider={provider} current={settings.data.ssoTrustedEmailIssuer} />}
+            {provider && <EmailTrust provider={provider} />}
             <MappingEditor current={settings.data.ssoRoleMapping} />
           </div>
         )}
@@ -71,20 +70,20 @@ export function SsoSection({ provider }: { provider: Provider | null }) {
  * An email the provider does not mark `email_verified: true` never links or names an account,
  * unless an admin trusts this provider's emails (say, a directory where nobody picks their own).
  */
-function EmailTrust({ provider, current }: { provider: Provider; current: Settings["ssoTrustedEmailIssuer"] }) {
-  const update = useUpdateSettings();
-  const trusts = (issuer: string | null | undefined) =>
-    typeof issuer === "string" && issuer.replace(/\/+$/, "") === provider.issuer.replace(/\/+$/, "");
-  // While the change is saved the box shows what was asked for; a refusal puts it back.
-  const trusted = update.isPending ? trusts(update.variables.ssoTrustedEmailIssuer) : trusts(current);
+function EmailTrust({ provider }: { provider: Provider }) {
+  const sameIssuer = (issuer: string) => issuer.replace(/\/+$/, "") === provider.issuer.replace(/\/+$/, "");
+  const trust = useSettingSwitch(
+    (s) => s.ssoTrustedEmailIssuer !== null && sameIssuer(s.ssoTrustedEmailIssuer),
+    (on) => ({ ssoTrustedEmailIssuer: on ? provider.issuer : null }),
+  );
   return (
     <div className="max-w-2xl space-y-2">
       <CheckboxField
         id="sso-trust-emails"
         label={SETTING_LABELS.ssoTrustedEmailIssuer}
-        checked={trusted}
-        disabled={update.isPending}
-        onCheckedChange={(on) => update.mutate({ ssoTrustedEmailIssuer: on ? provider.issuer : null })}
+        checked={trust.checked}
+        disabled={trust.saving}
+        onCheckedChange={trust.set}
         hint={
           <>
             Off, only an email {provider.name} marks verified (<code>email_verified</code>) links an existing account or names a
@@ -92,7 +91,7 @@ function EmailTrust({ provider, current }: { provider: Provider; current: Settin
           </>
         }
       />
-      {update.error ? <InlineError error={update.error} /> : null}
+      {trust.error ? <InlineError error={trust.error} /> : null}
     </div>
   );
 }
