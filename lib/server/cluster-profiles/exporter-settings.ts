@@ -6,10 +6,10 @@ import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { isSealedKey, sealKey, unsealKey } from "@/lib/server/pki/ca-key-seal";
+import { refuseForbiddenTarget } from "@/lib/server/net/check-target";
 import { getSettings } from "@/lib/server/settings/settings";
-import { TargetRefused } from "@/lib/server/webhooks/post-webhook";
 import { HubError } from "./hub-error";
-import { resolveHubTarget } from "./hub-target";
+import { HUB_RULE } from "./hub-target";
 
 // The ClusterProfile exporter's settings: one row (ClusterProfileExporter "hub"). The hub
 // kubeconfig holds a credential for another cluster, so it is stored only sealed with the KEK
@@ -56,7 +56,7 @@ export async function updateExporter(actor: Actor, patch: ExporterPatch): Promis
         { field: "kubeconfig", message: `The hub kubeconfig ${summary.problem}.` },
       ]);
     }
-    await checkHubTarget(summary.server);
+    await refuseForbiddenTarget(summary.server, HUB_RULE, "kubeconfig");
     const kek = env().fleetCaKek;
     if (!kek) {
       throw new ApiError(
@@ -99,18 +99,6 @@ export async function updateExporter(actor: Actor, patch: ExporterPatch): Promis
     });
   }
   return getExporterState();
-}
-
-/** Refuses a hub whose host resolves to an address the exporter may not reach (the setting decides on private ones). */
-async function checkHubTarget(server: string) {
-  const { hubAllowPrivateTargets } = await getSettings();
-  try {
-    await resolveHubTarget(new URL(server).hostname, hubAllowPrivateTargets);
-  } catch (err) {
-    if (err instanceof TargetRefused)
-      throw new ApiError("target_not_allowed", err.message, [{ field: "kubeconfig", message: err.message }]);
-    throw err;
-  }
 }
 
 /**

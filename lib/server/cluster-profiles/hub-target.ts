@@ -5,7 +5,7 @@ import { resolveTarget, type TargetRule } from "@/lib/server/webhooks/post-webho
 // resolved and every address checked, private ones only when an admin allows them, and the
 // connection goes to the checked address. Its own setting: a hub inside the network is a separate
 // choice from webhooks there.
-const HUB_RULE: TargetRule = { subject: "the ClusterProfile hub is reached at", setting: "hubAllowPrivateTargets" };
+export const HUB_RULE: TargetRule = { subject: "the ClusterProfile hub is reached at", setting: "hubAllowPrivateTargets" };
 
 /** The checked address to connect to for the hub's host, or TargetRefused saying why not. */
 export function resolveHubTarget(hostname: string, allowPrivate: boolean) {

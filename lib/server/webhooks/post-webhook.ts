@@ -19,8 +19,8 @@ import { env } from "@/lib/env";
 export class TargetRefused extends Error {}
 
 /** Who is refused and the setting that would allow private targets, for TargetRefused's sentence. */
-export type TargetRule = { subject: string; setting: string };
-const WEBHOOK_RULE: TargetRule = { subject: "webhooks go to", setting: "webhookAllowPrivateTargets" };
+export type TargetRule = { subject: string; setting: "webhookAllowPrivateTargets" | "hubAllowPrivateTargets" };
+export const WEBHOOK_RULE: TargetRule = { subject: "webhooks go to", setting: "webhookAllowPrivateTargets" };
 
 /** The checked address to connect to for `hostname`, or TargetRefused saying why not. */
 export async function resolveTarget(

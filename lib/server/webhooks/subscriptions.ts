@@ -7,9 +7,9 @@ import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { getSettings } from "@/lib/server/settings/settings";
+import { refuseForbiddenTarget } from "@/lib/server/net/check-target";
 import { enqueueWebhookEvent } from "./enqueue-webhook";
-import { resolveTarget, TargetRefused } from "./post-webhook";
+import { WEBHOOK_RULE } from "./post-webhook";
 import { newWebhookSecret, storeWebhookSecret } from "./webhook-secret";
 
 // An admin's webhook subscriptions: create (the secret shown once), change, delete, rotate the
@@ -94,18 +94,6 @@ async function views(rows: Row[]): Promise<ReplyOf<typeof webhookRoutes.get>[]> 
   });
 }
 
-/** Refuses a URL whose host resolves to an address webhooks may not reach (the setting decides on private ones). */
-async function checkTarget(url: string) {
-  const { webhookAllowPrivateTargets } = await getSettings();
-  try {
-    await resolveTarget(new URL(url).hostname, webhookAllowPrivateTargets);
-  } catch (err) {
-    if (err instanceof TargetRefused)
-      throw new ApiError("target_not_allowed", err.message, [{ field: "url", message: err.message }]);
-    throw err;
-  }
-}
-
 async function findRow(id: string): Promise<Row> {
   const row = await db().webhookSubscription.findUnique({ where: { id } });
   if (!row) throw new ApiError("not_found", "No webhook subscription has this id.");
@@ -122,7 +110,7 @@ export async function getWebhook(id: string) {
 }
 
 export async function createWebhook(actor: Actor, input: WebhookCreate) {
-  await checkTarget(input.url);
+  await refuseForbiddenTarget(input.url, WEBHOOK_RULE, "url");
   const secret = newWebhookSecret();
   const row = await inTransaction(async (tx) => {
     const created = await tx.webhookSubscription.create({
@@ -155,7 +143,7 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
 
 export async function updateWebhook(actor: Actor, id: string, patch: WebhookPatch) {
   const before = await findRow(id);
-  if (patch.url !== undefined) await checkTarget(patch.url);
+  if (patch.url !== undefined) await refuseForbiddenTarget(patch.url, WEBHOOK_RULE, "url");
   const row = await inTransaction(async (tx) => {
     const updated = await tx.webhookSubscription.update({
       where: { id },
