@@ -3,13 +3,11 @@
 // `npm run serve` repeat them).
 //
 // V8 lets the heap grow far past what is live before it collects (a factor it picks between 1.1
-// and 4): after a registration wave the server's heap stood at 280-450 MB with 150-190 MB live.
+// and 4), so after a registration wave most of a small fleet's RSS is V8's headroom, not our data.
 // --heap-growing-percent=25 collects the old generation once it is 25 % past what the last
-// collection kept, and --max-semi-space-size=8 halves the young generation. bench:soak on SQLite,
-// back to back on the 2-core machine (README, "Issue 12 part B, final round"): 1,250 clusters x
-// 10 s RSS max 578 -> 473 MB with p99 59 -> 50 ms; 2,500 clusters RSS 833 -> ~590 MB with the
-// server's CPU 36 -> 33 % and the ramp 141 -> 135 s.
+// collection kept, and --max-semi-space-size=8 halves the young generation: less memory at small
+// fleets for no more CPU (docs/capacity.md has the figures and the bench that measures them).
 //
-// --optimize-for-size was tried earlier and dropped: at 10,000 clusters it doubled the server's
-// CPU (69 % of a core instead of 33-48 %) and the heartbeat p99 for ~25 % less memory.
+// --optimize-for-size keeps the heap smallest but costs far more CPU at fleet size, and on two
+// cores heartbeats come first, so it is not used.
 export const SERVER_NODE_FLAGS = ["--heap-growing-percent=25", "--max-semi-space-size=8"];

@@ -18,7 +18,7 @@ type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 
 const FORMAT_LABELS: Record<WebhookFormat, string> = { json: "JSON payload", slack: 'Slack ({"text": …})' };
 
-// What a receiver runs to check a delivery, with the secret it was just given (README, Webhooks).
+// What a receiver runs to check a delivery, with the secret it was just given (docs/integrations/webhooks.md).
 const verifySnippet = (
   secret: string,
 ) => `// Node: X-Fleet-Signature-V2 is sha256=HMAC-SHA256(timestamp + "." + raw body, secret);

@@ -1,5 +1,5 @@
 // Cross-site request forgery: a page on another site makes the browser send the admin's session
-// cookie. Session-authenticated mutations must name the console's own Origin (PROTOCOL.md).
+// cookie. Session-authenticated mutations must name the console's own Origin (docs/security.md).
 import { BASE_URL, expectApiError, expect, sessionCookieHeader, test } from "../fixtures";
 
 const EVIL = "https://evil.example";

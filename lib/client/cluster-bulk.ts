@@ -8,7 +8,7 @@ import { filterOf, filtersToSearchParams, type ClusterFilters } from "./clusters
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
-// Acting on many clusters from the list (issue 14): the selection, bulk actions, exports, saved
+// Acting on many clusters from the list: the selection, bulk actions, exports, saved
 // views and the list's column choice.
 
 export type { BulkDeregistrationResult, BulkLabelsResult, SavedView } from "@/lib/contracts/clusters";

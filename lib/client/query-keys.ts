@@ -59,7 +59,7 @@ export const queryKeys = {
   clusterProfileExport: ["cluster-profile-export"] as const,
   apiKeys: ["api-keys"] as const,
   users: ["users"] as const,
-  // Webhooks (issue 15): subscriptions, and each one's delivery log (under `webhooks`: a test send refreshes both)
+  // Webhooks: subscriptions, and each one's delivery log (under `webhooks`: a test send refreshes both)
   webhooks: {
     all: ["webhooks"] as const,
     list: ["webhooks", "list"] as const,

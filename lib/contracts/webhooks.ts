@@ -3,7 +3,7 @@ import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS, webhookCreateSchema, webhookPatch
 import { isoTime, itemsOf } from "./common";
 import { route } from "./route";
 
-// Webhook subscriptions (README, Plug it in: Webhooks). The signing secret is in the create and
+// Webhook subscriptions (docs/integrations/webhooks.md). The signing secret is in the create and
 // rotate answers only; the payload receivers get is WebhookPayload in the OpenAPI document.
 
 export const DELIVERY_STATES = ["pending", "delivered", "failed", "suppressed"] as const;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { labelsSchema } from "./labels";
 
-// Request bodies of the agent protocol (../shared/PROTOCOL.md), shared by the server's
+// Request bodies of the agent protocol (docs/protocol.md), shared by the server's
 // routes and anything that wants to check a body before sending it.
 
 export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;

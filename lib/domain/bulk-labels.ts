@@ -1,4 +1,4 @@
-// A label change applied to many clusters at once (issue 14): what it does to each cluster, what
+// A label change applied to many clusters at once: what it does to each cluster, what
 // it would do in sum (the preview), and whether it is allowed. Pure: the server applies it, the
 // console shows its preview, and the unit tests read it.
 import { labelKeyProblem, labelValue, labelValueProblem, missingRequiredLabels, type Labels } from "./labels";

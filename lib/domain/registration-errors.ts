@@ -1,6 +1,6 @@
 // What each registration result means, in plain words, for the attempts log in the console and
 // for the docs: what kind of problem it is, what went wrong, and what to do about it. One table,
-// so the console and the docs cannot drift apart. Codes are the agent protocol's (PROTOCOL.md).
+// so the console and the docs cannot drift apart. Codes are the agent protocol's (docs/protocol.md).
 
 /** Who has to act: a token problem is fixed in the console, a certificate problem in the agent. */
 export type ProblemKind = "token" | "certificate" | "configuration" | "network" | "server";

@@ -1,4 +1,4 @@
-// Who may register a name that already belongs to a cluster (PROTOCOL.md "Re-registration").
+// Who may register a name that already belongs to a cluster (docs/protocol.md, "Re-registration").
 // The name and the CA fingerprint are public, so neither is proof; what is:
 //  - keptKey: the CSR's key is the key of the cluster's current or last certificate, and an
 //    operator did not revoke that certificate. Any valid token, even exhausted; no use consumed
@@ -28,7 +28,7 @@ export type CertificateFacts = {
  * The certificates whose key proves the agent: every current (not revoked) one, and the newest
  * (which may have been superseded, e.g. by a registration whose answer the agent never got),
  * unless an operator revoked it. A revoked certificate without a recorded reason does not count,
- * nor one that expired longer ago than the renewal grace (past it, PROTOCOL.md asks for a bound
+ * nor one that expired longer ago than the renewal grace (past it, docs/protocol.md asks for a bound
  * re-enrolment token, as rotate does).
  */
 export function keptKeyCandidates<C extends CertificateFacts>(

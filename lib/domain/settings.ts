@@ -22,7 +22,7 @@ export const SETTING_LABELS = {
   // Single sign-on (lib/domain/sso-roles.ts): its own section of the Settings page.
   ssoRoleMapping: SSO_ROLE_MAPPING_LABEL,
   ssoTrustedEmailIssuer: "Trust the provider’s emails",
-  // Webhooks (issue 15)
+  // Webhooks
   webhookAllowPrivateTargets: "Allow webhooks to private addresses",
   // ClusterProfile export: its own section of the Settings page.
   hubAllowPrivateTargets: "Allow a ClusterProfile hub on a private address",
@@ -57,7 +57,7 @@ const requiredLabelsSchema = z
     if (repeated.length) ctx.addIssue({ code: "custom", message: `${label} names “${repeated[0]}” more than once.` });
   });
 
-/** Fleet-wide settings an admin can change at run time (PROTOCOL.md, Admin API). */
+/** Fleet-wide settings an admin can change at run time (docs/operations/configuration.md). */
 export const settingsSchema = z.object({
   notReadyThresholdSeconds: wholeNumber("notReadyThresholdSeconds", 10, 86_400),
   heartbeatIntervalSeconds: wholeNumber("heartbeatIntervalSeconds", 1, 3_600),
@@ -69,7 +69,7 @@ export const settingsSchema = z.object({
   disconnectTimeoutSeconds: wholeNumber("disconnectTimeoutSeconds", 5, 86_400),
   /** A cluster with more status changes than this in the last hour is flapping (list filter, reasons, notifications). */
   flappingThresholdPerHour: wholeNumber("flappingThresholdPerHour", 1, 120),
-  // Retention (README, Retention): rows older than this are pruned by the background jobs.
+  // Retention (docs/operations/retention.md): rows older than this are pruned by the background jobs.
   /** Heartbeats per minute per cluster and the fleet's status counts per minute (the charts). */
   heartbeatHistoryRetentionDays: wholeNumber("heartbeatHistoryRetentionDays", 1, 90),
   /** Status transitions and lifecycle milestones (a cluster's history). */
@@ -92,7 +92,7 @@ export const settingsSchema = z.object({
     })
     .max(2048, { error: `${SETTING_LABELS.ssoTrustedEmailIssuer}: the issuer URL is at most 2048 characters.` })
     .nullable(),
-  // Webhooks (issue 15)
+  // Webhooks
   /** Webhook targets on private and loopback addresses are refused unless this is on (SSRF); link-local ones always are. */
   webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
   /** The hub kubeconfig's server on a private, loopback or link-local address is refused unless this is on (SSRF, as webhooks). */
@@ -145,7 +145,7 @@ export const DEFAULT_SETTINGS: Settings = {
   auditLogRetentionDays: 365,
   ssoRoleMapping: null,
   ssoTrustedEmailIssuer: null,
-  // Webhooks (issue 15): a receiver inside the network is an admin's explicit choice.
+  // Webhooks: a receiver inside the network is an admin's explicit choice.
   webhookAllowPrivateTargets: false,
   // A hub inside the network is an admin's explicit choice too, and a separate one: allowing
   // webhooks there says nothing about the hub.

@@ -1,4 +1,4 @@
-// Cluster status as a pure function of stored facts (PROTOCOL.md, Status), so every instance
+// Cluster status as a pure function of stored facts (docs/protocol.md, Status), so every instance
 // of the app computes the same answer. The rule is one ordered table (STATUS_RULES): the first
 // row whose conditions all hold names the status. The TypeScript below, the SQL filter and CASE
 // column (lib/server/clusters/cluster-sql.ts) and the status sweeper's query are all read from

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-// How a webhook delivery is signed and how a receiver checks it (README, Webhooks). The signature
+// How a webhook delivery is signed and how a receiver checks it (docs/integrations/webhooks.md). The signature
 // covers the time of sending with the body, `${timestamp}.${body}`, so a captured delivery
 // replayed later is refused once it is older than the tolerance, as Stripe and Slack do.
 // Timestamp and signature are a pair of plain headers rather than one composite value: a receiver

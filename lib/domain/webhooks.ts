@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// Webhook notifications (README, Plug it in: Webhooks): the events, the payload every receiver
+// Webhook notifications (docs/integrations/webhooks.md): the events, the payload every receiver
 // gets, the Slack rendering, the retry schedule and the NotReady/Ready debounce rule. Pure: the
 // outbox, the delivery job and the API (lib/server/webhooks) read these.
 

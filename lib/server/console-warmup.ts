@@ -3,9 +3,9 @@ import { log } from "@/lib/server/log";
 /**
  * What a start-up warm-up requests on the console port, anonymously: the overview (its layout
  * and sign-in redirect), the sign-in page and the overview's API (401). Next has loaded the routes'
- * modules at start, but their code runs for the first time on the first request: that first
- * render took ~1.1 s of the overview's first load after a start, and ~0.3 s after this warm-up
- * (the rest needs a session, which the warm-up does not forge).
+ * modules at start, but their code runs for the first time on the first request, which would
+ * make the first visitor after a start wait for it. What is left after the warm-up needs a
+ * session, which the warm-up does not forge.
  */
 export const WARMUP_PATHS = ["/", "/login", "/api/v1/overview"] as const;
 

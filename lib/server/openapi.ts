@@ -103,7 +103,7 @@ export function openApiDocument(): object {
       title: "Fleet Registry API",
       version: "1",
       description:
-        "The admin API (/api/v1) and the agent protocol (/api/agent/v1; register, heartbeat and rotate only on the agent port, 421 agent_port_required elsewhere). See PROTOCOL.md.",
+        "The admin API (/api/v1) and the agent protocol (/api/agent/v1; register, heartbeat and rotate only on the agent port, 421 agent_port_required elsewhere). See docs/protocol.md.",
     },
     paths,
     components: {
@@ -113,7 +113,7 @@ export function openApiDocument(): object {
           required: ["error", "message"],
           properties: { error: { type: "string", description: "A stable error code" }, message: { type: "string" }, details: {} },
         },
-        // What a webhook receiver is POSTed (format json), signed in X-Fleet-Signature-V2 (README, Webhooks).
+        // What a webhook receiver is POSTed (format json), signed in X-Fleet-Signature-V2 (docs/integrations/webhooks.md).
         WebhookPayload: {
           ...z.toJSONSchema(webhookPayloadSchema, { io: "output", unrepresentable: "any" }),
           description:

@@ -28,7 +28,7 @@ const PRUNE_MS = 10 * 60_000;
 /** How long a shutdown waits for background jobs in flight (within server.ts's 9 s grace). */
 const JOB_STOP_GRACE_MS = 3_000;
 // 10,000 clusters add 10,000 heartbeat rows a minute: retention runs every minute, so a run deletes
-// a few short batches and stays well inside its 2 s budget (README, Retention).
+// a few short batches and stays well inside its 2 s budget (docs/operations/retention.md).
 const RETENTION_MS = 60_000;
 
 /** Background work of one instance. Every job is safe to run on several instances at once. */
@@ -47,7 +47,7 @@ export function startWorkers(): () => Promise<void> {
     { name: "prune-expired-sessions", everyMs: PRUNE_MS, run: pruneExpiredSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },
     { name: "cluster-profile-export", everyMs: EXPORT_EVERY_MS, run: () => exportClusterProfiles() },
-    // Webhooks (issue 15): the outbox is polled each second, so an event goes out within about that.
+    // Webhooks: the outbox is polled each second, so an event goes out within about that.
     { name: "webhook-delivery", everyMs: 1000, run: () => deliverDueWebhooks(), runAtStart: true },
     {
       name: "webhook-watch",

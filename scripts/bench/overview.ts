@@ -4,7 +4,7 @@
 //   BENCH_CLUSTERS (default 10000), BENCH_LOADS (default 5), BENCH_CHANGES (default 6)
 //   TEST_ENGINE=sqlite|postgres (default sqlite; see tests/helpers/test-database.ts)
 //
-// Goals (issue 4): interactive <= 1.5 s, a status change visible <= 2 s.
+// Goals (docs/capacity.md): interactive <= 1.5 s, a status change visible <= 2 s.
 import { chromium, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
 import { insertRows, ts, type Value } from "../../tests/helpers/seed-rows";

@@ -1,6 +1,6 @@
 // npm run bench:soak -- --clusters 10000 --interval 10 --minutes 5 [--engine postgres]
 //
-// The fleet goal of issue 12 measured end to end: a fresh production server (needs `npx next
+// The fleet goal (docs/capacity.md) measured end to end: a fresh production server (needs `npx next
 // build`), a registration token, and the simulator in its own process (so its CPU is measured
 // apart) registering and heartbeating every cluster. Two phases:
 //   ramp: until every cluster is registered and has heartbeated (no Pending left; goal <= 3 min)

@@ -141,7 +141,7 @@ export const toldToWait = (a: AgentResponse) =>
 
 /**
  * Sends until the answer is not a 503 (or 429), waiting Retry-After with jitter in between as an
- * agent does (PROTOCOL.md "Overload, outages and compatibility"); every 503 must carry Retry-After.
+ * agent does (docs/protocol.md, "Overload and outages"); every 503 must carry Retry-After.
  * `first` receives the first answer, so a drill can count how many were asked to wait.
  */
 export async function rideOut(send: () => Promise<AgentResponse>, deadline: number, first?: (r: AgentResponse) => void) {

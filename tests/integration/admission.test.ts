@@ -1,4 +1,4 @@
-// Admission control on the agent port (PROTOCOL.md "Overload", issue 12 B1): a registration burst
+// Admission control on the agent port (docs/protocol.md, "Overload and outages"): a registration burst
 // beyond the limits gets 503 overloaded with Retry-After and never a 500, while heartbeats of a
 // registered cluster keep answering 200; signing runs on the worker pool. Against the real server
 // over real TLS, on the engine TEST_ENGINE selects. Bounded: one burst of 40, about 10-20 s.

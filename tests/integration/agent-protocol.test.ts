@@ -1,4 +1,4 @@
-// The agent protocol (../shared/PROTOCOL.md) against the real server over real TLS, on the
+// The agent protocol (docs/protocol.md) against the real server over real TLS, on the
 // engine TEST_ENGINE selects: registration and every error code, the token race, CSR abuse,
 // mutual-TLS identity (and attempts to forge it), rotation, status transitions, live events.
 import assert from "node:assert/strict";
@@ -20,7 +20,7 @@ after(async () => {
 
 const mint = (body: Record<string, unknown> = {}) => mintToken(server, body);
 
-// Kubernetes versions with a leading v are accepted (PROTOCOL.md).
+// Kubernetes versions with a leading v are accepted (docs/protocol.md).
 const registration = (name: string, extra: Record<string, unknown> = {}, csrOpts = {}) =>
   registrationBody(name, { kubernetesVersion: "v1.30.2", ...extra }, csrOpts);
 

@@ -1,4 +1,4 @@
-// Rotate's renewal grace (PROTOCOL.md, POST /api/agent/v1/rotate): an agent whose certificate
+// Rotate's renewal grace (docs/protocol.md, POST /api/agent/v1/rotate): an agent whose certificate
 // expired less than `certificateRenewalGraceDays` ago renews it through rotate, and only rotate;
 // past the grace, or revoked, it is refused. Expired certificates are signed in the test with the
 // fleet CA itself (unsealed with the test KEK) and presented over real mutual TLS.

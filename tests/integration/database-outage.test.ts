@@ -1,4 +1,4 @@
-// The PostgreSQL outage drill (README, "When things fail"): the real server reaches its database
+// The PostgreSQL outage drill (docs/operations/failure-modes.md): the real server reaches its database
 // through a TCP proxy this test controls. 20 agents heartbeat every second; the proxy then drops
 // every connection and refuses new ones for 12 s (longer than the 10 s NotReady threshold). While
 // it is cut: no 500 anywhere, known agents keep their 200s, the admin API and registration answer

@@ -1,7 +1,7 @@
 // Two instances of the app on one PostgreSQL, as in an HA deployment: one CA, events that
 // cross instances (LISTEN/NOTIFY), status transitions recorded once, TLS sessions that resume on
 // the other instance (shared ticket keys), sign-in throttles counted across instances.
-// README "Running more than one instance" says what lives in one process and what is shared.
+// docs/operations/multiple-instances.md says what lives in one process and what is shared.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { heartbeatBody, registerCluster } from "../helpers/agent-client";

@@ -1,4 +1,4 @@
-// Re-registration needs proof (PROTOCOL.md "Re-registration", issue 10 items 1, 2 and 8): the
+// Re-registration needs proof (docs/protocol.md, "Re-registration"): the
 // kept key of a certificate not revoked by an operator, or a token bound to the cluster. Against
 // the real server over real TLS, on the engine TEST_ENGINE selects.
 import assert from "node:assert/strict";

@@ -103,7 +103,7 @@ async function startReceiver() {
 }
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
-/** The receiver's side of the contract (README, Webhooks), checked when the request arrived. */
+/** The receiver's side of the contract (docs/integrations/webhooks.md), checked when the request arrived. */
 function signatureValid(r: Received, secret: string): boolean {
   return verifyWebhookSignature({
     secret,

@@ -13,7 +13,7 @@ import {
 } from "../../lib/domain/registration-errors";
 import { ApiError, type ErrorCode } from "../../lib/server/api/errors";
 
-// The registration error codes of PROTOCOL.md, verbatim.
+// The registration error codes of the agent protocol (docs/protocol.md), verbatim.
 const PROTOCOL_CODES = [
   "invalid_request",
   "invalid_csr",

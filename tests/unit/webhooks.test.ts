@@ -1,5 +1,5 @@
 // The pure parts of webhook notifications: which addresses a webhook may reach (SSRF), how a
-// delivery is signed and checked (the README's receiver too), the retry schedule, the
+// delivery is signed and checked (the documented receiver too), the retry schedule, the
 // NotReady/Ready debounce and flapping rules, the payload and its Slack text.
 import assert from "node:assert/strict";
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -260,11 +260,11 @@ describe("webhook signatures", () => {
     assert.deepEqual(check({ now: at(86_400) }), { ok: false, reason: "stale" });
   });
 
-  test("the README's receiver accepts what the server signs and refuses a replay older than 5 minutes", () => {
-    // The verification a receiver copies from the README, run as written.
-    const readme = readFileSync(path.join(process.cwd(), "README.md"), "utf8");
-    const source = /^function verifyFleetSignature\(.*?^}$/ms.exec(readme)?.[0];
-    assert.ok(source, "the README's Webhooks section has verifyFleetSignature");
+  test("the documented receiver accepts what the server signs and refuses a replay older than 5 minutes", () => {
+    // The verification a receiver copies from docs/integrations/webhooks.md, run as written.
+    const doc = readFileSync(path.join(process.cwd(), "docs", "integrations", "webhooks.md"), "utf8");
+    const source = /^function verifyFleetSignature\(.*?^}$/ms.exec(doc)?.[0];
+    assert.ok(source, "docs/integrations/webhooks.md has verifyFleetSignature");
     const verify = new Function("createHmac", "timingSafeEqual", `${source}\nreturn verifyFleetSignature;`)(
       createHmac,
       timingSafeEqual,

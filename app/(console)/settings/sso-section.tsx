@@ -39,7 +39,7 @@ export function SsoSection({ provider }: { provider: Provider | null }) {
       {!providerName ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">
           Single sign-on is off. Set <code>OIDC_ISSUER</code>, <code>OIDC_CLIENT_ID</code> and <code>OIDC_CLIENT_SECRET</code> to
-          offer it on the sign-in page (README, Plug it in). A role mapping can be saved now and applies once it is on.
+          offer it on the sign-in page (docs/integrations/oidc.md). A role mapping can be saved now and applies once it is on.
         </p>
       ) : (
         <p className="text-sm text-slate-600 dark:text-slate-400">

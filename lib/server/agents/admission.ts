@@ -11,9 +11,9 @@ export type AdmissionOutcome = "admitted" | "queued" | "refused" | "lagging";
 /**
  * Admission control for the agent port's signing work (register, rotate): at most `maxInFlight`
  * run at once and at most `maxQueued` wait; past that, or while the event loop lags (the rule is
- * lib/domain/admission.ts), the caller hears 503 `overloaded` with Retry-After (PROTOCOL.md
- * "Overload"). A registration wave then slows itself down instead of starving heartbeats, which
- * never pass through here.
+ * lib/domain/admission.ts), the caller hears 503 `overloaded` with Retry-After (docs/protocol.md,
+ * "Overload and outages"). A registration wave then slows itself down instead of starving
+ * heartbeats, which never pass through here.
  */
 export class AdmissionGate {
   private inFlight = 0;

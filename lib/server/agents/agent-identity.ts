@@ -85,8 +85,8 @@ function remember(fingerprint: string, entry: Entry) {
 
 /**
  * A new cluster's certificate, cached as it is issued: its first heartbeat, which follows within a
- * second or two, then needs no lookup and marks its first use with one update (issue 12: the ramp
- * of 10,000 new clusters). Only for a cluster registered just now, which has no other certificate.
+ * second or two, then needs no lookup and marks its first use with one update, which is what a
+ * registration wave of thousands of new clusters needs. Only for a cluster registered just now, which has no other certificate.
  */
 export function rememberNewCertificate(cert: {
   fingerprint: string;
@@ -168,7 +168,7 @@ export async function agentIdentity(
 }
 
 /**
- * The first use of a rotated certificate retires the ones before it (PROTOCOL.md, rotate): the old
+ * The first use of a rotated certificate retires the ones before it (docs/protocol.md, rotate): the old
  * certificate stays valid only until the new one is seen.
  *
  * No interactive transaction: a reconnect storm of first heartbeats held a pooled connection per

@@ -4,7 +4,7 @@ import { ApiError, errorReply } from "@/lib/server/api/errors";
 import { IDENTITY_HEADERS } from "./agent-identity";
 import { PROTOCOL_HANDLERS } from "./protocol-handlers";
 
-// PROTOCOL.md, "Ports and transport": the agent endpoints that carry secrets (a registration
+// docs/protocol.md, "Transport": the agent endpoints that carry secrets (a registration
 // token, a CSR, cluster facts) answer only on the agent port (TLS); on the console port (plain
 // HTTP behind the user's ingress) they answer 421. Only the public entries of the protocol table
 // (the CA download) answer on both.

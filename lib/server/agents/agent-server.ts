@@ -297,7 +297,7 @@ export function createAgentServer(state: CaState, options: AgentServerOptions): 
   });
 
   const server = https.createServer({ ...contextOptions(state), requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    // The console and the admin API are not served here (PROTOCOL.md): this port faces every cluster.
+    // The console and the admin API are not served here (docs/protocol.md): this port faces every cluster.
     if (!isProtocolPath(req.url ?? "/")) return reply(res, new ApiError("not_found", NOT_SERVED_HERE));
     const forwarded = req.headers[FORWARDED_CLIENT_CERT];
     stripIdentityHeaders(req);

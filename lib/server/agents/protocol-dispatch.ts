@@ -58,7 +58,7 @@ function record(metrics: EndpointMetrics, status: number, started: number) {
 
 export async function dispatch(req: ProtocolRequest): Promise<ProtocolReply> {
   const entries = byPath.get(pathnameOf(req.url));
-  if (!entries) return errorReply(new ApiError("not_found", "The agent protocol has no such endpoint (see PROTOCOL.md)."));
+  if (!entries) return errorReply(new ApiError("not_found", "The agent protocol has no such endpoint (see docs/protocol.md)."));
   // HEAD is GET without the body (both servers leave the body out themselves).
   const method = req.method === "HEAD" ? "GET" : req.method;
   const entry = entries.find((e) => e.method === method);

@@ -9,7 +9,7 @@ import { rotateCertificate } from "@/lib/server/clusters/rotate-certificate";
 import { signingAdmission } from "./admission";
 import { HEARTBEAT_SECONDS_BUCKETS } from "@/lib/server/metrics/fleet-metrics";
 
-// The agent protocol (PROTOCOL.md) as one table: every endpoint, who may call it, and the service
+// The agent protocol (docs/protocol.md) as one table: every endpoint, who may call it, and the service
 // that answers. The agent port and the Next route app/api/agent/v1/[...path] both dispatch
 // through it (protocol-dispatch.ts), which enforces the agent-port rule, parses the credentials
 // the entry's `auth` names and records its metrics; a handler only calls its service.

@@ -16,7 +16,7 @@ const SERVE_STALE_MS = 10_000;
  *
  * A reload that fails keeps serving the last value (and tries again after maxAgeMs): while the
  * database is away, heartbeats of known agents are answered from what was loaded before
- * (README, "When things fail"). Once a reload has failed, callers no longer wait for the next
+ * (docs/operations/failure-modes.md). Once a reload has failed, callers no longer wait for the next
  * one (a database that neither answers nor refuses would hold every heartbeat for the pool's
  * connect timeout). Only a snapshot that never loaded throws.
  */

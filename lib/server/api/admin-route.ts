@@ -53,7 +53,7 @@ function consoleOrigin(req: NextRequest): string | null {
 }
 
 /**
- * Session-authenticated mutations must come from our own origin (PROTOCOL.md: csrf_rejected):
+ * Session-authenticated mutations must come from our own origin (docs/security.md, cross-site requests: csrf_rejected):
  * the full Origin equals the console's, and a browser's Sec-Fetch-Site, when sent, says
  * same-origin (a sibling subdomain is same-site, and still not us).
  */

@@ -3,7 +3,7 @@ import { classifyDatabaseError, RETRY_AFTER_SECONDS, type DatabaseFault } from "
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
 
-// Every error code the APIs answer with, and its HTTP status (PROTOCOL.md). One table, so a
+// Every error code the APIs answer with, and its HTTP status (docs/protocol.md). One table, so a
 // code always means the same status wherever it is thrown.
 const STATUS = {
   invalid_request: 400,
@@ -38,7 +38,7 @@ const STATUS = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
-  /** Admission control (PROTOCOL.md "Overload"): heartbeats first, the rest waits Retry-After. */
+  /** Admission control (docs/protocol.md, "Overload and outages"): heartbeats first, the rest waits Retry-After. */
   overloaded: 503,
   /** The database cannot be reached or answers nothing in time; sent with Retry-After. */
   database_unavailable: 503,

@@ -41,7 +41,7 @@ const REASONS: Record<number, string> = { 401: "unauthorized", 403: "forbidden",
 // and the log.
 const HINTS: Record<number, string> = {
   401: " (the hub refused the kubeconfig's credentials: paste a kubeconfig with a valid token or certificate)",
-  403: " (the kubeconfig's user may not write clusterprofiles and clusterprofiles/status in this namespace: see the README's Role)",
+  403: " (the kubeconfig's user may not write clusterprofiles and clusterprofiles/status in this namespace: see docs/integrations/cluster-profiles.md)",
   404: " (is the ClusterProfile CRD, clusterprofiles.multicluster.x-k8s.io, installed on the hub, and does the namespace exist?)",
 };
 

@@ -67,7 +67,7 @@ export function addToGauge(name: string, help: string, by: number, labels: Label
 // How late the event loop ran timers: background work or a slow request holding the one
 // JavaScript thread shows here before it shows as heartbeat latency. Sampled every 10 ms; each
 // scrape reports the delays since the previous one (as prom-client's nodejs_eventloop_lag_p*
-// do). Kept beside those under its own name: benches, the soak and the README read this one.
+// do). Kept beside those under its own name: benches and the soak read this one.
 function registerEventLoopDelay(s: State) {
   const h = monitorEventLoopDelay({ resolution: 10 }); // ns
   h.enable();
@@ -90,7 +90,7 @@ function registerEventLoopDelay(s: State) {
 /**
  * Where this process's memory is: the V8 heap (our objects), `external` (memory V8 objects hold
  * outside the heap), and the rest of `rss`, which is native (OpenSSL's per-connection state, the
- * allocator). A connected agent costs mostly native memory (README "Memory per connected cluster").
+ * allocator). A connected agent costs mostly native memory (docs/capacity.md).
  */
 function registerMemory(s: State) {
   new Gauge({

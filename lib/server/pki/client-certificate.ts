@@ -32,9 +32,8 @@ const MAX_COMMON_NAME = 64;
  * Nothing else from the CSR is carried over: the subject is CN=<clusterId> and the extensions
  * are fixed, so a CSR cannot ask its way into a CA, a server certificate or another identity.
  *
- * Cost, measured on this 2-core machine with the RSA-3072 CA: ~2.5 ms per certificate on one
- * core, most of it the native RSA signature (~2 ms); signing the same certificate with forge's
- * JavaScript RSA took ~87 ms, i.e. ~11/s, far below the 100 registrations/s goal.
+ * The signature is Node's native RSA and most of the cost of a certificate: forge's JavaScript
+ * RSA is an order of magnitude slower, far too slow for a registration wave.
  */
 export function issueClientCertificate(
   ca: FleetCa,

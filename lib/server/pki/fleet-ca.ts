@@ -245,7 +245,7 @@ export async function createCa(): Promise<{ keyPem: string; certPem: string }> {
 // ---------------------------------------------------------------------------------------------
 // Certificate building shared by the CA, the agent-port server certificate and client
 // certificates. forge assembles the TBSCertificate; Node's native RSA signs it (forge's pure
-// JavaScript RSA is ~35x slower per signature, see client-certificate.ts).
+// JavaScript RSA is far slower per signature, see client-certificate.ts).
 
 /** What issuing under a CA needs, parsed once per CA instead of once per certificate. */
 export type CaSigner = {

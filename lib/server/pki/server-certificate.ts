@@ -33,7 +33,7 @@ export function issueServerCertificate(ca: FleetCa, hostnames: string[]): { cert
 
   // ECDSA P-256: this key signs every full TLS handshake on the agent port, and an ECDSA
   // signature costs a fraction of an RSA-2048 one (measured in scripts/bench/tls-handshakes.ts).
-  // The CA stays RSA and signs it; client certificates stay RSA (PROTOCOL.md).
+  // The CA stays RSA and signs it; client certificates stay RSA (docs/protocol.md).
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const signer = caSigner(ca);
   const cert = forge.pki.createCertificate();

@@ -6,7 +6,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { appendToArchive, type ArchivedAuditEntry } from "./audit-archive";
 import { DEFAULT_BATCH_LIMITS, pruneInBatches, type BatchLimits } from "./prune-in-batches";
 
-// The retention jobs (README, Retention): rows older than the Settings' retention are deleted in
+// The retention jobs (docs/operations/retention.md): rows older than the Settings' retention are deleted in
 // bounded batches, oldest first. Two instances may run them at once: on PostgreSQL each batch
 // locks its rows with SKIP LOCKED, so the instances take different rows and never wait on each
 // other; SQLite has one writer anyway. The audit log is archived before it is deleted

@@ -180,7 +180,7 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
         at: now,
       });
       if (!upgrading) throw new NotActive();
-      // The full image reference (PROTOCOL.md): an in-cluster agent patches its Deployment to it.
+      // The full image reference (docs/protocol.md): an in-cluster agent patches its Deployment to it.
       const directiveId = await createDirective(tx, m.clusterId, "upgrade", {
         version: r.targetVersion,
         image: agentImageFor(env().AGENT_IMAGE, r.targetVersion),

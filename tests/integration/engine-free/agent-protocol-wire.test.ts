@@ -1,4 +1,4 @@
-// The agent against a tiny local HTTPS server that answers per PROTOCOL.md (127.0.0.1, port 0):
+// The agent against a tiny local HTTPS server that answers per docs/protocol.md (127.0.0.1, port 0):
 // real TLS, real client certificates, real CSRs. End-to-end tests against the real server
 // live elsewhere; this checks the agent's own behaviour on the wire.
 import assert from "node:assert/strict";
@@ -200,7 +200,7 @@ class FakeFleet {
     if (!csr.verify()) return this.error(400, "invalid_csr");
     const name = String(body.name);
     const existing = this.clusters.get(name);
-    // Kept key (PROTOCOL.md, Re-registration (a)): the key of the current certificate proves the
+    // Kept key (docs/protocol.md, re-registration: kept key): the key of the current certificate proves the
     // retry; the token may be exhausted and no use is consumed.
     const keptKey = !!existing && existing.publicKey === csrPublicKey(String(body.csr));
     if (!keptKey && uses <= 0) return this.error(401, "token_exhausted");
@@ -357,7 +357,7 @@ describe("agent protocol over TLS", () => {
 
     assert.equal(result.outcome, "disconnected");
     assert.equal(result.exitCode, 0);
-    // Registration: bearer token, body per PROTOCOL.md, CSR CN = name.
+    // Registration: bearer token, body per docs/protocol.md, CSR CN = name.
     const reg = fleet.registers.at(-1)!;
     assert.equal(reg.auth, `Bearer ${TOKEN}`);
     assert.equal(reg.body.name, "prod-eu-1");
