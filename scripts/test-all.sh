@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # `npm test`: the whole suite, failing fast, in this order:
-#   typecheck, lint, unit, build, integration (SQLite + PostgreSQL), e2e on SQLite, e2e on PostgreSQL.
-# The build comes before the integration stage because integration tests that talk to the real
-# server (tests/helpers/fleet-server.ts) need it.
+#   typecheck, lint, unit, integration (in-process, SQLite + PostgreSQL), build, system (the built
+#   server, SQLite + PostgreSQL), e2e on SQLite, e2e on PostgreSQL.
 #
 #   bash scripts/test-all.sh                 everything
 #   bash scripts/test-all.sh unit lint       only these stages (in the order above)
 #   bash scripts/test-all.sh e2e             e2e on both engines (builds first if the build is missing or stale)
-# Stages: typecheck lint unit build integration e2e-sqlite e2e-postgres (e2e = both e2e stages).
+# Stages: typecheck lint unit integration build system e2e-sqlite e2e-postgres (e2e = both e2e stages).
 #
 # PostgreSQL (TEST_DATABASE_URL, default postgresql://127.0.0.1:5432/test): when it is not
 # reachable, the PostgreSQL suites are skipped with a loud warning, unless CI=true: then that fails.
@@ -17,14 +16,14 @@ cd "$(dirname "$0")/.."
 source tests/helpers/test-lib.sh
 export NEXT_TELEMETRY_DISABLED=1
 
-ALL_STAGES=(typecheck lint unit build integration e2e-sqlite e2e-postgres)
+ALL_STAGES=(typecheck lint unit integration build system e2e-sqlite e2e-postgres)
 
 # --- which stages -------------------------------------------------------------------------
 wanted=" "
 for arg in "$@"; do
   case $arg in
     e2e) wanted+="e2e-sqlite e2e-postgres " ;;
-    typecheck | lint | unit | build | integration | e2e-sqlite | e2e-postgres) wanted+="$arg " ;;
+    typecheck | lint | unit | integration | build | system | e2e-sqlite | e2e-postgres) wanted+="$arg " ;;
     *)
       echo "unknown stage: $arg (stages: ${ALL_STAGES[*]} e2e)" >&2
       exit 2
@@ -37,7 +36,7 @@ for s in "${ALL_STAGES[@]}"; do
 done
 # Stages that serve the build need one that matches the sources.
 needs_build=false
-for s in "${stages[@]}"; do [[ $s == e2e-* || $s == integration ]] && needs_build=true; done
+for s in "${stages[@]}"; do [[ $s == e2e-* || $s == system ]] && needs_build=true; done
 if $needs_build && [[ " ${stages[*]} " != *" build "* ]] && build_is_stale; then
   stages=(build "${stages[@]}")
 fi
@@ -45,8 +44,8 @@ fi
 # --- PostgreSQL, checked once up front ------------------------------------------------------
 postgres_ok=true
 for s in "${stages[@]}"; do
-  if [[ $s == integration || $s == e2e-postgres ]]; then
-    postgres_gate "integration and e2e tests on PostgreSQL" || postgres_ok=false
+  if [[ $s == integration || $s == system || $s == e2e-postgres ]]; then
+    postgres_gate "integration, system and e2e tests on PostgreSQL" || postgres_ok=false
     break
   fi
 done
@@ -161,12 +160,13 @@ for stage in "${stages[@]}"; do
     lint) run_stage lint npm run lint --silent ;;
     unit) run_stage unit bash scripts/test-unit.sh ;;
     build) run_stage build npx next build ;;
-    integration)
+    integration | system)
+      folder=tests/$stage
       if $postgres_ok; then
-        run_stage integration bash scripts/test-integration.sh
+        run_stage "$stage" bash scripts/test-integration.sh "$folder"
       else
-        TEST_ENGINES=sqlite run_stage integration bash scripts/test-integration.sh
-        echo "integration postgres: NOT RUN (PostgreSQL unreachable)" >>"$TEST_SUMMARY_FILE"
+        TEST_ENGINES=sqlite run_stage "$stage" bash scripts/test-integration.sh "$folder"
+        echo "$stage postgres: NOT RUN (PostgreSQL unreachable)" >>"$TEST_SUMMARY_FILE"
       fi
       ;;
     e2e-sqlite) E2E_DATABASE_URL="" run_stage e2e-sqlite playwright_run sqlite ;;

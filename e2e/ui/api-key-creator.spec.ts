@@ -1,5 +1,5 @@
 // An API key never outlives its creator: disabling a user names the keys that will stop working,
-// and the key list marks them afterwards (the API refuses them: tests/integration/sessions.test.ts).
+// and the key list marks them afterwards (the API refuses them: tests/system/sessions.test.ts).
 import { request } from "@playwright/test";
 import { BASE_URL, SAME_ORIGIN, asRole, expect, expectApiError, signIn, test } from "../fixtures";
 

@@ -1,6 +1,6 @@
 // The Fleet CA card in Settings: the CA agents pin (fingerprint, expiry, state) as the API and the
 // metrics report it, and the rollover is one confirmed click away. Read-only here: a rollover
-// would change the CA under every other spec's agents (tests/integration/ca-rollover.test.ts runs one).
+// would change the CA under every other spec's agents (tests/system/ca-rollover.test.ts runs one).
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
 import { okJson } from "../support/agent-process";
 

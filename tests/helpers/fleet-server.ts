@@ -1,6 +1,6 @@
 // Starts the real product (server.ts, production build) on free loopback ports against a fresh
 // database of TEST_ENGINE, for tests that speak HTTP and mutual TLS to it as agents and admins do.
-// Needs a `next build` first (npm test builds before the integration stage).
+// Needs a `next build` first: tests using it live in tests/system, which npm test runs after the build.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";

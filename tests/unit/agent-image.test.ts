@@ -1,6 +1,6 @@
 // The agent image as Dockerfile.agent builds it: its build stage, performed in an empty folder
 // holding only what its COPY lines bring (tests/helpers/container-image.ts), makes a bundle that
-// runs on its own and knows its version. The bundle's run in a pod is tests/integration/agent-kube.test.ts.
+// runs on its own and knows its version. The bundle's run in a pod is tests/system/agent-kube.test.ts.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { buildImage, composeProcess, hostPath, type BuiltImage } from "../helper
 
 let image: BuiltImage;
 before(() => {
-  // One esbuild run for the file, as a release pipeline builds it (tests/integration/agent-kube.test.ts
+  // One esbuild run for the file, as a release pipeline builds it (tests/system/agent-kube.test.ts
   // builds without the argument).
   image = buildImage("Dockerfile.agent", process.cwd(), { AGENT_VERSION: "1.5.0" });
 });

@@ -320,7 +320,7 @@ describe("mutual TLS identity", () => {
     };
     const viaAgentPort = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { headers: spoof });
     assert.equal(viaAgentPort.status, 401, `agent port accepted a header identity for ${clusterId}`);
-    // The console port does not serve the heartbeat at all (tests/integration/edge-access.test.ts).
+    // The console port does not serve the heartbeat at all (tests/system/edge-access.test.ts).
     const viaConsole = await server.api("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { cookie: null, headers: spoof });
     assert.equal(viaConsole.status, 421);
     assert.equal(viaConsole.body.error, "agent_port_required");
