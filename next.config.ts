@@ -5,9 +5,6 @@ const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
-  // `npm test` type-checks the whole project (tsc --noEmit) as its own stage; checking again
-  // inside every build only doubles the time.
-  typescript: { ignoreBuildErrors: true },
   // forbidden() renders app/forbidden.tsx with HTTP 403 for pages a role may not see.
   experimental: { authInterrupts: true },
   // The document is served at the conventional /api/openapi.json; a route folder named with a

@@ -13,7 +13,11 @@ before(async () => {
   server = await startFleetServer();
   await server.api("PATCH", "/api/v1/settings", { heartbeatIntervalSeconds: 1 });
 });
+// Every heartbeat loop started here, stopped at the end even when a test failed half-way (a loop
+// left running would keep the file alive until its timeout).
+const running: Agent[] = [];
 after(async () => {
+  for (const a of running) a.stop();
   await server?.stop();
 });
 
@@ -60,6 +64,7 @@ async function startAgent(
   let acks: string[] = [];
   let stopped = false;
   agent.stop = () => (stopped = true);
+  running.push(agent);
   void (async () => {
     while (!stopped) {
       const hb = await server
