@@ -1,9 +1,9 @@
 "use client";
 
 import { useCallback } from "react";
-import { LIST_STATUSES, type ClusterFilters, type ClusterGroupSummary } from "@/lib/client/clusters";
+import type { ClusterFilters, ClusterGroupSummary } from "@/lib/client/clusters";
 import { selectorProblem } from "@/lib/domain/selector";
-import type { ClusterStatus } from "@/lib/domain/status";
+import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
 import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
 import { inputClass } from "@/components/ui/field";
 import { DebouncedInput } from "./debounced-input";
@@ -64,7 +64,7 @@ export function ClusterFiltersBar({
           onChange={(e) => onChange({ status: (e.target.value || undefined) as ClusterStatus | undefined })}
         >
           <option value="">All statuses</option>
-          {LIST_STATUSES.map((s) => (
+          {CLUSTER_STATUSES.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>

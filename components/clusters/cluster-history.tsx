@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import type { ClusterEvent } from "@/lib/client/clusters";
+import { CLUSTER_STATUSES } from "@/lib/domain/status";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -9,7 +10,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { LocalTime } from "@/components/ui/local-time";
 
 const FIRST = 8;
-const STATUSES = new Set(["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"]);
+const STATUSES = new Set<string>(CLUSTER_STATUSES);
 
 function Value({ kind, value }: { kind: string; value: string }) {
   if (kind === "status" && STATUSES.has(value)) return <StatusBadge status={value} />;

@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { DeregistrationStep } from "@/lib/domain/deregistration";
 import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import type { Labels } from "@/lib/domain/labels";
-import type { ClusterStatus } from "@/lib/domain/status";
+import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
 import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
 import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
@@ -50,7 +50,6 @@ export type ClusterGroupSummary = Pick<ClusterGroup, "id" | "name" | "descriptio
 // ---------------------------------------------------------------------------------------------
 // List filters: what the URL of /clusters holds, so a filtered view can be shared.
 
-export const LIST_STATUSES = ["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"] as const;
 export const LIST_SORTS = ["name", "status", "lastHeartbeatAt", "registeredAt"] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 export type SortOrder = "asc" | "desc";
@@ -98,7 +97,7 @@ function oneOf<T extends string>(values: readonly T[], v: string | null): T | un
 export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters {
   const text = (name: string) => params.get(name)?.trim() || undefined;
   return {
-    status: oneOf(LIST_STATUSES, params.get("status")),
+    status: oneOf(CLUSTER_STATUSES, params.get("status")),
     health: oneOf(HEALTH_FILTERS, params.get("health")),
     enrollment: oneOf(ENROLLMENT_FILTERS, params.get("enrollment")),
     blockedOn: oneOf(CHECKLIST_KEYS, params.get("blockedOn")),

@@ -2,7 +2,7 @@
 
 import { useEffect, useSyncExternalStore } from "react";
 import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
-import type { ClusterStatus } from "@/lib/domain/status";
+import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
 import type { ClusterDetail, ClusterFilters, ClusterList } from "./clusters";
 import type { Overview } from "./overview";
 import { queryKeys } from "./query-keys";
@@ -18,8 +18,6 @@ const FALLBACK_POLL_MS = 5_000;
 
 export const whileDown = (live: LiveState, normal: number | false) => (live === "open" ? normal : FALLBACK_POLL_MS);
 
-const STATUS_KEYS = ["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"] as const;
-
 export type FleetSummaryEvent = { at: string; heartbeatsPerSecond: number; counts: Partial<Record<string, number>> };
 export type ClusterStatusEvent = { clusterId: string; name: string; from: string | null; to: string; reason: string; at: string };
 export type ClusterChangeEvent = { clusterId: string; name: string; at: string; reregistered?: boolean };
@@ -33,12 +31,12 @@ export type FleetEnrollmentEvent = NonNullable<Overview["enrollment"]> & { type?
 export function withSummary(overview: Overview | undefined, summary: FleetSummaryEvent): Overview | undefined {
   if (!overview) return overview;
   const counts = { ...overview.counts };
-  for (const key of STATUS_KEYS) {
+  for (const key of CLUSTER_STATUSES) {
     const value = summary.counts[key];
     if (typeof value === "number") counts[key] = value;
   }
-  counts.total = STATUS_KEYS.reduce((sum, key) => sum + counts[key], 0);
-  const same = STATUS_KEYS.every((k) => counts[k] === overview.counts[k]) && counts.total === overview.counts.total;
+  counts.total = CLUSTER_STATUSES.reduce((sum, key) => sum + counts[key], 0);
+  const same = CLUSTER_STATUSES.every((k) => counts[k] === overview.counts[k]) && counts.total === overview.counts.total;
   return same ? overview : { ...overview, counts };
 }
 

@@ -4,9 +4,11 @@
 // column (lib/server/clusters/cluster-sql.ts) and the status sweeper's query are all read from
 // it, and a property test compares the SQL with the TypeScript on random facts.
 
-export const HEALTH_STATUSES = ["Pending", "Ready", "NotReady"] as const;
+/** Every status a cluster can have, in the order the console lists them: health, then lifecycle. */
+export const CLUSTER_STATUSES = ["Ready", "NotReady", "Pending", "Draining", "Deregistering", "Provisioning"] as const;
+export type ClusterStatus = (typeof CLUSTER_STATUSES)[number];
+export const HEALTH_STATUSES = ["Pending", "Ready", "NotReady"] as const satisfies readonly ClusterStatus[];
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
-export type ClusterStatus = HealthStatus | "Draining" | "Deregistering" | "Provisioning";
 
 export const LIFECYCLE_PHASES = ["Provisioning", "Registration", "Active", "Upgrading", "Draining", "Deregistration"] as const;
 export type Phase = (typeof LIFECYCLE_PHASES)[number];
@@ -47,8 +49,6 @@ export const STATUS_RULES: readonly StatusRule[] = [
   },
   { status: "NotReady", when: [] },
 ];
-
-export const CLUSTER_STATUSES: readonly ClusterStatus[] = STATUS_RULES.map((r) => r.status);
 
 const isHealthStatus = (s: ClusterStatus): s is HealthStatus => (HEALTH_STATUSES as readonly string[]).includes(s);
 

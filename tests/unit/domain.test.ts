@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { formatSelector, matchesSelector, parseSelector, SelectorError } from "@/lib/domain/selector";
-import { clusterStatus, healthStatus, transitionReason } from "@/lib/domain/status";
+import { CLUSTER_STATUSES, clusterStatus, healthStatus, STATUS_RULES, transitionReason } from "@/lib/domain/status";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { labelKeyProblem, labelValueProblem, missingRequiredLabels } from "@/lib/domain/labels";
 import { labelOutsideScope, mergeFixedLabels, tokenStatus } from "@/lib/domain/tokens";
@@ -44,6 +44,9 @@ describe("label selectors (kubectl syntax)", () => {
 describe("status from facts", () => {
   const now = new Date("2026-11-29T12:00:00Z");
   const ago = (s: number) => new Date(now.getTime() - s * 1000);
+  test("the rule names every status once, and only those", () => {
+    assert.deepEqual(STATUS_RULES.map((r) => r.status).sort(), [...CLUSTER_STATUSES].sort());
+  });
   test("Pending before the first heartbeat, Ready within the threshold, NotReady after it or when apiServer is down", () => {
     assert.equal(healthStatus({ phase: "Active", lastHeartbeatAt: null, apiServerHealth: null }, now, 60), "Pending");
     assert.equal(healthStatus({ phase: "Active", lastHeartbeatAt: ago(60), apiServerHealth: "ok" }, now, 60), "Ready");

@@ -1,9 +1,8 @@
 import "server-only";
-import { processSingleton } from "@/lib/server/process-singletons";
 import { db } from "@/lib/server/db/client";
+import { cachedCertificate, forgetCertificates, peekCachedCertificate } from "@/lib/server/pki/certificate-cache";
 import { revocationStatements } from "@/lib/server/pki/revoke-certificates";
 import { ApiError } from "@/lib/server/api/errors";
-import { Snapshot } from "./snapshot";
 
 /**
  * Headers through which the custom server hands facts about the connection to the app: a verified
@@ -31,96 +30,6 @@ export type AgentIdentity = {
   issuerFingerprint: string | null;
 };
 
-type Entry = {
-  serial: string;
-  clusterId: string;
-  revoked: boolean;
-  used: boolean;
-  notAfter: Date;
-  issuerFingerprint: string | null;
-  /** The first certificate of a new cluster (rememberNewCertificate): at its first use there is nothing earlier to retire. */
-  firstOfCluster?: boolean;
-};
-
-// Heartbeats arrive thousands of times a second and the certificate behind them rarely
-// changes, so certificates are cached by fingerprint. Every revocation (superseded, rotated,
-// deregistered) writes a RevokedCertificate row; this instance reads the new ones at most a
-// second old and evicts them, so a revocation made on any instance applies everywhere within
-// about a second, and at once on the instance that made it (forgetCertificates).
-const REVOCATION_POLL_MS = 1000;
-
-type State = { cache: Map<string, Entry>; revocations: Snapshot<Date> };
-function state(): State {
-  return processSingleton<State>("agent-identity", () => ({
-    cache: new Map(),
-    revocations: new Snapshot(async (since) => {
-      // Overlap by a few seconds: rows committed late with an earlier timestamp still count.
-      const from = since ? new Date(since.getTime() - 5000) : new Date();
-      const rows = await db().revokedCertificate.findMany({
-        where: { revokedAt: { gte: from } },
-        select: { serial: true, revokedAt: true },
-      });
-      if (rows.length) forgetCertificates(rows.map((r) => r.serial));
-      return rows.reduce((max, r) => (r.revokedAt > max ? r.revokedAt : max), since ?? from);
-    }, REVOCATION_POLL_MS),
-  }));
-}
-
-export function forgetCertificates(serials: string[]) {
-  const set = new Set(serials);
-  const { cache } = state();
-  for (const [fp, e] of cache) if (set.has(e.serial)) cache.delete(fp);
-}
-
-export function forgetCluster(clusterId: string) {
-  const { cache } = state();
-  for (const [fp, e] of cache) if (e.clusterId === clusterId) cache.delete(fp);
-}
-
-function remember(fingerprint: string, entry: Entry) {
-  const { cache } = state();
-  if (cache.size > 200_000) cache.clear();
-  cache.set(fingerprint, entry);
-}
-
-/**
- * A new cluster's certificate, cached as it is issued: its first heartbeat, which follows within a
- * second or two, then needs no lookup and marks its first use with one update, which is what a
- * registration wave of thousands of new clusters needs. Only for a cluster registered just now, which has no other certificate.
- */
-export function rememberNewCertificate(cert: {
-  fingerprint: string;
-  serial: string;
-  clusterId: string;
-  notAfter: Date;
-  issuerFingerprint: string;
-}) {
-  const { fingerprint, ...rest } = cert;
-  remember(fingerprint, { ...rest, revoked: false, used: false, firstOfCluster: true });
-}
-
-async function lookup(fingerprint: string): Promise<Entry | null> {
-  const s = state();
-  await s.revocations.get();
-  const hit = s.cache.get(fingerprint);
-  if (hit) return hit;
-  const cert = await db().certificate.findUnique({
-    where: { fingerprint },
-    select: { serial: true, clusterId: true, revokedAt: true, firstUsedAt: true, notAfter: true, issuerFingerprint: true },
-  });
-  if (!cert) return null;
-  const entry: Entry = {
-    serial: cert.serial,
-    clusterId: cert.clusterId,
-    revoked: !!cert.revokedAt,
-    used: !!cert.firstUsedAt,
-    notAfter: cert.notAfter,
-    issuerFingerprint: cert.issuerFingerprint,
-  };
-  remember(fingerprint, entry);
-  return entry;
-}
-
 /**
  * The cluster behind a request on the agent port, or the protocol's error for why there is none.
  * `acceptExpired`: rotate's renewal grace (the caller checks how long ago it expired).
@@ -137,7 +46,7 @@ export async function agentIdentity(
       "Present the client certificate issued at registration (mutual TLS on the agent port).",
     );
   }
-  const entry = await lookup(fingerprint);
+  const entry = await cachedCertificate(fingerprint);
   if (!entry) {
     const revoked = await db().revokedCertificate.findUnique({ where: { serial } });
     if (revoked?.reason === "deregistered") {
@@ -182,7 +91,7 @@ export async function agentIdentity(
 export async function markFirstUse(agent: AgentIdentity): Promise<void> {
   const now = new Date();
   const client = db();
-  const cached = state().cache.get(agent.fingerprint);
+  const cached = peekCachedCertificate(agent.fingerprint);
   const mark = () =>
     client.certificate.updateMany({
       where: { serial: agent.serial, firstUsedAt: null },

@@ -14,7 +14,7 @@ import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
 import type { Phase } from "@/lib/domain/status";
 import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { writeNewCluster } from "./write-new-cluster";
-import { rememberNewCertificate } from "@/lib/server/agents/agent-identity";
+import { rememberNewCertificate } from "@/lib/server/pki/certificate-cache";
 import { getSettings } from "@/lib/server/settings/settings";
 import { caState } from "@/lib/server/pki/current-ca";
 import { CsrError } from "@/lib/server/pki/csr";

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db, Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
-import { forgetCertificates } from "@/lib/server/agents/agent-identity";
+import { forgetCertificates } from "@/lib/server/pki/certificate-cache";
 
 /**
  * Why the agent port refuses a certificate (RevokedCertificate.reason): "superseded" by a newer
