@@ -5,15 +5,15 @@ import type https from "node:https";
 import next from "next";
 import { env, EnvError } from "@/lib/env";
 import { bootstrap } from "@/lib/server/bootstrap";
-import { agentKeepAliveMs, createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agents/agent-server";
-import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { agentKeepAliveMs, createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agent-port/agent-server";
+import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
-import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agents/agent-port";
+import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agent-port/agent-port";
 import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
-import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agents/tls-ticket-keys";
+import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agent-port/tls-ticket-keys";
 import { getSettings } from "@/lib/server/settings/settings";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
-import { startWorkers } from "@/lib/server/workers";
+import { startJobSchedule } from "@/lib/server/jobs/schedule";
 import { startJobs } from "@/lib/server/jobs/job-runner";
 import { log, setLogLevel } from "@/lib/server/log";
 import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
@@ -104,7 +104,7 @@ async function main() {
     { name: "agent-keep-alive", everyMs: 15_000, run: applyKeepAlive },
   ]);
 
-  const stopWorkers = config.FLEET_WORKERS === "on" ? startWorkers() : async () => flushHeartbeats(true);
+  const stopJobs = config.FLEET_WORKERS === "on" ? startJobSchedule() : async () => flushHeartbeats(true);
 
   // Shutdown: stop accepting, let the requests in flight finish, then flush and close the database,
   // all within SHUTDOWN_GRACE_MS. A kept-alive agent connection would otherwise carry its next
@@ -147,7 +147,7 @@ async function main() {
     clearInterval(sweep);
     clearTimeout(cut);
     stage = "background jobs and the heartbeat flush";
-    await stopWorkers();
+    await stopJobs();
     stage = "the database";
     for (const hook of shutdownHooks) await hook().catch((err) => log.error("shutdown hook failed", { err: String(err) }));
     log.info("stopped", { signal });

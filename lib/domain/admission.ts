@@ -1,5 +1,5 @@
 // Admission of the agent port's signing work (register, rotate) as a pure decision, so the rule
-// is unit-tested apart from timers and promises (lib/server/agents/admission.ts applies it).
+// is unit-tested apart from timers and promises (lib/server/agent-port/admission.ts applies it).
 
 export type AdmissionLimits = {
   maxInFlight: number;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { RouteContract } from "@/lib/contracts/route";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import type { Role } from "@/lib/domain/roles";
-import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
+import { PROTOCOL_HANDLERS } from "@/lib/server/agent-port/protocol-handlers";
 import { webhookPayloadSchema } from "@/lib/domain/webhooks";
 
 type Op = {

@@ -5,7 +5,7 @@
 import https from "node:https";
 import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { AGENT_TLS_POLICY } from "../../lib/server/agents/agent-server";
+import { AGENT_TLS_POLICY } from "../../lib/server/agent-port/agent-server";
 
 const [certFile, keyFile, caFile, port] = process.argv.slice(2) as [string, string, string, string];
 let open = 0;

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import tls from "node:tls";
-import { AGENT_TLS_POLICY } from "../../lib/server/agents/agent-server";
+import { AGENT_TLS_POLICY } from "../../lib/server/agent-port/agent-server";
 
 const [certFile, keyFile, caFile, ticketKeyHex, port] = process.argv.slice(2) as [string, string, string, string, string];
 let handshakes = 0;

@@ -5,7 +5,7 @@
 // a loopback peer when it is not, and no header changes who the peer is.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
+import { PROTOCOL_HANDLERS } from "@/lib/server/agent-port/protocol-handlers";
 import { makeCsr, selfSignedClientCert } from "../helpers/csr";
 import { heartbeatBody, registerCluster, registrationBody } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";

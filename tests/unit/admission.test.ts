@@ -1,11 +1,11 @@
-// Admission control for signing work (lib/server/agents/admission.ts, the rule in
+// Admission control for signing work (lib/server/agent-port/admission.ts, the rule in
 // lib/domain/admission.ts): each piece of work finishes only when the test says so, so a slot
 // leaked, a queue overtaken or a refusal without Retry-After would show. The event-loop lag is a
 // value the test sets. No timers: bounded by construction.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { admissionDecision, LagWindow } from "@/lib/domain/admission";
-import { AdmissionGate, type AdmissionOutcome } from "@/lib/server/agents/admission";
+import { AdmissionGate, type AdmissionOutcome } from "@/lib/server/agent-port/admission";
 import { ApiError } from "@/lib/server/api/errors";
 
 function deferred<T = string>() {

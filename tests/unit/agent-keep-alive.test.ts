@@ -1,8 +1,8 @@
-// The agent port's keep-alive follows the heartbeat interval (lib/server/agents/agent-server.ts):
+// The agent port's keep-alive follows the heartbeat interval (lib/server/agent-port/agent-server.ts):
 // an agent's next heartbeat, jitter included, always finds its connection open, within bounds.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { agentKeepAliveMs } from "@/lib/server/agents/agent-server";
+import { agentKeepAliveMs } from "@/lib/server/agent-port/agent-server";
 import { jitteredInterval } from "@/lib/agent/backoff";
 
 test("keep-alive outlasts the longest jittered gap between heartbeats, at least 65 s, at most 10 min", () => {

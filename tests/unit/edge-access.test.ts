@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { isLoopbackAddress } from "@/lib/domain/network";
-import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
-import { isAgentOnlyPath, requireAgentPort } from "@/lib/server/agents/agent-port";
+import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
+import { isAgentOnlyPath, requireAgentPort } from "@/lib/server/agent-port/agent-port";
 import { ApiError } from "@/lib/server/api/errors";
 import { authorizeScrape } from "@/lib/server/metrics/scrape-access";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import { openApiDocument } from "@/lib/server/openapi";
-import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
+import { PROTOCOL_HANDLERS } from "@/lib/server/agent-port/protocol-handlers";
 
 type Schema = { properties?: Record<string, Schema>; required?: string[]; minLength?: number; maxLength?: number };
 type Operation = {

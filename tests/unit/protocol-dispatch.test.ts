@@ -1,13 +1,13 @@
-// The agent protocol's one door (lib/server/agents/protocol-dispatch.ts), engine-free: matching on
+// The agent protocol's one door (lib/server/agent-port/protocol-dispatch.ts), engine-free: matching on
 // the pathname whatever the query string, 404/405 in the protocol's JSON, the agent-port rule for
 // every entry that is not public, the bearer token's parsing, and metrics recorded per entry on
 // every path (no service runs: every request here is refused before one would).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
-import { dispatch, isProtocolPath } from "@/lib/server/agents/protocol-dispatch";
+import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
+import { dispatch, isProtocolPath } from "@/lib/server/agent-port/protocol-dispatch";
 import { bearerToken } from "@/lib/server/auth/bearer";
-import { PROTOCOL_HANDLERS } from "@/lib/server/agents/protocol-handlers";
+import { PROTOCOL_HANDLERS } from "@/lib/server/agent-port/protocol-handlers";
 import { renderOwnMetrics } from "@/lib/server/metrics/registry";
 
 function request(method: string, url: string, headers: Record<string, string> = {}) {

@@ -1,4 +1,4 @@
-// The agent port's shared TLS ticket keys (lib/server/agents/tls-ticket-keys.ts): the rotation
+// The agent port's shared TLS ticket keys (lib/server/agent-port/tls-ticket-keys.ts): the rotation
 // schedule as a pure function, and the stored form on a memory store (sealed under a KEK, one
 // write winning when instances race, a key in clear replaced once a KEK is set).
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import {
   ROTATE_MS,
   TICKET_KEYS_SECRET,
   type TicketKey,
-} from "@/lib/server/agents/tls-ticket-keys";
+} from "@/lib/server/agent-port/tls-ticket-keys";
 import type { SecretStore } from "@/lib/server/pki/fleet-ca";
 import { setLogLevel } from "@/lib/server/log";
 

@@ -11,7 +11,7 @@ import {
 import { hasRole } from "@/lib/domain/roles";
 import { bearerFrom, principalFromApiKey, principalFromSession, type Principal } from "@/lib/server/auth/principal";
 import { env } from "@/lib/env";
-import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 import { configuredProxies, isTrustedProxy } from "@/lib/server/net/trusted-proxies";
 import { ApiError, errorResponse } from "./errors";
 import { parseWith, readJson, refuseUnstorable } from "./read-body";

@@ -1,8 +1,8 @@
 import "server-only";
 import { env } from "@/lib/env";
 import { ApiError, errorReply, knownError } from "@/lib/server/api/errors";
-import { RateLimiter } from "@/lib/server/agents/rate-limit";
-import { signingAdmission } from "@/lib/server/agents/admission";
+import { RateLimiter } from "@/lib/server/agent-port/rate-limit";
+import { signingAdmission } from "@/lib/server/agent-port/admission";
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
 
@@ -29,7 +29,7 @@ function nameFrom(body: unknown): string | null {
 /**
  * POST /api/agent/v1/register as a whole: the per-address rate limit, admission control, the
  * registration, and an attempt-log entry for every outcome but `overloaded` (a success's entry is written in its transaction).
- * The register entry of the protocol table (lib/server/agents/protocol-handlers.ts).
+ * The register entry of the protocol table (lib/server/agent-port/protocol-handlers.ts).
  */
 export async function handleRegistration(req: {
   /** The bearer token the request carried (null: none). */

@@ -5,7 +5,7 @@ import { parseWith } from "@/lib/server/api/read-body";
 import { db } from "@/lib/server/db/client";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
-import type { AgentIdentity } from "@/lib/server/agents/agent-identity";
+import type { AgentIdentity } from "@/lib/server/agent-port/agent-identity";
 import { fleetCa } from "@/lib/server/pki/current-ca";
 import { CsrError } from "@/lib/server/pki/csr";
 import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";

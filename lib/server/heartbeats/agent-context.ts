@@ -1,7 +1,7 @@
 import "server-only";
 import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
 import { db } from "@/lib/server/db/client";
-import { Snapshot } from "@/lib/server/agents/snapshot";
+import { Snapshot } from "@/lib/server/agent-port/snapshot";
 import { processSingleton } from "@/lib/server/process-singletons";
 
 export type OpenDirective = { id: string; type: string; payload: string };

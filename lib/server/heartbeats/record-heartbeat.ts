@@ -6,7 +6,7 @@ import { parseWith } from "@/lib/server/api/read-body";
 import { db } from "@/lib/server/db/client";
 import { agentContext, invalidateAgentContext } from "./agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
-import { markFirstUse, type AgentIdentity } from "@/lib/server/agents/agent-identity";
+import { markFirstUse, type AgentIdentity } from "@/lib/server/agent-port/agent-identity";
 import { enqueueHeartbeat } from "./heartbeat-writer";
 import { caState } from "@/lib/server/pki/current-ca";
 import { heartbeatCaFields } from "@/lib/server/pki/ca-rollover";

@@ -15,7 +15,7 @@ import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
 import type { Phase } from "@/lib/domain/status";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { createDirective } from "@/lib/server/agents/directives";
+import { createDirective } from "@/lib/server/agent-port/directives";
 import { forgetCluster } from "@/lib/server/pki/certificate-cache";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { forgetClusterHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";

@@ -2,7 +2,7 @@ import "server-only";
 import { bearerToken } from "@/lib/server/auth/bearer";
 import { env } from "@/lib/env";
 import { isLoopbackAddress } from "@/lib/domain/network";
-import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 import { ApiError } from "@/lib/server/api/errors";
 import { digestsEqual, sha256Hex } from "@/lib/server/auth/secrets";
 

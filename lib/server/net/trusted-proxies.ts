@@ -2,7 +2,7 @@ import "server-only";
 import type http from "node:http";
 import { BlockList, isIP, isIPv4 } from "node:net";
 import { env } from "@/lib/env";
-import { IDENTITY_HEADERS } from "@/lib/server/agents/agent-identity";
+import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 
 // TRUSTED_PROXY_CIDRS names the proxies whose X-Forwarded-For/-Host/-Proto are believed, on both
 // ports: one list, one check, so the two ports can never disagree about the client's address. A

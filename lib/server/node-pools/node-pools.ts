@@ -2,7 +2,7 @@ import "server-only";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { createDirective } from "@/lib/server/agents/directives";
+import { createDirective } from "@/lib/server/agent-port/directives";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 
 /**

@@ -5,7 +5,7 @@ import { rolloverPercent } from "@/lib/domain/certificates";
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
-import type { AgentIdentity } from "@/lib/server/agents/agent-identity";
+import type { AgentIdentity } from "@/lib/server/agent-port/agent-identity";
 import { caState, invalidateCaState, type CaState } from "./current-ca";
 import { CA_SECRETS, createCa, encodeStoredCa, type FleetCa } from "./fleet-ca";
 import { certificateFingerprint } from "./fingerprint";

@@ -11,7 +11,7 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
-import { Snapshot } from "@/lib/server/agents/snapshot";
+import { Snapshot } from "@/lib/server/agent-port/snapshot";
 import { selectorProblem } from "@/lib/domain/selector";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 import { processSingleton } from "@/lib/server/process-singletons";

@@ -7,7 +7,7 @@ import { env } from "@/lib/env";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { recordAudit, SYSTEM_ACTOR } from "@/lib/server/audit/record-audit";
-import { createDirective } from "@/lib/server/agents/directives";
+import { createDirective } from "@/lib/server/agent-port/directives";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { getSettings } from "@/lib/server/settings/settings";

@@ -32,7 +32,7 @@ const JOB_STOP_GRACE_MS = 3_000;
 const RETENTION_MS = 60_000;
 
 /** Background work of one instance. Every job is safe to run on several instances at once. */
-export function startWorkers(): () => Promise<void> {
+export function startJobSchedule(): () => Promise<void> {
   const jobs = startJobs([
     { name: "status-sweep", everyMs: 1000, run: () => sweepStatuses() },
     ratePublisherJob(),
