@@ -27,5 +27,5 @@ RUN mkdir -p /app/data /app/.next/cache && chown 65532:65532 /app/data /app/.nex
 USER 65532:65532
 EXPOSE 3000 8443
 # server.ts migrates, bootstraps and serves both ports; tsx runs it (a dependency, not a dev one).
-# The Node flags are those of scripts/server-node-flags.mjs (it says why).
-CMD ["node", "--heap-growing-percent=25", "--max-semi-space-size=8", "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"]
+# The Node flags are those of runtime/server-node-flags.mjs (it says why).
+CMD ["node", "--heap-growing-percent=25", "--max-semi-space-size=8", "--import", "./runtime/register-hooks.mjs", "--import", "tsx", "server.ts"]

@@ -35,6 +35,7 @@ const config = [
       "lib/env.ts",
       "server.ts",
       "scripts/**",
+      "runtime/**",
       "prisma/*.config.ts",
       "playwright.config.ts",
       "e2e/**",

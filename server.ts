@@ -42,7 +42,7 @@ async function main() {
   const { shutdownHooks } = await bootstrap(config);
   // Registrations and rotations sign on worker threads, off the heartbeats' event loop.
   // Workers idle for a minute are retired: between registration waves their heaps are dead weight.
-  startSigningPool(new URL("./lib/server/pki/signing-worker-entry.mjs", import.meta.url), undefined, 60_000);
+  startSigningPool(new URL("./runtime/signing-worker-entry.mjs", import.meta.url), undefined, 60_000);
 
   const app = next({ dev, dir: process.cwd() });
   await app.prepare();

@@ -55,7 +55,7 @@ for engine in ${TEST_ENGINES:-sqlite postgres}; do
   # Files run 3 at a time: most of their time is spent waiting on servers and timers, not CPU.
   # The timeout also bounds each file's whole run (one process per file): the fault drills take
   # ~1 min alone on a quiet machine and reached 3 min beside other work, so files get 5.
-  TEST_ENGINE=$engine node --import ./scripts/register-hooks.mjs --import tsx --test --test-reporter=spec --test-concurrency=3 \
+  TEST_ENGINE=$engine node --import ./runtime/register-hooks.mjs --import tsx --test --test-reporter=spec --test-concurrency=3 \
     --test-timeout=300000 "$@" "${run[@]}" 2>&1 | tee "$logs/$engine.log"
   rc=${PIPESTATUS[0]}
   set -e

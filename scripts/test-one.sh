@@ -39,6 +39,6 @@ if [[ $file == e2e/* ]]; then
   E2E_DATABASE_URL=$e2e_database npx playwright test "$file" "${rest[@]}"
 else
   [ "$engine" = sqlite ] || postgres_gate "$file on PostgreSQL" || exit 1
-  TEST_ENGINE=$engine exec node --import ./scripts/register-hooks.mjs --import tsx --test --test-reporter=spec \
+  TEST_ENGINE=$engine exec node --import ./runtime/register-hooks.mjs --import tsx --test --test-reporter=spec \
     --test-timeout=300000 "${rest[@]}" "$file"
 fi

@@ -10,4 +10,4 @@ if [ ${#files[@]} -eq 0 ]; then
   echo "No unit tests under tests/unit."
   exit 0
 fi
-exec node --import ./scripts/register-hooks.mjs --import tsx --test --test-reporter=spec --test-timeout=120000 "$@" "${files[@]}"
+exec node --import ./runtime/register-hooks.mjs --import tsx --test --test-reporter=spec --test-timeout=120000 "$@" "${files[@]}"

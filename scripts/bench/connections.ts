@@ -112,7 +112,7 @@ async function floor() {
     [
       "--expose-gc",
       "--import",
-      "./scripts/register-hooks.mjs",
+      "./runtime/register-hooks.mjs",
       "--import",
       "tsx",
       "scripts/bench/connection-floor-server.ts",

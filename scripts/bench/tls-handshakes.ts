@@ -63,7 +63,7 @@ async function startServer(dir: string, name: string, pair: { certPem: string; k
     process.execPath,
     [
       "--import",
-      "./scripts/register-hooks.mjs",
+      "./runtime/register-hooks.mjs",
       "--import",
       "tsx",
       "scripts/bench/tls-handshake-server.ts",

@@ -9,8 +9,8 @@ import path from "node:path";
 import { call, type AgentResponse, type ClientCert } from "./agent-client";
 import { sessionCookie } from "./console-session";
 import { createTestDatabase, type TestDatabase } from "./test-database";
-// The flags the product runs with (scripts/start.mjs), so tests and benchmarks run what ships.
-import { SERVER_NODE_FLAGS } from "../../scripts/server-node-flags.mjs";
+// The flags the product runs with (runtime/start.mjs), so tests and benchmarks run what ships.
+import { SERVER_NODE_FLAGS } from "../../runtime/server-node-flags.mjs";
 
 export const ADMIN = { email: "admin@example.com", password: "correct-horse-battery" };
 /** The key-encryption key test servers seal their CA with (pass FLEET_CA_KEK: "" for none). */
@@ -145,7 +145,7 @@ export async function startFleetServer(
         ...SERVER_NODE_FLAGS,
         ...(opts.nodeArgs ?? nodeArgs()),
         "--import",
-        "./scripts/register-hooks.mjs",
+        "./runtime/register-hooks.mjs",
         "--import",
         "tsx",
         "server.ts",

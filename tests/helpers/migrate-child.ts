@@ -1,5 +1,5 @@
 // Runs migrate() once in its own process, for tests of instances starting at the same moment.
-// Usage: node --import ./scripts/register-hooks.mjs --import tsx tests/helpers/migrate-child.ts <database json> <start at ms>
+// Usage: node --import ./runtime/register-hooks.mjs --import tsx tests/helpers/migrate-child.ts <database json> <start at ms>
 // Prints the MigrateResult as JSON on the last line; exits 1 with the error message on failure.
 import { migrate } from "@/lib/server/db/migrate";
 import type { Env } from "@/lib/env";

@@ -155,7 +155,7 @@ async function migrateInProcesses(database: Env["database"], count: number): Pro
       process.execPath,
       [
         "--import",
-        "./scripts/register-hooks.mjs",
+        "./runtime/register-hooks.mjs",
         "--import",
         "tsx",
         "tests/helpers/migrate-child.ts",

@@ -86,7 +86,7 @@ describe("a fleet started with a KEK", () => {
     writeFileSync(file, newKek.toString("base64") + "\n", { mode: 0o600 });
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "scripts/kek-rotate.ts", "--new-kek-file", file],
+      ["--import", "./runtime/register-hooks.mjs", "--import", "tsx", "scripts/kek-rotate.ts", "--new-kek-file", file],
       {
         env: {
           ...process.env,

@@ -1,12 +1,12 @@
-// The product's Node flags live in scripts/server-node-flags.mjs; the two places that cannot import
+// The product's Node flags live in runtime/server-node-flags.mjs; the two places that cannot import
 // it (the Dockerfile's CMD, `npm run serve`) repeat them and must not drift from it.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { SERVER_NODE_FLAGS } from "../../scripts/server-node-flags.mjs";
+import { SERVER_NODE_FLAGS } from "../../runtime/server-node-flags.mjs";
 
 const root = new URL("../../", import.meta.url);
-const SERVER = ["--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"];
+const SERVER = ["--import", "./runtime/register-hooks.mjs", "--import", "tsx", "server.ts"];
 
 test("the Dockerfile's CMD runs server.ts with exactly the product's Node flags", () => {
   const dockerfile = readFileSync(new URL("Dockerfile", root), "utf8");

@@ -14,7 +14,7 @@ import { renderOwnMetrics } from "@/lib/server/metrics/registry";
 import { setLogLevel } from "@/lib/server/log";
 
 setLogLevel("error");
-const ENTRY = new URL("../../lib/server/pki/signing-worker-entry.mjs", import.meta.url);
+const ENTRY = new URL("../../runtime/signing-worker-entry.mjs", import.meta.url);
 
 after(() => stopSigningPool());
 

@@ -1,4 +1,4 @@
-// The Node/V8 flags the product's process runs with (scripts/start.mjs and the test servers of
+// The Node/V8 flags the product's process runs with (runtime/start.mjs and the test servers of
 // tests/helpers/fleet-server.ts, so benchmarks measure what ships; the Dockerfile's CMD and
 // `npm run serve` repeat them).
 //

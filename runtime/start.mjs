@@ -58,7 +58,7 @@ if (!process.env.FLEET_CA_KEK && !process.env.FLEET_CA_KEK_FILE) {
 }
 const child = spawn(
   process.execPath,
-  [...SERVER_NODE_FLAGS, "--import", "./scripts/register-hooks.mjs", "--import", "tsx", "server.ts"],
+  [...SERVER_NODE_FLAGS, "--import", "./runtime/register-hooks.mjs", "--import", "tsx", "server.ts"],
   {
     stdio: "inherit",
     env: { ...process.env, ...kekEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },

@@ -1,4 +1,4 @@
-// Loaded with `node --import ./scripts/register-hooks.mjs` (or via tsx) for code that runs
+// Loaded with `node --import ./runtime/register-hooks.mjs` (or via tsx) for code that runs
 // outside the Next.js bundle: the custom server, tests and CLIs. "server-only" throws unless
 // the bundler resolves it for the server; here every module is server-side, so it is a no-op.
 import { register } from "node:module";
