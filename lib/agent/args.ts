@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { labelKeyProblem, labelValueProblem } from "../domain/labels";
+import { DNS_LABEL, labelKeyProblem, labelValueProblem } from "../domain/labels";
+import { DEFAULT_KUBERNETES_VERSION, SEMVER } from "../domain/semver";
 import { normalizeFingerprint } from "./csr";
 import { isLogLevel, type LogLevel } from "./log";
 import { AGENT_VERSION } from "./version";
@@ -14,12 +15,9 @@ export class UsageError extends Error {
   }
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
-
 export const DEFAULTS = {
   apiServerUrl: "https://kubernetes.default.svc:443",
-  kubernetesVersion: "1.30.2",
+  kubernetesVersion: DEFAULT_KUBERNETES_VERSION,
   timeoutSeconds: 15,
   drainTimeoutSeconds: 3_600,
 } as const;
