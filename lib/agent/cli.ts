@@ -1,5 +1,6 @@
 // `npm run agent -- --server URL --token-file F --name N ...`: the reference agent as a process.
-// A thin wrapper: flags -> FleetAgent -> exit code. All behaviour lives in agent.ts.
+// A thin wrapper: flags -> the cluster behind the agent -> FleetAgent -> exit code. All behaviour
+// lives in agent.ts and the backends.
 import os from "node:os";
 import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp, wantsVersion } from "./args";
 import { EXIT_CODES, FleetAgent } from "./agent";
@@ -50,8 +51,10 @@ async function main(): Promise<number> {
     return EXIT_CODES.config;
   }
 
-  let cluster: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "kube"> & {
+  let cluster: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "cluster"> & {
     lease?: AgentLease;
+    /** Closes the keep-alive connection to the API server (the process can then exit). */
+    close?: () => void;
   };
   try {
     cluster = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : simulatedCluster(args, logger);
@@ -71,7 +74,11 @@ async function main(): Promise<number> {
     heartbeatIntervalSeconds: args.heartbeatIntervalSeconds,
     requestTimeoutMs: args.timeoutSeconds * 1000,
     logger,
-    ...cluster,
+    store: cluster.store,
+    token: cluster.token,
+    clusterCaFingerprint: cluster.clusterCaFingerprint,
+    apiServerUrl: cluster.apiServerUrl,
+    cluster: cluster.cluster,
   });
   const stopping = new AbortController();
   for (const signal of ["SIGTERM", "SIGINT"] as const)
@@ -103,7 +110,7 @@ async function main(): Promise<number> {
     exitCode = lost ? EXIT_CODES.failed : result.exitCode;
   }
   health?.close();
-  cluster.kube?.close();
+  cluster.close?.();
   return exitCode;
 }
 
@@ -178,7 +185,8 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
   });
   const token = args.tokenSecret ? secretTokenSource(client, parseSecretRef(args.tokenSecret)!) : fileTokenSource(args.tokenFile);
   return {
-    kube,
+    cluster: kube,
+    close: () => kube.close(),
     lease,
     store,
     token,

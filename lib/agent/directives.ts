@@ -3,10 +3,11 @@
 // an ack lost with a failed heartbeat is simply sent again.
 
 /**
- * The directive types this agent carries out, reported as `capabilities` in every heartbeat so
- * the control plane sends only these. `rotate`: renew the certificate now (a fleet CA rollover).
+ * The directives the agent carries out itself, whatever the cluster behind it: `disconnect` (leave
+ * the fleet) and `rotate` (renew the certificate now: a fleet CA rollover). Reported with the
+ * cluster's own as `capabilities` in every heartbeat, so the control plane sends only these.
  */
-export const AGENT_CAPABILITIES = ["disconnect", "drain", "upgrade", "drainNodePool", "rotate"] as const;
+export const AGENT_OWN_DIRECTIVES = ["disconnect", "rotate"] as const;
 
 export interface Directive {
   id: string;

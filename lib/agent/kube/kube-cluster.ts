@@ -73,6 +73,7 @@ function errorText(err: unknown): string {
 }
 
 export class KubeCluster implements ClusterBackend {
+  readonly pace = "own";
   private last: FactsReport | null = null;
   /** The newest /readyz verdict, reported at once (a round may still be reading the rest). */
   private apiServer: ApiServerHealth | null = null;
@@ -256,6 +257,7 @@ export class KubeCluster implements ClusterBackend {
 
   /** Starts a directive (called once per id); progress() carries it on. disconnect is the agent's. */
   start(d: Directive) {
+    this.o.log("info", "DIRECTIVE_RECEIVED", `directive ${d.type}: carrying it out in the cluster`, { id: d.id, type: d.type });
     if (this.directives.has(d.id)) return;
     this.directives.set(d.id, { directive: d, status: { state: "running" }, startedAt: this.o.now() });
   }
