@@ -95,6 +95,49 @@ function withServerWords(advice: string, err: ProtocolError): string {
   return advice + said;
 }
 
+/** Transport failures by Node's error codes, all retried: the log code, its level, where to look. */
+type NetworkErrorRow = [code: LogCode, level: LogLevel, advice: (where: string, code: string, server: URL) => string];
+
+const NETWORK_ERRORS = new Map<string, NetworkErrorRow>(
+  (
+    [
+      [
+        ["ECONNREFUSED"],
+        "NET_CONNREFUSED",
+        "warn",
+        (where) => `connection refused by ${where}: is the server running, and is the port right (agent port default 8443)?`,
+      ],
+      [
+        ["ETIMEDOUT", "ESOCKETTIMEDOUT"],
+        "NET_TIMEOUT",
+        "warn",
+        (where) =>
+          `no answer from ${where} in time: check firewalls and proxies between this cluster and the control plane, and the server's health`,
+      ],
+      [
+        ["ENOTFOUND", "EAI_AGAIN"],
+        "NET_NOTFOUND",
+        "error",
+        (_, code, server) =>
+          `cannot resolve "${server.hostname}" (${code}): check the host name in --server and this machine's DNS`,
+      ],
+      [
+        ["ECONNRESET", "EPIPE"],
+        "NET_RESET",
+        "warn",
+        (where, code) =>
+          `the connection to ${where} was closed mid-request (${code}): if this repeats, the server may be overloaded or may not accept this agent's client certificate`,
+      ],
+      [
+        ["EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"],
+        "NET_UNREACHABLE",
+        "error",
+        (where, code) => `${where} is unreachable (${code}): check routes and egress rules from this cluster`,
+      ],
+    ] satisfies [string[], ...NetworkErrorRow][]
+  ).flatMap(([codes, ...row]) => codes.map((c) => [c, row] as [string, NetworkErrorRow])),
+);
+
 /** Turns any error from a request into one actionable log line and a decision. */
 export function describeFailure(err: unknown, phase: Phase, server: URL): Failure {
   const where = `${server.hostname}:${server.port || "443"}`;
@@ -109,7 +152,12 @@ export function describeFailure(err: unknown, phase: Phase, server: URL): Failur
   }
   const e = err as ErrnoLike;
   if (e?.name === "AbortError")
-    return { code: "AGENT_STOPPED", level: "info", action: "stopped", message: "request aborted: stopping" };
+    return {
+      code: "AGENT_STOPPED",
+      level: "info",
+      action: "stopped",
+      message: "request aborted: stopping",
+    };
   const code = typeof e?.code === "string" ? e.code : "";
   const detail = e instanceof Error ? e.message : String(err);
 
@@ -148,48 +196,8 @@ export function describeFailure(err: unknown, phase: Phase, server: URL): Failur
       message: `TLS handshake with ${where} failed (${code || detail}): ${hint}`,
     };
   }
-  switch (code) {
-    case "ECONNREFUSED":
-      return {
-        code: "NET_CONNREFUSED",
-        level: "warn",
-        action: "retry",
-        message: `connection refused by ${where}: is the server running, and is the port right (agent port default 8443)?`,
-      };
-    case "ETIMEDOUT":
-    case "ESOCKETTIMEDOUT":
-      return {
-        code: "NET_TIMEOUT",
-        level: "warn",
-        action: "retry",
-        message: `no answer from ${where} in time: check firewalls and proxies between this cluster and the control plane, and the server's health`,
-      };
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-      return {
-        code: "NET_NOTFOUND",
-        level: "error",
-        action: "retry",
-        message: `cannot resolve "${server.hostname}" (${code}): check the host name in --server and this machine's DNS`,
-      };
-    case "ECONNRESET":
-    case "EPIPE":
-      return {
-        code: "NET_RESET",
-        level: "warn",
-        action: "retry",
-        message: `the connection to ${where} was closed mid-request (${code}): if this repeats, the server may be overloaded or may not accept this agent's client certificate`,
-      };
-    case "EHOSTUNREACH":
-    case "ENETUNREACH":
-    case "EADDRNOTAVAIL":
-      return {
-        code: "NET_UNREACHABLE",
-        level: "error",
-        action: "retry",
-        message: `${where} is unreachable (${code}): check routes and egress rules from this cluster`,
-      };
-  }
+  const net = NETWORK_ERRORS.get(code);
+  if (net) return { code: net[0], level: net[1], action: "retry", message: net[2](where, code, server) };
   return {
     code: "NET_ERROR",
     level: "error",
@@ -222,17 +230,37 @@ const PROTOCOL_ERRORS: Readonly<Record<string, ProtocolErrorRow>> = {
   token_invalid: { code: "TOKEN_INVALID", level: "error", action: "reject" },
   token_expired: { code: "TOKEN_EXPIRED", level: "error", action: "reject" },
   token_revoked: { code: "TOKEN_REVOKED", level: "error", action: "reject" },
-  token_exhausted: { code: "TOKEN_EXHAUSTED", level: "error", action: "reject" },
-  label_not_allowed: { code: "LABEL_NOT_ALLOWED", level: "error", action: "reject" },
-  missing_required_labels: { code: "MISSING_REQUIRED_LABELS", level: "error", action: "reject" },
-  cluster_conflict: { code: "CLUSTER_CONFLICT", level: "error", action: "reject" },
+  token_exhausted: {
+    code: "TOKEN_EXHAUSTED",
+    level: "error",
+    action: "reject",
+  },
+  label_not_allowed: {
+    code: "LABEL_NOT_ALLOWED",
+    level: "error",
+    action: "reject",
+  },
+  missing_required_labels: {
+    code: "MISSING_REQUIRED_LABELS",
+    level: "error",
+    action: "reject",
+  },
+  cluster_conflict: {
+    code: "CLUSTER_CONFLICT",
+    level: "error",
+    action: "reject",
+  },
   invalid_request: {
     code: "INVALID_REQUEST",
     level: "error",
     action: "reject-registration",
     advice: (_, phase) => `the server rejected the ${phase} request body: check --name, --labels and the version flags`,
   },
-  invalid_csr: { code: "INVALID_CSR", level: "error", action: "reject-registration" },
+  invalid_csr: {
+    code: "INVALID_CSR",
+    level: "error",
+    action: "reject-registration",
+  },
   payload_too_large: {
     code: "PAYLOAD_TOO_LARGE",
     level: "error",
