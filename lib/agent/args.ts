@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { DNS_LABEL, labelKeyProblem, labelValueProblem } from "../domain/labels";
-import { DEFAULT_KUBERNETES_VERSION, SEMVER } from "../domain/semver";
+import { DEFAULT_KUBERNETES_VERSION, isSemver } from "../domain/semver";
 import { normalizeFingerprint } from "./csr";
 import { isLogLevel, type LogLevel } from "./log";
 import { AGENT_VERSION } from "./version";
@@ -189,7 +189,7 @@ export function positiveNumber(
 
 function semver(value: string, flag: string, allowV = false): string {
   const v = allowV ? value.replace(/^v/, "") : value;
-  if (!SEMVER.test(v)) fail(`${flag} must be a semantic version like 1.4.0 (got "${value}")`);
+  if (!isSemver(v)) fail(`${flag} must be a semantic version like 1.4.0 (got "${value}")`);
   return v;
 }
 
@@ -199,15 +199,14 @@ function logLevel(value: string | undefined, fallback: LogLevel): LogLevel {
   return value;
 }
 
-const NAMESPACE_OR_PREFIX = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?-?$/;
-
 function namespaceList(value: string | undefined, flag: string): string[] {
   const items = (value ?? "")
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
   for (const item of items)
-    if (!NAMESPACE_OR_PREFIX.test(item))
+    // A namespace, or a prefix: a namespace name followed by "-".
+    if (!DNS_LABEL.test(item.replace(/-$/, "")))
       fail(`${flag}: "${item}" is not a namespace name or a prefix ending in "-" (e.g. openshift-)`);
   return items;
 }
