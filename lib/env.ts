@@ -91,7 +91,7 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Check every admin API answer against its contract (lib/contracts); default: on unless NODE_ENV=production. */
   CHECK_API_RESPONSES: z.enum(["on", "off"]).optional(),
-  // Webhooks: outgoing deliveries go through the proxy as curl's rule says (lib/agent/http.ts proxyFor).
+  // Webhooks: outgoing deliveries go through the proxy as curl's rule says (lib/net/proxy-tunnel.ts proxyFor).
   HTTPS_PROXY: z.string().optional(),
   https_proxy: z.string().optional(),
   NO_PROXY: z.string().optional(),

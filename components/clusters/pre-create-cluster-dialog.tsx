@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import { DNS_LABEL } from "@/lib/domain/agent-protocol";
+import { DNS_LABEL } from "@/lib/domain/labels";
 import { labelValueProblem } from "@/lib/domain/labels";
 import { usePreCreateCluster, type PreCreated } from "@/lib/client/clusters";
 import { Dialog } from "@/components/ui/dialog";

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { agentCommand, agentManifest, isLoopbackUrl, labelsToSend, manifestFileName } from "@/lib/domain/agent-manifest";
 import { EMPTY_POD_OPTIONS, parseAgentPodOptions, type AgentPodOptions } from "@/lib/domain/agent-pod-options";
-import { labelValueProblem } from "@/lib/domain/labels";
+import { DNS_LABEL, labelValueProblem } from "@/lib/domain/labels";
 import { useFleetFacts, type MintedToken } from "@/lib/client/tokens";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -15,8 +15,6 @@ import { CodeBlock } from "./code-block";
 import { downloadText } from "./download";
 import { FieldError, selectClass } from "@/components/ui/field-error";
 import { LabelChip } from "@/components/ui/label-chips";
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** A cluster name to start from: the token's name made into a DNS label. */
 function suggestClusterName(tokenName: string): string {

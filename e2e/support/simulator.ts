@@ -32,7 +32,7 @@ export async function startSimulator(
   const child = spawn(
     process.execPath,
     [
-      ...["--import", "tsx", "lib/agent/simulate.ts"],
+      ...["--import", "tsx", "lib/agent/simulator/simulate.ts"],
       ...["--clusters", String(o.clusters)],
       ...["--interval", "2"],
       ...["--token", token.token],

@@ -36,7 +36,7 @@ async function startSimulator(
   const child = spawn(
     process.execPath,
     [
-      ...["--import", "tsx", "lib/agent/simulate.ts"],
+      ...["--import", "tsx", "lib/agent/simulator/simulate.ts"],
       ...["--clusters", String(CLUSTERS)],
       ...["--interval", "2"],
       ...["--token", token.token],

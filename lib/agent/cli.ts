@@ -1,5 +1,6 @@
 // `npm run agent -- --server URL --token-file F --name N ...`: the reference agent as a process.
-// A thin wrapper: flags -> FleetAgent -> exit code. All behaviour lives in agent.ts.
+// A thin wrapper: flags -> the cluster behind the agent -> FleetAgent -> exit code. All behaviour
+// lives in agent.ts and the backends.
 import os from "node:os";
 import { AGENT_USAGE, parseAgentArgs, UsageError, wantsHelp, wantsVersion } from "./args";
 import { EXIT_CODES, FleetAgent } from "./agent";
@@ -50,11 +51,13 @@ async function main(): Promise<number> {
     return EXIT_CODES.config;
   }
 
-  let cluster: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "kube"> & {
+  let setup: Pick<FleetAgentOptions, "store" | "token" | "clusterCaFingerprint" | "apiServerUrl" | "cluster"> & {
     lease?: AgentLease;
+    /** Closes the keep-alive connection to the API server (the process can then exit). */
+    close?: () => void;
   };
   try {
-    cluster = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : simulatedCluster(args, logger);
+    setup = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : simulatedCluster(args, logger);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     logger.log({ level: "error", code: err.code, message: err.message });
@@ -71,7 +74,11 @@ async function main(): Promise<number> {
     heartbeatIntervalSeconds: args.heartbeatIntervalSeconds,
     requestTimeoutMs: args.timeoutSeconds * 1000,
     logger,
-    ...cluster,
+    store: setup.store,
+    token: setup.token,
+    clusterCaFingerprint: setup.clusterCaFingerprint,
+    apiServerUrl: setup.apiServerUrl,
+    cluster: setup.cluster,
   });
   const stopping = new AbortController();
   for (const signal of ["SIGTERM", "SIGINT"] as const)
@@ -83,15 +90,15 @@ async function main(): Promise<number> {
   // for the rollout to stop the old agent that holds it).
   const readiness = {
     get ready() {
-      return agent.ready || !!cluster.lease?.standby;
+      return agent.ready || !!setup.lease?.standby;
     },
   };
   const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
   let exitCode: number = EXIT_CODES.ok;
-  if (!cluster.lease || (await cluster.lease.acquire(stopping.signal))) {
+  if (!setup.lease || (await setup.lease.acquire(stopping.signal))) {
     // Losing the Lease stops the agent with a failure: the restarted pod waits for it again.
     let lost = false;
-    const renewing = cluster.lease?.keepRenewing(stopping.signal, () => {
+    const renewing = setup.lease?.keepRenewing(stopping.signal, () => {
       lost = true;
       agent.stop();
     });
@@ -99,11 +106,11 @@ async function main(): Promise<number> {
     stopping.abort();
     await renewing;
     // After a disconnect the agent's bindings are gone (and with them the right to update the Lease).
-    if (result.outcome !== "disconnected" && result.outcome !== "deregistered") await cluster.lease?.release();
+    if (result.outcome !== "disconnected" && result.outcome !== "deregistered") await setup.lease?.release();
     exitCode = lost ? EXIT_CODES.failed : result.exitCode;
   }
   health?.close();
-  cluster.kube?.close();
+  setup.close?.();
   return exitCode;
 }
 
@@ -178,7 +185,8 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
   });
   const token = args.tokenSecret ? secretTokenSource(client, parseSecretRef(args.tokenSecret)!) : fileTokenSource(args.tokenFile);
   return {
-    kube,
+    cluster: kube,
+    close: () => kube.close(),
     lease,
     store,
     token,

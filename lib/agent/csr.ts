@@ -86,7 +86,7 @@ export function pemCertificates(text: string): string[] {
   return [...text.matchAll(/-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+?-----END CERTIFICATE-----/g)].map((m) => m[0] + "\n");
 }
 
-/** `sha256:<64 hex>` of a certificate's DER, the format PROTOCOL.md uses for fingerprints. */
+/** `sha256:<64 hex>` of a certificate's DER, the format docs/protocol.md uses for fingerprints. */
 export function certificateFingerprint(certPem: string): string {
   return remembered(fingerprints, certPem, () => {
     const cert = new crypto.X509Certificate(certPem);

@@ -1,12 +1,13 @@
-// Directives arrive in heartbeat answers and repeat until acknowledged (PROTOCOL.md). The agent
+// Directives arrive in heartbeat answers and repeat until acknowledged (docs/protocol.md). The agent
 // acts on each id once, then keeps listing the id in `acks` until the server stops sending it:
 // an ack lost with a failed heartbeat is simply sent again.
 
 /**
- * The directive types this agent carries out, reported as `capabilities` in every heartbeat so
- * the control plane sends only these. `rotate`: renew the certificate now (a fleet CA rollover).
+ * The directives the agent carries out itself, whatever the cluster behind it: `disconnect` (leave
+ * the fleet) and `rotate` (renew the certificate now: a fleet CA rollover). Reported with the
+ * cluster's own as `capabilities` in every heartbeat, so the control plane sends only these.
  */
-export const AGENT_CAPABILITIES = ["disconnect", "drain", "upgrade", "drainNodePool", "rotate"] as const;
+export const AGENT_OWN_DIRECTIVES = ["disconnect", "rotate"] as const;
 
 export interface Directive {
   id: string;
@@ -30,7 +31,7 @@ export function directiveParam(d: Directive, key: string): unknown {
   return d[key];
 }
 
-// PROTOCOL.md-compatible servers accept at most 100 acks of at most 64 characters.
+// Protocol-compatible servers accept at most 100 acks of at most 64 characters.
 const MAX_ACKS = 100;
 const MAX_REMEMBERED = 1000;
 

@@ -1,3 +1,4 @@
+import { agentAdvice } from "../domain/registration-errors";
 import type { LogCode, LogLevel } from "./log";
 
 /** An error answer from the control plane: `{ "error": code, "message", "details"? }`. */
@@ -15,7 +16,7 @@ export class ProtocolError extends Error {
   }
 }
 
-/** The server answered 2xx with something that is not what PROTOCOL.md promises. */
+/** The server answered 2xx with something that is not what docs/protocol.md promises. */
 export class BadResponseError extends Error {
   constructor(message: string) {
     super(message);
@@ -94,6 +95,49 @@ function withServerWords(advice: string, err: ProtocolError): string {
   return advice + said;
 }
 
+/** Transport failures by Node's error codes, all retried: the log code, its level, where to look. */
+type NetworkErrorRow = [code: LogCode, level: LogLevel, advice: (where: string, code: string, server: URL) => string];
+
+const NETWORK_ERRORS = new Map<string, NetworkErrorRow>(
+  (
+    [
+      [
+        ["ECONNREFUSED"],
+        "NET_CONNREFUSED",
+        "warn",
+        (where) => `connection refused by ${where}: is the server running, and is the port right (agent port default 8443)?`,
+      ],
+      [
+        ["ETIMEDOUT", "ESOCKETTIMEDOUT"],
+        "NET_TIMEOUT",
+        "warn",
+        (where) =>
+          `no answer from ${where} in time: check firewalls and proxies between this cluster and the control plane, and the server's health`,
+      ],
+      [
+        ["ENOTFOUND", "EAI_AGAIN"],
+        "NET_NOTFOUND",
+        "error",
+        (_, code, server) =>
+          `cannot resolve "${server.hostname}" (${code}): check the host name in --server and this machine's DNS`,
+      ],
+      [
+        ["ECONNRESET", "EPIPE"],
+        "NET_RESET",
+        "warn",
+        (where, code) =>
+          `the connection to ${where} was closed mid-request (${code}): if this repeats, the server may be overloaded or may not accept this agent's client certificate`,
+      ],
+      [
+        ["EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"],
+        "NET_UNREACHABLE",
+        "error",
+        (where, code) => `${where} is unreachable (${code}): check routes and egress rules from this cluster`,
+      ],
+    ] satisfies [string[], ...NetworkErrorRow][]
+  ).flatMap(([codes, ...row]) => codes.map((c) => [c, row] as [string, NetworkErrorRow])),
+);
+
 /** Turns any error from a request into one actionable log line and a decision. */
 export function describeFailure(err: unknown, phase: Phase, server: URL): Failure {
   const where = `${server.hostname}:${server.port || "443"}`;
@@ -108,7 +152,12 @@ export function describeFailure(err: unknown, phase: Phase, server: URL): Failur
   }
   const e = err as ErrnoLike;
   if (e?.name === "AbortError")
-    return { code: "AGENT_STOPPED", level: "info", action: "stopped", message: "request aborted: stopping" };
+    return {
+      code: "AGENT_STOPPED",
+      level: "info",
+      action: "stopped",
+      message: "request aborted: stopping",
+    };
   const code = typeof e?.code === "string" ? e.code : "";
   const detail = e instanceof Error ? e.message : String(err);
 
@@ -147,48 +196,8 @@ export function describeFailure(err: unknown, phase: Phase, server: URL): Failur
       message: `TLS handshake with ${where} failed (${code || detail}): ${hint}`,
     };
   }
-  switch (code) {
-    case "ECONNREFUSED":
-      return {
-        code: "NET_CONNREFUSED",
-        level: "warn",
-        action: "retry",
-        message: `connection refused by ${where}: is the server running, and is the port right (agent port default 8443)?`,
-      };
-    case "ETIMEDOUT":
-    case "ESOCKETTIMEDOUT":
-      return {
-        code: "NET_TIMEOUT",
-        level: "warn",
-        action: "retry",
-        message: `no answer from ${where} in time: check firewalls and proxies between this cluster and the control plane, and the server's health`,
-      };
-    case "ENOTFOUND":
-    case "EAI_AGAIN":
-      return {
-        code: "NET_NOTFOUND",
-        level: "error",
-        action: "retry",
-        message: `cannot resolve "${server.hostname}" (${code}): check the host name in --server and this machine's DNS`,
-      };
-    case "ECONNRESET":
-    case "EPIPE":
-      return {
-        code: "NET_RESET",
-        level: "warn",
-        action: "retry",
-        message: `the connection to ${where} was closed mid-request (${code}): if this repeats, the server may be overloaded or may not accept this agent's client certificate`,
-      };
-    case "EHOSTUNREACH":
-    case "ENETUNREACH":
-    case "EADDRNOTAVAIL":
-      return {
-        code: "NET_UNREACHABLE",
-        level: "error",
-        action: "retry",
-        message: `${where} is unreachable (${code}): check routes and egress rules from this cluster`,
-      };
-  }
+  const net = NETWORK_ERRORS.get(code);
+  if (net) return { code: net[0], level: net[1], action: "retry", message: net[2](where, code, server) };
   return {
     code: "NET_ERROR",
     level: "error",
@@ -197,190 +206,125 @@ export function describeFailure(err: unknown, phase: Phase, server: URL): Failur
   };
 }
 
+/** How the agent treats a protocol error code (docs/protocol.md); codes not listed go by their HTTP status. */
+interface ProtocolErrorRow {
+  code: LogCode;
+  level: LogLevel;
+  /** `reject-registration`: refused for good when registering, retried on any other request. */
+  action: FailureAction | "reject-registration";
+  /**
+   * What to do, for the log line. Absent: a registration refusal whose advice is the console's
+   * (lib/domain/registration-errors.ts), so the agent's log and the attempts log say the same.
+   */
+  advice?: (err: ProtocolError, phase: Phase) => string;
+  /** The server's Retry-After is the wait. */
+  retryAfter?: true;
+}
+
+function waitWords(err: ProtocolError, otherwise: string): string {
+  return err.retryAfterMs !== undefined ? `waiting ${Math.round(err.retryAfterMs / 1000)}s as Retry-After asks` : otherwise;
+}
+
+const PROTOCOL_ERRORS: Readonly<Record<string, ProtocolErrorRow>> = {
+  token_missing: { code: "TOKEN_MISSING", level: "error", action: "reject" },
+  token_invalid: { code: "TOKEN_INVALID", level: "error", action: "reject" },
+  token_expired: { code: "TOKEN_EXPIRED", level: "error", action: "reject" },
+  token_revoked: { code: "TOKEN_REVOKED", level: "error", action: "reject" },
+  token_exhausted: {
+    code: "TOKEN_EXHAUSTED",
+    level: "error",
+    action: "reject",
+  },
+  label_not_allowed: {
+    code: "LABEL_NOT_ALLOWED",
+    level: "error",
+    action: "reject",
+  },
+  missing_required_labels: {
+    code: "MISSING_REQUIRED_LABELS",
+    level: "error",
+    action: "reject",
+  },
+  cluster_conflict: {
+    code: "CLUSTER_CONFLICT",
+    level: "error",
+    action: "reject",
+  },
+  invalid_request: {
+    code: "INVALID_REQUEST",
+    level: "error",
+    action: "reject-registration",
+    advice: (_, phase) => `the server rejected the ${phase} request body: check --name, --labels and the version flags`,
+  },
+  invalid_csr: {
+    code: "INVALID_CSR",
+    level: "error",
+    action: "reject-registration",
+  },
+  payload_too_large: {
+    code: "PAYLOAD_TOO_LARGE",
+    level: "error",
+    action: "reject-registration",
+    advice: (_, phase) => `the ${phase} request body is over the server's limit (64 KiB): use fewer labels or node pools`,
+  },
+  rate_limited: {
+    code: "RATE_LIMITED",
+    level: "warn",
+    action: "retry",
+    retryAfter: true,
+    advice: (err, phase) => `the server is rate limiting ${phase} requests: ${waitWords(err, "waiting before retrying")}`,
+  },
+  overloaded: {
+    code: "OVERLOADED",
+    level: "warn",
+    action: "retry",
+    retryAfter: true,
+    advice: (err, phase) =>
+      `the server is busy and deferred this ${phase} request: ${waitWords(err, "retrying later")}, with jitter, on the same connection`,
+  },
+  database_unavailable: {
+    code: "DATABASE_UNAVAILABLE",
+    level: "warn",
+    action: "retry",
+    retryAfter: true,
+    advice: (err) =>
+      `the server cannot reach its database: ${waitWords(err, "retrying later")}, with jitter, on the same connection`,
+  },
+  client_certificate_required: {
+    code: "CLIENT_CERTIFICATE_REQUIRED",
+    level: "error",
+    action: "reregister",
+    advice: () =>
+      "the server did not accept this agent's client certificate (none sent, or not from this fleet's CA): re-register by writing a new token to --token-file (the agent picks it up), or delete the state dir if it belongs to another fleet",
+  },
+  certificate_revoked: {
+    code: "CERTIFICATE_REVOKED",
+    level: "error",
+    action: "reregister",
+    advice: () =>
+      "this agent's client certificate was revoked (the cluster re-registered elsewhere, or an operator revoked it): write a new token to --token-file to re-register",
+  },
+  cluster_deregistered: {
+    code: "CLUSTER_DEREGISTERED",
+    level: "warn",
+    action: "deregistered",
+    advice: () => "the cluster was deregistered from the fleet: stopping and deleting local state",
+  },
+};
+
 function describeProtocolError(err: ProtocolError, phase: Phase, where: string): Failure {
   const base = { status: err.status };
-  switch (err.code) {
-    case "token_missing":
-      return {
-        ...base,
-        code: "TOKEN_MISSING",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "the server received no registration token: write the token to the file given with --token-file",
-          err,
-        ),
-      };
-    case "token_invalid":
-      return {
-        ...base,
-        code: "TOKEN_INVALID",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "the registration token is not valid for this fleet (mistyped, truncated or from another server): mint a new token in the console and write it to --token-file",
-          err,
-        ),
-      };
-    case "token_expired":
-      return {
-        ...base,
-        code: "TOKEN_EXPIRED",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "the registration token has expired: mint a new token (longer TTL if needed) and write it to --token-file",
-          err,
-        ),
-      };
-    case "token_revoked":
-      return {
-        ...base,
-        code: "TOKEN_REVOKED",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "the registration token was revoked by an operator: ask them to mint a new token and write it to --token-file",
-          err,
-        ),
-      };
-    case "token_exhausted":
-      return {
-        ...base,
-        code: "TOKEN_EXHAUSTED",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "the registration token has already registered its maximum number of clusters: mint a new token (or one with a higher max clusters)",
-          err,
-        ),
-      };
-    case "label_not_allowed":
-      return {
-        ...base,
-        code: "LABEL_NOT_ALLOWED",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "a label is outside the token's allowed label scope: change --labels, or mint a token whose scope allows it",
-          err,
-        ),
-      };
-    case "missing_required_labels":
-      return {
-        ...base,
-        code: "MISSING_REQUIRED_LABELS",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "the fleet requires labels that neither --labels nor the token's fixed labels provide: add them with --labels key=value,...",
-          err,
-        ),
-      };
-    case "cluster_conflict":
-      return {
-        ...base,
-        code: "CLUSTER_CONFLICT",
-        level: "error",
-        action: "reject",
-        message: withServerWords(
-          "this name is already registered by a cluster with a different CA fingerprint: choose another --name, or deregister the existing cluster first",
-          err,
-        ),
-      };
-    case "invalid_request":
-      return {
-        ...base,
-        code: "INVALID_REQUEST",
-        level: "error",
-        action: phase === "register" ? "reject" : "retry",
-        message: withServerWords(
-          `the server rejected the ${phase} request body: check --name, --labels and the version flags`,
-          err,
-        ),
-      };
-    case "invalid_csr":
-      return {
-        ...base,
-        code: "INVALID_CSR",
-        level: "error",
-        action: phase === "register" ? "reject" : "retry",
-        message: withServerWords(
-          "the server rejected the certificate signing request: this is an agent bug, please report it",
-          err,
-        ),
-      };
-    case "payload_too_large":
-      return {
-        ...base,
-        code: "PAYLOAD_TOO_LARGE",
-        level: "error",
-        action: phase === "register" ? "reject" : "retry",
-        message: withServerWords(
-          `the ${phase} request body is over the server's limit (64 KiB): use fewer labels or node pools`,
-          err,
-        ),
-      };
-    case "rate_limited":
-      return {
-        ...base,
-        code: "RATE_LIMITED",
-        level: "warn",
-        action: "retry",
-        retryAfterMs: err.retryAfterMs,
-        message: withServerWords(
-          `the server is rate limiting ${phase} requests: waiting ${err.retryAfterMs !== undefined ? `${Math.round(err.retryAfterMs / 1000)}s as Retry-After asks` : "before retrying"}`,
-          err,
-        ),
-      };
-    case "overloaded":
-    case "database_unavailable": {
-      const wait =
-        err.retryAfterMs !== undefined ? `waiting ${Math.round(err.retryAfterMs / 1000)}s as Retry-After asks` : "retrying later";
-      return {
-        ...base,
-        code: err.code === "overloaded" ? "OVERLOADED" : "DATABASE_UNAVAILABLE",
-        level: "warn",
-        action: "retry",
-        retryAfterMs: err.retryAfterMs,
-        message: withServerWords(
-          err.code === "overloaded"
-            ? `the server is busy and deferred this ${phase} request: ${wait}, with jitter, on the same connection`
-            : `the server cannot reach its database: ${wait}, with jitter, on the same connection`,
-          err,
-        ),
-      };
-    }
-    case "client_certificate_required":
-      return {
-        ...base,
-        code: "CLIENT_CERTIFICATE_REQUIRED",
-        level: "error",
-        action: "reregister",
-        message: withServerWords(
-          "the server did not accept this agent's client certificate (none sent, or not from this fleet's CA): re-register by writing a new token to --token-file (the agent picks it up), or delete the state dir if it belongs to another fleet",
-          err,
-        ),
-      };
-    case "certificate_revoked":
-      return {
-        ...base,
-        code: "CERTIFICATE_REVOKED",
-        level: "error",
-        action: "reregister",
-        message: withServerWords(
-          "this agent's client certificate was revoked (the cluster re-registered elsewhere, or an operator revoked it): write a new token to --token-file to re-register",
-          err,
-        ),
-      };
-    case "cluster_deregistered":
-      return {
-        ...base,
-        code: "CLUSTER_DEREGISTERED",
-        level: "warn",
-        action: "deregistered",
-        message: withServerWords("the cluster was deregistered from the fleet: stopping and deleting local state", err),
-      };
+  const row = Object.prototype.hasOwnProperty.call(PROTOCOL_ERRORS, err.code) ? PROTOCOL_ERRORS[err.code] : undefined;
+  const advice = row && (row.advice?.(err, phase) ?? agentAdvice(err.code));
+  if (row && advice) {
+    return {
+      ...base,
+      code: row.code,
+      level: row.level,
+      action: row.action === "reject-registration" ? (phase === "register" ? "reject" : "retry") : row.action,
+      ...(row.retryAfter ? { retryAfterMs: err.retryAfterMs } : {}),
+      message: withServerWords(advice, err),
+    };
   }
   if (err.status >= 500) {
     return {

@@ -27,7 +27,20 @@ export interface FactsLoopOptions {
   onError: (err: unknown) => void;
 }
 
-export class FactsLoop {
+/** How the agent moves a backend's facts on, whatever its pace. */
+export interface FactsDriver {
+  /** Resolves once there are facts to report (the first read of a real cluster). */
+  ready(): Promise<void>;
+  /** The facts a heartbeat sends now. */
+  report(): FactsReport;
+  /** A heartbeat answer was handled: a backend paced by heartbeats moves one step. */
+  afterAnswer(): Promise<void>;
+  /** A directive started: move it on soon. */
+  wake(): void;
+  close(): void;
+}
+
+export class FactsLoop implements FactsDriver {
   private first: Promise<void> | null = null;
   private wakeUp = new AbortController();
   private readonly stop = new AbortController();
@@ -89,6 +102,9 @@ export class FactsLoop {
     this.stop.abort();
   }
 
+  /** The loop keeps its own schedule: heartbeats never wait for it. */
+  async afterAnswer(): Promise<void> {}
+
   /**
    * The latest facts. Older than a round may take, they no longer say how the API server is now:
    * an "ok" from then is reported as "degraded" (the console shows why), "down" stays down.
@@ -99,4 +115,23 @@ export class FactsLoop {
     if (!stale || facts.health.apiServer !== "ok") return facts;
     return { ...facts, health: { ...facts.health, apiServer: "degraded" } };
   }
+}
+
+/** A backend whose facts move one step per heartbeat answer (a simulated cluster): nothing runs between. */
+export class HeartbeatPace implements FactsDriver {
+  constructor(private readonly backend: ClusterBackend) {}
+  async ready(): Promise<void> {}
+  report(): FactsReport {
+    return this.backend.report();
+  }
+  afterAnswer(): Promise<void> {
+    return this.backend.progress();
+  }
+  wake(): void {}
+  close(): void {}
+}
+
+/** The driver for a backend's pace. */
+export function factsDriver(backend: ClusterBackend, options: FactsLoopOptions): FactsDriver {
+  return backend.pace === "own" ? new FactsLoop(backend, options) : new HeartbeatPace(backend);
 }

@@ -36,7 +36,7 @@ export const LOG_CODES = [
   "REREGISTRATION_NEEDED",
   "TOKEN_FILE_DELETED",
   "TOKEN_FILE_NOT_DELETED",
-  // error codes answered by the server (PROTOCOL.md), one log code each
+  // error codes answered by the server (docs/protocol.md), one log code each
   "TOKEN_MISSING",
   "TOKEN_INVALID",
   "TOKEN_EXPIRED",

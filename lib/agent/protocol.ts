@@ -2,7 +2,7 @@ import { parseDirectives, type Directive } from "./directives";
 import { BadResponseError } from "./errors";
 import { firstPemBlock, pemCertificates } from "./csr";
 
-// The wire format of PROTOCOL.md as the agent sees it: paths, and tolerant parsing of answers
+// The wire format of docs/protocol.md as the agent sees it: paths, and tolerant parsing of answers
 // (unknown fields are ignored, so a newer server does not break an older agent).
 
 export const AGENT_API = {

@@ -73,7 +73,7 @@ export interface StateStore {
   saveCluster(cluster: ClusterRecord): Promise<void>;
   /**
    * The key of a registration not yet answered, kept before the first attempt so a retry after a
-   * lost answer (or a restart) proves itself with the same key (PROTOCOL.md, Re-registration (a)).
+   * lost answer (or a restart) proves itself with the same key (docs/protocol.md, Re-registration (a)).
    * save() forgets it.
    */
   loadPendingKey(): Promise<string | null>;

@@ -1,9 +1,11 @@
 import crypto from "node:crypto";
 import fs from "node:fs/promises";
-import { certificateFingerprint, firstPemBlock, pemCertificates } from "./csr";
+import type { AgentContext } from "./agent-context";
+import { certificateFingerprint, firstPemBlock, issuedBy, pemCertificates } from "./csr";
 import { ConfigError } from "./errors";
 import { createTlsAgent, EnvProxyAgent, httpRequest } from "./http";
 import { AGENT_API } from "./protocol";
+import type { AgentState } from "./state";
 
 // How the agent comes to trust the control plane. Exactly one anchor, never the system store:
 // either a CA file the operator copied, or a fingerprint pin checked against the CA the server
@@ -113,4 +115,85 @@ export function isCaCertificate(pem: string): boolean {
 /** Whether any certificate of a PEM bundle has the fingerprint (a pin survives a CA rollover's bundle). */
 export function bundleHasFingerprint(bundlePem: string, fingerprint: string): boolean {
   return pemCertificates(bundlePem).some((pem) => certificateFingerprint(pem) === fingerprint);
+}
+
+// ---- the running agent's trust ------------------------------------------------------------
+
+/** The fleet CA(s) this run trusts, from the configured anchor or the state dir. */
+export async function establishTrust(ctx: AgentContext, loaded: AgentState | null): Promise<string> {
+  const trust = ctx.options.trust;
+  if ("caPem" in trust) {
+    ctx.emit("info", "TRUST_CA_FILE", "trusting only the fleet CA from --ca-file", {
+      fingerprint: certificateFingerprint(trust.caPem),
+    });
+    return trust.caPem;
+  }
+  if ("caFingerprint" in trust) {
+    // The stored bundle may have grown through a CA rollover: the pin needs to be one of it.
+    if (loaded && bundleHasFingerprint(loaded.caPem, trust.caFingerprint)) {
+      ctx.emit("info", "TRUST_PIN_VERIFIED", "the stored fleet CA matches the pinned fingerprint", {
+        fingerprint: trust.caFingerprint,
+      });
+      return loaded.caPem;
+    }
+    let caPem: string;
+    try {
+      caPem = await pinCa(ctx.server, trust.caFingerprint, { timeoutMs: ctx.timeoutMs, signal: ctx.abort.signal });
+    } catch (err) {
+      // After a fleet CA rollover the pinned CA is retired: the stored CAs, adopted over
+      // connections verified from the pin onwards, are the trust now (when our certificate
+      // chains to them); the pin in the agent's configuration is merely out of date.
+      if (!(err instanceof ConfigError) || err.code !== "TRUST_PIN_MISMATCH" || !loaded) throw err;
+      if (!issuedBy(loaded.certPem, loaded.caPem)) throw err;
+      ctx.emit(
+        "warn",
+        "TRUST_STATE_CA",
+        `the pinned fleet CA was rolled over: trusting the CA(s) stored in the state dir; update --ca-fingerprint to ${certificateFingerprint(loaded.caPem)}`,
+        { pinned: trust.caFingerprint },
+      );
+      return loaded.caPem;
+    }
+    ctx.emit("info", "TRUST_PIN_VERIFIED", "fetched the fleet CA, checked it against the pin and verified the server with it", {
+      fingerprint: trust.caFingerprint,
+    });
+    return caPem;
+  }
+  if (loaded) {
+    ctx.emit("info", "TRUST_STATE_CA", "trusting the fleet CA stored at registration", {
+      fingerprint: certificateFingerprint(loaded.caPem),
+    });
+    return loaded.caPem;
+  }
+  throw new ConfigError(
+    "TRUST_MISSING",
+    "no way to trust the server: pass --ca-file <fleet CA PEM> or --ca-fingerprint sha256:<hex> (the console shows both where registration tokens are minted)",
+  );
+}
+
+/**
+ * Trusts exactly the CAs of a bundle the control plane sent over TLS this agent already
+ * verified (a CA rollover: the incoming CA is added before the server switches to it, the
+ * retired one dropped after). Saved to the state dir first, then used for new connections.
+ */
+export async function adoptBundle(ctx: AgentContext, bundlePem: string): Promise<void> {
+  const certs = pemCertificates(bundlePem);
+  if (!certs.length || !certs.every(isCaCertificate)) {
+    ctx.emit("warn", "CA_MISMATCH", "the control plane sent a CA bundle that is not all CA certificates: ignored");
+    return;
+  }
+  const next = certs.join("");
+  const current = ctx.caPem ? pemCertificates(ctx.caPem).join("") : null;
+  if (next === current) return;
+  ctx.caPem = next;
+  ctx.dropAnonymousAgent();
+  const state = ctx.state;
+  if (state) {
+    await ctx.localStep(`write the state dir ${ctx.options.store.location}`, () =>
+      ctx.options.store.save({ ...state, caPem: next }),
+    );
+    ctx.adopt({ ...state, caPem: next });
+  }
+  ctx.emit("info", "CA_BUNDLE_UPDATED", `now trusting ${certs.length} fleet CA(s)`, {
+    fingerprints: certs.map((c) => certificateFingerprint(c)).join(","),
+  });
 }

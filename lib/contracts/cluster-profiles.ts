@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { clusterNameSchema, DNS_LABEL } from "@/lib/domain/agent-protocol";
+import { clusterNameSchema } from "@/lib/domain/agent-protocol";
+import { DNS_LABEL } from "@/lib/domain/labels";
 import { CLUSTER_MANAGER, CLUSTER_PROFILE_API_VERSION, MAX_KUBECONFIG_BYTES } from "@/lib/domain/cluster-profiles";
 import { isoTime, labelsMap } from "./common";
 import { route } from "./route";

@@ -1,11 +1,9 @@
 import { z } from "zod";
-import { labelsSchema } from "./labels";
+import { DNS_LABEL, labelsSchema } from "./labels";
+import { SEMVER } from "./semver";
 
 // Request bodies of the agent protocol (docs/protocol.md), shared by the server's
 // routes and anything that wants to check a body before sending it.
-
-export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 
 export const clusterNameSchema = z
   .string()

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DNS_LABEL } from "./labels";
 import { checkSelectorText } from "./selector";
 import { timeZoneSchema, upgradeWindowsSchema } from "./upgrade-windows";
 
@@ -8,10 +9,7 @@ export const selectorTextSchema = z
   .min(1, "a group needs a selector (use `env` to match every cluster with an env label)")
   .superRefine(checkSelectorText);
 
-export const groupNameSchema = z
-  .string()
-  .trim()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "lowercase letters, digits and '-', at most 63");
+export const groupNameSchema = z.string().trim().regex(DNS_LABEL, "lowercase letters, digits and '-', at most 63");
 
 /**
  * Rollouts start upgrading the group's clusters only inside these weekly windows (wall-clock

@@ -1,5 +1,8 @@
 import { z } from "zod";
 
+/** A DNS-1123 label: a cluster name, a namespace, a group; 1-63 lowercase letters, digits or '-'. */
+export const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
 // Kubernetes label syntax: an optional DNS-subdomain prefix and a name of at most 63
 // characters; values are empty or a name of at most 63 characters.
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;

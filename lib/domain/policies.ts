@@ -1,10 +1,8 @@
 import { z } from "zod";
+import { DNS_LABEL } from "./labels";
 import { matchesSelector, parseSelector } from "./selector";
 
-export const policyNameSchema = z
-  .string()
-  .trim()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "lowercase letters, digits and '-', at most 63");
+export const policyNameSchema = z.string().trim().regex(DNS_LABEL, "lowercase letters, digits and '-', at most 63");
 
 /** A policy's content: a JSON document the agent applies (kept small; it travels in heartbeats' context). */
 export const policyContentSchema = z

@@ -1,6 +1,7 @@
-// What each registration result means, in plain words, for the attempts log in the console and
-// for the docs: what kind of problem it is, what went wrong, and what to do about it. One table,
-// so the console and the docs cannot drift apart. Codes are the agent protocol's (docs/protocol.md).
+// What each registration result means, in plain words, for the attempts log in the console, for
+// the docs and for the agent's own log line: what kind of problem it is, what went wrong, and what
+// to do about it. One table, so the console, the docs and the agent cannot drift apart. Codes are
+// the agent protocol's (docs/protocol.md).
 
 /** Who has to act: a token problem is fixed in the console, a certificate problem in the agent. */
 export type ProblemKind = "token" | "certificate" | "configuration" | "network" | "server";
@@ -29,7 +30,14 @@ export type RegistrationOutcome = {
   action: string;
 };
 
-type Entry = Omit<RegistrationOutcome, "code" | "ok">;
+type Entry = Omit<RegistrationOutcome, "code" | "ok"> & {
+  /**
+   * The same advice as the agent logs it when the server refuses its registration with this code:
+   * addressed to whoever runs the agent, in terms of its flags (lib/agent/errors.ts). Absent for
+   * codes the agent treats by their HTTP status (a retry), or words for its other requests too.
+   */
+  agent?: string;
+};
 
 const OK: Entry = {
   kind: null,
@@ -53,54 +61,69 @@ const FAILURES = {
     meaning:
       "The agent's certificate signing request was unreadable, badly signed, used a key weaker than RSA 2048, or asked for CA or extra usages.",
     action: "Delete the agent's state directory so it makes a fresh key, and upgrade the agent if it keeps happening.",
+    agent: "the server rejected the certificate signing request: this is an agent bug, please report it",
   },
   token_missing: {
     kind: "token",
     title: "No token sent",
     meaning: "The agent registered without a registration token.",
     action: "Give the agent a token: put it in the file named by --token-file (or the Secret in the manifest).",
+    agent: "the server received no registration token: write the token to the file given with --token-file",
   },
   token_invalid: {
     kind: "token",
     title: "Unknown token",
     meaning: "The token is malformed, mistyped, or was never minted by this fleet.",
     action: "Copy the token again in full (it starts with frt_), or mint a new one — tokens are shown only once.",
+    agent:
+      "the registration token is not valid for this fleet (mistyped, truncated or from another server): mint a new token in the console and write it to --token-file",
   },
   token_expired: {
     kind: "token",
     title: "Token expired",
     meaning: "The token's lifetime ran out before the cluster registered.",
     action: "Mint a new token (with a longer TTL if installs take a while) and hand it to the agent.",
+    agent: "the registration token has expired: mint a new token (longer TTL if needed) and write it to --token-file",
   },
   token_revoked: {
     kind: "token",
     title: "Token revoked",
     meaning: "Someone revoked this token, so it can no longer register clusters.",
     action: "Mint a new token if this cluster should join; if the revocation was deliberate, stop this agent.",
+    agent: "the registration token was revoked by an operator: ask them to mint a new token and write it to --token-file",
   },
   token_exhausted: {
     kind: "token",
     title: "Token used up",
     meaning: "The token has already registered as many clusters as it allows.",
     action: "Mint a new token, or one with a higher max clusters for bulk installs.",
+    agent:
+      "the registration token has already registered its maximum number of clusters: mint a new token (or one with a higher max clusters)",
   },
   label_not_allowed: {
     kind: "configuration",
     title: "Label not allowed",
     meaning: "The agent asked for a label outside the token's allowed scope, or a different value for one the token fixes.",
     action: "Change the agent's --labels to fit the token's scope, or mint a token whose scope allows this label.",
+    agent: "a label is outside the token's allowed label scope: change --labels, or mint a token whose scope allows it",
   },
   missing_required_labels: {
     kind: "configuration",
     title: "Required labels missing",
     meaning: "Even with the token's fixed labels, the cluster lacks labels every cluster in this fleet must carry.",
     action: "Add the missing labels to the agent's --labels, or mint a token that fixes them.",
+    agent:
+      "the fleet requires labels that neither --labels nor the token's fixed labels provide: add them with --labels key=value,...",
   },
   cluster_conflict: {
     kind: "configuration",
     title: "Name already taken",
-    meaning: "Another cluster (with a different CA) already has this name, or it is being deregistered.",
-    action: "Pick a different --name, or finish deregistering the old cluster before reusing its name.",
+    meaning:
+      "The name belongs to another cluster and the request proved neither that cluster's key nor a token bound to it (a matching CA fingerprint is no proof), or that cluster is being deregistered.",
+    action:
+      "Pick a different --name; if this is that cluster, mint a re-enrolment token for it (Re-enrol on its page) and give it to the agent, or let its deregistration finish first.",
+    agent:
+      'the name belongs to another cluster and this request proves neither its kept key nor a token bound to it (the CA fingerprint is no proof), or it is being deregistered: choose another --name, or, if this is that cluster, have an admin mint a re-enrolment token (cluster page, "Re-enrol") and write it to --token-file',
   },
   payload_too_large: {
     kind: "configuration",
@@ -161,7 +184,10 @@ export function isRegistrationErrorCode(code: string): code is RegistrationError
  */
 export function explainRegistrationResult(code: string): RegistrationOutcome {
   if (code === "ok") return { code, ok: true, ...OK };
-  if (isRegistrationErrorCode(code)) return { code, ok: false, ...FAILURES[code] };
+  if (isRegistrationErrorCode(code)) {
+    const { kind, title, meaning, action } = FAILURES[code];
+    return { code, ok: false, kind, title, meaning, action };
+  }
   return {
     code,
     ok: false,
@@ -170,6 +196,13 @@ export function explainRegistrationResult(code: string): RegistrationOutcome {
     meaning: `The server refused the registration with "${code}", a code this console does not describe.`,
     action: "Read the message recorded with the attempt, and check the agent and server versions match.",
   };
+}
+
+/** The agent's log advice for a registration refused with `code`, or null when the table has none. */
+export function agentAdvice(code: string): string | null {
+  if (!isRegistrationErrorCode(code)) return null;
+  const entry: Entry = FAILURES[code];
+  return entry.agent ?? null;
 }
 
 /**

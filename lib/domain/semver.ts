@@ -1,6 +1,22 @@
 // Semantic versions and the small range language the compatibility matrix uses:
 // comparators joined by spaces (AND) and "||" (OR): ">=1.2.0 <2.0.0", "1.4.x", "=1.30.2".
 
+/**
+ * A semantic version as the agent protocol writes it (1.4.0, 1.30.2-rc.1): no leading zeros, no
+ * leading "v". Kubernetes writes its own with a "v" (v1.30.2): isSemver(text, true) allows it.
+ */
+export const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
+export function isSemver(text: string, allowLeadingV = false): boolean {
+  return SEMVER.test(allowLeadingV ? text.replace(/^v/, "") : text);
+}
+
+/**
+ * The Kubernetes version a simulated cluster runs when nothing names one. The agent's own
+ * version is package.json's "agentVersion" (lib/agent/version.ts), never a constant.
+ */
+export const DEFAULT_KUBERNETES_VERSION = "1.30.2";
+
 export type Version = { major: number; minor: number; patch: number; pre: string | null };
 
 export function parseVersion(text: string): Version | null {

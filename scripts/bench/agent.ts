@@ -4,7 +4,7 @@
 // BENCH_PODS pods, with the agent's RSS. Prints numbers; asserts nothing.
 //   BENCH_NODES (default 5000), BENCH_PODS (default 150000)
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { build } from "esbuild";
@@ -25,6 +25,12 @@ await build({
   outfile: script,
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  // As scripts/build-agent.mjs does: a bundle outside the checkout cannot read package.json.
+  define: {
+    FLEET_AGENT_VERSION: JSON.stringify(
+      (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { agentVersion: string }).agentVersion,
+    ),
   },
   logLevel: "warning",
 });

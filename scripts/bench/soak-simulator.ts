@@ -1,9 +1,9 @@
 // The simulator half of `npm run bench:soak`, in its own process so its CPU is measured apart
 // from the server's. Started by scripts/bench/soak.ts with fork(); reports over IPC once a second:
 // registered count, errors by code (cumulative) and the heartbeat latencies of that second.
-import { FleetSimulator } from "../../lib/agent/simulator";
+import { FleetSimulator } from "../../lib/agent/simulator/fleet-simulator";
 import { staticTokenSource } from "../../lib/agent/token";
-import { parseFaults } from "../../lib/agent/args";
+import { parseFaults } from "../../lib/agent/simulator/simulate-args";
 
 export interface SoakSimulatorConfig {
   server: string;

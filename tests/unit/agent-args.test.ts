@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseAgentArgs, parseFaults, parseLabels, parseSimulateArgs, UsageError, wantsHelp } from "@/lib/agent/args";
+import { parseAgentArgs, parseLabels, UsageError, wantsHelp } from "@/lib/agent/args";
+import { parseFaults, parseSimulateArgs } from "@/lib/agent/simulator/simulate-args";
 import { AGENT_VERSION } from "@/lib/agent/version";
 
 const HEX = "ab".repeat(32);

@@ -8,6 +8,7 @@ import { FactsDeadlineError, FactsLoop } from "@/lib/agent/facts-loop";
 /** A cluster whose reads hang until abandoned (`hang`), or answer at once. */
 class Backend implements ClusterBackend {
   capabilities = ["drain"];
+  readonly pace = "own";
   factsReadAt = -Infinity;
   hang = false;
   abandoned: unknown = null;

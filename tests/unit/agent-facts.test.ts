@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { seededRandom } from "@/lib/agent/clock";
 import { AckTracker, directiveParam, parseDirectives } from "@/lib/agent/directives";
-import { nodePool, SimulatedCluster, UPGRADE_STEPS } from "@/lib/agent/facts";
+import { nodePool, SimulatedCluster, UPGRADE_STEPS } from "@/lib/agent/simulator/simulated-cluster";
 
 function cluster() {
   return new SimulatedCluster(

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { seededRandom } from "@/lib/agent/clock";
 import { generateRsaKeyPair } from "@/lib/agent/csr";
-import { INSTANCE_TYPES } from "@/lib/agent/facts";
-import { ENVS, generateFleet, REGIONS, simulatedClusterCaFingerprint } from "@/lib/agent/sim-metadata";
-import { formatCounts, percentile, SimStats } from "@/lib/agent/sim-stats";
-import { assignFaults, KeyPool, Semaphore } from "@/lib/agent/simulator";
+import { INSTANCE_TYPES } from "@/lib/agent/simulator/simulated-cluster";
+import { ENVS, generateFleet, REGIONS, simulatedClusterCaFingerprint } from "@/lib/agent/simulator/metadata";
+import { formatCounts, percentile, SimStats } from "@/lib/agent/simulator/stats";
+import { assignFaults, KeyPool, Semaphore } from "@/lib/agent/simulator/fleet-simulator";
 import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
 
 describe("simulated fleet metadata", () => {

@@ -122,3 +122,22 @@ test("the tally: refusals are shown beside the rate, failures of the system lowe
   assert.equal(tallyRegistrations({ token_expired: 50 }).successRate, 1);
   assert.equal(tallyRegistrations({ ok: 9, database_unavailable: 1 }).successRate, 0.9);
 });
+
+test("the agent's log line for a refused registration is the table's advice, and a name conflict points to re-enrolment", async () => {
+  const { describeFailure, ProtocolError } = await import("../../lib/agent/errors");
+  const { agentAdvice } = await import("../../lib/domain/registration-errors");
+  const server = new URL("https://fleet.example.com:8443");
+  for (const code of REGISTRATION_ERROR_CODES) {
+    const advice = agentAdvice(code);
+    if (!advice) continue;
+    const f = describeFailure(new ProtocolError(400, code, ""), "register", server);
+    assert.equal(f.message, advice, `${code}: the agent says what the table says`);
+  }
+  // docs/protocol.md, Re-registration: the name alone or the CA fingerprint is no proof; a kept key or a bound token is.
+  const conflict = explainRegistrationResult("cluster_conflict");
+  for (const text of [conflict.meaning + conflict.action, agentAdvice("cluster_conflict")!]) {
+    assert.match(text, /re-enrol/i);
+    assert.match(text, /bound to it/);
+    assert.doesNotMatch(text, /different CA/);
+  }
+});

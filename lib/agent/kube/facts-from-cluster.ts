@@ -1,7 +1,7 @@
 import type { ApiServerHealth, FactsReport, NodePoolFacts } from "../facts";
 import { parseQuantity } from "./quantity";
 
-// What a real cluster's API objects say, as the heartbeat body of PROTOCOL.md. Pure: the Kubernetes
+// What a real cluster's API objects say, as the heartbeat body of docs/protocol.md. Pure: the Kubernetes
 // access layer (kube-facts.ts) reads the objects, this turns them into facts, and the unit tests
 // feed it objects shaped like those of EKS, GKE and AKS. Only the fields read here are typed.
 

@@ -5,7 +5,7 @@ import type { AckEntry, ClusterBackend } from "../cluster-backend";
 import { directiveParam, type Directive } from "../directives";
 import type { ApiServerHealth, FactsReport } from "../facts";
 import type { LogCode, LogFields, LogLevel } from "../log";
-import type { DirectiveState } from "./directive-state";
+import { DirectiveRuns, type DirectiveState } from "./directive-state";
 import {
   apiServerHealth,
   countPods,
@@ -73,6 +73,7 @@ function errorText(err: unknown): string {
 }
 
 export class KubeCluster implements ClusterBackend {
+  readonly pace = "own";
   private last: FactsReport | null = null;
   /** The newest /readyz verdict, reported at once (a round may still be reading the rest). */
   private apiServer: ApiServerHealth | null = null;
@@ -80,12 +81,13 @@ export class KubeCluster implements ClusterBackend {
   private pods: PodCounts | null = null;
   private podsCountedAt = 0;
   private nodes: KubeNode[] = [];
-  private readonly directives = new Map<string, { directive: Directive; status: DirectiveState; startedAt: number }>();
+  private readonly directives: DirectiveRuns;
 
   private readonly upgradeRecords: UpgradeRecords;
 
   constructor(private readonly o: KubeClusterOptions) {
     this.upgradeRecords = o.upgradeRecords ?? memoryUpgradeRecords();
+    this.directives = new DirectiveRuns({ now: o.now, log: o.log, step: (d, startedAt) => this.step(d, startedAt) });
   }
 
   /** Closes the keep-alive connection to the API server (the process can then exit). */
@@ -155,7 +157,7 @@ export class KubeCluster implements ClusterBackend {
     if (!this.pods) return true;
     const big = this.pods.pods >= (this.o.bigClusterPods ?? BIG_CLUSTER_PODS);
     let every = big ? (this.o.bigRecountMs ?? BIG_RECOUNT_MS) : 0;
-    if (this.draining()) every = Math.min(every, DRAIN_RECOUNT_MS);
+    if (this.directives.running("drain")) every = Math.min(every, DRAIN_RECOUNT_MS);
     return now - this.podsCountedAt >= every;
   }
 
@@ -250,56 +252,20 @@ export class KubeCluster implements ClusterBackend {
 
   // ---- directives -------------------------------------------------------------------------
 
-  private draining(): boolean {
-    return [...this.directives.values()].some((d) => d.directive.type === "drain" && d.status.state === "running");
-  }
-
   /** Starts a directive (called once per id); progress() carries it on. disconnect is the agent's. */
   start(d: Directive) {
-    if (this.directives.has(d.id)) return;
-    this.directives.set(d.id, { directive: d, status: { state: "running" }, startedAt: this.o.now() });
+    this.o.log("info", "DIRECTIVE_RECEIVED", `directive ${d.type}: carrying it out in the cluster`, { id: d.id, type: d.type });
+    this.directives.start(d);
   }
 
   /** Advances every running directive one step; called before each heartbeat, after collect(). */
-  async progress(): Promise<void> {
-    for (const entry of this.directives.values()) {
-      if (entry.status.state !== "running") continue;
-      try {
-        entry.status = await this.step(entry.directive, entry.startedAt);
-      } catch (err) {
-        // An API failure is retried next heartbeat, except a refusal that will not change.
-        if (err instanceof KubeApiError && (err.status === 403 || err.status === 404 || err.status === 422)) {
-          entry.status = { state: "failed", reason: err.message };
-        } else {
-          this.o.log("warn", "KUBE_API_ERROR", `directive ${entry.directive.type} will be retried: ${errorText(err)}`, {
-            id: entry.directive.id,
-          });
-        }
-      }
-      if (entry.status.state === "failed") {
-        this.o.log(
-          "warn",
-          "DIRECTIVE_FAILED",
-          `directive ${entry.directive.type} could not be carried out: ${entry.status.reason}`,
-          {
-            id: entry.directive.id,
-          },
-        );
-      } else if (entry.status.state === "done") {
-        this.o.log("info", "DIRECTIVE_DONE", `directive ${entry.directive.type} done`, { id: entry.directive.id });
-      }
-    }
+  progress(): Promise<void> {
+    return this.directives.progress();
   }
 
   /** The acks to send for these ids: running ones are held back, failed ones carry their reason. */
   ackEntries(ids: string[]): AckEntry[] {
-    const out: AckEntry[] = [];
-    for (const id of ids) {
-      const entry = this.directives.get(id);
-      if (!entry || entry.status.state === "done") out.push(id);
-      else if (entry.status.state === "failed") out.push({ id, ok: false, reason: entry.status.reason.slice(0, 500) });
-    }
-    return out;
+    return this.directives.ackEntries(ids);
   }
 
   private async step(d: Directive, startedAt: number): Promise<DirectiveState> {
@@ -313,9 +279,7 @@ export class KubeCluster implements ClusterBackend {
         return this.drainNodePool(d, startedAt);
       case "resume":
         // The deregistration was cancelled: stop waiting for a drain.
-        for (const entry of this.directives.values()) {
-          if (entry.directive.type === "drain" && entry.status.state === "running") entry.status = { state: "done" };
-        }
+        this.directives.finish("drain");
         return { state: "done" };
       default:
         return { state: "failed", reason: `this agent does not know the directive type "${d.type}"` };

@@ -16,7 +16,7 @@ export type DatabaseFault = "database_unavailable" | "overloaded";
 
 /**
  * Retry-After, in seconds, sent with each fault. Fixed rather than jittered: agents add full
- * jitter on their side (PROTOCOL.md), and a fixed value is what operators can read in a log.
+ * jitter on their side (docs/protocol.md), and a fixed value is what operators can read in a log.
  * An outage usually lasts longer than an overload burst, so agents come back later for it.
  */
 export const RETRY_AFTER_SECONDS: Record<DatabaseFault, number> = { database_unavailable: 5, overloaded: 2 };

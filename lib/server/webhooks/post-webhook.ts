@@ -5,7 +5,7 @@ import https from "node:https";
 import net, { type LookupFunction } from "node:net";
 import tls from "node:tls";
 import type { Duplex } from "node:stream";
-import { connectTunnel, proxyFor } from "@/lib/agent/http";
+import { connectTunnel, proxyFor } from "@/lib/net/proxy-tunnel";
 import { ADDRESS_REACH, describeAddress, webhookAddressAllowed } from "@/lib/domain/network";
 import { env } from "@/lib/env";
 

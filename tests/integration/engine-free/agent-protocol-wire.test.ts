@@ -1064,7 +1064,7 @@ describe("agent and simulator as processes", () => {
     const before = fleet.heartbeats.length;
     const started = Date.now();
     // Sized to pass on a busy CI machine: what matters is that it speaks the protocol and ends.
-    const r = await run("simulate.ts", [
+    const r = await run("simulator/simulate.ts", [
       "--server",
       fleet.url.href,
       "--clusters",

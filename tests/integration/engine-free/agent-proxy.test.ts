@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import https from "node:https";
 import { after, before, describe, test } from "node:test";
-import { EnvProxyAgent, proxyFor } from "@/lib/agent/http";
+import { EnvProxyAgent } from "@/lib/agent/http";
+import { proxyFor } from "@/lib/net/proxy-tunnel";
 import { startConnectProxy, type ConnectProxy } from "../../helpers/connect-proxy";
 import { FakeKubeApi } from "../../helpers/fake-kube-api";
 import { aksCluster } from "../../helpers/kube-clusters";

@@ -1,15 +1,15 @@
 import type https from "node:https";
 import path from "node:path";
-import { FleetAgent, type AgentResult, type TokenSource } from "./agent";
-import type { FaultKind, FaultShares } from "./args";
-import { seededRandom } from "./clock";
-import { generateRsaKeyPair, type KeyPair } from "./csr";
-import { SimulatedCluster } from "./facts";
-import { createTlsAgent } from "./http";
-import { silentLogger, type AgentLogger } from "./log";
-import { generateFleet, type SimClusterSpec } from "./sim-metadata";
-import { SimStats } from "./sim-stats";
-import { FileStateStore, MemoryStateStore } from "./state";
+import { FleetAgent, type AgentResult, type TokenSource } from "../agent";
+import type { FaultKind, FaultShares } from "./simulate-args";
+import { seededRandom } from "../clock";
+import { generateRsaKeyPair, type KeyPair } from "../csr";
+import { SimulatedCluster } from "./simulated-cluster";
+import { createTlsAgent } from "../http";
+import { silentLogger, type AgentLogger } from "../log";
+import { generateFleet, type SimClusterSpec } from "./metadata";
+import { SimStats } from "./stats";
+import { FileStateStore, MemoryStateStore } from "../state";
 
 // Many FleetAgents in one process, each speaking the real protocol over real TLS with its own
 // client certificate.

@@ -1,14 +1,15 @@
 // `npm run simulate -- --clusters N --interval S ...`: a fleet of simulated agents in one
-// process, with a live summary. Logic lives in simulator.ts; this file wires flags, trust,
+// process, with a live summary. Logic lives in fleet-simulator.ts; this file wires flags, trust,
 // the screen and the clock.
 import fs from "node:fs";
-import { EXIT_CODES } from "./agent";
-import { parseSimulateArgs, SIMULATE_USAGE, UsageError, wantsHelp, type SimulateArgs } from "./args";
-import { ConfigError, describeFailure } from "./errors";
-import { consoleLogger, type AgentLogger } from "./log";
-import { FleetSimulator } from "./simulator";
-import { staticTokenSource } from "./token";
-import { pinCa, readCaFile } from "./trust";
+import { EXIT_CODES } from "../agent";
+import { UsageError, wantsHelp } from "../args";
+import { parseSimulateArgs, SIMULATE_USAGE, type SimulateArgs } from "./simulate-args";
+import { ConfigError, describeFailure } from "../errors";
+import { consoleLogger, type AgentLogger } from "../log";
+import { FleetSimulator } from "./fleet-simulator";
+import { staticTokenSource } from "../token";
+import { pinCa, readCaFile } from "../trust";
 
 async function resolveCa(args: SimulateArgs): Promise<string> {
   if (args.caFile) return readCaFile(args.caFile);

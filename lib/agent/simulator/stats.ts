@@ -1,4 +1,4 @@
-import type { LogCode } from "./log";
+import type { LogCode } from "../log";
 
 // Counters for the simulator's live line and final summary. Latencies are kept per window
 // (since the last line) for the live percentiles, and as a bounded uniform sample (reservoir)

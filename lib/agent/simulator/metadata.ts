@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
-import { seededRandom } from "./clock";
-import { nodePool, type ClusterFactsInit, type NodePoolFacts } from "./facts";
+import { seededRandom } from "../clock";
+import type { NodePoolFacts } from "../facts";
+import { nodePool, type ClusterFactsInit } from "./simulated-cluster";
 
 // A plausible fleet, reproducible from a seed: the same --seed gives the same names, labels and
 // node pools, so a rerun re-registers the same clusters (same name + same CA fingerprint keeps

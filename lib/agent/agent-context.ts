@@ -1,0 +1,232 @@
+import type https from "node:https";
+import { backoffDelay, DEFAULT_BACKOFF, retryAfterDelay, type BackoffPolicy } from "./backoff";
+import { hashSeed, seededRandom, systemClock, type Clock } from "./clock";
+import type { ClusterBackend } from "./cluster-backend";
+import { generateRsaKeyPair, type KeyPair } from "./csr";
+import { ConfigError, describeFailure, type Failure, type Phase } from "./errors";
+import type { FactsReport } from "./facts";
+import { factsDriver, type FactsDriver } from "./facts-loop";
+import { createTlsAgent } from "./http";
+import { silentLogger, type AgentLogger, type LogCode, type LogFields, type LogLevel } from "./log";
+import { DEFAULT_INTERVAL_SECONDS } from "./protocol";
+import { certificateLifetime, type CertLifetime } from "./rotation";
+import { SimulatedBackend } from "./simulator/simulated-backend";
+import { SimulatedCluster } from "./simulator/simulated-cluster";
+import type { AgentState, Tombstone } from "./state";
+import { AGENT_VERSION } from "./version";
+import { DEFAULT_KUBERNETES_VERSION } from "../domain/semver";
+import { AgentExit, EXIT_CODES, type FleetAgentOptions } from "./agent-options";
+
+// What the parts of a running agent share (trust, registration, rotation, the run loop): its
+// options, its standing with the control plane (state, certificate, TLS agents) and the plumbing
+// every part uses (logging, waiting, retrying, ending the run).
+
+export class AgentContext {
+  readonly server: URL;
+  readonly logger: AgentLogger;
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly abort = new AbortController();
+  readonly timeoutMs: number;
+  readonly backoff: BackoffPolicy;
+  readonly backend: ClusterBackend;
+  /** Moves the backend's facts on at its pace (a real cluster's on their own schedule). */
+  readonly facts: FactsDriver;
+  stopped = false;
+  caPem: string | null = null;
+  state: AgentState | null = null;
+  mtls: https.Agent | null = null;
+  anon: https.Agent | null = null;
+  lifetime: CertLifetime | null = null;
+  /** The versions the cluster was last reported running: what the state records. */
+  readonly versions: { agentVersion: string; kubernetesVersion: string };
+
+  constructor(readonly options: FleetAgentOptions) {
+    this.server = typeof options.server === "string" ? new URL(options.server) : options.server;
+    this.logger = options.logger ?? silentLogger;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? Math.random;
+    this.timeoutMs = options.requestTimeoutMs ?? 15_000;
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.backend =
+      options.cluster ??
+      new SimulatedBackend(
+        options.facts ??
+          SimulatedCluster.typical({
+            agentVersion: options.agentVersion ?? AGENT_VERSION,
+            kubernetesVersion: options.kubernetesVersion ?? DEFAULT_KUBERNETES_VERSION,
+            random: seededRandom(hashSeed(options.name)),
+          }),
+        (level, code, message, fields) => this.emit(level, code, message, fields),
+      );
+    const first = this.backend.report();
+    this.versions = {
+      agentVersion: first.agentVersion,
+      // A real cluster's API server has not told its version yet: the configured one until it does.
+      kubernetesVersion: first.kubernetesVersion ?? options.kubernetesVersion ?? DEFAULT_KUBERNETES_VERSION,
+    };
+    this.facts = factsDriver(this.backend, {
+      clock: this.clock,
+      intervalMs: () => this.intervalSeconds() * 1000,
+      onError: (err) =>
+        this.emit("warn", "KUBE_API_ERROR", `reading the cluster failed: ${err instanceof Error ? err.message : String(err)}`),
+    });
+  }
+
+  get clusterId(): string | null {
+    return this.state?.cluster.clusterId ?? null;
+  }
+
+  intervalSeconds(): number {
+    return this.options.heartbeatIntervalSeconds ?? this.state?.cluster.heartbeatIntervalSeconds ?? DEFAULT_INTERVAL_SECONDS;
+  }
+
+  /** The facts to report now; their versions are what the state records the cluster runs. */
+  currentFacts(): FactsReport {
+    const facts = this.facts.report();
+    this.versions.agentVersion = facts.agentVersion;
+    // None until /version has answered: the heartbeat sends none and the last known one stays.
+    if (facts.kubernetesVersion) this.versions.kubernetesVersion = facts.kubernetesVersion;
+    return facts;
+  }
+
+  adopt(state: AgentState) {
+    this.state = state;
+    this.lifetime = certificateLifetime(state.certPem);
+    const old = this.mtls;
+    this.mtls = createTlsAgent(this.requireCa(), { keyPem: state.keyPem, certPem: state.certPem });
+    old?.destroy();
+    this.backend.restore?.(state.cluster);
+  }
+
+  requireCa(): string {
+    if (!this.caPem) throw new Error("fleet CA not established");
+    return this.caPem;
+  }
+
+  anonymousAgent(): https.Agent {
+    this.anon ??= this.options.anonymousAgent ?? createTlsAgent(this.requireCa(), undefined, { keepAlive: true });
+    return this.anon;
+  }
+
+  /** Drops the anonymous agent (it trusts a CA bundle that changed); a shared one is the embedder's. */
+  dropAnonymousAgent() {
+    if (this.anon && this.anon !== this.options.anonymousAgent) {
+      this.anon.destroy();
+      this.anon = null;
+    }
+  }
+
+  async tokenAvailable(): Promise<boolean> {
+    return !!this.options.token && !!(await this.options.token.read().catch(() => null));
+  }
+
+  async newKeys(): Promise<KeyPair> {
+    return this.options.keys ? this.options.keys(this.state?.keyPem) : generateRsaKeyPair();
+  }
+
+  /** Local I/O failures (permissions, full disk) are configuration problems, not network ones. */
+  async localStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw new ConfigError("CONFIG_INVALID", `could not ${what}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Runs `fn` until it succeeds, with backoff; refusals and deregistration end the run. */
+  async retrying<T>(phase: Phase, fn: () => Promise<T>): Promise<T> {
+    let attempt = 0;
+    for (;;) {
+      if (this.stopped) throw this.stoppedExit();
+      try {
+        return await fn();
+      } catch (err) {
+        if (err instanceof AgentExit || err instanceof ConfigError) throw err;
+        const failure = describeFailure(err, phase, this.server);
+        if (this.stopped || failure.action === "stopped") throw this.stoppedExit();
+        if (failure.action === "deregistered") throw await this.deregistered(failure, phase);
+        if (failure.action === "reject") {
+          this.report(failure, phase);
+          throw new AgentExit({
+            outcome: "rejected",
+            exitCode: EXIT_CODES.rejected,
+            code: failure.code,
+            message: failure.message,
+          });
+        }
+        const delay = this.retryDelay(failure, attempt++);
+        this.report(failure, phase, delay);
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  /**
+   * Full-jitter backoff; after a Retry-After never earlier than it, jittered over at least as long
+   * again: agents that were told "5 s" together must not all come back in the same second. The
+   * wait happens on the same keep-alive connection (an overloaded server is not sent a new TLS
+   * handshake on top).
+   */
+  retryDelay(failure: Failure, attempt: number): number {
+    return failure.retryAfterMs === undefined
+      ? backoffDelay(attempt, this.random, this.backoff)
+      : retryAfterDelay(failure.retryAfterMs, attempt, this.random, this.backoff);
+  }
+
+  report(failure: Failure, phase: Phase, retryInMs?: number) {
+    this.options.hooks?.onFailure?.(failure, phase);
+    this.emit(failure.level, failure.code, failure.message, {
+      phase,
+      status: failure.status,
+      retryIn: retryInMs === undefined ? undefined : `${(retryInMs / 1000).toFixed(1)}s`,
+    });
+  }
+
+  // ---- endings --------------------------------------------------------------------------
+
+  tombstone(reason: Tombstone["reason"]): Tombstone {
+    return { clusterId: this.clusterId, name: this.options.name, reason, at: new Date(this.clock.now()).toISOString() };
+  }
+
+  /**
+   * The state is gone: in a cluster, scale the agent's own Deployment to 0 (else Kubernetes
+   * restarts it), drop its privileges and say what is left for the admin to remove.
+   */
+  async forget(reason: Tombstone["reason"]): Promise<void> {
+    await this.options.store.destroy(this.tombstone(reason));
+    this.emit("info", "STATE_DELETED", "deleted local state", { state: this.options.store.location });
+    await this.backend.leave?.();
+  }
+
+  async deregistered(failure: Failure, phase: Phase): Promise<AgentExit> {
+    this.report(failure, phase);
+    await this.forget("deregistered");
+    return new AgentExit({
+      outcome: "deregistered",
+      exitCode: EXIT_CODES.ok,
+      code: "CLUSTER_DEREGISTERED",
+      message: failure.message,
+    });
+  }
+
+  stoppedExit(): AgentExit {
+    return new AgentExit({ outcome: "stopped", exitCode: EXIT_CODES.ok, code: "AGENT_STOPPED", message: "stopped" });
+  }
+
+  /** Closes what the run opened: the facts loop and the TLS agents (a shared anonymous one is the embedder's). */
+  close() {
+    this.facts.close();
+    this.mtls?.destroy();
+    if (this.anon !== this.options.anonymousAgent) this.anon?.destroy();
+  }
+
+  sleep(ms: number): Promise<void> {
+    return ms > 0 || this.stopped ? this.clock.sleep(ms, this.abort.signal) : Promise.resolve();
+  }
+
+  emit(level: LogLevel, code: LogCode, message: string, fields?: LogFields) {
+    this.logger.log({ level, code, message, fields: { cluster: this.options.name, ...fields } });
+  }
+}
