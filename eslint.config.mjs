@@ -47,4 +47,44 @@ const config = [
     rules: { "no-restricted-syntax": "off" },
   },
 ];
+// The layers, kept by the linter: rules (lib/domain) depend on nothing of ours; contracts only on
+// rules; the browser's code never on the server's; the server and the agent program share only
+// lib/domain and lib/net; nothing in lib/ reaches into developer tools (scripts/).
+const zone = (target, from, message) => ({ target, from, message });
+config.push({
+  files: ["lib/**", "app/**", "components/**", "server.ts", "proxy.ts"],
+  rules: {
+    "import/no-cycle": ["error", { ignoreExternal: true }],
+    "import/no-restricted-paths": [
+      "error",
+      {
+        zones: [
+          zone(
+            "./lib/domain",
+            ["./lib/server", "./lib/client", "./lib/contracts", "./lib/agent", "./lib/cli"],
+            "lib/domain is pure rules: it imports no other layer.",
+          ),
+          zone(
+            "./lib/contracts",
+            ["./lib/server", "./lib/client", "./lib/agent"],
+            "lib/contracts declares the API from lib/domain only.",
+          ),
+          zone("./lib/client", ["./lib/server", "./lib/agent"], "Browser code cannot import the server or the agent."),
+          zone(
+            "./lib/server",
+            ["./lib/agent", "./lib/cli"],
+            "The server does not import the agent program (shared code lives in lib/domain or lib/net).",
+          ),
+          zone(
+            "./lib/agent",
+            ["./lib/server", "./lib/client"],
+            "The agent ships alone: it imports neither the server nor the console.",
+          ),
+          zone("./lib", "./scripts", "scripts/ holds developer tools; run-time code lives in lib/ or runtime/."),
+        ],
+      },
+    ],
+  },
+});
+
 export default config;
