@@ -1,5 +1,5 @@
 // The labels editor's rows and their checks, kept pure so they are unit-tested
-// (tests/unit/client-label-rows.test.ts). Syntax rules come from lib/domain/labels.ts, the same
+// (tests/unit/client/label-rows.test.ts). Syntax rules come from lib/domain/labels.ts, the same
 // functions the server validates with.
 import { labelKeyProblem, labelValueProblem, type Labels } from "@/lib/domain/labels";
 

@@ -1,4 +1,4 @@
-// Small pure formatters shared by the console's pages (unit-tested in tests/unit/client-format.test.ts).
+// Small pure formatters shared by the console's pages (unit-tested in tests/unit/client/format.test.ts).
 // Time has one home, lib/domain/time-format.ts (the server's checklist sentences use it too); the
 // console shows instants through <RelativeTime> and <LocalTime>, never by formatting a Date itself.
 export { daysUntil, formatAgo, formatCountdown, formatDuration } from "@/lib/domain/time-format";

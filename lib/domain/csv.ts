@@ -1,5 +1,5 @@
 // CSV as spreadsheets read it (RFC 4180): one pure encoder for every export, so quoting and the
-// formula-injection guard are written once. Unit-tested in tests/unit/csv.test.ts.
+// formula-injection guard are written once. Unit-tested in tests/unit/domain/csv.test.ts.
 
 // A cell a spreadsheet would evaluate: =SUM(..), +cmd, -2+3, @SUM(..), or one hidden behind a
 // tab or carriage return. OWASP's advice: prefix a single quote so it is shown as text.

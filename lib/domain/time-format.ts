@@ -2,7 +2,7 @@
 // checklist's reasons): durations in one formatter ("16 min", "1 h 4 min"), relative times built
 // on it ("16 min ago", "in 3 h 5 min"), and absolute times in one format, "2026-12-01 08:14:03
 // Europe/Berlin", always in a named zone. Exports and the API carry ISO 8601 instead.
-// Pure (the zone is an argument), so it is unit-tested in tests/unit/time-format.test.ts; the
+// Pure (the zone is an argument), so it is unit-tested in tests/unit/domain/time-format.test.ts; the
 // console's components (components/ui/relative-time.tsx, local-time.tsx) pass the viewer's zone.
 
 /**

@@ -1,5 +1,5 @@
 // Pure shaping of API series into chart rows and into the words that describe a chart to people
-// who cannot see it. No React here, so it is unit-tested (tests/unit/client-charts.test.ts).
+// who cannot see it. No React here, so it is unit-tested (tests/unit/client/charts.test.ts).
 
 import { formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 

@@ -10,7 +10,7 @@ import "server-only";
 // - pool dry for a transaction: P2028 "Unable to start a transaction in the given time";
 // - statement timeout: SQLSTATE 57014 in the adapter error's cause (originalCode);
 // - SQLite busy past its timeout: originalCode SQLITE_BUSY, kind "SocketTimeout" (P1008).
-// Unit-tested with hand-made errors shaped like those (tests/unit/database-errors.test.ts).
+// Unit-tested with hand-made errors shaped like those (tests/unit/server/database-errors.test.ts).
 
 export type DatabaseFault = "database_unavailable" | "overloaded";
 

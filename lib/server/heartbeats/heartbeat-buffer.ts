@@ -1,6 +1,6 @@
 // The heartbeat writer's memory while the database cannot take its batches (README, "When things
 // fail"): what a failed flush puts back, and what goes first when the buffer is full. Pure, so
-// the rules are unit-tested without a database (tests/unit/heartbeat-buffer.test.ts).
+// the rules are unit-tested without a database (tests/unit/server/heartbeat-buffer.test.ts).
 
 /**
  * How much is held while flushes fail. Facts are one entry per cluster (the newest), so the cap

@@ -2,8 +2,8 @@
 // agent CLI accepts, a manifest that parses as YAML and runs the agent safely.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseAgentArgs } from "../../lib/agent/args";
-import { EMPTY_POD_OPTIONS, parseAgentPodOptions } from "../../lib/domain/agent-pod-options";
+import { parseAgentArgs } from "../../../lib/agent/args";
+import { EMPTY_POD_OPTIONS, parseAgentPodOptions } from "../../../lib/domain/agent-pod-options";
 import { ClusterRole } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole";
 import { ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding";
 import { Role } from "kubernetes-models/rbac.authorization.k8s.io/v1/Role";
@@ -14,7 +14,7 @@ import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { Lease } from "kubernetes-models/coordination.k8s.io/v1/Lease";
 import YAML from "yaml";
-import { AGENT_OBJECT_NAMES, KUBE_CALLS, type KubeCall } from "../../lib/domain/agent-kube-calls";
+import { AGENT_OBJECT_NAMES, KUBE_CALLS, type KubeCall } from "../../../lib/domain/agent-kube-calls";
 import {
   AGENT_NAMESPACE,
   agentCommand,
@@ -27,7 +27,7 @@ import {
   shellQuote,
   unreachableRequiredLabels,
   type AgentInstall,
-} from "../../lib/domain/agent-manifest";
+} from "../../../lib/domain/agent-manifest";
 
 const yaml = { loadAll: (text: string): unknown[] => YAML.parseAllDocuments(text).map((d) => d.toJS()) };
 

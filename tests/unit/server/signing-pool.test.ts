@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createPublicKey, X509Certificate } from "node:crypto";
 import { after, test } from "node:test";
-import { makeCsr } from "../helpers/csr";
+import { makeCsr } from "../../helpers/csr";
 import { loadOrCreateFleetCa } from "@/lib/server/pki/fleet-ca";
 import { CsrError } from "@/lib/server/pki/csr";
 import { checkCsrAndSign, signingPoolSize, startSigningPool, stopSigningPool } from "@/lib/server/pki/signing-pool";
@@ -14,7 +14,7 @@ import { renderOwnMetrics } from "@/lib/server/metrics/registry";
 import { setLogLevel } from "@/lib/server/log";
 
 setLogLevel("error");
-const ENTRY = new URL("../../runtime/signing-worker-entry.mjs", import.meta.url);
+const ENTRY = new URL("../../../runtime/signing-worker-entry.mjs", import.meta.url);
 
 after(() => stopSigningPool());
 
@@ -68,7 +68,7 @@ test("a pool whose worker file is missing falls back to in-thread signing", asyn
 });
 
 test("a job whose worker dies is redone in-thread, and later jobs run in-thread", async () => {
-  startSigningPool(new URL("../helpers/dying-signing-worker.mjs", import.meta.url), 1);
+  startSigningPool(new URL("../../helpers/dying-signing-worker.mjs", import.meta.url), 1);
   const deadline = Date.now() + 30_000;
   const [worker, main] = [await jobs("worker"), await jobs("main")];
   // Until the worker is ready jobs run in-thread; the first one it takes kills it.

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { buildImage, composeProcess, hostPath, type BuiltImage } from "../helpers/container-image";
+import { buildImage, composeProcess, hostPath, type BuiltImage } from "../../helpers/container-image";
 
 let image: BuiltImage;
 before(() => {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { log, setLogLevel } from "@/lib/server/log";
-import { captureStderr } from "../helpers/capture-stderr";
+import { captureStderr } from "../../helpers/capture-stderr";
 
 const BEARER = "eyJhbGciOiJSUzI1NiJ9.c2VjcmV0LXNlc3Npb24.sig-7f3a9c";
 const COOKIE = "next-auth.session-token=s3cr3t-cookie-value";

@@ -10,8 +10,8 @@ import {
   REGISTRATION_RESULTS,
   objectiveClass,
   tallyRegistrations,
-} from "../../lib/domain/registration-errors";
-import { ApiError, type ErrorCode } from "../../lib/server/api/errors";
+} from "../../../lib/domain/registration-errors";
+import { ApiError, type ErrorCode } from "../../../lib/server/api/errors";
 
 // The registration error codes of the agent protocol (docs/protocol.md), verbatim.
 const PROTOCOL_CODES = [
@@ -124,8 +124,8 @@ test("the tally: refusals are shown beside the rate, failures of the system lowe
 });
 
 test("the agent's log line for a refused registration is the table's advice, and a name conflict points to re-enrolment", async () => {
-  const { describeFailure, ProtocolError } = await import("../../lib/agent/errors");
-  const { agentAdvice } = await import("../../lib/domain/registration-errors");
+  const { describeFailure, ProtocolError } = await import("../../../lib/agent/errors");
+  const { agentAdvice } = await import("../../../lib/domain/registration-errors");
   const server = new URL("https://fleet.example.com:8443");
   for (const code of REGISTRATION_ERROR_CODES) {
     const advice = agentAdvice(code);

@@ -11,7 +11,7 @@ import {
   type ClusterObjects,
 } from "@/lib/agent/kube/facts-from-cluster";
 import { parseQuantity } from "@/lib/agent/kube/quantity";
-import { aksCluster, bigCluster, eksCluster, gkeCluster, type FakeCluster } from "../helpers/kube-clusters";
+import { aksCluster, bigCluster, eksCluster, gkeCluster, type FakeCluster } from "../../helpers/kube-clusters";
 
 const AVAILABLE = { status: { conditions: [{ type: "Available", status: "True" }] } };
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { startHealthServer } from "../../lib/agent/health";
+import { startHealthServer } from "../../../lib/agent/health";
 
 test("the health server answers /healthz and /readyz on IPv4 and IPv6 loopback", async () => {
   const subject = { ready: false };

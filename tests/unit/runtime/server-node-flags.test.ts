@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { SERVER_NODE_FLAGS } from "../../runtime/server-node-flags.mjs";
+import { SERVER_NODE_FLAGS } from "../../../runtime/server-node-flags.mjs";
 
-const root = new URL("../../", import.meta.url);
+const root = new URL("../../../", import.meta.url);
 const SERVER = ["--import", "./runtime/register-hooks.mjs", "--import", "tsx", "server.ts"];
 
 test("the Dockerfile's CMD runs server.ts with exactly the product's Node flags", () => {
