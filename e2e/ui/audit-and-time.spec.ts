@@ -1,4 +1,4 @@
-// Issue 14, items 5-7: the audit log for incident review (filters in the URL that survive a
+// The audit log for incident review (filters in the URL that survive a
 // reload, target names linked, details in a side panel that gives focus back, a CSV export of the
 // current filter) and the registration objective card, which counts failures of the system only
 // and keeps a readable layout at 1280, 1440 and 1920 px.

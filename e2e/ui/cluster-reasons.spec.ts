@@ -1,4 +1,4 @@
-// Why a cluster needs attention, and what is stale (issue 14, item 3): the reason badge in the
+// Why a cluster needs attention, and what is stale: the reason badge in the
 // list, a health filter applied from an Overview link, and a NotReady cluster's last-known facts
 // greyed "as of" its last heartbeat. Clusters register through the agent port; their heartbeat
 // age, reported facts and status history are then set in the database (a heartbeat 16 minutes

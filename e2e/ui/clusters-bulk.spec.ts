@@ -1,4 +1,4 @@
-// Acting on many clusters from the list (issue 14): select a page, widen to "all N matching",
+// Acting on many clusters from the list: select a page, widen to "all N matching",
 // edit labels with a preview and a confirmation, on a desktop and a 390x844 phone. The desktop
 // run saves the README's screenshots of the list with the bulk action in progress. Then the
 // list's other tools: changing and removing labels (required ones refused), drain-then-deregister

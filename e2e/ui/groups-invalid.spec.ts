@@ -1,4 +1,4 @@
-// Issue 10: a group saved before the selector limits (600 terms, straight into the database as
+// A group saved before the selector limits (600 terms, straight into the database as
 // the old code allowed) is listed with an "Invalid selector" badge and its reason, not a broken
 // page; an operator opens it, sees the limit inline, fixes the selector and the group is counted
 // again. New selectors over a limit are refused inline in the dialog.

@@ -1,4 +1,4 @@
-// Issue 14's small things: Settings errors in the form's words under their field (the client's
+// Small things: Settings errors in the form's words under their field (the client's
 // check and the server's 400), the preview of the clusters a new required label would block,
 // removing a cluster only with its name typed and a reason, and label suggestions by keyboard.
 import { randomBytes } from "node:crypto";

@@ -16,7 +16,7 @@ banner() {
   printf '%s%s%s\n\n' "$colour" "$rule" "$C_OFF"
 }
 
-# The PostgreSQL rule of issue 2: returns 0 when PostgreSQL answers. When it does not, outside CI
+# The PostgreSQL rule: returns 0 when PostgreSQL answers. When it does not, outside CI
 # it warns loudly and returns 1 (the caller skips its PostgreSQL suite); with CI=true it is an
 # error and the script exits.
 postgres_gate() {

@@ -1,4 +1,4 @@
-// Event-loop-aware admission on the agent port (issue 12 part B): while the server's event loop
+// Event-loop-aware admission on the agent port: while the server's event loop
 // lags, registrations beyond a few get 503 overloaded with Retry-After, heartbeats keep their
 // 200s, and once the loop keeps up again registrations are admitted. The loop is blocked for real:
 // the server process is stopped (SIGSTOP) for a second, so its timers fire a second late, as after

@@ -1,4 +1,4 @@
-// Fleet CA rollover end to end (issue 10, item 13), on the real server with the reference agent as
+// Fleet CA rollover end to end, on the real server with the reference agent as
 // a real process: start -> the bundle is served (CA endpoint, heartbeat answers) -> the agent
 // adopts it and rotates onto the new CA when asked -> progress reaches 100% -> retire -> the agent
 // port presents a server certificate from the new CA and the agent keeps heartbeating.

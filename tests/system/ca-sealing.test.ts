@@ -1,4 +1,4 @@
-// The fleet CA private key at rest (issue 10, item 4): sealed with the key-encryption key in the
+// The fleet CA private key at rest: sealed with the key-encryption key in the
 // Secret table, a clear key from an older install sealed on the first start with a KEK, a start
 // without the right KEK refused in one sentence, the KEK rotated by `npm run kek:rotate`, and the
 // SQLite files and data dir readable by the service's user only. Real server, TEST_ENGINE.

@@ -1,4 +1,4 @@
-// Acting on many clusters (issue 14): the bulk label change (preview, apply, required labels,
+// Acting on many clusters: the bulk label change (preview, apply, required labels,
 // a filter evaluated again when applied, one audit entry, roles, bad input), the bulk drain
 // start, the streamed export (CSV escaping) and saved views, against the real server on the
 // engine TEST_ENGINE selects.

@@ -1,4 +1,4 @@
-// The ClusterProfile exporter (issue 15 part 3) against the loopback Kubernetes API test server
+// The ClusterProfile exporter against the loopback Kubernetes API test server
 // acting as the hub (tests/helpers/fake-kube-api.ts): every request and body asserted. First
 // export applies every profile and then its status (server-side apply, our field manager, force),
 // bounded per run; an unchanged fleet sends nothing; a change within 30 s waits its turn; an agent

@@ -1,4 +1,4 @@
-// The fleet as ClusterProfiles over HTTP on the real server (issue 15 part 3): the list as a
+// The fleet as ClusterProfiles over HTTP on the real server: the list as a
 // viewer's API key sees it (every answer checked against its contract, which restates the CRD's
 // constraints), paging and refused cursors, the exporter's settings (the kubeconfig never comes
 // back; one that would run a command, or names a private hub while those are not allowed, is

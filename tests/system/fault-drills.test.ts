@@ -1,5 +1,5 @@
-// Fault drills against the real server (production build) on loopback, on both engines (issue 12,
-// A4): a crash in the middle of a registration burst, a thousand agents reconnecting at once, and
+// Fault drills against the real server (production build) on loopback, on both engines: a crash
+// in the middle of a registration burst, a thousand agents reconnecting at once, and
 // SIGTERM under load. Fuzzed bodies are in fuzz-bodies.test.ts; the PostgreSQL outage drill is its
 // own file. Each drill has its own server and a time bound (CI budget: the three together take
 // well under two minutes per engine on a 2-core machine).

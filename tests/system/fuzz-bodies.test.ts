@@ -1,4 +1,4 @@
-// Odd bytes at the edge, on both engines (issue 12, A3 and A4): 3,000 fuzzed bodies on register,
+// Odd bytes at the edge, on both engines: 3,000 fuzzed bodies on register,
 // heartbeat and rotate never get a 5xx and the server stays up; text the databases cannot store
 // (NUL, lone surrogates) is refused with 400 naming the field, on the agent port and in the admin
 // API, and the registration attempts log keeps such an attempt with the characters escaped.

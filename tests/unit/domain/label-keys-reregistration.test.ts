@@ -1,5 +1,5 @@
-// Label keys come from users and must never index plain objects (issue 10 item 8), and the pure
-// rules of re-registration (issue 10 item 1): which certificates' keys prove an agent, and which
+// Label keys come from users and must never index plain objects, and the pure
+// rules of re-registration: which certificates' keys prove an agent, and which
 // proof a re-registration rests on.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";

@@ -1,4 +1,4 @@
-// One way to show time (issue 14, item 6): one duration formatter, relative times built on it,
+// One way to show time: one duration formatter, relative times built on it,
 // absolute times in one format with the zone named.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
