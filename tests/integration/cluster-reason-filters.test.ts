@@ -14,7 +14,7 @@ import {
 import { LIFECYCLE_PHASES } from "@/lib/domain/status";
 import { seededRandom } from "@/lib/agent/clock";
 import { listClustersQuerySchema } from "@/lib/contracts/clusters";
-import { clusterPage } from "@/lib/server/clusters/cluster-sql";
+import { clusterPage } from "@/lib/server/clusters/cluster-list-sql";
 import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { db } from "@/lib/server/db/client";
 import { getSettings, updateSettings } from "@/lib/server/settings/settings";

@@ -15,7 +15,8 @@ import {
   type StatusFacts,
 } from "@/lib/domain/status";
 import { seededRandom } from "@/lib/agent/clock";
-import { clusterPage, countByStatus, statusDrift } from "@/lib/server/clusters/cluster-sql";
+import { clusterPage, countByStatus } from "@/lib/server/clusters/cluster-list-sql";
+import { statusDrift } from "@/lib/server/clusters/status-sql";
 import { listClustersQuerySchema } from "@/lib/contracts/clusters";
 import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { db } from "@/lib/server/db/client";

@@ -1,7 +1,7 @@
 import "server-only";
 import { healthStatus, transitionReason, type HealthStatus } from "@/lib/domain/status";
 import { db, dialect } from "@/lib/server/db/client";
-import { statusDrift } from "@/lib/server/clusters/cluster-sql";
+import { statusDrift } from "@/lib/server/clusters/status-sql";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { afterPhaseChange, changePhase, phaseEventRow } from "@/lib/server/lifecycle/change-phase";
 import { getSettings } from "@/lib/server/settings/settings";
