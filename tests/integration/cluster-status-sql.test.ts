@@ -1,4 +1,4 @@
-// The status rule (lib/domain/status.ts) and its SQL forms (lib/server/clusters/cluster-sql.ts:
+// The status rule (lib/domain/status.ts) and its SQL forms (lib/server/clusters/status-sql.ts and cluster-list-sql.ts:
 // the filter, the CASE column, the sweeper's drift query) on the engine TEST_ENGINE picks. A
 // property test draws many random facts from a seeded generator (every phase, null heartbeats,
 // heartbeats 1 ms and 1 s either side of the threshold, every apiServer health) and compares each
