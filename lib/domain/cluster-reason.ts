@@ -2,7 +2,7 @@ import { missingRequiredLabels, type Labels } from "./labels";
 import { conditionHolds, healthStatus, type HealthStatus, type StatusFacts } from "./status";
 
 // Why a cluster is not plainly healthy, as a pure function of stored facts: the list's reason
-// column, the cluster page and the list's health filter (lib/server/clusters/cluster-sql.ts
+// column, the cluster page and the list's health filter (lib/server/clusters/cluster-list-sql.ts
 // writes the same rules in SQL; an integration test compares the two on both engines).
 
 /** The list's health filter: a health status, or a condition a Ready cluster can have too. */
@@ -83,7 +83,7 @@ export function clusterReasons(f: ReasonFacts, rules: ReasonRules, now: Date): C
   return reasons;
 }
 
-/** Whether a cluster matches a health filter (the SQL in cluster-sql.ts says the same). */
+/** Whether a cluster matches a health filter (the SQL in cluster-list-sql.ts says the same). */
 export function matchesHealthFilter(filter: HealthFilter, f: ReasonFacts, rules: ReasonRules, now: Date): boolean {
   const status = HEALTH_FILTER_STATUS[filter];
   if (status) return healthStatus(f, now, rules.notReadyThresholdSeconds) === status;

@@ -12,7 +12,7 @@ export type Selector = Requirement[];
 /**
  * Bounds on every selector, checked here so every caller (list, gate, groups, rollouts, fleetctl,
  * the console) enforces the same ones. They keep one request from freezing the server: the SQL a
- * selector becomes (lib/server/clusters/cluster-sql.ts) has at most 2 x 20 compound-SELECT terms
+ * selector becomes (lib/server/clusters/cluster-list-sql.ts) has at most 2 x 20 compound-SELECT terms
  * (a selector and a group) and 20 x 50 bound values, far below SQLite's 500 terms and 32,766
  * variables and PostgreSQL's 65,535 parameters.
  */

@@ -1,7 +1,7 @@
 // Cluster status as a pure function of stored facts (docs/protocol.md, Status), so every instance
 // of the app computes the same answer. The rule is one ordered table (STATUS_RULES): the first
 // row whose conditions all hold names the status. The TypeScript below, the SQL filter and CASE
-// column (lib/server/clusters/cluster-sql.ts) and the status sweeper's query are all read from
+// column (lib/server/clusters/status-sql.ts) and the status sweeper's query are all read from
 // it, and a property test compares the SQL with the TypeScript on random facts.
 
 /** Every status a cluster can have, in the order the console lists them: health, then lifecycle. */

@@ -52,7 +52,7 @@ async function main() {
   // After DATABASE_URL is set: lib/env.ts reads it on first use.
   const { migrate } = await import("@/lib/server/db/migrate");
   const { db } = await import("@/lib/server/db/client");
-  const { statusDrift } = await import("@/lib/server/clusters/cluster-sql");
+  const { statusDrift } = await import("@/lib/server/clusters/status-sql");
   const { sweepStatuses } = await import("@/lib/server/heartbeats/status-sweeper");
   const { enqueueHeartbeat, flushHeartbeats } = await import("@/lib/server/heartbeats/heartbeat-writer");
   const { evaluateEnrollment } = await import("@/lib/server/lifecycle/enrollment");

@@ -1,5 +1,5 @@
 // The list's health and enrollment filters (lib/domain/cluster-reason.ts) in SQL
-// (lib/server/clusters/cluster-sql.ts) on the engine TEST_ENGINE picks: random facts and status
+// (lib/server/clusters/cluster-list-sql.ts) on the engine TEST_ENGINE picks: random facts and status
 // events from a seeded generator, each filter's SQL answer compared with the TypeScript one; then
 // the list service end to end, with the flapping setting changed (and audited) in between.
 import assert from "node:assert/strict";
@@ -14,7 +14,7 @@ import {
 import { LIFECYCLE_PHASES } from "@/lib/domain/status";
 import { seededRandom } from "@/lib/agent/clock";
 import { listClustersQuerySchema } from "@/lib/contracts/clusters";
-import { clusterPage } from "@/lib/server/clusters/cluster-sql";
+import { clusterPage } from "@/lib/server/clusters/cluster-list-sql";
 import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { db } from "@/lib/server/db/client";
 import { getSettings, updateSettings } from "@/lib/server/settings/settings";

@@ -1,4 +1,4 @@
-// The status rule (lib/domain/status.ts) and its SQL forms (lib/server/clusters/cluster-sql.ts:
+// The status rule (lib/domain/status.ts) and its SQL forms (lib/server/clusters/status-sql.ts and cluster-list-sql.ts:
 // the filter, the CASE column, the sweeper's drift query) on the engine TEST_ENGINE picks. A
 // property test draws many random facts from a seeded generator (every phase, null heartbeats,
 // heartbeats 1 ms and 1 s either side of the threshold, every apiServer health) and compares each
@@ -15,7 +15,8 @@ import {
   type StatusFacts,
 } from "@/lib/domain/status";
 import { seededRandom } from "@/lib/agent/clock";
-import { clusterPage, countByStatus, statusDrift } from "@/lib/server/clusters/cluster-sql";
+import { clusterPage, countByStatus } from "@/lib/server/clusters/cluster-list-sql";
+import { statusDrift } from "@/lib/server/clusters/status-sql";
 import { listClustersQuerySchema } from "@/lib/contracts/clusters";
 import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { db } from "@/lib/server/db/client";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { updateFromValuesStatements } from "@/lib/server/db/bulk-update";
 import { db, sqliteHandle } from "@/lib/server/db/client";
-import { runRawBatch } from "@/lib/server/db/raw-batch";
+import { runOnDriver, sql } from "@/lib/server/db/sql";
 import { enqueueHeartbeat, flushHeartbeats, type HeartbeatFacts } from "@/lib/server/heartbeats/heartbeat-writer";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
@@ -99,7 +99,7 @@ describe(`heartbeat writes on ${engine}`, () => {
           ["agentVersion", "text"],
         ],
         [[id, version]],
-        (v) => `"agentVersion" = ${v("agentVersion")}`,
+        (v) => sql`"agentVersion" = ${v("agentVersion")}`,
         10,
       );
     // A batch started while a Prisma transaction is open (between its awaits) must not become
@@ -108,7 +108,7 @@ describe(`heartbeat writes on ${engine}`, () => {
     await assert.rejects(
       db().$transaction(async (tx) => {
         await tx.cluster.update({ where: { id: "c-tx-a" }, data: { agentVersion: "rolled-back" } });
-        batch = runRawBatch([...setVersion("c-tx-b", "2.0.0"), ...setVersion("c-tx-a", "2.0.1")]);
+        batch = runOnDriver([...setVersion("c-tx-b", "2.0.0"), ...setVersion("c-tx-a", "2.0.1")].map((s) => s.q));
         await new Promise((resolve) => setTimeout(resolve, 50));
         throw new Error("roll back");
       }),

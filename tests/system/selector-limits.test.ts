@@ -247,7 +247,7 @@ test("the gate selects exactly what the cluster list and the pure matcher select
     "legacy,env in (dev,staging)",
     "!tier,!legacy,region",
     "env=nowhere",
-    // Repeated terms and `key` beside `key in (...)` are read once (cluster-sql.ts): same answer.
+    // Repeated terms and `key` beside `key in (...)` are read once (cluster-list-sql.ts): same answer.
     "env,region,env in (prod,dev),env in (dev,prod),region,!legacy,!legacy,tier!=critical,tier!=critical",
   ]) {
     const expected = clusters

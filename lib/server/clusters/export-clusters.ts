@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { ClusterListItem, exportClustersQuerySchema } from "@/lib/contracts/clusters";
 import { csvRow } from "@/lib/domain/csv";
 import { getSettings } from "@/lib/server/settings/settings";
-import { filteredIds } from "./cluster-sql";
+import { filteredIds } from "./cluster-list-sql";
 import { listItems, resolveClusterFilter } from "./list-clusters";
 
 /** Rows read per query while streaming: memory stays flat however large the fleet. */

@@ -9,7 +9,7 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
-import { statusChangesLastHour } from "./cluster-sql";
+import { statusChangesLastHour } from "./cluster-list-sql";
 
 export type LoadedGroup = { id: string; name: string; selector: Selector | null };
 

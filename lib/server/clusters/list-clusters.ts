@@ -9,7 +9,7 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
 import type { Settings } from "@/lib/domain/settings";
-import { clusterPage, statusChangesLastHour, type ClusterFilter } from "./cluster-sql";
+import { clusterPage, statusChangesLastHour, type ClusterFilter } from "./cluster-list-sql";
 
 export function parseSelectorParam(text: string, what = "selector"): Selector {
   try {

@@ -7,7 +7,8 @@ import { keptKeyCandidates, reregistrationProof, SUPERSEDED_REASON, type Reregis
 import { labelOutsideScope, mergeFixedLabels, relabelForToken, tokenStatus, type AllowedLabels } from "@/lib/domain/tokens";
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
-import { db, dialect, type Tx } from "@/lib/server/db/client";
+import { db, type Tx } from "@/lib/server/db/client";
+import { columns, queryRows, sql } from "@/lib/server/db/sql";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
@@ -23,6 +24,7 @@ import { certifiesKey } from "@/lib/server/pki/public-key";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { TOKEN_PREFIX } from "@/lib/server/tokens/mint-token";
+import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 import { getMatrix } from "@/lib/server/versions/compatibility";
 import { agentAccepted } from "@/lib/domain/compatibility";
@@ -51,28 +53,28 @@ export type RegistrationTrace = { sourceAddress: string | null; tokenId?: string
 
 const EXHAUSTED_MESSAGE = "The registration token has registered as many clusters as it may; ask an operator for a new one.";
 
-// The two reads every registration makes, in raw SQL: through Prisma's models each cost ~0.5-0.7 ms
-// of the main thread (its query compiler and result mapping), raw ~0.1 ms (issue 12 B4).
-const placeholder = (n: number) => (dialect() === "postgres" ? `$${n}` : "?");
+// The two reads every registration makes, in raw SQL: through Prisma's models each cost several
+// times as much of the main thread (its query compiler and result mapping).
+const tokens = columns("RegistrationToken");
+const cluster = columns("Cluster", "c");
+const label = columns("ClusterLabel", "l");
 
 /** The token as registration reads it: the columns the console shows, and the secret's hash. */
 type TokenRow = Omit<TokenViewRow, "description" | "createdAt"> & { secretHash: string };
 
 async function findToken(id: string): Promise<TokenRow | null> {
-  const rows = await db().$queryRawUnsafe<TokenRow[]>(
-    `SELECT "id", "name", "secretHash", "expiresAt", "maxClusters", "usedClusters", "allowedLabels", "fixedLabels", "revokedAt", "clusterId"
-     FROM "RegistrationToken" WHERE "id" = ${placeholder(1)}`,
-    id,
+  const rows = await queryRows<TokenRow>(
+    sql`SELECT ${tokens.list("id", "name", "secretHash", "expiresAt", "maxClusters", "usedClusters", "allowedLabels", "fixedLabels", "revokedAt", "clusterId")}
+        FROM ${tokens.table} WHERE ${tokens("id")} = ${id}`,
   );
   return rows[0] ?? null;
 }
 
 /** The cluster of that name with its labels, in one statement (a row per label, or one with none). */
 async function findClusterByName(name: string): Promise<ExistingCluster | null> {
-  const rows = await db().$queryRawUnsafe<(Omit<ExistingCluster, "labels"> & { key: string | null; value: string | null })[]>(
-    `SELECT c."id", c."name", c."phase", c."caFingerprint", c."apiServerUrl", c."registeredAt", l."key", l."value"
-     FROM "Cluster" c LEFT JOIN "ClusterLabel" l ON l."clusterId" = c."id" WHERE c."name" = ${placeholder(1)}`,
-    name,
+  const rows = await queryRows<Omit<ExistingCluster, "labels"> & { key: string | null; value: string | null }>(
+    sql`SELECT ${cluster.list("id", "name", "phase", "caFingerprint", "apiServerUrl", "registeredAt")}, ${label.list("key", "value")}
+        FROM ${cluster.table} LEFT JOIN ${label.table} ON ${label("clusterId")} = ${cluster("id")} WHERE ${cluster("name")} = ${name}`,
   );
   const first = rows[0];
   if (!first) return null;
@@ -376,19 +378,9 @@ export async function registerCluster(
     // A claim or a re-registration: the same cluster id, a new certificate, the old ones revoked.
     await inTransaction(async (tx, afterCommit) => {
       if (plan.consumesUse) {
-        const consumed = await tx.registrationToken.updateMany({
-          where: {
-            id: token.id,
-            revokedAt: null,
-            expiresAt: { gt: now },
-            usedClusters: { lt: db().registrationToken.fields.maxClusters },
-          },
-          data: { usedClusters: { increment: 1 } },
-        });
-        if (consumed.count === 0) {
-          // Lost the race for the last use (or the token was revoked a moment ago).
+        // Lost the race for the last use (or the token was revoked a moment ago).
+        if (!(await consumeTokenUse(tx, token.id, now)))
           throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
-        }
       } else {
         // A kept-key re-registration spends nothing, but the token must still be valid now.
         const valid = await tx.registrationToken.count({ where: { id: token.id, revokedAt: null, expiresAt: { gt: now } } });

@@ -3,7 +3,7 @@ import { BULK_MAX_CLUSTERS, type ClusterFilterInput } from "@/lib/contracts/clus
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { filteredIds } from "./cluster-sql";
+import { filteredIds } from "./cluster-list-sql";
 import { resolveClusterFilter } from "./list-clusters";
 
 export type ClusterSelection = { ids?: string[]; filter?: ClusterFilterInput };

@@ -37,7 +37,7 @@ function open(database: Env["database"]): Opened {
     // timeout = SQLite busy timeout: writers wait for each other instead of failing.
     const adapter = new PrismaBetterSQLite3({ url: database.file, timeout: 5000 });
     // The adapter opens its better-sqlite3 connection when Prisma connects; it is kept for the
-    // statements that run on the driver itself (raw-batch.ts).
+    // statements that run on the driver itself (runOnDriver in sql.ts).
     const sqlite: Opened["sqlite"] = { handle: null };
     const connect = adapter.connect.bind(adapter);
     adapter.connect = async () => {

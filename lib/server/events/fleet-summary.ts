@@ -3,7 +3,7 @@ import type { ClusterStatus } from "@/lib/domain/status";
 import { randomId } from "@/lib/server/auth/secrets";
 import { getSettings } from "@/lib/server/settings/settings";
 import { heartbeatsReceived } from "@/lib/server/heartbeats/heartbeat-writer";
-import { countByStatus } from "@/lib/server/clusters/cluster-sql";
+import { countByStatus } from "@/lib/server/clusters/cluster-list-sql";
 import { startJobs, type Job, type JobRunner } from "@/lib/server/jobs/job-runner";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { publish, subscribe, type FleetEvent } from "./bus";

@@ -1,7 +1,7 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { countHealth, longestNotReady, missingLabel } from "@/lib/server/clusters/cluster-sql";
+import { countHealth, longestNotReady, missingLabel } from "@/lib/server/clusters/cluster-list-sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 import { tallyRegistrations } from "@/lib/domain/registration-errors";

@@ -3,7 +3,8 @@ import type { GateQuery } from "@/lib/contracts/fleet";
 import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { getSettings } from "@/lib/server/settings/settings";
-import { clusterPage, gateFacts } from "@/lib/server/clusters/cluster-sql";
+import { clusterPage } from "@/lib/server/clusters/cluster-list-sql";
+import { gateFacts } from "@/lib/server/clusters/gate-facts";
 import { selectionSelector } from "@/lib/server/clusters/list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { groupsMatching, loadGroups } from "@/lib/server/clusters/get-cluster";
@@ -31,7 +32,7 @@ export async function evaluateGate(q: GateQuery) {
   const now = new Date();
   const settings = await getSettings();
   const selector = await selectionSelector({ selector: q.selector, group: q.group });
-  // The clusters, by name, from the label index (cluster-sql.ts): the same SQL as the cluster list.
+  // The clusters, by name, from the label index (cluster-list-sql.ts): the same SQL as the cluster list.
   const page = await clusterPage(
     { selector },
     { sort: "name", order: "asc", offset: 0, limit: MAX_CLUSTERS },

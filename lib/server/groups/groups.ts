@@ -7,7 +7,7 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
-import { countByStatus } from "@/lib/server/clusters/cluster-sql";
+import { countByStatus } from "@/lib/server/clusters/cluster-list-sql";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 
 type GroupRow = {

@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
 import { db } from "@/lib/server/db/client";
 import { classifyDatabaseError } from "@/lib/server/db/database-errors";
-import { updateFromValuesStatements, valuesAlias, valuesColumnRef, valuesList } from "@/lib/server/db/bulk-update";
-import { asPrismaOperation, runRawBatch, type RawStatement } from "@/lib/server/db/raw-batch";
+import { updateFromValuesStatements, valuesColumnRef, valuesTable } from "@/lib/server/db/bulk-update";
+import { asPrismaOperation, raw, runOnDriver, sql, Sql } from "@/lib/server/db/sql";
 import { log } from "@/lib/server/log";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -275,12 +275,12 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
     const [clusterId, minute] = key.split("|") as [string, string];
     counts.push({ clusterId, bucketStart: new Date(Number(minute)), count });
   }
-  const statements = [...factUpdates(due), ...bucketUpserts(counts)];
+  const statements = [...factUpdates(due), ...bucketUpserts(counts).map((q) => ({ q, returnsRows: false }))];
   // The steady state (no node pools to rewrite) is raw statements only: on the driver itself.
-  if (!poolsDue.length) return runRawBatch(statements);
+  if (!poolsDue.length) return runOnDriver(statements.map((s) => s.q));
 
   const newHashes: [string, string][] = [];
-  const ops = statements.map(asPrismaOperation);
+  const ops = statements.map((s) => asPrismaOperation(s.q, s.returnsRows));
   for (const [id, f, hash] of poolsDue) {
     if (!alive.has(id)) continue;
     newHashes.push([id, hash]);
@@ -348,13 +348,19 @@ function factUpdates(due: [string, HeartbeatFacts][]) {
     FACT_COLUMNS,
     rows,
     (v) =>
-      FACT_COLUMNS.filter(([c]) => c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision")
-        // An agent that could not read its API server's version sends none: keep the last known.
-        .map(([c]) => (c === "kubernetesVersion" ? `"${c}" = COALESCE(${v(c)}, "Cluster"."${c}")` : `"${c}" = ${v(c)}`))
-        .concat(
-          `"appliedPolicyRevision" = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE "Cluster"."appliedPolicyRevision" END`,
-        )
-        .join(", "),
+      Sql.join(
+        FACT_COLUMNS.filter(([c]) => c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision")
+          // An agent that could not read its API server's version sends none: keep the last known.
+          .map(([c]) =>
+            c === "kubernetesVersion"
+              ? sql`${raw(`"${c}"`)} = COALESCE(${v(c)}, "Cluster".${raw(`"${c}"`)})`
+              : sql`${raw(`"${c}"`)} = ${v(c)}`,
+          )
+          .concat(
+            sql`"appliedPolicyRevision" = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE "Cluster"."appliedPolicyRevision" END`,
+          ),
+        ", ",
+      ),
     FACT_ROWS_PER_STATEMENT,
   );
 }
@@ -366,33 +372,29 @@ const BUCKET_ROWS_PER_STATEMENT = 1_000;
 /**
  * The per-minute counts as multi-row upserts (one statement per 1,000 clusters) instead of one
  * Prisma upsert each: every flush carries a count for every cluster that heartbeated in the last
- * BUCKET_FLUSH_MS, and compiling thousands of Prisma operations into one batch held the event
- * loop for 100-300 ms every 5 s at only 500 clusters (heartbeat p99 150-250 ms). Raw statements
- * skip the query compiler; dates are bound the way Prisma binds them, so rows stay comparable.
+ * BUCKET_FLUSH_MS, and compiling thousands of Prisma operations into one batch holds the event
+ * loop (and every heartbeat waiting on it) for as long. Raw statements skip the query compiler;
+ * dates are bound the way Prisma binds them, so rows stay comparable.
  */
 const BUCKET_COLUMNS = [
   ["clusterId", "text"],
   ["bucketStart", "timestamp(3)"],
   ["count", "integer"],
 ] as const;
-function bucketUpserts(counts: BucketCount[]): RawStatement[] {
+function bucketUpserts(counts: BucketCount[]): Sql[] {
   const v = (name: string) => valuesColumnRef(BUCKET_COLUMNS, name);
-  const statements: RawStatement[] = [];
+  const statements: Sql[] = [];
   for (let i = 0; i < counts.length; i += BUCKET_ROWS_PER_STATEMENT) {
     const chunk = counts.slice(i, i + BUCKET_ROWS_PER_STATEMENT);
-    statements.push({
-      // Only for clusters that still exist (the WHERE also tells SQLite's parser that ON CONFLICT
-      // belongs to the INSERT, not to a join).
-      sql:
-        `INSERT INTO "HeartbeatBucket" ("clusterId", "bucketStart", "count") ` +
-        `SELECT ${BUCKET_COLUMNS.map(([c]) => v(c)).join(", ")} FROM (VALUES ${valuesList(
-          chunk.length,
-          BUCKET_COLUMNS.map(([, t]) => t),
-        )}) AS ${valuesAlias(BUCKET_COLUMNS)} ` +
-        `WHERE EXISTS (SELECT 1 FROM "Cluster" WHERE "Cluster"."id" = ${v("clusterId")}) ` +
-        `ON CONFLICT ("clusterId", "bucketStart") DO UPDATE SET "count" = "HeartbeatBucket"."count" + excluded."count"`,
-      args: chunk.flatMap((c) => [c.clusterId, c.bucketStart, c.count]),
-    });
+    const rows = chunk.map((c) => [c.clusterId, c.bucketStart, c.count]);
+    // Only for clusters that still exist (the WHERE also tells SQLite's parser that ON CONFLICT
+    // belongs to the INSERT, not to a join).
+    statements.push(
+      sql`INSERT INTO "HeartbeatBucket" ("clusterId", "bucketStart", "count") SELECT ${Sql.join(
+        BUCKET_COLUMNS.map(([c]) => v(c)),
+        ", ",
+      )} FROM ${valuesTable(BUCKET_COLUMNS, rows)} WHERE EXISTS (SELECT 1 FROM "Cluster" WHERE "Cluster"."id" = ${v("clusterId")}) ON CONFLICT ("clusterId", "bucketStart") DO UPDATE SET "count" = "HeartbeatBucket"."count" + excluded."count"`,
+    );
   }
   return statements;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import type { Phase } from "@/lib/domain/status";
 import type { Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
+import { asSqlTx, columns, insertInto, list, lockRowsInIdOrder, sql, type SqlTx } from "@/lib/server/db/sql";
 import { publish, type FleetEvent } from "@/lib/server/events/bus";
 import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
@@ -29,38 +30,78 @@ export type PhaseChange = {
 };
 
 /**
- * The one way a cluster's lifecycle phase changes: the conditional write and its event in the
- * caller's transaction, then after commit the heartbeat answers' cache (when the phase is one that
- * overrides status) and the live stream. Returns false, having written nothing, when the cluster was not in `from`.
+ * The one way a cluster's lifecycle phase changes, for one cluster or a wave: the conditional
+ * moves (one statement per distinct from/to/at, so a wave is one), the events of those that moved
+ * (one insert), all in the caller's transaction; then after commit the heartbeat answers' cache
+ * (when a phase overrides status) and the live stream. Returns the changes made: a cluster no
+ * longer in `from` (another writer moved it first) is left out, with nothing written for it.
  */
-const overridesStatus = (phase: string | null) => phase !== null && (STATUS_OVERRIDE_PHASES as readonly string[]).includes(phase);
-
-export async function changePhase(tx: Tx, afterCommit: AfterCommit, change: PhaseChange): Promise<boolean> {
-  const { clusterId, from, to, at } = change;
-  if (from !== null && from !== to && to !== "Removed") {
-    const moved = await tx.cluster.updateMany({ where: { id: clusterId, phase: from }, data: { phase: to, phaseChangedAt: at } });
-    if (moved.count === 0) return false;
+export async function changePhases(
+  tx: Tx | SqlTx,
+  afterCommit: AfterCommit,
+  changes: readonly PhaseChange[],
+): Promise<PhaseChange[]> {
+  const run = asSqlTx(tx);
+  const moved = await moveConditionally(run, changes.filter(needsMove));
+  const made = changes.filter((c) => !needsMove(c) || moved.has(c.clusterId));
+  if (!made.length) return [];
+  await run.run(insertInto("ClusterEvent", made.map(phaseEventRow)));
+  for (const c of made) {
+    // Subscribers hear of a removal from the transaction that removes (README, Webhooks).
+    if (c.to === "Removed") await enqueueRemoval(run, c);
+    afterPhaseChange(afterCommit, c);
   }
-  await tx.clusterEvent.create({ data: phaseEventRow(change) });
-  // Subscribers hear of a removal from the transaction that removes (README, Webhooks).
-  if (to === "Removed")
-    await enqueueWebhookEvent(tx, {
-      type: "cluster.removed",
-      cluster: { id: clusterId, name: change.clusterName },
-      data: { from, reason: change.reason },
-      occurredAt: at,
-    });
-  afterPhaseChange(afterCommit, change);
-  return true;
+  return made;
 }
 
-/** The event row a phase change writes (for writers that batch it with other rows in raw SQL). */
-export function phaseEventRow({ clusterId, clusterName, from, to, reason, at }: PhaseChange) {
+/** changePhases for one cluster; false, having written nothing, when it was not in `from`. */
+export async function changePhase(tx: Tx | SqlTx, afterCommit: AfterCommit, change: PhaseChange): Promise<boolean> {
+  return (await changePhases(tx, afterCommit, [change])).length === 1;
+}
+
+const needsMove = (c: PhaseChange) => c.from !== null && c.from !== c.to && c.to !== "Removed";
+
+const cluster = columns("Cluster");
+
+/** The ids moved: `UPDATE ... WHERE phase = from AND id IN (...)` per distinct from/to/at. */
+async function moveConditionally(tx: SqlTx, changes: readonly PhaseChange[]): Promise<Set<string>> {
+  const moved = new Set<string>();
+  const groups = new Map<string, PhaseChange[]>();
+  for (const c of changes) {
+    const key = JSON.stringify([c.from, c.to, c.at.getTime()]);
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  for (const group of groups.values()) {
+    const { from, to, at } = group[0]!;
+    const ids = group.map((c) => c.clusterId).sort();
+    await lockRowsInIdOrder(tx, "Cluster", ids);
+    const rows = await tx.rows<{ id: string }>(
+      sql`UPDATE ${cluster.table} SET ${cluster("phase")} = ${to}, ${cluster("phaseChangedAt")} = ${at}, ${cluster("updatedAt")} = ${at}
+          WHERE ${cluster("phase")} = ${from} AND ${cluster("id")} IN (${list(ids)}) RETURNING ${cluster("id")}`,
+    );
+    for (const r of rows) moved.add(r.id);
+  }
+  return moved;
+}
+
+async function enqueueRemoval(tx: SqlTx, { clusterId, clusterName, from, reason, at }: PhaseChange) {
+  // The outbox is written through Prisma's models: a removal always runs in Prisma's transaction.
+  if (!tx.prisma) throw new Error("a removal is written in Prisma's transaction");
+  await enqueueWebhookEvent(tx.prisma, {
+    type: "cluster.removed",
+    cluster: { id: clusterId, name: clusterName },
+    data: { from, reason },
+    occurredAt: at,
+  });
+}
+
+function phaseEventRow({ clusterId, clusterName, from, to, reason, at }: PhaseChange) {
   return { clusterId, clusterName, kind: "phase", fromValue: from, toValue: to, reason, at };
 }
 
-/** What follows a phase change once committed; changePhase queues it, and so must any writer of phaseEventRow. */
-export function afterPhaseChange(afterCommit: AfterCommit, change: PhaseChange) {
+const overridesStatus = (phase: string | null) => phase !== null && (STATUS_OVERRIDE_PHASES as readonly string[]).includes(phase);
+
+function afterPhaseChange(afterCommit: AfterCommit, change: PhaseChange) {
   const { clusterId, clusterName, from, to, at } = change;
   // Heartbeat answers carry only the phases that override status: registrations and upgrades
   // (thousands a minute in a busy fleet) leave the shared snapshot alone.

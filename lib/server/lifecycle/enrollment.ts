@@ -3,7 +3,8 @@ import { enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
 import { updateFromValues } from "@/lib/server/db/bulk-update";
-import { enrollmentPage } from "@/lib/server/clusters/cluster-sql";
+import { sql } from "@/lib/server/db/sql";
+import { enrollmentPage } from "@/lib/server/clusters/enrollment-page";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
@@ -44,7 +45,7 @@ export function mergeEnrollment(stored: StoredEnrollment, items: ChecklistItem[]
 }
 
 // Pages with a yield between them: the evaluator shares the event loop with heartbeats and page
-// loads (a page of 500 unchanged clusters is ~10 ms of CPU, read by two raw statements).
+// loads (a page of unchanged clusters is read by two raw statements, then judged in memory).
 const PAGE = 500;
 /** changed clusters written by one transaction (one multi-row UPDATE, one multi-row INSERT) */
 const WRITE_CHUNK = 250;
@@ -148,7 +149,7 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
       }
     }
     // A wave of new clusters changes a whole page at once: a few multi-row statements per page
-    // (lib/server/db/bulk-update.ts), where one Prisma update each cost ~1 ms of event loop.
+    // (lib/server/db/bulk-update.ts), where one Prisma update each is compiled on the event loop.
     for (let i = 0; i < updates.length; i += WRITE_CHUNK) {
       const chunk = updates.slice(i, i + WRITE_CHUNK);
       const ids = new Set(chunk.map(([id]) => id));
@@ -158,7 +159,7 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
           "Cluster",
           ENROLLMENT_COLUMNS,
           chunk,
-          (v) => `"enrollment" = ${v("enrollment")}, "enrolledAt" = ${v("enrolledAt")}`,
+          (v) => sql`"enrollment" = ${v("enrollment")}, "enrolledAt" = ${v("enrolledAt")}`,
           WRITE_CHUNK,
         ),
         ...(chunkEvents.length ? [db().clusterEvent.createMany({ data: chunkEvents })] : []),

@@ -4,7 +4,7 @@ import { planStages, splitPlanTargets, UNFINISHED_ROLLOUT_STATES, type CreateRol
 import { healthStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
-import { matchingClusters } from "@/lib/server/clusters/cluster-sql";
+import { matchingClusters } from "@/lib/server/clusters/cluster-list-sql";
 import { parseSelectorParam } from "@/lib/server/clusters/list-clusters";
 import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
 import { getSettings } from "@/lib/server/settings/settings";

@@ -1,0 +1,269 @@
+import "server-only";
+import type { Selector } from "@/lib/domain/selector";
+import { FLAPPING_WINDOW_MS, HEALTH_FILTER_STATUS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
+import { HEALTH_RULES, type ClusterStatus } from "@/lib/domain/status";
+import type { ChecklistKey } from "@/lib/domain/enrollment";
+import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
+import { columns, list, queryRows, raw, sql, Sql } from "@/lib/server/db/sql";
+import { conditionSql, cutoff, ruleCondition, statusColumn, statusCondition } from "./status-sql";
+
+// Hand-written SQL for the cluster queries that must stay fast with tens of thousands of clusters
+// (a filtered page of 50,000 clusters in a fraction of a page load). Prisma turns each selector term into an
+// `IN (SELECT ...)` checked row by row, which costs a Cluster lookup per candidate. Here a selector
+// is first resolved to a set of ids with INTERSECT / EXCEPT over the covering
+// ClusterLabel(key, value, clusterId) index, never touching a Cluster row; status filters read
+// the covering Cluster(phase, lastHeartbeatAt, apiServerHealth) index. Only identifiers and fixed
+// keywords are written into the text: every value is a bound parameter.
+
+export type ClusterFilter = {
+  selector?: Selector;
+  status?: ClusterStatus;
+  /** heartbeat health (lifecycle phases aside), flapping or degraded (lib/domain/cluster-reason.ts) */
+  health?: HealthFilter;
+  enrollment?: EnrollmentFilter;
+  /** not enrolled, held back by this checklist item (lib/server/lifecycle/enrollment.ts stores each item's state) */
+  blockedOn?: ChecklistKey;
+  /** free text: part of the name, or the start of the id */
+  text?: string;
+};
+
+/** The cluster row every statement here reads, as `"Cluster" c`; labels by their own names. */
+const cluster = columns("Cluster", "c");
+const label = columns("ClusterLabel");
+
+export type ClusterSort = "name" | "lastHeartbeatAt" | "registeredAt" | "status";
+
+/** Filtered totals are exact up to this many matches; past it a list says "more than". */
+export const TOTAL_CAP = 1_000;
+
+function labelTerm(key: string, values?: string[]): Sql {
+  return values
+    ? sql`SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} IN (${list(values)})`
+    : sql`SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key}`;
+}
+
+/**
+ * The ids of the clusters a selector matches, as one compound SELECT: the positive terms
+ * intersected (or every cluster when there are none), minus each negative term. As in
+ * Kubernetes, `!=` and `notin` also match clusters without the key.
+ */
+export function selectorIds(selector: Selector): Sql {
+  // Each term is an index read of its key (a full one for `key` and `!key`), and on SQLite the
+  // whole compound SELECT holds the event loop: a repeated term, or `key` beside `key in (...)`
+  // (which already requires the key), adds a read and changes nothing.
+  const seen = new Set<string>();
+  const inKeys = new Set(selector.filter((r) => r.op === "in").map((r) => r.key));
+  const terms = selector.filter((r) => {
+    const id = JSON.stringify([r.op, r.key, "values" in r ? [...r.values].sort() : null]);
+    if (seen.has(id) || (r.op === "exists" && inKeys.has(r.key))) return false;
+    seen.add(id);
+    return true;
+  });
+  const positive = terms.flatMap((r) =>
+    r.op === "in" ? [labelTerm(r.key, r.values)] : r.op === "exists" ? [labelTerm(r.key)] : [],
+  );
+  const negative = terms.flatMap((r) =>
+    r.op === "notin" ? [labelTerm(r.key, r.values)] : r.op === "!exists" ? [labelTerm(r.key)] : [],
+  );
+  // Both engines read compound SELECTs left to right here: INTERSECTs first, then the EXCEPTs.
+  const base = positive.length ? Sql.join(positive, " INTERSECT ") : sql`SELECT "id" FROM "Cluster"`;
+  return negative.length ? Sql.join([base, ...negative], " EXCEPT ") : base;
+}
+
+/** Ids of the clusters with more than `threshold` status changes in the hour before `now` (the (at) index). */
+function flappingIds(now: Date, thresholdPerHour: number): Sql {
+  return sql`SELECT "clusterId" FROM "ClusterEvent" WHERE "at" >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)}
+    AND "kind" = 'status' GROUP BY "clusterId" HAVING count(*) > ${thresholdPerHour}`;
+}
+
+/** A health filter (lib/domain/cluster-reason.ts, matchesHealthFilter) in SQL. */
+function healthCondition(filter: HealthFilter, now: Date, rules: FilterRules): Sql {
+  const status = HEALTH_FILTER_STATUS[filter];
+  if (status) return ruleCondition(HEALTH_RULES, status, now, rules.notReadyThresholdSeconds);
+  if (filter === "degraded")
+    return sql`(${cluster("apiServerHealth")} = 'degraded' AND ${conditionSql({ fact: "heartbeat", is: "fresh" }, cutoff(now, rules.notReadyThresholdSeconds))})`;
+  return sql`${cluster("id")} IN (${flappingIds(now, rules.flappingThresholdPerHour)})`;
+}
+
+/** Status changes per cluster in the hour before `now`, for these ids (the (clusterId, at) index). */
+export async function statusChangesLastHour(ids: readonly string[], now: Date): Promise<Map<string, number>> {
+  if (!ids.length) return new Map();
+  const rows = await queryRows<{ clusterId: string; n: unknown }>(
+    sql`SELECT "clusterId", count(*) AS n FROM "ClusterEvent" WHERE "clusterId" IN (${list(ids)})
+        AND "at" >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)} AND "kind" = 'status' GROUP BY "clusterId"`,
+  );
+  return new Map(rows.map((r) => [r.clusterId, Number(r.n)]));
+}
+
+/** For filters that read no setting (a selector alone). */
+const NO_RULES: FilterRules = { notReadyThresholdSeconds: 0, flappingThresholdPerHour: 0 };
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+/** The settings a filter reads. */
+export type FilterRules = { notReadyThresholdSeconds: number; flappingThresholdPerHour: number };
+
+function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql {
+  const thresholdSeconds = rules.notReadyThresholdSeconds;
+  const terms: Sql[] = [];
+  if (filter.selector?.length) terms.push(sql`${cluster("id")} IN (${selectorIds(filter.selector)})`);
+  if (filter.status) terms.push(statusCondition(filter.status, now, thresholdSeconds));
+  if (filter.health) terms.push(healthCondition(filter.health, now, rules));
+  if (filter.blockedOn) {
+    // The evaluator stores JSON.stringify({ [key]: { state, since } }), so a passing item reads
+    // exactly so; a cluster it has not evaluated yet is blocked on everything.
+    const passing = `%${JSON.stringify(filter.blockedOn)}:{"state":"pass"%`;
+    terms.push(
+      sql`${cluster("enrolledAt")} IS NULL AND (${cluster("enrollment")} IS NULL OR ${cluster("enrollment")} NOT LIKE ${passing})`,
+    );
+  }
+  if (filter.enrollment)
+    terms.push(
+      filter.enrollment === "enrolled" ? sql`${cluster("enrolledAt")} IS NOT NULL` : sql`${cluster("enrolledAt")} IS NULL`,
+    );
+  if (filter.text) {
+    // Names are lowercase DNS labels, so a lowercase match is case-insensitive on both engines.
+    const contains = `%${escapeLike(filter.text.toLowerCase())}%`;
+    const prefix = `${escapeLike(filter.text)}%`;
+    terms.push(sql`(${cluster("name")} LIKE ${contains} ESCAPE '\\' OR ${cluster("id")} LIKE ${prefix} ESCAPE '\\')`);
+  }
+  return terms.length ? sql`WHERE ${Sql.join(terms, " AND ")}` : sql``;
+}
+
+/** What a page is ordered by; status is the computed one (the stored column lags behind phases). */
+function sortColumn(sort: ClusterSort, now: Date, thresholdSeconds: number): Sql {
+  switch (sort) {
+    case "name":
+      return sql`${cluster("name")}`;
+    case "lastHeartbeatAt":
+      return sql`${cluster("lastHeartbeatAt")}`;
+    case "registeredAt":
+      return sql`${cluster("registeredAt")}`;
+    case "status":
+      return statusColumn(now, thresholdSeconds);
+  }
+}
+
+async function countOf(q: Sql): Promise<number> {
+  const [row] = await queryRows<{ n: unknown }>(q);
+  return Number(row?.n ?? 0);
+}
+
+export type ClusterPage = { ids: string[]; hasMore: boolean; total: number; totalCapped: boolean };
+
+/**
+ * One page of cluster ids in the requested order, and how many match: exact with no filter or
+ * a selector alone (counted by the page query itself, from the label index), otherwise exact up
+ * to TOTAL_CAP and `totalCapped` past it, so a count never walks the whole fleet.
+ */
+export async function clusterPage(
+  filter: ClusterFilter,
+  page: { sort: ClusterSort; order: "asc" | "desc"; offset: number; limit: number },
+  now: Date,
+  thresholdSeconds: number,
+  /** the flapping setting, read only by `health: "flapping"` */
+  flappingThresholdPerHour = DEFAULT_SETTINGS.flappingThresholdPerHour,
+): Promise<ClusterPage> {
+  const where = whereClause(filter, now, { notReadyThresholdSeconds: thresholdSeconds, flappingThresholdPerHour });
+  const exact = !filter.status && !filter.health && !filter.enrollment && !filter.blockedOn && !filter.text;
+  // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
+  // whole table is cheaper than a window over it.
+  const windowed = exact && Boolean(filter.selector?.length);
+  const pageQuery = queryRows<{ id: string; total: unknown }>(
+    sql`SELECT ${cluster("id")}, ${raw(windowed ? "count(*) OVER ()" : "0")} AS total FROM ${cluster.table} ${where}
+        ORDER BY ${sortColumn(page.sort, now, thresholdSeconds)} ${raw(page.order === "desc" ? "DESC" : "ASC")}, ${cluster("id")} ASC
+        LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
+  );
+  // Run beside the page query (on PostgreSQL that is another connection of the pool).
+  const countQuery = windowed
+    ? null
+    : exact
+      ? countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`)
+      : countOf(sql`SELECT count(*) AS n FROM (SELECT 1 AS one FROM ${cluster.table} ${where} LIMIT ${TOTAL_CAP + 1}) m`);
+  const [rows, counted] = await Promise.all([pageQuery, countQuery]);
+  // A window count comes with the rows; past the last page there are none, so count apart.
+  const count =
+    counted ?? (rows.length ? Number(rows[0]!.total) : await countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`));
+  const capped = count > TOTAL_CAP && !exact;
+  return {
+    ids: rows.slice(0, page.limit).map((r) => r.id),
+    hasMore: rows.length > page.limit,
+    total: capped ? TOTAL_CAP : count,
+    totalCapped: capped,
+  };
+}
+
+/**
+ * The ids of every cluster a filter matches, in the requested order, at most `limit` (callers
+ * ask for one more than they accept to tell "too many"). For exports and "all matching" bulk
+ * actions: the filter is evaluated when they run.
+ */
+export async function filteredIds(
+  filter: ClusterFilter,
+  order: { sort: ClusterSort; order: "asc" | "desc" },
+  limit: number,
+  now: Date,
+  rules: FilterRules,
+): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
+    sql`SELECT ${cluster("id")} FROM ${cluster.table} ${whereClause(filter, now, rules)}
+        ORDER BY ${sortColumn(order.sort, now, rules.notReadyThresholdSeconds)} ${raw(order.order === "desc" ? "DESC" : "ASC")}, ${cluster("id")} ASC
+        LIMIT ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Every cluster a selector matches, by name, with its agent version (a rollout plans over all of them). */
+export async function matchingClusters(selector: Selector): Promise<{ id: string; agentVersion: string | null }[]> {
+  return queryRows<{ id: string; agentVersion: string | null }>(
+    sql`SELECT ${cluster("id")}, ${cluster("agentVersion")} FROM ${cluster.table} ${whereClause({ selector }, new Date(), NO_RULES)} ORDER BY ${cluster("name")} ASC, ${cluster("id")} ASC`,
+  );
+}
+
+/** How many clusters match a health filter (the Overview's flapping and degraded counts). */
+export async function countHealth(health: HealthFilter, now: Date, rules: FilterRules): Promise<number> {
+  return countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause({ health }, now, rules)}`);
+}
+
+/** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */
+export async function longestNotReady(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
+    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${statusCondition("NotReady", now, thresholdSeconds)}
+        ORDER BY ${cluster("statusChangedAt")} ASC, ${cluster("id")} ASC LIMIT ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index). */
+export async function missingLabel(key: string, limit: number): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(
+    sql`SELECT ${cluster("id")} FROM "Cluster" c
+        WHERE ${cluster("id")} IN (SELECT "id" FROM "Cluster" EXCEPT SELECT "clusterId" FROM "ClusterLabel" WHERE "key" = ${key} AND "value" <> '')
+        ORDER BY ${cluster("name")} ASC LIMIT ${limit}`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Clusters by computed status in one pass, optionally within a selector. */
+export async function countByStatus(
+  now: Date,
+  thresholdSeconds: number,
+  selector?: Selector,
+): Promise<Record<ClusterStatus, number>> {
+  const where = whereClause({ selector }, now, NO_RULES);
+  const rows = await queryRows<{ status: ClusterStatus; n: unknown }>(
+    sql`SELECT s.status, count(*) AS n FROM (SELECT ${statusColumn(now, thresholdSeconds)} AS status FROM ${cluster.table} ${where}) s GROUP BY s.status`,
+  );
+  const counts: Record<ClusterStatus, number> = {
+    Pending: 0,
+    Ready: 0,
+    NotReady: 0,
+    Draining: 0,
+    Deregistering: 0,
+    Provisioning: 0,
+  };
+  for (const r of rows) counts[r.status] = Number(r.n);
+  return counts;
+}

@@ -1,0 +1,89 @@
+import "server-only";
+import { columns, list, queryRows, sql } from "@/lib/server/db/sql";
+
+/** What the change gate and the enrollment checklist judge of one cluster, straight from its columns. */
+export type GateFacts = {
+  id: string;
+  name: string;
+  registeredAt: Date | null;
+  phase: string;
+  lastHeartbeatAt: Date | null;
+  apiServerHealth: string | null;
+  desiredPolicyRevision: string | null;
+  appliedPolicyRevision: string | null;
+  logsReporting: boolean | null;
+  metricsReporting: boolean | null;
+  labels: { key: string; value: string }[];
+};
+
+// Raw rows carry the driver's types: both engines give Date and boolean for these typed columns,
+// but a string, a number or a bigint is turned into the same value rather than trusted.
+export function asDate(v: unknown): Date | null {
+  return v === null || v === undefined
+    ? null
+    : v instanceof Date
+      ? v
+      : new Date(typeof v === "bigint" ? Number(v) : (v as string));
+}
+function asBool(v: unknown): boolean | null {
+  return v === null || v === undefined ? null : typeof v === "boolean" ? v : Number(v) !== 0;
+}
+
+const c = columns("Cluster", "c");
+const label = columns("ClusterLabel");
+
+/** The columns gateFactsOf reads, from `"Cluster" c`. */
+export const FACT_COLUMNS = c.list(
+  "id",
+  "name",
+  "registeredAt",
+  "phase",
+  "lastHeartbeatAt",
+  "apiServerHealth",
+  "desiredPolicyRevision",
+  "appliedPolicyRevision",
+  "logsReporting",
+  "metricsReporting",
+);
+
+export function labelsByCluster(labels: { clusterId: string; key: string; value: string }[]) {
+  const byCluster = new Map<string, { key: string; value: string }[]>();
+  for (const l of labels) {
+    const of = byCluster.get(l.clusterId);
+    if (of) of.push({ key: l.key, value: l.value });
+    else byCluster.set(l.clusterId, [{ key: l.key, value: l.value }]);
+  }
+  return byCluster;
+}
+
+export function gateFactsOf(r: Record<string, unknown>, labels: Map<string, { key: string; value: string }[]>): GateFacts {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    registeredAt: asDate(r.registeredAt),
+    phase: r.phase as string,
+    lastHeartbeatAt: asDate(r.lastHeartbeatAt),
+    apiServerHealth: (r.apiServerHealth as string | null) ?? null,
+    desiredPolicyRevision: (r.desiredPolicyRevision as string | null) ?? null,
+    appliedPolicyRevision: (r.appliedPolicyRevision as string | null) ?? null,
+    logsReporting: asBool(r.logsReporting),
+    metricsReporting: asBool(r.metricsReporting),
+    labels: labels.get(r.id as string) ?? [],
+  };
+}
+
+/**
+ * The gate's facts of these clusters (one chunk of ids), in two plain queries by primary key:
+ * exactly the columns the gate reads, and every label of the chunk. Order is not kept.
+ */
+export async function gateFacts(ids: readonly string[]): Promise<GateFacts[]> {
+  if (!ids.length) return [];
+  const [rows, labels] = await Promise.all([
+    queryRows<Record<string, unknown>>(sql`SELECT ${FACT_COLUMNS} FROM ${c.table} WHERE ${c("id")} IN (${list(ids)})`),
+    queryRows<{ clusterId: string; key: string; value: string }>(
+      sql`SELECT ${label.list("clusterId", "key", "value")} FROM ${label.table} WHERE ${label("clusterId")} IN (${list(ids)})`,
+    ),
+  ]);
+  const byCluster = labelsByCluster(labels);
+  return rows.map((r) => gateFactsOf(r, byCluster));
+}
