@@ -80,6 +80,11 @@ config.push({
             ["./lib/server", "./lib/client"],
             "The agent ships alone: it imports neither the server nor the console.",
           ),
+          zone(
+            "./lib/net",
+            ["./lib/server", "./lib/agent", "./lib/client"],
+            "lib/net is shared by the server and the agent: it imports neither.",
+          ),
           zone("./lib", "./scripts", "scripts/ holds developer tools; run-time code lives in lib/ or runtime/."),
         ],
       },

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { heartbeatRequestSchema, registerRequestSchema, rotateRequestSchema } from "@/lib/domain/agent-protocol";
 import type { AgentIdentity } from "./agent-identity";
 import { caState } from "@/lib/server/pki/current-ca";
-import { handleRegistration } from "@/lib/server/clusters/registration-endpoint";
+import { handleRegistration } from "@/lib/server/registration/registration-endpoint";
 import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
 import { rotateCertificate } from "@/lib/server/clusters/rotate-certificate";
 import { signingAdmission } from "./admission";

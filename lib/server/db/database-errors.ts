@@ -1,7 +1,7 @@
 import "server-only";
 
 // Which database failures are the database's state rather than a bug, and what the APIs answer
-// for them (PROTOCOL.md "Overload, outages and compatibility"). What the driver adapters really
+// for them (docs/protocol.md, "Overload and outages"). What the driver adapters really
 // throw, measured on Prisma 6.19 with @prisma/adapter-pg and @prisma/adapter-better-sqlite3:
 // - PostgreSQL gone mid-query, or a proxy refusing: a bare Error "Connection terminated
 //   unexpectedly" (pg's own, not wrapped by Prisma);

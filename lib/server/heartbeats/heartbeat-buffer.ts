@@ -1,5 +1,5 @@
-// The heartbeat writer's memory while the database cannot take its batches (README, "When things
-// fail"): what a failed flush puts back, and what goes first when the buffer is full. Pure, so
+// The heartbeat writer's memory while the database cannot take its batches
+// (docs/operations/failure-modes.md): what a failed flush puts back, and what goes first when the buffer is full. Pure, so
 // the rules are unit-tested without a database (tests/unit/server/heartbeat-buffer.test.ts).
 
 /**

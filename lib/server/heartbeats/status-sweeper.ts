@@ -19,7 +19,7 @@ const BATCH = 500;
 export async function sweepStatuses(now = new Date()): Promise<number> {
   // Heartbeats that arrived while the database was away are still in this instance's buffer:
   // judged by the stale stored facts, their clusters would turn NotReady for the outage itself.
-  // Wait until they are written (README, "When things fail").
+  // Wait until they are written (docs/operations/failure-modes.md).
   if (!(await heartbeatsCaughtUp())) return 0;
   const { notReadyThresholdSeconds: threshold } = await getSettings();
   // Which clusters drifted is asked in SQL generated from the status rule table, so it cannot

@@ -47,7 +47,7 @@ export async function changePhases(
   if (!made.length) return [];
   await run.run(insertInto("ClusterEvent", made.map(phaseEventRow)));
   for (const c of made) {
-    // Subscribers hear of a removal from the transaction that removes (README, Webhooks).
+    // Subscribers hear of a removal from the transaction that removes (docs/integrations/webhooks.md).
     if (c.to === "Removed") await enqueueRemoval(run, c);
     afterPhaseChange(afterCommit, c);
   }
