@@ -35,7 +35,12 @@ export async function recordTransitions(
 ): Promise<StatusTransition[]> {
   const run = viaPrisma(tx);
   const groups = new Map<string, StatusTransition[]>();
-  for (const t of transitions) groups.set(`${t.from}>${t.to}`, [...(groups.get(`${t.from}>${t.to}`) ?? []), t]);
+  for (const t of transitions) {
+    const key = `${t.from}>${t.to}`;
+    const group = groups.get(key);
+    if (group) group.push(t);
+    else groups.set(key, [t]);
+  }
   const moved = new Set<string>();
   for (const group of groups.values()) {
     const { from, to } = group[0]!;

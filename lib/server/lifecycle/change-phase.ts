@@ -69,7 +69,9 @@ async function moveConditionally(tx: SqlTx, changes: readonly PhaseChange[]): Pr
   const groups = new Map<string, PhaseChange[]>();
   for (const c of changes) {
     const key = JSON.stringify([c.from, c.to, c.at.getTime()]);
-    groups.set(key, [...(groups.get(key) ?? []), c]);
+    const group = groups.get(key);
+    if (group) group.push(c);
+    else groups.set(key, [c]);
   }
   for (const group of groups.values()) {
     const { from, to, at } = group[0]!;

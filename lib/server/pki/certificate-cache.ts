@@ -4,7 +4,7 @@ import { db } from "@/lib/server/db/client";
 import { processSingleton } from "@/lib/server/process-singletons";
 
 // The agent port's certificates by fingerprint, and their revocations, for every instance: the
-// identity check (agents/agent-identity.ts) reads it, revocations (revoke-certificates.ts) evict.
+// identity check (agent-port/agent-identity.ts) reads it, revocations (revoke-certificates.ts) evict.
 
 export type CachedCertificate = {
   serial: string;
