@@ -6,6 +6,7 @@ import { fleetRoutes } from "./fleet";
 import { groupRoutes } from "./groups";
 import { labelRoutes } from "./labels";
 import { policyRoutes } from "./policies";
+import { registrationRequestRoutes } from "./registration-requests";
 import type { RouteContract } from "./route";
 import { rolloutRoutes } from "./rollouts";
 import { settingsRoutes } from "./settings";
@@ -18,6 +19,7 @@ export const ADMIN_ROUTES: readonly RouteContract[] = [
   clusterRoutes,
   deregistrationRoutes,
   tokenRoutes,
+  registrationRequestRoutes,
   groupRoutes,
   labelRoutes,
   policyRoutes,
