@@ -33,6 +33,12 @@ export const httpsUrlSchema = z
     }
   }, "must be an https URL");
 export const csrSchema = z.string().min(1).max(16_384);
+/** A Kubernetes object UID (the kube-system namespace's): compared case-insensitively, stored lowercase. */
+const CLUSTER_UID = /^[0-9a-z][0-9a-z-]{0,63}$/;
+export const clusterUidSchema = z
+  .string()
+  .transform((v) => v.toLowerCase())
+  .pipe(z.string().regex(CLUSTER_UID, "must be a Kubernetes UID (the kube-system namespace's metadata.uid)"));
 
 export const registerRequestSchema = z.object({
   name: clusterNameSchema,
@@ -43,6 +49,8 @@ export const registerRequestSchema = z.object({
   kubernetesVersion: kubernetesVersionSchema.optional(),
   labels: labelsSchema.default({}),
   csr: csrSchema,
+  /** The kube-system namespace's UID: the Kubernetes cluster's own identity (flagged when shared, never refused). */
+  clusterUid: clusterUidSchema.optional(),
 });
 export type RegisterRequest = z.infer<typeof registerRequestSchema>;
 
@@ -84,6 +92,7 @@ export const heartbeatRequestSchema = z.object({
   health: z.object({ apiServer: z.enum(API_SERVER_HEALTH), logs: z.boolean(), metrics: z.boolean() }),
   policy: z.object({ appliedRevision: z.string().max(64).nullable() }).optional(),
   acks: z.array(ackSchema).max(100).default([]),
+  clusterUid: clusterUidSchema.optional(),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 
@@ -181,6 +190,12 @@ export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
   const acks = "acks" in v ? v.acks : [];
   if (!Array.isArray(acks) || acks.length > 100 || !acks.every((a) => isText(a, 1, 64))) return null;
   out.acks = [...(acks as string[])];
+  if ("clusterUid" in v) {
+    if (!isText(v.clusterUid, 1, 64)) return null;
+    const uid = v.clusterUid.toLowerCase();
+    if (!CLUSTER_UID.test(uid)) return null;
+    out.clusterUid = uid;
+  }
   return out;
 }
 

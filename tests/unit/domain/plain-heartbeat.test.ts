@@ -84,6 +84,10 @@ const variants: [string, (b: Body) => unknown][] = [
     "long instance type",
     (b) => ({ ...b, nodePools: [{ name: "p", nodeCount: 1, readyNodes: 1, instanceType: "x".repeat(101) }] }),
   ],
+  ["cluster UID", (b) => ({ ...b, clusterUid: "4F3A9C1E-2B7D-4E8A-9C0B-1D2E3F4A5B6C" })],
+  ["empty cluster UID", (b) => ({ ...b, clusterUid: "" })],
+  ["cluster UID with a slash", (b) => ({ ...b, clusterUid: "kube/system" })],
+  ["cluster UID too long", (b) => ({ ...b, clusterUid: "a".repeat(65) })],
   ["array body", () => [base]],
   ["null body", () => null],
   [
