@@ -67,6 +67,13 @@ test("a token that requires approval: the agent waits, the queue shows its facts
     await expect(card).toContainText(/agent \d+\.\d+\.\d+/);
     await expect(card.getByRole("list", { name: "Labels" })).toContainText("region=approval");
     await saveScreenshots(page, testInfo, "approval-queue");
+    // The README's screenshots: the queue with this request, light and dark, at the viewport.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
+      await page.screenshot({ path: `docs/screenshots/approvals-${theme}.png` });
+    }
+    await page.evaluate(() => document.documentElement.classList.remove("dark"));
 
     await card.getByRole("button", { name: `Approve ${name}` }).click();
     await expect(page.getByRole("status").filter({ hasText: "Approved" })).toContainText(`Approved ${name}`);
