@@ -140,16 +140,12 @@ const FAILURES = {
     title: "Registration denied",
     meaning: "An operator denied this cluster's registration request; the agent was told the reason.",
     action: "Read the reason in the request; if the cluster should join after all, register it again with a new key.",
-    agent:
-      "an operator denied this registration (the reason follows): if the cluster should join after all, ask them, then remove the agent's state and register again",
   },
   registration_request_expired: {
     kind: "configuration",
     title: "Approval request expired",
     meaning: "The registration request waited seven days without an operator's decision and expired.",
     action: "Ask an operator to watch Registration requests, then restart the agent's registration.",
-    agent:
-      "the registration request expired without an operator's decision: remove the agent's state and register again, and ask an operator to approve it",
   },
   payload_too_large: {
     kind: "configuration",

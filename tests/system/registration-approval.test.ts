@@ -226,6 +226,28 @@ describe("registration waiting for approval", () => {
     assert.equal((await request(requestId)).state, "pending");
   });
 
+  test("at once: the same agent twice is one request; two keys for one name are one 202 and one 409", async () => {
+    const t = await mint({ maxClusters: 1 });
+    const key = makeKey().privateKeyPem;
+    const same = await Promise.all([register(t.token, "twice-at-once", key), register(t.token, "twice-at-once", key)]);
+    assert.deepEqual(
+      same.map((r) => r.status),
+      [202, 202],
+      JSON.stringify(same.map((r) => r.body)),
+    );
+    assert.equal(same[0]!.body.requestId, same[1]!.body.requestId);
+    assert.equal(await usedClusters(t.id), 1);
+
+    const u = await mint({ maxClusters: 2 });
+    const rivals = await Promise.all([
+      register(u.token, "rivals-at-once", makeKey().privateKeyPem),
+      register(u.token, "rivals-at-once", makeKey().privateKeyPem),
+    ]);
+    assert.deepEqual(rivals.map((r) => r.status).sort(), [202, 409], JSON.stringify(rivals.map((r) => r.body)));
+    assert.equal(rivals.find((r) => r.status === 409)!.body.error, "cluster_conflict");
+    assert.equal(await usedClusters(u.id), 1, "the refused one holds no use");
+  });
+
   test("checked in full before it is recorded: labels outside the scope and missing required labels are refused", async () => {
     const t = await mint({ maxClusters: 3, allowedLabels: { env: ["dev"], region: "*" } });
     const outside = await register(t.token, "scoped", makeKey().privateKeyPem, { labels: { env: "prod", region: "eu" } });

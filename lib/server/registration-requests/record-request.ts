@@ -134,8 +134,8 @@ export async function recordPendingRequest(n: NewRequest): Promise<RepeatAnswer>
   const actor: Actor = { type: "agent", id: token.id, label: `token:${token.name}` };
   try {
     await inTransaction(async (tx, afterCommit) => {
-      if (!(await consumeTokenUse(tx, token.id, now)))
-        throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
+      // The request first: a race for its name is decided by the unique pendingName before the
+      // use, so the same agent twice at once is a repeat, not a token used up by itself.
       await tx.registrationRequest.create({
         data: {
           id,
@@ -159,6 +159,8 @@ export async function recordPendingRequest(n: NewRequest): Promise<RepeatAnswer>
           notifiedAt: now,
         },
       });
+      if (!(await consumeTokenUse(tx, token.id, now)))
+        throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
       await tx.registrationAttempt.create({
         data: {
           result: "pending_approval",
