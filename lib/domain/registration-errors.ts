@@ -46,6 +46,16 @@ const OK: Entry = {
   action: "",
 };
 
+/** Not a failure: the token requires approval, and the request waits for an operator (a 202). */
+export const PENDING_APPROVAL = "pending_approval";
+
+const PENDING: Entry = {
+  kind: null,
+  title: "Waiting for approval",
+  meaning: "The registration was checked and now waits for an operator to approve or deny it.",
+  action: "Approve or deny it under Registration requests; the agent asks again until then.",
+};
+
 // Keyed by code, in the order the filter lists them (the protocol's order).
 const FAILURES = {
   invalid_request: {
@@ -125,6 +135,18 @@ const FAILURES = {
     agent:
       'the name belongs to another cluster and this request proves neither its kept key nor a token bound to it (the CA fingerprint is no proof), or it is being deregistered: choose another --name, or, if this is that cluster, have an admin mint a re-enrolment token (cluster page, "Re-enrol") and write it to --token-file',
   },
+  registration_denied: {
+    kind: "configuration",
+    title: "Registration denied",
+    meaning: "An operator denied this cluster's registration request; the agent was told the reason.",
+    action: "Read the reason in the request; if the cluster should join after all, register it again with a new key.",
+  },
+  registration_request_expired: {
+    kind: "configuration",
+    title: "Approval request expired",
+    meaning: "The registration request waited seven days without an operator's decision and expired.",
+    action: "Ask an operator to watch Registration requests, then restart the agent's registration.",
+  },
   payload_too_large: {
     kind: "configuration",
     title: "Request too large",
@@ -170,7 +192,7 @@ const FAILURES = {
 export type RegistrationErrorCode = keyof typeof FAILURES;
 
 /** Every result the attempts log can hold, for filters: "ok" first, then the protocol's error codes. */
-export const REGISTRATION_RESULTS: readonly string[] = ["ok", ...Object.keys(FAILURES)];
+export const REGISTRATION_RESULTS: readonly string[] = ["ok", PENDING_APPROVAL, ...Object.keys(FAILURES)];
 
 export const REGISTRATION_ERROR_CODES = Object.keys(FAILURES) as RegistrationErrorCode[];
 
@@ -184,6 +206,7 @@ export function isRegistrationErrorCode(code: string): code is RegistrationError
  */
 export function explainRegistrationResult(code: string): RegistrationOutcome {
   if (code === "ok") return { code, ok: true, ...OK };
+  if (code === PENDING_APPROVAL) return { code, ok: false, ...PENDING };
   if (isRegistrationErrorCode(code)) {
     const { kind, title, meaning, action } = FAILURES[code];
     return { code, ok: false, kind, title, meaning, action };
@@ -217,6 +240,8 @@ export type ObjectiveClass = "success" | "refusal" | "failure";
 
 export function objectiveClass(code: string): ObjectiveClass {
   if (code === "ok") return "success";
+  // The server did its job: the decision is an operator's.
+  if (code === PENDING_APPROVAL) return "refusal";
   if (isRegistrationErrorCode(code)) return FAILURES[code].kind === "server" ? "failure" : "refusal";
   return "failure";
 }

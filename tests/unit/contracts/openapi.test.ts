@@ -48,6 +48,7 @@ test("the OpenAPI document covers the fixed protocol paths with their zod reques
     "agentVersion",
     "apiServerUrl",
     "caFingerprint",
+    "clusterUid",
     "csr",
     "kubernetesVersion",
     "labels",

@@ -25,6 +25,8 @@ const PROTOCOL_CODES = [
   "label_not_allowed",
   "missing_required_labels",
   "cluster_conflict",
+  "registration_denied",
+  "registration_request_expired",
   "payload_too_large",
   "rate_limited",
   "internal",
@@ -33,7 +35,8 @@ const PROTOCOL_CODES = [
 test("every protocol error code is explained, and the filter lists ok first", () => {
   for (const code of PROTOCOL_CODES) assert.ok(REGISTRATION_ERROR_CODES.includes(code as never), `${code} is described`);
   assert.equal(REGISTRATION_RESULTS[0], "ok");
-  assert.deepEqual(REGISTRATION_RESULTS.slice(1), REGISTRATION_ERROR_CODES);
+  assert.deepEqual(REGISTRATION_RESULTS.slice(2), REGISTRATION_ERROR_CODES);
+  assert.equal(REGISTRATION_RESULTS[1], "pending_approval", "a wait for approval, listed after ok");
   assert.equal(new Set(REGISTRATION_RESULTS).size, REGISTRATION_RESULTS.length, "no code twice");
 });
 
