@@ -53,7 +53,9 @@ export function RequestCard({
       aria-labelledby={headingId}
       data-request-id={request.id}
       className={`rounded-lg border bg-white p-4 sm:p-5 dark:bg-slate-900 ${
-        selected ? "border-sky-400 ring-1 ring-sky-400 dark:border-sky-600 dark:ring-sky-600" : "border-slate-200 dark:border-slate-800"
+        selected
+          ? "border-sky-400 ring-1 ring-sky-400 dark:border-sky-600 dark:ring-sky-600"
+          : "border-slate-200 dark:border-slate-800"
       }`}
     >
       <div className="flex flex-wrap items-start gap-3">
@@ -108,7 +110,10 @@ export function RequestCard({
           items={[
             ["Labels", <LabelChips key="l" labels={request.labels} />],
             ["Token", <span key="t">{request.token.name}</span>],
-            ["Source address", request.sourceAddress ? <Mono key="s">{request.sourceAddress}</Mono> : <Missing key="s">unknown</Missing>],
+            [
+              "Source address",
+              request.sourceAddress ? <Mono key="s">{request.sourceAddress}</Mono> : <Missing key="s">unknown</Missing>,
+            ],
             ["API server", <Mono key="a">{request.apiServerUrl}</Mono>],
             ["CA fingerprint", <CopyValue key="c" value={request.caFingerprint} what={`${request.name}'s CA fingerprint`} />],
             [
@@ -117,7 +122,10 @@ export function RequestCard({
                 agent {request.agentVersion} · Kubernetes {request.kubernetesVersion ?? <Missing>unknown</Missing>}
               </span>,
             ],
-            ["Cluster UID", request.clusterUid ? <Mono key="u">{request.clusterUid}</Mono> : <Missing key="u">not reported</Missing>],
+            [
+              "Cluster UID",
+              request.clusterUid ? <Mono key="u">{request.clusterUid}</Mono> : <Missing key="u">not reported</Missing>,
+            ],
             ...(request.decidedAt
               ? ([
                   [

@@ -208,11 +208,13 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
         ) : items.length === 0 ? (
           tab === "pending" ? (
             <EmptyState title="No cluster is waiting for approval">
-              Registrations with a token minted with “Require approval” wait here until an operator approves or denies them.
-              Their agents keep asking meanwhile; requests expire after 7 days.
+              Registrations with a token minted with “Require approval” wait here until an operator approves or denies them. Their
+              agents keep asking meanwhile; requests expire after 7 days.
             </EmptyState>
           ) : (
-            <EmptyState title="No decided requests yet">Approved, denied and expired requests are kept here for the retention period.</EmptyState>
+            <EmptyState title="No decided requests yet">
+              Approved, denied and expired requests are kept here for the retention period.
+            </EmptyState>
           )
         ) : (
           <div className="space-y-4">
@@ -261,7 +263,9 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
           variant="primary"
           pending={decide.isPending}
           error={decide.error}
-          onConfirm={() => decideMany({ decision: "approve", ids: dialog.requests.map((r) => r.id) }, dialog.requests, "Approved")}
+          onConfirm={() =>
+            decideMany({ decision: "approve", ids: dialog.requests.map((r) => r.id) }, dialog.requests, "Approved")
+          }
           onClose={closeDialog}
         />
       )}

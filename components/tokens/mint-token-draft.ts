@@ -30,6 +30,8 @@ export type MintDraft = {
   scopeMode: "any" | "scoped";
   scopeRows: ScopeRow[];
   fixedRows: FixedRow[];
+  /** null: the fleet's default (Settings) decides. */
+  requireApproval: boolean | null;
 };
 
 let rowSeq = 0;
@@ -56,6 +58,7 @@ export function initialDraft(): MintDraft {
     scopeMode: "any",
     scopeRows: [],
     fixedRows: [],
+    requireApproval: null,
   };
 }
 
@@ -156,6 +159,7 @@ export function draftToInput(draft: MintDraft): { input: MintTokenInput | null; 
     maxClusters: max,
     allowedLabels,
     fixedLabels: Object.keys(fixedLabels).length ? fixedLabels : undefined,
+    requireApproval: draft.requireApproval ?? undefined,
   });
   if (parsed.success) return { input: parsed.data, errors };
   // Anything the row checks above did not catch, shown at the field it belongs to.

@@ -6,7 +6,7 @@ import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useFleetFacts, useMintToken, type MintedToken } from "@/lib/client/tokens";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { Field } from "@/components/ui/field";
+import { Field, CheckboxField } from "@/components/ui/field";
 import { FixedLabelsEditor } from "./fixed-labels-editor";
 import { LabelScopeBuilder } from "./label-scope-builder";
 import { draftToInput, initialDraft, type MintDraft } from "./mint-token-draft";
@@ -132,6 +132,13 @@ export function MintTokenForm({ onCancel, onMinted }: { onCancel: () => void; on
                 hint="How many clusters it may register."
               />
             </div>
+            <CheckboxField
+              id="requireApproval"
+              label="Require approval"
+              checked={draft.requireApproval ?? fleet.data?.requireApprovalByDefault ?? false}
+              onCheckedChange={(on) => update({ requireApproval: on })}
+              hint="Each cluster waits in Approvals until an operator lets it in (or turns it away)."
+            />
           </div>
           <div className="space-y-6">
             <LabelScopeBuilder mode={draft.scopeMode} rows={draft.scopeRows} errors={visibleErrors} onChange={update} />

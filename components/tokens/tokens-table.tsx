@@ -1,6 +1,7 @@
 "use client";
 
 import type { RegistrationToken } from "@/lib/client/tokens";
+import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime, useNow } from "@/components/ui/relative-time";
 import { liveTokenStatus, TokenExpiry } from "./token-expiry";
@@ -63,7 +64,14 @@ export function TokensTable({
                   </div>
                 </td>
                 <td className="px-4 py-3">
-                  <TokenStatusBadge status={status} />
+                  <div className="flex flex-wrap items-center gap-1">
+                    <TokenStatusBadge status={status} />
+                    {t.requireApproval && (
+                      <Badge tone="violet" title="Clusters registering with it wait for an operator's approval">
+                        approval
+                      </Badge>
+                    )}
+                  </div>
                 </td>
                 <td className="px-4 py-3">
                   <TokenUsesMeter used={t.usedClusters} max={t.maxClusters} />

@@ -39,7 +39,11 @@ export class AgentProcess {
     admin: APIRequestContext,
     testInfo: TestInfo,
     name: string,
-    options: { labels: string; logLevel?: "warn" | "info"; /** a token minted elsewhere (e.g. through the console) */ token?: string },
+    options: {
+      labels: string;
+      logLevel?: "warn" | "info";
+      /** a token minted elsewhere (e.g. through the console) */ token?: string;
+    },
   ): Promise<AgentProcess> {
     const fleet = await okJson<{ caFingerprint: string }>(await admin.get("/api/v1/fleet"));
     const token = options.token

@@ -37,9 +37,12 @@ test("a token that requires approval: the agent waits, the queue shows its facts
   await form.getByRole("button", { name: "Mint token" }).click();
   const token = (await page.getByTestId("minted-token").innerText()).trim();
   await page.getByRole("button", { name: "I’ve saved the token — close" }).click();
-  await expect(page.getByRole("table", { name: /Registration tokens/ }).getByRole("row").filter({ hasText: name })).toContainText(
-    "approval",
-  );
+  await expect(
+    page
+      .getByRole("table", { name: /Registration tokens/ })
+      .getByRole("row")
+      .filter({ hasText: name }),
+  ).toContainText("approval");
 
   const agent = await AgentProcess.start(request, testInfo, name, {
     labels: "env=e2e,region=approval",
@@ -126,9 +129,9 @@ test.describe("on a phone", () => {
       await expect(page.getByRole("status").filter({ hasText: "Denied" })).toContainText(`Denied ${name}`);
       await expect(card).toHaveCount(0);
 
-      await expect.poll(() => agent.log, { message: "the agent logs the reason", timeout: 45_000 }).toContain(
-        "not one of our clusters",
-      );
+      await expect
+        .poll(() => agent.log, { message: "the agent logs the reason", timeout: 45_000 })
+        .toContain("not one of our clusters");
       const code = await Promise.race([agent.exit, new Promise((r) => setTimeout(() => r("still running"), 15_000))]);
       expect(code, "the agent stops asking").not.toBe("still running");
       const gone = await okJson<{ items: { name: string }[] }>(await request.get(`/api/v1/clusters?q=${name}`));

@@ -27,7 +27,8 @@ function listUrl(state?: RegistrationRequestState) {
 export function useRegistrationRequests(tab: QueueTab) {
   return useQuery({
     queryKey: queryKeys.registrationRequests.list(tab),
-    queryFn: ({ signal }) => fetchJson(listUrl(tab === "pending" ? "pending" : undefined), { signal, schema: routes.list.response }),
+    queryFn: ({ signal }) =>
+      fetchJson(listUrl(tab === "pending" ? "pending" : undefined), { signal, schema: routes.list.response }),
     select: (data) => ({
       pending: data.pending,
       items: tab === "pending" ? data.items : data.items.filter((r) => r.state !== "pending"),

@@ -61,6 +61,8 @@ export const fleetFactsSchema = z.object({
   notReadyThresholdSeconds: z.number(),
   heartbeatIntervalSeconds: z.number(),
   requiredLabels: z.array(z.string()),
+  /** Whether a new token requires approval unless its minter says otherwise. */
+  requireApprovalByDefault: z.boolean(),
 });
 export type FleetFacts = z.infer<typeof fleetFactsSchema>;
 

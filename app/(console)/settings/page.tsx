@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
 import { env } from "@/lib/env";
 import { requirePage } from "@/lib/server/auth/page-auth";
+import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
+import { ApprovalDefaultSwitch } from "@/components/settings/approval-default-switch";
 import { ApiKeysSection } from "./api-keys-section";
 import { ClusterProfileExportSection } from "./cluster-profile-export-section";
 import { FleetCaSection } from "./fleet-ca-section";
@@ -22,6 +24,9 @@ export default async function SettingsPage() {
       />
       <SettingsForm />
       <div className="mt-8 space-y-6">
+        <Card title={<span id="approvals">New clusters</span>} className="max-w-2xl">
+          <ApprovalDefaultSwitch />
+        </Card>
         <FleetCaSection />
         <ClusterProfileExportSection />
         <ApiKeysSection />

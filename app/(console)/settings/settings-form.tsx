@@ -13,9 +13,8 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
 // The SSO settings have their own section (sso-section.tsx), and the private-target switches are
-// set beside what they govern (the Webhooks and ClusterProfile export sections), as is the
-// approval default (requireApprovalByDefault, with the registration requests): none is part of
-// this form's patch.
+// set beside what they govern (the Webhooks and ClusterProfile export sections), and the approval
+// default (requireApprovalByDefault) has its own "New clusters" card: none is part of this form's patch.
 type Draft = Record<
   Exclude<
     keyof Settings,

@@ -18,5 +18,6 @@ export const GET = adminRoute(tokenRoutes.fleet, async () => {
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
     heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
     requiredLabels: settings.requiredLabels,
+    requireApprovalByDefault: settings.requireApprovalByDefault,
   };
 });
