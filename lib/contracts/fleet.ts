@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkSelectorText } from "@/lib/domain/selector";
 import { isoTime } from "./common";
+import { fleetEventSchema } from "./events";
 import { route } from "./route";
 
 // The fleet as a whole: overview, live events, capacity and the pipeline gate.
@@ -99,7 +100,13 @@ export const fleetRoutes = {
     role: "viewer",
     response: overviewSchema,
   }),
-  events: route({ method: "GET", path: "/api/v1/events", summary: "Live events (text/event-stream)", role: "viewer" }),
+  events: route({
+    method: "GET",
+    path: "/api/v1/events",
+    summary: "Live events (text/event-stream)",
+    role: "viewer",
+    events: fleetEventSchema,
+  }),
   capacity: route({
     method: "GET",
     path: "/api/v1/node-pools",
