@@ -11,8 +11,8 @@ import {
   type FleetEventType,
 } from "@/lib/contracts/events";
 import type { Overview } from "@/lib/contracts/fleet";
-import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
-import type { ClusterFilters } from "./clusters";
+import { CLUSTER_STATUSES, HEALTH_STATUSES, type ClusterStatus } from "@/lib/domain/status";
+import type { ClusterFilters } from "./cluster-filters";
 import { queryKeys } from "./query-keys";
 
 // The live event stream (GET /api/v1/events) of this browser tab: ONE EventSource shared by every
@@ -74,7 +74,7 @@ export function statusAfterTransition(phase: string, health: string): ClusterSta
   if (phase === "Draining") return "Draining";
   if (phase === "Deregistration") return "Deregistering";
   if (phase === "Provisioning") return "Provisioning";
-  return health === "Ready" || health === "NotReady" || health === "Pending" ? health : null;
+  return (HEALTH_STATUSES as readonly string[]).includes(health) ? (health as ClusterStatus) : null;
 }
 
 type Row = { id: string; phase: string; status: ClusterStatus; lastHeartbeatAt: string | null };
