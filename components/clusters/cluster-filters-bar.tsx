@@ -1,7 +1,8 @@
 "use client";
 
 import { useCallback } from "react";
-import type { ClusterFilters, ClusterGroupSummary } from "@/lib/client/clusters";
+import type { ClusterFilters } from "@/lib/client/cluster-filters";
+import type { ClusterGroupSummary } from "@/lib/client/clusters";
 import { selectorProblem } from "@/lib/domain/selector";
 import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
 import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";

@@ -2,7 +2,8 @@
 
 import Link from "next/link";
 import { Fragment } from "react";
-import type { ClusterListItem, ListSort, SortOrder } from "@/lib/client/clusters";
+import type { ListSort, SortOrder } from "@/lib/client/cluster-filters";
+import type { ClusterListItem } from "@/lib/client/clusters";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { LabelChips } from "@/components/ui/label-chips";

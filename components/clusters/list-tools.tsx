@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useState, type FormEvent } from "react";
 import { exportUrl, useCreateView, useDeleteView, useSavedViews, viewHref, viewQuery } from "@/lib/client/cluster-bulk";
-import { PAGE_SIZE, PAGE_SIZES, type ClusterFilters } from "@/lib/client/clusters";
+import { PAGE_SIZE, PAGE_SIZES, type ClusterFilters } from "@/lib/client/cluster-filters";
 import { inputClass } from "@/components/ui/field";
 import { Button } from "@/components/ui/button";
 import { InlineError } from "@/components/ui/inline-error";

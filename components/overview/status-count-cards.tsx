@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { StatusCounts } from "@/lib/client/overview";
+import type { ClusterStatus } from "@/lib/domain/status";
 import { Skeleton } from "@/components/ui/skeleton";
 
 const CARDS = [
@@ -7,7 +8,7 @@ const CARDS = [
   { key: "NotReady", label: "NotReady", dot: "bg-rose-500", hint: "Heartbeats stopped or API server down" },
   { key: "Pending", label: "Pending", dot: "bg-slate-400", hint: "Registered, waiting for a first heartbeat" },
   { key: "Draining", label: "Draining", dot: "bg-amber-500", hint: "Being drained before removal" },
-] as const;
+] as const satisfies readonly { key: ClusterStatus; label: string; dot: string; hint: string }[];
 
 const cardClass =
   "group block h-full rounded-lg border border-slate-200 bg-white p-5 shadow-sm transition-colors hover:border-sky-400 dark:border-slate-800 dark:bg-slate-900 dark:hover:border-sky-700";

@@ -2,20 +2,17 @@
 
 import { useMemo } from "react";
 import { Area, AreaChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
+import { SAMPLED_STATUSES, type StatusSample } from "@/lib/contracts/fleet";
 import { ChartFigure } from "@/components/ui/charts/chart-figure";
 import { ChartTooltip } from "@/components/ui/charts/chart-tooltip";
 import { STATUS_COLORS, axisProps, chartMargin, gridProps, lineCursor, timeAxisProps } from "@/components/ui/charts/chart-colors";
 import { clockTime, describeHistory, historyRows } from "@/components/ui/charts/chart-data";
 
-const SERIES = ["Ready", "NotReady", "Pending", "Draining"] as const;
+const SERIES = SAMPLED_STATUSES;
 const HEIGHT = 200;
 
 /** Clusters by status over time, stacked, from the once-a-minute fleet samples. */
-export function StatusHistoryChart({
-  samples,
-}: {
-  samples: readonly { at: string; Ready: number; NotReady: number; Pending: number; Draining: number }[];
-}) {
+export function StatusHistoryChart({ samples }: { samples: readonly StatusSample[] }) {
   const rows = useMemo(() => historyRows(samples), [samples]);
   // Stacked areas draw each series' line along the top of the stack: a series that is zero all
   // along would paint its colour over the total and suggest clusters that are not there.

@@ -55,8 +55,13 @@ test.describe("session-cookie mutations from elsewhere -> 403 csrf_rejected", ()
 test.describe("what is allowed", () => {
   test("the same mutation from the console's own origin succeeds (control)", async ({ apiAs }) => {
     const anon = await apiAs("anonymous");
+    // Writes back the value it reads: other specs see the fleet's settings unchanged.
+    const admin = await apiAs("admin");
+    const { certificateValidityDays } = (await (await admin.get("/api/v1/settings")).json()) as {
+      certificateValidityDays: number;
+    };
     const res = await anon.patch("/api/v1/settings", {
-      data: { certificateValidityDays: 30 },
+      data: { certificateValidityDays },
       headers: { Origin: BASE_URL, Cookie: sessionCookieHeader("admin") },
     });
     expect(res.status(), await res.text()).toBe(200);

@@ -4,7 +4,7 @@ import { useCallback, useSyncExternalStore } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { clusterRoutes, type BulkDeregistrationInput, type BulkLabelsInput, type SavedViewInput } from "@/lib/contracts/clusters";
 import { routeUrl } from "@/lib/contracts/route";
-import { filterOf, filtersToSearchParams, type ClusterFilters } from "./clusters";
+import { filterOf, filtersToSearchParams, type ClusterFilters } from "./cluster-filters";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 

@@ -2,24 +2,20 @@
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { DeregistrationStep } from "@/lib/domain/deregistration";
-import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import type { Labels } from "@/lib/domain/labels";
-import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
-import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
 import { groupRoutes, type ClusterGroup } from "@/lib/contracts/groups";
 import { routeUrl } from "@/lib/contracts/route";
 import {
-  PAGE_SIZES,
   clusterRoutes,
   clusterDetailSchema,
   clusterHeartbeatsSchema,
   clusterListSchema,
   preCreatedClusterSchema,
   type ClusterDetail,
-  type ClusterFilterInput,
 } from "@/lib/contracts/clusters";
 import { deregistrationSchema, type Deregistration, type DeregistrationRequest } from "@/lib/contracts/deregistration";
 import { fleetFactsSchema } from "@/lib/contracts/tokens";
+import { PAGE_SIZE, filtersToSearchParams, type ClusterFilters } from "./cluster-filters";
 import { fetchJson } from "./fetch-json";
 import { useLiveEvents, whileDown } from "./live-events";
 import { queryKeys } from "./query-keys";
@@ -46,98 +42,6 @@ export type { FleetFacts } from "@/lib/contracts/tokens";
 
 /** The groups the cluster filters offer (GET /api/v1/groups). */
 export type ClusterGroupSummary = Pick<ClusterGroup, "id" | "name" | "description" | "selector" | "counts">;
-
-// ---------------------------------------------------------------------------------------------
-// List filters: what the URL of /clusters holds, so a filtered view can be shared.
-
-export const LIST_SORTS = ["name", "status", "lastHeartbeatAt", "registeredAt"] as const;
-export type ListSort = (typeof LIST_SORTS)[number];
-export type SortOrder = "asc" | "desc";
-/** The page sizes the list offers (in the URL as `pageSize`), and the default. */
-export { PAGE_SIZES } from "@/lib/contracts/clusters";
-export const PAGE_SIZE = 50;
-
-export type ClusterFilters = {
-  status?: ClusterStatus;
-  health?: HealthFilter;
-  enrollment?: EnrollmentFilter;
-  blockedOn?: ChecklistKey;
-  selector?: string;
-  group?: string;
-  q?: string;
-  sort: ListSort;
-  order: SortOrder;
-  cursor?: string;
-  /** one of PAGE_SIZES; PAGE_SIZE when absent */
-  pageSize?: number;
-};
-
-export const DEFAULT_FILTERS: ClusterFilters = { sort: "name", order: "asc" };
-
-/** What the list shows, without paging or order: the filter bulk actions, exports and saved views send. */
-/** The filter part of the list's state, as the list, the export and bulk actions send it (one shape: clusterFilterSchema). */
-export function filterOf(f: ClusterFilters): ClusterFilterInput {
-  const all: ClusterFilterInput = {
-    status: f.status,
-    health: f.health,
-    enrollment: f.enrollment,
-    blockedOn: f.blockedOn,
-    selector: f.selector,
-    group: f.group,
-    q: f.q,
-  };
-  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined));
-}
-
-function oneOf<T extends string>(values: readonly T[], v: string | null): T | undefined {
-  return v !== null && (values as readonly string[]).includes(v) ? (v as T) : undefined;
-}
-
-/** Filters from a query string; unknown or malformed values fall back to the defaults. */
-export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters {
-  const text = (name: string) => params.get(name)?.trim() || undefined;
-  return {
-    status: oneOf(CLUSTER_STATUSES, params.get("status")),
-    health: oneOf(HEALTH_FILTERS, params.get("health")),
-    enrollment: oneOf(ENROLLMENT_FILTERS, params.get("enrollment")),
-    blockedOn: oneOf(CHECKLIST_KEYS, params.get("blockedOn")),
-    selector: text("selector"),
-    group: text("group"),
-    q: text("q"),
-    sort: oneOf(LIST_SORTS, params.get("sort")) ?? DEFAULT_FILTERS.sort,
-    order: oneOf(["asc", "desc"] as const, params.get("order")) ?? DEFAULT_FILTERS.order,
-    cursor: text("cursor"),
-    pageSize: (PAGE_SIZES as readonly number[]).find((n) => String(n) === params.get("pageSize")),
-  };
-}
-
-/** The query string of a filtered view; defaults are left out so links stay short. */
-export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
-  const params = new URLSearchParams();
-  if (f.status) params.set("status", f.status);
-  if (f.health) params.set("health", f.health);
-  if (f.enrollment) params.set("enrollment", f.enrollment);
-  if (f.blockedOn) params.set("blockedOn", f.blockedOn);
-  if (f.selector) params.set("selector", f.selector);
-  if (f.group) params.set("group", f.group);
-  if (f.q) params.set("q", f.q);
-  if (f.sort !== DEFAULT_FILTERS.sort || f.order !== DEFAULT_FILTERS.order) {
-    params.set("sort", f.sort);
-    params.set("order", f.order);
-  }
-  if (f.pageSize && f.pageSize !== PAGE_SIZE) params.set("pageSize", String(f.pageSize));
-  if (f.cursor) params.set("cursor", f.cursor);
-  return params;
-}
-
-/** Clicking a column header: a new column starts ascending (newest first for times), the same column flips. */
-export function nextSort(
-  current: Pick<ClusterFilters, "sort" | "order">,
-  column: ListSort,
-): Pick<ClusterFilters, "sort" | "order"> {
-  if (current.sort === column) return { sort: column, order: current.order === "asc" ? "desc" : "asc" };
-  return { sort: column, order: column === "lastHeartbeatAt" || column === "registeredAt" ? "desc" : "asc" };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Refresh intervals, each with its reason.

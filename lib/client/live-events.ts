@@ -2,9 +2,17 @@
 
 import { useEffect, useSyncExternalStore } from "react";
 import { useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
-import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
-import type { ClusterDetail, ClusterFilters, ClusterList } from "./clusters";
-import type { Overview } from "./overview";
+import type { ClusterDetail, ClusterList } from "@/lib/contracts/clusters";
+import {
+  FLEET_EVENT_TYPES,
+  fleetEventSchema,
+  type FleetEvent,
+  type FleetEventOf,
+  type FleetEventType,
+} from "@/lib/contracts/events";
+import type { Overview } from "@/lib/contracts/fleet";
+import { CLUSTER_STATUSES, HEALTH_STATUSES, type ClusterStatus } from "@/lib/domain/status";
+import type { ClusterFilters } from "./cluster-filters";
 import { queryKeys } from "./query-keys";
 
 // The live event stream (GET /api/v1/events) of this browser tab: ONE EventSource shared by every
@@ -18,10 +26,23 @@ const FALLBACK_POLL_MS = 5_000;
 
 export const whileDown = (live: LiveState, normal: number | false) => (live === "open" ? normal : FALLBACK_POLL_MS);
 
-export type FleetSummaryEvent = { at: string; heartbeatsPerSecond: number; counts: Partial<Record<string, number>> };
-export type ClusterStatusEvent = { clusterId: string; name: string; from: string | null; to: string; reason: string; at: string };
-export type ClusterChangeEvent = { clusterId: string; name: string; at: string; reregistered?: boolean };
-export type FleetEnrollmentEvent = NonNullable<Overview["enrollment"]> & { type?: string };
+/** An event as the cache patchers read it (lib/contracts/events.ts); they do not need its type. */
+type EventData<T extends FleetEventType> = Omit<FleetEventOf<T>, "type"> & { type?: T };
+export type FleetSummaryEvent = EventData<"fleet.summary">;
+export type ClusterStatusEvent = EventData<"cluster.status">;
+export type FleetEnrollmentEvent = EventData<"fleet.enrollment">;
+
+/** One message of the stream as a typed event; null when it is not one (malformed, unknown or misnamed). */
+export function parseLiveEvent(type: string, data: string): FleetEvent | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  const parsed = fleetEventSchema.safeParse(json);
+  return parsed.success && parsed.data.type === type ? parsed.data : null;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Pure cache patchers. Each returns its input unchanged (same reference) when nothing changes,
@@ -53,7 +74,7 @@ export function statusAfterTransition(phase: string, health: string): ClusterSta
   if (phase === "Draining") return "Draining";
   if (phase === "Deregistration") return "Deregistering";
   if (phase === "Provisioning") return "Provisioning";
-  return health === "Ready" || health === "NotReady" || health === "Pending" ? health : null;
+  return (HEALTH_STATUSES as readonly string[]).includes(health) ? (health as ClusterStatus) : null;
 }
 
 type Row = { id: string; phase: string; status: ClusterStatus; lastHeartbeatAt: string | null };
@@ -110,20 +131,18 @@ export type Later = (key: QueryKey, ms: number) => void;
 const SOON_MS = 750;
 const SLOWLY_MS = 5_000;
 
-export function applyLiveEvent(client: QueryClient, type: string, data: unknown, later: Later): void {
-  switch (type) {
+export function applyLiveEvent(client: QueryClient, event: FleetEvent, later: Later): void {
+  switch (event.type) {
     case "fleet.summary": {
-      const summary = data as FleetSummaryEvent;
-      setIfChanged(client, queryKeys.overview, (o: Overview | undefined) => withSummary(o, summary));
+      setIfChanged(client, queryKeys.overview, (o: Overview | undefined) => withSummary(o, event));
       return;
     }
     case "fleet.enrollment": {
-      const enrollment = data as FleetEnrollmentEvent;
-      setIfChanged(client, queryKeys.overview, (o: Overview | undefined) => withEnrollment(o, enrollment));
+      setIfChanged(client, queryKeys.overview, (o: Overview | undefined) => withEnrollment(o, event));
       return;
     }
     case "cluster.status": {
-      const e = data as ClusterStatusEvent;
+      const e = event;
       for (const query of client.getQueryCache().findAll({ queryKey: queryKeys.clusters.lists })) {
         setIfChanged(client, query.queryKey, (l: ClusterList | undefined) => listWithStatus(l, e));
         const filters = query.queryKey[2] as ClusterFilters | undefined;
@@ -142,7 +161,7 @@ export function applyLiveEvent(client: QueryClient, type: string, data: unknown,
       return;
     }
     case "cluster.updated": {
-      const e = data as ClusterChangeEvent;
+      const e = event;
       for (const query of client.getQueryCache().findAll({ queryKey: queryKeys.clusters.lists })) {
         const list = query.state.data as ClusterList | undefined;
         if (list?.items.some((c) => c.id === e.clusterId)) later(query.queryKey, SOON_MS);
@@ -153,7 +172,7 @@ export function applyLiveEvent(client: QueryClient, type: string, data: unknown,
     }
     case "cluster.registered":
     case "cluster.removed": {
-      const e = data as ClusterChangeEvent;
+      const e = event;
       later(queryKeys.clusters.lists, SOON_MS);
       later(queryKeys.clusters.detail(e.clusterId), SOON_MS);
       later(queryKeys.overview, SLOWLY_MS);
@@ -189,14 +208,6 @@ export function coalescingInvalidator(client: QueryClient): Later {
 // The connection: opened by the first component that asks, closed a while after the last one
 // leaves (navigating between pages keeps it), and closed while the tab is hidden for long.
 
-const EVENT_TYPES = [
-  "fleet.summary",
-  "fleet.enrollment",
-  "cluster.status",
-  "cluster.registered",
-  "cluster.updated",
-  "cluster.removed",
-];
 /** Pages mount and unmount on navigation: keep the stream through the gap. */
 const IDLE_CLOSE_MS = 10_000;
 /** A tab in the background does not need a connection (the server caps open streams). */
@@ -257,19 +268,15 @@ function connect() {
       if (live.users > 0) connect();
     }, delay);
   };
-  for (const type of EVENT_TYPES) {
+  for (const type of FLEET_EVENT_TYPES) {
     source.addEventListener(type, (message) => {
-      let data: unknown;
-      try {
-        data = JSON.parse((message as MessageEvent<string>).data);
-      } catch {
-        return;
-      }
-      if (type === "fleet.summary") {
-        live.summary = data as FleetSummaryEvent;
+      const event = parseLiveEvent(type, (message as MessageEvent<string>).data);
+      if (!event) return;
+      if (event.type === "fleet.summary") {
+        live.summary = event;
         notify();
       }
-      if (live.client && live.later) applyLiveEvent(live.client, type, data, live.later);
+      if (live.client && live.later) applyLiveEvent(live.client, event, live.later);
     });
   }
 }

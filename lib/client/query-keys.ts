@@ -1,5 +1,5 @@
 import type { AuditFilters } from "./audit";
-import type { ClusterFilters } from "./clusters";
+import type { ClusterFilters } from "./cluster-filters";
 import type { AttemptFilters } from "./tokens";
 
 // Every query key the console uses, from one factory, so invalidation is never a guess. Keys are

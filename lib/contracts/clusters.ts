@@ -32,16 +32,17 @@ export const clusterFilterSchema = z.object({
 });
 export type ClusterFilterInput = z.infer<typeof clusterFilterSchema>;
 
+/** Page sizes the list offers (the API takes any limit up to 500), and the default. */
+export const PAGE_SIZES = [25, 50, 100, 200] as const;
+export const DEFAULT_PAGE_SIZE = 50;
+
 export const listClustersQuerySchema = clusterFilterSchema.extend({
   sort: z.enum(CLUSTER_SORTS).default("name"),
   order: z.enum(["asc", "desc"]).default("asc"),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  limit: z.coerce.number().int().min(1).max(500).default(DEFAULT_PAGE_SIZE),
   cursor: z.string().max(200).optional(),
 });
 export type ListClustersQuery = z.infer<typeof listClustersQuerySchema>;
-
-/** Page sizes the list offers (the API takes any limit up to 500). */
-export const PAGE_SIZES = [25, 50, 100, 200] as const;
 
 export const exportClustersQuerySchema = clusterFilterSchema.extend({
   format: z.enum(["csv", "json"]).default("csv"),

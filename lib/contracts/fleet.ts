@@ -1,20 +1,22 @@
 import { z } from "zod";
 import { checkSelectorText } from "@/lib/domain/selector";
+import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
 import { isoTime } from "./common";
+import { fleetEventSchema } from "./events";
 import { route } from "./route";
 
 // The fleet as a whole: overview, live events, capacity and the pipeline gate.
 
-export const statusCountsSchema = z.object({
-  Ready: z.number(),
-  NotReady: z.number(),
-  Pending: z.number(),
-  Draining: z.number(),
-  Deregistering: z.number(),
-  Provisioning: z.number(),
-  total: z.number(),
-});
+const countsOf = <S extends ClusterStatus>(statuses: readonly S[]) =>
+  Object.fromEntries(statuses.map((s) => [s, z.number()])) as Record<S, z.ZodNumber>;
+
+export const statusCountsSchema = z.object({ ...countsOf(CLUSTER_STATUSES), total: z.number() });
 export type StatusCounts = z.infer<typeof statusCountsSchema>;
+
+/** The statuses the once-a-minute fleet samples keep (the overview's history chart). */
+export const SAMPLED_STATUSES = ["Ready", "NotReady", "Pending", "Draining"] as const satisfies readonly ClusterStatus[];
+export const statusSampleSchema = z.object({ at: isoTime, ...countsOf(SAMPLED_STATUSES) });
+export type StatusSample = z.infer<typeof statusSampleSchema>;
 
 export const overviewSchema = z.object({
   now: isoTime,
@@ -23,9 +25,7 @@ export const overviewSchema = z.object({
   /** clusters flapping (more than the setting's status changes in the last hour) and with a degraded API server */
   health: z.object({ flapping: z.number(), degraded: z.number(), flappingThresholdPerHour: z.number() }),
   heartbeatsPerMinute: z.array(z.object({ at: isoTime, count: z.number() })),
-  statusHistory: z.array(
-    z.object({ at: isoTime, Ready: z.number(), NotReady: z.number(), Pending: z.number(), Draining: z.number() }),
-  ),
+  statusHistory: z.array(statusSampleSchema),
   registrations: z.object({
     windowHours: z.number(),
     total: z.number(),
@@ -99,7 +99,13 @@ export const fleetRoutes = {
     role: "viewer",
     response: overviewSchema,
   }),
-  events: route({ method: "GET", path: "/api/v1/events", summary: "Live events (text/event-stream)", role: "viewer" }),
+  events: route({
+    method: "GET",
+    path: "/api/v1/events",
+    summary: "Live events (text/event-stream)",
+    role: "viewer",
+    events: fleetEventSchema,
+  }),
   capacity: route({
     method: "GET",
     path: "/api/v1/node-pools",

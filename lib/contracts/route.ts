@@ -19,6 +19,8 @@ export type RouteContract = {
   query?: z.ZodType;
   /** The JSON answer (omitted: not JSON, e.g. an event stream, or not declared yet). */
   response?: z.ZodType;
+  /** A text/event-stream answer: the data of each message. */
+  events?: z.ZodType;
   /** The success status (200 unless said). */
   status?: 200 | 201 | 204;
   /** Answers that hold a secret shown once are never cached. */

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { fleetEventSchema } from "@/lib/contracts/events";
 import type { RouteContract } from "@/lib/contracts/route";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import type { Role } from "@/lib/domain/roles";
@@ -13,6 +14,7 @@ type Op = {
   body?: z.ZodType;
   query?: z.ZodType;
   response?: z.ZodType;
+  events?: z.ZodType;
   ok?: number;
 };
 
@@ -27,7 +29,7 @@ const PROBES: Record<string, Record<string, Op>> = {
 };
 
 function adminOp(c: RouteContract): Op {
-  return { summary: c.summary, role: c.role, body: c.body, query: c.query, response: c.response, ok: c.status };
+  return { summary: c.summary, role: c.role, body: c.body, query: c.query, response: c.response, events: c.events, ok: c.status };
 }
 
 /** Every path: the agent protocol's, the probes', then each declared admin route. */
@@ -41,6 +43,7 @@ function allPaths(): Record<string, Record<string, Op>> {
 }
 
 const jsonSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: "input", unrepresentable: "any" });
+const outputSchema = (s: z.ZodType) => z.toJSONSchema(s, { io: "output", unrepresentable: "any" });
 
 function queryParameters(schema: z.ZodType) {
   const js = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
@@ -50,6 +53,14 @@ function queryParameters(schema: z.ZodType) {
     required: js.required?.includes(name) ?? false,
     schema: s,
   }));
+}
+
+// Event stream data as named components (a client generator gives each its own type).
+const EVENT_COMPONENTS = new Map<z.ZodType, string>([[fleetEventSchema, "FleetEvent"]]);
+function eventComponent(schema: z.ZodType): string {
+  const name = EVENT_COMPONENTS.get(schema);
+  if (!name) throw new Error("an event stream's schema needs a component name in openapi.ts");
+  return name;
 }
 
 let cached: object | undefined;
@@ -84,10 +95,14 @@ export function openApiDocument(): object {
         responses: {
           [String(op.ok ?? 200)]: {
             description: "Success",
-            ...(op.response
+            ...(op.response ? { content: { "application/json": { schema: outputSchema(op.response) } } } : {}),
+            ...(op.events
               ? {
                   content: {
-                    "application/json": { schema: z.toJSONSchema(op.response, { io: "output", unrepresentable: "any" }) },
+                    "text/event-stream": {
+                      description: "Each message is `event: <type>` with the event as its JSON data.",
+                      schema: { $ref: `#/components/schemas/${eventComponent(op.events)}` },
+                    },
                   },
                 }
               : {}),
@@ -113,9 +128,10 @@ export function openApiDocument(): object {
           required: ["error", "message"],
           properties: { error: { type: "string", description: "A stable error code" }, message: { type: "string" }, details: {} },
         },
+        ...Object.fromEntries([...EVENT_COMPONENTS].map(([schema, name]) => [name, outputSchema(schema)])),
         // What a webhook receiver is POSTed (format json), signed in X-Fleet-Signature-V2 (docs/integrations/webhooks.md).
         WebhookPayload: {
-          ...z.toJSONSchema(webhookPayloadSchema, { io: "output", unrepresentable: "any" }),
+          ...outputSchema(webhookPayloadSchema),
           description:
             'The body of a json-format webhook delivery. Headers: X-Fleet-Timestamp: <Unix seconds when the attempt was sent>, X-Fleet-Signature-V2: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>" under the subscription\'s secret> (refuse a timestamp more than 5 minutes from your clock), X-Fleet-Delivery: <id>, X-Fleet-Event: <type>; X-Fleet-Signature (HMAC of the body alone, replayable) is deprecated and removed in the next release. Format slack posts {"text": "..."} with the same headers.',
         },

@@ -5,16 +5,15 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useMemo, useState } from "react";
 import {
   PAGE_SIZE,
+  filterOf,
   filtersFromSearchParams,
   filtersToSearchParams,
+  isFiltered,
   nextSort,
-  useClusters,
-  useFleet,
-  useGroups,
   type ClusterFilters,
   type ListSort,
-  type PreCreated,
-} from "@/lib/client/clusters";
+} from "@/lib/client/cluster-filters";
+import { useClusters, useFleet, useGroups, type PreCreated } from "@/lib/client/clusters";
 import { useLiveEvents } from "@/lib/client/live-events";
 import { ClusterFiltersBar } from "@/components/clusters/cluster-filters-bar";
 import { ClustersListSkeleton } from "@/components/clusters/clusters-list-skeleton";
@@ -26,7 +25,6 @@ import { BulkActionsBar } from "@/components/clusters/bulk-actions-bar";
 import { BulkDrainDialog } from "@/components/clusters/bulk-drain-dialog";
 import { BulkLabelsDialog } from "@/components/clusters/bulk-labels-dialog";
 import { DEFAULT_COLUMNS } from "@/components/clusters/cluster-columns";
-import { filterOf } from "@/lib/client/clusters";
 import { useColumnChoice, type Selection } from "@/lib/client/cluster-bulk";
 import { PreCreateClusterDialog } from "@/components/clusters/pre-create-cluster-dialog";
 import { ThresholdNote } from "@/components/clusters/threshold-note";
@@ -78,15 +76,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
     [filters, go],
   );
   const sortBy = (column: ListSort) => changeFilters(nextSort(filters, column));
-  const filtered = !!(
-    filters.status ||
-    filters.health ||
-    filters.enrollment ||
-    filters.blockedOn ||
-    filters.selector ||
-    filters.group ||
-    filters.q
-  );
+  const filtered = isFiltered(filters);
   const data = list.data;
   const pageIndex = filters.cursor && before.length === 0 ? null : before.length;
   const pageSize = filters.pageSize ?? PAGE_SIZE;

@@ -1,6 +1,7 @@
 // Pure shaping of API series into chart rows and into the words that describe a chart to people
 // who cannot see it. No React here, so it is unit-tested (tests/unit/client/charts.test.ts).
 
+import { SAMPLED_STATUSES, type StatusSample } from "@/lib/contracts/fleet";
 import { formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 
 const MINUTE = 60_000;
@@ -33,17 +34,12 @@ export function describeRate(points: readonly RatePoint[]): string {
   return `Heartbeats per second over the last ${points.length} minutes: latest ${last}/s, lowest ${Math.min(...values)}/s, highest ${Math.max(...values)}/s.`;
 }
 
-export type HistoryRow = { t: number; Ready: number; NotReady: number; Pending: number; Draining: number };
+export type HistoryRow = { t: number } & Omit<StatusSample, "at">;
 
-export function historyRows(
-  samples: readonly { at: string; Ready: number; NotReady: number; Pending: number; Draining: number }[],
-): HistoryRow[] {
+export function historyRows(samples: readonly StatusSample[]): HistoryRow[] {
   return samples.map((s) => ({
     t: Date.parse(s.at),
-    Ready: s.Ready,
-    NotReady: s.NotReady,
-    Pending: s.Pending,
-    Draining: s.Draining,
+    ...(Object.fromEntries(SAMPLED_STATUSES.map((k) => [k, s[k]])) as Omit<StatusSample, "at">),
   }));
 }
 

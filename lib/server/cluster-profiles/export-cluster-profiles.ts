@@ -2,6 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { clusterProfile, type ClusterProfile } from "@/lib/domain/cluster-profiles";
 import { db } from "@/lib/server/db/client";
+import { columns, queryRows, raw, sql } from "@/lib/server/db/sql";
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -195,9 +196,11 @@ async function reconcileWithHub(hub: HubClient): Promise<string[]> {
 
 /** Profiles applied for clusters that no longer exist, at most `limit`. */
 async function exportsWithoutCluster(limit: number): Promise<string[]> {
-  const rows = await db().$queryRawUnsafe<{ name: string }[]>(
-    `SELECT e."name" AS name FROM "ClusterProfileExport" e LEFT JOIN "Cluster" c ON c."name" = e."name"
-     WHERE c."id" IS NULL ORDER BY e."name" LIMIT ${Math.floor(limit)}`,
+  const e = columns("ClusterProfileExport", "e");
+  const c = columns("Cluster", "c");
+  const rows = await queryRows<{ name: string }>(
+    sql`SELECT ${e("name")} AS name FROM ${e.table} LEFT JOIN ${c.table} ON ${c("name")} = ${e("name")}
+     WHERE ${c("id")} IS NULL ORDER BY ${e("name")} LIMIT ${raw(String(Math.floor(limit)))}`,
   );
   return rows.map((r) => r.name);
 }

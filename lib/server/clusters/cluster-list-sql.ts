@@ -4,6 +4,7 @@ import { FLAPPING_WINDOW_MS, HEALTH_FILTER_STATUS, type EnrollmentFilter, type H
 import { HEALTH_RULES, type ClusterStatus } from "@/lib/domain/status";
 import type { ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
+import type { ListClustersQuery } from "@/lib/contracts/clusters";
 import { columns, list, queryRows, raw, sql, Sql } from "@/lib/server/db/sql";
 import { conditionSql, cutoff, ruleCondition, statusColumn, statusCondition } from "./status-sql";
 
@@ -27,11 +28,13 @@ export type ClusterFilter = {
   text?: string;
 };
 
-/** The cluster row every statement here reads, as `"Cluster" c`; labels by their own names. */
+/** The cluster row every statement here reads, as `"Cluster" c`; the rest by their own names. */
 const cluster = columns("Cluster", "c");
+const clusterTable = columns("Cluster");
 const label = columns("ClusterLabel");
+const event = columns("ClusterEvent");
 
-export type ClusterSort = "name" | "lastHeartbeatAt" | "registeredAt" | "status";
+export type ClusterSort = ListClustersQuery["sort"];
 
 /** Filtered totals are exact up to this many matches; past it a list says "more than". */
 export const TOTAL_CAP = 1_000;
@@ -66,14 +69,14 @@ export function selectorIds(selector: Selector): Sql {
     r.op === "notin" ? [labelTerm(r.key, r.values)] : r.op === "!exists" ? [labelTerm(r.key)] : [],
   );
   // Both engines read compound SELECTs left to right here: INTERSECTs first, then the EXCEPTs.
-  const base = positive.length ? Sql.join(positive, " INTERSECT ") : sql`SELECT "id" FROM "Cluster"`;
+  const base = positive.length ? Sql.join(positive, " INTERSECT ") : sql`SELECT ${clusterTable("id")} FROM ${clusterTable.table}`;
   return negative.length ? Sql.join([base, ...negative], " EXCEPT ") : base;
 }
 
 /** Ids of the clusters with more than `threshold` status changes in the hour before `now` (the (at) index). */
 function flappingIds(now: Date, thresholdPerHour: number): Sql {
-  return sql`SELECT "clusterId" FROM "ClusterEvent" WHERE "at" >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)}
-    AND "kind" = 'status' GROUP BY "clusterId" HAVING count(*) > ${thresholdPerHour}`;
+  return sql`SELECT ${event("clusterId")} FROM ${event.table} WHERE ${event("at")} >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)}
+    AND ${event("kind")} = 'status' GROUP BY ${event("clusterId")} HAVING count(*) > ${thresholdPerHour}`;
 }
 
 /** A health filter (lib/domain/cluster-reason.ts, matchesHealthFilter) in SQL. */
@@ -89,8 +92,8 @@ function healthCondition(filter: HealthFilter, now: Date, rules: FilterRules): S
 export async function statusChangesLastHour(ids: readonly string[], now: Date): Promise<Map<string, number>> {
   if (!ids.length) return new Map();
   const rows = await queryRows<{ clusterId: string; n: unknown }>(
-    sql`SELECT "clusterId", count(*) AS n FROM "ClusterEvent" WHERE "clusterId" IN (${list(ids)})
-        AND "at" >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)} AND "kind" = 'status' GROUP BY "clusterId"`,
+    sql`SELECT ${event("clusterId")}, count(*) AS n FROM ${event.table} WHERE ${event("clusterId")} IN (${list(ids)})
+        AND ${event("at")} >= ${new Date(now.getTime() - FLAPPING_WINDOW_MS)} AND ${event("kind")} = 'status' GROUP BY ${event("clusterId")}`,
   );
   return new Map(rows.map((r) => [r.clusterId, Number(r.n)]));
 }
@@ -239,8 +242,8 @@ export async function longestNotReady(now: Date, thresholdSeconds: number, limit
 /** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index). */
 export async function missingLabel(key: string, limit: number): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
-    sql`SELECT ${cluster("id")} FROM "Cluster" c
-        WHERE ${cluster("id")} IN (SELECT "id" FROM "Cluster" EXCEPT SELECT "clusterId" FROM "ClusterLabel" WHERE "key" = ${key} AND "value" <> '')
+    sql`SELECT ${cluster("id")} FROM ${cluster.table}
+        WHERE ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
         ORDER BY ${cluster("name")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);

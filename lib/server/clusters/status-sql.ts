@@ -9,6 +9,7 @@ import { columns, queryRows, raw, render, sql, Sql } from "@/lib/server/db/sql";
 
 /** The cluster row every statement here reads, as `"Cluster" c`. */
 const cluster = columns("Cluster", "c");
+const clusterTable = columns("Cluster");
 
 export function cutoff(now: Date, thresholdSeconds: number): Date {
   return new Date(now.getTime() - thresholdSeconds * 1000);
@@ -117,7 +118,7 @@ export async function statusDrift(now: Date, thresholdSeconds: number, limit: nu
     }
   });
   const rows = await queryRows<{ id: string }>(
-    sql`SELECT "id" FROM (${Sql.join([...cases.values()], " UNION ")}) AS due LIMIT ${limit}`,
+    sql`SELECT ${clusterTable("id")} FROM (${Sql.join([...cases.values()], " UNION ")}) AS due LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
 }

@@ -1,14 +1,27 @@
 import "server-only";
 import { dialect } from "@/lib/server/db/client";
-import { asPrismaOperation, list, raw, sql, valuesList, type Sql } from "@/lib/server/db/sql";
+import {
+  asPrismaOperation,
+  columns,
+  list,
+  raw,
+  sql,
+  valuesList,
+  type Column,
+  type ModelName,
+  type Sql,
+} from "@/lib/server/db/sql";
 
 // Multi-row writes as single raw statements. Prisma compiles every operation of a batch on the
 // event loop (its query compiler, more with relations), so a few hundred single-row updates held
 // heartbeats up for long. Parameters are bound the way Prisma binds them (dates included), so rows
 // read back exactly as Prisma would have written them.
 
-/** A column of a VALUES list: its name and its PostgreSQL type (VALUES needs the types there). */
-export type ValuesColumn = readonly [name: string, postgresType: string];
+/**
+ * A column of a VALUES list: its name and its PostgreSQL type (VALUES needs the types there).
+ * Declare a list `satisfies readonly ValuesColumn<Column<"Model">>[]` so its names are the model's.
+ */
+export type ValuesColumn<N extends string = string> = readonly [name: N, postgresType: string];
 
 /** How a statement names a column of the VALUES list `v` (SQLite calls them column1, column2, ...). */
 export function valuesColumnRef(columns: readonly ValuesColumn[], name: string): Sql {
@@ -43,26 +56,30 @@ export function updateFromValues(...args: Parameters<typeof updateFromValuesStat
   return updateFromValuesStatements(...args).map((s) => asPrismaOperation(s.q, s.returnsRows));
 }
 
-export function updateFromValuesStatements(
-  table: string,
-  columns: readonly ValuesColumn[],
+/** The models with an `id` column (the rows updateFromValues addresses). */
+type ModelWithId = { [K in ModelName]: "id" extends Column<K> ? K : never }[ModelName];
+
+export function updateFromValuesStatements<M extends ModelWithId, N extends string>(
+  model: M,
+  values: readonly ValuesColumn<N>[],
   rows: readonly (readonly unknown[])[],
-  set: (ref: (name: string) => Sql) => Sql,
+  set: (ref: (name: N) => Sql) => Sql,
   rowsPerStatement: number,
 ): BulkStatement[] {
-  if (columns[0]?.[0] !== "id") throw new Error("the first column of updateFromValues is the id");
-  const ref = (name: string) => valuesColumnRef(columns, name);
-  const target = raw(`"${table}"`);
+  if (values[0]?.[0] !== "id") throw new Error("the first column of updateFromValues is the id");
+  const ref = (name: N | "id") => valuesColumnRef(values, name);
+  const target = columns(model);
+  const id = target("id" as Column<M>);
   const statements: BulkStatement[] = [];
   for (let i = 0; i < rows.length; i += rowsPerStatement) {
     const chunk = rows.slice(i, i + rowsPerStatement);
     if (dialect() === "postgres")
       statements.push({
-        q: sql`SELECT "id" FROM ${target} WHERE "id" IN (${list(chunk.map((r) => r[0]))}) ORDER BY "id" FOR UPDATE`,
+        q: sql`SELECT ${id} FROM ${target.table} WHERE ${id} IN (${list(chunk.map((r) => r[0]))}) ORDER BY ${id} FOR UPDATE`,
         returnsRows: true,
       });
     statements.push({
-      q: sql`UPDATE ${target} SET ${set(ref)} FROM ${valuesTable(columns, chunk)} WHERE ${target}."id" = ${ref("id")}`,
+      q: sql`UPDATE ${target.table} SET ${set(ref)} FROM ${valuesTable(values, chunk)} WHERE ${target.qualified("id" as Column<M>)} = ${ref("id")}`,
       returnsRows: false,
     });
   }

@@ -96,8 +96,8 @@ export function render(q: Sql, to: Dialect = dialect()): string {
 
 // ---- identifiers, typed by the Prisma models
 
-type ModelName = Prisma.ModelName;
-type Column<M extends ModelName> = keyof Prisma.TypeMap["model"][M]["payload"]["scalars"] & string;
+export type ModelName = Prisma.ModelName;
+export type Column<M extends ModelName> = keyof Prisma.TypeMap["model"][M]["payload"]["scalars"] & string;
 
 /**
  * A model's table and columns as SQL identifiers: `const c = columns("Cluster", "c")` gives
@@ -107,6 +107,8 @@ export function columns<M extends ModelName>(model: M, alias?: string) {
   const column = (name: Column<M>) => raw(alias ? `${alias}."${name}"` : `"${name}"`);
   return Object.assign(column, {
     table: raw(alias ? `"${model}" ${alias}` : `"${model}"`),
+    /** `"Model"."a"`: a column named with its table, where a FROM or a conflict brings another of that name. */
+    qualified: (name: Column<M>) => raw(`"${model}"."${name}"`),
     /** `"a", "b"`: a column list (an INSERT's, a SELECT's). */
     list: (...names: Column<M>[]) =>
       Sql.join(

@@ -1,34 +1,10 @@
 import "server-only";
 import { EventEmitter } from "node:events";
+import type { FleetEvent } from "@/lib/contracts/events";
 import { processSingleton } from "@/lib/server/process-singletons";
 
-/** What the live event stream carries (GET /api/v1/events). */
-export type FleetEvent =
-  | {
-      type: "cluster.status";
-      clusterId: string;
-      name: string;
-      from: string | null;
-      to: string;
-      reason: string;
-      at: string;
-    }
-  | { type: "cluster.registered"; clusterId: string; name: string; reregistered: boolean; at: string }
-  | { type: "cluster.removed"; clusterId: string; name: string; at: string }
-  | { type: "cluster.updated"; clusterId: string; name: string; at: string }
-  | { type: "fleet.summary"; at: string; heartbeatsPerSecond: number; counts: Record<string, number> }
-  | {
-      type: "fleet.enrollment";
-      at: string;
-      total: number;
-      enrolled: number;
-      blockedBy: Record<string, number>;
-      labels: Record<string, string>;
-    }
-  /** The pending registration requests changed (one recorded, decided or expired): how many wait now. */
-  | { type: "registration.requests"; pending: number; at: string }
-  /** Each instance's own heartbeat rate; summed into fleet.summary by whoever serves a stream. */
-  | { type: "instance.heartbeats"; instanceId: string; perSecond: number; at: string };
+/** What the live event stream carries (GET /api/v1/events), declared in lib/contracts/events.ts. */
+export type { FleetEvent };
 
 type Transport = { publish(event: FleetEvent): void };
 

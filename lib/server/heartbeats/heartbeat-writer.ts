@@ -3,8 +3,8 @@ import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
 import { db } from "@/lib/server/db/client";
 import { classifyDatabaseError } from "@/lib/server/db/database-errors";
-import { updateFromValuesStatements, valuesColumnRef, valuesTable } from "@/lib/server/db/bulk-update";
-import { asPrismaOperation, raw, runOnDriver, sql, Sql } from "@/lib/server/db/sql";
+import { updateFromValuesStatements, valuesColumnRef, valuesTable, type ValuesColumn } from "@/lib/server/db/bulk-update";
+import { asPrismaOperation, columns, runOnDriver, sql, Sql, type Column } from "@/lib/server/db/sql";
 import { log } from "@/lib/server/log";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -311,6 +311,7 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
 // The two writes every heartbeat causes are multi-row raw statements (lib/server/db/bulk-update.ts
 // says why).
 const FACT_ROWS_PER_STATEMENT = 500; // 12 parameters a row
+const cluster = columns("Cluster");
 const FACT_COLUMNS = [
   ["id", "text"],
   ["lastHeartbeatAt", "timestamp(3)"],
@@ -325,7 +326,12 @@ const FACT_COLUMNS = [
   // 1 when the heartbeat reported a revision (null included), 0 to keep the stored one
   ["revisionReported", "integer"],
   ["appliedPolicyRevision", "text"],
-] as const;
+] as const satisfies readonly ValuesColumn<Column<"Cluster"> | "revisionReported">[];
+/** The facts written as reported (the id addresses the row; the policy revision has its own rule). */
+const PLAIN_FACTS = FACT_COLUMNS.map(([c]) => c).filter(
+  (c): c is Exclude<typeof c, "id" | "revisionReported" | "appliedPolicyRevision"> =>
+    c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision",
+);
 
 /** The facts of many clusters, one UPDATE ... FROM (VALUES ...) per 500 (rows sorted by id). */
 function factUpdates(due: [string, HeartbeatFacts][]) {
@@ -349,15 +355,15 @@ function factUpdates(due: [string, HeartbeatFacts][]) {
     rows,
     (v) =>
       Sql.join(
-        FACT_COLUMNS.filter(([c]) => c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision")
+        PLAIN_FACTS
           // An agent that could not read its API server's version sends none: keep the last known.
-          .map(([c]) =>
+          .map((c) =>
             c === "kubernetesVersion"
-              ? sql`${raw(`"${c}"`)} = COALESCE(${v(c)}, "Cluster".${raw(`"${c}"`)})`
-              : sql`${raw(`"${c}"`)} = ${v(c)}`,
+              ? sql`${cluster(c)} = COALESCE(${v(c)}, ${cluster.qualified(c)})`
+              : sql`${cluster(c)} = ${v(c)}`,
           )
           .concat(
-            sql`"appliedPolicyRevision" = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE "Cluster"."appliedPolicyRevision" END`,
+            sql`${cluster("appliedPolicyRevision")} = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE ${cluster.qualified("appliedPolicyRevision")} END`,
           ),
         ", ",
       ),
@@ -376,13 +382,15 @@ const BUCKET_ROWS_PER_STATEMENT = 1_000;
  * loop (and every heartbeat waiting on it) for as long. Raw statements skip the query compiler;
  * dates are bound the way Prisma binds them, so rows stay comparable.
  */
+const bucket = columns("HeartbeatBucket");
 const BUCKET_COLUMNS = [
   ["clusterId", "text"],
   ["bucketStart", "timestamp(3)"],
   ["count", "integer"],
-] as const;
+] as const satisfies readonly ValuesColumn<Column<"HeartbeatBucket">>[];
 function bucketUpserts(counts: BucketCount[]): Sql[] {
-  const v = (name: string) => valuesColumnRef(BUCKET_COLUMNS, name);
+  const v = (name: Column<"HeartbeatBucket">) => valuesColumnRef(BUCKET_COLUMNS, name);
+  const names = BUCKET_COLUMNS.map(([c]) => c);
   const statements: Sql[] = [];
   for (let i = 0; i < counts.length; i += BUCKET_ROWS_PER_STATEMENT) {
     const chunk = counts.slice(i, i + BUCKET_ROWS_PER_STATEMENT);
@@ -390,10 +398,10 @@ function bucketUpserts(counts: BucketCount[]): Sql[] {
     // Only for clusters that still exist (the WHERE also tells SQLite's parser that ON CONFLICT
     // belongs to the INSERT, not to a join).
     statements.push(
-      sql`INSERT INTO "HeartbeatBucket" ("clusterId", "bucketStart", "count") SELECT ${Sql.join(
-        BUCKET_COLUMNS.map(([c]) => v(c)),
+      sql`INSERT INTO ${bucket.table} (${bucket.list(...names)}) SELECT ${Sql.join(
+        names.map((c) => v(c)),
         ", ",
-      )} FROM ${valuesTable(BUCKET_COLUMNS, rows)} WHERE EXISTS (SELECT 1 FROM "Cluster" WHERE "Cluster"."id" = ${v("clusterId")}) ON CONFLICT ("clusterId", "bucketStart") DO UPDATE SET "count" = "HeartbeatBucket"."count" + excluded."count"`,
+      )} FROM ${valuesTable(BUCKET_COLUMNS, rows)} WHERE EXISTS (SELECT 1 FROM ${cluster.table} WHERE ${cluster.qualified("id")} = ${v("clusterId")}) ON CONFLICT (${bucket.list("clusterId", "bucketStart")}) DO UPDATE SET ${bucket("count")} = ${bucket.qualified("count")} + excluded.${bucket("count")}`,
     );
   }
   return statements;

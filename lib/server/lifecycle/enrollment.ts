@@ -2,8 +2,8 @@ import "server-only";
 import { enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
-import { updateFromValues } from "@/lib/server/db/bulk-update";
-import { sql } from "@/lib/server/db/sql";
+import { updateFromValues, type ValuesColumn } from "@/lib/server/db/bulk-update";
+import { columns, sql, type Column } from "@/lib/server/db/sql";
 import { enrollmentPage } from "@/lib/server/clusters/enrollment-page";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
@@ -72,11 +72,12 @@ type EnrollmentEvent = {
   at: Date;
 };
 
+const cluster = columns("Cluster");
 const ENROLLMENT_COLUMNS = [
   ["id", "text"],
   ["enrollment", "text"],
   ["enrolledAt", "timestamp(3)"],
-] as const;
+] as const satisfies readonly ValuesColumn<Column<"Cluster">>[];
 
 /**
  * Evaluates every cluster's checklist from stored facts, writes the ones whose item states
@@ -159,7 +160,7 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
           "Cluster",
           ENROLLMENT_COLUMNS,
           chunk,
-          (v) => sql`"enrollment" = ${v("enrollment")}, "enrolledAt" = ${v("enrolledAt")}`,
+          (v) => sql`${cluster("enrollment")} = ${v("enrollment")}, ${cluster("enrolledAt")} = ${v("enrolledAt")}`,
           WRITE_CHUNK,
         ),
         ...(chunkEvents.length ? [db().clusterEvent.createMany({ data: chunkEvents })] : []),

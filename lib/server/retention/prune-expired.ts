@@ -1,6 +1,7 @@
 import "server-only";
 import { env } from "@/lib/env";
 import { db, dialect, type Tx } from "@/lib/server/db/client";
+import type { Column, ModelName } from "@/lib/server/db/sql";
 import { incCounter } from "@/lib/server/metrics/registry";
 import { getSettings } from "@/lib/server/settings/settings";
 import { appendToArchive, type ArchivedAuditEntry } from "./audit-archive";
@@ -16,13 +17,18 @@ export const PRUNED_ROWS = "fleet_retention_pruned_rows_total";
 export const ARCHIVED_AUDIT_ROWS = "fleet_audit_archived_rows_total";
 
 /** A table that grows with the fleet, the time column retention reads, and its key. */
-type Retained = { table: string; time: string; key: readonly string[] };
+type Retained<M extends ModelName> = { table: M; time: Column<M>; key: readonly Column<M>[] };
+const retained = <M extends ModelName>(table: M, time: Column<M>, key: readonly Column<M>[]): Retained<M> => ({
+  table,
+  time,
+  key,
+});
 
-const HEARTBEAT_BUCKETS: Retained = { table: "HeartbeatBucket", time: "bucketStart", key: ["clusterId", "bucketStart"] };
-const FLEET_SAMPLES: Retained = { table: "FleetSample", time: "at", key: ["at"] };
-const CLUSTER_EVENTS: Retained = { table: "ClusterEvent", time: "at", key: ["id"] };
-const ATTEMPTS: Retained = { table: "RegistrationAttempt", time: "at", key: ["id"] };
-const AUDIT_LOG: Retained = { table: "AuditLog", time: "at", key: ["id"] };
+const HEARTBEAT_BUCKETS = retained("HeartbeatBucket", "bucketStart", ["clusterId", "bucketStart"]);
+const FLEET_SAMPLES = retained("FleetSample", "at", ["at"]);
+const CLUSTER_EVENTS = retained("ClusterEvent", "at", ["id"]);
+const ATTEMPTS = retained("RegistrationAttempt", "at", ["id"]);
+const AUDIT_LOG = retained("AuditLog", "at", ["id"]);
 
 /** Refused registrations can come in floods: past this many rows the oldest go whatever their age. */
 export const ATTEMPT_MAX_ROWS = 100_000;
@@ -39,7 +45,7 @@ const q = (name: string) => `"${name}"`;
  * One batch: the oldest rows with `column < bound`, at most `limit` of them. PostgreSQL skips rows
  * another instance's batch holds; SQLite addresses rows by rowid (every Prisma table has one).
  */
-function deleteBatchSql(t: Retained, column: string, returning = false): string {
+function deleteBatchSql<M extends ModelName>(t: Retained<M>, column: Column<M>, returning = false): string {
   const tail = returning ? " RETURNING *" : "";
   if (dialect() === "postgres") {
     const key = t.key.map(q).join(", ");
@@ -59,7 +65,12 @@ function counted(table: string, deleted: number) {
   return deleted;
 }
 
-async function pruneOlder(t: Retained, bound: Date | number, limits: BatchLimits, column = t.time): Promise<number> {
+async function pruneOlder<M extends ModelName>(
+  t: Retained<M>,
+  bound: Date | number,
+  limits: BatchLimits,
+  column: Column<M> = t.time,
+): Promise<number> {
   const sql = deleteBatchSql(t, column);
   const { deleted } = await pruneInBatches(
     async (limit) => counted(t.table, await db().$executeRawUnsafe(sql, bound, limit)),

@@ -6,9 +6,9 @@ import {
   filtersFromSearchParams,
   filtersToSearchParams,
   nextSort,
-  podSamples,
   type ClusterFilters,
-} from "@/lib/client/clusters";
+} from "@/lib/client/cluster-filters";
+import { podSamples } from "@/lib/client/clusters";
 import { rolloutPrefill, rolloutUrl } from "@/lib/client/cluster-bulk";
 
 describe("cluster list filters in the URL", () => {

@@ -8,6 +8,7 @@ import {
   applyLiveEvent,
   detailWithStatus,
   listWithStatus,
+  parseLiveEvent,
   reconnectDelay,
   statusAfterTransition,
   withEnrollment,
@@ -169,21 +170,21 @@ describe("applyLiveEvent", () => {
 
   test("fleet.summary updates the overview counts in the cache", () => {
     const { client, record } = setup();
-    applyLiveEvent(client, "fleet.summary", { at: "", heartbeatsPerSecond: 1, counts: { Ready: 10, NotReady: 0 } }, record);
+    applyLiveEvent(client, { type: "fleet.summary", at: "", heartbeatsPerSecond: 1, counts: { Ready: 10, NotReady: 0 } }, record);
     assert.equal(client.getQueryData<Overview>(queryKeys.overview)?.counts.total, 10);
   });
 
   test("fleet.enrollment puts the evaluation on the cached overview, without a refetch", () => {
     const { client, later, record } = setup();
     const evaluation = { at: "2026-01-01T00:00:10.000Z", total: 4, enrolled: 2, blockedBy: { labels: 2 }, labels: {} };
-    applyLiveEvent(client, "fleet.enrollment", { type: "fleet.enrollment", ...evaluation }, record);
+    applyLiveEvent(client, { type: "fleet.enrollment", ...evaluation }, record);
     assert.deepEqual(client.getQueryData<Overview>(queryKeys.overview)?.enrollment, evaluation);
     assert.equal(later.length, 0);
   });
 
   test("cluster.status patches every cached list and refetches status-filtered pages soon", () => {
     const { client, later, named, byStatus, record } = setup();
-    applyLiveEvent(client, "cluster.status", toNotReady, record);
+    applyLiveEvent(client, { type: "cluster.status", ...toNotReady }, record);
     assert.equal(client.getQueryData<ClusterList>(queryKeys.clusters.list(named))?.items[1]?.status, "NotReady");
     assert.equal(client.getQueryData<ClusterList>(queryKeys.clusters.list(byStatus))?.items[0]?.status, "NotReady");
     const keys = later.map(([k]) => JSON.stringify(k));
@@ -196,7 +197,7 @@ describe("applyLiveEvent", () => {
 
   test("cluster.registered and cluster.removed refetch the lists and that cluster", () => {
     const { client, later, record } = setup();
-    applyLiveEvent(client, "cluster.removed", { clusterId: "b", name: "b", at: "" }, record);
+    applyLiveEvent(client, { type: "cluster.removed", clusterId: "b", name: "b", at: "" }, record);
     const keys = later.map(([k]) => JSON.stringify(k));
     assert.ok(keys.includes(JSON.stringify(queryKeys.clusters.lists)));
     assert.ok(keys.includes(JSON.stringify(queryKeys.clusters.detail("b"))));
@@ -204,7 +205,7 @@ describe("applyLiveEvent", () => {
 
   test("cluster.updated refetches only the pages showing that cluster", () => {
     const { client, later, named, record } = setup();
-    applyLiveEvent(client, "cluster.updated", { clusterId: "a", name: "a", at: "" }, record);
+    applyLiveEvent(client, { type: "cluster.updated", clusterId: "a", name: "a", at: "" }, record);
     const keys = later.map(([k]) => JSON.stringify(k));
     assert.ok(keys.includes(JSON.stringify(queryKeys.clusters.list(named))));
     assert.equal(keys.filter((k) => k.includes('"list"')).length, 1);
@@ -212,7 +213,30 @@ describe("applyLiveEvent", () => {
 
   test("unknown event types are ignored", () => {
     const { client, later, record } = setup();
-    applyLiveEvent(client, "something.else", {}, record);
+    assert.equal(parseLiveEvent("something.else", JSON.stringify({ type: "something.else" })), null);
+    applyLiveEvent(client, { type: "registration.requests", pending: 2, at: "" }, record);
     assert.equal(later.length, 0);
+  });
+});
+
+describe("parseLiveEvent", () => {
+  const status = { type: "cluster.status", ...toNotReady };
+
+  test("reads a message of the stream as the event the server published", () => {
+    assert.deepEqual(parseLiveEvent("cluster.status", JSON.stringify(status)), status);
+    const pending = { type: "registration.requests", pending: 3, at: toNotReady.at };
+    assert.deepEqual(parseLiveEvent("registration.requests", JSON.stringify(pending)), pending);
+  });
+
+  test("refuses a malformed event instead of patching the cache with it", () => {
+    assert.equal(parseLiveEvent("cluster.status", "{not json"), null);
+    assert.equal(parseLiveEvent("cluster.status", JSON.stringify({ ...status, clusterId: 7 })), null);
+    const { reason: _reason, ...noReason } = status;
+    assert.equal(parseLiveEvent("cluster.status", JSON.stringify(noReason)), null);
+    assert.equal(parseLiveEvent("fleet.summary", JSON.stringify({ type: "fleet.summary", at: "", counts: {} })), null);
+  });
+
+  test("refuses an event whose data names another type than its message", () => {
+    assert.equal(parseLiveEvent("cluster.removed", JSON.stringify(status)), null);
   });
 });

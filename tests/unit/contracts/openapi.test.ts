@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { FLEET_EVENT_TYPES, fleetEventSchema } from "@/lib/contracts/events";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import { openApiDocument } from "@/lib/server/openapi";
 import { PROTOCOL_HANDLERS } from "@/lib/server/agent-port/protocol-handlers";
@@ -73,7 +74,7 @@ test("every declared admin route is in the document once, with its role, body, q
     assert.equal(o.description, `Requires the ${c.role} role or higher.`, key);
     assert.equal(!!o.requestBody, !!c.body, `${key}: request body`);
     assert.ok(o.responses[String(c.status ?? 200)], `${key}: status`);
-    assert.equal(!!o.responses[String(c.status ?? 200)]!.content, !!c.response, `${key}: response schema`);
+    assert.equal(!!o.responses[String(c.status ?? 200)]!.content, !!(c.response ?? c.events), `${key}: response schema`);
     const pathParams = (o.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name);
     assert.deepEqual(
       pathParams,
@@ -122,4 +123,19 @@ test("the wrapper's answer check: a reply missing a declared field is named, Dat
     /GET \/api\/v1\/fleet answered outside its contract: requiredLabels/,
   );
   assert.match(replyProblem(clusterRoutes.list, { items: [{ id: "c" }] }) ?? "", /items\.0\.name/);
+});
+
+test("the live event stream is documented from the union the bus and the console share", () => {
+  const content = op("/api/v1/events", "get")!.responses["200"]!.content!;
+  assert.deepEqual(Object.keys(content), ["text/event-stream"]);
+  assert.deepEqual(content["text/event-stream"]!.schema, { $ref: "#/components/schemas/FleetEvent" });
+  const components = (doc as unknown as { components: { schemas: Record<string, { oneOf?: Schema[]; anyOf?: Schema[] }> } })
+    .components.schemas;
+  const variants = components.FleetEvent!.oneOf ?? components.FleetEvent!.anyOf ?? [];
+  const types = variants.map((v) => (v.properties!.type as { const?: string }).const);
+  assert.deepEqual(types, [...FLEET_EVENT_TYPES]);
+  assert.ok(types.includes("registration.requests"));
+  const status = variants[types.indexOf("cluster.status")]!;
+  assert.deepEqual([...status.required!].sort(), ["at", "clusterId", "from", "name", "reason", "to", "type"]);
+  assert.equal(fleetEventSchema.options.length, variants.length);
 });

@@ -68,3 +68,19 @@ test("one statement renders with each dialect's placeholders, casts only on Post
   );
   assert.equal(q.params.length, 7);
 });
+
+test("identifiers come from the Prisma models: a misspelled or renamed column does not compile", async () => {
+  const { columns } = await import("@/lib/server/db/sql");
+  const c = columns("Cluster", "c");
+  const bucket = columns("HeartbeatBucket");
+  assert.equal(render(sql`SELECT ${c("id")} FROM ${c.table}`, "postgres"), 'SELECT c."id" FROM "Cluster" c');
+  assert.equal(
+    render(sql`${bucket("count")} = ${bucket.qualified("count")} + excluded.${bucket("count")}`, "sqlite"),
+    '"count" = "HeartbeatBucket"."count" + excluded."count"',
+  );
+  assert.equal(render(bucket.list("clusterId", "bucketStart"), "sqlite"), '"clusterId", "bucketStart"');
+  // @ts-expect-error: ClusterEvent has clusterId, Cluster does not
+  c("clusterId");
+  // @ts-expect-error: the column is lastHeartbeatAt
+  columns("Cluster").qualified("lastHeartbeat");
+});
