@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useLiveEvents } from "@/lib/client/live-events";
 import { usePendingRequestCount } from "@/lib/client/registration-requests";
 
 /** `badge` names a live count shown beside the entry (only one kind so far). */
@@ -9,12 +10,10 @@ export type NavItem = { href: string; label: string; badge?: "pendingApprovals" 
 
 export function NavLinks({ items, onNavigate }: { items: NavItem[]; onNavigate?: () => void }) {
   const pathname = usePathname();
-  const pending = usePendingRequestCount(items.some((i) => i.badge === "pendingApprovals"));
   return (
     <nav aria-label="Main" className="flex flex-col gap-0.5">
       {items.map((item) => {
         const active = item.href === "/" ? pathname === "/" : pathname.startsWith(item.href);
-        const count = item.badge === "pendingApprovals" ? pending : null;
         return (
           <Link
             key={item.href}
@@ -28,18 +27,26 @@ export function NavLinks({ items, onNavigate }: { items: NavItem[]; onNavigate?:
             }`}
           >
             {item.label}
-            {count ? (
-              <span
-                data-testid="nav-badge"
-                className="min-w-5 rounded-full bg-amber-500 px-1.5 text-center text-xs leading-5 font-semibold text-slate-950 tabular-nums"
-              >
-                {count}
-                <span className="sr-only"> waiting</span>
-              </span>
-            ) : null}
+            {item.badge === "pendingApprovals" && <PendingApprovalsBadge />}
           </Link>
         );
       })}
     </nav>
+  );
+}
+
+/** How many registrations wait for a decision, kept live by the event stream (polled while it is down). */
+function PendingApprovalsBadge() {
+  useLiveEvents();
+  const count = usePendingRequestCount(true);
+  if (!count) return null;
+  return (
+    <span
+      data-testid="nav-badge"
+      className="min-w-5 rounded-full bg-amber-500 px-1.5 text-center text-xs leading-5 font-semibold text-slate-950 tabular-nums"
+    >
+      {count}
+      <span className="sr-only"> waiting</span>
+    </span>
   );
 }

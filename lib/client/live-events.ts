@@ -178,6 +178,16 @@ export function applyLiveEvent(client: QueryClient, event: FleetEvent, later: La
       later(queryKeys.overview, SLOWLY_MS);
       return;
     }
+    case "registration.requests": {
+      // The nav badge shows the count at once; the queue's cards follow with their facts.
+      for (const query of client.getQueryCache().findAll({ queryKey: queryKeys.registrationRequests.all })) {
+        setIfChanged(client, query.queryKey, (list: { pending: number } | undefined) =>
+          list && list.pending !== event.pending ? { ...list, pending: event.pending } : list,
+        );
+      }
+      later(queryKeys.registrationRequests.all, SOON_MS);
+      return;
+    }
   }
 }
 

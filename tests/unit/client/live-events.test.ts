@@ -214,8 +214,19 @@ describe("applyLiveEvent", () => {
   test("unknown event types are ignored", () => {
     const { client, later, record } = setup();
     assert.equal(parseLiveEvent("something.else", JSON.stringify({ type: "something.else" })), null);
-    applyLiveEvent(client, { type: "registration.requests", pending: 2, at: "" }, record);
     assert.equal(later.length, 0);
+  });
+
+  test("registration.requests sets the pending count at once and refetches the queue", () => {
+    const { client, later, record } = setup();
+    const key = queryKeys.registrationRequests.list("pending");
+    client.setQueryData(key, { items: [], pending: 0 });
+    applyLiveEvent(client, { type: "registration.requests", pending: 2, at: "" }, record);
+    assert.equal(client.getQueryData<{ pending: number }>(key)?.pending, 2);
+    assert.deepEqual(
+      later.map(([k]) => k),
+      [queryKeys.registrationRequests.all],
+    );
   });
 });
 
