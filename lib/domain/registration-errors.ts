@@ -125,6 +125,30 @@ const FAILURES = {
     agent:
       'the name belongs to another cluster and this request proves neither its kept key nor a token bound to it (the CA fingerprint is no proof), or it is being deregistered: choose another --name, or, if this is that cluster, have an admin mint a re-enrolment token (cluster page, "Re-enrol") and write it to --token-file',
   },
+  // A token minted with requireApproval: the request waits for an operator (docs/protocol.md, Approval).
+  pending_approval: {
+    kind: "token",
+    title: "Waiting for approval",
+    meaning:
+      "The token requires an operator's approval, so the registration was recorded as a request and the agent asks again until it is decided.",
+    action: "Approve or deny the request in the console (Registration requests); nothing is needed on the cluster.",
+  },
+  registration_denied: {
+    kind: "token",
+    title: "Denied by an operator",
+    meaning: "An operator denied this cluster's registration request; the token's use was released.",
+    action: "Read the reason the operator gave; if the cluster should join after all, mint a new token and hand it to the agent.",
+    agent:
+      "an operator denied this cluster's registration request in the console: the agent stops asking; if the cluster should join after all, mint a new token and write it to --token-file",
+  },
+  registration_request_expired: {
+    kind: "token",
+    title: "Approval never came",
+    meaning: "The registration request waited 7 days without an operator approving or denying it, so it expired.",
+    action: "Mint a new token (and approve the request it makes in time), or one that does not require approval.",
+    agent:
+      "the registration request waited 7 days for an operator's approval and expired: the agent stops asking; mint a new token and write it to --token-file, then approve its request in the console",
+  },
   payload_too_large: {
     kind: "configuration",
     title: "Request too large",

@@ -25,6 +25,8 @@ const PROTOCOL_CODES = [
   "label_not_allowed",
   "missing_required_labels",
   "cluster_conflict",
+  "registration_denied",
+  "registration_request_expired",
   "payload_too_large",
   "rate_limited",
   "internal",
@@ -68,6 +70,9 @@ test("the kinds match who has to act", () => {
   assert.equal(kind("label_not_allowed"), "configuration");
   assert.equal(kind("missing_required_labels"), "configuration");
   assert.equal(kind("cluster_conflict"), "configuration");
+  // Approval is decided in the console, like a token.
+  for (const code of ["pending_approval", "registration_denied", "registration_request_expired"]) assert.equal(kind(code), "token");
+  assert.equal(objectiveClass("pending_approval"), "refusal", "waiting for an operator never counts against the objective");
   assert.equal(kind("rate_limited"), "network");
   assert.equal(kind("internal"), "server");
   for (const k of PROBLEM_KINDS) assert.match(PROBLEM_KIND_LABEL[k], /problem$/);
