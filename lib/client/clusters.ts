@@ -62,6 +62,8 @@ export type ClusterFilters = {
   health?: HealthFilter;
   enrollment?: EnrollmentFilter;
   blockedOn?: ChecklistKey;
+  /** "true": only clusters flagged "Same cluster as" (the Overview links here) */
+  duplicateUid?: "true" | "false";
   selector?: string;
   group?: string;
   q?: string;
@@ -82,6 +84,7 @@ export function filterOf(f: ClusterFilters): ClusterFilterInput {
     health: f.health,
     enrollment: f.enrollment,
     blockedOn: f.blockedOn,
+    duplicateUid: f.duplicateUid,
     selector: f.selector,
     group: f.group,
     q: f.q,
@@ -101,6 +104,7 @@ export function filtersFromSearchParams(params: URLSearchParams): ClusterFilters
     health: oneOf(HEALTH_FILTERS, params.get("health")),
     enrollment: oneOf(ENROLLMENT_FILTERS, params.get("enrollment")),
     blockedOn: oneOf(CHECKLIST_KEYS, params.get("blockedOn")),
+    duplicateUid: oneOf(["true", "false"] as const, params.get("duplicateUid")),
     selector: text("selector"),
     group: text("group"),
     q: text("q"),
@@ -118,6 +122,7 @@ export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
   if (f.health) params.set("health", f.health);
   if (f.enrollment) params.set("enrollment", f.enrollment);
   if (f.blockedOn) params.set("blockedOn", f.blockedOn);
+  if (f.duplicateUid) params.set("duplicateUid", f.duplicateUid);
   if (f.selector) params.set("selector", f.selector);
   if (f.group) params.set("group", f.group);
   if (f.q) params.set("q", f.q);

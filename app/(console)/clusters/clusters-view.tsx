@@ -83,6 +83,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
     filters.health ||
     filters.enrollment ||
     filters.blockedOn ||
+    filters.duplicateUid ||
     filters.selector ||
     filters.group ||
     filters.q
@@ -203,6 +204,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
                     health: undefined,
                     enrollment: undefined,
                     blockedOn: undefined,
+                    duplicateUid: undefined,
                     selector: undefined,
                     group: undefined,
                     q: undefined,
