@@ -90,8 +90,6 @@ export interface FleetAgentOptions {
    * the refusal in a crash loop. The CLI sets it when the state lives in a Secret.
    */
   idleWhenRefused?: boolean;
-  /** Where an operator approves a pending registration (the console's URL), for the waiting line. */
-  consoleUrl?: string;
   logger?: AgentLogger;
   clock?: Clock;
   random?: () => number;

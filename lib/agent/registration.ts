@@ -217,7 +217,7 @@ export class Registration {
     this.pending = { token, body, requestId: pending.requestId };
     // A little jitter after the wait: agents minted with one token must not come back together.
     const delay = Math.round(pending.retryAfterMs * (1 + 0.1 * this.ctx.random()));
-    const where = pending.consoleUrl ?? this.ctx.options.consoleUrl;
+    const where = pending.consoleUrl;
     this.ctx.emit(
       first ? "info" : "debug",
       "APPROVAL_PENDING",

@@ -410,10 +410,9 @@ export function agentManifest(install: ManifestInstall): string {
     "# The fleet-agent-token Secret holds a registration token: keep this file private. The agent",
     "# deletes that Secret through the API once registered, and keeps its key, certificate and",
     "# cluster id in the fleet-agent-state Secret, so restarts and reschedules keep its identity.",
-    "# It reads the cluster (nodes, pod counts, namespaces and the kube-system namespace's UID,",
-    "# DaemonSets, /version, /readyz) and never",
-    "# changes it, except its own Deployment (upgrades, scale to 0 on disconnect), its Lease and, on\n" +
-      "# disconnect, its own role bindings" +
+    "# It reads the cluster (nodes, pod counts, namespaces, the kube-system namespace's UID,",
+    "# DaemonSets, /version, /readyz) and never changes it, except its own Deployment (upgrades,",
+    "# scale to 0 on disconnect), its Lease and, on disconnect, its own role bindings" +
       (install.allowNodeActions
         ? " and, for drainNodePool,\n# the nodes of a pool being retired (cordon, then evictions that honour PodDisruptionBudgets)."
         : ".\n# Node actions (drainNodePool: cordon and evict) are off; a manifest generated with them on\n# adds the fleet-agent-node-actions ClusterRole and --allow-node-actions."),
