@@ -448,7 +448,11 @@ export class FakeKubeApi {
         return this.send(
           res,
           403,
-          status(403, "Forbidden", `namespaces "kube-system" is forbidden: User cannot get resource "namespaces" in API group ""`),
+          status(
+            403,
+            "Forbidden",
+            `namespaces "kube-system" is forbidden: User cannot get resource "namespaces" in API group ""`,
+          ),
         );
       return this.send(res, 200, {
         kind: "Namespace",

@@ -698,10 +698,7 @@ describe("agent protocol over TLS", () => {
       assert.deepEqual(clock.sleeps.slice(0, 2), [21_000, 21_000]);
       const waiting = logger.entries.filter((e) => e.code === "APPROVAL_PENDING");
       assert.equal(waiting.filter((e) => e.level === "info").length, 1, "one line, not one per repeat");
-      assert.equal(
-        waiting[0]!.message,
-        "waiting for an operator to approve registration request rr_123 in the console",
-      );
+      assert.equal(waiting[0]!.message, "waiting for an operator to approve registration request rr_123 in the console");
       const key = fs.readFileSync(path.join(stateDir, "key.pem"), "utf8");
       assert.equal(
         crypto.createPublicKey(key).export({ type: "spki", format: "pem" }).toString(),
@@ -716,7 +713,12 @@ describe("agent protocol over TLS", () => {
 
   test("403 registration_denied ends the run (exit 3) with the operator's reason; 410 registration_request_expired too", async () => {
     for (const [status, error, logCode, words] of [
-      [403, "registration_denied", "REGISTRATION_DENIED", /denied this cluster's registration request.*the operator's reason: not a cluster of ours/],
+      [
+        403,
+        "registration_denied",
+        "REGISTRATION_DENIED",
+        /denied this cluster's registration request.*the operator's reason: not a cluster of ours/,
+      ],
       [410, "registration_request_expired", "REGISTRATION_REQUEST_EXPIRED", /waited 7 days/],
     ] as const) {
       let answers = 0;

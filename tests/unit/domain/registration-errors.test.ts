@@ -71,7 +71,8 @@ test("the kinds match who has to act", () => {
   assert.equal(kind("missing_required_labels"), "configuration");
   assert.equal(kind("cluster_conflict"), "configuration");
   // Approval is decided in the console, like a token.
-  for (const code of ["pending_approval", "registration_denied", "registration_request_expired"]) assert.equal(kind(code), "token");
+  for (const code of ["pending_approval", "registration_denied", "registration_request_expired"])
+    assert.equal(kind(code), "token");
   assert.equal(objectiveClass("pending_approval"), "refusal", "waiting for an operator never counts against the objective");
   assert.equal(kind("rate_limited"), "network");
   assert.equal(kind("internal"), "server");
