@@ -17,7 +17,14 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
 }
 for (const dialect of ["sqlite", "postgres"]) {
   const dir = path.join("prisma", "migrations", dialect);
-  const next = String(Math.max(0, ...readdirSync(dir).filter((d) => /^\d{4}_/.test(d)).map((d) => Number(d.slice(0, 4)))) + 1).padStart(4, "0");
+  const next = String(
+    Math.max(
+      0,
+      ...readdirSync(dir)
+        .filter((d) => /^\d{4}_/.test(d))
+        .map((d) => Number(d.slice(0, 4))),
+    ) + 1,
+  ).padStart(4, "0");
   const old = path.join(tmpdir(), `fleet-${dialect}-${Date.now()}.prisma`);
   writeFileSync(old, execFileSync("git", ["show", `${rev}:prisma/${dialect}/schema.prisma`]));
   const sql = execFileSync(

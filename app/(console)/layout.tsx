@@ -19,6 +19,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     { href: "/clusters", label: "Clusters" },
     { href: "/groups", label: "Groups" },
     { href: "/tokens", label: "Tokens" },
+    ...(hasRole(principal.role, "operator")
+      ? [{ href: "/registration-requests", label: "Approvals", badge: "pendingApprovals" as const }]
+      : []),
     { href: "/policies", label: "Policies" },
     { href: "/rollouts", label: "Rollouts" },
     { href: "/versions", label: "Versions" },

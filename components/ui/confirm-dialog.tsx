@@ -15,6 +15,7 @@ export function ConfirmDialog({
   description,
   confirmLabel,
   pendingLabel,
+  variant = "danger",
   pending,
   error,
   onConfirm,
@@ -26,6 +27,8 @@ export function ConfirmDialog({
   confirmLabel: string;
   /** e.g. "Revoking…" */
   pendingLabel: string;
+  /** "primary" for a confirmation that removes nothing (approving a selection) */
+  variant?: "primary" | "danger";
   pending: boolean;
   error: unknown;
   onConfirm: () => void;
@@ -38,7 +41,7 @@ export function ConfirmDialog({
         <Button variant="secondary" onClick={onClose} autoFocus>
           Cancel
         </Button>
-        <Button variant="danger" disabled={pending} onClick={onConfirm}>
+        <Button variant={variant} disabled={pending} onClick={onConfirm}>
           {pending ? pendingLabel : confirmLabel}
         </Button>
       </div>

@@ -39,15 +39,17 @@ export class AgentProcess {
     admin: APIRequestContext,
     testInfo: TestInfo,
     name: string,
-    options: { labels: string; logLevel?: "warn" | "info" },
+    options: { labels: string; logLevel?: "warn" | "info"; /** a token minted elsewhere (e.g. through the console) */ token?: string },
   ): Promise<AgentProcess> {
     const fleet = await okJson<{ caFingerprint: string }>(await admin.get("/api/v1/fleet"));
-    const token = await okJson<{ token: string }>(
-      await admin.post("/api/v1/registration-tokens", {
-        data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1 },
-        headers: SAME_ORIGIN,
-      }),
-    );
+    const token = options.token
+      ? { token: options.token }
+      : await okJson<{ token: string }>(
+          await admin.post("/api/v1/registration-tokens", {
+            data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1 },
+            headers: SAME_ORIGIN,
+          }),
+        );
     const dir = mkdtempSync(path.join(tmpdir(), "e2e-agent-"));
     const tokenFile = path.join(dir, "token");
     writeFileSync(tokenFile, token.token, { mode: 0o600 });

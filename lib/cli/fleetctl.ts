@@ -2,7 +2,8 @@
 //   npm run fleetctl -- gate --selector env=prod        exits 0 when the gate passes, 1 when not
 //   npm run fleetctl -- clusters list [--status Ready] [--selector ...] [--limit 50]
 //   npm run fleetctl -- label --selector env=prod --set tier=gold --remove foo [--dry-run]
-//   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod]
+//   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod] [--require-approval]
+//   npm run fleetctl -- approve prod-eu-1      /  deny prod-eu-1 --reason "not ours"   (registration requests)
 // Server and key: --server / FLEET_SERVER (default http://127.0.0.1:3000), --api-key / FLEET_API_KEY.
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
@@ -14,6 +15,9 @@ const USAGE = `usage: fleetctl <command> [flags]
   clusters list [--status S] [--selector S] [--group G] [--q TEXT] [--limit N]
   label (--selector S | --group G | --status S | --q TEXT) [--set k=v,...] [--remove k,...] [--dry-run]
   tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
+                [--require-approval | --no-require-approval]
+  approve <request id | name>                  approve a pending registration request
+  deny <request id | name> --reason "..."      deny it; the agent is told the reason
 flags: --server URL (FLEET_SERVER), --api-key KEY (FLEET_API_KEY), --json`;
 
 class UsageError extends Error {}
@@ -107,6 +111,20 @@ type Cluster = {
   lastHeartbeatAt?: string | null;
 };
 
+type RequestView = { id: string; name: string; state: string; clusterId: string | null; reason: string | null };
+
+/** A request by its id, else the pending request for that cluster name. */
+async function findRequestId(server: string, key: string | undefined, idOrName: string): Promise<string> {
+  const r = (await call(server, key, "GET", "/api/v1/registration-requests?state=pending")) as { items: RequestView[] };
+  const byId = r.items.find((i) => i.id === idOrName);
+  if (byId) return byId.id;
+  const byName = r.items.find((i) => i.name === idOrName);
+  if (byName) return byName.id;
+  // Not pending: an id of a decided request answers the server's own 409 request_not_pending.
+  if (idOrName.startsWith("rr_")) return idOrName;
+  throw new UsageError(`no pending registration request with the id or name "${idOrName}"`);
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: string) => void): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -124,6 +142,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       "max-clusters": { type: "string" },
       fixed: { type: "string" },
       allowed: { type: "string" },
+      "require-approval": { type: "boolean" },
+      "no-require-approval": { type: "boolean" },
+      reason: { type: "string" },
       set: { type: "string" },
       remove: { type: "string" },
       "dry-run": { type: "boolean" },
@@ -231,11 +252,29 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       ...(values["max-clusters"] ? { maxClusters: Number(values["max-clusters"]) } : {}),
       ...(values.fixed ? { fixedLabels: parsePairs(values.fixed, "--fixed") } : {}),
       ...(allowed ? { allowedLabels: allowed } : {}),
+      // Neither flag: the fleet's requireApprovalByDefault decides.
+      ...(values["require-approval"] ? { requireApproval: true } : {}),
+      ...(values["no-require-approval"] ? { requireApproval: false } : {}),
     });
     if (values.json) print(JSON.stringify(r, null, 2));
     else
       print(
-        `${String(r.token)}\n\nid ${String(r.id)}, expires ${String(r.expiresAt)}, up to ${String(r.maxClusters)} cluster(s). Shown once: store it now.`,
+        `${String(r.token)}\n\nid ${String(r.id)}, expires ${String(r.expiresAt)}, up to ${String(r.maxClusters)} cluster(s)${r.requireApproval ? ", each after an operator's approval" : ""}. Shown once: store it now.`,
+      );
+    return 0;
+  }
+  if (command === "approve" || command === "deny") {
+    if (!sub) throw new UsageError(`${command} needs a request id or a cluster name`);
+    if (command === "deny" && !values.reason?.trim()) throw new UsageError('deny needs --reason "..." (the agent is told it)');
+    const id = await findRequestId(server, key, sub);
+    const path = `/api/v1/registration-requests/${encodeURIComponent(id)}/${command}`;
+    const r = (await call(server, key, "POST", path, command === "deny" ? { reason: values.reason } : {})) as RequestView;
+    if (values.json) print(JSON.stringify(r, null, 2));
+    else
+      print(
+        command === "approve"
+          ? `approved ${r.name} (request ${r.id}): cluster ${String(r.clusterId)}; the agent collects its certificate on its next try`
+          : `denied ${r.name} (request ${r.id}): ${String(r.reason)}`,
       );
     return 0;
   }

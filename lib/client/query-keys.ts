@@ -33,6 +33,11 @@ export const queryKeys = {
     all: ["registration-tokens"] as const,
     list: ["registration-tokens", "list"] as const,
   },
+  /** GET /api/v1/registration-requests: the approval queue (its pending count feeds the nav badge) */
+  registrationRequests: {
+    all: ["registration-requests"] as const,
+    list: (state: string) => ["registration-requests", "list", state] as const,
+  },
   attempts: {
     all: ["registration-attempts"] as const,
     list: (filters: AttemptFilters) => ["registration-attempts", filters] as const,

@@ -50,17 +50,16 @@ export const registrationRequestsQuerySchema = z.object({
 
 export const denyRequestSchema = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
 
-export const requestDecisionsSchema = z
-  .discriminatedUnion("decision", [
-    z.object({ decision: z.literal("approve"), ids: z.array(z.string().min(1)).min(1).max(500) }).strict(),
-    z
-      .object({
-        decision: z.literal("deny"),
-        ids: z.array(z.string().min(1)).min(1).max(500),
-        reason: z.string().trim().min(1).max(500),
-      })
-      .strict(),
-  ]);
+export const requestDecisionsSchema = z.discriminatedUnion("decision", [
+  z.object({ decision: z.literal("approve"), ids: z.array(z.string().min(1)).min(1).max(500) }).strict(),
+  z
+    .object({
+      decision: z.literal("deny"),
+      ids: z.array(z.string().min(1)).min(1).max(500),
+      reason: z.string().trim().min(1).max(500),
+    })
+    .strict(),
+]);
 export type RequestDecisions = z.infer<typeof requestDecisionsSchema>;
 
 /** Each request's outcome in a bulk decision: the one that lost a race or hit a taken name says why. */

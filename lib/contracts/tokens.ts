@@ -22,6 +22,8 @@ export const tokenViewSchema = z.object({
   revokedAt: isoTime.nullable(),
   /** A bound token registers only this cluster (re-enrolment, or claiming a pre-created one). */
   clusterId: z.string().nullable(),
+  /** New clusters registered with it wait for an operator's approval (registration requests). */
+  requireApproval: z.boolean(),
   createdAt: isoTime,
 });
 export type TokenView = z.infer<typeof tokenViewSchema>;

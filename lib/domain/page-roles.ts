@@ -6,6 +6,8 @@ import type { Role } from "./roles";
 const SECTIONS: [prefix: string, role: Role][] = [
   ["/settings", "admin"],
   ["/audit", "operator"],
+  // Approving lets a cluster in: the queue is for those who may decide.
+  ["/registration-requests", "operator"],
   // Planning a rollout starts it; watching rollouts (/rollouts, /rollouts/<id>) is for everyone.
   ["/rollouts/new", "operator"],
 ];

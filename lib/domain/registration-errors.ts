@@ -46,6 +46,16 @@ const OK: Entry = {
   action: "",
 };
 
+/** Not a failure: the token requires approval, and the request waits for an operator (a 202). */
+export const PENDING_APPROVAL = "pending_approval";
+
+const PENDING: Entry = {
+  kind: null,
+  title: "Waiting for approval",
+  meaning: "The registration was checked and now waits for an operator to approve or deny it.",
+  action: "Approve or deny it under Registration requests; the agent asks again until then.",
+};
+
 // Keyed by code, in the order the filter lists them (the protocol's order).
 const FAILURES = {
   invalid_request: {
@@ -125,27 +135,19 @@ const FAILURES = {
     agent:
       'the name belongs to another cluster and this request proves neither its kept key nor a token bound to it (the CA fingerprint is no proof), or it is being deregistered: choose another --name, or, if this is that cluster, have an admin mint a re-enrolment token (cluster page, "Re-enrol") and write it to --token-file',
   },
-  // A token minted with requireApproval: the request waits for an operator (docs/protocol.md, Approval).
-  pending_approval: {
-    kind: "token",
-    title: "Waiting for approval",
-    meaning:
-      "The token requires an operator's approval, so the registration was recorded as a request and the agent asks again until it is decided.",
-    action: "Approve or deny the request in the console (Registration requests); nothing is needed on the cluster.",
-  },
   registration_denied: {
-    kind: "token",
-    title: "Denied by an operator",
-    meaning: "An operator denied this cluster's registration request; the token's use was released.",
-    action: "Read the reason the operator gave; if the cluster should join after all, mint a new token and hand it to the agent.",
+    kind: "configuration",
+    title: "Registration denied",
+    meaning: "An operator denied this cluster's registration request; the agent was told the reason.",
+    action: "Read the reason in the request; if the cluster should join after all, register it again with a new key.",
     agent:
       "an operator denied this cluster's registration request in the console: the agent stops asking; if the cluster should join after all, mint a new token and write it to --token-file",
   },
   registration_request_expired: {
-    kind: "token",
-    title: "Approval never came",
-    meaning: "The registration request waited 7 days without an operator approving or denying it, so it expired.",
-    action: "Mint a new token (and approve the request it makes in time), or one that does not require approval.",
+    kind: "configuration",
+    title: "Approval request expired",
+    meaning: "The registration request waited seven days without an operator's decision and expired.",
+    action: "Ask an operator to watch Registration requests, then restart the agent's registration.",
     agent:
       "the registration request waited 7 days for an operator's approval and expired: the agent stops asking; mint a new token and write it to --token-file, then approve its request in the console",
   },
@@ -194,7 +196,7 @@ const FAILURES = {
 export type RegistrationErrorCode = keyof typeof FAILURES;
 
 /** Every result the attempts log can hold, for filters: "ok" first, then the protocol's error codes. */
-export const REGISTRATION_RESULTS: readonly string[] = ["ok", ...Object.keys(FAILURES)];
+export const REGISTRATION_RESULTS: readonly string[] = ["ok", PENDING_APPROVAL, ...Object.keys(FAILURES)];
 
 export const REGISTRATION_ERROR_CODES = Object.keys(FAILURES) as RegistrationErrorCode[];
 
@@ -208,6 +210,7 @@ export function isRegistrationErrorCode(code: string): code is RegistrationError
  */
 export function explainRegistrationResult(code: string): RegistrationOutcome {
   if (code === "ok") return { code, ok: true, ...OK };
+  if (code === PENDING_APPROVAL) return { code, ok: false, ...PENDING };
   if (isRegistrationErrorCode(code)) {
     const { kind, title, meaning, action } = FAILURES[code];
     return { code, ok: false, kind, title, meaning, action };
@@ -241,6 +244,8 @@ export type ObjectiveClass = "success" | "refusal" | "failure";
 
 export function objectiveClass(code: string): ObjectiveClass {
   if (code === "ok") return "success";
+  // The server did its job: the decision is an operator's.
+  if (code === PENDING_APPROVAL) return "refusal";
   if (isRegistrationErrorCode(code)) return FAILURES[code].kind === "server" ? "failure" : "refusal";
   return "failure";
 }

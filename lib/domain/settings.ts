@@ -18,6 +18,7 @@ export const SETTING_LABELS = {
   heartbeatHistoryRetentionDays: "Heartbeat history (days)",
   statusEventRetentionDays: "Status events (days)",
   registrationAttemptRetentionDays: "Registration attempts (days)",
+  requireApprovalByDefault: "New tokens require approval",
   auditLogRetentionDays: "Audit log (days)",
   // Single sign-on (lib/domain/sso-roles.ts): its own section of the Settings page.
   ssoRoleMapping: SSO_ROLE_MAPPING_LABEL,
@@ -92,6 +93,11 @@ export const settingsSchema = z.object({
     })
     .max(2048, { error: `${SETTING_LABELS.ssoTrustedEmailIssuer}: the issuer URL is at most 2048 characters.` })
     .nullable(),
+  /**
+   * Tokens minted without saying otherwise register new clusters only after an operator's
+   * approval (registration requests).
+   */
+  requireApprovalByDefault: z.boolean({ error: `${SETTING_LABELS.requireApprovalByDefault} must be true or false.` }),
   // Webhooks
   /** Webhook targets on private and loopback addresses are refused unless this is on (SSRF); link-local ones always are. */
   webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
@@ -143,6 +149,7 @@ export const DEFAULT_SETTINGS: Settings = {
   statusEventRetentionDays: 90,
   registrationAttemptRetentionDays: 30,
   auditLogRetentionDays: 365,
+  requireApprovalByDefault: false,
   ssoRoleMapping: null,
   ssoTrustedEmailIssuer: null,
   // Webhooks: a receiver inside the network is an admin's explicit choice.

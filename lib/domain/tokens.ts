@@ -23,6 +23,11 @@ export const mintTokenSchema = z
     fixedLabels: labelsSchema.optional(),
     /** Binds the token to this existing cluster: it then registers (re-enrols or claims) only that cluster. */
     clusterId: z.string().trim().min(1).max(64).optional(),
+    /**
+     * New clusters registered with it wait for an operator's approval (docs/protocol.md,
+     * "Approval"). Absent: the fleet's requireApprovalByDefault setting decides.
+     */
+    requireApproval: z.boolean().optional(),
   })
   .strict();
 export type MintTokenInput = z.infer<typeof mintTokenSchema>;

@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "cluster.certificateExpiring",
   "cluster.removed",
   "registration.failureRate",
+  "registration.pendingApproval",
   "rollout.paused",
   "rollout.failed",
   "webhook.test",
@@ -29,6 +30,7 @@ export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
   "cluster.certificateExpiring": "Certificate expiring within 7 days",
   "cluster.removed": "Cluster removed",
   "registration.failureRate": "Registration failures above the rate",
+  "registration.pendingApproval": "Registration waiting for approval",
   "rollout.paused": "Rollout paused",
   "rollout.failed": "Rollout upgrade failed",
   "webhook.test": "Test event",
@@ -68,6 +70,8 @@ export function slackText(p: WebhookPayload): string {
       return `:wastebasket: Fleet: ${who} was removed${reason}`;
     case "registration.failureRate":
       return `:no_entry: Fleet: ${String(d.failures)} registration failures in the last ${String(d.windowMinutes)} minutes (threshold ${String(d.threshold)})`;
+    case "registration.pendingApproval":
+      return `:raised_hand: Fleet: cluster *${String(d.name)}* waits for approval (token ${String(d.tokenName)}); decide in the console at ${String(d.link)}`;
     case "rollout.paused":
       return `:pause_button: Fleet: rollout *${String(d.rolloutName)}* paused${reason}`;
     case "rollout.failed":

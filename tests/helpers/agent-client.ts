@@ -127,6 +127,7 @@ export async function mintToken(server: Server, body: Record<string, unknown> = 
     usedClusters: number;
     status: string;
     clusterId: string | null;
+    requireApproval: boolean;
   };
 }
 

@@ -17,8 +17,10 @@ import {
   pruneAuditLog,
   pruneHeartbeatHistory,
   pruneRegistrationAttempts,
+  pruneRegistrationRequests,
   pruneStatusEvents,
 } from "@/lib/server/retention/prune-expired";
+import { expireRegistrationRequests } from "@/lib/server/registration-requests/expire-requests";
 import type { BatchLimits } from "@/lib/server/retention/prune-in-batches";
 import { updateSettings } from "@/lib/server/settings/settings";
 import { appDatabase } from "../helpers/app-database";
@@ -126,6 +128,63 @@ describe(`retention on ${engine}`, () => {
     assert.deepEqual(
       kept.map((r) => r.id),
       ids.slice(-4),
+    );
+  });
+
+  test("registration requests: pending past their expiry become expired and give their use back; old finished ones go", async () => {
+    await db().registrationToken.create({
+      data: {
+        id: "t-req",
+        name: "req",
+        secretHash: "x",
+        expiresAt: daysAgo(-1),
+        maxClusters: 3,
+        usedClusters: 2,
+        requireApproval: true,
+      },
+    });
+    const request = (id: string, state: string, expiresAt: Date, decidedAt: Date | null = null) =>
+      db().registrationRequest.create({
+        data: {
+          id,
+          name: id,
+          state,
+          pendingName: state === "pending" ? id : null,
+          tokenId: "t-req",
+          tokenName: "req",
+          keyHash: id,
+          csr: "",
+          caFingerprint: "sha256:x",
+          apiServerUrl: "https://x.example",
+          agentVersion: "1.4.0",
+          expiresAt,
+          decidedAt,
+        },
+      });
+    await request("rq-overdue", "pending", daysAgo(0, 1));
+    await request("rq-waiting", "pending", daysAgo(-1));
+    await request("rq-denied-old", "denied", daysAgo(40), daysAgo(31));
+    await request("rq-denied-new", "denied", daysAgo(10), daysAgo(1));
+    await request("rq-expired-old", "expired", daysAgo(31));
+    await request("rq-completed-new", "completed", daysAgo(5), daysAgo(5));
+
+    assert.equal(await expireRegistrationRequests(NOW), 1);
+    assert.equal(await expireRegistrationRequests(NOW), 0, "once");
+    const overdue = await db().registrationRequest.findUniqueOrThrow({ where: { id: "rq-overdue" } });
+    assert.equal(overdue.state, "expired");
+    assert.equal(overdue.pendingName, null, "the name is free for a new request");
+    assert.equal(
+      (await db().registrationToken.findUniqueOrThrow({ where: { id: "t-req" } })).usedClusters,
+      1,
+      "the use is given back",
+    );
+
+    // The registration attempts' retention (default 30 days).
+    assert.equal(await pruneRegistrationRequests(NOW), 2);
+    const left = await db().registrationRequest.findMany({ orderBy: { id: "asc" }, select: { id: true } });
+    assert.deepEqual(
+      left.map((r) => r.id),
+      ["rq-completed-new", "rq-denied-new", "rq-overdue", "rq-waiting"],
     );
   });
 

@@ -13,10 +13,18 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 
 // The SSO settings have their own section (sso-section.tsx), and the private-target switches are
-// set beside what they govern (the Webhooks and ClusterProfile export sections): none is part of
+// set beside what they govern (the Webhooks and ClusterProfile export sections), as is the
+// approval default (requireApprovalByDefault, with the registration requests): none is part of
 // this form's patch.
 type Draft = Record<
-  Exclude<keyof Settings, "ssoRoleMapping" | "ssoTrustedEmailIssuer" | "webhookAllowPrivateTargets" | "hubAllowPrivateTargets">,
+  Exclude<
+    keyof Settings,
+    | "ssoRoleMapping"
+    | "ssoTrustedEmailIssuer"
+    | "webhookAllowPrivateTargets"
+    | "hubAllowPrivateTargets"
+    | "requireApprovalByDefault"
+  >,
   string
 >;
 type Errors = Partial<Record<keyof Settings, string>>;

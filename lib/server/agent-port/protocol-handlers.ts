@@ -90,7 +90,8 @@ export const PROTOCOL_HANDLERS: readonly ProtocolHandler[] = [
     method: "POST",
     path: "/api/agent/v1/register",
     auth: "token",
-    summary: "Register a cluster with a bootstrap token",
+    summary:
+      "Register a cluster with a bootstrap token (202 pending_approval with Retry-After while a token that requires approval waits for an operator)",
     request: registerRequestSchema,
     okStatus: 201,
     handle: ({ token, sourceAddress, body }) => handleRegistration({ token, sourceAddress, readBody: body }),

@@ -20,14 +20,20 @@ const STATUS = {
   csrf_rejected: 403,
   label_not_allowed: 403,
   certificate_revoked: 403,
+  /** An operator denied the registration request; the message carries their reason. */
+  registration_denied: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   cluster_conflict: 409,
   invalid_transition: 409,
+  /** A registration request decided (or expired) before this decision. */
+  request_not_pending: 409,
   /** A single sign-on user's role while a role mapping is configured: set by the IdP's claims at each sign-in. */
   role_managed_by_sso: 409,
   cluster_deregistered: 410,
+  /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
+  registration_request_expired: 410,
   agent_port_required: 421,
   payload_too_large: 413,
   unsupported_media_type: 415,

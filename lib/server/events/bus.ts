@@ -25,6 +25,8 @@ export type FleetEvent =
       blockedBy: Record<string, number>;
       labels: Record<string, string>;
     }
+  /** The pending registration requests changed (one recorded, decided or expired): how many wait now. */
+  | { type: "registration.requests"; pending: number; at: string }
   /** Each instance's own heartbeat rate; summed into fleet.summary by whoever serves a stream. */
   | { type: "instance.heartbeats"; instanceId: string; perSecond: number; at: string };
 

@@ -5,6 +5,7 @@ import { ratePublisherJob } from "@/lib/server/events/fleet-summary";
 import { sampleFleet } from "@/lib/server/fleet/overview";
 import { evaluateEnrollment } from "@/lib/server/lifecycle/enrollment";
 import { tickRollouts } from "@/lib/server/rollouts/rollout-ticker";
+import { expireRegistrationRequests } from "@/lib/server/registration-requests/expire-requests";
 import { pruneLoginThrottles } from "@/lib/server/auth/login-throttle";
 import { pruneExpiredSessions } from "@/lib/server/auth/sessions";
 import { startJobs } from "@/lib/server/jobs/job-runner";
@@ -15,6 +16,7 @@ import {
   pruneAuditLog,
   pruneHeartbeatHistory,
   pruneRegistrationAttempts,
+  pruneRegistrationRequests,
   pruneStatusEvents,
 } from "@/lib/server/retention/prune-expired";
 import { deliverDueWebhooks } from "@/lib/server/webhooks/deliver-webhooks";
@@ -43,6 +45,12 @@ export function startJobSchedule(): () => Promise<void> {
     { name: "prune-heartbeat-history", everyMs: RETENTION_MS, run: () => pruneHeartbeatHistory() },
     { name: "prune-status-events", everyMs: RETENTION_MS, run: () => pruneStatusEvents() },
     { name: "prune-registration-attempts", everyMs: RETENTION_MS, run: () => pruneRegistrationAttempts() },
+    {
+      // Pending requests past their 7 days expire (their token uses come back), old ones go.
+      name: "prune-registration-requests",
+      everyMs: RETENTION_MS,
+      run: async () => (await expireRegistrationRequests()) + (await pruneRegistrationRequests()),
+    },
     { name: "prune-audit-log", everyMs: RETENTION_MS, run: () => pruneAuditLog() },
     { name: "prune-expired-sessions", everyMs: PRUNE_MS, run: pruneExpiredSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },

@@ -18,7 +18,7 @@ import { writeNewCluster } from "./write-new-cluster";
 import { rememberNewCertificate } from "@/lib/server/pki/certificate-cache";
 import { getSettings } from "@/lib/server/settings/settings";
 import { caState } from "@/lib/server/pki/current-ca";
-import { CsrError } from "@/lib/server/pki/csr";
+import { CsrError, validateCsr, type ValidatedCsr } from "@/lib/server/pki/csr";
 import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
 import { certifiesKey } from "@/lib/server/pki/public-key";
 import { publish } from "@/lib/server/events/bus";
@@ -28,6 +28,15 @@ import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 import { getMatrix } from "@/lib/server/versions/compatibility";
 import { agentAccepted } from "@/lib/domain/compatibility";
+import type { PendingApprovalReply } from "@/lib/domain/registration-approval";
+import { keyHashOf } from "@/lib/server/registration-requests/key-hash";
+import {
+  answerRepeat,
+  findRepeat,
+  markCollected,
+  recordPendingRequest,
+  type RepeatAnswer,
+} from "@/lib/server/registration-requests/record-request";
 
 export type RegisterResponse = {
   clusterId: string;
@@ -46,7 +55,19 @@ type TokenRecord = {
   clusterId: string | null;
   /** Used up: still good for a kept-key re-registration, which consumes nothing. */
   exhausted: boolean;
+  /** New clusters wait for an operator's approval (a registration request). */
+  requireApproval: boolean;
+  /**
+   * Expired: only a token that requires approval gets this far, since its agent's repeats are
+   * answered from their request whatever the token's state; anything else is refused token_expired.
+   */
+  expired: boolean;
 };
+
+/** The outcome of a registration: a cluster with its certificate (201), or a request waiting for approval (202). */
+export type RegisterResult =
+  | { kind: "registered"; response: RegisterResponse; clusterId: string; name: string }
+  | { kind: "pending"; reply: PendingApprovalReply };
 
 /** Checks the bearer token without consuming a use. Each failure has its own protocol code. */
 export type RegistrationTrace = { sourceAddress: string | null; tokenId?: string };
@@ -60,11 +81,15 @@ const cluster = columns("Cluster", "c");
 const label = columns("ClusterLabel", "l");
 
 /** The token as registration reads it: the columns the console shows, and the secret's hash. */
-type TokenRow = Omit<TokenViewRow, "description" | "createdAt"> & { secretHash: string };
+type TokenRow = Omit<TokenViewRow, "description" | "createdAt" | "requireApproval"> & {
+  secretHash: string;
+  /** Raw SQL: SQLite answers a boolean as 0 or 1. */
+  requireApproval: boolean | number;
+};
 
 async function findToken(id: string): Promise<TokenRow | null> {
   const rows = await queryRows<TokenRow>(
-    sql`SELECT ${tokens.list("id", "name", "secretHash", "expiresAt", "maxClusters", "usedClusters", "allowedLabels", "fixedLabels", "revokedAt", "clusterId")}
+    sql`SELECT ${tokens.list("id", "name", "secretHash", "expiresAt", "maxClusters", "usedClusters", "allowedLabels", "fixedLabels", "revokedAt", "clusterId", "requireApproval")}
         FROM ${tokens.table} WHERE ${tokens("id")} = ${id}`,
   );
   return rows[0] ?? null;
@@ -99,19 +124,24 @@ async function authenticateToken(bearer: string | null, now: Date, trace: Regist
   }
   trace.tokenId = token.id;
   const status = tokenStatus(token, now);
+  const requireApproval = Boolean(Number(token.requireApproval));
   if (status === "revoked")
     throw new ApiError("token_revoked", "The registration token was revoked; ask an operator for a new one.");
-  if (status === "expired")
-    throw new ApiError("token_expired", "The registration token has expired; ask an operator for a new one.");
+  if (status === "expired" && !requireApproval) throw tokenExpired();
   return {
     id: token.id,
     name: token.name,
     allowedLabels: token.allowedLabels ? (JSON.parse(token.allowedLabels) as AllowedLabels) : null,
     fixedLabels: JSON.parse(token.fixedLabels) as Labels,
     clusterId: token.clusterId,
+    // An expired token is not counted as used up: its uses no longer matter.
     exhausted: status === "exhausted",
+    requireApproval,
+    expired: status === "expired",
   };
 }
+
+const tokenExpired = () => new ApiError("token_expired", "The registration token has expired; ask an operator for a new one.");
 
 function labelNotAllowed(outside: { key: string; value: string }): ApiError {
   return new ApiError("label_not_allowed", `The token does not allow the label ${outside.key}=${outside.value}.`, {
@@ -284,7 +314,7 @@ export async function registerCluster(
   body: unknown,
   /** Where the request came from; tokenId is filled in as soon as the token is known, so a later failure can still be attributed to it. */
   trace: RegistrationTrace,
-): Promise<{ response: RegisterResponse; clusterId: string; name: string }> {
+): Promise<RegisterResult> {
   const now = new Date();
   const token = await authenticateToken(bearer, now, trace);
   const req = parseWith(registerRequestSchema, body);
@@ -297,10 +327,27 @@ export async function registerCluster(
     );
   }
   const settings = await getSettings();
-  const existing = await findClusterByName(req.name);
-  const clusterId = existing?.id ?? `cl_${randomId(16)}`;
   // During a CA rollover the incoming CA signs; the answer carries every trusted CA.
   const cas = await caState();
+  const answer = (clusterId: string, certificate: string): RegisterResponse => ({
+    clusterId,
+    certificate,
+    caCertificate: cas.bundlePem,
+    heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
+    heartbeatPath: "/api/agent/v1/heartbeat",
+  });
+  const existing = await findClusterByName(req.name);
+  // Null: a re-registration or a claim, which the proof decides as for any token.
+  if (token.requireApproval) {
+    const waiting = await registerWithApproval(req, token, existing, settings, trace, now);
+    if (waiting?.kind === "pending") return waiting;
+    if (waiting?.kind === "collect") {
+      const { clusterId, certificatePem } = waiting.collected;
+      return { kind: "registered", response: answer(clusterId, certificatePem), clusterId, name: req.name };
+    }
+  }
+  if (token.expired) throw tokenExpired();
+  const clusterId = existing?.id ?? `cl_${randomId(16)}`;
   const ca = cas.issuing;
   // The CSR first (its key may be the proof that lets a known name register again), and signed in
   // the same job: signing is the expensive part, done before the transaction so writers are not
@@ -455,15 +502,53 @@ export async function registerCluster(
   await recomputeDesiredRevisions([clusterId]);
   log.info("cluster registered", { clusterId, name: req.name, tokenId: token.id, reregistered, proof });
   publish({ type: "cluster.registered", clusterId, name: req.name, reregistered, at: now.toISOString() });
-  return {
-    response: {
-      clusterId,
-      certificate: cert.pem,
-      caCertificate: cas.bundlePem,
-      heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
-      heartbeatPath: "/api/agent/v1/heartbeat",
-    },
-    clusterId,
-    name: req.name,
-  };
+  return { kind: "registered", response: answer(clusterId, cert.pem), clusterId, name: req.name };
+}
+
+function checkCsr(pem: string): ValidatedCsr {
+  try {
+    return validateCsr(pem);
+  } catch (err) {
+    if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
+    throw err;
+  }
+}
+
+/**
+ * A token that requires approval: the agent's repeat is answered from its request (waiting,
+ * denied, expired, or its certificate to collect); a new cluster is checked in full (token, scope,
+ * labels, CSR, not signed yet) and recorded as a pending request. Null: not a case for approval
+ * (a re-registration with proof, a claim with a bound token), or nothing left to collect: the
+ * caller registers it as usual.
+ */
+async function registerWithApproval(
+  req: RegisterRequest,
+  token: TokenRecord,
+  existing: ExistingCluster | null,
+  settings: Awaited<ReturnType<typeof getSettings>>,
+  trace: RegistrationTrace,
+  now: Date,
+): Promise<RepeatAnswer | null> {
+  const csr = checkCsr(req.csr);
+  const keyHash = keyHashOf(csr.publicKeyPem);
+  const repeat = await findRepeat(req.name, keyHash, token.id);
+  if (repeat) {
+    const answer = await answerRepeat(repeat, now);
+    if (answer?.kind === "collect") await markCollected(repeat, trace.sourceAddress, now);
+    if (answer) return answer;
+  }
+  if (existing) return null;
+  if (token.expired) throw tokenExpired();
+  const plan = await planRegistration(req, token, null, csr.publicKeyPem, settings.requiredLabels, {
+    now,
+    graceDays: settings.certificateRenewalGraceDays,
+  });
+  return recordPendingRequest({
+    req,
+    token,
+    keyHash,
+    labels: plan.labels,
+    sourceAddress: trace.sourceAddress,
+    now,
+  });
 }

@@ -28,7 +28,8 @@ function nameFrom(body: unknown): string | null {
 
 /**
  * POST /api/agent/v1/register as a whole: the per-address rate limit, admission control, the
- * registration, and an attempt-log entry for every outcome but `overloaded` (a success's entry is written in its transaction).
+ * registration, and an attempt-log entry for every outcome but `overloaded` (a success's entry, and a
+ * request's first wait for approval, are written in their transactions).
  * The register entry of the protocol table (lib/server/agent-port/protocol-handlers.ts).
  */
 export async function handleRegistration(req: {
@@ -50,6 +51,11 @@ export async function handleRegistration(req: {
     // After the per-address limit, so one noisy address cannot fill the queue for everyone, and
     // after the body, so a slow upload does not hold a signing slot.
     const result = await signingAdmission().run(() => registerCluster(req.token, body, trace));
+    if (result.kind === "pending") {
+      // Recorded as "pending_approval" in the attempt log when first recorded, not on each repeat.
+      countAttempt("pending_approval");
+      return { status: 202, body: result.reply, headers: { "retry-after": String(result.reply.retryAfterSeconds) } };
+    }
     countAttempt("ok");
     return { status: 201, body: result.response };
   } catch (caught) {

@@ -3,7 +3,7 @@ import type { Labels } from "@/lib/domain/labels";
 import { ApiError } from "@/lib/server/api/errors";
 import type { auditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
-import { inDriverTransaction, insertInto, raw, Sql } from "@/lib/server/db/sql";
+import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
 import { withAfterCommit } from "@/lib/server/db/transaction";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
@@ -18,7 +18,8 @@ import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
  * The token's use comes first, so an exhausted token writes nothing.
  */
 export type NewCluster = {
-  tokenId: string;
+  /** Null only for a held use whose token is gone since (an approval after the token was deleted). */
+  tokenId: string | null;
   now: Date;
   cluster: {
     id: string;
@@ -41,8 +42,16 @@ export type NewCluster = {
   };
   /** The Registration phase (from null), written by changePhase in the same transaction. */
   phase: PhaseChange;
-  audit: ReturnType<typeof auditRow>;
-  attempt: { sourceAddress: string | null };
+  audit: ReturnType<typeof auditRow> | ReturnType<typeof auditRow>[];
+  /** The attempt-log row ("ok"); null when no agent is on the line (an operator's approval). */
+  attempt: { sourceAddress: string | null } | null;
+  /**
+   * "held": the use was taken earlier and is still held (an approved registration request took it
+   * when it was recorded), so none is consumed here. Default "consume".
+   */
+  tokenUse?: "consume" | "held";
+  /** Runs first in the transaction (an approval's conditional state change); throwing writes nothing. */
+  before?: (tx: SqlTx) => Promise<void>;
 };
 
 /** Throws ApiError token_exhausted (no use left, nothing written) or cluster_conflict (the name was taken meanwhile). */
@@ -50,7 +59,8 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
   try {
     await withAfterCommit((afterCommit) =>
       inDriverTransaction(async (tx) => {
-        if (!(await consumeTokenUse(tx, input.tokenId, input.now)))
+        await input.before?.(tx);
+        if (input.tokenUse !== "held" && !(input.tokenId && (await consumeTokenUse(tx, input.tokenId, input.now))))
           throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
         for (const statement of inserts(input)) await tx.run(statement);
         await changePhase(tx, afterCommit, input.phase);
@@ -88,10 +98,17 @@ function inserts(input: NewCluster): Sql[] {
     ]),
     ...(labels.length ? [insertInto("ClusterLabel", labels)] : []),
     insertInto("Certificate", [{ ...input.certificate, clusterId, createdAt: now }]),
-    insertInto("AuditLog", [{ ...input.audit, at: now }]),
-    insertInto("RegistrationAttempt", [
-      { at: now, result: "ok", sourceAddress: input.attempt.sourceAddress, tokenId, clusterName: cluster.name, clusterId },
-    ]),
+    insertInto(
+      "AuditLog",
+      [input.audit].flat().map((a) => ({ ...a, at: now })),
+    ),
+    ...(input.attempt
+      ? [
+          insertInto("RegistrationAttempt", [
+            { at: now, result: "ok", sourceAddress: input.attempt.sourceAddress, tokenId, clusterName: cluster.name, clusterId },
+          ]),
+        ]
+      : []),
   ];
   if (dialect() !== "postgres") return statements;
   // Foreign keys are checked at the end of the statement, so the labels may name the cluster above them.
@@ -104,7 +121,7 @@ function inserts(input: NewCluster): Sql[] {
  * A unique index refused a row: through Prisma's models P2002, through raw SQL P2010 with the
  * driver's code, on PostgreSQL's driver itself its SQLSTATE.
  */
-function isUniqueViolation(err: unknown): boolean {
+export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: unknown; meta?: { code?: unknown; driverAdapterError?: { cause?: { kind?: unknown } } } };
   if (e?.code === "P2002" || e?.code === "23505") return true;
   if (e?.code !== "P2010") return false;

@@ -91,6 +91,22 @@ export async function pruneRegistrationAttempts(
   return old + (keepFrom ? await pruneOlder(ATTEMPTS, keepFrom.id, limits, "id") : 0);
 }
 
+/**
+ * Requests no agent is waiting on any more (decided, collected or expired) older than the
+ * registration attempts' retention. An approved one an agent never collected may go too: its
+ * agent's next try re-registers by its kept key.
+ */
+export async function pruneRegistrationRequests(now = new Date()): Promise<number> {
+  const cutoff = retentionCutoff(now, (await getSettings()).registrationAttemptRetentionDays);
+  const { count } = await db().registrationRequest.deleteMany({
+    where: {
+      state: { in: ["approved", "completed", "denied", "expired"] },
+      OR: [{ decidedAt: { lt: cutoff } }, { decidedAt: null, expiresAt: { lt: cutoff } }],
+    },
+  });
+  return count;
+}
+
 type AuditRow = Omit<ArchivedAuditEntry, "id" | "at"> & { id: number | bigint; at: Date | string };
 
 /**

@@ -5,6 +5,7 @@ import { db, type Tx } from "@/lib/server/db/client";
 import { randomId, randomSecret, sha256Hex } from "@/lib/server/auth/secrets";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import type { MintedToken } from "@/lib/contracts/tokens";
+import { getSettings } from "@/lib/server/settings/settings";
 import { tokenView } from "./token-view";
 
 export const TOKEN_PREFIX = "frt";
@@ -29,6 +30,7 @@ export async function mintTokenIn(tx: Tx, actor: Actor, input: MintTokenInput): 
     boundTo = await tx.cluster.findUnique({ where: { id: input.clusterId }, select: { id: true, name: true } });
     if (!boundTo) throw new ApiError("not_found", `No cluster with the id ${input.clusterId} to bind the token to.`);
   }
+  const requireApproval = input.requireApproval ?? (await getSettings()).requireApprovalByDefault;
   const created = await tx.registrationToken.create({
     data: {
       id,
@@ -40,6 +42,7 @@ export async function mintTokenIn(tx: Tx, actor: Actor, input: MintTokenInput): 
       allowedLabels: input.allowedLabels ? JSON.stringify(input.allowedLabels) : null,
       fixedLabels: JSON.stringify(input.fixedLabels ?? {}),
       clusterId: boundTo?.id ?? null,
+      requireApproval,
       createdById: actor.id,
     },
   });
@@ -54,6 +57,7 @@ export async function mintTokenIn(tx: Tx, actor: Actor, input: MintTokenInput): 
       maxClusters: input.maxClusters,
       allowedLabels: input.allowedLabels ?? "any",
       fixedLabels: input.fixedLabels ?? {},
+      requireApproval,
       ...(boundTo ? { boundToCluster: { id: boundTo.id, name: boundTo.name } } : {}),
     },
   );

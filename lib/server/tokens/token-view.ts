@@ -14,6 +14,7 @@ export type TokenRow = {
   fixedLabels: string;
   revokedAt: Date | null;
   clusterId: string | null;
+  requireApproval: boolean;
   createdAt: Date;
 };
 
@@ -30,6 +31,7 @@ export function tokenView(t: TokenRow, now = new Date()): TokenView {
     fixedLabels: JSON.parse(t.fixedLabels) as Labels,
     revokedAt: t.revokedAt?.toISOString() ?? null,
     clusterId: t.clusterId,
+    requireApproval: t.requireApproval,
     createdAt: t.createdAt.toISOString(),
   };
 }

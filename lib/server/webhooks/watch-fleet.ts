@@ -4,6 +4,7 @@ import {
   REGISTRATION_FAILURE_THRESHOLD,
   REGISTRATION_FAILURE_WINDOW_MINUTES,
 } from "@/lib/domain/webhooks";
+import { PENDING_APPROVAL } from "@/lib/domain/registration-errors";
 import { db } from "@/lib/server/db/client";
 import { enqueueWebhookEvent } from "./enqueue-webhook";
 
@@ -49,11 +50,12 @@ export async function notifyExpiringCertificates(now = new Date()): Promise<numb
 /** registration.failureRate at most once an hour: more failed registrations in the window than the threshold. */
 export async function notifyRegistrationFailures(now = new Date()): Promise<number> {
   const since = new Date(now.getTime() - REGISTRATION_FAILURE_WINDOW_MINUTES * 60_000);
-  const failures = await db().registrationAttempt.count({ where: { at: { gt: since }, result: { not: "ok" } } });
+  const failed = { at: { gt: since }, result: { notIn: ["ok", PENDING_APPROVAL] } };
+  const failures = await db().registrationAttempt.count({ where: failed });
   if (failures <= REGISTRATION_FAILURE_THRESHOLD) return 0;
   const byResult = await db().registrationAttempt.groupBy({
     by: ["result"],
-    where: { at: { gt: since }, result: { not: "ok" } },
+    where: failed,
     _count: { _all: true },
   });
   return enqueueWebhookEvent(db(), {

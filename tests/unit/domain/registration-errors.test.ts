@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  agentAdvice,
   explainRegistrationResult,
   PROBLEM_KIND_LABEL,
   PROBLEM_KINDS,
@@ -35,7 +36,8 @@ const PROTOCOL_CODES = [
 test("every protocol error code is explained, and the filter lists ok first", () => {
   for (const code of PROTOCOL_CODES) assert.ok(REGISTRATION_ERROR_CODES.includes(code as never), `${code} is described`);
   assert.equal(REGISTRATION_RESULTS[0], "ok");
-  assert.deepEqual(REGISTRATION_RESULTS.slice(1), REGISTRATION_ERROR_CODES);
+  assert.deepEqual(REGISTRATION_RESULTS.slice(2), REGISTRATION_ERROR_CODES);
+  assert.equal(REGISTRATION_RESULTS[1], "pending_approval", "a wait for approval, listed after ok");
   assert.equal(new Set(REGISTRATION_RESULTS).size, REGISTRATION_RESULTS.length, "no code twice");
 });
 
@@ -70,10 +72,10 @@ test("the kinds match who has to act", () => {
   assert.equal(kind("label_not_allowed"), "configuration");
   assert.equal(kind("missing_required_labels"), "configuration");
   assert.equal(kind("cluster_conflict"), "configuration");
-  // Approval is decided in the console, like a token.
-  for (const code of ["pending_approval", "registration_denied", "registration_request_expired"])
-    assert.equal(kind(code), "token");
   assert.equal(objectiveClass("pending_approval"), "refusal", "waiting for an operator never counts against the objective");
+  // The agent logs the same table's words when an operator's decision ends its registration.
+  for (const code of ["registration_denied", "registration_request_expired"])
+    assert.match(agentAdvice(code) ?? "", /stops asking/, code);
   assert.equal(kind("rate_limited"), "network");
   assert.equal(kind("internal"), "server");
   for (const k of PROBLEM_KINDS) assert.match(PROBLEM_KIND_LABEL[k], /problem$/);

@@ -1,0 +1,7 @@
+import { registrationRequestRoutes } from "@/lib/contracts/registration-requests";
+import { adminRoute } from "@/lib/server/api/admin-route";
+import { denyRequest } from "@/lib/server/registration-requests/decide-request";
+
+export const POST = adminRoute(registrationRequestRoutes.deny, async ({ principal, params, body }) =>
+  denyRequest(principal.actor, params.id, body.reason),
+);

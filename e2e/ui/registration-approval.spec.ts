@@ -1,0 +1,140 @@
+// A human gate for new clusters: a token minted in the console with "Require approval", a real
+// agent that waits and says so, the approval queue with the request's facts and a live badge;
+// approve -> the cluster turns Ready; deny (on a phone) -> the agent logs the reason and stops.
+import type { Page, TestInfo } from "@playwright/test";
+import { AgentProcess, okJson, uniqueName } from "../support/agent-process";
+import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
+import { saveScreenshots } from "../support/screenshots";
+
+test.use(asRole("operator"));
+
+const WAITING = "waiting for an operator to approve registration request";
+
+/** Light and dark screenshots at the page's current (phone) size, attached to the test. */
+async function phoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
+  for (const theme of ["light", "dark"] as const) {
+    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
+    const file = testInfo.outputPath(`${name}-${theme}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
+  }
+  await page.evaluate(() => document.documentElement.classList.remove("dark"));
+}
+
+test("a token that requires approval: the agent waits, the queue shows its facts, approve turns it Ready", async ({
+  page,
+  request,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const name = uniqueName("e2e-approve");
+
+  // Mint through the console, with the approval option.
+  await page.goto("/tokens");
+  await page.getByRole("button", { name: "Mint token", exact: true }).first().click();
+  const form = page.getByRole("form", { name: "Mint a registration token" });
+  await form.getByLabel("Name", { exact: true }).fill(name);
+  await form.getByRole("checkbox", { name: /Require approval/ }).check();
+  await form.getByRole("button", { name: "Mint token" }).click();
+  const token = (await page.getByTestId("minted-token").innerText()).trim();
+  await page.getByRole("button", { name: "I’ve saved the token — close" }).click();
+  await expect(page.getByRole("table", { name: /Registration tokens/ }).getByRole("row").filter({ hasText: name })).toContainText(
+    "approval",
+  );
+
+  const agent = await AgentProcess.start(request, testInfo, name, {
+    labels: "env=e2e,region=approval",
+    logLevel: "info",
+    token,
+  });
+  try {
+    await expect.poll(() => agent.log, { message: "the agent says it is waiting", timeout: 30_000 }).toContain(WAITING);
+    // Not in the fleet while it waits.
+    const waiting = await okJson<{ items: { name: string }[] }>(await request.get(`/api/v1/clusters?q=${name}`));
+    expect(waiting.items.map((c) => c.name)).not.toContain(name);
+
+    // The badge counts it without a reload, and leads to the queue.
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: /^Approvals \d+ waiting$/ })).toBeVisible({ timeout: 20_000 });
+    await nav.getByRole("link", { name: /^Approvals/ }).click();
+    await expect(page.getByRole("heading", { name: "Registration approvals" })).toBeVisible();
+
+    const card = page.getByRole("article", { name });
+    await expect(card).toContainText("Waiting for approval");
+    await expect(card).toContainText(`e2e-approve`); // the token's name carries the cluster's
+    await expect(card).toContainText("127.0.0.1");
+    await expect(card).toContainText(/sha256:[0-9a-f]{64}/);
+    await expect(card).toContainText("https://");
+    await expect(card).toContainText(/agent \d+\.\d+\.\d+/);
+    await expect(card.getByRole("list", { name: "Labels" })).toContainText("region=approval");
+    await saveScreenshots(page, testInfo, "approval-queue");
+    // The README's screenshots: the queue with this request, light and dark, at the viewport.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
+      await page.screenshot({ path: `docs/screenshots/approvals-${theme}.png` });
+    }
+    await page.evaluate(() => document.documentElement.classList.remove("dark"));
+
+    await card.getByRole("button", { name: `Approve ${name}` }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Approved" })).toContainText(`Approved ${name}`);
+    await agent.clusterId(request);
+    await page.goto(`/clusters?q=${name}`);
+    const row = page.getByRole("row").filter({ hasText: name });
+    await expect(row.getByText("Ready", { exact: true })).toBeVisible({ timeout: 30_000 });
+
+    // Decided, with who approved it.
+    await page.goto("/registration-requests");
+    await page.getByRole("tab", { name: "Decided" }).click();
+    await expect(page.getByRole("article", { name })).toContainText(/Registered|Approved, agent collecting/);
+    await expect(page.getByRole("article", { name })).toContainText("by ");
+  } finally {
+    await agent.stop();
+  }
+});
+
+test.describe("on a phone", () => {
+  test.use({ viewport: { width: 390, height: 844 }, hasTouch: true });
+
+  test("deny with a reason: the agent logs it and stops asking", async ({ page, request }, testInfo) => {
+    test.setTimeout(120_000);
+    const name = uniqueName("e2e-deny");
+    const minted = await okJson<{ token: string }>(
+      await request.post("/api/v1/registration-tokens", {
+        data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1, requireApproval: true },
+        headers: SAME_ORIGIN,
+      }),
+    );
+    const agent = await AgentProcess.start(request, testInfo, name, {
+      labels: "env=e2e,region=approval",
+      logLevel: "info",
+      token: minted.token,
+    });
+    try {
+      await expect.poll(() => agent.log, { timeout: 30_000 }).toContain(WAITING);
+      await page.goto("/registration-requests");
+      const card = page.getByRole("article", { name });
+      await expect(card).toContainText("Waiting for approval");
+      await phoneScreenshots(page, testInfo, "approval-queue-phone");
+
+      await card.getByRole("button", { name: `Deny ${name}` }).click();
+      const dialog = page.getByRole("dialog", { name: `Deny ${name}?` });
+      // A denial needs a reason: the agent is told it.
+      await dialog.getByRole("button", { name: "Deny" }).click();
+      await expect(dialog.getByText("Say why")).toBeVisible();
+      await dialog.getByLabel("Reason (the agent is told)").fill("not one of our clusters");
+      await dialog.getByRole("button", { name: "Deny" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Denied" })).toContainText(`Denied ${name}`);
+      await expect(card).toHaveCount(0);
+
+      await expect.poll(() => agent.log, { message: "the agent logs the reason", timeout: 45_000 }).toContain(
+        "not one of our clusters",
+      );
+      const code = await Promise.race([agent.exit, new Promise((r) => setTimeout(() => r("still running"), 15_000))]);
+      expect(code, "the agent stops asking").not.toBe("still running");
+      const gone = await okJson<{ items: { name: string }[] }>(await request.get(`/api/v1/clusters?q=${name}`));
+      expect(gone.items.map((c) => c.name)).not.toContain(name);
+    } finally {
+      await agent.stop();
+    }
+  });
+});

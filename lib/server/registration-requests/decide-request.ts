@@ -1,0 +1,207 @@
+import "server-only";
+import type { RegistrationRequest, RequestDecisions } from "@/lib/contracts/registration-requests";
+import type { Labels } from "@/lib/domain/labels";
+import { ApiError } from "@/lib/server/api/errors";
+import { randomId } from "@/lib/server/auth/secrets";
+import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { db } from "@/lib/server/db/client";
+import { columns, sql } from "@/lib/server/db/sql";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { publish } from "@/lib/server/events/bus";
+import { log } from "@/lib/server/log";
+import { rememberNewCertificate } from "@/lib/server/pki/certificate-cache";
+import { caState } from "@/lib/server/pki/current-ca";
+import { CsrError } from "@/lib/server/pki/csr";
+import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
+import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
+import { writeNewCluster } from "@/lib/server/registration/write-new-cluster";
+import { getSettings } from "@/lib/server/settings/settings";
+import { releaseTokenUse } from "@/lib/server/tokens/release-token-use";
+import { expireRequest } from "./expire-requests";
+import { publishPendingCount } from "./pending-count";
+import { viewWithSameCluster, type RequestRow } from "./request-view";
+
+// An operator's decision on a pending registration request (docs/protocol.md, "Approval"). Each
+// is one conditional state change, so of an approval and a denial at once exactly one wins; the
+// other is told request_not_pending.
+
+const requests = columns("RegistrationRequest");
+
+async function pendingRequest(id: string, now: Date): Promise<RequestRow> {
+  const r = await db().registrationRequest.findUnique({ where: { id } });
+  if (!r) throw new ApiError("not_found", "No registration request with this id.");
+  if (r.state === "pending" && r.expiresAt.getTime() <= now.getTime()) {
+    await expireRequest(r.id, now);
+    throw notPending({ ...r, state: "expired" });
+  }
+  if (r.state !== "pending") throw notPending(r);
+  return r;
+}
+
+function notPending(r: Pick<RequestRow, "name" | "state" | "decidedBy">): ApiError {
+  const by = r.decidedBy ? ` by ${r.decidedBy}` : "";
+  return new ApiError(
+    "request_not_pending",
+    r.state === "expired"
+      ? `The registration request for ${r.name} expired without a decision.`
+      : `The registration request for ${r.name} was already ${r.state === "completed" ? "approved" : r.state}${by}.`,
+    { state: r.state },
+  );
+}
+
+function nameTaken(name: string): ApiError {
+  return new ApiError(
+    "cluster_conflict",
+    `The name ${name} now belongs to another cluster, so this request cannot be approved; it stays pending: deny it, or remove that cluster first.`,
+  );
+}
+
+/**
+ * Approves a pending request: the cluster is created as a first registration creates it (its
+ * labels, a certificate for the request's key, the Registration phase, the audit naming the
+ * approver), without taking another token use: the request has held one since it was recorded.
+ * The agent collects its certificate on its next try.
+ */
+export async function approveRequest(actor: Actor, id: string): Promise<RegistrationRequest> {
+  const now = new Date();
+  const r = await pendingRequest(id, now);
+  if (await db().cluster.findUnique({ where: { name: r.name }, select: { id: true } })) throw nameTaken(r.name);
+  const [settings, cas] = await Promise.all([getSettings(), caState()]);
+  const ca = cas.issuing;
+  const clusterId = `cl_${randomId(16)}`;
+  let cert;
+  try {
+    ({ cert } = await checkCsrAndSign(ca, r.csr, { clusterId, validityDays: settings.certificateValidityDays, now }));
+  } catch (err) {
+    // Checked when recorded; only a stricter server since could refuse it now.
+    if (err instanceof CsrError) throw new ApiError("invalid_csr", `The request's CSR is no longer accepted: ${err.message}`);
+    throw err;
+  }
+  const labels = JSON.parse(r.labels) as Labels;
+  const certificate = {
+    serial: cert.serial,
+    fingerprint: cert.fingerprint,
+    pem: cert.pem,
+    notBefore: cert.notBefore,
+    notAfter: cert.notAfter,
+    issuerFingerprint: ca.fingerprint,
+  };
+  try {
+    await writeNewCluster({
+      tokenId: r.tokenId,
+      tokenUse: "held",
+      now,
+      cluster: {
+        id: clusterId,
+        name: r.name,
+        caFingerprint: r.caFingerprint,
+        apiServerUrl: r.apiServerUrl,
+        agentVersion: r.agentVersion,
+        kubernetesVersion: r.kubernetesVersion,
+        clusterUid: r.clusterUid,
+      },
+      labels,
+      certificate,
+      phase: {
+        clusterId,
+        clusterName: r.name,
+        from: null,
+        to: "Registration",
+        reason: `registered with token ${r.tokenName}, approved by ${actor.label}`,
+        at: now,
+        publish: false,
+      },
+      audit: [
+        auditRow(
+          actor,
+          "cluster.register",
+          { type: "cluster", id: clusterId },
+          {
+            name: r.name,
+            tokenId: r.tokenId,
+            requestId: r.id,
+            approvedBy: actor.label,
+            certificateSerial: cert.serial,
+            labels,
+          },
+        ),
+        auditRow(
+          actor,
+          "registrationRequest.approve",
+          { type: "registrationRequest", id: r.id },
+          {
+            name: r.name,
+            clusterId,
+            tokenId: r.tokenId,
+          },
+        ),
+      ],
+      // The agent is not on the line: its attempt is logged when it collects the certificate.
+      attempt: null,
+      before: async (tx) => {
+        const moved = await tx.run(
+          sql`UPDATE ${requests.table}
+              SET ${requests("state")} = 'approved', ${requests("pendingName")} = NULL, ${requests("decidedAt")} = ${now},
+                  ${requests("decidedBy")} = ${actor.label}, ${requests("clusterId")} = ${clusterId}
+              WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = 'pending'`,
+        );
+        if (moved !== 1) {
+          const [decided] = await tx.rows<Pick<RequestRow, "state" | "decidedBy">>(
+            sql`SELECT ${requests.list("state", "decidedBy")} FROM ${requests.table} WHERE ${requests("id")} = ${r.id}`,
+          );
+          throw notPending({ ...r, ...decided });
+        }
+      },
+    });
+  } catch (err) {
+    // The unique name, in a race with a registration or a pre-created cluster.
+    if (err instanceof ApiError && err.code === "cluster_conflict") throw nameTaken(r.name);
+    throw err;
+  }
+  rememberNewCertificate({ ...certificate, clusterId });
+  await recomputeDesiredRevisions([clusterId]);
+  log.info("registration request approved", { requestId: r.id, clusterId, name: r.name, by: actor.label });
+  publish({ type: "cluster.registered", clusterId, name: r.name, reregistered: false, at: now.toISOString() });
+  await publishPendingCount();
+  return viewWithSameCluster(await db().registrationRequest.findUniqueOrThrow({ where: { id: r.id } }));
+}
+
+/** Denies a pending request with a reason the agent is told; the token's use is given back. */
+export async function denyRequest(actor: Actor, id: string, reason: string): Promise<RegistrationRequest> {
+  const now = new Date();
+  const r = await pendingRequest(id, now);
+  const denied = await inTransaction(async (tx, afterCommit) => {
+    const moved = await tx.registrationRequest.updateMany({
+      where: { id: r.id, state: "pending" },
+      data: { state: "denied", pendingName: null, reason, decidedAt: now, decidedBy: actor.label },
+    });
+    if (moved.count !== 1) throw notPending((await tx.registrationRequest.findUnique({ where: { id: r.id } })) ?? r);
+    if (r.tokenId) await releaseTokenUse(tx, r.tokenId);
+    await recordAudit(
+      tx,
+      actor,
+      "registrationRequest.deny",
+      { type: "registrationRequest", id: r.id },
+      { name: r.name, reason, tokenId: r.tokenId, tokenUseReleased: r.tokenId !== null },
+    );
+    afterCommit(publishPendingCount);
+    return tx.registrationRequest.findUniqueOrThrow({ where: { id: r.id } });
+  });
+  log.info("registration request denied", { requestId: r.id, name: r.name, by: actor.label });
+  return viewWithSameCluster(denied);
+}
+
+/** Several decisions, each on its own: one that lost a race or hit a taken name says why, the rest go on. */
+export async function decideRequests(actor: Actor, d: RequestDecisions) {
+  const results = [];
+  for (const id of new Set(d.ids)) {
+    try {
+      const request = d.decision === "approve" ? await approveRequest(actor, id) : await denyRequest(actor, id, d.reason);
+      results.push({ id, ok: true, request });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      results.push({ id, ok: false, error: { code: err.code, message: err.message } });
+    }
+  }
+  return { results };
+}
