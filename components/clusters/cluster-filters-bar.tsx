@@ -9,7 +9,9 @@ import { ENROLLMENT_FILTERS, HEALTH_FILTERS, type EnrollmentFilter, type HealthF
 import { inputClass } from "@/components/ui/field";
 import { DebouncedInput } from "./debounced-input";
 
-type FilterPatch = Partial<Pick<ClusterFilters, "status" | "health" | "enrollment" | "blockedOn" | "selector" | "group" | "q">>;
+type FilterPatch = Partial<
+  Pick<ClusterFilters, "status" | "health" | "enrollment" | "blockedOn" | "duplicateUid" | "selector" | "group" | "q">
+>;
 
 const HEALTH_LABELS: Record<HealthFilter, string> = {
   ready: "Ready",
@@ -131,6 +133,22 @@ export function ClusterFiltersBar({
             className="rounded px-1.5 text-sky-700 hover:underline dark:text-sky-400"
           >
             Remove<span className="sr-only"> the blocked-on filter</span>
+          </button>
+        </p>
+      )}
+      {filters.duplicateUid && (
+        <p className="col-span-2 flex items-center gap-2 text-sm md:col-span-12">
+          <span>
+            {filters.duplicateUid === "true"
+              ? "Registered twice: clusters another active cluster shares its kube-system UID with"
+              : "Not registered twice"}
+          </span>
+          <button
+            type="button"
+            onClick={() => onChange({ duplicateUid: undefined })}
+            className="rounded px-1.5 text-sky-700 hover:underline dark:text-sky-400"
+          >
+            Remove<span className="sr-only"> the same-cluster filter</span>
           </button>
         </p>
       )}

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import type { ClusterDetail } from "@/lib/client/clusters";
 import { Card } from "@/components/ui/card";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -7,6 +8,7 @@ import { LocalTime } from "@/components/ui/local-time";
 
 /** What the agent proved at registration. Read-only: the API refuses changes to identity. */
 export function ClusterIdentityCard({ cluster }: { cluster: ClusterDetail }) {
+  const same = cluster.reasons.find((r) => r.code === "sameCluster");
   return (
     <Card
       title="Identity"
@@ -21,6 +23,14 @@ export function ClusterIdentityCard({ cluster }: { cluster: ClusterDetail }) {
               <CopyValue key="ca" value={cluster.caFingerprint} what="CA fingerprint" />
             ) : (
               <Missing>not registered yet</Missing>
+            ),
+          ],
+          [
+            "Kubernetes cluster UID",
+            cluster.clusterUid ? (
+              <CopyValue key="uid" value={cluster.clusterUid} what="kube-system namespace UID" />
+            ) : (
+              <Missing>not reported (older agent, or it may not read the kube-system namespace)</Missing>
             ),
           ],
           [
@@ -52,6 +62,29 @@ export function ClusterIdentityCard({ cluster }: { cluster: ClusterDetail }) {
           ],
         ]}
       />
+      {same && (
+        <div
+          role="alert"
+          data-testid="same-cluster-warning"
+          className="mt-4 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+        >
+          <p className="font-medium">
+            Same Kubernetes cluster as{" "}
+            {same.clusters.map((other, i) => (
+              <span key={other.id}>
+                {i > 0 && ", "}
+                <Link href={`/clusters/${other.id}`} className="underline">
+                  {other.name}
+                </Link>
+              </span>
+            ))}
+          </p>
+          <p className="mt-1">
+            They report the same kube-system namespace UID: one cluster registered twice, or an agent&apos;s state copied to
+            another cluster. Deregister the one that should not be in the fleet.
+          </p>
+        </div>
+      )}
     </Card>
   );
 }

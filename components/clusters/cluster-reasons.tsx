@@ -16,6 +16,8 @@ export function reasonText(r: ClusterReason, now: number): string {
       return "API server down";
     case "degraded":
       return "API server degraded";
+    case "sameCluster":
+      return `Same cluster as ${r.clusters.map((c) => c.name).join(", ")}`;
     case "flapping":
       return `flapping — ${r.changes} changes in the last hour`;
     case "missingLabels":
@@ -30,6 +32,7 @@ const TONE: Record<ClusterReason["code"], Tone> = {
   noHeartbeat: "red",
   apiServerDown: "red",
   degraded: "amber",
+  sameCluster: "amber",
   flapping: "amber",
   missingLabels: "amber",
   notEnrolled: "neutral",

@@ -10,7 +10,10 @@ import { formatAgo, formatIn, formatInstant, viewerTimeZone } from "@/lib/domain
 
 const linkClass = "truncate font-medium text-sky-700 hover:underline dark:text-sky-400";
 
-/** Clusters someone should look at: longest NotReady, certificates about to expire, missing labels. */
+/**
+ * Clusters someone should look at: longest NotReady, certificates about to expire, missing labels,
+ * and (only when there are any) Kubernetes clusters registered twice.
+ */
 export function NeedsAttention({ attention, notReadyTotal }: { attention: Overview["attention"]; notReadyTotal: number }) {
   return (
     <section aria-labelledby="attention-heading">
@@ -21,6 +24,7 @@ export function NeedsAttention({ attention, notReadyTotal }: { attention: Overvi
         <NotReadyLongest items={attention.notReadyLongest} total={notReadyTotal} />
         <ExpiringCertificates items={attention.certificatesExpiring} />
         <MissingLabels items={attention.missingLabels} />
+        {attention.sameCluster.total > 0 && <SameCluster {...attention.sameCluster} />}
       </div>
     </section>
   );
@@ -151,6 +155,34 @@ function MissingLabels({ items }: { items: Overview["attention"]["missingLabels"
             </li>
           ))}
         </ul>
+      )}
+    </AttentionCard>
+  );
+}
+
+function SameCluster({ total, items }: Overview["attention"]["sameCluster"]) {
+  return (
+    <AttentionCard title="Registered twice" count={total}>
+      <ul className="-my-2 divide-y divide-slate-100 dark:divide-slate-800" data-testid="same-cluster-attention">
+        {items.map((c) => (
+          <li key={c.id} className="py-2 text-sm">
+            <Link href={`/clusters/${c.id}`} prefetch={false} className={`block ${linkClass}`}>
+              {c.name}
+            </Link>
+            <span className="text-xs text-slate-500 dark:text-slate-400">
+              Same cluster as {c.sameAs.map((o) => o.name).join(", ")}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {total > items.length && (
+        <Link
+          href="/clusters?duplicateUid=true"
+          prefetch={false}
+          className="mt-3 inline-block text-sm font-medium text-sky-700 hover:underline dark:text-sky-400"
+        >
+          See all {total.toLocaleString()} →
+        </Link>
       )}
     </AttentionCard>
   );

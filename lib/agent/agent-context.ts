@@ -11,11 +11,11 @@ import { silentLogger, type AgentLogger, type LogCode, type LogFields, type LogL
 import { DEFAULT_INTERVAL_SECONDS } from "./protocol";
 import { certificateLifetime, type CertLifetime } from "./rotation";
 import { SimulatedBackend } from "./simulator/simulated-backend";
-import { SimulatedCluster } from "./simulator/simulated-cluster";
+import { SimulatedCluster, simulatedClusterUid } from "./simulator/simulated-cluster";
 import type { AgentState, Tombstone } from "./state";
 import { AGENT_VERSION } from "./version";
 import { DEFAULT_KUBERNETES_VERSION } from "../domain/semver";
-import { AgentExit, EXIT_CODES, type FleetAgentOptions } from "./agent-options";
+import { AgentExit, EXIT_CODES, REREGISTER_POLL_MS, type FleetAgentOptions } from "./agent-options";
 
 // What the parts of a running agent share (trust, registration, rotation, the run loop): its
 // options, its standing with the control plane (state, certificate, TLS agents) and the plumbing
@@ -56,6 +56,7 @@ export class AgentContext {
             agentVersion: options.agentVersion ?? AGENT_VERSION,
             kubernetesVersion: options.kubernetesVersion ?? DEFAULT_KUBERNETES_VERSION,
             random: seededRandom(hashSeed(options.name)),
+            clusterUid: options.clusterUid ?? simulatedClusterUid(options.name),
           }),
         (level, code, message, fields) => this.emit(level, code, message, fields),
       );
@@ -149,6 +150,11 @@ export class AgentContext {
         if (failure.action === "deregistered") throw await this.deregistered(failure, phase);
         if (failure.action === "reject") {
           this.report(failure, phase);
+          if (phase === "register" && this.options.idleWhenRefused) {
+            await this.awaitNewToken(failure);
+            attempt = 0;
+            continue;
+          }
           throw new AgentExit({
             outcome: "rejected",
             exitCode: EXIT_CODES.rejected,
@@ -160,6 +166,25 @@ export class AgentContext {
         this.report(failure, phase, delay);
         await this.sleep(delay);
       }
+    }
+  }
+
+  /**
+   * After a refusal that asking again cannot change: one line, then nothing until the token is
+   * replaced (checked every REREGISTER_POLL_MS), so a pod neither exits into a crash loop nor
+   * repeats the refused request.
+   */
+  private async awaitNewToken(failure: Failure): Promise<void> {
+    const refused = await this.options.token?.read().catch(() => null);
+    const where = this.options.token?.describe ?? "the token file";
+    this.emit("warn", failure.code, `registration refused for good: waiting for a new token in ${where}`, {
+      checkEvery: `${REREGISTER_POLL_MS / 1000}s`,
+    });
+    for (;;) {
+      await this.sleep(REREGISTER_POLL_MS);
+      if (this.stopped) throw this.stoppedExit();
+      const now = await this.options.token?.read().catch(() => null);
+      if (now && now !== refused) return;
     }
   }
 

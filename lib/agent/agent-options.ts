@@ -82,6 +82,14 @@ export interface FleetAgentOptions {
   cluster?: ClusterBackend;
   /** The simulated cluster's facts when there is no `cluster`; default: a plausible one derived from the name. */
   facts?: SimulatedCluster;
+  /** The kube-system UID the default simulated cluster reports; default: derived from the name. */
+  clusterUid?: string;
+  /**
+   * A registration refused for good (a revoked token, a denied request) waits for a new token
+   * instead of ending the run: in a Deployment an exit restarts the pod, which would only repeat
+   * the refusal in a crash loop. The CLI sets it when the state lives in a Secret.
+   */
+  idleWhenRefused?: boolean;
   logger?: AgentLogger;
   clock?: Clock;
   random?: () => number;

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DNS_LABEL, labelKeyProblem, labelValueProblem } from "../domain/labels";
 import { DEFAULT_KUBERNETES_VERSION, isSemver } from "../domain/semver";
+import { CLUSTER_UID } from "../domain/agent-protocol";
 import { normalizeFingerprint } from "./csr";
 import { isLogLevel, type LogLevel } from "./log";
 import { AGENT_VERSION } from "./version";
@@ -54,6 +55,8 @@ export interface AgentArgs {
   apiServerUrl: string;
   agentVersion: string;
   kubernetesVersion: string;
+  /** The kube-system UID a simulated cluster reports (default: derived from --name). */
+  clusterUid?: string;
   heartbeatIntervalSeconds?: number;
   timeoutSeconds: number;
   logLevel: LogLevel;
@@ -90,13 +93,15 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
   --agent-version V          reported agent version, simulated facts only (default: this build's,
                              ${AGENT_VERSION}; a real cluster's agent reports its own build)
   --kubernetes-version V     reported Kubernetes version, simulated facts only (default ${DEFAULTS.kubernetesVersion})
+  --cluster-uid UID          reported kube-system namespace UID, simulated facts only (default: derived
+                             from --name; give two agents one UID to show a cluster registered twice)
   --version                  print this build's version and exit
   --heartbeat-interval S     override the server's heartbeat interval (seconds)
   --timeout S                per-request timeout in seconds (default ${DEFAULTS.timeoutSeconds})
   --log-level L              debug | info | warn | error (default info)
 
 Exit codes: 0 stopped, disconnected or deregistered; 1 unexpected failure; 2 configuration
-error; 3 registration refused (token, labels, name conflict).`;
+error; 3 registration refused (token, labels, name conflict, denied by an operator).`;
 
 /** --help / -h anywhere: print usage instead of parsing. */
 export function wantsHelp(argv: string[]): boolean {
@@ -246,6 +251,7 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
       "api-server-url",
       "agent-version",
       "kubernetes-version",
+      "cluster-uid",
       "heartbeat-interval",
       "timeout",
       "log-level",
@@ -273,10 +279,13 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
     fail("--state-secret and --token-secret need the cluster's API: drop --facts simulated");
   // Made-up versions belong to simulated clusters: a real cluster's agent reports its own build
   // and the API server's /version.
-  for (const flag of ["agent-version", "kubernetes-version"])
+  for (const flag of ["agent-version", "kubernetes-version", "cluster-uid"])
     if (facts === "kubernetes" && str(flag) !== undefined)
       fail(`--${flag} is for simulated facts only: with a real cluster the agent reports what it reads`);
   if (str("ca-file") && str("ca-fingerprint")) fail("give either --ca-file or --ca-fingerprint, not both");
+  const clusterUid = str("cluster-uid")?.toLowerCase();
+  if (clusterUid !== undefined && !CLUSTER_UID.test(clusterUid))
+    fail(`--cluster-uid "${clusterUid}" must be a Kubernetes UID (lowercase letters, digits and '-', at most 64)`);
   const apiServerUrl = str("api-server-url") ?? DEFAULTS.apiServerUrl;
   try {
     if (new URL(apiServerUrl).protocol !== "https:") fail("--api-server-url must be an https:// URL");
@@ -307,6 +316,7 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
     apiServerUrl,
     agentVersion: semver(str("agent-version") ?? AGENT_VERSION, "--agent-version"),
     kubernetesVersion: semver(str("kubernetes-version") ?? DEFAULTS.kubernetesVersion, "--kubernetes-version", true),
+    clusterUid,
     heartbeatIntervalSeconds: positiveNumber(str("heartbeat-interval"), "--heartbeat-interval", { max: 86_400 }),
     timeoutSeconds: positiveNumber(str("timeout"), "--timeout", { max: 600 }) ?? DEFAULTS.timeoutSeconds,
     logLevel: logLevel(str("log-level"), "info"),

@@ -70,6 +70,9 @@ async function main(): Promise<number> {
     labels: args.labels,
     agentVersion: args.agentVersion,
     kubernetesVersion: args.kubernetesVersion,
+    clusterUid: args.clusterUid,
+    // In a Deployment (state in a Secret) an exit only restarts the pod into the same refusal.
+    idleWhenRefused: !!args.stateSecret,
     trust,
     heartbeatIntervalSeconds: args.heartbeatIntervalSeconds,
     requestTimeoutMs: args.timeoutSeconds * 1000,

@@ -88,9 +88,9 @@ function detailsText(details: unknown): string {
   }
 }
 
-function withServerWords(advice: string, err: ProtocolError): string {
+function withServerWords(advice: string, err: ProtocolError, whose = "server"): string {
   const said = err.serverMessage
-    ? ` (server: ${err.serverMessage}${detailsText(err.details) ? ` ${detailsText(err.details)}` : ""})`
+    ? ` (${whose}: ${err.serverMessage}${detailsText(err.details) ? ` ${detailsText(err.details)}` : ""})`
     : "";
   return advice + said;
 }
@@ -219,6 +219,8 @@ interface ProtocolErrorRow {
   advice?: (err: ProtocolError, phase: Phase) => string;
   /** The server's Retry-After is the wait. */
   retryAfter?: true;
+  /** Whose words the answer's `message` carries, when not the server's own (an operator's reason). */
+  messageFrom?: string;
 }
 
 function waitWords(err: ProtocolError, otherwise: string): string {
@@ -247,6 +249,18 @@ const PROTOCOL_ERRORS: Readonly<Record<string, ProtocolErrorRow>> = {
   },
   cluster_conflict: {
     code: "CLUSTER_CONFLICT",
+    level: "error",
+    action: "reject",
+  },
+  // Decided by an operator (docs/protocol.md, Approval): asking again cannot change the answer.
+  registration_denied: {
+    code: "REGISTRATION_DENIED",
+    level: "error",
+    action: "reject",
+    messageFrom: "the operator's reason",
+  },
+  registration_request_expired: {
+    code: "REGISTRATION_REQUEST_EXPIRED",
     level: "error",
     action: "reject",
   },
@@ -323,7 +337,7 @@ function describeProtocolError(err: ProtocolError, phase: Phase, where: string):
       level: row.level,
       action: row.action === "reject-registration" ? (phase === "register" ? "reject" : "retry") : row.action,
       ...(row.retryAfter ? { retryAfterMs: err.retryAfterMs } : {}),
-      message: withServerWords(advice, err),
+      message: withServerWords(advice, err, row.messageFrom),
     };
   }
   if (err.status >= 500) {

@@ -23,4 +23,6 @@ export interface FactsReport {
   /** userPods: pods outside system namespaces, DaemonSets and the agent (real clusters only). */
   workloads: { pods: number; namespaces: number; userPods?: number };
   health: { apiServer: ApiServerHealth; logs: boolean; metrics: boolean };
+  /** The kube-system namespace's UID: the Kubernetes cluster's own identity; absent while unknown. */
+  clusterUid?: string;
 }

@@ -213,13 +213,30 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** A 2xx JSON answer with its status (201 and 202 mean different things) and Retry-After. */
+export interface JsonAnswer {
+  status: number;
+  body: unknown;
+  retryAfterMs?: number;
+}
+
 /** A JSON exchange: the parsed 2xx body, or a ProtocolError carrying the error code. */
 export async function requestJson(base: URL, pathname: string, options: RequestOptions, nowMs = Date.now()): Promise<unknown> {
+  return (await requestJsonAnswer(base, pathname, options, nowMs)).body;
+}
+
+/** requestJson with the answer's status and Retry-After. */
+export async function requestJsonAnswer(
+  base: URL,
+  pathname: string,
+  options: RequestOptions,
+  nowMs = Date.now(),
+): Promise<JsonAnswer> {
   const res = await httpRequest(base, pathname, options);
   const body = parseJson(res.text);
   if (res.status >= 200 && res.status < 300) {
     if (body === undefined) throw new BadResponseError(`HTTP ${res.status} from ${pathname} is not JSON`);
-    return body;
+    return { status: res.status, body, retryAfterMs: parseRetryAfter(res.headers["retry-after"], nowMs) };
   }
   const err = (body ?? {}) as { error?: unknown; message?: unknown; details?: unknown };
   throw new ProtocolError(

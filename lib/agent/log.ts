@@ -36,6 +36,7 @@ export const LOG_CODES = [
   "REREGISTRATION_NEEDED",
   "TOKEN_FILE_DELETED",
   "TOKEN_FILE_NOT_DELETED",
+  "APPROVAL_PENDING",
   // error codes answered by the server (docs/protocol.md), one log code each
   "TOKEN_MISSING",
   "TOKEN_INVALID",
@@ -54,6 +55,8 @@ export const LOG_CODES = [
   "CLIENT_CERTIFICATE_REQUIRED",
   "CERTIFICATE_REVOKED",
   "CLUSTER_DEREGISTERED",
+  "REGISTRATION_DENIED",
+  "REGISTRATION_REQUEST_EXPIRED",
   "SERVER_ERROR",
   "UNEXPECTED_RESPONSE",
   "BAD_RESPONSE",
@@ -90,6 +93,7 @@ export const LOG_CODES = [
   // the cluster's own API
   "KUBE_CONFIG",
   "KUBE_API_ERROR",
+  "CLUSTER_UID_UNKNOWN",
   "SCALED_TO_ZERO",
   "BINDINGS_DELETED",
   "LEFT_FOR_ADMIN",

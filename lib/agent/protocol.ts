@@ -20,6 +20,19 @@ export interface RegisterAnswer {
   heartbeatPath: string;
 }
 
+/** 202 to a registration (docs/protocol.md, Approval): an operator has to approve it first. */
+export interface PendingApproval {
+  requestId: string;
+  /** How long to wait before asking again: Retry-After, else the body's retryAfterSeconds. */
+  retryAfterMs: number;
+  /** Where the operator approves it, when the server says. */
+  consoleUrl: string | null;
+}
+
+/** When the server names no pace: the protocol leaves it to the server, so this only bounds a bad answer. */
+export const DEFAULT_APPROVAL_POLL_MS = 30_000;
+const MAX_APPROVAL_POLL_MS = 15 * 60_000;
+
 export interface HeartbeatAnswer {
   status: string | null;
   heartbeatIntervalSeconds: number | null;
@@ -56,6 +69,21 @@ export function parseRegisterAnswer(body: unknown): RegisterAnswer {
         ? heartbeatIntervalSeconds
         : DEFAULT_INTERVAL_SECONDS,
     heartbeatPath: safePath(heartbeatPath, AGENT_API.heartbeat),
+  };
+}
+
+export function parsePendingApproval(body: unknown, retryAfterMs: number | undefined): PendingApproval {
+  if (!isObject(body) || body.status !== "pending_approval")
+    throw new BadResponseError("a 202 registration answer that is not pending_approval");
+  const { requestId, retryAfterSeconds, consoleUrl } = body;
+  if (typeof requestId !== "string" || !requestId || requestId.length > 200)
+    throw new BadResponseError("the pending registration answer has no requestId");
+  const fromBody = typeof retryAfterSeconds === "number" && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined;
+  const wait = retryAfterMs ?? fromBody ?? DEFAULT_APPROVAL_POLL_MS;
+  return {
+    requestId,
+    retryAfterMs: Math.min(MAX_APPROVAL_POLL_MS, Math.max(1000, wait)),
+    consoleUrl: typeof consoleUrl === "string" && /^https?:\/\//.test(consoleUrl) ? consoleUrl : null,
   };
 }
 

@@ -10,16 +10,24 @@ import {
 } from "./csr";
 import type { AgentContext } from "./agent-context";
 import { backoffDelay } from "./backoff";
-import { BadResponseError, ConfigError, type Failure } from "./errors";
-import { requestJson } from "./http";
-import { AGENT_API, parseRegisterAnswer } from "./protocol";
+import { BadResponseError, ConfigError, ProtocolError, type Failure } from "./errors";
+import { requestJsonAnswer } from "./http";
+import { AGENT_API, parsePendingApproval, parseRegisterAnswer, type PendingApproval, type RegisterAnswer } from "./protocol";
 import type { AgentState, ClusterRecord } from "./state";
 import { adoptBundle } from "./trust";
 
 // Registration with a token (docs/protocol.md, POST /register), the first time and again when the
 // control plane no longer accepts this agent's certificate: one key per registration, kept across
 // retries and restarts, so a retry after a lost answer proves the key the server may already have
-// certified.
+// certified. A token that requires approval answers 202 until an operator decides: the agent asks
+// again with the very same request (key, token, body) at the pace the server names.
+
+/** The request an approval is pending for, repeated as it is until decided. */
+interface PendingRequest {
+  token: string;
+  body: Record<string, unknown>;
+  requestId: string | null;
+}
 
 export class Registration {
   /** The key every attempt of the registration in progress proves (kept across retries). */
@@ -27,6 +35,8 @@ export class Registration {
   /** False after a revocation: a revoked certificate's key is not reused. */
   private keepKey = true;
   private noticed = false;
+  /** Set by a 202: the request to repeat (kept across network retries of this registration). */
+  private pending: PendingRequest | null = null;
 
   constructor(private readonly ctx: AgentContext) {}
 
@@ -66,7 +76,7 @@ export class Registration {
   }
 
   async register(reregister: boolean): Promise<void> {
-    const token = this.ctx.options.token ? await this.ctx.options.token.read() : null;
+    const token = this.pending?.token ?? (this.ctx.options.token ? await this.ctx.options.token.read() : null);
     if (!token) {
       throw new ConfigError(
         "TOKEN_FILE_MISSING",
@@ -86,7 +96,7 @@ export class Registration {
     // agents the CPU work (signing the CSR) is bounded too, not only the requests.
     const attempt = async () => {
       const keys = await this.keys();
-      const body = {
+      const body = this.pending?.body ?? {
         name: this.ctx.options.name,
         apiServerUrl,
         caFingerprint,
@@ -94,12 +104,15 @@ export class Registration {
         kubernetesVersion: facts.kubernetesVersion,
         labels: this.ctx.options.labels ?? {},
         csr: buildCsr(keys, this.ctx.options.name),
+        ...(facts.clusterUid ? { clusterUid: facts.clusterUid } : {}),
       };
-      this.ctx.emit("info", reregister ? "REREGISTERING" : "REGISTERING", `registering cluster ${this.ctx.options.name}`, {
-        server: this.ctx.server.origin,
-        token: this.ctx.options.token?.describe,
-      });
-      const raw = await requestJson(
+      this.ctx.emit(
+        this.pending ? "debug" : "info",
+        reregister ? "REREGISTERING" : "REGISTERING",
+        `registering cluster ${this.ctx.options.name}`,
+        { server: this.ctx.server.origin, token: this.ctx.options.token?.describe },
+      );
+      const raw = await requestJsonAnswer(
         this.ctx.server,
         AGENT_API.register,
         {
@@ -112,9 +125,24 @@ export class Registration {
         },
         this.ctx.clock.now(),
       );
-      return { keys, answer: parseRegisterAnswer(raw) };
+      if (raw.status === 202) return { keys, body, pending: parsePendingApproval(raw.body, raw.retryAfterMs) };
+      return { keys, body, answer: parseRegisterAnswer(raw.body) };
     };
-    const { keys, answer } = await (this.ctx.options.registrationSlot ? this.ctx.options.registrationSlot(attempt) : attempt());
+    let result: { keys: KeyPair; body: Record<string, unknown>; answer?: RegisterAnswer; pending?: PendingApproval };
+    for (;;) {
+      try {
+        result = await (this.ctx.options.registrationSlot ? this.ctx.options.registrationSlot(attempt) : attempt());
+      } catch (err) {
+        // Decided (denied, expired) or refused: a later registration is a new request.
+        if (err instanceof ProtocolError && err.status >= 400 && err.status < 500 && err.status !== 429) this.pending = null;
+        throw err;
+      }
+      if (!result.pending) break;
+      await this.awaitApproval(token, result.body, result.pending);
+    }
+    const { keys } = result;
+    const answer = result.answer!;
+    this.pending = null;
     // Over TLS verified with the CA(s) we trust: during a CA rollover the answer names the
     // incoming CA too, which signed our certificate.
     if (answer.caCertificate && pemCertificates(answer.caCertificate).length > 1)
@@ -177,6 +205,27 @@ export class Registration {
       }
     }
     this.ctx.options.hooks?.onRegistered?.({ clusterId: answer.clusterId, reregistered: reregister });
+  }
+
+  /**
+   * 202 pending_approval: one line the first time (which request, where to approve it), then
+   * quiet repeats of the same request at the server's pace, until an operator decides (201, or
+   * a 403/410 that ends the run).
+   */
+  private async awaitApproval(token: string, body: Record<string, unknown>, pending: PendingApproval): Promise<void> {
+    const first = this.pending?.requestId !== pending.requestId;
+    this.pending = { token, body, requestId: pending.requestId };
+    // A little jitter after the wait: agents minted with one token must not come back together.
+    const delay = Math.round(pending.retryAfterMs * (1 + 0.1 * this.ctx.random()));
+    const where = pending.consoleUrl;
+    this.ctx.emit(
+      first ? "info" : "debug",
+      "APPROVAL_PENDING",
+      `waiting for an operator to approve registration request ${pending.requestId} in the console${where ? ` (${where})` : ""}`,
+      { requestId: pending.requestId, retryIn: `${(delay / 1000).toFixed(1)}s` },
+    );
+    await this.ctx.sleep(delay);
+    if (this.ctx.stopped) throw this.ctx.stoppedExit();
   }
 
   /**

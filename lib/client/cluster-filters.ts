@@ -43,6 +43,10 @@ export function filterOf(f: ClusterFilters): ClusterFilterInput {
 
 /** Whether any filter is set (the list says "no match" rather than "no clusters yet"). */
 export const isFiltered = (f: ClusterFilters) => FILTER_KEYS.some((k) => !!f[k]);
+/** Every filter cleared (paging and order kept by the caller). */
+export const NO_FILTERS: { [K in FilterKey]: undefined } = Object.fromEntries(FILTER_KEYS.map((k) => [k, undefined])) as {
+  [K in FilterKey]: undefined;
+};
 
 /** A filter with a fixed set of values; any other is free text, kept as typed (trimmed) so that a
  *  bad selector in a shared link gets the server's explanation instead of being dropped. */

@@ -26,6 +26,8 @@ export const clusterFilterSchema = z.object({
   enrollment: z.enum(ENROLLMENT_FILTERS).optional(),
   /** not enrolled because this checklist item does not pass (as of the last enrollment evaluation) */
   blockedOn: z.enum(CHECKLIST_KEYS).optional(),
+  /** true: clusters another active cluster shares its kube-system UID with ("Same cluster as"); false: the rest */
+  duplicateUid: z.enum(["true", "false"]).optional(),
   selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),
@@ -129,6 +131,8 @@ export const clusterReasonSchema = z.discriminatedUnion("code", [
   z.object({ code: z.literal("noHeartbeat"), since: isoTime }),
   z.object({ code: z.literal("apiServerDown") }),
   z.object({ code: z.literal("degraded") }),
+  /** other active clusters report this cluster's kube-system UID: the same Kubernetes cluster */
+  z.object({ code: z.literal("sameCluster"), clusters: z.array(idName) }),
   z.object({ code: z.literal("flapping"), changes: z.number() }),
   z.object({ code: z.literal("missingLabels"), keys: z.array(z.string()) }),
   z.object({ code: z.literal("notEnrolled") }),
@@ -197,6 +201,8 @@ export const clusterDetailSchema = clusterListItemSchema.extend({
   statusChangedAt: isoTime,
   apiServerUrl: z.string().nullable(),
   caFingerprint: z.string().nullable(),
+  /** The kube-system namespace's UID the agent reports: the Kubernetes cluster's own identity. */
+  clusterUid: z.string().nullable(),
   registrationToken: idName.nullable(),
   description: z.string().nullable(),
   health: z.object({ apiServer: z.string().nullable(), logs: z.boolean().nullable(), metrics: z.boolean().nullable() }),

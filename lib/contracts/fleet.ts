@@ -56,6 +56,13 @@ export const overviewSchema = z.object({
     ),
     certificatesExpiring: z.array(z.object({ id: z.string(), name: z.string(), serial: z.string(), notAfter: isoTime })),
     missingLabels: z.array(z.object({ id: z.string(), name: z.string(), missing: z.array(z.string()) })),
+    /** clusters another active cluster shares its kube-system UID with ("Same cluster as"): how many, and the first few */
+    sameCluster: z.object({
+      total: z.number(),
+      items: z.array(
+        z.object({ id: z.string(), name: z.string(), sameAs: z.array(z.object({ id: z.string(), name: z.string() })) }),
+      ),
+    }),
   }),
 });
 export type Overview = z.infer<typeof overviewSchema>;

@@ -11,6 +11,7 @@ export type KubeObjectRole =
   | "ownDeployment"
   | "clusterInfo"
   | "metricsApiService"
+  | "kubeSystemNamespace"
   | "agentLease"
   | "ownRoleBinding"
   | "clusterInfoRoleBinding"
@@ -38,6 +39,15 @@ export const KUBE_CALLS = {
   listNodes: { kind: "resource", group: "", resource: "nodes", verb: "list", scope: "cluster" },
   listPods: { kind: "resource", group: "", resource: "pods", verb: "list", scope: "cluster" },
   listNamespaces: { kind: "resource", group: "", resource: "namespaces", verb: "list", scope: "cluster" },
+  // Its metadata.uid is the cluster's own identity (clusterUid): the same cluster registered twice shows.
+  getKubeSystemNamespace: {
+    kind: "resource",
+    group: "",
+    resource: "namespaces",
+    verb: "get",
+    scope: "cluster",
+    object: "kubeSystemNamespace",
+  },
   listDaemonSets: { kind: "resource", group: "apps", resource: "daemonsets", verb: "list", scope: "cluster" },
   getMetricsApiService: {
     kind: "resource",
@@ -126,6 +136,7 @@ export type KubeCallName = keyof typeof KUBE_CALLS;
 
 export const METRICS_API_SERVICE_NAME = "v1beta1.metrics.k8s.io";
 export const CLUSTER_INFO_NAME = "cluster-info";
+export const KUBE_SYSTEM_NAMESPACE = "kube-system";
 
 /**
  * What removes the rest of the agent from a cluster after a disconnect (the agent left a

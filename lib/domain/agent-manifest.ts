@@ -7,6 +7,7 @@ import {
   AGENT_REMOVE_COMMAND,
   CLUSTER_INFO_NAME,
   KUBE_CALLS,
+  KUBE_SYSTEM_NAMESPACE,
   METRICS_API_SERVICE_NAME,
   type KubeCall,
   type KubeObjectRole,
@@ -168,6 +169,8 @@ function objectName(role: KubeObjectRole): string {
       return CLUSTER_INFO_NAME;
     case "metricsApiService":
       return METRICS_API_SERVICE_NAME;
+    case "kubeSystemNamespace":
+      return KUBE_SYSTEM_NAMESPACE;
     case "agentLease":
       return AGENT_OBJECT_NAMES.lease;
     case "ownRoleBinding":
@@ -407,9 +410,9 @@ export function agentManifest(install: ManifestInstall): string {
     "# The fleet-agent-token Secret holds a registration token: keep this file private. The agent",
     "# deletes that Secret through the API once registered, and keeps its key, certificate and",
     "# cluster id in the fleet-agent-state Secret, so restarts and reschedules keep its identity.",
-    "# It reads the cluster (nodes, pod counts, namespaces, DaemonSets, /version, /readyz) and never",
-    "# changes it, except its own Deployment (upgrades, scale to 0 on disconnect), its Lease and, on\n" +
-      "# disconnect, its own role bindings" +
+    "# It reads the cluster (nodes, pod counts, namespaces, the kube-system namespace's UID,",
+    "# DaemonSets, /version, /readyz) and never changes it, except its own Deployment (upgrades,",
+    "# scale to 0 on disconnect), its Lease and, on disconnect, its own role bindings" +
       (install.allowNodeActions
         ? " and, for drainNodePool,\n# the nodes of a pool being retired (cordon, then evictions that honour PodDisruptionBudgets)."
         : ".\n# Node actions (drainNodePool: cordon and evict) are off; a manifest generated with them on\n# adds the fleet-agent-node-actions ClusterRole and --allow-node-actions."),

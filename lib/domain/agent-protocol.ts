@@ -34,7 +34,7 @@ export const httpsUrlSchema = z
   }, "must be an https URL");
 export const csrSchema = z.string().min(1).max(16_384);
 /** A Kubernetes object UID (the kube-system namespace's): compared case-insensitively, stored lowercase. */
-const CLUSTER_UID = /^[0-9a-z][0-9a-z-]{0,63}$/;
+export const CLUSTER_UID = /^[0-9a-z][0-9a-z-]{0,63}$/;
 export const clusterUidSchema = z
   .string()
   .transform((v) => v.toLowerCase())

@@ -1,5 +1,5 @@
 import { missingRequiredLabels, type Labels } from "./labels";
-import { conditionHolds, healthStatus, type HealthStatus, type StatusFacts } from "./status";
+import { conditionHolds, healthStatus, type HealthStatus, type Phase, type StatusFacts } from "./status";
 
 // Why a cluster is not plainly healthy, as a pure function of stored facts: the list's reason
 // column, the cluster page and the list's health filter (lib/server/clusters/cluster-list-sql.ts
@@ -23,6 +23,15 @@ export const HEALTH_FILTER_STATUS: Partial<Record<HealthFilter, HealthStatus>> =
 /** Status changes are counted over this window for flapping. */
 export const FLAPPING_WINDOW_MS = 3_600_000;
 
+/**
+ * A cluster in these phases no longer counts as a registration of its Kubernetes cluster: one
+ * being deregistered does not flag the registration that replaces it (a removed one is gone).
+ */
+export const SAME_CLUSTER_IGNORED_PHASES: readonly Phase[] = ["Deregistration"];
+
+/** Another registered cluster reporting the same kube-system UID (docs/protocol.md, clusterUid). */
+export type SameClusterRef = { id: string; name: string };
+
 export type ClusterReason =
   /** no heartbeat has ever arrived */
   | { code: "pending" }
@@ -30,6 +39,8 @@ export type ClusterReason =
   | { code: "noHeartbeat"; since: string }
   | { code: "apiServerDown" }
   | { code: "degraded" }
+  /** another active cluster reports the same kube-system UID: one Kubernetes cluster registered twice */
+  | { code: "sameCluster"; clusters: SameClusterRef[] }
   | { code: "flapping"; changes: number }
   | { code: "missingLabels"; keys: string[] }
   | { code: "notEnrolled" };
@@ -40,6 +51,8 @@ export type ReasonFacts = StatusFacts & {
   enrolledAt: Date | null;
   /** status changes recorded in the last FLAPPING_WINDOW_MS */
   statusChangesLastHour: number;
+  /** the other active clusters reporting this cluster's UID (sameClusterPeers), by name */
+  sameClusterAs?: readonly SameClusterRef[];
 };
 
 export type ReasonRules = {
@@ -75,6 +88,7 @@ export function clusterReasons(f: ReasonFacts, rules: ReasonRules, now: Date): C
   else if (!fresh) reasons.push({ code: "noHeartbeat", since: f.lastHeartbeatAt.toISOString() });
   else if (f.apiServerHealth === "down") reasons.push({ code: "apiServerDown" });
   else if (f.apiServerHealth === "degraded") reasons.push({ code: "degraded" });
+  if (f.sameClusterAs?.length) reasons.push({ code: "sameCluster", clusters: [...f.sameClusterAs] });
   if (isFlapping(f.statusChangesLastHour, rules.flappingThresholdPerHour))
     reasons.push({ code: "flapping", changes: f.statusChangesLastHour });
   const missing = missingRequiredLabels(f.labels, rules.requiredLabels);
@@ -105,4 +119,34 @@ export function matchesEnrollmentFilter(filter: EnrollmentFilter, f: Pick<Reason
 export function factsAsOf(f: StatusFacts, now: Date, thresholdSeconds: number): Date | null {
   if (f.lastHeartbeatAt === null) return null;
   return healthStatus(f, now, thresholdSeconds) === "Ready" ? null : f.lastHeartbeatAt;
+}
+
+/** What sameClusterPeers reads of a cluster. */
+export type UidFacts = { id: string; name: string; phase: string; clusterUid: string | null };
+
+/**
+ * For each cluster that shares its kube-system UID with another active one, those others, by
+ * name: both registrations of one Kubernetes cluster are flagged, neither is refused. Clusters
+ * in SAME_CLUSTER_IGNORED_PHASES neither flag nor are flagged (the SQL in cluster-list-sql.ts,
+ * sameClusterIds and sameClusterPeers, says the same).
+ */
+export function sameClusterPeers(clusters: readonly UidFacts[]): Map<string, SameClusterRef[]> {
+  const byUid = new Map<string, UidFacts[]>();
+  for (const c of clusters) {
+    if (!c.clusterUid || (SAME_CLUSTER_IGNORED_PHASES as readonly string[]).includes(c.phase)) continue;
+    byUid.set(c.clusterUid, [...(byUid.get(c.clusterUid) ?? []), c]);
+  }
+  const peers = new Map<string, SameClusterRef[]>();
+  for (const group of byUid.values()) {
+    if (group.length < 2) continue;
+    for (const c of group)
+      peers.set(
+        c.id,
+        group
+          .filter((o) => o.id !== c.id)
+          .map((o) => ({ id: o.id, name: o.name }))
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1)),
+      );
+  }
+  return peers;
 }

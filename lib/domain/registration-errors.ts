@@ -140,12 +140,16 @@ const FAILURES = {
     title: "Registration denied",
     meaning: "An operator denied this cluster's registration request; the agent was told the reason.",
     action: "Read the reason in the request; if the cluster should join after all, register it again with a new key.",
+    agent:
+      "an operator denied this cluster's registration request in the console: the agent stops asking; if the cluster should join after all, mint a new token and write it to --token-file",
   },
   registration_request_expired: {
     kind: "configuration",
     title: "Approval request expired",
     meaning: "The registration request waited seven days without an operator's decision and expired.",
     action: "Ask an operator to watch Registration requests, then restart the agent's registration.",
+    agent:
+      "the registration request waited 7 days for an operator's approval and expired: the agent stops asking; mint a new token and write it to --token-file, then approve its request in the console",
   },
   payload_too_large: {
     kind: "configuration",

@@ -184,6 +184,10 @@ export class FakeKubeApi {
   clusterProfilesForbidden = false;
   /** Set: every ClusterProfile request is answered with this status and a Status body carrying this message. */
   clusterProfileFailure: { code: number; message: string } | null = null;
+  /** The kube-system namespace's metadata.uid: the cluster's identity the agent reports. */
+  kubeSystemUid: string = crypto.randomUUID();
+  /** true: the token's user may not get the kube-system namespace (an older manifest's RBAC: 403). */
+  kubeSystemForbidden = false;
   /** Every answer waits this long (a slow API server). */
   delayMs = 0;
   /** The next this-many list requests carrying a continue token answer 410 Expired (etcd compacted it). */
@@ -438,6 +442,25 @@ export class FakeKubeApi {
           metadataOnly ? "meta.k8s.io/v1" : "v1",
         ),
       );
+    }
+    if (method === "GET" && p === "/api/v1/namespaces/kube-system") {
+      if (this.kubeSystemForbidden)
+        return this.send(
+          res,
+          403,
+          status(
+            403,
+            "Forbidden",
+            `namespaces "kube-system" is forbidden: User cannot get resource "namespaces" in API group ""`,
+          ),
+        );
+      return this.send(res, 200, {
+        kind: "Namespace",
+        apiVersion: "v1",
+        metadata: { name: "kube-system", uid: this.kubeSystemUid, resourceVersion: "7" },
+        spec: { finalizers: ["kubernetes"] },
+        status: { phase: "Active" },
+      });
     }
     if (method === "GET" && p === "/api/v1/pods") {
       const pods = this.podsMatching(query.fieldSelector);

@@ -53,6 +53,29 @@ describe(`heartbeat writes on ${engine}`, () => {
     assert.deepEqual([c!.appliedPolicyRevision, c!.kubernetesVersion, c!.podCount], ["r1", "1.30.2", 10]);
   });
 
+  test("clusterUid is written when it changed, and only then; a heartbeat without one keeps it", async () => {
+    await db().cluster.create({ data: { id: "c-uid-a", name: "c-uid-a" } });
+    const uid = "0f6b1b1e-6c52-4a57-8d1c-2b7e3f9a1c00";
+    const read = async () => (await db().cluster.findUniqueOrThrow({ where: { id: "c-uid-a" } })).clusterUid;
+    let t = Date.UTC(2026, 10, 30, 13, 0, 0);
+    const beat = async (clusterUid?: string) => {
+      t += 5_000;
+      enqueueHeartbeat("c-uid-a", { ...facts(new Date(t)), ...(clusterUid ? { clusterUid } : {}) });
+      await flushHeartbeats(true);
+    };
+    await beat(uid);
+    assert.equal(await read(), uid);
+    // Changed behind this process's back (a re-registration): an unchanged report writes nothing.
+    await db().cluster.update({ where: { id: "c-uid-a" }, data: { clusterUid: "written-elsewhere" } });
+    await beat(uid);
+    assert.equal(await read(), "written-elsewhere", "the same UID again is not written");
+    await beat();
+    assert.equal(await read(), "written-elsewhere", "none reported: the stored one stays");
+    const moved = "9a1c0000-1111-4222-8333-444455556666";
+    await beat(moved);
+    assert.equal(await read(), moved, "a new UID is written");
+  });
+
   test("1,200 clusters: counts add up across flushes, onto rows Prisma wrote, and skip removed clusters", async () => {
     const ids = Array.from({ length: 1200 }, (_, i) => `c-bucket-${String(i).padStart(4, "0")}`);
     await db().cluster.createMany({ data: ids.map((id) => ({ id, name: id })) });

@@ -80,6 +80,7 @@ function callOf(r: RecordedRequest): KubeCallName | null {
     ["cordonNode", /^\/api\/v1\/nodes\/[^/]+$/],
     ["listPods", /^\/api\/v1\/pods$/],
     ["listNamespaces", /^\/api\/v1\/namespaces$/],
+    ["getKubeSystemNamespace", /^\/api\/v1\/namespaces\/kube-system$/],
     ["listDaemonSets", /^\/apis\/apps\/v1\/daemonsets$/],
     ["getMetricsApiService", /^\/apis\/apiregistration\.k8s\.io\/v1\/apiservices\/v1beta1\.metrics\.k8s\.io$/],
     ["getClusterInfo", /^\/api\/v1\/namespaces\/kube-public\/configmaps\/cluster-info$/],
@@ -175,6 +176,7 @@ test("in a pod (EKS), as it ships: the image's bundle run by the manifest's comm
     assert.equal(c.apiServerUrl, "https://4A1B2C3D4E5F.gr7.eu-west-1.eks.amazonaws.com", "from kube-public/cluster-info");
     const der = new crypto.X509Certificate(kube.caPem).raw;
     assert.equal(c.caFingerprint, "sha256:" + crypto.createHash("sha256").update(der).digest("hex"), "the in-cluster ca.crt");
+    assert.equal(c.clusterUid, kube.kubeSystemUid, "the kube-system namespace's UID, stored as the cluster's identity");
 
     // The token Secret was deleted through the API; the identity lives in the state Secret.
     assert.ok(kube.requests.some((r) => r.method === "DELETE" && r.path.endsWith("/secrets/fleet-agent-token")));

@@ -244,6 +244,58 @@ describe("registration", () => {
     assert.equal(audit.body.items.length, 1);
   });
 
+  test("clusterUid: stored from registration and heartbeats; two active clusters with one UID are both flagged, never refused, until one is deregistered", async () => {
+    const uid = "3F1C2A9E-5B7D-4C1E-8A2B-6D9E0F1A2B3C";
+    const twinA = await registerCluster(server, "twin-a", { body: { clusterUid: uid } });
+    // The same Kubernetes cluster registered again under another name: accepted (201), flagged.
+    const twinB = await registerCluster(server, "twin-b", { body: { clusterUid: uid.toLowerCase() } });
+    // A third reports nothing at registration, then the UID in a heartbeat (an agent that could not read it at first).
+    const late = await registerCluster(server, "twin-c");
+    const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody({ clusterUid: uid }), { client: late.client });
+    assert.equal(hb.status, 200, JSON.stringify(hb.body));
+    const lower = uid.toLowerCase();
+    assert.equal((await server.api("GET", `/api/v1/clusters/${twinA.clusterId}`)).body.clusterUid, lower, "stored lowercased");
+
+    const flagged = async () => {
+      const r = await server.api("GET", "/api/v1/clusters?duplicateUid=true&q=twin-");
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return Object.fromEntries(
+        (r.body.items as { name: string; reasons: { code: string; clusters?: { name: string }[] }[] }[]).map((c) => [
+          c.name,
+          c.reasons.find((x) => x.code === "sameCluster")?.clusters?.map((o) => o.name),
+        ]),
+      );
+    };
+    // Heartbeat facts are written in batches: wait for twin-c's UID to land.
+    const deadline = Date.now() + 10_000;
+    let seen = await flagged();
+    while (Object.keys(seen).length < 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = await flagged();
+    }
+    assert.deepEqual(seen, {
+      "twin-a": ["twin-b", "twin-c"],
+      "twin-b": ["twin-a", "twin-c"],
+      "twin-c": ["twin-a", "twin-b"],
+    });
+    const rest = await server.api("GET", "/api/v1/clusters?duplicateUid=false&q=twin-");
+    assert.deepEqual(rest.body.items, [], "the filter's complement holds none of them");
+    const bad = await server.api("GET", "/api/v1/clusters?duplicateUid=maybe");
+    assert.equal(bad.status, 400);
+
+    // twin-b leaves the fleet (disconnect: phase Deregistration): it no longer flags the others.
+    const act = (body: Record<string, unknown>) => server.api("POST", `/api/v1/clusters/${twinB.clusterId}/deregistration`, body);
+    for (const body of [
+      { action: "start" },
+      { action: "confirm-workloads", force: true, reason: "a copy of twin-a" },
+      { action: "disconnect" },
+    ]) {
+      const r = await act(body);
+      assert.equal(r.status, 200, `${body.action}: ${JSON.stringify(r.body)}`);
+    }
+    assert.deepEqual(await flagged(), { "twin-a": ["twin-c"], "twin-c": ["twin-a"] });
+  });
+
   test("every attempt is logged with its result code, source address and token id", async () => {
     const t = await mint();
     await register(t.token, "attempt-ok");

@@ -11,6 +11,12 @@ import { after, before, describe, test } from "node:test";
 import { csrForKey, makeKey } from "../helpers/csr";
 import { heartbeatBody, mintToken, registerWith, registrationBody, rideOut, type AgentResponse } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+import { until } from "../helpers/until";
+import { FleetAgent } from "@/lib/agent/agent";
+import { systemClock } from "@/lib/agent/clock";
+import { MemoryLogger } from "@/lib/agent/log";
+import { MemoryStateStore } from "@/lib/agent/state";
+import { staticTokenSource } from "@/lib/agent/token";
 
 const run = promisify(execFile);
 let server: FleetServer;
@@ -173,6 +179,65 @@ describe("registration waiting for approval", () => {
     const rereg = await register(t2.token, "approved-one", key);
     assert.equal(rereg.status, 201, JSON.stringify(rereg.body));
     assert.equal(rereg.body.clusterId, clusterId);
+  });
+
+  test("the reference agent waits with one line, repeats the same request, registers once approved and reports its clusterUid; a denied one stops with the reason", async () => {
+    // Real waits, shortened: the agent honours Retry-After, the test need not sit through it.
+    const clock = {
+      now: () => Date.now(),
+      sleep: (ms: number, signal?: AbortSignal) => systemClock.sleep(Math.min(ms, 200), signal),
+    };
+    const agentFor = (name: string, token: string, logger: MemoryLogger, hooks = {}) =>
+      new FleetAgent({
+        server: server.agentUrl,
+        name,
+        labels: { env: "prod", region: "eu-west-1" },
+        store: new MemoryStateStore(name),
+        trust: { caPem: server.caPem },
+        token: staticTokenSource(token),
+        clusterCaFingerprint: `sha256:${"c".repeat(64)}`,
+        clusterUid: "7d3e2f10-aaaa-4bbb-8ccc-123456789abc",
+        clock,
+        logger,
+        hooks,
+      });
+    const t = await mint({ maxClusters: 1 });
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = agentFor("agent-waits", t.token, logger, { onHeartbeat: () => agent.stop() });
+    const running = agent.run();
+    const waiting = await until("the agent's request is pending", async () => {
+      const list = await server.api("GET", "/api/v1/registration-requests?state=pending");
+      return list.body.items?.find((r: { name: string }) => r.name === "agent-waits");
+    });
+    assert.equal(waiting.clusterUid, "7d3e2f10-aaaa-4bbb-8ccc-123456789abc");
+    await new Promise((r) => setTimeout(r, 600)); // a few repeats
+    assert.equal((await approve(waiting.id)).status, 200);
+    const result = await running;
+    assert.equal(result.outcome, "stopped", JSON.stringify(result));
+    assert.ok(agent.clusterId);
+    const lines = logger.entries.filter((e) => e.code === "APPROVAL_PENDING");
+    assert.equal(lines.filter((e) => e.level === "info").length, 1, "one line, whatever the repeats");
+    assert.equal(lines[0]!.message, `waiting for an operator to approve registration request ${waiting.id} in the console`);
+    assert.ok(lines.length >= 2, "it asked again");
+    const c = (await server.api("GET", `/api/v1/clusters/${agent.clusterId}`)).body;
+    assert.equal(c.clusterUid, "7d3e2f10-aaaa-4bbb-8ccc-123456789abc");
+
+    const t2 = await mint({ maxClusters: 1 });
+    const deniedLog = new MemoryLogger();
+    const denied = agentFor("agent-denied", t2.token, deniedLog).run();
+    const second = await until("the second request is pending", async () => {
+      const list = await server.api("GET", "/api/v1/registration-requests?state=pending");
+      return list.body.items?.find((r: { name: string }) => r.name === "agent-denied");
+    });
+    assert.equal((await deny(second.id, "a copy of agent-waits")).status, 200);
+    const end = await denied;
+    assert.equal(end.outcome, "rejected");
+    assert.equal(end.exitCode, 3);
+    assert.equal(end.code, "REGISTRATION_DENIED");
+    assert.match(
+      deniedLog.entries.find((e) => e.code === "REGISTRATION_DENIED")!.message,
+      /the operator's reason: .*a copy of agent-waits/,
+    );
   });
 
   test("denied: 403 registration_denied with the operator's reason, and the token's use is released", async () => {

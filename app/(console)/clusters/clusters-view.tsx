@@ -9,6 +9,7 @@ import {
   filtersFromSearchParams,
   filtersToSearchParams,
   isFiltered,
+  NO_FILTERS,
   nextSort,
   type ClusterFilters,
   type ListSort,
@@ -185,20 +186,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
               onColumns={setColumns}
             />
             {filtered && (
-              <Button
-                variant="ghost"
-                onClick={() =>
-                  changeFilters({
-                    status: undefined,
-                    health: undefined,
-                    enrollment: undefined,
-                    blockedOn: undefined,
-                    selector: undefined,
-                    group: undefined,
-                    q: undefined,
-                  })
-                }
-              >
+              <Button variant="ghost" onClick={() => changeFilters(NO_FILTERS)}>
                 Clear filters
               </Button>
             )}

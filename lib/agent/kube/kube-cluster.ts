@@ -1,5 +1,5 @@
 import YAML from "yaml";
-import { CLUSTER_INFO_NAME, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
+import { CLUSTER_INFO_NAME, KUBE_SYSTEM_NAMESPACE, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
 import { certificateFingerprint, firstPemBlock } from "../csr";
 import type { AckEntry, ClusterBackend } from "../cluster-backend";
 import { directiveParam, type Directive } from "../directives";
@@ -82,6 +82,9 @@ export class KubeCluster implements ClusterBackend {
   private podsCountedAt = 0;
   private nodes: KubeNode[] = [];
   private readonly directives: DirectiveRuns;
+  /** The kube-system namespace's UID, once read (it never changes). */
+  private clusterUid: string | null = null;
+  private clusterUidProblemLogged = false;
 
   private readonly upgradeRecords: UpgradeRecords;
 
@@ -135,6 +138,31 @@ export class KubeCluster implements ClusterBackend {
     return this.o.client.server;
   }
 
+  /**
+   * The kube-system namespace's UID: the cluster's own identity, which the control plane uses to
+   * flag one cluster registered twice. Read until it answers; a failure (an older manifest
+   * without the grant, say) is logged once and the facts go out without it.
+   */
+  private async readClusterUid(signal?: AbortSignal): Promise<void> {
+    if (this.clusterUid) return;
+    try {
+      const res = await this.o.client.request("getKubeSystemNamespace", `/api/v1/namespaces/${KUBE_SYSTEM_NAMESPACE}`, {
+        signal,
+      });
+      const uid = (res.body as { metadata?: { uid?: unknown } } | null)?.metadata?.uid;
+      if (typeof uid !== "string" || !uid) throw new Error("the namespace has no metadata.uid");
+      this.clusterUid = uid.toLowerCase();
+    } catch (err) {
+      if (this.clusterUidProblemLogged || signal?.aborted) return;
+      this.clusterUidProblemLogged = true;
+      this.o.log(
+        "warn",
+        "CLUSTER_UID_UNKNOWN",
+        `could not read the kube-system namespace's UID (${errorText(err)}): reporting without clusterUid, so the console cannot tell whether this cluster is registered twice; the manifest grants "get" on namespaces/kube-system`,
+      );
+    }
+  }
+
   // ---- facts ------------------------------------------------------------------------------
 
   private async readyz(signal?: AbortSignal): Promise<ReadyzResult> {
@@ -182,6 +210,7 @@ export class KubeCluster implements ClusterBackend {
     const now = this.o.now();
     const readyz = await this.readyz(signal);
     this.apiServer = apiServerHealth(readyz);
+    await this.readClusterUid(signal);
     try {
       const c = this.o.client;
       const version = (await c.request("version", "/version", { signal })).body as { gitVersion?: string };
@@ -247,7 +276,11 @@ export class KubeCluster implements ClusterBackend {
       workloads: { pods: 0, namespaces: 0 },
       health: { apiServer: "down" as const, logs: false, metrics: false },
     };
-    return { ...base, health: { ...base.health, apiServer: this.apiServer ?? base.health.apiServer } };
+    return {
+      ...base,
+      health: { ...base.health, apiServer: this.apiServer ?? base.health.apiServer },
+      ...(this.clusterUid ? { clusterUid: this.clusterUid } : {}),
+    };
   }
 
   // ---- directives -------------------------------------------------------------------------

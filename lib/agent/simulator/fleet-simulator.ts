@@ -36,6 +36,8 @@ export interface SimulatorOptions {
   prefix: string;
   keyPool: number;
   seed: number;
+  /** Pairs of clusters that report one kube-system UID (metadata.ts generateFleet). */
+  duplicateUids?: number;
   timeoutMs: number;
   /** Receives every agent's log entries (the --log-file); default: none. */
   logger?: AgentLogger;
@@ -140,7 +142,7 @@ export class FleetSimulator {
 
   async start(): Promise<void> {
     const o = this.options;
-    const specs = generateFleet(o.clusters, { prefix: o.prefix, seed: o.seed });
+    const specs = generateFleet(o.clusters, { prefix: o.prefix, seed: o.seed, duplicateUids: o.duplicateUids });
     const faults = assignFaults(o.clusters, o.faults, this.random);
 
     let pool: KeyPool | null = null;

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { seededRandom } from "../clock";
 import type { NodePoolFacts } from "../facts";
-import { nodePool, type ClusterFactsInit } from "./simulated-cluster";
+import { nodePool, simulatedClusterUid, type ClusterFactsInit } from "./simulated-cluster";
 
 // A plausible fleet, reproducible from a seed: the same --seed gives the same names, labels and
 // node pools, so a rerun re-registers the same clusters (same name + same CA fingerprint keeps
@@ -71,7 +71,14 @@ export function simulatedClusterCaFingerprint(name: string, seed: number): strin
   return "sha256:" + crypto.createHash("sha256").update(`simulated-cluster-ca/${seed}/${name}`).digest("hex");
 }
 
-export function generateFleet(count: number, options: { prefix: string; seed: number }): SimClusterSpec[] {
+/**
+ * `duplicateUids`: that many pairs of neighbours (clusters 0 and 1, 2 and 3, ...) report one
+ * kube-system UID, as one Kubernetes cluster registered twice would: the console flags both.
+ */
+export function generateFleet(
+  count: number,
+  options: { prefix: string; seed: number; duplicateUids?: number },
+): SimClusterSpec[] {
   const random = seededRandom(options.seed);
   const width = Math.max(4, String(count - 1).length);
   const specs: SimClusterSpec[] = [];
@@ -113,8 +120,11 @@ export function generateFleet(count: number, options: { prefix: string; seed: nu
           pods: Math.min(nodes * 110, Math.round(cpu * (4 + random() * 4))),
           namespaces: 4 + Math.floor(random() * 30),
         },
+        clusterUid: simulatedClusterUid(name),
       },
     });
   }
+  for (let pair = 0; pair < (options.duplicateUids ?? 0) && 2 * pair + 1 < count; pair++)
+    specs[2 * pair + 1]!.facts.clusterUid = specs[2 * pair]!.facts.clusterUid;
   return specs;
 }

@@ -43,6 +43,7 @@ export interface SimulateArgs {
   prefix: string;
   keyPool: number;
   seed: number;
+  duplicateUids: number;
   timeoutSeconds: number;
   logFile?: string;
 }
@@ -64,8 +65,17 @@ export const SIMULATE_USAGE = `Usage: npm run simulate -- --server URL --cluster
   --key-pool K        distinct RSA keys shared round-robin by the clusters (default 16; K >= N
                       gives every cluster its own key)
   --seed N            fleet generation seed (default 1: same names and metadata every run)
+  --duplicate-uids P  P pairs of clusters (the 1st and 2nd, the 3rd and 4th, ...) report one
+                      kube-system UID, as a cluster registered twice would (default 0)
   --timeout S         per-request timeout in seconds (default 15)
   --log-file F        append every agent log line to F (the screen shows only the summary)`;
+
+function nonNegativeInteger(value: string | undefined, flag: string): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isInteger(n) || n < 0 || n > 50_000) fail(`${flag} must be an integer from 0 to 50000`);
+  return n;
+}
 
 export function parseSimulateArgs(argv: string[]): SimulateArgs {
   const str = parse(argv, [
@@ -83,6 +93,7 @@ export function parseSimulateArgs(argv: string[]): SimulateArgs {
     "prefix",
     "key-pool",
     "seed",
+    "duplicate-uids",
     "timeout",
     "log-file",
   ]);
@@ -125,6 +136,7 @@ export function parseSimulateArgs(argv: string[]): SimulateArgs {
     prefix,
     keyPool: positiveNumber(str("key-pool"), "--key-pool", { integer: true, max: 100_000 }) ?? base.keyPool,
     seed,
+    duplicateUids: nonNegativeInteger(str("duplicate-uids"), "--duplicate-uids"),
     timeoutSeconds: positiveNumber(str("timeout"), "--timeout", { max: 600 }) ?? base.timeoutSeconds,
     logFile: str("log-file"),
   };

@@ -77,6 +77,7 @@ async function main(): Promise<number> {
     prefix: args.prefix,
     keyPool: args.keyPool,
     seed: args.seed,
+    duplicateUids: args.duplicateUids,
     timeoutMs: args.timeoutSeconds * 1000,
     logger,
     onProgress: (message) => console.log(`[sim] ${message}`),

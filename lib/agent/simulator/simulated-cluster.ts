@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import type { ApiServerHealth, FactsReport, NodePoolFacts } from "../facts";
 
 // A made-up cluster for the reference agent without a cluster and for the simulator. It reacts to
@@ -32,11 +33,24 @@ export function nodePool(name: string, instanceType: string, nodeCount: number, 
   };
 }
 
+/**
+ * A stand-in for a simulated cluster's kube-system namespace UID: UUID-shaped (as Kubernetes makes
+ * them) and stable per name, so a rerun reports the same cluster; two names never share one
+ * unless it is forced (--cluster-uid, the simulator's --duplicate-uids).
+ */
+export function simulatedClusterUid(name: string): string {
+  const hex = crypto.createHash("sha256").update(`simulated-kube-system/${name}`).digest("hex");
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 export interface ClusterFactsInit {
   agentVersion: string;
   kubernetesVersion: string;
   nodePools: NodePoolFacts[];
   workloads: { pods: number; namespaces: number };
+  /** The kube-system UID it reports; none: it reports none. */
+  clusterUid?: string;
 }
 
 /** What changed in one step, for the agent to log. */
@@ -60,6 +74,7 @@ export class SimulatedCluster {
   kubernetesVersion: string;
   nodePools: NodePoolFacts[];
   workloads: { pods: number; namespaces: number };
+  readonly clusterUid: string | undefined;
   draining = false;
   private healthMode: "ok" | "degraded" = "ok";
   private upgrade: { target: UpgradeTarget; remaining: number } | null = null;
@@ -76,10 +91,16 @@ export class SimulatedCluster {
     this.nodePools = init.nodePools.map((p) => ({ ...p }));
     this.workloads = { ...init.workloads };
     this.basePods = init.workloads.pods;
+    this.clusterUid = init.clusterUid;
   }
 
   /** Plausible facts for one cluster: a system pool and one worker pool. */
-  static typical(options: { agentVersion: string; kubernetesVersion: string; random?: () => number }): SimulatedCluster {
+  static typical(options: {
+    agentVersion: string;
+    kubernetesVersion: string;
+    random?: () => number;
+    clusterUid?: string;
+  }): SimulatedCluster {
     const random = options.random ?? Math.random;
     const workers = 3 + Math.floor(random() * 6);
     return new SimulatedCluster(
@@ -91,6 +112,7 @@ export class SimulatedCluster {
           nodePool("workers", "m5.xlarge", workers, options.kubernetesVersion),
         ],
         workloads: { pods: 40 + workers * 18, namespaces: 8 + Math.floor(random() * 10) },
+        clusterUid: options.clusterUid,
       },
       random,
     );
@@ -187,6 +209,7 @@ export class SimulatedCluster {
       nodePools: this.nodePools.map((p) => ({ ...p })),
       workloads: { ...this.workloads },
       health: { apiServer: this.lastHealth, logs: true, metrics: true },
+      ...(this.clusterUid ? { clusterUid: this.clusterUid } : {}),
     };
   }
 }

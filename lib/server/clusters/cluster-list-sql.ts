@@ -1,6 +1,13 @@
 import "server-only";
 import type { Selector } from "@/lib/domain/selector";
-import { FLAPPING_WINDOW_MS, HEALTH_FILTER_STATUS, type EnrollmentFilter, type HealthFilter } from "@/lib/domain/cluster-reason";
+import {
+  FLAPPING_WINDOW_MS,
+  HEALTH_FILTER_STATUS,
+  SAME_CLUSTER_IGNORED_PHASES,
+  type EnrollmentFilter,
+  type HealthFilter,
+  type SameClusterRef,
+} from "@/lib/domain/cluster-reason";
 import { HEALTH_RULES, type ClusterStatus } from "@/lib/domain/status";
 import type { ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
@@ -26,6 +33,8 @@ export type ClusterFilter = {
   blockedOn?: ChecklistKey;
   /** free text: part of the name, or the start of the id */
   text?: string;
+  /** true: clusters flagged "Same cluster as" (another active cluster reports their UID); false: the others */
+  duplicateUid?: boolean;
 };
 
 /** The cluster row every statement here reads, as `"Cluster" c`; the rest by their own names. */
@@ -88,6 +97,33 @@ function healthCondition(filter: HealthFilter, now: Date, rules: FilterRules): S
   return sql`${cluster("id")} IN (${flappingIds(now, rules.flappingThresholdPerHour)})`;
 }
 
+/**
+ * `c` shares its kube-system UID with another active cluster (lib/domain/cluster-reason.ts,
+ * sameClusterPeers): read from the (clusterUid) index.
+ */
+function sameClusterCondition(): Sql {
+  const other = columns("Cluster", "o");
+  const ignored = list(SAME_CLUSTER_IGNORED_PHASES);
+  return sql`(${cluster("clusterUid")} IS NOT NULL AND ${cluster("phase")} NOT IN (${ignored}) AND EXISTS (SELECT 1 FROM ${other.table}
+    WHERE ${other("clusterUid")} = ${cluster("clusterUid")} AND ${other("id")} <> ${cluster("id")} AND ${other("phase")} NOT IN (${ignored})))`;
+}
+
+/** For these clusters, the other active clusters reporting the same UID, by name (the reason's names). */
+export async function sameClusterPeers(ids: readonly string[]): Promise<Map<string, SameClusterRef[]>> {
+  if (!ids.length) return new Map();
+  const other = columns("Cluster", "o");
+  const ignored = list(SAME_CLUSTER_IGNORED_PHASES);
+  const rows = await queryRows<{ clusterId: string; id: string; name: string }>(
+    sql`SELECT ${cluster("id")} AS "clusterId", ${other("id")} AS "id", ${other("name")} AS "name"
+        FROM ${cluster.table} JOIN ${other.table} ON ${other("clusterUid")} = ${cluster("clusterUid")} AND ${other("id")} <> ${cluster("id")}
+        WHERE ${cluster("id")} IN (${list(ids)}) AND ${cluster("phase")} NOT IN (${ignored}) AND ${other("phase")} NOT IN (${ignored})
+        ORDER BY ${other("name")} ASC, ${other("id")} ASC`,
+  );
+  const peers = new Map<string, SameClusterRef[]>();
+  for (const r of rows) peers.set(r.clusterId, [...(peers.get(r.clusterId) ?? []), { id: r.id, name: r.name }]);
+  return peers;
+}
+
 /** Status changes per cluster in the hour before `now`, for these ids (the (clusterId, at) index). */
 export async function statusChangesLastHour(ids: readonly string[], now: Date): Promise<Map<string, number>> {
   if (!ids.length) return new Map();
@@ -122,6 +158,8 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
       sql`${cluster("enrolledAt")} IS NULL AND (${cluster("enrollment")} IS NULL OR ${cluster("enrollment")} NOT LIKE ${passing})`,
     );
   }
+  if (filter.duplicateUid !== undefined)
+    terms.push(filter.duplicateUid ? sameClusterCondition() : sql`NOT ${sameClusterCondition()}`);
   if (filter.enrollment)
     terms.push(
       filter.enrollment === "enrolled" ? sql`${cluster("enrolledAt")} IS NOT NULL` : sql`${cluster("enrolledAt")} IS NULL`,
@@ -170,7 +208,13 @@ export async function clusterPage(
   flappingThresholdPerHour = DEFAULT_SETTINGS.flappingThresholdPerHour,
 ): Promise<ClusterPage> {
   const where = whereClause(filter, now, { notReadyThresholdSeconds: thresholdSeconds, flappingThresholdPerHour });
-  const exact = !filter.status && !filter.health && !filter.enrollment && !filter.blockedOn && !filter.text;
+  const exact =
+    !filter.status &&
+    !filter.health &&
+    !filter.enrollment &&
+    !filter.blockedOn &&
+    !filter.text &&
+    filter.duplicateUid === undefined;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);
@@ -228,6 +272,18 @@ export async function matchingClusters(selector: Selector): Promise<{ id: string
 /** How many clusters match a health filter (the Overview's flapping and degraded counts). */
 export async function countHealth(health: HealthFilter, now: Date, rules: FilterRules): Promise<number> {
   return countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause({ health }, now, rules)}`);
+}
+
+/** How many clusters are flagged "Same cluster as", and up to `limit` of their ids by UID then name (the Overview's). */
+export async function sameClusterAttention(limit: number): Promise<{ count: number; ids: string[] }> {
+  const where = sql`WHERE ${sameClusterCondition()}`;
+  const [count, rows] = await Promise.all([
+    countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
+    queryRows<{ id: string }>(
+      sql`SELECT ${cluster("id")} FROM ${cluster.table} ${where} ORDER BY ${cluster("clusterUid")} ASC, ${cluster("name")} ASC LIMIT ${limit}`,
+    ),
+  ]);
+  return { count, ids: rows.map((r) => r.id) };
 }
 
 /** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */

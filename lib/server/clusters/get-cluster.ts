@@ -9,7 +9,7 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
-import { statusChangesLastHour } from "./cluster-list-sql";
+import { sameClusterPeers, statusChangesLastHour } from "./cluster-list-sql";
 
 export type LoadedGroup = { id: string; name: string; selector: Selector | null };
 
@@ -45,10 +45,11 @@ export async function getCluster(id: string) {
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-  const [groups, events, changes] = await Promise.all([
+  const [groups, events, changes, sameCluster] = await Promise.all([
     loadGroups().then((groups) => groupsMatching(labels, groups)),
     db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
     statusChangesLastHour([id], now),
+    sameClusterPeers([id]),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
@@ -70,6 +71,7 @@ export async function getCluster(id: string) {
     kubernetesVersion: c.kubernetesVersion,
     apiServerUrl: c.apiServerUrl,
     caFingerprint: c.caFingerprint,
+    clusterUid: c.clusterUid,
     registeredAt: c.registeredAt?.toISOString() ?? null,
     registrationToken: c.registrationToken,
     description: c.description,
@@ -115,7 +117,11 @@ export async function getCluster(id: string) {
     groups: groups.map((g) => ({ id: g.id, name: g.name })),
     events: events.map((e) => ({ kind: e.kind, from: e.fromValue, to: e.toValue, reason: e.reason, at: e.at.toISOString() })),
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
-    reasons: clusterReasons({ ...c, labels, statusChangesLastHour: changes.get(id) ?? 0 }, settings, now),
+    reasons: clusterReasons(
+      { ...c, labels, statusChangesLastHour: changes.get(id) ?? 0, sameClusterAs: sameCluster.get(id) },
+      settings,
+      now,
+    ),
     factsAsOf: factsAsOf(c, now, settings.notReadyThresholdSeconds)?.toISOString() ?? null,
   };
 }

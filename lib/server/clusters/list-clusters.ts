@@ -9,7 +9,7 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { requestedGroupSelector } from "@/lib/server/groups/group-selector";
 import type { Settings } from "@/lib/domain/settings";
-import { clusterPage, statusChangesLastHour, type ClusterFilter } from "./cluster-list-sql";
+import { clusterPage, sameClusterPeers, statusChangesLastHour, type ClusterFilter } from "./cluster-list-sql";
 
 export function parseSelectorParam(text: string, what = "selector"): Selector {
   try {
@@ -47,6 +47,7 @@ export async function resolveClusterFilter(q: ClusterFilterInput): Promise<Clust
     enrollment: q.enrollment,
     blockedOn: q.blockedOn,
     text: q.q,
+    duplicateUid: q.duplicateUid === undefined ? undefined : q.duplicateUid === "true",
   };
 }
 
@@ -73,9 +74,10 @@ export const LIST_ITEM_SELECT = {
 /** The rows of these clusters as list items, in the order of `ids` (a cluster deleted meanwhile is left out). */
 export async function listItems(ids: readonly string[], now: Date, settings: Settings): Promise<ClusterListItem[]> {
   const { notReadyThresholdSeconds } = settings;
-  const [rows, changes] = await Promise.all([
+  const [rows, changes, sameCluster] = await Promise.all([
     db().cluster.findMany({ where: { id: { in: [...ids] } }, select: LIST_ITEM_SELECT }),
     statusChangesLastHour(ids, now),
+    sameClusterPeers(ids),
   ]);
   const byId = new Map(rows.map((c) => [c.id, c]));
   return ids.flatMap((id) => {
@@ -92,7 +94,11 @@ export async function listItems(ids: readonly string[], now: Date, settings: Set
       agentVersion: c.agentVersion,
       kubernetesVersion: c.kubernetesVersion,
       registeredAt: c.registeredAt?.toISOString() ?? null,
-      reasons: clusterReasons({ ...c, labels, statusChangesLastHour: changes.get(c.id) ?? 0 }, settings, now),
+      reasons: clusterReasons(
+        { ...c, labels, statusChangesLastHour: changes.get(c.id) ?? 0, sameClusterAs: sameCluster.get(c.id) },
+        settings,
+        now,
+      ),
       nodeCount: totalNodes(c.nodePools),
     };
   });

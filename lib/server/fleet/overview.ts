@@ -1,7 +1,13 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-import { countHealth, longestNotReady, missingLabel } from "@/lib/server/clusters/cluster-list-sql";
+import {
+  countHealth,
+  longestNotReady,
+  missingLabel,
+  sameClusterAttention,
+  sameClusterPeers,
+} from "@/lib/server/clusters/cluster-list-sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 import { tallyRegistrations } from "@/lib/domain/registration-errors";
@@ -39,23 +45,28 @@ export async function overview() {
   const now = new Date();
   const settings = await getSettings();
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
-  const [counts, heartbeats, samples, attempts, notReady, expiring, candidates, flapping, degraded] = await Promise.all([
-    statusCounts(now),
-    heartbeatsPerMinute(15, now),
-    db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
-    db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _count: { _all: true } }),
-    longestNotReady(now, settings.notReadyThresholdSeconds, 5).then(byIds),
-    db().certificate.findMany({
-      where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
-      orderBy: { notAfter: "asc" },
-      take: 5,
-      select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
-    }),
-    // Clusters lacking any required label: one query per required key.
-    Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20).then(byIds))),
-    countHealth("flapping", now, settings),
-    countHealth("degraded", now, settings),
-  ]);
+  const [counts, heartbeats, samples, attempts, notReady, expiring, candidates, flapping, degraded, sameCluster] =
+    await Promise.all([
+      statusCounts(now),
+      heartbeatsPerMinute(15, now),
+      db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
+      db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _count: { _all: true } }),
+      longestNotReady(now, settings.notReadyThresholdSeconds, 5).then(byIds),
+      db().certificate.findMany({
+        where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
+        orderBy: { notAfter: "asc" },
+        take: 5,
+        select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
+      }),
+      // Clusters lacking any required label: one query per required key.
+      Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20).then(byIds))),
+      countHealth("flapping", now, settings),
+      countHealth("degraded", now, settings),
+      sameClusterAttention(10).then(async ({ count, ids }) => {
+        const [rows, peers] = await Promise.all([byIds(ids), sameClusterPeers(ids)]);
+        return { total: count, items: rows.map((c) => ({ id: c.id, name: c.name, sameAs: peers.get(c.id) ?? [] })) };
+      }),
+    ]);
 
   const missingById = new Map<string, { id: string; name: string; missing: string[] }>();
   candidates.forEach((list, i) => {
@@ -104,6 +115,7 @@ export async function overview() {
         notAfter: c.notAfter.toISOString(),
       })),
       missingLabels: [...missingById.values()].slice(0, 10),
+      sameCluster,
     },
   };
 }

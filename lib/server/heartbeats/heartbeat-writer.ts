@@ -24,6 +24,8 @@ export type HeartbeatFacts = {
   namespaceCount: number | null;
   appliedPolicyRevision: string | null | undefined;
   nodePools: NodePoolReport[];
+  /** The kube-system UID, when reported: written only when it differs from what this process wrote. */
+  clusterUid?: string;
 };
 
 // Heartbeats are coalesced: the newest facts per cluster are kept in memory and written in
@@ -68,6 +70,8 @@ type State = {
   flushing: Promise<void> | null;
   /** per cluster: when its facts were last written, and what they were (time aside) */
   written: Map<string, { at: number; sig: string }>;
+  /** per cluster: the clusterUid this process wrote (it never changes for a real cluster) */
+  uids: Map<string, string>;
   bucketsWrittenAt: number;
   /** Since when flushes fail (null: the last one succeeded); what failed is back in the queue. */
   failingSince: number | null;
@@ -83,6 +87,7 @@ function state(): State {
     timer: null,
     flushing: null,
     written: new Map(),
+    uids: new Map(),
     bucketsWrittenAt: 0,
     failingSince: null,
     failureLoggedAt: 0,
@@ -151,6 +156,7 @@ export function forgetClusterHeartbeats(clusterId: string) {
   s.pending.delete(clusterId);
   s.poolHashes.delete(clusterId);
   s.written.delete(clusterId);
+  s.uids.delete(clusterId);
   for (const key of s.buckets.keys()) if (key.startsWith(`${clusterId}|`)) s.buckets.delete(key);
 }
 
@@ -201,7 +207,7 @@ export async function flushHeartbeats(force = false): Promise<void> {
     return;
   }
   const started = performance.now();
-  s.flushing = write(due, buckets, s.poolHashes)
+  s.flushing = write(due, buckets, s.poolHashes, s.uids)
     .then(() => {
       observe(
         FLUSH_SECONDS,
@@ -209,7 +215,10 @@ export async function flushHeartbeats(force = false): Promise<void> {
         FLUSH_BUCKETS,
         (performance.now() - started) / 1000,
       );
-      for (const [id, f] of due) s.written.set(id, { at: f.at.getTime(), sig: signature(f) });
+      for (const [id, f] of due) {
+        s.written.set(id, { at: f.at.getTime(), sig: signature(f) });
+        if (f.clusterUid) s.uids.set(id, f.clusterUid);
+      }
       if (s.failingSince !== null) {
         log.info("heartbeat flush recovered", {
           downSeconds: Math.round((Date.now() - s.failingSince) / 1000),
@@ -248,7 +257,12 @@ export async function flushHeartbeats(force = false): Promise<void> {
   return s.flushing;
 }
 
-async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, number>, poolHashes: Map<string, string>) {
+async function write(
+  pending: Map<string, HeartbeatFacts>,
+  buckets: Map<string, number>,
+  poolHashes: Map<string, string>,
+  uids: ReadonlyMap<string, string>,
+) {
   const client = db();
   // Rows are always written in id order: another batch writing clusters (the enrollment
   // evaluator pages by id) then waits instead of deadlocking on PostgreSQL.
@@ -275,7 +289,7 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
     const [clusterId, minute] = key.split("|") as [string, string];
     counts.push({ clusterId, bucketStart: new Date(Number(minute)), count });
   }
-  const statements = [...factUpdates(due), ...bucketUpserts(counts).map((q) => ({ q, returnsRows: false }))];
+  const statements = [...factUpdates(due, uids), ...bucketUpserts(counts).map((q) => ({ q, returnsRows: false }))];
   // The steady state (no node pools to rewrite) is raw statements only: on the driver itself.
   if (!poolsDue.length) return runOnDriver(statements.map((s) => s.q));
 
@@ -310,7 +324,7 @@ async function write(pending: Map<string, HeartbeatFacts>, buckets: Map<string, 
 
 // The two writes every heartbeat causes are multi-row raw statements (lib/server/db/bulk-update.ts
 // says why).
-const FACT_ROWS_PER_STATEMENT = 500; // 12 parameters a row
+const FACT_ROWS_PER_STATEMENT = 500; // 13 parameters a row
 const cluster = columns("Cluster");
 const FACT_COLUMNS = [
   ["id", "text"],
@@ -326,6 +340,8 @@ const FACT_COLUMNS = [
   // 1 when the heartbeat reported a revision (null included), 0 to keep the stored one
   ["revisionReported", "integer"],
   ["appliedPolicyRevision", "text"],
+  // null unless it changed (or this process has not written it yet): the stored one stays
+  ["clusterUid", "text"],
 ] as const satisfies readonly ValuesColumn<Column<"Cluster"> | "revisionReported">[];
 /** The facts written as reported (the id addresses the row; the policy revision has its own rule). */
 const PLAIN_FACTS = FACT_COLUMNS.map(([c]) => c).filter(
@@ -334,7 +350,7 @@ const PLAIN_FACTS = FACT_COLUMNS.map(([c]) => c).filter(
 );
 
 /** The facts of many clusters, one UPDATE ... FROM (VALUES ...) per 500 (rows sorted by id). */
-function factUpdates(due: [string, HeartbeatFacts][]) {
+function factUpdates(due: [string, HeartbeatFacts][], uids: ReadonlyMap<string, string>) {
   const rows = due.map(([id, f]) => [
     id,
     f.at,
@@ -348,6 +364,7 @@ function factUpdates(due: [string, HeartbeatFacts][]) {
     f.namespaceCount,
     f.appliedPolicyRevision === undefined ? 0 : 1,
     f.appliedPolicyRevision ?? null,
+    f.clusterUid && uids.get(id) !== f.clusterUid ? f.clusterUid : null,
   ]);
   return updateFromValuesStatements(
     "Cluster",
@@ -357,8 +374,9 @@ function factUpdates(due: [string, HeartbeatFacts][]) {
       Sql.join(
         PLAIN_FACTS
           // An agent that could not read its API server's version sends none: keep the last known.
+          // The same for the UID, which is sent only when it changed.
           .map((c) =>
-            c === "kubernetesVersion"
+            c === "kubernetesVersion" || c === "clusterUid"
               ? sql`${cluster(c)} = COALESCE(${v(c)}, ${cluster.qualified(c)})`
               : sql`${cluster(c)} = ${v(c)}`,
           )

@@ -79,6 +79,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     namespaceCount: hb.workloads?.namespaces ?? null,
     appliedPolicyRevision: hb.policy ? hb.policy.appliedRevision : undefined,
     nodePools: hb.nodePools,
+    ...(hb.clusterUid ? { clusterUid: hb.clusterUid } : {}),
   });
 
   return {

@@ -98,6 +98,7 @@ export async function approveRequest(actor: Actor, id: string): Promise<Registra
         apiServerUrl: r.apiServerUrl,
         agentVersion: r.agentVersion,
         kubernetesVersion: r.kubernetesVersion,
+        clusterUid: r.clusterUid,
       },
       labels,
       certificate,

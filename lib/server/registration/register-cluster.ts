@@ -379,6 +379,7 @@ export async function registerCluster(
   const facts = {
     agentVersion: req.agentVersion,
     ...(req.kubernetesVersion ? { kubernetesVersion: req.kubernetesVersion } : {}),
+    ...(req.clusterUid ? { clusterUid: req.clusterUid } : {}),
     registrationTokenId: token.id,
   };
   const phaseChange = (from: Phase | null, to: Phase, reason: string): PhaseChange => ({
@@ -413,6 +414,7 @@ export async function registerCluster(
         apiServerUrl: req.apiServerUrl,
         agentVersion: req.agentVersion,
         kubernetesVersion: req.kubernetesVersion ?? null,
+        clusterUid: req.clusterUid ?? null,
       },
       labels,
       certificate: certificateRowWithoutCluster,

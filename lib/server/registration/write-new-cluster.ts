@@ -28,6 +28,8 @@ export type NewCluster = {
     apiServerUrl: string;
     agentVersion: string;
     kubernetesVersion: string | null;
+    /** The kube-system namespace's UID the agent reported (docs/protocol.md), or null. */
+    clusterUid: string | null;
   };
   labels: Labels;
   certificate: {

@@ -181,6 +181,29 @@ describe("KubeCluster", () => {
     assert.match(logs.at(-1)!, /KUBE_API_ERROR .*listNodes .*410/);
   });
 
+  test("clusterUid: the kube-system namespace's UID, read once; when RBAC forbids it the facts go without it, logged once", async () => {
+    const { api, kube } = await setup(aksCluster());
+    api.kubeSystemUid = "5C8E0A3B-1D2F-4E6A-9B7C-0D1E2F3A4B5C";
+    assert.equal((await kube.collect()).clusterUid, "5c8e0a3b-1d2f-4e6a-9b7c-0d1e2f3a4b5c", "lowercased");
+    await kube.collect();
+    const reads = api.requests.filter((r) => r.path === "/api/v1/namespaces/kube-system");
+    assert.equal(reads.length, 1, "it never changes: read once");
+    assert.equal(reads[0]!.method, "GET");
+
+    const denied = await setup(aksCluster());
+    denied.api.kubeSystemForbidden = true;
+    const facts = await denied.kube.collect();
+    await denied.kube.collect();
+    assert.equal(facts.clusterUid, undefined);
+    assert.equal(facts.health.apiServer, "ok", "the rest of the facts are read as usual");
+    assert.equal(facts.nodePools.length > 0, true);
+    const lines = denied.logs.filter((l) => l.includes("CLUSTER_UID_UNKNOWN"));
+    assert.equal(lines.length, 1, "logged once, not every round");
+    assert.match(lines[0]!, /^warn CLUSTER_UID_UNKNOWN .*403.*namespaces\/kube-system/);
+    denied.api.kubeSystemForbidden = false;
+    assert.equal((await denied.kube.collect()).clusterUid, denied.api.kubeSystemUid, "read once the grant is there");
+  });
+
   test("the API server unreachable: the last facts with apiServer down", async () => {
     const { api, kube } = await setup(aksCluster());
     const ok = await kube.collect();

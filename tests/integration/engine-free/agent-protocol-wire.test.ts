@@ -18,6 +18,7 @@ import { FakeClock } from "@/lib/agent/clock";
 import { certificateFingerprint, certificateMatchesKey, generateRsaKeyPair } from "@/lib/agent/csr";
 import { MemoryLogger, formatEntry } from "@/lib/agent/log";
 import { FileStateStore } from "@/lib/agent/state";
+import { simulatedClusterUid } from "@/lib/agent/simulator/simulated-cluster";
 import { fileTokenSource, staticTokenSource } from "@/lib/agent/token";
 import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
 
@@ -659,6 +660,152 @@ describe("agent protocol over TLS", () => {
       assert.match(logger.entries.find((e) => e.code === logCode)!.message, /server words/);
     }
     fleet.registerHook = undefined;
+  });
+
+  test("202 pending_approval twice, then 201: the same request again at the server's pace, one clear line, registered with that key", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const seen = fleet.registers.length;
+    let pending = 2;
+    fleet.registerHook = () =>
+      pending-- > 0
+        ? {
+            status: 202,
+            body: { status: "pending_approval", requestId: "rr_123", retryAfterSeconds: 20 },
+            headers: { "retry-after": "20" },
+          }
+        : undefined;
+    const clock = new FakeClock();
+    const logger = new MemoryLogger();
+    const stateDir = path.join(tmpDir(), "s");
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "approval-wait-1",
+        token: staticTokenSource(TOKEN),
+        clock,
+        logger,
+        hooks: { onHeartbeat: () => agent.stop() },
+      }),
+    );
+    try {
+      assert.equal((await agent.run()).outcome, "stopped");
+      const attempts = fleet.registers.slice(seen);
+      assert.equal(attempts.length, 3);
+      for (const a of attempts) {
+        assert.equal(a.auth, `Bearer ${TOKEN}`);
+        assert.deepEqual(a.body, attempts[0]!.body, "the very same body, CSR included");
+      }
+      // Retry-After (20 s) plus a tenth of jitter (random 0.5): 21 s, twice.
+      assert.deepEqual(clock.sleeps.slice(0, 2), [21_000, 21_000]);
+      const waiting = logger.entries.filter((e) => e.code === "APPROVAL_PENDING");
+      assert.equal(waiting.filter((e) => e.level === "info").length, 1, "one line, not one per repeat");
+      assert.equal(waiting[0]!.message, "waiting for an operator to approve registration request rr_123 in the console");
+      const key = fs.readFileSync(path.join(stateDir, "key.pem"), "utf8");
+      assert.equal(
+        crypto.createPublicKey(key).export({ type: "spki", format: "pem" }).toString(),
+        csrPublicKey(String(attempts[0]!.body.csr)),
+        "registered with the key the pending request carried",
+      );
+      assert.equal(agent.clusterId, fleet.clusters.get("approval-wait-1")!.id);
+    } finally {
+      fleet.registerHook = undefined;
+    }
+  });
+
+  test("403 registration_denied ends the run (exit 3) with the operator's reason; 410 registration_request_expired too", async () => {
+    for (const [status, error, logCode, words] of [
+      [
+        403,
+        "registration_denied",
+        "REGISTRATION_DENIED",
+        /denied this cluster's registration request.*the operator's reason: not a cluster of ours/,
+      ],
+      [410, "registration_request_expired", "REGISTRATION_REQUEST_EXPIRED", /waited 7 days/],
+    ] as const) {
+      let answers = 0;
+      fleet.registerHook = () =>
+        answers++ === 0
+          ? { status: 202, body: { status: "pending_approval", requestId: "rr_9", retryAfterSeconds: 5 } }
+          : { status, body: { error, message: "not a cluster of ours" } };
+      const logger = new MemoryLogger();
+      const result = await new FleetAgent(
+        agentOptions(fleet, path.join(tmpDir(), "s"), { token: staticTokenSource(TOKEN), logger }),
+      ).run();
+      assert.equal(result.outcome, "rejected");
+      assert.equal(result.exitCode, 3);
+      assert.equal(result.code, logCode);
+      assert.match(logger.entries.find((e) => e.code === logCode)!.message, words);
+      assert.equal(answers, 2, "no request after the decision");
+    }
+    fleet.registerHook = undefined;
+  });
+
+  test("in a Deployment a denied registration waits for a new token instead of exiting, then registers with it", async () => {
+    fleet.tokens.set(TOKEN, 0);
+    const second = "frt_otherpublicid_" + "n3wt0k3n".repeat(4);
+    fleet.tokens.set(second, 1);
+    let current = TOKEN;
+    fleet.registerHook = () =>
+      fleet.registers.at(-1)!.auth === `Bearer ${TOKEN}`
+        ? { status: 403, body: { error: "registration_denied", message: "use the prod token" } }
+        : undefined;
+    const clock = new FakeClock();
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = new FleetAgent(
+      agentOptions(fleet, path.join(tmpDir(), "s"), {
+        name: "denied-idle-1",
+        token: { describe: "Secret fleet-system/fleet-agent-token", read: async () => current },
+        idleWhenRefused: true,
+        clock,
+        logger,
+        hooks: {
+          onFailure: (f) => {
+            if (f.code === "REGISTRATION_DENIED") setImmediate(() => (current = second));
+          },
+          onHeartbeat: () => agent.stop(),
+        },
+      }),
+    );
+    try {
+      assert.equal((await agent.run()).outcome, "stopped");
+      assert.ok(agent.clusterId, "registered with the new token");
+      assert.equal(fleet.registers.at(-1)!.auth, `Bearer ${second}`);
+      assert.ok(clock.sleeps.includes(60_000), "checked the token again a minute later");
+      assert.match(
+        logger.entries.find((e) => e.code === "REGISTRATION_DENIED" && e.level === "warn")!.message,
+        /waiting for a new token in Secret fleet-system\/fleet-agent-token/,
+      );
+    } finally {
+      fleet.registerHook = undefined;
+      fleet.tokens.delete(second);
+    }
+  });
+
+  test("clusterUid: a simulated cluster reports a stable UUID-shaped UID on register and every heartbeat; one can be forced", async () => {
+    fleet.tokens.set(TOKEN, 2);
+    const run = async (name: string, clusterUid?: string) => {
+      const seen = fleet.registers.length;
+      const beats = fleet.heartbeats.length;
+      const agent: FleetAgent = new FleetAgent(
+        agentOptions(fleet, path.join(tmpDir(), "s"), {
+          name,
+          clusterUid,
+          token: staticTokenSource(TOKEN),
+          hooks: { onHeartbeat: (info) => info.seq === 2 && agent.stop() },
+        }),
+      );
+      await agent.run();
+      const reg = fleet.registers.slice(seen)[0]!.body;
+      assert.equal(registerRequestSchema.safeParse(reg).success, true);
+      const hbs = fleet.heartbeats.slice(beats);
+      assert.equal(hbs.length, 2);
+      for (const hb of hbs) assert.equal(hb.body.clusterUid, reg.clusterUid, "every heartbeat carries it");
+      return String(reg.clusterUid);
+    };
+    const uid = await run("uid-sim-1");
+    assert.match(uid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(uid, simulatedClusterUid("uid-sim-1"), "derived from the name: stable across runs");
+    assert.notEqual(simulatedClusterUid("uid-sim-2"), uid);
+    assert.equal(await run("uid-sim-2", uid), uid, "forced: a second cluster reports the first one's UID");
   });
 
   test("a state write that fails after the certificate was issued is retried, not an exit", async () => {

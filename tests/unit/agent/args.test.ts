@@ -161,6 +161,23 @@ describe("agent command line", () => {
   });
 });
 
+describe("--cluster-uid", () => {
+  const simulated = ["--server", "https://127.0.0.1:8443", "--name", "a", "--state-dir", "/s", "--ca-file", "/ca.pem"];
+
+  test("a simulated cluster's UID, lowercased; refused with real facts or in a shape the protocol refuses", () => {
+    assert.equal(parseAgentArgs(simulated).clusterUid, undefined, "default: derived from --name by the simulated cluster");
+    assert.equal(
+      parseAgentArgs([...simulated, "--cluster-uid", "3F1C2A9E-5B7D-4C1E-8A2B-6D9E0F1A2B3C"]).clusterUid,
+      "3f1c2a9e-5b7d-4c1e-8a2b-6d9e0f1a2b3c",
+    );
+    assert.throws(() => parseAgentArgs([...simulated, "--cluster-uid", "not a uid"]), /must be a Kubernetes UID/);
+    assert.throws(
+      () => parseAgentArgs([...simulated, "--facts", "kubernetes", "--cluster-uid", "abc"]),
+      /--cluster-uid is for simulated facts only/,
+    );
+  });
+});
+
 describe("simulator command line", () => {
   const sim = ["--server", "https://127.0.0.1:8443", "--clusters", "500", "--token", "frt_x_y", "--ca-file", "/ca.pem"];
 
@@ -201,6 +218,8 @@ describe("simulator command line", () => {
     assert.equal(b.keyPool, 8);
     assert.equal(b.seed, 42);
     assert.equal(b.stateDir, "/tmp/sim");
+    assert.equal(a.duplicateUids, 0);
+    assert.equal(parseSimulateArgs([...sim, "--duplicate-uids", "3"]).duplicateUids, 3);
   });
 
   test("rejects what cannot run", () => {
@@ -217,6 +236,7 @@ describe("simulator command line", () => {
       [[...sim, "--faults", "stop=2"], /between 0 and 1/],
       [[...sim, "--faults", "crash=0.1"], /must be one of/],
       [[...sim, "--faults", "stop=0.6,flap=0.6"], /more than 1/],
+      [[...sim, "--duplicate-uids", "1.5"], /--duplicate-uids must be an integer/],
     ];
     for (const [argv, message] of cases) {
       assert.throws(

@@ -80,6 +80,18 @@ describe("simulated fleet metadata", () => {
     }
   });
 
+  test("kube-system UIDs: UUID-shaped, one per cluster, unless --duplicate-uids pairs neighbours", () => {
+    const uids = fleet.map((c) => c.facts.clusterUid);
+    assert.equal(new Set(uids).size, fleet.length);
+    for (const u of uids.slice(0, 50)) assert.match(u!, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const paired = generateFleet(10, { prefix: "sim", seed: 1, duplicateUids: 2 }).map((c) => c.facts.clusterUid);
+    assert.equal(paired[0], paired[1]);
+    assert.equal(paired[2], paired[3]);
+    assert.notEqual(paired[1], paired[2]);
+    assert.equal(new Set(paired).size, 8, "two pairs share, the rest do not");
+    assert.deepEqual(paired.slice(4), uids.slice(4, 10), "the others keep their own");
+  });
+
   test("the simulated cluster CA fingerprint is stable per name and seed", () => {
     assert.equal(simulatedClusterCaFingerprint("a", 1), simulatedClusterCaFingerprint("a", 1));
     assert.notEqual(simulatedClusterCaFingerprint("a", 1), simulatedClusterCaFingerprint("a", 2));

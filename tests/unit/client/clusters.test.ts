@@ -18,6 +18,7 @@ describe("cluster list filters in the URL", () => {
       health: "flapping",
       enrollment: "blocked",
       blockedOn: "labels",
+      duplicateUid: "true",
       selector: "env=prod,region in (eu,us),!legacy",
       group: "g1",
       q: "eu",
@@ -35,7 +36,9 @@ describe("cluster list filters in the URL", () => {
 
   test("unknown statuses and sorts fall back instead of reaching the API", () => {
     const f = filtersFromSearchParams(
-      new URLSearchParams("status=Exploded&health=wobbly&enrollment=maybe&sort=color&order=sideways&q=%20%20&pageSize=7"),
+      new URLSearchParams(
+        "status=Exploded&health=wobbly&enrollment=maybe&duplicateUid=yes&sort=color&order=sideways&q=%20%20&pageSize=7",
+      ),
     );
     assert.deepEqual(f, {
       ...DEFAULT_FILTERS,
@@ -43,6 +46,7 @@ describe("cluster list filters in the URL", () => {
       health: undefined,
       enrollment: undefined,
       blockedOn: undefined,
+      duplicateUid: undefined,
       selector: undefined,
       group: undefined,
       q: undefined,

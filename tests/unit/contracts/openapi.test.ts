@@ -56,6 +56,7 @@ test("the OpenAPI document covers the fixed protocol paths with their zod reques
     "name",
   ]);
   assert.ok(register.required?.includes("csr"));
+  assert.ok(!register.required?.includes("clusterUid"), "optional: older agents send none");
   assert.ok("ttlSeconds" in (body("/api/v1/registration-tokens", "post").properties ?? {}));
   const list = op("/api/v1/clusters", "get")!.parameters!.map((p) => p.name);
   for (const q of ["status", "selector", "group", "q", "limit", "cursor"]) assert.ok(list.includes(q), q);

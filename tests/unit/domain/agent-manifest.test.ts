@@ -371,6 +371,7 @@ function needed(nodeActions: boolean): Set<Grant> {
     ownDeployment: AGENT_OBJECT_NAMES.deployment,
     clusterInfo: "cluster-info",
     metricsApiService: "v1beta1.metrics.k8s.io",
+    kubeSystemNamespace: "kube-system",
     agentLease: AGENT_OBJECT_NAMES.lease,
     ownRoleBinding: "fleet-agent",
     clusterInfoRoleBinding: "fleet-agent-cluster-info",
@@ -406,6 +407,17 @@ test("RBAC grants exactly the API calls the agent makes (KUBE_CALLS), nothing mo
     "Secrets only by name",
   );
   assert.ok(!secrets.some((g) => g.startsWith("create ") || g.startsWith("list ")), "no create or list on Secrets");
+  const namespaceRules = (docs(agentManifest(MANIFEST)).find((o) => o.kind === "ClusterRole")!.rules as object[]).filter((r) =>
+    JSON.stringify(r).includes('"namespaces"'),
+  );
+  assert.deepEqual(
+    namespaceRules,
+    [
+      { apiGroups: [""], resources: ["namespaces"], verbs: ["list"] },
+      { apiGroups: [""], resources: ["namespaces"], resourceNames: ["kube-system"], verbs: ["get"] },
+    ],
+    "namespaces: list (counted), and get only on kube-system (its UID is the cluster's identity)",
+  );
   const bindings = [...granted(docs(agentManifest({ ...MANIFEST, allowNodeActions: true })))].filter((g) =>
     g.includes("bindings/"),
   );

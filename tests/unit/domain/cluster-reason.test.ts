@@ -6,6 +6,7 @@ import {
   isFlapping,
   matchesEnrollmentFilter,
   matchesHealthFilter,
+  sameClusterPeers,
   type ReasonFacts,
 } from "@/lib/domain/cluster-reason";
 
@@ -106,5 +107,47 @@ describe("factsAsOf", () => {
     assert.equal(factsAsOf({ ...healthy, lastHeartbeatAt: null }, now, 60), null);
     assert.deepEqual(factsAsOf({ ...healthy, lastHeartbeatAt: ago(960) }, now, 60), ago(960));
     assert.deepEqual(factsAsOf({ ...healthy, apiServerHealth: "down" }, now, 60), ago(5));
+  });
+});
+
+describe("sameClusterPeers: one Kubernetes cluster registered twice", () => {
+  const c = (id: string, name: string, clusterUid: string | null, phase = "Active") => ({ id, name, clusterUid, phase });
+
+  test("every active cluster sharing a UID names the others, by name; none and unique UIDs name nobody", () => {
+    const peers = sameClusterPeers([
+      c("1", "b-copy", "u1"),
+      c("2", "a-orig", "u1", "Registration"),
+      c("3", "c-third", "u1", "Draining"),
+      c("4", "alone", "u2"),
+      c("5", "no-uid", null),
+      c("6", "also-no-uid", null),
+    ]);
+    assert.deepEqual(Object.fromEntries(peers), {
+      "1": [
+        { id: "2", name: "a-orig" },
+        { id: "3", name: "c-third" },
+      ],
+      "2": [
+        { id: "1", name: "b-copy" },
+        { id: "3", name: "c-third" },
+      ],
+      "3": [
+        { id: "2", name: "a-orig" },
+        { id: "1", name: "b-copy" },
+      ],
+    });
+  });
+
+  test("a cluster in Deregistration neither flags nor is flagged", () => {
+    assert.equal(sameClusterPeers([c("1", "a", "u1"), c("2", "b", "u1", "Deregistration")]).size, 0);
+  });
+
+  test("the reason follows the health reason and names the others", () => {
+    const reasons = clusterReasons(
+      { ...healthy, apiServerHealth: "down", sameClusterAs: [{ id: "2", name: "a-orig" }] },
+      rules,
+      now,
+    );
+    assert.deepEqual(reasons, [{ code: "apiServerDown" }, { code: "sameCluster", clusters: [{ id: "2", name: "a-orig" }] }]);
   });
 });

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  agentAdvice,
   explainRegistrationResult,
   PROBLEM_KIND_LABEL,
   PROBLEM_KINDS,
@@ -71,6 +72,10 @@ test("the kinds match who has to act", () => {
   assert.equal(kind("label_not_allowed"), "configuration");
   assert.equal(kind("missing_required_labels"), "configuration");
   assert.equal(kind("cluster_conflict"), "configuration");
+  assert.equal(objectiveClass("pending_approval"), "refusal", "waiting for an operator never counts against the objective");
+  // The agent logs the same table's words when an operator's decision ends its registration.
+  for (const code of ["registration_denied", "registration_request_expired"])
+    assert.match(agentAdvice(code) ?? "", /stops asking/, code);
   assert.equal(kind("rate_limited"), "network");
   assert.equal(kind("internal"), "server");
   for (const k of PROBLEM_KINDS) assert.match(PROBLEM_KIND_LABEL[k], /problem$/);
