@@ -212,7 +212,7 @@ describe("applyLiveEvent", () => {
   });
 
   test("unknown event types are ignored", () => {
-    const { client, later, record } = setup();
+    const { later } = setup();
     assert.equal(parseLiveEvent("something.else", JSON.stringify({ type: "something.else" })), null);
     assert.equal(later.length, 0);
   });

@@ -116,6 +116,7 @@ test("the wrapper's answer check: a reply missing a declared field is named, Dat
     notReadyThresholdSeconds: 60,
     heartbeatIntervalSeconds: 15,
     requiredLabels: ["env"],
+    requireApprovalByDefault: false,
   };
   assert.equal(replyProblem(tokenRoutes.fleet, facts), null);
   const { requiredLabels: _, ...drifted } = facts;
