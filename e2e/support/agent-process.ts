@@ -42,7 +42,10 @@ export class AgentProcess {
     options: {
       labels: string;
       logLevel?: "warn" | "info";
-      /** a token minted elsewhere (e.g. through the console) */ token?: string;
+      /** a token minted elsewhere (e.g. through the console) */
+      token?: string;
+      /** more agent flags, e.g. ["--cluster-uid", uid] */
+      args?: string[];
     },
   ): Promise<AgentProcess> {
     const fleet = await okJson<{ caFingerprint: string }>(await admin.get("/api/v1/fleet"));
@@ -70,6 +73,7 @@ export class AgentProcess {
         ...["--ca-fingerprint", fleet.caFingerprint],
         ...["--heartbeat-interval", "2"],
         ...["--log-level", options.logLevel ?? "warn"],
+        ...(options.args ?? []),
       ],
       { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
     );

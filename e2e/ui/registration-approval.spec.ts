@@ -1,6 +1,7 @@
 // A human gate for new clusters: a token minted in the console with "Require approval", a real
 // agent that waits and says so, the approval queue with the request's facts and a live badge;
 // approve -> the cluster turns Ready; deny (on a phone) -> the agent logs the reason and stops.
+import { randomUUID } from "node:crypto";
 import type { Page, TestInfo } from "@playwright/test";
 import { AgentProcess, okJson, uniqueName } from "../support/agent-process";
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
@@ -140,4 +141,34 @@ test.describe("on a phone", () => {
       await agent.stop();
     }
   });
+});
+
+test("two agents reporting one kube-system UID are both flagged, never refused", async ({ page, request }, testInfo) => {
+  test.setTimeout(90_000);
+  const run = uniqueName("e2e-twin");
+  const uid = randomUUID();
+  const names = [`${run}-a`, `${run}-b`];
+  const agents = await Promise.all(
+    names.map((name) =>
+      AgentProcess.start(request, testInfo, name, { labels: "env=e2e,region=twins", args: ["--cluster-uid", uid] }),
+    ),
+  );
+  try {
+    const [idA] = await Promise.all(agents.map((a) => a.clusterId(request)));
+    // The list's reason column names the other one, and the filter finds exactly these two.
+    await page.goto(`/clusters?duplicateUid=true&q=${run}`);
+    for (const [name, other] of [names, [...names].reverse()] as [string, string][]) {
+      const row = page.getByRole("row").filter({ has: page.getByRole("link", { name, exact: true }) });
+      await expect(row).toContainText(`Same cluster as ${other}`, { timeout: 20_000 });
+    }
+    await expect(page.getByRole("row").filter({ hasText: run })).toHaveCount(2);
+    await saveScreenshots(page, testInfo, "same-cluster-list");
+
+    // The cluster page shows the UID and links the twin.
+    await page.goto(`/clusters/${idA}`);
+    await expect(page.getByText(uid)).toBeVisible();
+    await expect(page.getByRole("link", { name: names[1] })).toBeVisible();
+  } finally {
+    await Promise.all(agents.map((a) => a.stop()));
+  }
 });
