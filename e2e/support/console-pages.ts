@@ -52,6 +52,7 @@ export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId">
     { name: "cluster detail", path: `/clusters/${fleet.clusterId}` },
     { name: "deregister wizard", path: `/clusters/${fleet.clusterId}/deregister` },
     { name: "tokens", path: "/tokens" },
+    { name: "approvals", path: "/registration-requests" },
     { name: "groups", path: "/groups" },
     { name: "versions", path: "/versions" },
     { name: "node pools", path: "/node-pools" },
