@@ -442,9 +442,15 @@ export async function registerCluster(
       const identity = takesIdentity ? { ...facts, caFingerprint: req.caFingerprint, apiServerUrl: req.apiServerUrl } : facts;
       const auditIdentity: Record<string, unknown> = {};
       const { existing } = plan;
-      // Same id, new certificate, old ones revoked; unless someone changed the cluster meanwhile.
+      // Same id, new certificate, old ones revoked; unless someone changed the cluster meanwhile: a
+      // claim needs it still Provisioning, a re-registration needs it not being removed. (The
+      // sweeper moving a cluster from Registration to Active at its first heartbeat is no reason
+      // to refuse an agent's retry.) The row stays locked until commit, so the phase read below holds.
       const claimed = await tx.cluster.updateMany({
-        where: { id: existing.id, phase: existing.phase },
+        where:
+          plan.kind === "claim"
+            ? { id: existing.id, phase: "Provisioning" }
+            : { id: existing.id, phase: { notIn: ["Provisioning", "Draining", "Deregistration"] } },
         data: {
           ...identity,
           registeredAt: existing.registeredAt ?? now,
@@ -452,6 +458,8 @@ export async function registerCluster(
       });
       if (claimed.count === 0)
         throw new ApiError("cluster_conflict", `The cluster ${req.name} changed while registering; try again.`);
+      const phaseNow = (await tx.cluster.findUniqueOrThrow({ where: { id: existing.id }, select: { phase: true } }))
+        .phase as Phase;
       const revoked = await revokeCertificates(tx, afterCommit, {
         clusterId,
         certificates: "current",
@@ -475,8 +483,8 @@ export async function registerCluster(
         tx,
         afterCommit,
         phaseChange(
-          plan.existing.phase as Phase,
-          plan.kind === "reregister" ? (plan.existing.phase as Phase) : "Registration",
+          phaseNow,
+          plan.kind === "reregister" ? phaseNow : "Registration",
           plan.kind === "reregister"
             ? `re-registered (proof: ${plan.proof}) with token ${token.name}; new certificate issued`
             : `claimed (proof: boundToken) with token ${token.name}`,
