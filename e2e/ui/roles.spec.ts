@@ -47,6 +47,7 @@ test.describe("as an operator", () => {
       "Clusters",
       "Groups",
       "Tokens",
+      "Approvals",
       "Policies",
       "Rollouts",
       "Versions",

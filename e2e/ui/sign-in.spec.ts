@@ -11,6 +11,7 @@ test("the admin signs in through the form and sees the console shell", async ({ 
     "Clusters",
     "Groups",
     "Tokens",
+    "Approvals",
     "Policies",
     "Rollouts",
     "Versions",
