@@ -12,7 +12,7 @@ export const textareaClass =
 /**
  * A confirmation that records why: for skipping a wait (force), cancelling, aborting, removing.
  * With `reasonRequired` the reason cannot be blank (the server refuses force without one too);
- * with `confirmText` (a cluster's name) it must be typed exactly before the action runs.
+ * with `confirmText` (a cluster's name, or how many clusters) it must be typed exactly before the action runs.
  */
 export function ReasonDialog({
   title,
@@ -21,6 +21,7 @@ export function ReasonDialog({
   reasonHint,
   reasonRequired,
   confirmText,
+  confirmNoun = "name",
   confirmLabel,
   pendingLabel,
   dismissLabel = "Back",
@@ -37,6 +38,8 @@ export function ReasonDialog({
   reasonRequired: boolean;
   /** what must be typed to confirm, e.g. the name of what is removed */
   confirmText?: string;
+  /** what confirmText is, for the mistyped message ("name", "count") */
+  confirmNoun?: string;
   confirmLabel: string;
   pendingLabel: string;
   dismissLabel?: string;
@@ -87,7 +90,7 @@ export function ReasonDialog({
             />
             <FieldError
               id={`${id}-confirm-error`}
-              message={mistyped ? `Type the name exactly as shown (${confirmText}) to confirm.` : null}
+              message={mistyped ? `Type the ${confirmNoun} exactly as shown (${confirmText}) to confirm.` : null}
             />
           </div>
         )}
