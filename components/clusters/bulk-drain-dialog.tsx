@@ -157,6 +157,7 @@ export function BulkDrainDialog({ selection, onClose }: { selection: Selection; 
       confirmNoun="count"
       confirmLabel={`Start drain on ${can.toLocaleString()} cluster${can === 1 ? "" : "s"}`}
       pendingLabel="Starting…"
+      dismissLabel="Cancel"
       variant="danger"
       pending={run.isPending || check.isPending}
       error={run.error}
