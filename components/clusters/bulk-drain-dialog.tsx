@@ -7,7 +7,7 @@ import { ApiRequestError } from "@/lib/client/fetch-json";
 import type { SelectionBreakdown } from "@/lib/contracts/clusters";
 import { Dialog } from "@/components/ui/dialog";
 import { InlineError } from "@/components/ui/inline-error";
-import { ReasonDialog } from "@/components/ui/reason-dialog";
+import { ReasonForm } from "@/components/ui/reason-dialog";
 import { selectionText } from "./bulk-selection-text";
 
 function ResultList({ result }: { result: BulkDeregistrationResult }) {
@@ -94,6 +94,24 @@ export function BulkDrainDialog({ selection, onClose }: { selection: Selection; 
     mutate({ ...selectionBody(selection), dryRun: true });
   }, [mutate, selection]);
 
+  const { mutate: runMutate, reset: runReset } = run;
+  const data = check.data;
+  const confirm = (reason: string | undefined) =>
+    data &&
+    runMutate(
+      { ...selectionBody(selection), dryRun: false, reason, confirmCount: data.matched },
+      {
+        onError: (err) => {
+          if (err instanceof ApiRequestError && err.code === "count_changed") {
+            setChangedFrom(data.matched);
+            runReset();
+            mutate({ ...selectionBody(selection), dryRun: true });
+          }
+        },
+      },
+    );
+
+  // One dialog throughout (checking, confirming, done), so focus returns to the opener at the end.
   if (run.data)
     return (
       <Dialog title="Drains started" onClose={onClose}>
@@ -104,65 +122,46 @@ export function BulkDrainDialog({ selection, onClose }: { selection: Selection; 
         <ResultList result={run.data} />
       </Dialog>
     );
-
-  if (!check.data)
-    return (
-      <Dialog title="Start drain-then-deregister" description={selectionText(selection)} onClose={onClose}>
-        {check.isError ? (
-          <InlineError error={check.error} />
-        ) : (
-          <p className="text-sm text-slate-600 dark:text-slate-400">Checking which clusters can start…</p>
-        )}
-      </Dialog>
-    );
-
-  const { matched, started: can, breakdown } = check.data;
-  const confirm = (reason: string | undefined) =>
-    run.mutate(
-      { ...selectionBody(selection), dryRun: false, reason, confirmCount: matched },
-      {
-        onError: (err) => {
-          if (err instanceof ApiRequestError && err.code === "count_changed") {
-            setChangedFrom(matched);
-            run.reset();
-            mutate({ ...selectionBody(selection), dryRun: true });
-          }
-        },
-      },
-    );
   return (
-    <ReasonDialog
-      // A new count is a new confirmation: what was typed for the old one is cleared.
-      key={matched}
-      title="Start drain-then-deregister"
-      description={
-        <>
-          {changedFrom !== null && changedFrom !== matched && (
-            <span role="alert" className="mb-2 block font-medium text-amber-800 dark:text-amber-300">
-              The selection changed from {changedFrom.toLocaleString()} to {matched.toLocaleString()} clusters since you counted;
-              check it again.
-            </span>
-          )}
-          <span data-testid="bulk-drain-count">
-            {matched.toLocaleString()} cluster{matched === 1 ? "" : "s"} selected; {can.toLocaleString()} can start draining now.
-            Their workloads are evicted and each waits in its wizard for the next step.
-          </span>
-          {breakdown && <Breakdown breakdown={breakdown} />}
-          <ResultList result={check.data} />
-        </>
-      }
-      reasonRequired
-      reasonHint="Kept in the audit log with the selection."
-      confirmText={String(matched)}
-      confirmNoun="count"
-      confirmLabel={`Start drain on ${can.toLocaleString()} cluster${can === 1 ? "" : "s"}`}
-      pendingLabel="Starting…"
-      dismissLabel="Cancel"
-      variant="danger"
-      pending={run.isPending || check.isPending}
-      error={run.error}
-      onConfirm={confirm}
-      onClose={onClose}
-    />
+    <Dialog title="Start drain-then-deregister" description={selectionText(selection)} onClose={onClose}>
+      {check.isError ? (
+        <InlineError error={check.error} />
+      ) : !data ? (
+        <p className="text-sm text-slate-600 dark:text-slate-400">Checking which clusters can start…</p>
+      ) : (
+        <div className="space-y-4">
+          <div className="text-sm">
+            {changedFrom !== null && changedFrom !== data.matched && (
+              <p role="alert" className="mb-2 font-medium text-amber-800 dark:text-amber-300">
+                The selection changed from {changedFrom.toLocaleString()} to {data.matched.toLocaleString()} clusters since you
+                counted; check it again.
+              </p>
+            )}
+            <p data-testid="bulk-drain-count">
+              {data.matched.toLocaleString()} cluster{data.matched === 1 ? "" : "s"} selected; {data.started.toLocaleString()} can
+              start draining now. Their workloads are evicted and each waits in its wizard for the next step.
+            </p>
+            {data.breakdown && <Breakdown breakdown={data.breakdown} />}
+          </div>
+          <ResultList result={data} />
+          <ReasonForm
+            // A new count is a new confirmation: what was typed for the old one is cleared.
+            key={data.matched}
+            reasonRequired
+            reasonHint="Kept in the audit log with the selection."
+            confirmText={String(data.matched)}
+            confirmNoun="count"
+            confirmLabel={`Start drain on ${data.started.toLocaleString()} cluster${data.started === 1 ? "" : "s"}`}
+            pendingLabel="Starting…"
+            dismissLabel="Cancel"
+            variant="danger"
+            pending={run.isPending}
+            error={run.error}
+            onConfirm={confirm}
+            onClose={onClose}
+          />
+        </div>
+      )}
+    </Dialog>
   );
 }
