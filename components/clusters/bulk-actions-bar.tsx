@@ -1,7 +1,9 @@
 "use client";
 
 import Link from "next/link";
+import { isEmptyFilter } from "@/lib/contracts/clusters";
 import { rolloutUrl, type Selection } from "@/lib/client/cluster-bulk";
+import { filterOf } from "@/lib/client/cluster-filters";
 import { Button } from "@/components/ui/button";
 import { selectionText } from "./bulk-selection-text";
 
@@ -27,6 +29,8 @@ export function BulkActionsBar({
   onEditLabels: () => void;
   onDrain: () => void;
 }) {
+  // The server refuses it too: "all matching" no filter is the whole fleet.
+  const wholeFleet = selection.kind === "matching" && isEmptyFilter(filterOf(selection.filters));
   return (
     <div
       role="region"
@@ -52,13 +56,25 @@ export function BulkActionsBar({
         >
           Create a rollout…
         </Link>
-        <Button variant="secondary" className="h-8 text-rose-700 dark:text-rose-300" onClick={onDrain}>
+        <Button
+          variant="secondary"
+          className="h-8 text-rose-700 disabled:opacity-60 dark:text-rose-300"
+          onClick={onDrain}
+          disabled={wholeFleet}
+          aria-describedby={wholeFleet ? "bulk-drain-needs-filter" : undefined}
+        >
           Drain and deregister…
         </Button>
         <Button variant="ghost" className="h-8" onClick={onClear}>
           Clear selection
         </Button>
       </div>
+      {wholeFleet && (
+        <p id="bulk-drain-needs-filter" className="w-full text-xs text-slate-600 sm:text-right dark:text-slate-400">
+          Drain and deregister needs a filter: with none, &ldquo;all matching&rdquo; is the whole fleet. Filter the list or pick
+          clusters.
+        </p>
+      )}
     </div>
   );
 }

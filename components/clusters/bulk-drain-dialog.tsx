@@ -1,12 +1,13 @@
 "use client";
 
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import Link from "next/link";
 import { selectionBody, useBulkDeregistration, type BulkDeregistrationResult, type Selection } from "@/lib/client/cluster-bulk";
+import { ApiRequestError } from "@/lib/client/fetch-json";
+import type { SelectionBreakdown } from "@/lib/contracts/clusters";
 import { Dialog } from "@/components/ui/dialog";
-import { Field } from "@/components/ui/field";
-import { FormActions } from "@/components/ui/form-actions";
 import { InlineError } from "@/components/ui/inline-error";
+import { ReasonForm } from "@/components/ui/reason-dialog";
 import { selectionText } from "./bulk-selection-text";
 
 function ResultList({ result }: { result: BulkDeregistrationResult }) {
@@ -26,19 +27,91 @@ function ResultList({ result }: { result: BulkDeregistrationResult }) {
   );
 }
 
+const SHOWN = 6;
+
+function Counts({ title, rows }: { title: string; rows: { label: string; count: number; muted?: boolean }[] }) {
+  const rest = rows.slice(SHOWN).reduce((n, r) => n + r.count, 0);
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">{title}</dt>
+      <dd>
+        <ul className="mt-1 space-y-0.5 text-sm">
+          {rows.slice(0, SHOWN).map((r) => (
+            <li key={r.label} className="flex justify-between gap-3">
+              <span className={`break-all ${r.muted ? "text-slate-500 italic dark:text-slate-400" : "font-mono"}`}>
+                {r.label}
+              </span>
+              <span className="tabular-nums">{r.count.toLocaleString()}</span>
+            </li>
+          ))}
+          {rest > 0 && (
+            <li className="flex justify-between gap-3 text-slate-500 dark:text-slate-400">
+              <span>{rows.length - SHOWN} more</span>
+              <span className="tabular-nums">{rest.toLocaleString()}</span>
+            </li>
+          )}
+        </ul>
+      </dd>
+    </div>
+  );
+}
+
+/** The selection by env, region and group, so a wide selection shows what it spans before it is confirmed. */
+function Breakdown({ breakdown }: { breakdown: SelectionBreakdown }) {
+  const byLabel = (rows: SelectionBreakdown["env"]) =>
+    rows.map((r) =>
+      r.value === null ? { label: "(not set)", count: r.count, muted: true } : { label: r.value, count: r.count },
+    );
+  const groups = [
+    ...breakdown.group.map((g) => ({ label: g.name, count: g.count })),
+    ...(breakdown.ungrouped ? [{ label: "(no group)", count: breakdown.ungrouped, muted: true }] : []),
+  ];
+  return (
+    <dl
+      data-testid="bulk-drain-breakdown"
+      aria-label="The selection by env, region and group"
+      className="mt-3 grid grid-cols-1 gap-3 rounded-md border border-slate-200 p-3 text-slate-800 sm:grid-cols-3 dark:border-slate-700 dark:text-slate-100"
+    >
+      <Counts title="env" rows={byLabel(breakdown.env)} />
+      <Counts title="region" rows={byLabel(breakdown.region)} />
+      <Counts title="Group" rows={groups} />
+    </dl>
+  );
+}
+
 /**
  * Starts drain-then-deregister (the wizard's first step) on the selection. It first asks the
- * server which clusters can start (a dry run), shows the count to confirm, then reports each one.
+ * server which clusters it holds (a dry run) and shows them by env, region and group; like a
+ * single removal (which asks for the name) it asks for a reason and the count typed, and the
+ * server refuses when the selection no longer has that count, which asks again here.
  */
 export function BulkDrainDialog({ selection, onClose }: { selection: Selection; onClose: () => void }) {
   const check = useBulkDeregistration();
   const run = useBulkDeregistration();
-  const [reason, setReason] = useState("");
+  const [changedFrom, setChangedFrom] = useState<number | null>(null);
   const { mutate } = check;
   useEffect(() => {
     mutate({ ...selectionBody(selection), dryRun: true });
   }, [mutate, selection]);
 
+  const { mutate: runMutate, reset: runReset } = run;
+  const data = check.data;
+  const confirm = (reason: string | undefined) =>
+    data &&
+    runMutate(
+      { ...selectionBody(selection), dryRun: false, reason, confirmCount: data.matched },
+      {
+        onError: (err) => {
+          if (err instanceof ApiRequestError && err.code === "count_changed") {
+            setChangedFrom(data.matched);
+            runReset();
+            mutate({ ...selectionBody(selection), dryRun: true });
+          }
+        },
+      },
+    );
+
+  // One dialog throughout (checking, confirming, done), so focus returns to the opener at the end.
   if (run.data)
     return (
       <Dialog title="Drains started" onClose={onClose}>
@@ -49,42 +122,45 @@ export function BulkDrainDialog({ selection, onClose }: { selection: Selection; 
         <ResultList result={run.data} />
       </Dialog>
     );
-
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    run.mutate({ ...selectionBody(selection), dryRun: false, ...(reason.trim() ? { reason: reason.trim() } : {}) });
-  };
-  const can = check.data?.started ?? 0;
   return (
     <Dialog title="Start drain-then-deregister" description={selectionText(selection)} onClose={onClose}>
       {check.isError ? (
         <InlineError error={check.error} />
-      ) : !check.data ? (
+      ) : !data ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">Checking which clusters can start…</p>
       ) : (
-        <form onSubmit={submit} className="space-y-4">
-          <p className="text-sm" data-testid="bulk-drain-count">
-            {can.toLocaleString()} of {check.data.matched.toLocaleString()} clusters can start draining now; their workloads are
-            evicted and each waits in its wizard for the next step.
-          </p>
-          <ResultList result={check.data} />
-          <Field
-            id="bulk-drain-reason"
-            label="Reason (optional)"
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            maxLength={500}
-          />
-          <FormActions
-            onCancel={onClose}
-            pending={run.isPending}
-            label={`Start drain on ${can.toLocaleString()} cluster${can === 1 ? "" : "s"}`}
+        <div className="space-y-4">
+          <div className="text-sm">
+            {changedFrom !== null && changedFrom !== data.matched && (
+              <p role="alert" className="mb-2 font-medium text-amber-800 dark:text-amber-300">
+                The selection changed from {changedFrom.toLocaleString()} to {data.matched.toLocaleString()} clusters since you
+                counted; check it again.
+              </p>
+            )}
+            <p data-testid="bulk-drain-count">
+              {data.matched.toLocaleString()} cluster{data.matched === 1 ? "" : "s"} selected; {data.started.toLocaleString()} can
+              start draining now. Their workloads are evicted and each waits in its wizard for the next step.
+            </p>
+            {data.breakdown && <Breakdown breakdown={data.breakdown} />}
+          </div>
+          <ResultList result={data} />
+          <ReasonForm
+            // A new count is a new confirmation: what was typed for the old one is cleared.
+            key={data.matched}
+            reasonRequired
+            reasonHint="Kept in the audit log with the selection."
+            confirmText={String(data.matched)}
+            confirmNoun="count"
+            confirmLabel={`Start drain on ${data.started.toLocaleString()} cluster${data.started === 1 ? "" : "s"}`}
             pendingLabel="Starting…"
+            dismissLabel="Cancel"
             variant="danger"
-            disabled={can === 0}
+            pending={run.isPending}
             error={run.error}
+            onConfirm={confirm}
+            onClose={onClose}
           />
-        </form>
+        </div>
       )}
     </Dialog>
   );

@@ -12,15 +12,28 @@ export const textareaClass =
 /**
  * A confirmation that records why: for skipping a wait (force), cancelling, aborting, removing.
  * With `reasonRequired` the reason cannot be blank (the server refuses force without one too);
- * with `confirmText` (a cluster's name) it must be typed exactly before the action runs.
+ * with `confirmText` (a cluster's name, or how many clusters) it must be typed exactly before the action runs.
  */
 export function ReasonDialog({
   title,
   description,
+  onClose,
+  ...form
+}: { title: string; description: ReactNode } & Parameters<typeof ReasonForm>[0]) {
+  return (
+    <Dialog title={title} description={description} onClose={onClose}>
+      <ReasonForm {...form} onClose={onClose} />
+    </Dialog>
+  );
+}
+
+/** ReasonDialog's form, for a dialog that shows more around it (e.g. a check before it). */
+export function ReasonForm({
   reasonLabel = "Reason",
   reasonHint,
   reasonRequired,
   confirmText,
+  confirmNoun = "name",
   confirmLabel,
   pendingLabel,
   dismissLabel = "Back",
@@ -30,13 +43,13 @@ export function ReasonDialog({
   onConfirm,
   onClose,
 }: {
-  title: string;
-  description: ReactNode;
   reasonLabel?: string;
   reasonHint?: string;
   reasonRequired: boolean;
   /** what must be typed to confirm, e.g. the name of what is removed */
   confirmText?: string;
+  /** what confirmText is, for the mistyped message ("name", "count") */
+  confirmNoun?: string;
   confirmLabel: string;
   pendingLabel: string;
   dismissLabel?: string;
@@ -64,76 +77,74 @@ export function ReasonDialog({
   }
 
   return (
-    <Dialog title={title} description={description} onClose={onClose}>
-      <form onSubmit={submit} noValidate className="space-y-4">
-        {confirmText !== undefined && (
-          <div className="space-y-1.5">
-            <label htmlFor={`${id}-confirm`} className="block text-sm font-medium">
-              Type <span className="font-mono font-semibold">{confirmText}</span> to confirm
-            </label>
-            <input
-              id={`${id}-confirm`}
-              autoFocus
-              autoComplete="off"
-              spellCheck={false}
-              value={typed}
-              onChange={(e) => {
-                setTyped(e.target.value);
-                setMistyped(false);
-              }}
-              aria-invalid={mistyped || undefined}
-              aria-describedby={mistyped ? `${id}-confirm-error` : undefined}
-              className={`${inputClass} font-mono`}
-            />
-            <FieldError
-              id={`${id}-confirm-error`}
-              message={mistyped ? `Type the name exactly as shown (${confirmText}) to confirm.` : null}
-            />
-          </div>
-        )}
+    <form onSubmit={submit} noValidate className="space-y-4">
+      {confirmText !== undefined && (
         <div className="space-y-1.5">
-          <label htmlFor={`${id}-reason`} className="block text-sm font-medium">
-            {reasonLabel}
-            {!reasonRequired && <span className="font-normal text-slate-500 dark:text-slate-400"> (optional)</span>}
+          <label htmlFor={`${id}-confirm`} className="block text-sm font-medium">
+            Type <span className="font-mono font-semibold">{confirmText}</span> to confirm
           </label>
-          <textarea
-            id={`${id}-reason`}
-            rows={3}
-            maxLength={300}
-            autoFocus={confirmText === undefined}
-            required={reasonRequired}
-            value={reason}
+          <input
+            id={`${id}-confirm`}
+            autoFocus
+            autoComplete="off"
+            spellCheck={false}
+            value={typed}
             onChange={(e) => {
-              setReason(e.target.value);
-              setMissing(false);
+              setTyped(e.target.value);
+              setMistyped(false);
             }}
-            aria-invalid={missing || undefined}
-            aria-describedby={
-              [reasonHint ? `${id}-hint` : null, missing ? `${id}-error` : null].filter(Boolean).join(" ") || undefined
-            }
-            className={textareaClass}
+            aria-invalid={mistyped || undefined}
+            aria-describedby={mistyped ? `${id}-confirm-error` : undefined}
+            className={`${inputClass} font-mono`}
           />
-          {reasonHint && (
-            <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
-              {reasonHint}
-            </p>
-          )}
-          {missing && (
-            <p id={`${id}-error`} className="text-xs text-rose-600 dark:text-rose-400">
-              Say why; the reason is kept in the audit log.
-            </p>
-          )}
+          <FieldError
+            id={`${id}-confirm-error`}
+            message={mistyped ? `Type the ${confirmNoun} exactly as shown (${confirmText}) to confirm.` : null}
+          />
         </div>
-        <FormActions
-          error={error}
-          onCancel={onClose}
-          cancelLabel={dismissLabel}
-          variant={variant}
-          pending={pending}
-          label={confirmLabel}
-          pendingLabel={pendingLabel}
+      )}
+      <div className="space-y-1.5">
+        <label htmlFor={`${id}-reason`} className="block text-sm font-medium">
+          {reasonLabel}
+          {!reasonRequired && <span className="font-normal text-slate-500 dark:text-slate-400"> (optional)</span>}
+        </label>
+        <textarea
+          id={`${id}-reason`}
+          rows={3}
+          maxLength={300}
+          autoFocus={confirmText === undefined}
+          required={reasonRequired}
+          value={reason}
+          onChange={(e) => {
+            setReason(e.target.value);
+            setMissing(false);
+          }}
+          aria-invalid={missing || undefined}
+          aria-describedby={
+            [reasonHint ? `${id}-hint` : null, missing ? `${id}-error` : null].filter(Boolean).join(" ") || undefined
+          }
+          className={textareaClass}
         />
-      </form>
-    </Dialog>
+        {reasonHint && (
+          <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
+            {reasonHint}
+          </p>
+        )}
+        {missing && (
+          <p id={`${id}-error`} className="text-xs text-rose-600 dark:text-rose-400">
+            Say why; the reason is kept in the audit log.
+          </p>
+        )}
+      </div>
+      <FormActions
+        error={error}
+        onCancel={onClose}
+        cancelLabel={dismissLabel}
+        variant={variant}
+        pending={pending}
+        label={confirmLabel}
+        pendingLabel={pendingLabel}
+      />
+    </form>
   );
 }

@@ -2,8 +2,9 @@
 // edit labels with a preview and a confirmation, on a desktop and a 390x844 phone. The desktop
 // run saves the README's screenshots of the list with the bulk action in progress. Then the
 // list's other tools: changing and removing labels (required ones refused), drain-then-deregister
-// and a rollout for a selection, the page size, the column chooser, export and saved views.
-import type { Locator, Page } from "@playwright/test";
+// and a rollout for a selection, the page size, the column chooser, export and saved views; and
+// the guards of a bulk drain (the breakdown, a reason, the count typed, no drain without a filter).
+import type { APIRequestContext, Locator, Page, TestInfo } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { execSql, sqlTimestamp } from "../support/database";
 import { saveScreenshots } from "../support/screenshots";
@@ -210,8 +211,9 @@ test.describe("the list's tools", () => {
     await page.getByRole("button", { name: "Drain and deregister…" }).click();
     const dialog = page.getByRole("dialog", { name: "Start drain-then-deregister" });
     // The count to confirm comes from the server's dry run.
-    await expect(dialog.getByTestId("bulk-drain-count")).toContainText("2 of 2 clusters can start draining now");
-    await dialog.getByLabel("Reason (optional)").fill("e2e: retire two");
+    await expect(dialog.getByTestId("bulk-drain-count")).toContainText("2 clusters selected; 2 can start draining now");
+    await dialog.getByLabel("Type 2 to confirm").fill("2");
+    await dialog.getByLabel("Reason").fill("e2e: retire two");
     await dialog.getByRole("button", { name: "Start drain on 2 clusters" }).click();
     await expect(page.getByTestId("bulk-drain-done")).toContainText("Drain started on 2 of 2 clusters");
 
@@ -332,10 +334,163 @@ test.describe("the list's tools", () => {
     await inScreen(page.getByRole("region", { name: "Bulk actions" }), "the bulk actions");
     await page.getByRole("button", { name: "Drain and deregister…" }).click();
     const dialog = page.getByRole("dialog", { name: "Start drain-then-deregister" });
-    await expect(dialog.getByTestId("bulk-drain-count")).toContainText("2 of 2");
+    await expect(dialog.getByTestId("bulk-drain-count")).toContainText("2 clusters selected; 2 can start");
     await inScreen(dialog, "the drain dialog");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(page.getByRole("button", { name: "Drain and deregister…" })).toBeFocused();
     expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
   });
+});
+
+/** The window as it is (a dialog open), light and dark, attached to the test. */
+async function themeShots(page: Page, testInfo: TestInfo, name: string) {
+  await page.waitForTimeout(300); // the dialog's entrance
+  for (const theme of ["light", "dark"] as const) {
+    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
+    const file = testInfo.outputPath(`${name}-${theme}.png`);
+    await page.screenshot({ path: file });
+    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
+  }
+  await page.evaluate(() => document.documentElement.classList.remove("dark"));
+}
+
+/**
+ * "All matching" a filter -> the drain dialog: the selection by env, region and group, nothing
+ * starts without the count typed and a reason, a cluster that joins meanwhile makes it ask again,
+ * then every cluster of the filter starts draining.
+ */
+async function guardedDrain(
+  page: Page,
+  testInfo: TestInfo,
+  apiAs: (role: "operator") => Promise<APIRequestContext>,
+  shots: string,
+) {
+  const run = `g${shots[0]}${Date.now().toString(36)}`;
+  await seedClusters(run);
+  const api = await apiAs("operator");
+  const group = `drill-${run}`;
+  const created = await api.post("/api/v1/groups", {
+    data: { name: group, selector: `bulke2e=${run},region=eu` },
+    headers: SAME_ORIGIN,
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const wizardStep = async (i: number) =>
+    (
+      (await (await api.get(`/api/v1/clusters/cl_e2ebulk${run}${String(i).padStart(3, "0")}/deregistration`)).json()) as {
+        step: string | null;
+      }
+    ).step;
+
+  await selectAllMatching(page, run);
+  await page.getByRole("button", { name: "Drain and deregister…" }).click();
+  const dialog = page.getByRole("dialog", { name: "Start drain-then-deregister" });
+  await expect(dialog.getByTestId("bulk-drain-count")).toContainText(`${COUNT} clusters selected`, { timeout: 30_000 });
+  const breakdown = dialog.getByTestId("bulk-drain-breakdown");
+  await expect(breakdown.locator("li", { hasText: "prod" })).toContainText(String(COUNT));
+  await expect(breakdown.locator("li", { hasText: /^eu/ })).toContainText(String(COUNT / 2));
+  await expect(breakdown.locator("li", { hasText: /^us/ })).toContainText(String(COUNT / 2));
+  await expect(breakdown.locator("li", { hasText: group })).toContainText(String(COUNT / 2));
+  await expect(dialog.getByLabel(`Type ${COUNT} to confirm`)).toBeVisible();
+  const start = dialog.getByRole("button", { name: `Start drain on ${COUNT} clusters` });
+  await inWindow(page, dialog, "the drain dialog");
+  await themeShots(page, testInfo, shots);
+
+  // Neither the count nor a reason: refused in the dialog, nothing starts.
+  await start.click();
+  await expect(dialog).toContainText(`Type the count exactly as shown (${COUNT}) to confirm.`);
+  await expect(dialog).toContainText("Say why; the reason is kept in the audit log.");
+  // A reason and the wrong count: still refused.
+  await dialog.getByLabel("Reason").fill(`e2e: drill ${run}`);
+  await dialog.getByLabel(`Type ${COUNT} to confirm`).fill(String(COUNT - 1));
+  await start.click();
+  await expect(dialog).toContainText(`Type the count exactly as shown (${COUNT}) to confirm.`);
+  // The count and no reason: refused.
+  await dialog.getByLabel("Reason").fill("  ");
+  await dialog.getByLabel(`Type ${COUNT} to confirm`).fill(String(COUNT));
+  await start.click();
+  await expect(dialog).toContainText("Say why; the reason is kept in the audit log.");
+  expect(await wizardStep(0), "nothing started").toBeNull();
+
+  // One more cluster joins the filter after the count was seen: the server refuses, the dialog counts again.
+  const late = `cl_e2ebulk${run}late`;
+  const now = sqlTimestamp();
+  await execSql(
+    `INSERT INTO "Cluster" ("id", "name", "phase", "registeredAt", "lastHeartbeatAt", "apiServerHealth", "createdAt", "updatedAt") VALUES (?, ?, 'Active', ?, ?, 'ok', ?, ?)`,
+    [late, `bulk-${run}-late`, now, now, now, now],
+  );
+  await execSql(`INSERT INTO "ClusterLabel" ("clusterId", "key", "value") VALUES (?, ?, ?), (?, ?, ?), (?, ?, ?)`, [
+    ...[late, "env", "prod"],
+    ...[late, "region", "us"],
+    ...[late, "bulke2e", run],
+  ]);
+  await dialog.getByLabel("Reason").fill(`e2e: drill ${run}`);
+  await start.click();
+  await expect(dialog.getByRole("alert")).toContainText(`The selection changed from ${COUNT} to ${COUNT + 1} clusters`);
+  expect(await wizardStep(0), "nothing started").toBeNull();
+  await dialog.getByLabel(`Type ${COUNT + 1} to confirm`).fill(String(COUNT + 1));
+  await dialog.getByLabel("Reason").fill(`e2e: drill ${run}`);
+  await dialog.getByRole("button", { name: `Start drain on ${COUNT + 1} clusters` }).click();
+  await expect(page.getByTestId("bulk-drain-done")).toContainText(`Drain started on ${COUNT + 1} of ${COUNT + 1} clusters`, {
+    timeout: 60_000,
+  });
+  expect(await wizardStep(0)).toBe("draining");
+  expect(await wizardStep(COUNT - 1)).toBe("draining");
+  const audit = (await (await api.get("/api/v1/audit?action=cluster.deregistration.bulk_start&limit=50")).json()) as {
+    items: { details: { count?: number; reason?: string } }[];
+  };
+  expect(audit.items.find((e) => e.details.reason === `e2e: drill ${run}`)?.details.count).toBe(COUNT + 1);
+  const groupId = ((await created.json()) as { id: string }).id;
+  expect((await api.delete(`/api/v1/groups/${groupId}`, { headers: SAME_ORIGIN })).status()).toBe(204);
+}
+
+/** Every part of `locator` inside the window's width. */
+async function inWindow(page: Page, locator: Locator, what: string) {
+  const width = page.viewportSize()!.width;
+  const box = (await locator.boundingBox())!;
+  expect(box.x, `${what} starts on screen`).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width, `${what} ends on screen`).toBeLessThanOrEqual(width);
+}
+
+test.describe("bulk drain guards", () => {
+  test.use(asRole("operator"));
+
+  test("the drain shows the breakdown and needs the count typed and a reason (desktop)", async ({ page, apiAs }, testInfo) => {
+    test.setTimeout(150_000); // two dry runs and 61 drains on a shared machine
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await guardedDrain(page, testInfo, apiAs, "bulk-drain-desktop");
+  });
+
+  test("the same on a 390x844 phone", async ({ page, apiAs }, testInfo) => {
+    test.setTimeout(150_000);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await guardedDrain(page, testInfo, apiAs, "bulk-drain-phone");
+  });
+
+  for (const [name, size] of [
+    ["desktop", { width: 1440, height: 900 }],
+    ["phone", { width: 390, height: 844 }],
+  ] as const)
+    test(`"all matching" with no filter cannot be drained, and says why (${name})`, async ({ page, apiAs }, testInfo) => {
+      test.setTimeout(90_000);
+      await page.setViewportSize(size);
+      await seedClusters(`n${name[0]}${Date.now().toString(36)}`); // more clusters than a page of 25
+      await page.goto("/clusters?pageSize=25");
+      await expect(page.locator("tbody tr")).toHaveCount(25, { timeout: 30_000 });
+      await page.getByRole("checkbox", { name: "Select every cluster on this page" }).check();
+      await page.getByRole("button", { name: /^Select all .* matching$/ }).click();
+      await expect(page.getByTestId("bulk-selection")).toContainText("clusters matching the current filter");
+      const drain = page.getByRole("button", { name: "Drain and deregister…" });
+      await expect(drain).toBeDisabled();
+      await expect(drain).toHaveAccessibleDescription(/needs a filter/);
+      await expect(page.getByText(/Drain and deregister needs a filter/)).toBeVisible();
+      await expect(page.getByRole("button", { name: "Edit labels…" })).toBeEnabled();
+      await themeShots(page, testInfo, `bulk-drain-no-filter-${name}`);
+      const api = await apiAs("operator");
+      const refused = await api.post("/api/v1/clusters/bulk/deregistration", {
+        data: { filter: {}, reason: "everything", confirmCount: 1 },
+        headers: SAME_ORIGIN,
+      });
+      expect(refused.status()).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toBe("filter_required");
+    });
 });

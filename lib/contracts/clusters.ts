@@ -34,6 +34,9 @@ export const clusterFilterSchema = z.object({
 });
 export type ClusterFilterInput = z.infer<typeof clusterFilterSchema>;
 
+/** Whether a filter sets no condition at all: "all matching" it is the whole fleet. */
+export const isEmptyFilter = (f: ClusterFilterInput) => Object.values(f).every((v) => v === undefined || String(v).trim() === "");
+
 /** Page sizes the list offers (the API takes any limit up to 500), and the default. */
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -78,10 +81,26 @@ export const bulkLabelsSchema = z
   .refine(oneSelection, oneSelectionMessage);
 export type BulkLabelsInput = z.input<typeof bulkLabelsSchema>;
 
+/**
+ * Bulk drain-then-deregister. Besides a dry run it needs a reason and `confirmCount`, the number
+ * of clusters the person saw and confirmed (the server counts again and answers 409
+ * count_changed when they differ); "all matching" needs a filter (400 filter_required).
+ */
 export const bulkDeregistrationSchema = z
-  .object({ ...selectionShape, reason: z.string().trim().max(500).optional(), dryRun: z.boolean().default(false) })
+  .object({
+    ...selectionShape,
+    reason: z.string().trim().max(500).optional(),
+    confirmCount: z.number().int().min(0).optional(),
+    dryRun: z.boolean().default(false),
+  })
   .strict()
-  .refine(oneSelection, oneSelectionMessage);
+  .refine(oneSelection, oneSelectionMessage)
+  .superRefine((b, ctx) => {
+    if (b.dryRun) return;
+    if (!b.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "is required: say why these clusters are drained" });
+    if (b.confirmCount === undefined)
+      ctx.addIssue({ code: "custom", path: ["confirmCount"], message: "is required: the number of clusters confirmed" });
+  });
 export type BulkDeregistrationInput = z.input<typeof bulkDeregistrationSchema>;
 
 export const savedViewInputSchema = z
@@ -255,9 +274,23 @@ export const bulkLabelsResultSchema = z.object({
 });
 export type BulkLabelsResult = z.infer<typeof bulkLabelsResultSchema>;
 
+const countOf = z.object({ value: z.string().nullable(), count: z.number() });
+
+/** The selection by the `env` and `region` labels (null: without it) and by cluster group (a cluster may be in several). */
+export const selectionBreakdownSchema = z.object({
+  env: z.array(countOf),
+  region: z.array(countOf),
+  group: z.array(z.object({ name: z.string(), count: z.number() })),
+  /** clusters in no group */
+  ungrouped: z.number(),
+});
+export type SelectionBreakdown = z.infer<typeof selectionBreakdownSchema>;
+
 export const bulkDeregistrationResultSchema = z.object({
   dryRun: z.boolean(),
   matched: z.number(),
+  /** a dry run's selection broken down, for the confirmation */
+  breakdown: selectionBreakdownSchema.optional(),
   started: z.number(),
   results: z.array(
     z.object({ id: z.string(), name: z.string(), ok: z.boolean(), error: z.string().optional(), message: z.string().optional() }),
@@ -308,7 +341,8 @@ export const clusterRoutes = {
   bulkDeregistration: route({
     method: "POST",
     path: "/api/v1/clusters/bulk/deregistration",
-    summary: "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster",
+    summary:
+      "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required). `dryRun` answers the count and its breakdown by env, region and group",
     role: "operator",
     body: bulkDeregistrationSchema,
     response: bulkDeregistrationResultSchema,

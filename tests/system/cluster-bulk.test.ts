@@ -176,17 +176,95 @@ test("bulk drain start: a dry run, then the wizard's first step per cluster, rep
     null,
     "a dry run starts nothing",
   );
-  const started = await server.api("POST", "/api/v1/clusters/bulk/deregistration", { ...body, reason: "decommission" });
+  const confirmed = { ...body, reason: "decommission", confirmCount: 2 };
+  const started = await server.api("POST", "/api/v1/clusters/bulk/deregistration", confirmed);
   assert.equal(started.status, 200, JSON.stringify(started.body));
   assert.equal(started.body.started, 2);
   assert.equal((await server.api("GET", "/api/v1/clusters/cl_bulk000028/deregistration")).body.step, "draining");
-  const twice = await server.api("POST", "/api/v1/clusters/bulk/deregistration", body);
+  const twice = await server.api("POST", "/api/v1/clusters/bulk/deregistration", confirmed);
   assert.equal(twice.body.started, 0);
   assert.equal(twice.body.results[0].ok, false);
   assert.equal(twice.body.results[0].error, "invalid_transition");
   const audit = await auditOf("cluster.deregistration.bulk_start");
   assert.equal(audit.length, 2);
   assert.equal(audit[1]!.details.started, 2);
+});
+
+test("bulk drain guards: a filter, a reason and the confirmed count; the dry run breaks the selection down", async () => {
+  // 50-55 drill=yes: 50-53 env=qa (50-51 region=eu, 52-53 us), 54-55 env=dev in us; group "qa-drill" holds the qa ones.
+  await seed(50, 6, (i) => ({ drill: "yes", env: i < 54 ? "qa" : "dev", region: i < 52 ? "eu" : "us" }));
+  const group = await server.api("POST", "/api/v1/groups", { name: "qa-drill", selector: "drill=yes,env=qa" });
+  assert.equal(group.status, 201, JSON.stringify(group.body));
+  const url = "/api/v1/clusters/bulk/deregistration";
+  const drill = { filter: { selector: "drill=yes" } };
+
+  for (const filter of [{}, { q: "  " }, { selector: "" }]) {
+    const whole = await server.api("POST", url, { filter, reason: "all of it", confirmCount: 42 });
+    assert.equal(whole.status, 400, JSON.stringify(whole.body));
+    assert.equal(whole.body.error, "filter_required");
+    assert.match(whole.body.message, /needs a filter/);
+    const wholeDry = await server.api("POST", url, { filter, dryRun: true });
+    assert.equal(wholeDry.body.error, "filter_required", "not even previewed");
+  }
+
+  for (const reason of [undefined, "", "   "]) {
+    const r = await server.api("POST", url, { ...drill, confirmCount: 6, ...(reason === undefined ? {} : { reason }) });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.error, "invalid_request");
+    assert.ok(
+      r.body.details.some((d: { field: string }) => d.field === "reason"),
+      JSON.stringify(r.body),
+    );
+  }
+  const noCount = await server.api("POST", url, { ...drill, reason: "drill" });
+  assert.equal(noCount.status, 400);
+  assert.ok(
+    noCount.body.details.some((d: { field: string }) => d.field === "confirmCount"),
+    JSON.stringify(noCount.body),
+  );
+
+  const dry = await server.api("POST", url, { ...drill, dryRun: true });
+  assert.equal(dry.status, 200, JSON.stringify(dry.body));
+  assert.equal(dry.body.matched, 6);
+  assert.deepEqual(dry.body.breakdown, {
+    env: [
+      { value: "qa", count: 4 },
+      { value: "dev", count: 2 },
+    ],
+    region: [
+      { value: "us", count: 4 },
+      { value: "eu", count: 2 },
+    ],
+    group: [{ name: "qa-drill", count: 4 }],
+    ungrouped: 2,
+  });
+
+  // One more joins the filter after the person counted: the old count is refused, nothing starts.
+  await seed(56, 1, () => ({ drill: "yes", env: "dev", region: "eu" }));
+  const stale = await server.api("POST", url, { ...drill, reason: "drill", confirmCount: 6 });
+  assert.equal(stale.status, 409, JSON.stringify(stale.body));
+  assert.equal(stale.body.error, "count_changed");
+  assert.equal(stale.body.details.count, 7);
+  assert.equal((await server.api("GET", "/api/v1/clusters/cl_bulk000050/deregistration")).body.step, null);
+  const staleIds = await server.api("POST", url, { ids: ["cl_bulk000050", "cl_nope"], reason: "drill", confirmCount: 2 });
+  assert.equal(staleIds.status, 409, "ids count the clusters that still exist");
+  assert.equal(staleIds.body.details.count, 1);
+
+  const audits = (await auditOf("cluster.deregistration.bulk_start")).length;
+  const done = await server.api("POST", url, { ...drill, reason: "drill", confirmCount: 7 }, bearer(operatorKey));
+  assert.equal(done.status, 200, JSON.stringify(done.body));
+  assert.equal(done.body.started, 7);
+  assert.deepEqual(
+    done.body.results.map((r: { name: string }) => r.name),
+    ["bulk-050", "bulk-051", "bulk-052", "bulk-053", "bulk-054", "bulk-055", "bulk-056"],
+  );
+  for (const id of ["cl_bulk000050", "cl_bulk000056"])
+    assert.equal((await server.api("GET", `/api/v1/clusters/${id}/deregistration`)).body.step, "draining");
+  assert.equal((await server.api("GET", "/api/v1/clusters/cl_bulk000027/deregistration")).body.step, null, "outside the filter");
+  const audit = await auditOf("cluster.deregistration.bulk_start");
+  assert.equal(audit.length, audits + 1);
+  assert.equal(audit[0]!.details.reason, "drill");
+  assert.equal(audit[0]!.details.count, 7);
 });
 
 test("the export streams every matching cluster as CSV (escaped, formula-safe, ISO times) or JSON", async () => {

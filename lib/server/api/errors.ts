@@ -9,6 +9,8 @@ const STATUS = {
   invalid_request: 400,
   invalid_csr: 400,
   immutable_field: 400,
+  /** A destructive bulk action over "all matching" with no filter at all: the whole fleet. */
+  filter_required: 400,
   unauthenticated: 401,
   token_missing: 401,
   token_invalid: 401,
@@ -31,6 +33,8 @@ const STATUS = {
   request_not_pending: 409,
   /** A single sign-on user's role while a role mapping is configured: set by the IdP's claims at each sign-in. */
   role_managed_by_sso: 409,
+  /** A bulk action whose confirmed count is not the selection's count now; details carry the current count. */
+  count_changed: 409,
   cluster_deregistered: 410,
   /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
   registration_request_expired: 410,
