@@ -1,5 +1,6 @@
 // fleetctl: the admin API from a terminal or a CI pipeline.
 //   npm run fleetctl -- gate --selector env=prod        exits 0 when the gate passes, 1 when not
+//   npm run fleetctl -- gate --group prod --max-unready 10% --ignore-not-ready-longer-than 30m
 //   npm run fleetctl -- clusters list [--status Ready] [--selector ...] [--limit 50]
 //   npm run fleetctl -- label --selector env=prod --set tier=gold --remove foo [--dry-run]
 //   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod] [--require-approval]
@@ -8,10 +9,12 @@
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { parseDuration, parseMaxUnready, ToleranceError } from "../domain/gate-tolerance";
 import { parseSelector, SelectorError } from "../domain/selector";
 
 const USAGE = `usage: fleetctl <command> [flags]
   gate --selector <kubectl selector> | --group <group>
+       [--max-unready N|P%] [--ignore-not-ready-longer-than 30m|2h|1d]
   clusters list [--status S] [--selector S] [--group G] [--q TEXT] [--limit N]
   label (--selector S | --group G | --status S | --q TEXT) [--set k=v,...] [--remove k,...] [--dry-run]
   tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
@@ -46,6 +49,22 @@ export function checkSelector(text: string | undefined): void {
     parseSelector(text);
   } catch (err) {
     if (err instanceof SelectorError) throw new UsageError(`--selector: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The same checks as the server, so a bad tolerance flag fails before any request. */
+export function checkTolerance(maxUnready: string | undefined, ignoreLongerThan: string | undefined): void {
+  try {
+    if (maxUnready !== undefined) parseMaxUnready(maxUnready);
+  } catch (err) {
+    if (err instanceof ToleranceError) throw new UsageError(`--max-unready: ${err.message}`);
+    throw err;
+  }
+  try {
+    if (ignoreLongerThan !== undefined) parseDuration(ignoreLongerThan);
+  } catch (err) {
+    if (err instanceof ToleranceError) throw new UsageError(`--ignore-not-ready-longer-than: ${err.message}`);
     throw err;
   }
 }
@@ -111,6 +130,38 @@ type Cluster = {
   lastHeartbeatAt?: string | null;
 };
 
+type GateAnswer = {
+  pass: boolean;
+  summary: string;
+  clusters: Cluster[];
+  tolerance?: { text: string };
+  ignored?: { text: string | null; clusters: { name: string; notReadySince: string }[] };
+};
+
+/** The gate's verdict for a terminal: PASS/FAIL and why, the tolerance, what was ignored, each cluster. */
+export function describeGate(r: GateAnswer): string {
+  const lines = [`${r.pass ? "PASS" : "FAIL"}  ${r.summary}`];
+  if (r.tolerance) lines.push(`      ${r.tolerance.text}`);
+  if (r.ignored?.text) lines.push(`      ${r.ignored.text}`);
+  if (r.clusters.length)
+    lines.push(
+      "",
+      table(
+        ["CLUSTER", "STATUS", "PHASE", "ENROLLED", "REASONS"],
+        r.clusters.map((c) => [c.name, c.status, c.phase, c.enrolled ? "yes" : "no", (c.reasons ?? []).join("; ") || "-"]),
+      ),
+    );
+  if (r.ignored?.clusters.length)
+    lines.push(
+      "",
+      table(
+        ["IGNORED", "NOTREADY SINCE"],
+        r.ignored.clusters.map((c) => [c.name, c.notReadySince]),
+      ),
+    );
+  return lines.join("\n");
+}
+
 type RequestView = { id: string; name: string; state: string; clusterId: string | null; reason: string | null };
 
 /** A request by its id, else the pending request for that cluster name. */
@@ -148,6 +199,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       set: { type: "string" },
       remove: { type: "string" },
       "dry-run": { type: "boolean" },
+      "max-unready": { type: "string" },
+      "ignore-not-ready-longer-than": { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -165,24 +218,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
   if (command === "gate") {
     if (!values.selector && !values.group) throw new UsageError("gate needs --selector or --group");
     checkSelector(values.selector);
-    const r = (await call(server, key, "GET", `/api/v1/gate?${qs({ selector: values.selector, group: values.group })}`)) as {
-      pass: boolean;
-      summary: string;
-      clusters: Cluster[];
-    };
-    if (values.json) print(JSON.stringify(r, null, 2));
-    else {
-      print(`${r.pass ? "PASS" : "FAIL"}  ${r.summary}`);
-      if (r.clusters.length) {
-        print("");
-        print(
-          table(
-            ["CLUSTER", "STATUS", "PHASE", "ENROLLED", "REASONS"],
-            r.clusters.map((c) => [c.name, c.status, c.phase, c.enrolled ? "yes" : "no", (c.reasons ?? []).join("; ") || "-"]),
-          ),
-        );
-      }
-    }
+    checkTolerance(values["max-unready"], values["ignore-not-ready-longer-than"]);
+    const query = qs({
+      selector: values.selector,
+      group: values.group,
+      maxUnready: values["max-unready"],
+      ignoreNotReadyLongerThan: values["ignore-not-ready-longer-than"],
+    });
+    const r = (await call(server, key, "GET", `/api/v1/gate?${query}`)) as GateAnswer;
+    print(values.json ? JSON.stringify(r, null, 2) : describeGate(r));
     return r.pass ? 0 : 1;
   }
   if (command === "clusters" && sub === "list") {

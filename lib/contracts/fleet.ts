@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { parseDuration, parseMaxUnready, ToleranceError } from "@/lib/domain/gate-tolerance";
 import { checkSelectorText } from "@/lib/domain/selector";
 import { CLUSTER_STATUSES, type ClusterStatus } from "@/lib/domain/status";
-import { isoTime } from "./common";
+import { clusterStatusSchema, isoTime } from "./common";
 import { fleetEventSchema } from "./events";
 import { route } from "./route";
 
@@ -93,10 +94,67 @@ export const capacityQuerySchema = z.object({
     .default("region"),
 });
 
+/** A tolerance value through its pure parser: a refusal names its `rule` in the 400's details. */
+const toleranceText = <T>(parse: (text: string) => T) =>
+  z
+    .string()
+    .max(40)
+    .superRefine((text, ctx) => {
+      try {
+        parse(text);
+      } catch (err) {
+        if (!(err instanceof ToleranceError)) throw err;
+        ctx.addIssue({ code: "custom", message: err.message, params: { rule: err.rule } });
+      }
+    });
+
 export const gateQuerySchema = z
-  .object({ selector: z.string().superRefine(checkSelectorText).optional(), group: z.string().max(200).optional() })
+  .object({
+    selector: z.string().superRefine(checkSelectorText).optional(),
+    group: z.string().max(200).optional(),
+    /** how many matching clusters may be unready and the gate still pass: a count (3) or a percentage (10%) */
+    maxUnready: toleranceText(parseMaxUnready).optional(),
+    /** leave out of the target set the clusters NotReady for longer than this (30m, 2h, 1d) */
+    ignoreNotReadyLongerThan: toleranceText(parseDuration).optional(),
+  })
   .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
 export type GateQuery = z.infer<typeof gateQuerySchema>;
+
+const gateClusterSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: clusterStatusSchema,
+  phase: z.string(),
+  enrolled: z.boolean(),
+  reasons: z.array(z.string()),
+});
+
+export const gateResultSchema = z.object({
+  pass: z.boolean(),
+  summary: z.string(),
+  evaluatedAt: isoTime,
+  /** the clusters judged: every match but the ignored ones */
+  clusters: z.array(gateClusterSchema),
+  tolerance: z.object({
+    /** as asked ("3", "10%"), or null: none tolerated */
+    maxUnready: z.string().nullable(),
+    /** unready clusters the verdict allows (a percentage of `total`, rounded down) */
+    allowed: z.number(),
+    unready: z.number(),
+    total: z.number(),
+    /** "2 of 24 not ready (tolerated: up to 3)" */
+    text: z.string(),
+  }),
+  /** matching clusters NotReady for longer than `ignoreNotReadyLongerThan`: listed, not judged */
+  ignored: z.object({
+    longerThan: z.string().nullable(),
+    longerThanSeconds: z.number().nullable(),
+    clusters: z.array(z.object({ id: z.string(), name: z.string(), notReadySince: isoTime })),
+    /** "ignored 1 NotReady for more than 30m", or null when nothing is ignored by asking */
+    text: z.string().nullable(),
+  }),
+});
+export type GateResult = z.infer<typeof gateResultSchema>;
 
 export const fleetRoutes = {
   overview: route({
@@ -121,5 +179,12 @@ export const fleetRoutes = {
     query: capacityQuerySchema,
     response: capacitySchema,
   }),
-  gate: route({ method: "GET", path: "/api/v1/gate", summary: "Pipeline change gate", role: "viewer", query: gateQuerySchema }),
+  gate: route({
+    method: "GET",
+    path: "/api/v1/gate",
+    summary: "Pipeline change gate",
+    role: "viewer",
+    query: gateQuerySchema,
+    response: gateResultSchema,
+  }),
 };

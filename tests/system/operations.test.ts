@@ -73,6 +73,31 @@ test("the gate fails with no match, fails with reasons, passes when every match 
   assert.equal(cli.code, 1, cli.out);
   assert.match(cli.out, /FAIL/);
   assert.match(cli.out, /gate-1/);
+  assert.match(cli.out, /1 of 1 not ready \(tolerated: none\)/);
+
+  // Tolerance: one unready cluster of one passes with --max-unready 1 (or 100%), and says so.
+  const tolerated = await fleetctl(
+    "gate",
+    "--selector",
+    "env=staging",
+    "--max-unready",
+    "100%",
+    "--ignore-not-ready-longer-than",
+    "30m",
+  );
+  assert.equal(tolerated.code, 0, tolerated.out);
+  assert.match(tolerated.out, /PASS/);
+  assert.match(tolerated.out, /1 of 1 not ready \(tolerated: up to 1, 100%\)/);
+  assert.match(tolerated.out, /ignored 0 NotReady for more than 30m/);
+  const badFlag = await fleetctl("gate", "--selector", "env=staging", "--max-unready", "-1");
+  assert.equal(badFlag.code, 2, badFlag.out);
+  const badQuery = await server.api("GET", "/api/v1/gate?selector=env%3Dstaging&maxUnready=150%25", undefined, bearer(apiKey));
+  assert.equal(badQuery.status, 400);
+  assert.equal(badQuery.body.error, "invalid_request");
+  assert.deepEqual(
+    badQuery.body.details.map((d: { field: string; rule: string }) => [d.field, d.rule]),
+    [["maxUnready", "max_unready_percentage"]],
+  );
 
   // Make it pass: a group for it, a heartbeat with logs and metrics flowing.
   await server.api("POST", "/api/v1/groups", { name: "staging", selector: "env=staging" });

@@ -14,6 +14,9 @@ export type GateFacts = {
   logsReporting: boolean | null;
   metricsReporting: boolean | null;
   labels: { key: string; value: string }[];
+  /** the status the sweeper last recorded, and when: when a NotReady with a fresh heartbeat began (gate tolerance) */
+  status?: string;
+  statusChangedAt?: Date | null;
 };
 
 // Raw rows carry the driver's types: both engines give Date and boolean for these typed columns,
@@ -44,6 +47,8 @@ export const FACT_COLUMNS = c.list(
   "appliedPolicyRevision",
   "logsReporting",
   "metricsReporting",
+  "status",
+  "statusChangedAt",
 );
 
 export function labelsByCluster(labels: { clusterId: string; key: string; value: string }[]) {
@@ -69,6 +74,8 @@ export function gateFactsOf(r: Record<string, unknown>, labels: Map<string, { ke
     logsReporting: asBool(r.logsReporting),
     metricsReporting: asBool(r.metricsReporting),
     labels: labels.get(r.id as string) ?? [],
+    status: r.status as string,
+    statusChangedAt: asDate(r.statusChangedAt),
   };
 }
 

@@ -1,5 +1,6 @@
 import "server-only";
-import type { GateQuery } from "@/lib/contracts/fleet";
+import type { GateQuery, GateResult } from "@/lib/contracts/fleet";
+import { formatDuration, gateVerdict, notReadySince, parseDuration, parseMaxUnready } from "@/lib/domain/gate-tolerance";
 import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -24,12 +25,16 @@ type GateCluster = {
 
 /**
  * GET /api/v1/gate: may a pipeline deploy to these clusters? Passes only when at least one
- * cluster matches and every match is registered, Active, Ready and enrolled; each failing
- * cluster says why. A group whose stored selector is invalid is a 400 that names its problem
+ * cluster is judged and every one is registered, Active, Ready and enrolled, or at most
+ * `maxUnready` of them are not (a count, or a percentage of the clusters judged, rounded down);
+ * each failing cluster says why. With `ignoreNotReadyLongerThan`, a match NotReady for longer
+ * than that is listed as ignored and left out of the target set (the percentage's base too). A group whose stored selector is invalid is a 400 that names its problem
  * (lib/server/groups/group-selector.ts): a gate cannot pass or fail on a selection it cannot make.
  */
-export async function evaluateGate(q: GateQuery) {
-  const now = new Date();
+export async function evaluateGate(q: GateQuery, now = new Date()): Promise<GateResult> {
+  // Already checked by the query schema: parsed again here for their values.
+  const maxUnready = q.maxUnready === undefined ? undefined : parseMaxUnready(q.maxUnready);
+  const ignoreSeconds = q.ignoreNotReadyLongerThan === undefined ? undefined : parseDuration(q.ignoreNotReadyLongerThan);
   const settings = await getSettings();
   const selector = await selectionSelector({ selector: q.selector, group: q.group });
   // The clusters, by name, from the label index (cluster-list-sql.ts): the same SQL as the cluster list.
@@ -47,6 +52,7 @@ export async function evaluateGate(q: GateQuery) {
   const groups = await loadGroups();
   const groupCounts = new Map<string, number>();
   const results: GateCluster[] = [];
+  const ignored: GateResult["ignored"]["clusters"] = [];
   // Read and judged in chunks with a yield between them: on SQLite every query holds the event
   // loop, and 5,000 clusters at once would hold heartbeats back for as long.
   for (let start = 0; start < page.ids.length; start += CHUNK) {
@@ -65,6 +71,13 @@ export async function evaluateGate(q: GateQuery) {
       let groupCount = groupCounts.get(signature);
       if (groupCount === undefined) groupCounts.set(signature, (groupCount = groupsMatching(labels, groups).length));
       const status = clusterStatus(c, now, settings.notReadyThresholdSeconds);
+      if (status === "NotReady" && ignoreSeconds !== undefined) {
+        const since = notReadySince(c, now, settings.notReadyThresholdSeconds);
+        if (now.getTime() - since.getTime() > ignoreSeconds * 1000) {
+          ignored.push({ id: c.id, name: c.name, notReadySince: since.toISOString() });
+          continue;
+        }
+      }
       const items = enrollmentChecklist(
         { ...c, labels, groupCount },
         settings.requiredLabels,
@@ -79,14 +92,33 @@ export async function evaluateGate(q: GateQuery) {
       results.push({ id: c.id, name: c.name, status, phase: c.phase, enrolled: items.every((i) => i.ok), reasons });
     }
   }
-  const failing = results.filter((r) => r.reasons.length);
-  const pass = results.length > 0 && failing.length === 0;
+  const unready = results.filter((r) => r.reasons.length).length;
   const what = q.group ? `group ${q.group}` : `selector "${q.selector}"`;
-  const summary =
-    results.length === 0
-      ? `No cluster matches ${what}: nothing to deploy to.`
-      : pass
-        ? `All ${results.length} cluster(s) matching ${what} are registered, Active, Ready and enrolled.`
-        : `${failing.length} of ${results.length} cluster(s) matching ${what} are not ready for a deployment.`;
-  return { pass, summary, evaluatedAt: now.toISOString(), clusters: results };
+  const verdict = gateVerdict({
+    total: results.length,
+    unready,
+    ignored: ignored.map((c) => c.name),
+    maxUnready,
+    ignoreNotReadySeconds: ignoreSeconds,
+    what,
+  });
+  return {
+    pass: verdict.pass,
+    summary: verdict.summary,
+    evaluatedAt: now.toISOString(),
+    clusters: results,
+    tolerance: {
+      maxUnready: maxUnready?.text ?? null,
+      allowed: verdict.allowed,
+      unready,
+      total: results.length,
+      text: verdict.tolerance,
+    },
+    ignored: {
+      longerThan: ignoreSeconds === undefined ? null : formatDuration(ignoreSeconds),
+      longerThanSeconds: ignoreSeconds ?? null,
+      clusters: ignored,
+      text: verdict.ignoredText,
+    },
+  };
 }
