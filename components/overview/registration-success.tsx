@@ -10,7 +10,9 @@ export function formatRate(rate: number): string {
 
 /**
  * Registration success over the window against the objective. Only failures of the system count
- * against it; refusals that worked as designed are shown beside it, each list by code. The card
+ * against it; refusals that worked as designed are shown beside it, each list by code, and
+ * attempts deferred for load (503 overloaded) are a third bucket outside the rate: the agent
+ * retries, and each retry is an attempt of its own. The card
  * sits in a half-width column: it lays itself out by its own width (a container query), so the
  * summary never squeezes into a one-word column at 1280 px.
  */
@@ -30,7 +32,7 @@ export function RegistrationSuccess({ registrations: r }: { registrations: Overv
           </p>
           <div className="mt-2">
             {r.successRate === null ? (
-              <Badge>No attempts</Badge>
+              <Badge>{r.total ? "Nothing decided yet" : "No attempts"}</Badge>
             ) : meets ? (
               <Badge tone="green">✓ Meets the {objective} objective</Badge>
             ) : (
@@ -45,7 +47,11 @@ export function RegistrationSuccess({ registrations: r }: { registrations: Overv
             ) : (
               <>
                 <Count n={r.total} strong /> attempts in the last {r.windowHours} h: <Count n={r.succeeded} /> succeeded,{" "}
-                <Count n={r.refused} /> refused as designed, <Count n={r.failed} alarm={r.failed > 0} /> failed on the server.
+                <Count n={r.refused} /> refused as designed,{" "}
+                <span data-testid="registration-deferred">
+                  <Count n={r.deferred} /> deferred (overloaded)
+                </span>
+                , <Count n={r.failed} alarm={r.failed > 0} /> failed on the server.
               </>
             )}
           </p>
@@ -54,11 +60,14 @@ export function RegistrationSuccess({ registrations: r }: { registrations: Overv
       </div>
       <p className="text-xs text-slate-500 dark:text-slate-400">
         The objective counts failures of the system only (server errors, timeouts). Refusals — an expired or used-up token, a
-        missing label, a bad certificate request — are the server working as designed.
+        missing label, a bad certificate request — are the server working as designed. Attempts deferred because the server was
+        overloaded (503, retry later) are neither: the rate leaves them out, as the agent retries and each retry counts on its
+        own.
       </p>
-      <div className="grid gap-5 @md:grid-cols-2">
+      <div className="grid gap-5 @md:grid-cols-2 @3xl:grid-cols-3">
         <CodeList title="Failures by code" testId="registration-failures" codes={byClass("failure")} />
         <CodeList title="Refused by code" testId="registration-refusals" codes={byClass("refusal")} />
+        <CodeList title="Deferred (overloaded)" testId="registration-deferrals" codes={byClass("deferred")} />
       </div>
     </div>
   );

@@ -1,4 +1,4 @@
-import { explainRegistrationResult, type ProblemKind } from "@/lib/domain/registration-errors";
+import { DEFERRED_RESULT, explainRegistrationResult, type ProblemKind } from "@/lib/domain/registration-errors";
 import { Badge, type Tone } from "@/components/ui/badge";
 
 // By who has to act: amber for tokens (mint another), violet for agent configuration, red for
@@ -11,9 +11,21 @@ const KIND_TONE: Record<ProblemKind, Tone> = {
   server: "red",
 };
 
-/** A registration result: "registered" for ok, else its code, coloured by kind of problem. */
+/**
+ * A registration result: "registered" for ok, "deferred (overloaded)" for a refusal for load (the
+ * agent retries: neither a refusal nor a failure), else its code, coloured by kind of problem.
+ */
 export function AttemptResultBadge({ result }: { result: string }) {
   const e = explainRegistrationResult(result);
+  if (result === DEFERRED_RESULT)
+    return (
+      <Badge tone="neutral" title={e.title}>
+        <span aria-hidden className="h-1.5 w-1.5 rounded-full bg-current" />
+        <span>
+          deferred (<span className="font-mono">{result}</span>)
+        </span>
+      </Badge>
+    );
   return (
     <Badge tone={e.ok ? "green" : KIND_TONE[e.kind ?? "server"]} title={e.title}>
       <span aria-hidden className="h-1.5 w-1.5 rounded-full bg-current" />

@@ -2,6 +2,7 @@
 
 import { useMemo, useState } from "react";
 import {
+  DEFERRED_RESULT,
   explainRegistrationResult,
   PROBLEM_KIND_LABEL,
   PROBLEM_KINDS,
@@ -60,9 +61,12 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
             >
               <option value="">All results</option>
               <option value="ok">Registered (ok)</option>
+              <option value={DEFERRED_RESULT}>Deferred ({DEFERRED_RESULT})</option>
               {PROBLEM_KINDS.map((kind) => (
                 <optgroup key={kind} label={PROBLEM_KIND_LABEL[kind]}>
-                  {REGISTRATION_ERROR_CODES.filter((c) => explainRegistrationResult(c).kind === kind).map((code) => (
+                  {REGISTRATION_ERROR_CODES.filter(
+                    (c) => c !== DEFERRED_RESULT && explainRegistrationResult(c).kind === kind,
+                  ).map((code) => (
                     <option key={code} value={code}>
                       {explainRegistrationResult(code).title} ({code})
                     </option>

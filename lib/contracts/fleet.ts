@@ -35,7 +35,9 @@ export const overviewSchema = z.object({
     refused: z.number(),
     /** failures of the system (5xx, server-side errors): the only thing the objective counts */
     failed: z.number(),
-    /** 1 - failed / total */
+    /** deferred for load (503 overloaded): the agent retries; neither refused nor failed, and outside the rate */
+    deferred: z.number(),
+    /** 1 - failed / (total - deferred) */
     successRate: z.number().nullable(),
     objective: z.number(),
     byResult: z.record(z.string(), z.number()),

@@ -172,6 +172,14 @@ const FAILURES = {
     action:
       "Nothing, if it clears up: agents retry after the Retry-After delay. Many clusters behind one NAT may need a higher limit.",
   },
+  overloaded: {
+    kind: "server",
+    title: "Deferred (overloaded)",
+    meaning:
+      "The control plane was busy with other registrations or behind on heartbeats, so it asked the agent to come back after a short delay.",
+    action:
+      "Nothing, if the agent registers on a later try: it retries after the Retry-After delay. Many of them in a burst mean the signing limits are tight for the wave.",
+  },
   internal: {
     kind: "server",
     title: "Server error",
@@ -240,10 +248,15 @@ export function agentAdvice(code: string): string | null {
  * objective counts. A code this console does not know counts as a failure: an objective must not
  * look better for a result nobody has classified.
  */
-export type ObjectiveClass = "success" | "refusal" | "failure";
+export type ObjectiveClass = "success" | "refusal" | "deferred" | "failure";
+
+/** A registration refused for load (503 `overloaded`): the agent retries, and that try is recorded on its own. */
+export const DEFERRED_RESULT = "overloaded";
 
 export function objectiveClass(code: string): ObjectiveClass {
   if (code === "ok") return "success";
+  // Neither a decision nor a failure: the server asked for the attempt again later.
+  if (code === DEFERRED_RESULT) return "deferred";
   // The server did its job: the decision is an operator's.
   if (code === PENDING_APPROVAL) return "refusal";
   if (isRegistrationErrorCode(code)) return FAILURES[code].kind === "server" ? "failure" : "refusal";
@@ -257,19 +270,26 @@ export type RegistrationTally = {
   refused: number;
   /** failures of the system: the only thing the objective counts */
   failed: number;
-  /** 1 - failed / total (null without attempts): refusals are the server doing its job. */
+  /** deferred for load (503 overloaded): the agent's retry is an attempt of its own, so these are outside the rate */
+  deferred: number;
+  /**
+   * 1 - failed / (total - deferred), null without an attempt that was decided: refusals are the
+   * server doing its job, and a deferred attempt decides nothing.
+   */
   successRate: number | null;
 };
 
 /** Attempts by result code, tallied for the objective. */
 export function tallyRegistrations(byResult: Readonly<Record<string, number>>): RegistrationTally {
-  const t = { total: 0, succeeded: 0, refused: 0, failed: 0 };
+  const t = { total: 0, succeeded: 0, refused: 0, failed: 0, deferred: 0 };
   for (const [code, n] of Object.entries(byResult)) {
     t.total += n;
     const c = objectiveClass(code);
     if (c === "success") t.succeeded += n;
     else if (c === "refusal") t.refused += n;
+    else if (c === "deferred") t.deferred += n;
     else t.failed += n;
   }
-  return { ...t, successRate: t.total ? 1 - t.failed / t.total : null };
+  const decided = t.total - t.deferred;
+  return { ...t, successRate: decided ? 1 - t.failed / decided : null };
 }

@@ -10,6 +10,7 @@ const countAttempt = (result: string) =>
   incCounter("fleet_registration_attempts_total", "Registration attempts on this instance, by result code.", { result });
 import { registerCluster, type RegistrationTrace } from "./register-cluster";
 import { recordAttempt } from "./registration-attempts";
+import { deferredAttempts } from "./deferred-attempts";
 import { processSingleton } from "@/lib/server/process-singletons";
 
 export type Reply = { status: number; body: unknown; headers?: Record<string, string> };
@@ -28,8 +29,8 @@ function nameFrom(body: unknown): string | null {
 
 /**
  * POST /api/agent/v1/register as a whole: the per-address rate limit, admission control, the
- * registration, and an attempt-log entry for every outcome but `overloaded` (a success's entry, and a
- * request's first wait for approval, are written in their transactions).
+ * registration, and an attempt-log entry for every outcome (a success's entry, and a request's first
+ * wait for approval, are written in their transactions; an `overloaded` one later, in a batch).
  * The register entry of the protocol table (lib/server/agent-port/protocol-handlers.ts).
  */
 export async function handleRegistration(req: {
@@ -63,9 +64,12 @@ export async function handleRegistration(req: {
     const err = knownError(caught);
     const code = err instanceof ApiError ? err.code : "internal";
     countAttempt(code);
-    // Refused for load: a row per refusal would add database writes exactly when there is no room
-    // for them; the counter above and fleet_signing_admission_total say how many.
-    if (code === "overloaded") return errorReply(err);
+    // Refused for load: a row written now would add a database write exactly when there is no
+    // room for one; the refusal is noted in memory and written with the others in one batch.
+    if (code === "overloaded") {
+      deferredAttempts().record({ sourceAddress: req.sourceAddress, clusterName: nameFrom(body), bearer: req.token });
+      return errorReply(err);
+    }
     await recordAttempt({
       result: code,
       sourceAddress: req.sourceAddress,

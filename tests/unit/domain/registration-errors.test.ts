@@ -103,6 +103,7 @@ test("an unknown code is still explained honestly, never blank", () => {
 test("the objective counts failures of the system (5xx) only; refusals as designed are not failures", () => {
   for (const code of REGISTRATION_ERROR_CODES) {
     const status = new ApiError(code as ErrorCode, "x").status;
+    if (code === "overloaded") continue; // deferred, below
     assert.equal(objectiveClass(code), status >= 500 ? "failure" : "refusal", `${code} (${status})`);
   }
   for (const code of [
@@ -117,15 +118,22 @@ test("the objective counts failures of the system (5xx) only; refusals as design
   }
   for (const code of ["internal", "database_unavailable", "unavailable"]) assert.equal(objectiveClass(code), "failure", code);
   assert.equal(objectiveClass("ok"), "success");
+  // Refused for load: the agent retries and that try is recorded on its own; neither bucket.
+  assert.equal(objectiveClass("overloaded"), "deferred");
   // A result nobody classified (a timeout recorded by a newer server) never flatters the objective.
   assert.equal(objectiveClass("timeout"), "failure");
   assert.equal(objectiveClass("constructor"), "failure");
 });
 
 test("the tally: refusals are shown beside the rate, failures of the system lower it", () => {
-  assert.deepEqual(tallyRegistrations({}), { total: 0, succeeded: 0, refused: 0, failed: 0, successRate: null });
+  assert.deepEqual(tallyRegistrations({}), { total: 0, succeeded: 0, refused: 0, failed: 0, deferred: 0, successRate: null });
   const t = tallyRegistrations({ ok: 980, token_exhausted: 15, token_expired: 4, internal: 1 });
-  assert.deepEqual(t, { total: 1000, succeeded: 980, refused: 19, failed: 1, successRate: 0.999 });
+  assert.deepEqual(t, { total: 1000, succeeded: 980, refused: 19, failed: 1, deferred: 0, successRate: 0.999 });
+  // Deferred for load: a third bucket, outside the rate (the retries are attempts of their own).
+  const burst = tallyRegistrations({ ok: 177, overloaded: 123 });
+  assert.deepEqual(burst, { total: 300, succeeded: 177, refused: 0, failed: 0, deferred: 123, successRate: 1 });
+  assert.equal(tallyRegistrations({ ok: 9, internal: 1, overloaded: 90 }).successRate, 0.9);
+  assert.equal(tallyRegistrations({ overloaded: 5 }).successRate, null, "nothing decided yet");
   // Only refusals: the system did its job every time.
   assert.equal(tallyRegistrations({ token_expired: 50 }).successRate, 1);
   assert.equal(tallyRegistrations({ ok: 9, database_unavailable: 1 }).successRate, 0.9);
