@@ -1,6 +1,10 @@
 import Link from "next/link";
+import { EnrollmentNeeds } from "@/components/tokens/enrollment-needs";
 
-/** The first run: nothing registered yet, and the one next step that changes that. */
+/**
+ * The first run: nothing registered yet, the one next step that changes that, and what a cluster
+ * needs beyond registering to count as enrolled.
+ */
 export function FleetEmptyState({ canMint }: { canMint: boolean }) {
   return (
     <div className="flex flex-col items-center rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center dark:border-slate-700 dark:bg-slate-900">
@@ -31,6 +35,9 @@ export function FleetEmptyState({ canMint }: { canMint: boolean }) {
           page.
         </p>
       )}
+      <div className="mt-8 w-full max-w-lg border-t border-slate-200 pt-6 dark:border-slate-800">
+        <EnrollmentNeeds />
+      </div>
     </div>
   );
 }

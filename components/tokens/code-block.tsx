@@ -12,6 +12,7 @@ export function CodeBlock({
   maxHeight = "max-h-72",
   wrap = false,
   copyLabel = `Copy ${title.toLowerCase()}`,
+  blockedReason = null,
 }: {
   id: string;
   title: string;
@@ -20,15 +21,27 @@ export function CodeBlock({
   maxHeight?: string;
   wrap?: boolean;
   copyLabel?: string;
+  /** why the text may not be copied yet (shown beside the actions, which are then disabled), or null */
+  blockedReason?: string | null;
 }) {
   return (
     <section aria-labelledby={`${id}-title`} className="space-y-2">
-      <div className="flex items-center justify-between gap-3">
+      <div className="flex flex-wrap items-center justify-between gap-3">
         <h3 id={`${id}-title`} className="text-sm font-semibold">
           {title}
         </h3>
-        <div className="flex items-center gap-2">
-          <CopyButton text={text} label={copyLabel} />
+        <div className="flex flex-wrap items-center justify-end gap-2">
+          {blockedReason && (
+            <p id={`${id}-blocked`} data-testid={`${id}-blocked`} className="text-xs text-amber-800 dark:text-amber-300">
+              {blockedReason}
+            </p>
+          )}
+          <CopyButton
+            text={text}
+            label={copyLabel}
+            disabled={!!blockedReason}
+            describedBy={blockedReason ? `${id}-blocked` : undefined}
+          />
           {actions}
         </div>
       </div>

@@ -1,7 +1,16 @@
 "use client";
 
 import { useState } from "react";
-import { agentCommand, agentManifest, isLoopbackUrl, labelsToSend, manifestFileName } from "@/lib/domain/agent-manifest";
+import {
+  agentCommand,
+  agentManifest,
+  defaultAgentUrl,
+  labelsToSend,
+  manifestBlockers,
+  manifestFileName,
+  proxyUrlProblem,
+  serverAddressProblem,
+} from "@/lib/domain/agent-manifest";
 import { EMPTY_POD_OPTIONS, parseAgentPodOptions, type AgentPodOptions } from "@/lib/domain/agent-pod-options";
 import { DNS_LABEL, labelValueProblem } from "@/lib/domain/labels";
 import { useFleetFacts, type MintedToken } from "@/lib/client/tokens";
@@ -10,7 +19,8 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { inputClass } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
-import { AgentAdvancedOptions } from "./agent-advanced-options";
+import { AgentAdvancedOptions, AgentOptionField } from "./agent-advanced-options";
+import { EnrollmentNeeds } from "./enrollment-needs";
 import { CodeBlock } from "./code-block";
 import { downloadText } from "./download";
 import { FieldError, selectClass } from "@/components/ui/field-error";
@@ -35,6 +45,10 @@ function suggestClusterName(tokenName: string): string {
  *
  * `boundCluster`: the token is bound to this cluster (re-enrolment or a claim); the name is fixed
  * and no labels are asked for, since the cluster keeps its own.
+ *
+ * The manifest's Copy and Download stay disabled, with the reason beside them, until it would
+ * work: a valid name (typed, when the token may register more than one cluster, so no two
+ * clusters share a suggested one), every required label, and a server address a pod can reach.
  */
 export function MintedTokenPanel({
   minted,
@@ -46,7 +60,9 @@ export function MintedTokenPanel({
   boundCluster?: string;
 }) {
   const fleet = useFleetFacts();
-  const [clusterName, setClusterName] = useState(() => boundCluster ?? suggestClusterName(minted.name));
+  // A token for several clusters suggests no name: each cluster needs its own, typed.
+  const nameRequired = !boundCluster && minted.maxClusters > 1;
+  const [clusterName, setClusterName] = useState(() => boundCluster ?? (nameRequired ? "" : suggestClusterName(minted.name)));
   const suggested =
     fleet.data && !boundCluster
       ? labelsToSend({
@@ -57,10 +73,19 @@ export function MintedTokenPanel({
       : [];
   const [labelValues, setLabelValues] = useState<Record<string, string>>({});
   const valueOf = (key: string) => labelValues[key] ?? suggested.find((s) => s.key === key)?.value ?? "";
+  const labelProblem = (key: string) => {
+    const value = valueOf(key).trim();
+    return value === "" ? `Every cluster needs a ${key} label.` : labelValueProblem(value);
+  };
 
-  const nameError = DNS_LABEL.test(clusterName)
-    ? null
-    : "Lowercase letters, digits and '-', starting and ending with a letter or digit (at most 63).";
+  const nameError =
+    clusterName === ""
+      ? nameRequired
+        ? `Name this cluster: the token may register up to ${minted.maxClusters.toLocaleString()} clusters, each under its own name.`
+        : "Name the cluster."
+      : DNS_LABEL.test(clusterName)
+        ? null
+        : "Lowercase letters, digits and '-', starting and ending with a letter or digit (at most 63).";
   const labels = Object.fromEntries(suggested.map((s) => [s.key, valueOf(s.key).trim()]).filter(([, v]) => v));
   const fixed = Object.entries(minted.fixedLabels);
   const [advanced, setAdvanced] = useState(EMPTY_POD_OPTIONS);
@@ -69,6 +94,33 @@ export function MintedTokenPanel({
   const podOptions = Object.fromEntries(
     Object.entries(parsedOptions.options).filter(([key]) => !(key in parsedOptions.problems)),
   ) as AgentPodOptions;
+  // The server address starts at the first AGENT_HOSTNAMES entry a pod can reach, and is editable.
+  const [serverEdit, setServerEdit] = useState<string | null>(null);
+  const serverAddress = serverEdit ?? (fleet.data ? defaultAgentUrl(fleet.data.agentUrls, fleet.data.agentUrl) : "");
+  const serverProblem = serverAddressProblem(serverAddress);
+  const [nodeActions, setNodeActions] = useState(false);
+  const [httpsProxy, setHttpsProxy] = useState("");
+  const [noProxy, setNoProxy] = useState("");
+  const proxyProblem = httpsProxy.trim() ? proxyUrlProblem(httpsProxy) : null;
+  const optionProblems = [
+    ...Object.keys(parsedOptions.problems).map(
+      (k) =>
+        ({
+          apiServerUrl: "API server URL",
+          priorityClassName: "priority class",
+          imagePullSecrets: "image pull secret",
+          tolerations: "toleration",
+        })[k] ?? k,
+    ),
+    ...(proxyProblem ? ["HTTPS proxy"] : []),
+  ];
+  const labelProblems = suggested.filter((s) => labelProblem(s.key)).map((s) => s.key);
+  const manifestBlocked = manifestBlockers({ nameProblem: nameError, labelProblems, serverProblem, optionProblems });
+  // The command runs on a host (loopback is fine there): it waits for the name and labels only.
+  const commandBlocked = manifestBlockers({ nameProblem: nameError, labelProblems, serverProblem: null, optionProblems: [] });
+  const reason = (blocked: string[]) => (blocked.length ? `Needs ${blocked.join(", ")}.` : null);
+  const commandServer =
+    serverAddress.trim() && !serverAddressProblem(serverAddress) ? serverAddress.trim() : (fleet.data?.agentUrl ?? "");
 
   return (
     <section
@@ -129,7 +181,7 @@ export function MintedTokenPanel({
             />
           ) : (
             <>
-              <div className="grid grid-cols-3 gap-4">
+              <div className="grid gap-4 sm:grid-cols-3">
                 <div className="space-y-1.5">
                   <label htmlFor="agent-cluster-name" className="block text-sm font-medium">
                     Cluster name
@@ -139,6 +191,8 @@ export function MintedTokenPanel({
                     className={`${inputClass} font-mono`}
                     value={clusterName}
                     readOnly={!!boundCluster}
+                    required
+                    placeholder={nameRequired ? "prod-eu-west-1" : undefined}
                     maxLength={63}
                     aria-invalid={nameError ? true : undefined}
                     aria-describedby={nameError ? "agent-cluster-name-error" : undefined}
@@ -149,7 +203,7 @@ export function MintedTokenPanel({
                 {suggested.map((s) => {
                   const id = `agent-label-${s.key.replace(/[^A-Za-z0-9_-]/g, "-")}`;
                   const value = valueOf(s.key);
-                  const problem = value.trim() === "" ? `Every cluster needs a ${s.key} label.` : labelValueProblem(value.trim());
+                  const problem = labelProblem(s.key);
                   return (
                     <div key={s.key} className="space-y-1.5">
                       <label htmlFor={id} className="block text-sm font-medium">
@@ -170,6 +224,7 @@ export function MintedTokenPanel({
                         <input
                           id={id}
                           className={`${inputClass} font-mono`}
+                          required
                           placeholder={s.key === "region" ? "eu-west-1" : s.key === "env" ? "prod" : "value"}
                           value={value}
                           aria-invalid={problem ? true : undefined}
@@ -191,28 +246,132 @@ export function MintedTokenPanel({
                   by itself.
                 </p>
               )}
-              {isLoopbackUrl(fleet.data.agentUrl) && (
-                <p className="rounded-md bg-sky-50 px-3 py-2 text-sm text-sky-900 ring-1 ring-sky-200 ring-inset dark:bg-sky-950/50 dark:text-sky-200 dark:ring-sky-900">
-                  The agent address {fleet.data.agentUrl} points at this machine: fine for the command on this host, but a cluster
-                  needs an address it can reach — set <code className="font-mono">AGENT_HOSTNAMES</code> on the server.
-                </p>
-              )}
-              <AgentAdvancedOptions value={advanced} problems={parsedOptions.problems} onChange={setAdvanced} />
+              <fieldset className="space-y-4 rounded-md border border-slate-200 p-3 dark:border-slate-800">
+                <legend className="px-1 text-sm font-semibold">Connection</legend>
+                <div className="grid gap-4 sm:grid-cols-2">
+                  <div className="space-y-1.5">
+                    <label htmlFor="agent-server-address" className="block text-sm font-medium">
+                      Server address
+                    </label>
+                    <input
+                      id="agent-server-address"
+                      className={`${inputClass} font-mono`}
+                      value={serverAddress}
+                      required
+                      spellCheck={false}
+                      aria-invalid={serverProblem ? true : undefined}
+                      aria-describedby={`agent-server-address-hint${serverProblem ? " agent-server-address-error" : ""}`}
+                      onChange={(e) => setServerEdit(e.target.value)}
+                    />
+                    <p id="agent-server-address-hint" className="text-xs text-slate-500 dark:text-slate-400">
+                      Where the agent reaches this server’s agent port from inside the cluster
+                      {fleet.data.agentUrls.length > 1 ? ` (AGENT_HOSTNAMES offers ${fleet.data.agentUrls.join(", ")})` : ""}.
+                    </p>
+                    <FieldError id="agent-server-address-error" message={serverProblem} />
+                  </div>
+                  <AgentOptionField
+                    field="apiServerUrl"
+                    value={advanced}
+                    problems={parsedOptions.problems}
+                    onChange={setAdvanced}
+                  />
+                  <div className="space-y-1.5">
+                    <label htmlFor="agent-https-proxy" className="block text-sm font-medium">
+                      HTTPS proxy
+                    </label>
+                    <input
+                      id="agent-https-proxy"
+                      className={`${inputClass} font-mono`}
+                      placeholder="http://proxy.internal:3128"
+                      value={httpsProxy}
+                      spellCheck={false}
+                      aria-invalid={proxyProblem ? true : undefined}
+                      aria-describedby={`agent-https-proxy-hint${proxyProblem ? " agent-https-proxy-error" : ""}`}
+                      onChange={(e) => setHttpsProxy(e.target.value)}
+                    />
+                    <p id="agent-https-proxy-hint" className="text-xs text-slate-500 dark:text-slate-400">
+                      Only if the cluster reaches this server through an egress proxy (HTTPS_PROXY in the pod).
+                    </p>
+                    <FieldError id="agent-https-proxy-error" message={proxyProblem} />
+                  </div>
+                  <div className="space-y-1.5">
+                    <label htmlFor="agent-no-proxy" className="block text-sm font-medium">
+                      No proxy for
+                    </label>
+                    <input
+                      id="agent-no-proxy"
+                      className={`${inputClass} font-mono`}
+                      placeholder="10.0.0.0/8,.svc,.cluster.local"
+                      value={noProxy}
+                      spellCheck={false}
+                      aria-describedby="agent-no-proxy-hint"
+                      onChange={(e) => setNoProxy(e.target.value)}
+                    />
+                    <p id="agent-no-proxy-hint" className="text-xs text-slate-500 dark:text-slate-400">
+                      Hosts and networks reached directly, comma-separated (NO_PROXY); the Kubernetes API usually is.
+                    </p>
+                  </div>
+                </div>
+                <div className="flex items-start gap-2">
+                  <input
+                    id="agent-node-actions"
+                    type="checkbox"
+                    className="mt-0.5 h-4 w-4"
+                    checked={nodeActions}
+                    aria-describedby="agent-node-actions-hint"
+                    onChange={(e) => setNodeActions(e.target.checked)}
+                  />
+                  <div>
+                    <label htmlFor="agent-node-actions" className="text-sm font-medium">
+                      Allow node actions
+                    </label>
+                    <p id="agent-node-actions-hint" className="text-xs text-slate-500 dark:text-slate-400">
+                      Lets operators drain and retire node pools from the console: adds a ClusterRole that may cordon nodes and
+                      evict pods, and --allow-node-actions. Off, the agent only reads.
+                    </p>
+                  </div>
+                </div>
+              </fieldset>
+              <AgentAdvancedOptions
+                value={advanced}
+                problems={parsedOptions.problems}
+                onChange={setAdvanced}
+                omit={["apiServerUrl"]}
+              />
               <CodeBlock
                 id="agent-command"
                 title="Agent command"
                 wrap
                 maxHeight="max-h-40"
-                text={agentCommand({ ...fleet.data, clusterName, labels, apiServerUrl: podOptions.apiServerUrl })}
+                blockedReason={reason(commandBlocked)}
+                text={agentCommand({
+                  ...fleet.data,
+                  agentUrl: commandServer,
+                  clusterName,
+                  labels,
+                  apiServerUrl: podOptions.apiServerUrl,
+                })}
               />
               <p className="-mt-2 text-xs text-slate-500 dark:text-slate-400">
                 Run it from a checkout of this project with the token saved as <code className="font-mono">token.txt</code>; the
                 agent deletes the file once the cluster is registered.
               </p>
               <ManifestBlock
-                text={agentManifest({ ...fleet.data, ...podOptions, clusterName, labels, token: minted.token })}
+                text={agentManifest({
+                  ...fleet.data,
+                  ...podOptions,
+                  agentUrl: serverAddress.trim(),
+                  clusterName,
+                  labels,
+                  token: minted.token,
+                  allowNodeActions: nodeActions,
+                  ...(httpsProxy.trim() && !proxyProblem ? { httpsProxy: httpsProxy.trim() } : {}),
+                  ...(noProxy.trim() ? { noProxy: noProxy.replace(/\s+/g, "") } : {}),
+                })}
                 clusterName={clusterName}
+                blockedReason={reason(manifestBlocked)}
               />
+              {!boundCluster && <EnrollmentNeeds requiredLabels={fleet.data.requiredLabels} />}
             </>
           )}
         </div>
@@ -226,16 +385,31 @@ export function MintedTokenPanel({
   );
 }
 
-function ManifestBlock({ text, clusterName }: { text: string; clusterName: string }) {
-  const fileName = manifestFileName(clusterName);
+function ManifestBlock({
+  text,
+  clusterName,
+  blockedReason,
+}: {
+  text: string;
+  clusterName: string;
+  blockedReason: string | null;
+}) {
+  const fileName = manifestFileName(clusterName || "cluster");
   return (
     <CodeBlock
       id="agent-manifest"
       title="Kubernetes manifest"
       copyLabel="Copy manifest"
       text={text}
+      blockedReason={blockedReason}
       actions={
-        <Button variant="secondary" onClick={() => downloadText(fileName, text, "application/yaml")}>
+        <Button
+          variant="secondary"
+          disabled={!!blockedReason}
+          aria-describedby={blockedReason ? "agent-manifest-blocked" : undefined}
+          className={blockedReason ? "opacity-60" : ""}
+          onClick={() => downloadText(fileName, text, "application/yaml")}
+        >
           Download {fileName}
         </Button>
       }

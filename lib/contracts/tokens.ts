@@ -55,6 +55,8 @@ export type RegistrationAttempt = z.infer<typeof registrationAttemptSchema>;
 /** Where an agent connects and whom it trusts: public facts only. */
 export const fleetFactsSchema = z.object({
   agentUrl: z.string(),
+  /** Every AGENT_HOSTNAMES entry as an agent URL, in order: the page offers the first a pod can reach. */
+  agentUrls: z.array(z.string()),
   caFingerprint: z.string(),
   caNotAfter: isoTime,
   agentImage: z.string(),

@@ -140,6 +140,74 @@ export function isLoopbackUrl(url: string): boolean {
   }
 }
 
+/** The agent URL of one AGENT_HOSTNAMES entry (an IPv6 address in brackets). */
+export function agentUrlFor(host: string, port: number): string {
+  return `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * The server address a manifest starts from: the first agent URL a pod can reach (not loopback),
+ * else `fallback` (the first AGENT_HOSTNAMES entry, which the page then refuses for a manifest).
+ */
+export function defaultAgentUrl(agentUrls: readonly string[], fallback: string): string {
+  return agentUrls.find((u) => !isLoopbackUrl(u)) ?? fallback;
+}
+
+/**
+ * Why an agent in a pod could not use this server address (null: it can). The agent port speaks
+ * TLS only, and a loopback address inside a pod is the pod itself.
+ */
+export function serverAddressProblem(url: string): string | null {
+  const text = url.trim();
+  if (!text) return "Enter the address the cluster reaches this server on, e.g. https://fleet.example.com:8443.";
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    return `"${text}" is not a URL; write it as https://host:port.`;
+  }
+  if (parsed.protocol !== "https:") return "The agent port speaks TLS only: the address starts with https://.";
+  if (parsed.username || parsed.password) return "The address carries no user name or password.";
+  if ((parsed.pathname !== "/" && parsed.pathname !== "") || parsed.search || parsed.hash)
+    return "Only the scheme, host and port: the agent adds the paths itself.";
+  if (isLoopbackUrl(text))
+    return `${parsed.hostname} is loopback: inside a pod it is the pod itself. Use an address the cluster can reach (set AGENT_HOSTNAMES on the server to offer it here).`;
+  return null;
+}
+
+/** Why an egress proxy URL (HTTPS_PROXY) is unusable, or null. */
+export function proxyUrlProblem(url: string): string | null {
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.protocol === "http:" || parsed.protocol === "https:"
+      ? null
+      : "The proxy is an http:// or https:// URL, e.g. http://proxy.internal:3128.";
+  } catch {
+    return `"${url.trim()}" is not a URL; write it as http://proxy.internal:3128.`;
+  }
+}
+
+/**
+ * What keeps a manifest from being handed out, one short reason each, in the page's order: a
+ * manifest that downloads in a state that fails is worse than none. Empty: ready.
+ */
+export function manifestBlockers(input: {
+  nameProblem: string | null;
+  /** label keys still empty or invalid */
+  labelProblems: readonly string[];
+  serverProblem: string | null;
+  /** option fields whose value is refused (left out of the manifest until fixed) */
+  optionProblems: readonly string[];
+}): string[] {
+  const out: string[] = [];
+  if (input.nameProblem) out.push("a valid cluster name");
+  if (input.labelProblems.length)
+    out.push(`the required label${input.labelProblems.length === 1 ? "" : "s"} ${input.labelProblems.join(", ")}`);
+  if (input.serverProblem) out.push("a server address a pod can reach");
+  if (input.optionProblems.length) out.push(`a valid ${input.optionProblems.join(", ")}`);
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kubernetes manifest
 

@@ -110,6 +110,7 @@ test("the wrapper's answer check: a reply missing a declared field is named, Dat
   const { tokenRoutes } = await import("@/lib/contracts/tokens");
   const facts = {
     agentUrl: "https://localhost:8443",
+    agentUrls: ["https://localhost:8443"],
     caFingerprint: "sha256:00",
     caNotAfter: new Date("2027-01-01T00:00:00Z"),
     agentImage: "fleet-registry/agent:0.1.0",

@@ -18,6 +18,11 @@ import { AGENT_OBJECT_NAMES, KUBE_CALLS, type KubeCall } from "../../../lib/doma
 import {
   AGENT_NAMESPACE,
   agentCommand,
+  agentUrlFor,
+  defaultAgentUrl,
+  manifestBlockers,
+  proxyUrlProblem,
+  serverAddressProblem,
   agentImageFor,
   agentManifest,
   isLoopbackUrl,
@@ -485,4 +490,47 @@ test("isLoopbackUrl spots agent URLs a cluster could not reach", () => {
   assert.equal(isLoopbackUrl("https://[::1]:8443"), true);
   assert.equal(isLoopbackUrl("https://fleet.example.com:8443"), false);
   assert.equal(isLoopbackUrl("not a url"), false);
+});
+
+test("the server address a manifest starts from: the first AGENT_HOSTNAMES entry a pod can reach", () => {
+  assert.equal(agentUrlFor("fleet.example.com", 8443), "https://fleet.example.com:8443");
+  assert.equal(agentUrlFor("fd00::1", 8443), "https://[fd00::1]:8443");
+  const urls = ["localhost", "127.0.0.1", "::1", "10.0.0.5", "fleet.example.com"].map((h) => agentUrlFor(h, 8443));
+  assert.equal(defaultAgentUrl(urls, urls[0]!), "https://10.0.0.5:8443");
+  assert.equal(defaultAgentUrl(urls.slice(0, 3), urls[0]!), "https://localhost:8443", "none reachable: the first, refused below");
+});
+
+test("a server address a pod cannot reach is refused with the reason", () => {
+  for (const ok of [
+    "https://fleet.example.com:8443",
+    "https://10.0.0.5:8443",
+    "https://[fd00::1]:8443",
+    "https://fleet.example.com",
+  ])
+    assert.equal(serverAddressProblem(ok), null, ok);
+  for (const loop of ["https://localhost:8443", "https://127.0.0.1:8443", "https://127.1.2.3:1", "https://[::1]:8443"])
+    assert.match(serverAddressProblem(loop) ?? "", /loopback: inside a pod it is the pod itself/, loop);
+  assert.match(serverAddressProblem("") ?? "", /^Enter the address/);
+  assert.match(serverAddressProblem("fleet.example.com") ?? "", /not a URL/);
+  assert.match(serverAddressProblem("http://fleet.example.com:8443") ?? "", /TLS only/);
+  assert.match(serverAddressProblem("https://u:p@fleet.example.com") ?? "", /no user name/);
+  assert.match(serverAddressProblem("https://fleet.example.com/api") ?? "", /Only the scheme, host and port/);
+  assert.equal(proxyUrlProblem("http://proxy.internal:3128"), null);
+  assert.match(proxyUrlProblem("socks5://proxy:1080") ?? "", /http:\/\/ or https:\/\//);
+});
+
+test("what keeps a manifest from being handed out, in the page's order", () => {
+  assert.deepEqual(manifestBlockers({ nameProblem: null, labelProblems: [], serverProblem: null, optionProblems: [] }), []);
+  assert.deepEqual(
+    manifestBlockers({
+      nameProblem: "x",
+      labelProblems: ["env", "region"],
+      serverProblem: "loopback",
+      optionProblems: ["toleration"],
+    }),
+    ["a valid cluster name", "the required labels env, region", "a server address a pod can reach", "a valid toleration"],
+  );
+  assert.deepEqual(manifestBlockers({ nameProblem: null, labelProblems: ["env"], serverProblem: null, optionProblems: [] }), [
+    "the required label env",
+  ]);
 });

@@ -1,4 +1,5 @@
 import { tokenRoutes } from "@/lib/contracts/tokens";
+import { agentUrlFor } from "@/lib/domain/agent-manifest";
 import { env } from "@/lib/env";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { caState } from "@/lib/server/pki/current-ca";
@@ -9,9 +10,10 @@ export const GET = adminRoute(tokenRoutes.fleet, async () => {
   const [cas, settings] = await Promise.all([caState(), getSettings()]);
   // Agents pin the CA of the agent port's server certificate (the outgoing one during a rollover).
   const ca = cas.serving;
-  const host = env().AGENT_HOSTNAMES[0] ?? "localhost";
+  const agentUrls = env().AGENT_HOSTNAMES.map((host) => agentUrlFor(host, env().AGENT_PORT));
   return {
-    agentUrl: `https://${host.includes(":") ? `[${host}]` : host}:${env().AGENT_PORT}`,
+    agentUrl: agentUrls[0] ?? agentUrlFor("localhost", env().AGENT_PORT),
+    agentUrls,
     caFingerprint: ca.fingerprint,
     caNotAfter: ca.notAfter.toISOString(),
     agentImage: env().AGENT_IMAGE,
