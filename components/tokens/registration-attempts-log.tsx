@@ -211,7 +211,7 @@ function AttemptRows({ attempt: a, tokenName }: { attempt: RegistrationAttempt; 
             <div className="space-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm dark:bg-slate-800/50">
               <p>
                 <span className="mr-1.5 text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
-                  {e.kind ? PROBLEM_KIND_LABEL[e.kind] : "Problem"}
+                  {a.result === DEFERRED_RESULT ? "Not a failure" : e.kind ? PROBLEM_KIND_LABEL[e.kind] : "Problem"}
                 </span>
                 <span className="font-medium">{e.title}.</span>{" "}
                 <span className="text-slate-700 dark:text-slate-300">{e.meaning}</span>

@@ -99,6 +99,8 @@ test("mint a token in the UI: shown once with command and manifest, then listed 
   await expect(manifest).toContainText(`token: ${token}`);
   await expect(manifest).toContainText("kubernetes.io/os: linux");
 
+  // The manifest is handed out once its server address is one a pod can reach (not loopback).
+  await tokens.minted.getByLabel("Server address").fill("https://fleet.e2e.example:8443");
   const [download] = await Promise.all([
     page.waitForEvent("download"),
     tokens.minted.getByRole("button", { name: `Download fleet-agent-${name}.yaml` }).click(),
