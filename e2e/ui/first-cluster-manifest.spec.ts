@@ -5,6 +5,7 @@
 // the first non-loopback AGENT_HOSTNAMES entry; node actions, the proxy and the API server URL are
 // options on the page; and the page says what enrollment needs. At 1440 px and on a phone.
 import { randomBytes } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page, TestInfo } from "@playwright/test";
 import { asRole, expect, test } from "../fixtures";
 import { saveScreenshots } from "../support/screenshots";
@@ -140,7 +141,9 @@ for (const viewport of [
   });
 }
 
-test("a token for one cluster suggests its name; the manifest then waits only for what is missing", async ({ page }) => {
+test("a token for one cluster suggests its name; the manifest then waits only for what is missing; the panel passes axe", async ({
+  page,
+}) => {
   const tokenName = uniqueName("e2e-single");
   const minted = await mint(page, tokenName, 1);
   await expect(minted.getByLabel("Cluster name")).toHaveValue(tokenName);
@@ -149,4 +152,15 @@ test("a token for one cluster suggests its name; the manifest then waits only fo
   await minted.getByLabel("Cluster name").fill("");
   await expect(reason).toContainText("a valid cluster name");
   await expect(minted.getByLabel("Cluster name")).toHaveAccessibleDescription("Name the cluster.");
+
+  // The panel with its errors, reasons and disabled buttons: no serious or critical axe finding.
+  for (const dark of [false, true]) {
+    await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
+    await page.waitForTimeout(300); // colour transitions finish before contrast is measured
+    const { violations } = await new AxeBuilder({ page }).include("section[aria-labelledby='minted-token-title']").analyze();
+    const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(
+      serious.map((v) => `${dark ? "dark" : "light"} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`),
+    ).toEqual([]);
+  }
 });
