@@ -302,7 +302,11 @@ describe("registration", () => {
     await register(t.token, "attempt-exhausted");
     const res = await server.api("GET", `/api/v1/registration-attempts?tokenId=${t.id}`);
     assert.equal(res.status, 200);
-    const results = res.body.items.map((a: { result: string }) => a.result).sort();
+    // A try deferred for load (ridden out above) is logged too, as "overloaded": not what this checks.
+    const results = res.body.items
+      .map((a: { result: string }) => a.result)
+      .filter((r: string) => r !== "overloaded")
+      .sort();
     assert.deepEqual(results, ["ok", "token_exhausted"]);
     assert.ok(res.body.items.every((a: { sourceAddress: string }) => a.sourceAddress === "127.0.0.1"));
   });
@@ -315,7 +319,7 @@ describe("registration", () => {
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.equal(res.body.error, "invalid_request");
     }
-    const logged = await server.api("GET", `/api/v1/registration-attempts?tokenId=${t.id}`);
+    const logged = await server.api("GET", `/api/v1/registration-attempts?tokenId=${t.id}&result=invalid_request`);
     assert.equal(logged.status, 200);
     const stored = logged.body.items.map((a: { clusterName: string }) => a.clusterName).sort();
     assert.deepEqual(stored, ["half\\ud800pair", "nul\\u0000name", "🚀".repeat(63)].sort());
