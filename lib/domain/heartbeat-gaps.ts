@@ -74,7 +74,8 @@ export function isShortMinute(count: number, expectedPerBucket: number): boolean
 /**
  * Per-minute bars since registration. A minute is a gap when it had no heartbeat, fewer than the
  * interval should produce (see isShortMinute), or lies (even partly) in a NotReady span. Minutes
- * before registration and the minute still filling at `now` are not gaps (a NotReady one is).
+ * before registration are not counted; the registration minute and the one still filling at `now`
+ * are gaps only when NotReady.
  */
 export function heartbeatGapBars(
   items: readonly { at: string; count: number }[],
@@ -90,7 +91,8 @@ export function heartbeatGapBars(
     const t = Date.parse(m.at);
     if (t < since) return { t, count: null, gap: null, why: null };
     const inNotReady = notReady.some((i) => i.from < t + MINUTE && (i.to === null ? now : i.to) > t);
-    const open = t >= currentMinute;
+    // The registration minute and the minute still filling are partial: only NotReady makes them gaps.
+    const open = t >= currentMinute || t === since;
     const why = inNotReady
       ? "notReady"
       : open

@@ -96,6 +96,15 @@ describe("heartbeatGapBars", () => {
     assert.equal(gapSummaryText(summarizeGaps(heartbeatGapBars([], 4, null, [], T0))), "No heartbeat history yet");
   });
 
+  test("the registration minute is partial: few heartbeats there are not a gap", () => {
+    const bars = heartbeatGapBars(items([0, 1, 4, 4]), 4, new Date(T0 + 60_000 + 50_000).toISOString(), [], T0 + 4 * 60_000);
+    assert.deepEqual(
+      bars.map((b) => b.why),
+      [null, null, null, null],
+    );
+    assert.equal(summarizeGaps(bars).minutes, 3);
+  });
+
   test("steady heartbeats are 'No gaps'", () => {
     const bars = heartbeatGapBars(items([2, 1, 2, 2]), 2, minute(0), [], T0 + 4 * 60_000);
     assert.equal(gapSummaryText(summarizeGaps(bars)), "No gaps");
