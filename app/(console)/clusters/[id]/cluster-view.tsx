@@ -237,7 +237,7 @@ function IdentitySummary({ cluster, requiredLabels }: { cluster: ClusterDetail; 
     >
       <span className="flex items-center gap-1.5">
         <span className="text-xs">ID</span>
-        <CopyValue value={cluster.id} what="cluster ID" />
+        <CopyValue value={cluster.id} what="the cluster ID" />
       </span>
       {keys.length > 0 && (
         <ul className="flex flex-wrap gap-1" aria-label="Environment and region">
