@@ -26,7 +26,9 @@ export function ClusterNotesCard({
       action={
         canEdit && !editing ? (
           <Button variant="ghost" onClick={() => setEditing(true)}>
-            Edit<span className="sr-only"> owner and notes</span>
+            <span>
+              Edit<span className="sr-only"> owner and notes</span>
+            </span>
           </Button>
         ) : null
       }

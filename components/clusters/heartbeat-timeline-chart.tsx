@@ -1,12 +1,13 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import { useMemo } from "react";
+import { Bar, BarChart, CartesianGrid, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartFigure } from "@/components/ui/charts/chart-figure";
 import { GAP_COLOR, RATE_COLOR, REFERENCE_COLOR, axisProps, chartMargin, gridProps } from "@/components/ui/charts/chart-colors";
 import { clockTime } from "@/components/ui/charts/chart-data";
 import { gapSummaryText, notReadyBands, type GapBar, type GapSummary } from "@/lib/domain/heartbeat-gaps";
 
-// NotReady spans are shaded in amber behind the bars; gap minutes get a faint red column.
+// NotReady minutes are shaded in amber behind the bars; gap minutes get a faint red column.
 const NOT_READY_COLOR = "#f59e0b";
 
 /**
@@ -24,7 +25,10 @@ export function HeartbeatTimelineChart({
   expectedPerBucket: number;
 }) {
   const bands = notReadyBands(bars);
-  const top = Math.max(expectedPerBucket * 1.25, ...bars.map((b) => (b.count ?? 0) + (b.gap ?? 0)), 1);
+  const top = Math.ceil(Math.max(expectedPerBucket * 1.25, ...bars.map((b) => (b.count ?? 0) + (b.gap ?? 0)), 1));
+  // NotReady minutes get a full-height column behind the bars, drawn on a hidden axis of their own
+  // so it spans the whole minute (even a single one) instead of sharing it with the bars.
+  const rows = useMemo(() => bars.map((b) => ({ ...b, shade: b.why === "notReady" ? top : null })), [bars, top]);
   return (
     <div data-testid="heartbeat-timeline" data-gaps={summary.gaps} data-not-ready-bands={bands.length}>
       <ChartFigure
@@ -34,7 +38,7 @@ export function HeartbeatTimelineChart({
       >
         <BarChart
           responsive
-          data={bars as GapBar[]}
+          data={rows}
           barCategoryGap={0}
           barGap={0}
           margin={chartMargin}
@@ -42,18 +46,17 @@ export function HeartbeatTimelineChart({
         >
           <CartesianGrid {...gridProps} />
           <XAxis dataKey="t" tickFormatter={(t: number) => clockTime(t)} minTickGap={48} {...axisProps} />
-          <YAxis width={32} allowDecimals={false} domain={[0, Math.ceil(top)]} {...axisProps} />
-          {bands.map((b) => (
-            <ReferenceArea
-              key={b.x1}
-              x1={b.x1}
-              x2={b.x2}
-              fill={NOT_READY_COLOR}
-              fillOpacity={0.18}
-              strokeOpacity={0}
-              ifOverflow="extendDomain"
-            />
-          ))}
+          <XAxis xAxisId="shade" dataKey="t" hide />
+          <YAxis width={32} allowDecimals={false} domain={[0, top]} {...axisProps} />
+          <Bar
+            xAxisId="shade"
+            dataKey="shade"
+            name="NotReady"
+            className="not-ready-shade"
+            fill={NOT_READY_COLOR}
+            fillOpacity={0.22}
+            isAnimationActive={false}
+          />
           <Tooltip
             cursor={{ fill: "currentColor", fillOpacity: 0.08 }}
             isAnimationActive={false}

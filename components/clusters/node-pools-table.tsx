@@ -101,7 +101,9 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
                           setRetiring(p);
                         }}
                       >
-                        Retire<span className="sr-only"> {p.name}</span>…
+                        <span>
+                          Retire<span className="sr-only"> {p.name}</span>…
+                        </span>
                       </Button>
                     )}
                   </td>

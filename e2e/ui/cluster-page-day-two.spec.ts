@@ -3,7 +3,7 @@
 // retired (only when the agent can do it), owner and notes are edited and audited, and an
 // admin's link template gives each cluster an "Open in …" link. Clusters are driven by the test
 // through the agent protocol, so each state arrives when the test says.
-import type { APIRequestContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
+import type { APIRequestContext, Page, PlaywrightWorkerArgs, TestInfo } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { enrolTestAgent, type HeartbeatOptions, type TestAgent } from "../support/agent-api";
 import { okJson } from "../support/agent-process";
@@ -63,6 +63,23 @@ async function phone(page: Page) {
   await page.setViewportSize({ width: 390, height: 844 });
 }
 
+/** Light and dark screenshots at 390x844 (saveScreenshots takes them at 1440 px). */
+async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
+  await phone(page);
+  await page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    window.scrollTo(0, 0);
+  });
+  for (const theme of ["light", "dark"] as const) {
+    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
+    await page.waitForTimeout(300); // charts re-measure after the resize
+    const file = testInfo.outputPath(`${name}-${theme}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
+  }
+  await page.evaluate(() => document.documentElement.classList.remove("dark"));
+}
+
 test.describe("the cluster page on day two", () => {
   test.use(asRole("operator"));
 
@@ -105,7 +122,7 @@ test.describe("the cluster page on day two", () => {
         new RegExp(`· ${summary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`),
       );
       await expect(timeline).toHaveAttribute("data-not-ready-bands", "1");
-      await expect(timeline.locator(".recharts-reference-area")).toHaveCount(1);
+      await expect(timeline.locator(".not-ready-shade .recharts-bar-rectangle").first()).toBeVisible();
       await expect(page.getByRole("figure", { name: /Heartbeats per minute/ })).toHaveAccessibleDescription(
         /gap.*NotReady in 1 span/,
       );
@@ -118,7 +135,7 @@ test.describe("the cluster page on day two", () => {
       await saveScreenshots(page, testInfo, "cluster-not-ready-gap");
       await phone(page);
       await expect(steps).toBeVisible();
-      await saveScreenshots(page, testInfo, "cluster-not-ready-gap-phone");
+      await savePhoneScreenshots(page, testInfo, "cluster-not-ready-gap-phone");
 
       // Recovered: the span closes, the gap stays counted, and the next steps go away.
       await heartbeatUntil(agent, admin, {}, (d) => d.status === "Ready");
@@ -166,7 +183,7 @@ test.describe("the cluster page on day two", () => {
       await expect(dialog.getByTestId("retire-summary")).toContainText("42 pods (17 of them user pods)");
       await dialog.getByLabel("Reason").fill(`e2e retire ${run}`);
       await saveScreenshots(page, testInfo, "cluster-retire-dialog");
-      await phone(page);
+      await savePhoneScreenshots(page, testInfo, "cluster-retire-dialog-phone");
       const box = (await dialog.boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(390);
@@ -239,10 +256,7 @@ test.describe("the cluster page on day two", () => {
       await expect(page.getByTestId("cluster-notes")).toContainText("On-call: #payments-oncall");
       await expect(identity).toContainText("Owner: team-payments");
       await saveScreenshots(page, testInfo, "cluster-owner-notes");
-      await phone(page);
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await saveScreenshots(page, testInfo, "cluster-identity-first");
-      await phone(page);
+      await savePhoneScreenshots(page, testInfo, "cluster-identity-first-phone");
 
       const audit = await okJson<Audit>(await admin.get(`/api/v1/audit?action=cluster.update&target=${agent.clusterId}`));
       expect(audit.items[0]?.details.owner).toEqual({ from: null, to: "team-payments" });
@@ -299,7 +313,7 @@ test.describe("the cluster page on day two", () => {
       await saveScreenshots(page, testInfo, "cluster-link-out");
       await phone(page);
       await expect(link).toBeInViewport();
-      await saveScreenshots(page, testInfo, "cluster-link-out-phone");
+      await savePhoneScreenshots(page, testInfo, "cluster-link-out-phone");
 
       // A template naming a label the cluster lacks gives no link, and says which label.
       await okJson(await setTemplate(admin, "https://console.example.com/{label:e2e-absent-key}"));
