@@ -176,7 +176,7 @@ test.describe("the cluster page on day two", () => {
       const pools = page.getByRole("table").filter({ hasText: "Instance type" });
       await expect(pools.getByRole("row").filter({ hasText: "general" })).toBeVisible();
       await saveScreenshots(page, testInfo, "cluster-node-pools");
-      await page.getByRole("button", { name: "Retire general…" }).click();
+      await page.getByRole("button", { name: /^Retire general\s*…$/ }).click();
       const dialog = page.getByRole("dialog", { name: "Retire node pool general?" });
       await expect(dialog).toBeVisible();
       await expect(dialog.getByTestId("retire-summary")).toContainText("3 nodes");
@@ -190,7 +190,7 @@ test.describe("the cluster page on day two", () => {
       await dialog.getByRole("button", { name: "Retire pool" }).click();
       await expect(dialog).toHaveCount(0);
       await expect(pools.getByRole("row").filter({ hasText: "general" }).getByText("Retiring")).toBeVisible();
-      await expect(page.getByRole("button", { name: "Retire general…" })).toHaveCount(0);
+      await expect(page.getByRole("button", { name: /^Retire general\s*…$/ })).toHaveCount(0);
 
       // The agent is sent the directive; the retirement is audited with the pool's counts.
       const directives = await able.heartbeat({ capabilities: ["drainNodePool"], nodePools: POOLS });
@@ -215,7 +215,7 @@ test.describe("the cluster page on day two", () => {
       // Without node actions the button is there but disabled, and the page says why.
       await page.setViewportSize({ width: 1440, height: 900 });
       await page.goto(`/clusters/${unable.clusterId}`);
-      const off = page.getByRole("button", { name: "Retire general…" });
+      const off = page.getByRole("button", { name: /^Retire general\s*…$/ });
       await expect(off).toBeDisabled();
       await expect(off).toHaveAccessibleDescription(/does not advertise node actions/);
       await expect(page.getByText(/Retire is off: The agent does not advertise node actions/)).toBeVisible();
