@@ -326,3 +326,36 @@ test.describe("the cluster page on day two", () => {
     }
   });
 });
+
+test.describe("the link template in Settings", () => {
+  test.use(asRole("admin"));
+
+  test("an admin sets the template in the form; an unknown placeholder is refused beside the field", async ({
+    page,
+    apiAs,
+  }, testInfo) => {
+    const admin = await apiAs("admin");
+    const before = (await okJson<{ clusterLinkTemplate: string | null }>(await admin.get("/api/v1/settings")))
+      .clusterLinkTemplate;
+    try {
+      await page.goto("/settings");
+      const field = page.getByLabel("Cluster link template");
+      await field.fill("https://headlamp.example.com/{cluster}");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await expect(field).toHaveAttribute("aria-invalid", "true");
+      await expect(field).toHaveAccessibleDescription(/\{cluster\} is not a placeholder/);
+      await field.fill(`https://headlamp.example.com/c/{name}?e2e=${run}`);
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await expect(page.getByRole("status").filter({ hasText: "Saved." })).toBeVisible();
+      expect(
+        (await okJson<{ clusterLinkTemplate: string | null }>(await admin.get("/api/v1/settings"))).clusterLinkTemplate,
+      ).toBe(`https://headlamp.example.com/c/{name}?e2e=${run}`);
+      await saveScreenshots(page, testInfo, "settings-link-template");
+      await savePhoneScreenshots(page, testInfo, "settings-link-template-phone");
+    } finally {
+      await okJson(
+        await admin.patch("/api/v1/settings", { data: { clusterLinkTemplate: before ?? null }, headers: SAME_ORIGIN }),
+      );
+    }
+  });
+});
