@@ -25,7 +25,8 @@ export function HeartbeatTimelineChart({
   expectedPerBucket: number;
 }) {
   const bands = notReadyBands(bars);
-  const top = Math.ceil(Math.max(expectedPerBucket * 1.25, ...bars.map((b) => (b.count ?? 0) + (b.gap ?? 0)), 1));
+  // Headroom above the tallest bar, so a NotReady minute's shading shows even over a full bar.
+  const top = Math.ceil(Math.max(expectedPerBucket, ...bars.map((b) => (b.count ?? 0) + (b.gap ?? 0)), 1) * 1.25);
   // NotReady minutes get a full-height column behind the bars, drawn on a hidden axis of their own
   // so it spans the whole minute (even a single one) instead of sharing it with the bars.
   const rows = useMemo(() => bars.map((b) => ({ ...b, shade: b.why === "notReady" ? top : null })), [bars, top]);

@@ -110,7 +110,8 @@ test.describe("the cluster page on day two", () => {
         .toBe(true);
 
       await page.goto(`/clusters/${agent.clusterId}`);
-      await expect(page.getByRole("heading", { level: 1, name: agent.name })).toBeVisible();
+      // The first page of a fresh server on a loaded machine can take a while to render.
+      await expect(page.getByRole("heading", { level: 1, name: agent.name })).toBeVisible({ timeout: 30_000 });
       const header = page.getByTestId("heartbeat-gap-header");
       const timeline = page.getByTestId("heartbeat-timeline");
       await expect(timeline).toBeVisible();
