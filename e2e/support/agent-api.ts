@@ -27,14 +27,23 @@ export async function registerThroughAgentPort(
   }
 }
 
-export type Directive = { id: string; type: string; version?: string };
+export type Directive = { id: string; type: string; version?: string; nodePool?: string };
+
+export type HeartbeatOptions = {
+  agentVersion?: string;
+  apiServer?: "ok" | "down";
+  /** optional protocol fields, sent only when given */
+  capabilities?: string[];
+  nodePools?: { name: string; nodeCount: number; readyNodes: number; kubeletVersion?: string; instanceType?: string }[];
+  workloads?: { pods: number; namespaces: number; userPods?: number };
+};
 
 /** A registered cluster whose heartbeats the test sends itself (mutual TLS with its own certificate). */
 export type TestAgent = {
   clusterId: string;
   name: string;
   /** One heartbeat; answers the directives it carries (acknowledged on the next one). */
-  heartbeat: (opts?: { agentVersion?: string; apiServer?: "ok" | "down" }) => Promise<Directive[]>;
+  heartbeat: (opts?: HeartbeatOptions) => Promise<Directive[]>;
   dispose: () => Promise<void>;
 };
 
@@ -66,9 +75,9 @@ export async function enrolTestAgent(
   return {
     clusterId: answer.clusterId,
     name,
-    heartbeat: async ({ agentVersion = "1.4.0", apiServer = "ok" } = {}) => {
+    heartbeat: async ({ agentVersion = "1.4.0", apiServer = "ok", ...optional }: HeartbeatOptions = {}) => {
       const hb = await agent.post("/api/agent/v1/heartbeat", {
-        data: { agentVersion, kubernetesVersion: "1.30.2", health: { apiServer, logs: true, metrics: true }, acks },
+        data: { agentVersion, kubernetesVersion: "1.30.2", health: { apiServer, logs: true, metrics: true }, acks, ...optional },
       });
       if (!hb.ok()) throw new Error(`heartbeat ${name}: ${hb.status()} ${await hb.text()}`);
       const directives = ((await hb.json()) as { directives?: Directive[] }).directives ?? [];

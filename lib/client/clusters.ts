@@ -136,6 +136,35 @@ export function useUpdateLabels(id: string) {
   });
 }
 
+/** Owner and notes (descriptive, operators): PATCH /api/v1/clusters/{id}, audited. */
+export function useUpdateClusterNotes(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (patch: { owner: string | null; notes: string | null }) =>
+      fetchJson(routeUrl(clusterRoutes.update, { id }), { method: "PATCH", body: patch, schema: clusterRoutes.update.response }),
+    onSuccess: (detail) => client.setQueryData(queryKeys.clusters.detail(id), detail),
+    onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+  });
+}
+
+/** Retires one node pool: the agent drains it (drainNodePool directive). */
+export function useRetireNodePool(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ pool, reason }: { pool: string; reason: string }) =>
+      fetchJson(routeUrl(clusterRoutes.retireNodePool, { id, pool }), {
+        method: "POST",
+        body: reason ? { reason } : {},
+        schema: clusterRoutes.retireNodePool.response,
+      }),
+    onSuccess: (detail) => client.setQueryData(queryKeys.clusters.detail(id), detail),
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: ["node-pools"] });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
+    },
+  });
+}
+
 export function useRevokeCertificate(id: string) {
   const client = useQueryClient();
   return useMutation({

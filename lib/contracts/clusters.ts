@@ -123,10 +123,32 @@ export const provisionClusterSchema = z
   .strict();
 export type ProvisionClusterInput = z.input<typeof provisionClusterSchema>;
 
+export const CLUSTER_OWNER_MAX = 120;
+export const CLUSTER_NOTES_MAX = 4_000;
+
+/** A descriptive text field: trimmed, at most `max` characters; empty (or null) clears it. */
+const descriptiveText = (what: string, max: number) =>
+  z
+    .string({ error: `${what} must be text, or null to clear it.` })
+    .trim()
+    .max(max, { error: `${what} is at most ${max.toLocaleString("en")} characters.` })
+    .transform((s) => s || null)
+    .nullable()
+    .optional();
+
 export const updateClusterSchema = z
-  .object({ labels: labelsSchema.optional(), description: z.string().trim().max(500).nullable().optional() })
+  .object({
+    labels: labelsSchema.optional(),
+    description: z.string().trim().max(500).nullable().optional(),
+    /** Who looks after the cluster (a team, a person, an on-call alias). */
+    owner: descriptiveText("Owner", CLUSTER_OWNER_MAX),
+    /** Free-text notes for whoever opens the cluster next. */
+    notes: descriptiveText("Notes", CLUSTER_NOTES_MAX),
+  })
   .strict()
-  .refine((p) => p.labels !== undefined || p.description !== undefined, { message: "name labels or description" });
+  .refine((p) => p.labels !== undefined || p.description !== undefined || p.owner !== undefined || p.notes !== undefined, {
+    message: "name labels, description, owner or notes",
+  });
 
 export const revokeCertificateSchema = z.object({ reason: z.string().trim().min(3).max(300) }).strict();
 
@@ -224,6 +246,17 @@ export const clusterDetailSchema = clusterListItemSchema.extend({
   clusterUid: z.string().nullable(),
   registrationToken: idName.nullable(),
   description: z.string().nullable(),
+  owner: z.string().nullable(),
+  notes: z.string().nullable(),
+  /**
+   * Directives the agent last said it can carry out (its heartbeat's `capabilities`); null when it
+   * has not said (an older agent, or no heartbeat yet).
+   */
+  capabilities: z.array(z.string()).nullable(),
+  /** The admin's link out (Settings: clusterLinkTemplate) filled in for this cluster; null when none is set. */
+  link: z
+    .union([z.object({ url: z.string(), host: z.string() }), z.object({ url: z.null(), missingLabels: z.array(z.string()) })])
+    .nullable(),
   health: z.object({ apiServer: z.string().nullable(), logs: z.boolean().nullable(), metrics: z.boolean().nullable() }),
   /** userPods: pods outside system namespaces and DaemonSets, when the agent reports them (real clusters). */
   workloads: z
@@ -391,7 +424,7 @@ export const clusterRoutes = {
   update: route({
     method: "PATCH",
     path: "/api/v1/clusters/{id}",
-    summary: "Replace descriptive labels (identity fields are immutable)",
+    summary: "Change descriptive fields: labels, description, owner, notes (identity fields are immutable)",
     role: "operator",
     body: updateClusterSchema,
     response: clusterDetailSchema,
@@ -415,7 +448,9 @@ export const clusterRoutes = {
   retireNodePool: route({
     method: "POST",
     path: "/api/v1/clusters/{id}/node-pools/{pool}/retire",
-    summary: "Retire a node pool (drainNodePool directive); the body and its reason are optional",
+    summary:
+      "Retire a node pool (drainNodePool directive); the body and its reason are optional. 404 not_found (no such pool), " +
+      "422 incompatible_agent (its agent does not advertise drainNodePool), 409 conflict (already retiring)",
     role: "operator",
     body: retireNodePoolSchema,
     bodyOptional: true,

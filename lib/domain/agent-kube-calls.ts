@@ -160,3 +160,6 @@ export const AGENT_OBJECT_NAMES = {
   clusterInfoRoleBinding: "fleet-agent-cluster-info",
   nodeActionsClusterRoleBinding: "fleet-agent-node-actions",
 } as const;
+
+/** The label the agent's Deployment selects its pod by (`kubectl get pods -l ...`). */
+export const AGENT_POD_SELECTOR = { "app.kubernetes.io/name": "fleet-agent" } as const;

@@ -4,6 +4,7 @@
 import YAML from "yaml";
 import {
   AGENT_OBJECT_NAMES,
+  AGENT_POD_SELECTOR,
   AGENT_REMOVE_COMMAND,
   CLUSTER_INFO_NAME,
   KUBE_CALLS,
@@ -321,7 +322,7 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
     "app.kubernetes.io/instance": install.clusterName,
     "app.kubernetes.io/part-of": "fleet-registry",
   };
-  const selector = { "app.kubernetes.io/name": "fleet-agent" };
+  const selector = { ...AGENT_POD_SELECTOR };
   const metadata = (name: string, namespace: string = ns) => ({ name, namespace, labels });
   const subject = [{ kind: "ServiceAccount", name: names.serviceAccount, namespace: ns }];
   const binding = (

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { clusterLinkTemplateProblem } from "./cluster-link";
 import { labelKeyProblem } from "./labels";
 import { SSO_ROLE_MAPPING_LABEL, ssoRoleMappingSchema } from "./sso-roles";
 
@@ -27,6 +28,8 @@ export const SETTING_LABELS = {
   webhookAllowPrivateTargets: "Allow webhooks to private addresses",
   // ClusterProfile export: its own section of the Settings page.
   hubAllowPrivateTargets: "Allow a ClusterProfile hub on a private address",
+  // The cluster page's link out (lib/domain/cluster-link.ts).
+  clusterLinkTemplate: "Cluster link template",
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 
@@ -103,6 +106,18 @@ export const settingsSchema = z.object({
   webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
   /** The hub kubeconfig's server on a private, loopback or link-local address is refused unless this is on (SSRF, as webhooks). */
   hubAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.hubAllowPrivateTargets} must be true or false.` }),
+  /**
+   * A link out on each cluster's page (Headlamp, a cloud console): a URL template with {name},
+   * {id} and {label:<key>}; null: no link.
+   */
+  clusterLinkTemplate: z
+    .string({ error: `${SETTING_LABELS.clusterLinkTemplate} must be a URL template, or null for none.` })
+    .trim()
+    .superRefine((t, ctx) => {
+      const problem = clusterLinkTemplateProblem(t);
+      if (problem) ctx.addIssue({ code: "custom", message: `${SETTING_LABELS.clusterLinkTemplate}: ${problem}` });
+    })
+    .nullable(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -157,4 +172,5 @@ export const DEFAULT_SETTINGS: Settings = {
   // A hub inside the network is an admin's explicit choice too, and a separate one: allowing
   // webhooks there says nothing about the hub.
   hubAllowPrivateTargets: false,
+  clusterLinkTemplate: null,
 };

@@ -64,6 +64,7 @@ function toDraft(s: Settings): Draft {
     statusEventRetentionDays: String(s.statusEventRetentionDays),
     registrationAttemptRetentionDays: String(s.registrationAttemptRetentionDays),
     auditLogRetentionDays: String(s.auditLogRetentionDays),
+    clusterLinkTemplate: s.clusterLinkTemplate ?? "",
   };
 }
 
@@ -83,6 +84,7 @@ function fromDraft(d: Draft) {
     statusEventRetentionDays: Number(d.statusEventRetentionDays),
     registrationAttemptRetentionDays: Number(d.registrationAttemptRetentionDays),
     auditLogRetentionDays: Number(d.auditLogRetentionDays),
+    clusterLinkTemplate: d.clusterLinkTemplate.trim() || null,
   };
 }
 
@@ -199,6 +201,18 @@ function Editor({ current }: { current: Settings }) {
             }
             error={errors.requiredLabels}
           />
+          <div className="sm:col-span-2">
+            <Field
+              id="clusterLinkTemplate"
+              label={SETTING_LABELS.clusterLinkTemplate}
+              type="url"
+              value={draft.clusterLinkTemplate}
+              onChange={set("clusterLinkTemplate")}
+              placeholder="https://headlamp.example.com/c/{name}"
+              hint="Each cluster's page links here (“Open in …”). Placeholders: {name}, {id}, {label:<key>}, URL-encoded. Empty: no link."
+              error={errors.clusterLinkTemplate}
+            />
+          </div>
         </div>
         <fieldset className="space-y-3">
           <legend className="text-sm font-semibold">Retention</legend>

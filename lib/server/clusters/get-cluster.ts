@@ -9,6 +9,8 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
+import { CAPABILITIES_EVENT, latestCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
+import { expandClusterLink } from "@/lib/domain/cluster-link";
 import { sameClusterPeers, statusChangesLastHour } from "./cluster-list-sql";
 
 export type LoadedGroup = { id: string; name: string; selector: Selector | null };
@@ -45,11 +47,17 @@ export async function getCluster(id: string) {
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-  const [groups, events, changes, sameCluster] = await Promise.all([
+  const [groups, events, changes, sameCluster, capabilities] = await Promise.all([
     loadGroups().then((groups) => groupsMatching(labels, groups)),
-    db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
+    // The history shows status and lifecycle; the agent's capabilities are a fact of their own.
+    db().clusterEvent.findMany({
+      where: { clusterId: id, kind: { not: CAPABILITIES_EVENT } },
+      orderBy: { at: "desc" },
+      take: 50,
+    }),
     statusChangesLastHour([id], now),
     sameClusterPeers([id]),
+    latestCapabilities(id),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
@@ -75,6 +83,10 @@ export async function getCluster(id: string) {
     registeredAt: c.registeredAt?.toISOString() ?? null,
     registrationToken: c.registrationToken,
     description: c.description,
+    owner: c.owner,
+    notes: c.notes,
+    capabilities,
+    link: expandClusterLink(settings.clusterLinkTemplate, { id: c.id, name: c.name, labels }),
     health: { apiServer: c.apiServerHealth, logs: c.logsReporting, metrics: c.metricsReporting },
     workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount, userPods: c.userPodCount },
     appliedPolicyRevision: c.appliedPolicyRevision,

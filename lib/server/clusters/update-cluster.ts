@@ -30,7 +30,7 @@ export function assertMutableFields(body: unknown): void {
   }
 }
 
-/** PATCH /api/v1/clusters/{id}: replaces descriptive labels (and the description), audited. */
+/** PATCH /api/v1/clusters/{id}: replaces descriptive labels (and the description, owner, notes), audited. */
 export async function updateCluster(actor: Actor, id: string, patch: z.output<typeof updateClusterSchema>): Promise<void> {
   const { requiredLabels } = await getSettings();
   if (patch.labels) {
@@ -40,7 +40,10 @@ export async function updateCluster(actor: Actor, id: string, patch: z.output<ty
     }
   }
   const name = await db().$transaction(async (tx) => {
-    const cluster = await tx.cluster.findUnique({ where: { id }, select: { name: true, description: true, labels: true } });
+    const cluster = await tx.cluster.findUnique({
+      where: { id },
+      select: { name: true, description: true, owner: true, notes: true, labels: true },
+    });
     if (!cluster) throw new ApiError("not_found", "No cluster with this id.");
     const before = Object.fromEntries(cluster.labels.map((l) => [l.key, l.value]));
     const details: Record<string, unknown> = { name: cluster.name };
@@ -53,6 +56,13 @@ export async function updateCluster(actor: Actor, id: string, patch: z.output<ty
     if (patch.description !== undefined) {
       await tx.cluster.update({ where: { id }, data: { description: patch.description } });
       details.description = { from: cluster.description, to: patch.description };
+    }
+    // Owner and notes: descriptive like the description, each audited with before and after.
+    for (const field of ["owner", "notes"] as const) {
+      const to = patch[field];
+      if (to === undefined) continue;
+      await tx.cluster.update({ where: { id }, data: { [field]: to } });
+      details[field] = { from: cluster[field], to };
     }
     await recordAudit(tx, actor, "cluster.update", { type: "cluster", id }, details);
     return cluster.name;

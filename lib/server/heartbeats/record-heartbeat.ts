@@ -8,6 +8,7 @@ import { agentContext, invalidateAgentContext } from "./agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { markFirstUse, type AgentIdentity } from "@/lib/server/agent-port/agent-identity";
 import { enqueueHeartbeat } from "./heartbeat-writer";
+import { noteCapabilities } from "./agent-capabilities";
 import { caState } from "@/lib/server/pki/current-ca";
 import { heartbeatCaFields } from "@/lib/server/pki/ca-rollover";
 
@@ -66,6 +67,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     }
   }
   const capable = hb.capabilities ? new Set(hb.capabilities) : null;
+  noteCapabilities(agent.clusterId, hb.capabilities, now);
 
   enqueueHeartbeat(agent.clusterId, {
     at: now,

@@ -4,6 +4,8 @@ import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
 import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { latestCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
+import { nodeActionsProblem } from "@/lib/domain/node-actions";
 
 /**
  * Retires a node pool: a `drainNodePool` directive goes to the agent and the pool shows
@@ -11,13 +13,21 @@ import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
  */
 export async function retireNodePool(actor: Actor, clusterId: string, pool: string, reason: string | null) {
   const now = new Date();
+  // Only an agent that advertises node actions gets the directive (PROTOCOL.md: it is sent only
+  // to agents listing it); refusing here keeps a pool from showing Retiring forever.
+  const capabilities = await latestCapabilities(clusterId);
   await db().$transaction(async (tx) => {
     const p = await tx.nodePool.findUnique({
       where: { clusterId_name: { clusterId, name: pool } },
       include: { cluster: { select: { name: true } } },
     });
-    if (!p) throw new ApiError("not_found", "No such node pool on this cluster.");
+    if (!p) {
+      const cluster = await tx.cluster.findUnique({ where: { id: clusterId }, select: { id: true } });
+      throw new ApiError("not_found", cluster ? "No such node pool on this cluster." : "No cluster with this id.");
+    }
     if (p.state === "Retiring") throw new ApiError("conflict", "This node pool is already being retired.");
+    const unavailable = nodeActionsProblem(capabilities);
+    if (unavailable) throw new ApiError("incompatible_agent", unavailable, { capabilities });
     await tx.nodePool.update({ where: { id: p.id }, data: { state: "Retiring" } });
     const directiveId = await createDirective(tx, clusterId, "drainNodePool", { nodePool: pool });
     await tx.clusterEvent.create({
@@ -36,7 +46,7 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
       actor,
       "nodePool.retire",
       { type: "cluster", id: clusterId },
-      { cluster: p.cluster.name, nodePool: pool, directiveId, reason },
+      { cluster: p.cluster.name, nodePool: pool, nodes: p.nodeCount, readyNodes: p.readyNodes, directiveId, reason },
     );
   });
   invalidateAgentContext();

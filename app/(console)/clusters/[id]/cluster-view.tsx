@@ -2,8 +2,19 @@
 
 import dynamic from "next/dynamic";
 import Link from "next/link";
-import { useState } from "react";
-import { useCluster, useClusterHeartbeats, useFleet, useRevokeCertificate, useUpdateLabels } from "@/lib/client/clusters";
+import { useMemo, useState } from "react";
+import {
+  useCluster,
+  useClusterHeartbeats,
+  useFleet,
+  useRetireNodePool,
+  useRevokeCertificate,
+  useUpdateClusterNotes,
+  useUpdateLabels,
+  type ClusterDetail,
+} from "@/lib/client/clusters";
+import { gapSummaryText, heartbeatGapBars, notReadyIntervals, summarizeGaps } from "@/lib/domain/heartbeat-gaps";
+import { nodeActionsProblem } from "@/lib/domain/node-actions";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useLiveEvents } from "@/lib/client/live-events";
 import type { MintedToken } from "@/lib/client/tokens";
@@ -13,6 +24,10 @@ import { ClusterGone } from "@/components/clusters/cluster-gone";
 import { ClusterGroupsCard } from "@/components/clusters/cluster-groups-card";
 import { ClusterHistory } from "@/components/clusters/cluster-history";
 import { ClusterIdentityCard } from "@/components/clusters/cluster-identity-card";
+import { ClusterNotesCard } from "@/components/clusters/cluster-notes-card";
+import { CopyValue } from "@/components/clusters/copy-value";
+import { NotReadyNextSteps } from "@/components/clusters/not-ready-next-steps";
+import { LabelChip } from "@/components/ui/label-chips";
 import { ClusterReasons } from "@/components/clusters/cluster-reasons";
 import { AsOfNote, LastKnown } from "@/components/clusters/last-known";
 import { ClusterRuntimeCard } from "@/components/clusters/cluster-runtime-card";
@@ -41,6 +56,8 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
   const cluster = useCluster(id);
   const fleet = useFleet();
   const updateLabels = useUpdateLabels(id);
+  const updateNotes = useUpdateClusterNotes(id);
+  const retirePool = useRetireNodePool(id);
   const revoke = useRevokeCertificate(id);
   // The re-enrolment token lives here, in component state, only until its panel is closed.
   const [reEnrol, setReEnrol] = useState<{ kind: "closed" } | { kind: "dialog" } | { kind: "minted"; token: MintedToken }>({
@@ -67,8 +84,11 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
           >
             ← Clusters
           </Link>
-          <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1">
-            <h1 className="max-w-full truncate text-xl font-semibold tracking-tight">{c.name}</h1>
+          <h1 className="mt-1 max-w-full text-xl font-semibold tracking-tight break-all">{c.name}</h1>
+          {/* Identity first (on a phone too): which cluster this is, then how it is. */}
+          <IdentitySummary cluster={c} requiredLabels={fleet.data?.requiredLabels ?? []} />
+          {c.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{c.description}</p>}
+          <div className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1" data-testid="cluster-status-line">
             <StatusBadge status={c.status} />
             <Badge tone="blue">{c.phase}</Badge>
           </div>
@@ -77,10 +97,10 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
               <ClusterReasons reasons={c.reasons} all />
             </div>
           )}
-          {c.description && <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">{c.description}</p>}
         </div>
         <div className="flex flex-wrap items-center gap-3">
           <LiveIndicator state={live} />
+          <LinkOut link={c.link} />
           {/* Hidden from viewers as a courtesy; the API refuses their mints regardless. */}
           {canEdit && !leaving && (
             <Button id="re-enrol-button" variant="secondary" onClick={() => setReEnrol({ kind: "dialog" })}>
@@ -117,8 +137,9 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
 
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
+          {c.status === "NotReady" && <NotReadyNextSteps cluster={c} />}
           <ClusterIdentityCard cluster={c} />
-          <HeartbeatTimelineCard id={id} registeredAt={c.registeredAt} />
+          <HeartbeatTimelineCard id={id} cluster={c} />
           <Card title="Labels">
             <LabelsEditor
               labels={c.labels}
@@ -129,7 +150,18 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
           </Card>
           <Card title="Node pools" action={<AsOfNote asOf={c.factsAsOf} />}>
             <LastKnown asOf={c.factsAsOf}>
-              <NodePoolsTable pools={c.nodePools} />
+              <NodePoolsTable
+                pools={c.nodePools}
+                actions={
+                  canEdit && !leaving
+                    ? {
+                        unavailable: nodeActionsProblem(c.capabilities),
+                        workloads: c.workloads,
+                        onRetire: (pool, reason) => retirePool.mutateAsync({ pool, reason: reason ?? "" }),
+                      }
+                    : undefined
+                }
+              />
             </LastKnown>
           </Card>
           <Card title="Status history">
@@ -138,6 +170,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
         </div>
         <div className="min-w-0 space-y-6">
           <ClusterStatusCard cluster={c} />
+          <ClusterNotesCard cluster={c} canEdit={canEdit} onSave={(patch) => updateNotes.mutateAsync(patch)} />
           <ClusterRuntimeCard cluster={c} />
           <CertificateCard certificate={c.certificate} canRevoke={canEdit} onRevoke={(reason) => revoke.mutateAsync(reason)} />
           <EnrollmentChecklist enrollment={c.enrollment} />
@@ -148,10 +181,31 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
   );
 }
 
-function HeartbeatTimelineCard({ id, registeredAt }: { id: string; registeredAt: string | null }) {
+function HeartbeatTimelineCard({ id, cluster }: { id: string; cluster: ClusterDetail }) {
   const heartbeats = useClusterHeartbeats(id);
+  const { events, status, statusChangedAt, registeredAt } = cluster;
+  // One computation for the chart, its header and its description, so they cannot disagree.
+  const timeline = useMemo(() => {
+    if (!heartbeats.data) return null;
+    const notReady = notReadyIntervals(events, { status, since: statusChangedAt });
+    // eslint-disable-next-line react-hooks/purity -- the minute still filling is judged against the time the data arrived
+    const bars = heartbeatGapBars(heartbeats.data.items, heartbeats.data.expectedPerBucket, registeredAt, notReady, Date.now());
+    return { bars, summary: summarizeGaps(bars) };
+  }, [heartbeats.data, events, status, statusChangedAt, registeredAt]);
   return (
-    <Card title="Heartbeats per minute">
+    <Card
+      title="Heartbeats per minute"
+      action={
+        timeline && (
+          <span
+            data-testid="heartbeat-gap-header"
+            className={`text-xs font-medium ${timeline.summary.gaps ? "text-rose-700 dark:text-rose-400" : "text-slate-600 dark:text-slate-400"}`}
+          >
+            {gapSummaryText(timeline.summary)}
+          </span>
+        )
+      }
+    >
       {heartbeats.isPending ? (
         <Skeleton className="h-[204px]" />
       ) : heartbeats.isError ? (
@@ -161,12 +215,73 @@ function HeartbeatTimelineCard({ id, registeredAt }: { id: string; registeredAt:
           onRetry={() => void heartbeats.refetch()}
         />
       ) : (
-        <HeartbeatTimelineChart
-          items={heartbeats.data.items}
-          expectedPerBucket={heartbeats.data.expectedPerBucket}
-          registeredAt={registeredAt}
-        />
+        timeline && (
+          <HeartbeatTimelineChart
+            bars={timeline.bars}
+            summary={timeline.summary}
+            expectedPerBucket={heartbeats.data.expectedPerBucket}
+          />
+        )
       )}
     </Card>
+  );
+}
+
+/** Under the name: the id to copy, the environment and region (the fleet's required labels), the owner. */
+function IdentitySummary({ cluster, requiredLabels }: { cluster: ClusterDetail; requiredLabels: readonly string[] }) {
+  const keys = requiredLabels.filter((k) => Object.hasOwn(cluster.labels, k));
+  return (
+    <div
+      data-testid="cluster-identity-summary"
+      className="mt-1 flex flex-wrap items-center gap-x-4 gap-y-1.5 text-sm text-slate-600 dark:text-slate-400"
+    >
+      <span className="flex items-center gap-1.5">
+        <span className="text-xs">ID</span>
+        <CopyValue value={cluster.id} what="the cluster ID" />
+      </span>
+      {keys.length > 0 && (
+        <ul className="flex flex-wrap gap-1" aria-label="Environment and region">
+          {keys.map((k) => (
+            <li key={k}>
+              <LabelChip k={k} v={cluster.labels[k]!} />
+            </li>
+          ))}
+        </ul>
+      )}
+      <span data-testid="identity-owner">
+        Owner:{" "}
+        {cluster.owner ? (
+          <span className="font-medium text-slate-800 dark:text-slate-200">{cluster.owner}</span>
+        ) : (
+          <span>not set</span>
+        )}
+      </span>
+    </div>
+  );
+}
+
+/** The admin's link out (Settings), filled in for this cluster; opens in a new tab. */
+function LinkOut({ link }: { link: ClusterDetail["link"] }) {
+  if (!link) return null;
+  if (link.url === null) {
+    return (
+      <span className="text-xs text-slate-500 dark:text-slate-400">
+        No link out: the cluster has no {link.missingLabels.join(", ")} label
+      </span>
+    );
+  }
+  return (
+    <a
+      href={link.url}
+      target="_blank"
+      rel="noopener noreferrer"
+      className="inline-flex h-9 items-center rounded-md border border-slate-300 px-3.5 text-sm font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:text-slate-100 dark:hover:bg-slate-800"
+    >
+      Open in {link.host}
+      <span aria-hidden className="ml-1">
+        ↗
+      </span>
+      <span className="sr-only"> (opens in a new tab)</span>
+    </a>
   );
 }

@@ -1,0 +1,91 @@
+// The per-cluster link out (to Headlamp, a cloud console, a runbook): one URL template set by an
+// admin, expanded with each cluster's name, id and labels. Pure: the settings validation, the
+// cluster page and their tests use the same functions.
+
+import { labelKeyProblem } from "./labels";
+
+export const MAX_CLUSTER_LINK_TEMPLATE = 2048;
+
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+export type LinkTemplateProblem = { message: string };
+
+type Part = { kind: "text"; text: string } | { kind: "name" } | { kind: "id" } | { kind: "label"; key: string };
+
+/** The template's parts, or the first problem with a placeholder. */
+function parse(template: string): Part[] | LinkTemplateProblem {
+  const parts: Part[] = [];
+  let last = 0;
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    parts.push({ kind: "text", text: template.slice(last, m.index) });
+    const inner = m[1]!;
+    if (inner === "name") parts.push({ kind: "name" });
+    else if (inner === "id") parts.push({ kind: "id" });
+    else if (inner.startsWith("label:")) {
+      const key = inner.slice("label:".length);
+      const problem = labelKeyProblem(key);
+      if (problem) return { message: `{${inner}} does not name a label key (${problem}).` };
+      parts.push({ kind: "label", key });
+    } else return { message: `{${inner}} is not a placeholder; use {name}, {id} or {label:<key>}.` };
+    last = m.index + m[0].length;
+  }
+  const rest = template.slice(last);
+  if (/[{}]/.test(rest) || parts.some((p) => p.kind === "text" && /[{}]/.test(p.text))) {
+    return { message: "A brace does not close a placeholder; use {name}, {id} or {label:<key>}." };
+  }
+  parts.push({ kind: "text", text: rest });
+  return parts;
+}
+
+function isWebUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === "https:" || u.protocol === "http:") && u.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a template cannot be saved, or null. It must use only known placeholders and be an http(s)
+ * URL once they are filled in (checked with sample values, as any cluster would fill them).
+ */
+export function clusterLinkTemplateProblem(template: string): string | null {
+  if (template.length > MAX_CLUSTER_LINK_TEMPLATE) return `The template is at most ${MAX_CLUSTER_LINK_TEMPLATE} characters.`;
+  const parts = parse(template);
+  if (!Array.isArray(parts)) return parts.message;
+  const sample = fill(parts, { id: "c-sample", name: "sample-cluster", labels: new Proxy({}, { get: () => "value" }) });
+  if (!isWebUrl(sample)) return "The template must give an http or https URL, e.g. https://headlamp.example.com/c/{name}.";
+  return null;
+}
+
+function fill(parts: readonly Part[], c: { id: string; name: string; labels: Record<string, string> }): string {
+  return parts
+    .map((p) => {
+      if (p.kind === "text") return p.text;
+      if (p.kind === "name") return encodeURIComponent(c.name);
+      if (p.kind === "id") return encodeURIComponent(c.id);
+      return encodeURIComponent(c.labels[p.key]!);
+    })
+    .join("");
+}
+
+export type ClusterLink = { url: string; host: string } | { url: null; missingLabels: string[] };
+
+/**
+ * The template filled in for one cluster, each value URL-encoded; null when no template is set.
+ * A cluster without a label the template names gets no URL (and the keys it lacks).
+ */
+export function expandClusterLink(
+  template: string | null,
+  cluster: { id: string; name: string; labels: Record<string, string> },
+): ClusterLink | null {
+  if (!template) return null;
+  const parts = parse(template);
+  if (!Array.isArray(parts)) return null;
+  const missingLabels = parts.flatMap((p) => (p.kind === "label" && !Object.hasOwn(cluster.labels, p.key) ? [p.key] : []));
+  if (missingLabels.length) return { url: null, missingLabels: [...new Set(missingLabels)] };
+  const url = fill(parts, cluster);
+  if (!isWebUrl(url)) return null;
+  return { url, host: new URL(url).host };
+}

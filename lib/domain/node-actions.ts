@@ -1,0 +1,15 @@
+// Node-pool actions need an agent that says it can carry them out (PROTOCOL.md: `capabilities`).
+
+/** The directive a Retire sends, and the capability an agent advertises for it. */
+export const NODE_POOL_ACTION = "drainNodePool";
+
+/** Why node-pool actions are unavailable for an agent with these capabilities; null when they are available. */
+export function nodeActionsProblem(capabilities: readonly string[] | null): string | null {
+  if (capabilities === null) {
+    return "The agent has not reported what it can do (an older agent, or no heartbeat yet), so node actions are off.";
+  }
+  if (!capabilities.includes(NODE_POOL_ACTION)) {
+    return "The agent does not advertise node actions: reinstall it with node actions allowed (--allow-node-actions) to retire pools from here.";
+  }
+  return null;
+}

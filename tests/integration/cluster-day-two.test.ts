@@ -1,0 +1,91 @@
+// The cluster page's day-two services on the engine TEST_ENGINE picks: agents' capabilities kept
+// as events, retiring a node pool only for an agent that advertises node actions, and owner and
+// notes audited with before and after.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ApiError } from "@/lib/server/api/errors";
+import type { Actor } from "@/lib/server/audit/record-audit";
+import { getCluster } from "@/lib/server/clusters/get-cluster";
+import { updateCluster } from "@/lib/server/clusters/update-cluster";
+import { db } from "@/lib/server/db/client";
+import { CAPABILITIES_EVENT, latestCapabilities, noteCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
+import { retireNodePool } from "@/lib/server/node-pools/node-pools";
+import { appDatabase } from "../helpers/app-database";
+import { testEngine } from "../helpers/test-database";
+
+appDatabase();
+
+const ACTOR: Actor = { type: "user", id: null, label: "ops@example.com" };
+
+async function cluster(id: string) {
+  await db().cluster.create({ data: { id, name: `n-${id}`, phase: "Active", registeredAt: new Date() } });
+  await db().nodePool.create({ data: { clusterId: id, name: "general", nodeCount: 3, readyNodes: 3 } });
+}
+
+/** noteCapabilities writes off the heartbeat's path: wait until the stored set is `want`. */
+async function stored(id: string, want: string[] | null) {
+  for (let i = 0; i < 50; i++) {
+    const got = await latestCapabilities(id);
+    if (JSON.stringify(got) === JSON.stringify(want)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(await latestCapabilities(id), want);
+}
+
+const code = (c: string) => (e: unknown) => e instanceof ApiError && e.code === c;
+
+describe(`cluster page services on ${testEngine()}`, () => {
+  test("capabilities are stored when the set changes, not on every heartbeat, and kept out of the history", async () => {
+    await cluster("cl_caps1");
+    noteCapabilities("cl_caps1", undefined);
+    await stored("cl_caps1", null);
+    noteCapabilities("cl_caps1", ["upgrade", "drainNodePool", "upgrade"]);
+    await stored("cl_caps1", ["drainNodePool", "upgrade"]);
+    noteCapabilities("cl_caps1", ["drainNodePool", "upgrade"]);
+    noteCapabilities("cl_caps1", ["upgrade"]);
+    await stored("cl_caps1", ["upgrade"]);
+    assert.equal(await db().clusterEvent.count({ where: { clusterId: "cl_caps1", kind: CAPABILITIES_EVENT } }), 2);
+    const detail = await getCluster("cl_caps1");
+    assert.deepEqual(detail.capabilities, ["upgrade"]);
+    assert.ok(!detail.events.some((e) => e.kind === CAPABILITIES_EVENT));
+  });
+
+  test("a pool is retired only for an agent that advertises node actions; twice is a conflict", async () => {
+    await cluster("cl_pool1");
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "general", null), code("incompatible_agent"));
+    noteCapabilities("cl_pool1", ["upgrade"]);
+    await stored("cl_pool1", ["upgrade"]);
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "general", null), code("incompatible_agent"));
+    noteCapabilities("cl_pool1", ["upgrade", "drainNodePool"]);
+    await stored("cl_pool1", ["drainNodePool", "upgrade"]);
+    await retireNodePool(ACTOR, "cl_pool1", "general", "smaller nodes");
+    const pool = await db().nodePool.findFirstOrThrow({ where: { clusterId: "cl_pool1", name: "general" } });
+    assert.equal(pool.state, "Retiring");
+    assert.equal(await db().directive.count({ where: { clusterId: "cl_pool1", type: "drainNodePool" } }), 1);
+    const audit = await db().auditLog.findFirstOrThrow({ where: { action: "nodePool.retire", targetId: "cl_pool1" } });
+    assert.match(audit.details, /"nodes":3/);
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "general", null), code("conflict"));
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "nope", null), code("not_found"));
+    await assert.rejects(retireNodePool(ACTOR, "cl_missing", "general", null), code("not_found"));
+  });
+
+  test("owner and notes are saved, cleared and audited with before and after", async () => {
+    await cluster("cl_owner1");
+    await updateCluster(ACTOR, "cl_owner1", { owner: "team-a", notes: "runbook: x" });
+    await updateCluster(ACTOR, "cl_owner1", { owner: null });
+    const detail = await getCluster("cl_owner1");
+    assert.equal(detail.owner, null);
+    assert.equal(detail.notes, "runbook: x");
+    const audits = await db().auditLog.findMany({
+      where: { action: "cluster.update", targetId: "cl_owner1" },
+      orderBy: { at: "asc" },
+    });
+    assert.deepEqual(
+      audits.map((a) => (JSON.parse(a.details) as { owner?: unknown }).owner),
+      [
+        { from: null, to: "team-a" },
+        { from: "team-a", to: null },
+      ],
+    );
+  });
+});
