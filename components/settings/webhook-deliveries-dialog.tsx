@@ -26,14 +26,14 @@ function DeliveryCluster({ cluster }: { cluster: WebhookDelivery["cluster"] }) {
   if (!cluster) return <span className="text-slate-600 dark:text-slate-400">fleet</span>;
   if (cluster.removed)
     return (
-      <span className="break-all" title={cluster.id}>
+      <span className="[overflow-wrap:anywhere]" title={cluster.id}>
         {cluster.name} <span className="text-xs text-slate-600 dark:text-slate-400">(removed)</span>
       </span>
     );
   return (
     <Link
       href={`/clusters/${encodeURIComponent(cluster.id)}`}
-      className="break-all text-sky-700 hover:underline dark:text-sky-400"
+      className="[overflow-wrap:anywhere] text-sky-700 hover:underline dark:text-sky-400"
     >
       {cluster.name}
     </Link>
@@ -61,18 +61,18 @@ export function WebhookDeliveriesDialog({ webhook, onClose }: { webhook: Webhook
         >
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Deliveries, newest first</caption>
-            <TableHead columns={["Event", "Cluster", "State", "Answer"]} />
+            <TableHead columns={["Event and cluster", "State", "Answer"]} />
             <tbody className="divide-y divide-slate-100 tabular-nums dark:divide-slate-800">
               {log.data.map((d) => (
                 <tr key={d.id} data-delivery={d.id}>
                   <td className="px-4 py-2">
                     <div className="font-medium">{WEBHOOK_EVENT_LABELS[d.eventType]}</div>
+                    <div className="text-xs" data-testid="delivery-cluster">
+                      <DeliveryCluster cluster={d.cluster} />
+                    </div>
                     <div className="text-xs text-slate-600 dark:text-slate-400">
                       <RelativeTime iso={d.createdAt} />
                     </div>
-                  </td>
-                  <td className="px-4 py-2" data-testid="delivery-cluster">
-                    <DeliveryCluster cluster={d.cluster} />
                   </td>
                   <td className="px-4 py-2">
                     <Badge tone={DELIVERY_TONE[d.state]} title={d.state === "suppressed" ? SUPPRESSED_NOTE : undefined}>
