@@ -70,6 +70,24 @@ export function usePlanRollout() {
   });
 }
 
+/**
+ * The server's plan of the form's draft as it is typed, so the form counts what the confirmation
+ * will (null: the draft is not complete yet). Keeps the previous plan while the next loads.
+ */
+export function usePlanPreview(input: CreateRolloutInput | null) {
+  const key = input ? JSON.stringify(input) : "";
+  return useQuery({
+    queryKey: queryKeys.rollouts.planPreview(key),
+    queryFn: ({ signal }) =>
+      fetchJson(rolloutRoutes.plan.path, { method: "POST", body: input, signal, schema: rolloutRoutes.plan.response }),
+    enabled: input !== null,
+    placeholderData: keepPreviousData,
+    // A plan is a snapshot of health and versions: a few seconds old is still what the operator means.
+    staleTime: 5_000,
+    retry: false,
+  });
+}
+
 export function useRolloutAction(id: string) {
   const client = useQueryClient();
   return useMutation({
