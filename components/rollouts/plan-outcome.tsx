@@ -2,7 +2,7 @@ import type { RolloutPlan } from "@/lib/client/rollouts";
 import { clustersToUpgrade, estimateRollout } from "@/lib/domain/rollout-eta";
 import { formatDuration } from "@/lib/domain/time-format";
 
-const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: number, word: string, many = `${word}s`) => `${n.toLocaleString()} ${n === 1 ? word : many}`;
 
 /**
  * What a plan will do, in the same words in the rollout form and in its start confirmation: how
@@ -35,7 +35,7 @@ export function PlanOutcome({
   return (
     <div className="space-y-1.5">
       <p>
-        <strong data-testid="plan-upgrades" className="tabular-nums">
+        <strong data-testid="plan-upgrades" className="text-slate-900 tabular-nums dark:text-slate-100">
           {plural(upgrades, "cluster")} will be upgraded
         </strong>{" "}
         to <code className="font-mono">{targetVersion}</code>
@@ -50,7 +50,7 @@ export function PlanOutcome({
               About{" "}
               <strong className="text-slate-900 tabular-nums dark:text-slate-100">{formatDuration(eta.seconds * 1000)}</strong>
             </span>{" "}
-            from the start: {plural(eta.batches, "batch")} of at most {maxUnavailable} at ~
+            from the start: {plural(eta.batches, "batch", "batches")} of at most {maxUnavailable} at ~
             {formatDuration(eta.perClusterSeconds * 1000)} each (two {plan.heartbeatIntervalSeconds} s heartbeats and an agent
             restart)
             {eta.waitsSeconds ? `, plus ${formatDuration(eta.waitsSeconds * 1000)} of waits between stages` : ""}
