@@ -144,11 +144,26 @@ test("a subscription scoped by a label selector is sent only its clusters' event
       headers: SAME_ORIGIN,
     }),
   );
-  const inside = await enrolTestAgent(playwright, token.token, `e2e-hook-${run}-in`, { "e2e-hook": run, side: "in" });
-  const outside = await enrolTestAgent(playwright, token.token, `e2e-hook-${run}-out`, { "e2e-hook": run, side: "out" });
-  const status = async (a: TestAgent) =>
-    (await okJson<{ status: string }>(await admin.get(`/api/v1/clusters/${a.clusterId}`))).status;
-  /** One heartbeat, then the status the fleet gives the cluster. */
+  const inside = await enrolTestAgent(playwright, token.token, `e2e-hook-${run}-in`, {
+    env: "e2e",
+    region: "hooks",
+    "e2e-hook": run,
+    side: "in",
+  });
+  const outside = await enrolTestAgent(playwright, token.token, `e2e-hook-${run}-out`, {
+    env: "e2e",
+    region: "hooks",
+    "e2e-hook": run,
+    side: "out",
+  });
+  // The status the fleet recorded (the transition that enqueues webhooks), not the one computed live.
+  const status = async (a: TestAgent) => {
+    const detail = await okJson<{ events: { kind: string; to: string; at: string }[] }>(
+      await admin.get(`/api/v1/clusters/${a.clusterId}`),
+    );
+    return detail.events.filter((e) => e.kind === "status").sort((x, y) => y.at.localeCompare(x.at))[0]?.to;
+  };
+  /** One heartbeat, then the status the fleet recorded for the cluster. */
   const beat = async (a: TestAgent, o?: Parameters<TestAgent["heartbeat"]>[0]) => {
     await a.heartbeat(o);
     return status(a);
