@@ -190,7 +190,10 @@ export function RolloutForm({
   const settledDraft = useDebouncedValue(draft, PLAN_PREVIEW_DEBOUNCE_MS);
   const previewInput = useMemo(() => planPreviewInput(settledDraft), [settledDraft]);
   const planPreview = usePlanPreview(previewInput);
-  const planned = previewInput && !planPreview.isError ? planPreview.data : undefined;
+  const previewed = previewInput && !planPreview.isError ? planPreview.data : undefined;
+  const planned = previewed?.plan;
+  // Until the plan of what is on screen arrives, the last one is shown dimmed and marked busy.
+  const planStale = planPreview.isPlaceholderData || planPreview.isFetching || settledDraft !== draft;
   const local = previewStages(draft.stages, matched.count ?? 0);
   // Stage sizes from the server's plan once it is the current draft's (it leaves NotReady clusters out).
   const preview =
@@ -341,21 +344,26 @@ export function RolloutForm({
       <aside className="sticky top-6 space-y-4">
         <Card title="Plan">
           <div className="space-y-4">
-            <div className="text-sm text-slate-600 dark:text-slate-400" aria-live="polite" data-testid="form-plan">
+            <div
+              className="text-sm text-slate-600 dark:text-slate-400"
+              aria-live="polite"
+              aria-busy={planStale}
+              data-testid="form-plan"
+            >
               {matched.count === null && !planned ? (
                 "Choose the clusters to see how the stages split them."
               ) : !previewInput ? (
                 "Complete the form to see what the rollout will do."
               ) : planPreview.isError ? (
                 <span className="text-rose-700 dark:text-rose-400">{planPreview.error.message}</span>
-              ) : planned && previewInput ? (
-                <div className={planPreview.isFetching || settledDraft !== draft ? "opacity-60" : ""}>
+              ) : previewed ? (
+                <div className={planStale ? "opacity-60" : ""}>
                   <PlanOutcome
-                    plan={planned}
-                    targetVersion={previewInput.targetVersion}
-                    maxUnavailable={previewInput.maxUnavailable}
-                    waitSeconds={previewInput.waitSeconds}
-                    requireApproval={previewInput.requireApproval}
+                    plan={previewed.plan}
+                    targetVersion={previewed.input.targetVersion}
+                    maxUnavailable={previewed.input.maxUnavailable}
+                    waitSeconds={previewed.input.waitSeconds}
+                    requireApproval={previewed.input.requireApproval}
                   />
                 </div>
               ) : (

@@ -104,6 +104,8 @@ test.describe("rollout plan before the start", () => {
       await expect(form.getByTestId("plan-upgrades")).toHaveText("3 clusters will be upgraded", { timeout: 20_000 });
       await expect(form).toContainText("1 cluster already on it, 1 cluster skipped");
       await expect(form.getByTestId("plan-eta")).toHaveText(/^About \d/);
+      // The plan of what the form shows now, not the one before the last change (shown dimmed meanwhile).
+      await expect(form).toHaveAttribute("aria-busy", "false");
       const formEta = await form.getByTestId("plan-eta").innerText();
 
       // The confirmation counts with the same function from the plan the server makes at the click.
