@@ -204,7 +204,7 @@ export function DeregisterWizard({
               }`}
             >
               {d.verification.passed
-                ? "All checks pass: the cluster is gone and nothing is left behind."
+                ? "All checks pass: the cluster is gone and the fleet keeps nothing of it but the tombstone and the audit trail."
                 : "Some checks fail: see what is left behind below."}
             </p>
             <VerificationChecks verification={d.verification} />
