@@ -150,7 +150,8 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
         events: input.events,
         format: input.format,
         enabled: input.enabled,
-        selector: input.selector ?? null,
+        // Only a scoped subscription says so: an unscoped one reads as it always has.
+        ...(input.selector ? { selector: input.selector } : {}),
       },
     );
     return created;
