@@ -1,11 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useMemo, useState, type FormEvent } from "react";
 import { selectorProblem } from "@/lib/domain/selector";
 import { SelectorInput } from "@/components/labels/selector-input";
 import { useGroups } from "@/lib/client/groups";
-import { useCreateRollout, useMatchCount, usePlanRollout, type RolloutPlan } from "@/lib/client/rollouts";
+import { useCreateRollout, useMatchCount, usePlanPreview, usePlanRollout, type RolloutPlan } from "@/lib/client/rollouts";
 import type { CreateRolloutInput } from "@/lib/domain/rollouts";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
@@ -14,10 +14,19 @@ import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { InlineError } from "@/components/ui/inline-error";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { checkDraft, initialDraft, previewStages, type DraftErrors, type RolloutDraft } from "./rollout-draft";
+import { PlanOutcome } from "./plan-outcome";
 import { StagePlanBar } from "./stage-plan-bar";
 import { StagesBuilder } from "./stages-builder";
 
 const SELECTOR_DEBOUNCE_MS = 300;
+// The server plans the draft once typing pauses: long enough to skip half-typed numbers.
+const PLAN_PREVIEW_DEBOUNCE_MS = 400;
+
+/** The draft as a plan request, or null while it is incomplete (a name is not needed to plan). */
+function planPreviewInput(draft: RolloutDraft): CreateRolloutInput | null {
+  const checked = checkDraft({ ...draft, name: draft.name.trim() || "plan preview" });
+  return checked.ok ? checked.input : null;
+}
 
 function TargetPicker({
   draft,
@@ -177,7 +186,21 @@ export function RolloutForm({
             pending: selectorCount.isFetching,
             error: selectorCount.error?.message ?? null,
           };
-  const preview = previewStages(draft.stages, matched.count ?? 0);
+  // The server's plan of the draft: what the confirmation will show, counted by the same function.
+  const settledDraft = useDebouncedValue(draft, PLAN_PREVIEW_DEBOUNCE_MS);
+  const previewInput = useMemo(() => planPreviewInput(settledDraft), [settledDraft]);
+  const planPreview = usePlanPreview(previewInput);
+  const previewed = previewInput && !planPreview.isError ? planPreview.data : undefined;
+  const planned = previewed?.plan;
+  // Until the plan of what is on screen arrives, the last one is shown dimmed and marked busy.
+  const planStale = planPreview.isPlaceholderData || planPreview.isFetching || settledDraft !== draft;
+  const local = previewStages(draft.stages, matched.count ?? 0);
+  // Stage sizes from the server's plan once it is the current draft's (it leaves NotReady clusters out).
+  const preview =
+    planned && !planPreview.isPlaceholderData && settledDraft === draft
+      ? local.map((s, i) => ({ ...s, size: s.size === null ? null : (planned.stages[i]?.clusters ?? 0) }))
+      : local;
+  const previewTotal = preview === local ? (matched.count ?? 0) : (planned?.planned ?? 0);
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -321,18 +344,33 @@ export function RolloutForm({
       <aside className="sticky top-6 space-y-4">
         <Card title="Plan">
           <div className="space-y-4">
-            <p className="text-sm text-slate-600 dark:text-slate-400">
-              {matched.count === null ? (
+            <div
+              className="text-sm text-slate-600 dark:text-slate-400"
+              aria-live="polite"
+              aria-busy={planStale}
+              data-testid="form-plan"
+            >
+              {matched.count === null && !planned ? (
                 "Choose the clusters to see how the stages split them."
+              ) : !previewInput ? (
+                "Complete the form to see what the rollout will do."
+              ) : planPreview.isError ? (
+                <span className="text-rose-700 dark:text-rose-400">{planPreview.error.message}</span>
+              ) : previewed ? (
+                <div className={planStale ? "opacity-60" : ""}>
+                  <PlanOutcome
+                    plan={previewed.plan}
+                    targetVersion={previewed.input.targetVersion}
+                    maxUnavailable={previewed.input.maxUnavailable}
+                    waitSeconds={previewed.input.waitSeconds}
+                    requireApproval={previewed.input.requireApproval}
+                  />
+                </div>
               ) : (
-                <>
-                  <span className="font-semibold text-slate-900 tabular-nums dark:text-slate-100">{matched.count}</span> cluster
-                  {matched.count === 1 ? "" : "s"} to <code className="font-mono">{draft.targetVersion || "?"}</code>, at most{" "}
-                  {draft.maxUnavailable || "?"} at a time.
-                </>
+                "Planning…"
               )}
-            </p>
-            <StagePlanBar stages={preview} total={matched.count ?? 0} />
+            </div>
+            <StagePlanBar stages={preview} total={previewTotal} />
             <p className="text-xs text-slate-500 dark:text-slate-400">
               Clusters already on the target version are skipped; so are NotReady and draining clusters (unless included), and any
               cluster NotReady when its turn comes. Upgrades start only inside the upgrade windows of all of a cluster&apos;s
@@ -406,15 +444,21 @@ function Checkbox({
 
 const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
 
-/** The plan's counts, as the server computed them just now. */
+/** The plan's counts, as the server computed them just now, in the words the form's Plan card uses. */
 function PlanSummary({ plan, input }: { plan: RolloutPlan; input: CreateRolloutInput }) {
   return (
     <div className="space-y-3" data-testid="rollout-plan-summary">
+      <PlanOutcome
+        plan={plan}
+        targetVersion={input.targetVersion}
+        maxUnavailable={input.maxUnavailable}
+        waitSeconds={input.waitSeconds}
+        requireApproval={input.requireApproval}
+      />
       <p>
-        Upgrades agents to <code className="font-mono">{input.targetVersion}</code> in{" "}
         <strong data-testid="plan-stages">{plural(plan.stages.length, "stage")}</strong> over{" "}
         <strong data-testid="plan-clusters">{plural(plan.planned, "cluster")}</strong>
-        {plan.alreadyOnTarget ? ` (${plan.alreadyOnTarget} already on it)` : ""};{" "}
+        {plan.alreadyOnTarget ? ` (${plan.alreadyOnTarget} already on the target version)` : ""};{" "}
         <strong data-testid="plan-skipped">{plural(plan.skipped.length, "cluster")} skipped</strong>.
         {input.requireApproval ? " Each stage after the first waits for approval." : ""}
       </p>

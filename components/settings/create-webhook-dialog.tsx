@@ -1,20 +1,30 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
+import { useMemo, useState, type FormEvent } from "react";
 import {
   SUBSCRIBABLE_EVENT_TYPES,
   WEBHOOK_EVENT_LABELS,
   WEBHOOK_FORMATS,
   webhookCreateSchema,
   type WebhookFormat,
+  type WebhookPatch,
 } from "@/lib/domain/webhooks";
-import { useCreateWebhook } from "@/lib/client/webhooks";
+import { selectorProblem } from "@/lib/domain/selector";
+import { ApiRequestError } from "@/lib/client/fetch-json";
+import { useSelectorPreview } from "@/lib/client/groups";
+import { useCreateWebhook, useUpdateWebhook, type Webhook } from "@/lib/client/webhooks";
+import { SelectorInput } from "@/components/labels/selector-input";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Dialog } from "@/components/ui/dialog";
-import { Field, SelectField } from "@/components/ui/field";
+import { Field, SelectField, inputClass } from "@/components/ui/field";
 import { FormActions } from "@/components/ui/form-actions";
+import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 
 type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+type Errors = { url?: string; events?: string; selector?: string };
+
+// Long enough to skip half-typed states like "region in (eu-west-1,", short enough to feel live.
+const SCOPE_DEBOUNCE_MS = 250;
 
 const FORMAT_LABELS: Record<WebhookFormat, string> = { json: "JSON payload", slack: 'Slack ({"text": …})' };
 
@@ -43,15 +53,69 @@ function RevealedSecret({ secret, onDone }: { secret: string; onDone: () => void
   );
 }
 
-/** Subscribes a URL to fleet events, then shows its signing secret exactly once. */
-export function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
+/** The server's field errors placed at their fields (a selector it refused, say). */
+function serverErrors(err: unknown): Errors {
+  if (!(err instanceof ApiRequestError) || !Array.isArray(err.details)) return {};
+  const out: Errors = {};
+  for (const d of err.details as { field?: unknown; message?: unknown }[]) {
+    const field = typeof d.field === "string" ? d.field.split(".")[0] : "";
+    if ((field === "url" || field === "events" || field === "selector") && typeof d.message === "string")
+      out[field] ??= d.message;
+  }
+  return out;
+}
+
+/** How many clusters a scope covers now, as the user types (null selector: every cluster). */
+function ScopeCount({ selector, problem, settling }: { selector: string; problem: string | null; settling: boolean }) {
+  const preview = useSelectorPreview(problem ? null : selector);
+  let text: string;
+  if (problem) text = "Fix the selector to see what it matches";
+  else if (preview.isError) text = "Could not count the matching clusters";
+  else if (!preview.data) text = "Counting matching clusters…";
+  else {
+    const n = preview.data.total;
+    const clusters = `${n.toLocaleString()} cluster${n === 1 ? "" : "s"}`;
+    text = selector ? `Matches ${clusters} now` : `Every cluster (${clusters} now)`;
+  }
+  return (
+    <p
+      role="status"
+      aria-live="polite"
+      data-testid="webhook-scope-count"
+      className={`text-xs font-medium tabular-nums text-slate-700 transition-opacity dark:text-slate-300 ${
+        settling || preview.isFetching ? "opacity-60" : ""
+      }`}
+    >
+      {text}
+    </p>
+  );
+}
+
+/**
+ * Subscribes a URL to fleet events, then shows its signing secret exactly once; with `webhook`,
+ * changes that subscription (URL, events, format, scope) instead.
+ */
+export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; onClose: () => void }) {
   const create = useCreateWebhook();
-  const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<EventType[]>(["cluster.notReady", "cluster.ready", "cluster.removed"]);
-  const [format, setFormat] = useState<WebhookFormat>("json");
-  const [errors, setErrors] = useState<{ url?: string; events?: string }>({});
+  const update = useUpdateWebhook();
+  const mutation = webhook ? update : create;
+  const [url, setUrl] = useState(webhook?.url ?? "");
+  const [events, setEvents] = useState<EventType[]>(
+    (webhook?.events.filter((e) => e !== "webhook.test") as EventType[] | undefined) ?? [
+      "cluster.notReady",
+      "cluster.ready",
+      "cluster.removed",
+    ],
+  );
+  const [format, setFormat] = useState<WebhookFormat>(webhook?.format ?? "json");
+  const [selector, setSelector] = useState(webhook?.selector ?? "");
+  const [errors, setErrors] = useState<Errors>({});
   // The secret lives in this component's state only and is gone when it closes.
   const [secret, setSecret] = useState<string | null>(null);
+
+  const settled = useDebouncedValue(selector.trim(), SCOPE_DEBOUNCE_MS);
+  const problem = useMemo(() => selectorProblem(settled), [settled]);
+  const selectorError = problem ?? errors.selector;
 
   function toggle(type: EventType, on: boolean) {
     setEvents((current) => (on ? [...current, type] : current.filter((t) => t !== type)));
@@ -60,23 +124,36 @@ export function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const parsed = webhookCreateSchema.safeParse({ url, events, format });
+    const parsed = webhookCreateSchema.safeParse({ url, events, format, selector });
     if (!parsed.success) {
       const message = (field: string) => parsed.error.issues.find((i) => i.path[0] === field)?.message;
-      setErrors({ url: message("url"), events: message("events") });
+      setErrors({ url: message("url"), events: message("events"), selector: message("selector") });
       return;
     }
-    create.mutate(parsed.data, {
-      onSuccess: (created) => {
-        setSecret(created.secret);
-        create.reset();
-      },
-    });
+    const onError = (err: unknown) => setErrors(serverErrors(err));
+    if (!webhook) {
+      create.mutate(parsed.data, {
+        onSuccess: (created) => {
+          setSecret(created.secret);
+          create.reset();
+        },
+        onError,
+      });
+      return;
+    }
+    // Only what changed, so the audit log shows exactly the edit that was made.
+    const patch: WebhookPatch = {};
+    if (parsed.data.url !== webhook.url) patch.url = parsed.data.url;
+    if ([...parsed.data.events].sort().join() !== [...webhook.events].sort().join()) patch.events = parsed.data.events;
+    if (parsed.data.format !== webhook.format) patch.format = parsed.data.format;
+    if (parsed.data.selector !== webhook.selector) patch.selector = parsed.data.selector;
+    if (Object.keys(patch).length === 0) onClose();
+    else update.mutate({ id: webhook.id, patch }, { onSuccess: onClose, onError });
   }
 
   return (
     <Dialog
-      title={secret ? "Webhook created" : "New webhook"}
+      title={secret ? "Webhook created" : webhook ? "Edit webhook" : "New webhook"}
       description={
         secret ? undefined : "Fleet events are POSTed to this URL, signed with a secret only you and the receiver know."
       }
@@ -123,6 +200,36 @@ export function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
               </p>
             )}
           </fieldset>
+          <div className="space-y-1.5">
+            <label htmlFor="webhook-selector" className="block text-sm font-medium">
+              Only clusters matching (optional)
+            </label>
+            <SelectorInput
+              id="webhook-selector"
+              placeholder="env=prod,region in (eu-west-1,eu-central-1)"
+              value={selector}
+              onValueChange={(next) => {
+                setSelector(next);
+                setErrors((x) => ({ ...x, selector: undefined }));
+              }}
+              aria-invalid={selectorError ? true : undefined}
+              aria-describedby={`${selectorError ? "webhook-selector-error" : "webhook-selector-hint"} webhook-scope-count`}
+              className={`${inputClass} font-mono`}
+            />
+            {selectorError ? (
+              <p id="webhook-selector-error" className="text-xs text-rose-600 dark:text-rose-400">
+                {selectorError}
+              </p>
+            ) : (
+              <p id="webhook-selector-hint" className="text-xs text-slate-500 dark:text-slate-400">
+                A label selector in kubectl syntax. Cluster events go out only for clusters it matches when they happen; fleet
+                events (registrations, rollouts) always go. Empty: every cluster.
+              </p>
+            )}
+            <div id="webhook-scope-count">
+              <ScopeCount selector={settled} problem={problem} settling={selector.trim() !== settled} />
+            </div>
+          </div>
           <SelectField
             id="webhook-format"
             label="Format"
@@ -131,11 +238,11 @@ export function CreateWebhookDialog({ onClose }: { onClose: () => void }) {
             onValueChange={setFormat}
           />
           <FormActions
-            error={create.error}
+            error={Object.keys(serverErrors(mutation.error)).length ? null : mutation.error}
             onCancel={onClose}
-            pending={create.isPending}
-            label="Create webhook"
-            pendingLabel="Creating…"
+            pending={mutation.isPending}
+            label={webhook ? "Save changes" : "Create webhook"}
+            pendingLabel={webhook ? "Saving…" : "Creating…"}
           />
         </form>
       )}

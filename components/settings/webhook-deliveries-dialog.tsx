@@ -1,7 +1,8 @@
 "use client";
 
+import Link from "next/link";
 import { useWebhookDeliveries, type Webhook, type WebhookDelivery } from "@/lib/client/webhooks";
-import { WEBHOOK_EVENT_LABELS } from "@/lib/domain/webhooks";
+import { NOT_READY_HOLD_MS, WEBHOOK_EVENT_LABELS } from "@/lib/domain/webhooks";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
@@ -17,6 +18,28 @@ export const DELIVERY_TONE: Record<WebhookDelivery["state"], Tone> = {
   suppressed: "neutral",
 };
 
+/** Why a suppressed delivery was never sent, in the words the log shows. */
+export const SUPPRESSED_NOTE = `a NotReady that recovered within the debounce window (${NOT_READY_HOLD_MS / 1000} s); not sent`;
+
+/** The cluster a delivery is about, linked to its page while it is registered; "fleet" for fleet-wide events. */
+function DeliveryCluster({ cluster }: { cluster: WebhookDelivery["cluster"] }) {
+  if (!cluster) return <span className="text-slate-600 dark:text-slate-400">fleet</span>;
+  if (cluster.removed)
+    return (
+      <span className="[overflow-wrap:anywhere]" title={cluster.id}>
+        {cluster.name} <span className="text-xs text-slate-600 dark:text-slate-400">(removed)</span>
+      </span>
+    );
+  return (
+    <Link
+      href={`/clusters/${encodeURIComponent(cluster.id)}`}
+      className="[overflow-wrap:anywhere] text-sky-700 hover:underline dark:text-sky-400"
+    >
+      {cluster.name}
+    </Link>
+  );
+}
+
 /** A subscription's delivery log, newest first: state, attempts, the receiver's answer and latency. */
 export function WebhookDeliveriesDialog({ webhook, onClose }: { webhook: Webhook; onClose: () => void }) {
   const log = useWebhookDeliveries(webhook.id);
@@ -29,21 +52,37 @@ export function WebhookDeliveriesDialog({ webhook, onClose }: { webhook: Webhook
       ) : log.data.length === 0 ? (
         <EmptyState title="Nothing sent yet">Events appear here as they happen; “Send test” sends one now.</EmptyState>
       ) : (
-        <div className="max-h-96 overflow-auto rounded-md border border-slate-200 dark:border-slate-800">
+        // Focusable: a keyboard user scrolls the log (and a phone's wide table) too.
+        <div
+          tabIndex={0}
+          role="region"
+          aria-label="Deliveries"
+          className="max-h-96 overflow-auto rounded-md border border-slate-200 dark:border-slate-800"
+        >
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Deliveries, newest first</caption>
-            <TableHead columns={["Event", "State", "Answer"]} />
+            <TableHead columns={["Event and cluster", "State", "Answer"]} />
             <tbody className="divide-y divide-slate-100 tabular-nums dark:divide-slate-800">
               {log.data.map((d) => (
                 <tr key={d.id} data-delivery={d.id}>
                   <td className="px-4 py-2">
                     <div className="font-medium">{WEBHOOK_EVENT_LABELS[d.eventType]}</div>
+                    <div className="text-xs" data-testid="delivery-cluster">
+                      <DeliveryCluster cluster={d.cluster} />
+                    </div>
                     <div className="text-xs text-slate-600 dark:text-slate-400">
                       <RelativeTime iso={d.createdAt} />
                     </div>
                   </td>
                   <td className="px-4 py-2">
-                    <Badge tone={DELIVERY_TONE[d.state]}>{d.state}</Badge>
+                    <Badge tone={DELIVERY_TONE[d.state]} title={d.state === "suppressed" ? SUPPRESSED_NOTE : undefined}>
+                      {d.state}
+                    </Badge>
+                    {d.state === "suppressed" && (
+                      <div data-testid="suppressed-note" className="mt-1 max-w-48 text-xs text-slate-600 dark:text-slate-400">
+                        {SUPPRESSED_NOTE}
+                      </div>
+                    )}
                     <div className="mt-1 text-xs text-slate-600 dark:text-slate-400">
                       {d.attempts} attempt{d.attempts === 1 ? "" : "s"}
                       {d.nextAttemptAt && d.attempts > 0 && (
@@ -54,7 +93,9 @@ export function WebhookDeliveriesDialog({ webhook, onClose }: { webhook: Webhook
                     </div>
                   </td>
                   <td className="px-4 py-2 text-xs text-slate-600 dark:text-slate-400">
-                    {d.lastAttemptAt ? (
+                    {d.state === "suppressed" ? (
+                      "not sent"
+                    ) : d.lastAttemptAt ? (
                       <>
                         <div className="font-medium text-slate-800 dark:text-slate-200">
                           {d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : "no answer"}

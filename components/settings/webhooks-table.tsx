@@ -9,7 +9,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHead } from "@/components/ui/table-head";
 import { DELIVERY_TONE } from "./webhook-deliveries-dialog";
 
-function Row({ w, onLog, onDelete }: { w: Webhook; onLog: () => void; onDelete: () => void }) {
+function Row({ w, onLog, onEdit, onDelete }: { w: Webhook; onLog: () => void; onEdit: () => void; onDelete: () => void }) {
   const update = useUpdateWebhook();
   const test = useTestWebhook();
   const last = w.lastDelivery;
@@ -19,6 +19,15 @@ function Row({ w, onLog, onDelete }: { w: Webhook; onLog: () => void; onDelete: 
         <div className="font-medium break-all">{w.url}</div>
         <div className="mt-0.5 text-xs text-slate-600 dark:text-slate-400">
           {w.format === "slack" ? "Slack" : "JSON"} · {w.events.map((e) => WEBHOOK_EVENT_LABELS[e]).join(", ")}
+        </div>
+        <div className="mt-0.5 text-xs text-slate-600 dark:text-slate-400" data-testid="webhook-scope">
+          {w.selector ? (
+            <>
+              Clusters matching <code className="font-mono break-all text-slate-800 dark:text-slate-200">{w.selector}</code>
+            </>
+          ) : (
+            "Every cluster"
+          )}
         </div>
       </td>
       <td className="px-4 py-2.5">
@@ -46,6 +55,9 @@ function Row({ w, onLog, onDelete }: { w: Webhook; onLog: () => void; onDelete: 
           <Button variant="ghost" className="h-8" onClick={onLog}>
             Log<span className="sr-only"> of {w.url}</span>
           </Button>
+          <Button variant="ghost" className="h-8" onClick={onEdit}>
+            Edit<span className="sr-only"> {w.url}</span>
+          </Button>
           <Button
             variant="ghost"
             className="h-8"
@@ -65,24 +77,26 @@ function Row({ w, onLog, onDelete }: { w: Webhook; onLog: () => void; onDelete: 
   );
 }
 
-/** Subscriptions oldest first: URL, events, format, whether enabled, and how the last delivery went. */
+/** Subscriptions oldest first: URL, events, format, scope, whether enabled, and how the last delivery went. */
 export function WebhooksTable({
   webhooks,
   onLog,
+  onEdit,
   onDelete,
 }: {
   webhooks: Webhook[];
   onLog: (w: Webhook) => void;
+  onEdit: (w: Webhook) => void;
   onDelete: (w: Webhook) => void;
 }) {
   return (
     <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Webhook subscriptions</caption>
-        <TableHead columns={["URL and events", "Status", "Last delivery"]} actions />
+        <TableHead columns={["URL, events and scope", "Status", "Last delivery"]} actions />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {webhooks.map((w) => (
-            <Row key={w.id} w={w} onLog={() => onLog(w)} onDelete={() => onDelete(w)} />
+            <Row key={w.id} w={w} onLog={() => onLog(w)} onEdit={() => onEdit(w)} onDelete={() => onDelete(w)} />
           ))}
         </tbody>
       </table>

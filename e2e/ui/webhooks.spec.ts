@@ -1,11 +1,14 @@
 // Webhooks in Settings against a real receiver on loopback started here: allow private targets,
 // create a subscription (the secret shown once), send a test event, see it signed with that
 // secret at the receiver and delivered in the log; the same on a 390 px phone, no wider than it.
+// A subscription scoped by a label selector hears only of its clusters, and its log names them.
 import { createHmac } from "node:crypto";
 import http from "node:http";
 import AxeBuilder from "@axe-core/playwright";
 import type { AddressInfo } from "node:net";
-import { asRole, expect, test } from "../fixtures";
+import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
+import { enrolTestAgent, type TestAgent } from "../support/agent-api";
+import { okJson } from "../support/agent-process";
 import { saveScreenshots } from "../support/screenshots";
 
 test.use(asRole("admin"));
@@ -125,3 +128,154 @@ for (const viewport of [
     await expect(allow).not.toBeChecked();
   });
 }
+
+test("a subscription scoped by a label selector is sent only its clusters' events; the log names them and explains suppressed", async ({
+  page,
+  playwright,
+  apiAs,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const admin = await apiAs("admin");
+  const run = Date.now().toString(36);
+  const url = `${receiverUrl}/scoped-${run}`;
+  const token = await okJson<{ token: string }>(
+    await admin.post("/api/v1/registration-tokens", {
+      data: { name: `e2e hook scope ${run}`, ttlSeconds: 600, maxClusters: 2 },
+      headers: SAME_ORIGIN,
+    }),
+  );
+  const inside = await enrolTestAgent(playwright, token.token, `e2e-hook-${run}-in`, {
+    env: "e2e",
+    region: "hooks",
+    "e2e-hook": run,
+    side: "in",
+  });
+  const outside = await enrolTestAgent(playwright, token.token, `e2e-hook-${run}-out`, {
+    env: "e2e",
+    region: "hooks",
+    "e2e-hook": run,
+    side: "out",
+  });
+  // The status the fleet recorded (the transition that enqueues webhooks), not the one computed live.
+  const status = async (a: TestAgent) => {
+    const detail = await okJson<{ events: { kind: string; to: string; at: string }[] }>(
+      await admin.get(`/api/v1/clusters/${a.clusterId}`),
+    );
+    return detail.events.filter((e) => e.kind === "status").sort((x, y) => y.at.localeCompare(x.at))[0]?.to;
+  };
+  /** One heartbeat, then the status the fleet recorded for the cluster. */
+  const beat = async (a: TestAgent, o?: Parameters<TestAgent["heartbeat"]>[0]) => {
+    await a.heartbeat(o);
+    return status(a);
+  };
+  let webhookId: string | undefined;
+  try {
+    for (const a of [inside, outside]) {
+      await expect.poll(() => beat(a), { message: `${a.name} Ready`, timeout: 20_000 }).toBe("Ready");
+    }
+
+    // A bad selector is refused by the API with a code naming the field.
+    const refused = await admin.post("/api/v1/webhooks", {
+      data: { url, events: ["cluster.notReady"], selector: "side in (in" },
+      headers: SAME_ORIGIN,
+    });
+    expect(refused.status()).toBe(400);
+    const problem = (await refused.json()) as { error: string; details: { field: string }[] };
+    expect(problem.error).toBe("invalid_request");
+    expect(problem.details.map((d) => d.field)).toContain("selector");
+
+    await page.goto("/settings");
+    const allow = page.getByRole("checkbox", { name: /Allow webhooks to private addresses/ });
+    await expect(allow).toBeVisible({ timeout: 30_000 });
+    if (!(await allow.isChecked())) await allow.click();
+    await expect(allow).toBeEnabled();
+    await expect(allow).toBeChecked();
+
+    await page.getByRole("button", { name: "New webhook" }).click();
+    const dialog = page.getByRole("dialog", { name: "New webhook" });
+    await dialog.getByLabel("URL").fill(url);
+    const scope = dialog.getByLabel("Only clusters matching (optional)");
+    await scope.fill("side in (in");
+    await expect(dialog.getByText("unbalanced '('")).toBeVisible();
+    await expect(dialog.getByTestId("webhook-scope-count")).toHaveText("Fix the selector to see what it matches");
+    await scope.fill(`e2e-hook=${run},side=in`);
+    await expect(dialog.getByTestId("webhook-scope-count")).toHaveText("Matches 1 cluster now");
+    await dialog.getByRole("button", { name: "Create webhook" }).click();
+    await page.getByRole("dialog", { name: "Webhook created" }).getByRole("button", { name: "I have copied it" }).click();
+    const row = page.locator(`tr[data-webhook="${url}"]`);
+    await expect(row.getByTestId("webhook-scope")).toHaveText(`Clusters matching e2e-hook=${run},side=in`);
+    const list = await okJson<{ items: { id: string; url: string; selector: string | null }[] }>(
+      await admin.get("/api/v1/webhooks"),
+    );
+    webhookId = list.items.find((w) => w.url === url)?.id;
+    expect(list.items.find((w) => w.url === url)?.selector).toBe(`e2e-hook=${run},side=in`);
+
+    // Both clusters blip NotReady and come back within the debounce window: the scoped
+    // subscription gets only the inside one's NotReady, suppressed; the outside one's none at all.
+    for (const a of [inside, outside]) {
+      await expect
+        .poll(() => beat(a, { apiServer: "down" }), {
+          message: `${a.name} NotReady`,
+          timeout: 20_000,
+        })
+        .toBe("NotReady");
+      await expect.poll(() => beat(a), { message: `${a.name} Ready again`, timeout: 20_000 }).toBe("Ready");
+    }
+    await row.getByRole("button", { name: `Send test to ${url}` }).click();
+    type Delivery = { eventType: string; clusterId: string | null; state: string };
+    const deliveries = async () =>
+      (await okJson<{ items: Delivery[] }>(await admin.get(`/api/v1/webhooks/${webhookId}/deliveries`))).items;
+    await expect
+      .poll(async () => (await deliveries()).map((d) => `${d.eventType}:${d.state}`).sort(), { timeout: 20_000 })
+      .toEqual(["cluster.notReady:suppressed", "webhook.test:delivered"]);
+    expect((await deliveries()).some((d) => d.clusterId === outside.clusterId)).toBe(false);
+
+    await row.getByRole("button", { name: `Log of ${url}` }).click();
+    const log = page.getByRole("dialog", { name: "Delivery log" });
+    const suppressed = log.locator("tr", { hasText: "Cluster NotReady" });
+    await expect(suppressed.getByRole("link", { name: inside.name })).toHaveAttribute("href", `/clusters/${inside.clusterId}`);
+    await expect(suppressed.getByTestId("suppressed-note")).toHaveText(
+      "a NotReady that recovered within the debounce window (60 s); not sent",
+    );
+    await expect(log.locator("tr", { hasText: "Test event" }).getByTestId("delivery-cluster")).toHaveText("fleet");
+    await expect(log).not.toContainText(outside.name);
+    await saveScreenshots(page, testInfo, "webhooks-scoped-log");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(suppressed.getByTestId("suppressed-note")).toBeVisible();
+    for (const theme of ["light", "dark"] as const) {
+      await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
+      await page.waitForTimeout(300);
+      const file = testInfo.outputPath(`webhooks-scoped-log-phone-${theme}.png`);
+      await page.screenshot({ path: file });
+      await testInfo.attach(`webhooks-scoped-log-phone-${theme}`, { path: file, contentType: "image/png" });
+    }
+    await page.evaluate(() => document.documentElement.classList.remove("dark"));
+    await log.getByRole("button", { name: "Close" }).click();
+
+    // Editable: widening the scope to both sides is saved, shown and audited.
+    await row.getByRole("button", { name: `Edit ${url}` }).click();
+    const edit = page.getByRole("dialog", { name: "Edit webhook" });
+    await edit.getByLabel("Only clusters matching (optional)").fill(`e2e-hook=${run}`);
+    await expect(edit.getByTestId("webhook-scope-count")).toHaveText("Matches 2 clusters now");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await expect(edit).toBeHidden();
+    await expect(row.getByTestId("webhook-scope")).toHaveText(`Clusters matching e2e-hook=${run}`);
+    const audit = await okJson<{ items: { action: string; details: { changes?: { selector?: unknown } } }[] }>(
+      await admin.get(`/api/v1/audit?target=${webhookId}&limit=10`),
+    );
+    expect(audit.items.find((e) => e.action === "webhook.update")?.details.changes?.selector).toEqual({
+      from: `e2e-hook=${run},side=in`,
+      to: `e2e-hook=${run}`,
+    });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await allow.click();
+    await expect(allow).toBeEnabled();
+    await expect(allow).not.toBeChecked();
+  } finally {
+    if (webhookId) await admin.delete(`/api/v1/webhooks/${webhookId}`, { headers: SAME_ORIGIN });
+    // As the fleet ships, whatever happened above.
+    await admin.patch("/api/v1/settings", { data: { webhookAllowPrivateTargets: false }, headers: SAME_ORIGIN });
+    await inside.dispose();
+    await outside.dispose();
+  }
+});

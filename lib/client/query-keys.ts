@@ -50,6 +50,8 @@ export const queryKeys = {
     all: ["rollouts"] as const,
     list: ["rollouts", "list"] as const,
     detail: (id: string) => ["rollouts", "detail", id] as const,
+    /** POST /api/v1/rollouts/plan for the form's draft, as it is typed (the input's JSON as the key) */
+    planPreview: (input: string) => ["rollouts", "plan-preview", input] as const,
   },
   /** GET /api/v1/labels: keys, values and counts (selector suggestions, required-label preview) */
   labels: ["labels"] as const,

@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { CreateRolloutInput } from "@/lib/domain/rollouts";
 import { clusterRoutes } from "@/lib/contracts/clusters";
 import { routeUrl } from "@/lib/contracts/route";
-import { rolloutRoutes, type Rollout, type RolloutActionInput } from "@/lib/contracts/rollouts";
+import { rolloutRoutes, type Rollout, type RolloutActionInput, type RolloutPlan } from "@/lib/contracts/rollouts";
 import type { RolloutState } from "@/lib/domain/rollouts";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
@@ -67,6 +67,27 @@ export function usePlanRollout() {
   return useMutation({
     mutationFn: (input: CreateRolloutInput) =>
       fetchJson(rolloutRoutes.plan.path, { method: "POST", body: input, schema: rolloutRoutes.plan.response }),
+  });
+}
+
+/**
+ * The server's plan of the form's draft as it is typed, so the form counts what the confirmation
+ * will (null: the draft is not complete yet). Keeps the previous plan while the next loads.
+ */
+export function usePlanPreview(input: CreateRolloutInput | null) {
+  const key = input ? JSON.stringify(input) : "";
+  return useQuery<{ plan: RolloutPlan; input: CreateRolloutInput }>({
+    queryKey: queryKeys.rollouts.planPreview(key),
+    // The input travels with its plan: while the next loads, the previous plan is shown with its own numbers.
+    queryFn: ({ signal }) =>
+      fetchJson(rolloutRoutes.plan.path, { method: "POST", body: input, signal, schema: rolloutRoutes.plan.response }).then(
+        (plan) => ({ plan, input: input! }),
+      ),
+    enabled: input !== null,
+    placeholderData: keepPreviousData,
+    // A plan is a snapshot of health and versions: a few seconds old is still what the operator means.
+    staleTime: 5_000,
+    retry: false,
   });
 }
 

@@ -74,7 +74,10 @@ export const rolloutPlanSchema = z.object({
   planned: z.number(),
   /** planned clusters already on the target version (skipped at once) */
   alreadyOnTarget: z.number(),
-  stages: z.array(z.object({ name: z.string(), clusters: z.number() })),
+  /** per stage: the clusters it takes and, of those, the ones it upgrades (not already on the target) */
+  stages: z.array(z.object({ name: z.string(), clusters: z.number(), upgrades: z.number() })),
+  /** the fleet's heartbeat interval, which paces each upgrade (lib/domain/rollout-eta.ts) */
+  heartbeatIntervalSeconds: z.number(),
   /** left out: NotReady or draining (unless included on purpose) */
   skipped: z.array(z.object({ clusterId: z.string(), name: z.string(), reason: z.string() })),
 });

@@ -12,6 +12,8 @@ export const webhookDeliverySchema = z.object({
   id: z.string(),
   eventType: z.enum(WEBHOOK_EVENT_TYPES),
   clusterId: z.string().nullable(),
+  /** The cluster the event is about, named as it was then; `removed`: no longer registered. Null: a fleet event. */
+  cluster: z.object({ id: z.string(), name: z.string(), removed: z.boolean() }).nullable(),
   state: z.enum(DELIVERY_STATES),
   attempts: z.number(),
   createdAt: isoTime,
@@ -31,6 +33,8 @@ export const webhookSchema = z.object({
   events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
   format: z.enum(WEBHOOK_FORMATS),
   enabled: z.boolean(),
+  /** The label selector scoping its cluster events; null: every cluster. */
+  selector: z.string().nullable(),
   createdBy: z.string(),
   createdAt: isoTime,
   updatedAt: isoTime,
@@ -60,7 +64,7 @@ export const webhookRoutes = {
     method: "POST",
     path: "/api/v1/webhooks",
     summary:
-      "Subscribe a URL to fleet events (the signing secret is in this answer only; private targets refused unless allowed)",
+      "Subscribe a URL to fleet events, optionally only those of clusters matching a label selector (the signing secret is in this answer only; private targets refused unless allowed)",
     role: "admin",
     body: webhookCreateSchema,
     response: webhookWithSecretSchema,
@@ -77,7 +81,7 @@ export const webhookRoutes = {
   update: route({
     method: "PATCH",
     path: "/api/v1/webhooks/{id}",
-    summary: "Change a subscription's URL, events, format, or enable/disable it",
+    summary: "Change a subscription's URL, events, format or label selector, or enable/disable it",
     role: "admin",
     body: webhookPatchSchema,
     response: webhookSchema,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { checkSelectorText, matchesSelector, type Selector } from "./selector";
 
 // Webhook notifications (docs/integrations/webhooks.md): the events, the payload every receiver
 // gets, the Slack rendering, the retry schedule and the NotReady/Ready debounce rule. Pure: the
@@ -153,12 +154,33 @@ export const webhookEventsSchema = z
   .min(1, { error: "Choose at least one event." })
   .transform((events) => [...new Set(events)] as (typeof SUBSCRIBABLE_EVENT_TYPES)[number][]);
 
+/**
+ * A subscription's scope: a kubectl-style label selector (the groups' parser and limits). Cluster
+ * events go only to subscriptions whose selector matches the cluster's labels when the event is
+ * enqueued; events without a cluster always go. Empty or null: every cluster.
+ */
+export const webhookSelectorSchema = z
+  .string()
+  .trim()
+  .superRefine(checkSelectorText)
+  .nullable()
+  .describe(
+    "Label selector (kubectl syntax) scoping the subscription's cluster events; empty or null: every cluster. Events without a cluster are always sent.",
+  )
+  .transform((s) => (s ? s : null));
+
+/** Whether a cluster with `labels` is in a subscription's scope (`selector` parsed; null: every cluster). */
+export function inWebhookScope(selector: Selector | null, labels: Record<string, string>): boolean {
+  return selector === null || matchesSelector(labels, selector);
+}
+
 export const webhookCreateSchema = z
   .object({
     url: webhookUrlSchema,
     events: webhookEventsSchema,
     format: z.enum(WEBHOOK_FORMATS).default("json"),
     enabled: z.boolean().default(true),
+    selector: webhookSelectorSchema.optional(),
   })
   .strict();
 export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
@@ -169,6 +191,7 @@ export const webhookPatchSchema = z
     events: webhookEventsSchema,
     format: z.enum(WEBHOOK_FORMATS),
     enabled: z.boolean(),
+    selector: webhookSelectorSchema,
   })
   .partial()
   .strict()

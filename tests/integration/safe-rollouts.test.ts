@@ -75,7 +75,7 @@ describe(`safe rollouts on ${engine}`, () => {
   test("the plan leaves NotReady and draining clusters out, listed as skipped with the reason; an explicit choice includes them", async () => {
     const [ready, dead, draining] = await seedClusters("plan", [{}, { ready: false }, { phase: "Draining" }]);
     const plan = await planRollout(input("plan"));
-    assert.deepEqual(plan.stages, [{ name: "all", clusters: 1 }]);
+    assert.deepEqual(plan.stages, [{ name: "all", clusters: 1, upgrades: 1 }]);
     assert.deepEqual(
       plan.skipped.map((s) => [s.clusterId, s.reason]),
       [

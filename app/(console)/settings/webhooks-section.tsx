@@ -17,6 +17,7 @@ export function WebhooksSection() {
   const webhooks = useWebhooks();
   const [creating, setCreating] = useState(false);
   const [logOf, setLogOf] = useState<Webhook | null>(null);
+  const [editing, setEditing] = useState<Webhook | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   return (
     <Card
@@ -42,9 +43,10 @@ export function WebhooksSection() {
           Subscribe a chat channel or an incident tool to the events that need a person.
         </EmptyState>
       ) : (
-        <WebhooksTable webhooks={webhooks.data} onLog={setLogOf} onDelete={setDeleting} />
+        <WebhooksTable webhooks={webhooks.data} onLog={setLogOf} onEdit={setEditing} onDelete={setDeleting} />
       )}
       {creating && <CreateWebhookDialog onClose={() => setCreating(false)} />}
+      {editing && <CreateWebhookDialog key={editing.id} webhook={editing} onClose={() => setEditing(null)} />}
       {logOf && <WebhookDeliveriesDialog webhook={logOf} onClose={() => setLogOf(null)} />}
       {deleting && <DeleteWebhookDialog webhook={deleting} onClose={() => setDeleting(null)} />}
     </Card>

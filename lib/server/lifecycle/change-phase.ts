@@ -21,6 +21,8 @@ export type PhaseChange = {
   to: Phase | "Removed";
   reason: string;
   at: Date;
+  /** "Removed": the cluster's labels, read before it was deleted (webhook scopes and payloads). */
+  labels?: Record<string, string>;
   /**
    * What subscribers hear after commit: by default cluster.updated (cluster.removed for
    * "Removed"); an event of the caller's, or false when the caller publishes something more
@@ -86,12 +88,13 @@ async function moveConditionally(tx: SqlTx, changes: readonly PhaseChange[]): Pr
   return moved;
 }
 
-async function enqueueRemoval(tx: SqlTx, { clusterId, clusterName, from, reason, at }: PhaseChange) {
+async function enqueueRemoval(tx: SqlTx, { clusterId, clusterName, from, reason, at, labels }: PhaseChange) {
   // The outbox is written through Prisma's models: a removal always runs in Prisma's transaction.
   if (!tx.prisma) throw new Error("a removal is written in Prisma's transaction");
   await enqueueWebhookEvent(tx.prisma, {
     type: "cluster.removed",
     cluster: { id: clusterId, name: clusterName },
+    ...(labels ? { labels } : {}),
     data: { from, reason },
     occurredAt: at,
   });

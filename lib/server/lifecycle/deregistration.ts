@@ -251,7 +251,10 @@ async function removeCluster(
   const now = new Date();
   const clusterId = cluster.id;
   await inTransaction(async (tx, afterCommit) => {
-    const full = await tx.cluster.findUniqueOrThrow({ where: { id: clusterId }, select: { caFingerprint: true } });
+    const full = await tx.cluster.findUniqueOrThrow({
+      where: { id: clusterId },
+      select: { caFingerprint: true, labels: { select: { key: true, value: true } } },
+    });
     // Every certificate the cluster ever had is refused from now on as "deregistered" (410).
     const serials = await revokeCertificates(tx, afterCommit, {
       clusterId,
@@ -288,6 +291,7 @@ async function removeCluster(
       to: "Removed",
       reason: reason ?? "deregistered",
       at: now,
+      labels: Object.fromEntries(full.labels.map((l) => [l.key, l.value])),
     });
     await recordAudit(
       tx,

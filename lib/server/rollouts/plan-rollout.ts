@@ -79,13 +79,18 @@ export async function resolvePlan(input: CreateRolloutInput, now = new Date()) {
 
 /** POST /api/v1/rollouts/plan: the counts the console confirms before starting. */
 export async function planRollout(input: CreateRolloutInput): Promise<RolloutPlan> {
-  const { clusters, stages, skipped } = await resolvePlan(input);
+  const [{ clusters, stages, skipped }, { heartbeatIntervalSeconds }] = await Promise.all([resolvePlan(input), getSettings()]);
   const onTarget = new Set(clusters.filter((c) => c.agentVersion === input.targetVersion).map((c) => c.id));
   return {
     clusters: clusters.length,
     planned: stages.reduce((n, s) => n + s.clusterIds.length, 0),
     alreadyOnTarget: stages.reduce((n, s) => n + s.clusterIds.filter((id) => onTarget.has(id)).length, 0),
-    stages: stages.map((s) => ({ name: s.name, clusters: s.clusterIds.length })),
+    stages: stages.map((s) => ({
+      name: s.name,
+      clusters: s.clusterIds.length,
+      upgrades: s.clusterIds.filter((id) => !onTarget.has(id)).length,
+    })),
+    heartbeatIntervalSeconds,
     skipped: skipped.map((c) => ({ clusterId: c.id, name: c.name, reason: c.reason })),
   };
 }

@@ -2,11 +2,13 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import {
   flappingDue,
+  inWebhookScope,
   NOT_READY_HOLD_MS,
   withinNotReadyHold,
   type WebhookEventType,
   type WebhookPayload,
 } from "@/lib/domain/webhooks";
+import { parseSelector, type Selector } from "@/lib/domain/selector";
 import type { HealthStatus } from "@/lib/domain/status";
 import type { Db, Tx } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -19,6 +21,11 @@ export type WebhookEvent = {
   type: WebhookEventType;
   /** The cluster it is about: its labels are read here, when anyone subscribes. */
   cluster?: { id: string; name: string };
+  /**
+   * The cluster's labels when the caller has them and the database no longer does (a removal
+   * deletes them in the same transaction, before the event is written).
+   */
+  labels?: Record<string, string>;
   data: Record<string, unknown>;
   occurredAt: Date;
   /** Held this long before the first attempt (a debounced NotReady). */
@@ -29,15 +36,31 @@ export type WebhookEvent = {
   subscriptionIds?: string[];
 };
 
-export type Subscriber = { id: string; events: string[] };
+/**
+ * `selector`: the scope of its cluster events, parsed (null: every cluster). A stored selector was
+ * validated when saved; one that no longer parses ("unparsable") matches no cluster rather than all.
+ */
+export type Subscriber = { id: string; events: string[]; selector: Selector | null | "unparsable" };
+
+function scopeOf(selector: string | null): Subscriber["selector"] {
+  if (!selector) return null;
+  try {
+    return parseSelector(selector);
+  } catch {
+    return "unparsable";
+  }
+}
 
 /** The enabled subscriptions and their event types (a few rows: read once per change, or per batch of transitions). */
 export async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[]> {
-  const subs = await client.webhookSubscription.findMany({ where: { enabled: true }, select: { id: true, events: true } });
-  return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[] }));
+  const subs = await client.webhookSubscription.findMany({
+    where: { enabled: true },
+    select: { id: true, events: true, selector: true },
+  });
+  return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[], selector: scopeOf(s.selector) }));
 }
 
-const wanting = (subs: Subscriber[], type: WebhookEventType) => subs.filter((s) => s.events.includes(type)).map((s) => s.id);
+const wanting = (subs: Subscriber[], type: WebhookEventType) => subs.filter((s) => s.events.includes(type));
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === "P2002";
 
@@ -51,19 +74,27 @@ export async function enqueueWebhookEvent(
   exclude: ReadonlySet<string> = new Set(),
   subs?: Subscriber[],
 ) {
-  const candidates = event.subscriptionIds ?? wanting(subs ?? (await enabledSubscriptions(client)), event.type);
-  const subscribers = candidates.filter((id) => !exclude.has(id));
+  const candidates: Pick<Subscriber, "id" | "selector">[] = event.subscriptionIds
+    ? event.subscriptionIds.map((id) => ({ id, selector: null }))
+    : wanting(subs ?? (await enabledSubscriptions(client)), event.type);
+  let subscribers = candidates.filter((s) => !exclude.has(s.id));
   if (!subscribers.length) return 0;
   let labels: Record<string, string> = {};
   if (event.cluster) {
-    const rows = await client.clusterLabel.findMany({
-      where: { clusterId: event.cluster.id },
-      select: { key: true, value: true },
-    });
-    labels = Object.fromEntries(rows.map((l) => [l.key, l.value]));
+    if (event.labels) labels = event.labels;
+    else {
+      const rows = await client.clusterLabel.findMany({
+        where: { clusterId: event.cluster.id },
+        select: { key: true, value: true },
+      });
+      labels = Object.fromEntries(rows.map((l) => [l.key, l.value]));
+    }
+    // Scoped subscriptions hear only of the clusters their selector matches now.
+    subscribers = subscribers.filter((s) => s.selector !== "unparsable" && inWebhookScope(s.selector, labels));
+    if (!subscribers.length) return 0;
   }
   let written = 0;
-  for (const subscriptionId of subscribers) {
+  for (const { id: subscriptionId } of subscribers) {
     const id = randomUUID();
     const payload: WebhookPayload = {
       id,

@@ -2,7 +2,7 @@ import "server-only";
 import type { Webhook, WebhookDelivery } from "@/lib/contracts/webhooks";
 import type { ReplyOf } from "@/lib/contracts/route";
 import type { webhookRoutes } from "@/lib/contracts/webhooks";
-import type { WebhookCreate, WebhookPatch } from "@/lib/domain/webhooks";
+import type { WebhookCreate, WebhookPatch, WebhookPayload } from "@/lib/domain/webhooks";
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
@@ -22,6 +22,7 @@ type Row = {
   events: string;
   format: string;
   enabled: boolean;
+  selector: string | null;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
@@ -30,6 +31,7 @@ type DeliveryRow = {
   id: string;
   eventType: string;
   clusterId: string | null;
+  payload: string;
   state: string;
   attempts: number;
   createdAt: Date;
@@ -43,11 +45,24 @@ type DeliveryRow = {
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-function deliveryView(d: DeliveryRow): ReplyOf<typeof webhookRoutes.test> {
+/** The cluster's name as the event recorded it (the cluster may be gone since). */
+function clusterOf(d: DeliveryRow, existing: ReadonlySet<string>): WebhookDelivery["cluster"] {
+  if (!d.clusterId) return null;
+  let name = d.clusterId;
+  try {
+    name = (JSON.parse(d.payload) as WebhookPayload).cluster?.name ?? name;
+  } catch {
+    // A payload that does not parse still names the cluster by its id.
+  }
+  return { id: d.clusterId, name, removed: !existing.has(d.clusterId) };
+}
+
+function deliveryView(d: DeliveryRow, existing: ReadonlySet<string>): ReplyOf<typeof webhookRoutes.test> {
   return {
     id: d.id,
     eventType: d.eventType as WebhookDelivery["eventType"],
     clusterId: d.clusterId,
+    cluster: clusterOf(d, existing),
     state: d.state as WebhookDelivery["state"],
     attempts: d.attempts,
     createdAt: d.createdAt.toISOString(),
@@ -79,6 +94,7 @@ async function views(rows: Row[]): Promise<ReplyOf<typeof webhookRoutes.get>[]> 
       events: JSON.parse(r.events) as Webhook["events"],
       format: r.format as Webhook["format"],
       enabled: r.enabled,
+      selector: r.selector,
       createdBy: r.createdBy,
       createdAt: r.createdAt.toISOString(),
       updatedAt: r.updatedAt.toISOString(),
@@ -119,6 +135,7 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
         events: JSON.stringify(input.events),
         format: input.format,
         enabled: input.enabled,
+        selector: input.selector ?? null,
         secret: storeWebhookSecret(secret),
         createdBy: actor.label,
       },
@@ -133,6 +150,8 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
         events: input.events,
         format: input.format,
         enabled: input.enabled,
+        // Only a scoped subscription says so: an unscoped one reads as it always has.
+        ...(input.selector ? { selector: input.selector } : {}),
       },
     );
     return created;
@@ -152,10 +171,11 @@ export async function updateWebhook(actor: Actor, id: string, patch: WebhookPatc
         ...(patch.events !== undefined ? { events: JSON.stringify(patch.events) } : {}),
         ...(patch.format !== undefined ? { format: patch.format } : {}),
         ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+        ...(patch.selector !== undefined ? { selector: patch.selector } : {}),
       },
     });
     const changes = Object.fromEntries(
-      (["url", "events", "format", "enabled"] as const)
+      (["url", "events", "format", "enabled", "selector"] as const)
         .filter((k) => patch[k] !== undefined)
         .map((k) => [k, { from: k === "events" ? JSON.parse(before.events) : before[k], to: patch[k] }]),
     );
@@ -201,11 +221,16 @@ export async function sendTestWebhook(actor: Actor, id: string) {
     await recordAudit(tx, actor, "webhook.test", { type: "webhook", id });
     return tx.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: id }, orderBy: { seq: "desc" } });
   });
-  return deliveryView(delivery);
+  return deliveryView(delivery, new Set());
 }
 
 export async function listDeliveries(id: string, limit: number) {
   await findRow(id);
   const rows = await db().webhookDelivery.findMany({ where: { subscriptionId: id }, orderBy: { seq: "desc" }, take: limit });
-  return rows.map(deliveryView);
+  // Which of the clusters named are still registered (one query for the page): the others are not linked.
+  const ids = [...new Set(rows.flatMap((r) => (r.clusterId ? [r.clusterId] : [])))];
+  const existing = ids.length
+    ? new Set((await db().cluster.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((c) => c.id))
+    : new Set<string>();
+  return rows.map((r) => deliveryView(r, existing));
 }

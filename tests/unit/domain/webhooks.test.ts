@@ -6,6 +6,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { parseSelector, selectorProblem } from "@/lib/domain/selector";
+import { inWebhookScope, webhookSelectorSchema } from "@/lib/domain/webhooks";
 import {
   classifyAddress,
   describeAddress,
@@ -277,5 +279,22 @@ describe("webhook signatures", () => {
     assert.equal(verify(secret, sent, Buffer.from(body.replace("d1", "d2")), sentAt.getTime()), false);
     const refreshed = { ...sent, [WEBHOOK_HEADERS.timestamp]: String(Number(timestamp) + 600) };
     assert.equal(verify(secret, refreshed, raw, sentAt.getTime() + 600_000), false, "a replay with a new timestamp");
+  });
+});
+
+describe("a subscription's label-selector scope", () => {
+  test("null is every cluster; otherwise the selector decides, with the groups' parser and its messages", () => {
+    const labels = { env: "prod", region: "eu" };
+    assert.equal(inWebhookScope(null, labels), true);
+    assert.equal(inWebhookScope(null, {}), true);
+    assert.equal(inWebhookScope(parseSelector("env=prod,region in (eu,us)"), labels), true);
+    assert.equal(inWebhookScope(parseSelector("env=prod,!region"), labels), false);
+    assert.equal(inWebhookScope(parseSelector("env"), {}), false);
+    assert.equal(webhookSelectorSchema.parse("  "), null);
+    assert.equal(webhookSelectorSchema.parse(null), null);
+    assert.equal(webhookSelectorSchema.parse(" env=prod "), "env=prod");
+    const bad = webhookSelectorSchema.safeParse("env in (prod");
+    assert.equal(bad.success, false);
+    assert.equal(bad.error!.issues[0]!.message, selectorProblem("env in (prod"));
   });
 });

@@ -13,6 +13,8 @@ import {
 import { Button } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
 import { DeregistrationStepper } from "@/components/clusters/deregister/deregistration-stepper";
+import { ClusterCleanupPanel } from "@/components/clusters/deregister/cluster-cleanup-panel";
+import { clusterCleanup } from "@/components/clusters/deregister/cluster-cleanup";
 import { DeregistrationSummary } from "@/components/clusters/deregister/deregistration-summary";
 import { DisconnectStatus } from "@/components/clusters/deregister/disconnect-status";
 import { ForcedSkips } from "@/components/clusters/deregister/forced-skips";
@@ -44,6 +46,7 @@ export function DeregisterWizard({
   const action = useDeregistrationAction(clusterId);
   const [dialog, setDialog] = useState<WizardDialogKind | null>(null);
   const states = stepStates(d);
+  const cleanup = clusterCleanup(d);
   const can = (a: DeregistrationAction) => canAct && d.availableActions.includes(a);
   const name = d.clusterName ?? clusterId;
   const forcedBy = (a: DeregistrationAction) => d.forced.find((f) => f.action === a);
@@ -182,8 +185,16 @@ export function DeregisterWizard({
           </Done>
         ) : null;
 
-      case "verify":
-        if (!d.verification) return state === "current" ? <WaitingFor text="The verification checks." /> : null;
+      case "verify": {
+        // Kept after removal and on every reload: the command depends only on what survives it.
+        const cleanupPanel = cleanup ? <ClusterCleanupPanel cleanup={cleanup} clusterName={name} /> : null;
+        if (!d.verification)
+          return state === "current" ? (
+            <div className="space-y-3">
+              <WaitingFor text="The verification checks." />
+              {cleanupPanel}
+            </div>
+          ) : null;
         return (
           <div className="space-y-3">
             <p
@@ -193,12 +204,14 @@ export function DeregisterWizard({
               }`}
             >
               {d.verification.passed
-                ? "All checks pass: the cluster is gone and nothing is left behind."
+                ? "All checks pass: the cluster is gone and the fleet keeps nothing of it but the tombstone and the audit trail."
                 : "Some checks fail: see what is left behind below."}
             </p>
             <VerificationChecks verification={d.verification} />
+            {cleanupPanel}
           </div>
         );
+      }
     }
   }
 

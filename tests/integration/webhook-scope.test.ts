@@ -1,0 +1,148 @@
+// Webhook subscriptions scoped by a label selector, on the engine TEST_ENGINE selects: a scoped
+// subscription is sent only the events of clusters its selector matches when the event is
+// enqueued (a removal included, whose labels are gone by then), events without a cluster always
+// go, and setting or clearing the scope is audited.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { webhookCreateSchema, webhookPatchSchema } from "@/lib/domain/webhooks";
+import { SYSTEM_ACTOR } from "@/lib/server/audit/record-audit";
+import { db } from "@/lib/server/db/client";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { actOnDeregistration } from "@/lib/server/lifecycle/deregistration";
+import { updateSettings } from "@/lib/server/settings/settings";
+import { enqueueStatusWebhooks, enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
+import { createWebhook, listDeliveries, updateWebhook } from "@/lib/server/webhooks/subscriptions";
+import { appDatabase } from "../helpers/app-database";
+import { testEngine } from "../helpers/test-database";
+
+const engine = testEngine();
+appDatabase();
+
+async function seedCluster(id: string, labels: Record<string, string>) {
+  await db().cluster.create({
+    data: {
+      id,
+      name: `${id}-name`,
+      phase: "Active",
+      status: "Ready",
+      lastHeartbeatAt: new Date(),
+      agentVersion: "1.4.0",
+      labels: { create: Object.entries(labels).map(([key, value]) => ({ key, value })) },
+    },
+  });
+}
+
+const notReady = (id: string) =>
+  inTransaction((tx) =>
+    enqueueStatusWebhooks(tx, {
+      cluster: { id, name: `${id}-name` },
+      from: "Ready",
+      to: "NotReady",
+      reason: "no heartbeat",
+      at: new Date(),
+    }),
+  );
+
+/** The (event, cluster) pairs queued for a subscription, oldest first. */
+async function queued(subscriptionId: string): Promise<string[]> {
+  const rows = await db().webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { seq: "asc" } });
+  return rows.map((r) => `${r.eventType}:${r.clusterId ?? "fleet"}`);
+}
+
+const EVENTS = ["cluster.notReady", "cluster.removed", "rollout.paused"];
+
+describe(`webhook subscriptions scoped by a label selector on ${engine}`, () => {
+  test("a scoped subscription gets only its clusters' events; fleet events go to every subscription", async () => {
+    // Loopback receivers that never run: no delivery job runs in this test.
+    await updateSettings(SYSTEM_ACTOR, { webhookAllowPrivateTargets: true });
+    await seedCluster("cl_prod_eu", { env: "prod", region: "eu" });
+    await seedCluster("cl_dev", { env: "dev", region: "eu" });
+    const scoped = await createWebhook(
+      SYSTEM_ACTOR,
+      webhookCreateSchema.parse({ url: "http://127.0.0.1:9/scoped", events: EVENTS, selector: " env=prod,region in (eu,us) " }),
+    );
+    const everything = await createWebhook(
+      SYSTEM_ACTOR,
+      webhookCreateSchema.parse({ url: "http://127.0.0.1:9/all", events: EVENTS }),
+    );
+    assert.equal(scoped.selector, "env=prod,region in (eu,us)");
+    assert.equal(everything.selector, null);
+
+    await notReady("cl_prod_eu");
+    await notReady("cl_dev");
+    await inTransaction((tx) =>
+      enqueueWebhookEvent(tx, { type: "rollout.paused", data: { rolloutName: "r1" }, occurredAt: new Date() }),
+    );
+    assert.deepEqual(await queued(scoped.id), ["cluster.notReady:cl_prod_eu", "rollout.paused:fleet"]);
+    assert.deepEqual(await queued(everything.id), [
+      "cluster.notReady:cl_prod_eu",
+      "cluster.notReady:cl_dev",
+      "rollout.paused:fleet",
+    ]);
+
+    // The labels at enqueue time decide: relabelled into the scope, the next event goes.
+    await db().clusterLabel.update({
+      where: { clusterId_key: { clusterId: "cl_dev", key: "env" } },
+      data: { value: "prod" },
+    });
+    await notReady("cl_dev");
+    assert.deepEqual((await queued(scoped.id)).at(-1), "cluster.notReady:cl_dev");
+
+    // The delivery log names the cluster (as the event recorded it) and "fleet" events have none.
+    const log = await listDeliveries(scoped.id, 10);
+    assert.deepEqual(log[0]!.cluster, { id: "cl_dev", name: "cl_dev-name", removed: false });
+    assert.equal(log.find((d) => d.eventType === "rollout.paused")!.cluster, null);
+  });
+
+  test("a removal reaches a scoped subscription by the labels the cluster had", async () => {
+    await seedCluster("cl_gone", { env: "stage" });
+    await seedCluster("cl_gone_other", { env: "qa" });
+    const scoped = await createWebhook(
+      SYSTEM_ACTOR,
+      webhookCreateSchema.parse({ url: "http://127.0.0.1:9/stage", events: ["cluster.removed"], selector: "env=stage" }),
+    );
+    for (const id of ["cl_gone", "cl_gone_other"]) {
+      await actOnDeregistration(SYSTEM_ACTOR, id, { action: "start" });
+      await actOnDeregistration(SYSTEM_ACTOR, id, { action: "confirm-workloads", force: true, reason: "test" });
+      await actOnDeregistration(SYSTEM_ACTOR, id, { action: "disconnect" });
+      await db().directive.updateMany({ where: { clusterId: id, type: "disconnect" }, data: { ackedAt: new Date() } });
+      await actOnDeregistration(SYSTEM_ACTOR, id, { action: "remove", reason: "test" });
+    }
+    assert.deepEqual(await queued(scoped.id), ["cluster.removed:cl_gone"]);
+    const [delivery] = await db().webhookDelivery.findMany({ where: { subscriptionId: scoped.id } });
+    assert.deepEqual(JSON.parse(delivery!.payload).cluster, { id: "cl_gone", name: "cl_gone-name", labels: { env: "stage" } });
+    const [row] = await listDeliveries(scoped.id, 10);
+    assert.equal(row!.cluster?.removed, true);
+  });
+
+  test("the scope is validated with the groups' parser, editable, and every change is audited", async () => {
+    const bad = webhookCreateSchema.safeParse({ url: "http://127.0.0.1:9/x", events: EVENTS, selector: "env in (prod" });
+    assert.equal(bad.success, false);
+    assert.deepEqual(
+      bad.error!.issues.map((i) => i.path.join(".")),
+      ["selector"],
+    );
+    assert.match(bad.error!.issues[0]!.message, /unbalanced/);
+    assert.equal(webhookPatchSchema.safeParse({ selector: "a b c" }).success, false);
+
+    const hook = await createWebhook(
+      SYSTEM_ACTOR,
+      webhookCreateSchema.parse({ url: "http://127.0.0.1:9/edit", events: EVENTS, selector: "env=prod" }),
+    );
+    const narrowed = await updateWebhook(SYSTEM_ACTOR, hook.id, webhookPatchSchema.parse({ selector: "env=prod,tier=web" }));
+    assert.equal(narrowed.selector, "env=prod,tier=web");
+    // An empty selector clears the scope: every cluster again.
+    const cleared = await updateWebhook(SYSTEM_ACTOR, hook.id, webhookPatchSchema.parse({ selector: "" }));
+    assert.equal(cleared.selector, null);
+
+    const audit = await db().auditLog.findMany({ where: { targetType: "webhook", targetId: hook.id }, orderBy: { id: "asc" } });
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ["webhook.create", "webhook.update", "webhook.update"],
+    );
+    const details = audit.map((a) => JSON.parse(a.details ?? "{}") as Record<string, unknown>);
+    assert.equal(details[0]!.selector, "env=prod");
+    assert.deepEqual(details[1]!.changes, { selector: { from: "env=prod", to: "env=prod,tier=web" } });
+    assert.deepEqual(details[2]!.changes, { selector: { from: "env=prod,tier=web", to: null } });
+  });
+});
