@@ -45,15 +45,15 @@ export async function getCluster(id: string) {
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-  const [groups, events, changes, sameCluster] = await Promise.all([
-    loadGroups().then((groups) => groupsMatching(labels, groups)),
+  const [[groups, fleetGroupCount], events, changes, sameCluster] = await Promise.all([
+    loadGroups().then((all) => [groupsMatching(labels, all), all.length] as const),
     db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
     statusChangesLastHour([id], now),
     sameClusterPeers([id]),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
-    { ...c, labels, groupCount: groups.length },
+    { ...c, labels, groupCount: groups.length, fleetGroupCount },
     settings.requiredLabels,
     now,
     settings.notReadyThresholdSeconds,

@@ -66,7 +66,7 @@ export async function evaluateGate(q: GateQuery) {
       if (groupCount === undefined) groupCounts.set(signature, (groupCount = groupsMatching(labels, groups).length));
       const status = clusterStatus(c, now, settings.notReadyThresholdSeconds);
       const items = enrollmentChecklist(
-        { ...c, labels, groupCount },
+        { ...c, labels, groupCount, fleetGroupCount: groups.length },
         settings.requiredLabels,
         now,
         settings.notReadyThresholdSeconds,
