@@ -22,8 +22,6 @@ export function reasonText(r: ClusterReason, now: number): string {
       return `flapping — ${r.changes} changes in the last hour`;
     case "missingLabels":
       return `missing labels: ${r.keys.join(", ")}`;
-    case "notEnrolled":
-      return "not enrolled";
   }
 }
 
@@ -35,7 +33,6 @@ const TONE: Record<ClusterReason["code"], Tone> = {
   sameCluster: "amber",
   flapping: "amber",
   missingLabels: "amber",
-  notEnrolled: "neutral",
 };
 
 /**

@@ -90,11 +90,15 @@ export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
   return params;
 }
 
-/** Clicking a column header: a new column starts ascending (newest first for times), the same column flips. */
+/**
+ * Clicking a column header: a new column starts ascending, the same column flips. Ascending
+ * puts the oldest first, which is what triage wants from "Last seen" and "NotReady since"
+ * (the longest silent first); "Registered" starts with the newest.
+ */
 export function nextSort(
   current: Pick<ClusterFilters, "sort" | "order">,
   column: ListSort,
 ): Pick<ClusterFilters, "sort" | "order"> {
   if (current.sort === column) return { sort: column, order: current.order === "asc" ? "desc" : "asc" };
-  return { sort: column, order: column === "lastHeartbeatAt" || column === "registeredAt" ? "desc" : "asc" };
+  return { sort: column, order: column === "registeredAt" ? "desc" : "asc" };
 }
