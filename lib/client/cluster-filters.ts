@@ -43,6 +43,8 @@ export function filterOf(f: ClusterFilters): ClusterFilterInput {
 
 /** Whether any filter is set (the list says "no match" rather than "no clusters yet"). */
 export const isFiltered = (f: ClusterFilters) => FILTER_KEYS.some((k) => !!f[k]);
+/** How many filters are set (the phone's folded "Filters" button shows it). */
+export const activeFilterCount = (f: ClusterFilters) => FILTER_KEYS.filter((k) => !!f[k]).length;
 /** Every filter cleared (paging and order kept by the caller). */
 export const NO_FILTERS: { [K in FilterKey]: undefined } = Object.fromEntries(FILTER_KEYS.map((k) => [k, undefined])) as {
   [K in FilterKey]: undefined;
