@@ -39,7 +39,12 @@ export function EnrollmentCell({ c }: { c: ClusterListItem }) {
   if (c.enrollmentBlockedOn === null)
     return (
       <span data-enrollment="unchecked">
-        <HoverTip text="Not checked yet" tip="The enrollment checklist has not been evaluated for it yet." className={muted}>
+        <HoverTip
+          text="Not checked yet"
+          tip="The enrollment checklist has not been evaluated for it yet."
+          className={muted}
+          lines={2}
+        >
           Not checked yet
         </HoverTip>
       </span>
@@ -52,6 +57,7 @@ export function EnrollmentCell({ c }: { c: ClusterListItem }) {
         tip={blocked.length ? `Blocked on: ${blocked.join("; ")}` : undefined}
         className="text-amber-800 dark:text-amber-300"
         testId="enrollment-blocked"
+        lines={2}
       >
         Not enrolled
         <span className="sr-only">, blocked on: {blocked.join("; ")}</span>
@@ -65,7 +71,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     // Why the cluster is not plainly healthy (lib/domain/cluster-reason.ts, worded in cluster-reasons.tsx).
     key: "reason",
     label: "Reason",
-    className: "w-[18%]",
+    className: "w-[16%]",
     defaultShown: true,
     besideStatus: true,
     render: (c) => <ClusterReasons reasons={c.reasons} />,
@@ -74,7 +80,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     // Enrollment has its own column: a fleet still enrolling must not bury the reasons above.
     key: "enrollment",
     label: "Enrollment",
-    className: "w-[11%]",
+    className: "w-[10%]",
     defaultShown: true,
     besideStatus: true,
     render: (c) => <EnrollmentCell c={c} />,
@@ -82,7 +88,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
   {
     key: "notReadySince",
     label: "NotReady since",
-    className: "w-[12%]",
+    className: "w-[10%]",
     sort: "notReadySince",
     render: (c) =>
       c.notReadySince ? (
@@ -94,14 +100,14 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
   {
     key: "kubernetes",
     label: "Kubernetes",
-    className: "w-[10%]",
+    className: "w-[9%]",
     defaultShown: true,
     render: (c) => <span className={mono}>{c.kubernetesVersion ?? "unknown"}</span>,
   },
   {
     key: "agent",
     label: "Agent",
-    className: "w-[8%]",
+    className: "w-[7%]",
     defaultShown: true,
     render: (c) => <span className={mono}>{c.agentVersion ?? "—"}</span>,
   },

@@ -13,10 +13,10 @@ import { ClusterReasons } from "./cluster-reasons";
 type Column = { key: string; label: string; sort?: ListSort; className?: string };
 
 const COLUMNS: Column[] = [
-  { key: "name", label: "Name", sort: "name", className: "w-[20%]" },
-  { key: "status", label: "Status", sort: "status", className: "w-[11%]" },
+  { key: "name", label: "Name", sort: "name", className: "w-[17%]" },
+  { key: "status", label: "Status", sort: "status", className: "w-[10%]" },
   { key: "labels", label: "Labels" },
-  { key: "lastSeen", label: "Last seen", sort: "lastHeartbeatAt", className: "w-[12%]" },
+  { key: "lastSeen", label: "Last seen", sort: "lastHeartbeatAt", className: "w-[10%]" },
 ];
 
 /** Row selection for bulk actions (operators only); the header box selects the page. */
@@ -26,7 +26,7 @@ export type RowSelection = {
   onTogglePage: (select: boolean) => void;
 };
 
-const cell = "px-4 py-2.5 align-top";
+const cell = "px-3 py-2.5 align-top";
 
 const SORT_NAMES: Record<ListSort, string> = {
   name: "name",
@@ -114,7 +114,7 @@ export function ClustersTable({
               <Fragment key={c.key}>
                 <th
                   scope="col"
-                  className={`${c.sort ? "px-2" : "px-4"} py-1.5 font-medium ${c.className ?? ""}`}
+                  className={`${c.sort ? "px-1" : "px-3"} py-1.5 font-medium ${c.className ?? ""}`}
                   aria-sort={c.sort && c.sort === sort ? (order === "asc" ? "ascending" : "descending") : undefined}
                 >
                   {c.sort ? (
@@ -137,11 +137,11 @@ export function ClustersTable({
               data-cluster-id={c.id}
             >
               {selection && (
-                <td className="py-2.5 pl-4">
+                <td className="py-2.5 pl-4 align-top">
                   <input
                     type="checkbox"
                     aria-label={`Select ${c.name}`}
-                    className="size-4 align-middle accent-sky-600"
+                    className="mt-0.5 size-4 accent-sky-600"
                     checked={selection.selected.has(c.id)}
                     onChange={() => selection.onToggle(c.id)}
                   />
@@ -157,7 +157,7 @@ export function ClustersTable({
               <td className={`${cell} py-2`}>
                 <LabelChips labels={c.labels} max={2} whole first={requiredLabels} />
               </td>
-              <td className={`${cell} whitespace-nowrap text-slate-600 dark:text-slate-400`}>
+              <td className={`${cell} text-slate-600 dark:text-slate-400`}>
                 <RelativeTime iso={c.lastHeartbeatAt} fallback="no heartbeat yet" />
               </td>
               {atEnd.map((col) => optionalCell(col, c))}
@@ -175,7 +175,7 @@ function optionalHeader(c: OptionalColumn, sort: ListSort, order: SortOrder, onS
     <th
       key={c.key}
       scope="col"
-      className={`${c.sort ? "px-2" : "px-4"} py-1.5 font-medium ${c.className ?? ""}`}
+      className={`${c.sort ? "px-1" : "px-3"} py-1.5 font-medium ${c.className ?? ""}`}
       aria-sort={c.sort && c.sort === sort ? (order === "asc" ? "ascending" : "descending") : undefined}
     >
       {c.sort ? <SortButton label={c.label} active={c.sort === sort} order={order} onClick={() => onSort(c.sort!)} /> : label}
@@ -275,7 +275,7 @@ function SortButton({
     <button
       type="button"
       onClick={onClick}
-      className={`inline-flex items-center gap-1 rounded px-2 py-1 whitespace-nowrap uppercase tracking-wide hover:bg-slate-200/60 hover:text-slate-800 dark:hover:bg-slate-700/60 dark:hover:text-slate-200 ${active ? "text-slate-800 dark:text-slate-200" : ""}`}
+      className={`inline-flex items-center gap-1 rounded px-2 py-1 text-left uppercase tracking-wide hover:bg-slate-200/60 hover:text-slate-800 dark:hover:bg-slate-700/60 dark:hover:text-slate-200 ${active ? "text-slate-800 dark:text-slate-200" : ""}`}
     >
       {label}
       <span aria-hidden className={`text-[10px] ${active ? "" : "opacity-30"}`}>

@@ -22,7 +22,7 @@ export function HoverTip({
   text: string;
   /** more to say than the text (always shown in the tip) */
   tip?: string;
-  lines?: 1 | 2;
+  lines?: 1 | 2 | 3;
   className?: string;
   testId?: string;
 }) {
@@ -51,13 +51,14 @@ export function HoverTip({
     if (r && hasTip) setAt({ left: Math.max(8, Math.min(r.left, window.innerWidth - 328)), top: r.bottom + 4 });
   };
   const close = () => setAt(null);
-  const clamp = lines === 1 ? "truncate" : "line-clamp-2 [overflow-wrap:anywhere]";
+  // One line: a block with text-overflow; more: a line clamp (its own display, so no `block`).
+  const clamp = { 1: "block truncate", 2: "line-clamp-2", 3: "line-clamp-3" }[lines];
 
   return (
     <>
       <span
         ref={ref}
-        className={`block min-w-0 max-w-full ${clamp} ${hasTip ? "cursor-help rounded focus-visible:outline-2 focus-visible:outline-sky-600" : ""} ${className}`}
+        className={`min-w-0 max-w-full [overflow-wrap:anywhere] ${clamp} ${hasTip ? "cursor-help rounded focus-visible:outline-2 focus-visible:outline-sky-600" : ""} ${className}`}
         tabIndex={hasTip ? 0 : undefined}
         aria-describedby={at ? id : undefined}
         data-testid={testId}

@@ -257,14 +257,12 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
             )}
           </p>
           <div className="flex flex-wrap items-center gap-3">
-            {!phone && (
-              <ListTools
-                filters={filters}
-                onPageSize={(n) => changeFilters({ pageSize: n === PAGE_SIZE ? undefined : n })}
-                columns={columns}
-                onColumns={setColumns}
-              />
-            )}
+            <ListTools
+              filters={filters}
+              onPageSize={(n) => changeFilters({ pageSize: n === PAGE_SIZE ? undefined : n })}
+              columns={columns}
+              onColumns={setColumns}
+            />
             {filtered && (
               <Button variant="ghost" onClick={() => changeFilters(NO_FILTERS)}>
                 Clear filters
