@@ -79,7 +79,8 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
   {
     // Enrollment has its own column: a fleet still enrolling must not bury the reasons above.
     key: "enrollment",
-    label: "Enrollment",
+    // Not "Enrollment": that names the filter, and one label must find one control.
+    label: "Enrolled",
     className: "w-[10%]",
     defaultShown: true,
     besideStatus: true,

@@ -62,6 +62,7 @@ export function HoverTip({
         tabIndex={hasTip ? 0 : undefined}
         aria-describedby={at ? id : undefined}
         data-testid={testId}
+        data-hover-tip=""
         data-cut={cut || undefined}
         onMouseEnter={open}
         onMouseLeave={close}
