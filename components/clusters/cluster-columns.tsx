@@ -71,7 +71,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     // Why the cluster is not plainly healthy (lib/domain/cluster-reason.ts, worded in cluster-reasons.tsx).
     key: "reason",
     label: "Reason",
-    className: "w-[16%]",
+    className: "w-[18%]",
     defaultShown: true,
     besideStatus: true,
     render: (c) => <ClusterReasons reasons={c.reasons} />,

@@ -37,7 +37,7 @@ const TONE: Record<ClusterReason["code"], Tone> = {
 };
 
 /**
- * Why a cluster is not plainly healthy: the most serious reason, cut after three lines with an
+ * Why a cluster is not plainly healthy: the most serious reason, cut after four lines with an
  * ellipsis and whole in a tooltip on hover and focus, and how many more (listed in the same
  * tooltip); or every reason when `all`. Nothing for a healthy cluster.
  */
@@ -66,7 +66,7 @@ export function ClusterReasons({ reasons, all = false }: { reasons: readonly Clu
         className={`min-w-0 max-w-full rounded-md px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${toneClass(TONE[first!.code])}`}
         data-reason={first!.code}
       >
-        <HoverTip text={texts[0]!} tip={reasons.length > 1 ? `Also: ${texts.slice(1).join("; ")}` : undefined} lines={3}>
+        <HoverTip text={texts[0]!} tip={reasons.length > 1 ? `Also: ${texts.slice(1).join("; ")}` : undefined} lines={4}>
           {texts[0]}
         </HoverTip>
       </span>

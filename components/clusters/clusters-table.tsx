@@ -13,7 +13,7 @@ import { ClusterReasons } from "./cluster-reasons";
 type Column = { key: string; label: string; sort?: ListSort; className?: string };
 
 const COLUMNS: Column[] = [
-  { key: "name", label: "Name", sort: "name", className: "w-[17%]" },
+  { key: "name", label: "Name", sort: "name", className: "w-[16%]" },
   { key: "status", label: "Status", sort: "status", className: "w-[10%]" },
   { key: "labels", label: "Labels" },
   { key: "lastSeen", label: "Last seen", sort: "lastHeartbeatAt", className: "w-[10%]" },

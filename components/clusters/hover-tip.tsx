@@ -22,7 +22,7 @@ export function HoverTip({
   text: string;
   /** more to say than the text (always shown in the tip) */
   tip?: string;
-  lines?: 1 | 2 | 3;
+  lines?: 1 | 2 | 3 | 4;
   className?: string;
   testId?: string;
 }) {
@@ -52,7 +52,7 @@ export function HoverTip({
   };
   const close = () => setAt(null);
   // One line: a block with text-overflow; more: a line clamp (its own display, so no `block`).
-  const clamp = { 1: "block truncate", 2: "line-clamp-2", 3: "line-clamp-3" }[lines];
+  const clamp = { 1: "block truncate", 2: "line-clamp-2", 3: "line-clamp-3", 4: "line-clamp-4" }[lines];
 
   return (
     <>
