@@ -36,6 +36,7 @@ const POSTGRES_SPECS = [
   "clusters-live.spec.ts",
   "clusters-bulk.spec.ts",
   "cluster-reasons.spec.ts",
+  "cluster-enrollment.spec.ts",
   "groups-preview.spec.ts",
   "audit-and-time.spec.ts",
   "versions-capacity.spec.ts",

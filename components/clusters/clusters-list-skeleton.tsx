@@ -9,7 +9,9 @@ export function ClustersListSkeleton({ withHeader }: { withHeader?: boolean }) {
           <div className="mb-6">
             <PageHeaderSkeleton />
           </div>
-          <div className="grid grid-cols-2 gap-3 lg:grid-cols-12">
+          {/* On a phone the filters are folded behind one button. */}
+          <Skeleton className="h-9 w-28 sm:hidden" />
+          <div className="grid grid-cols-2 gap-3 max-sm:hidden lg:grid-cols-12">
             <Skeleton className="col-span-2 h-[62px] lg:col-span-3" />
             <Skeleton className="col-span-2 h-[62px] lg:col-span-5" />
             <Skeleton className="h-[62px] lg:col-span-2" />

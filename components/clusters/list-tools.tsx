@@ -7,7 +7,8 @@ import { PAGE_SIZE, PAGE_SIZES, type ClusterFilters } from "@/lib/client/cluster
 import { inputClass } from "@/components/ui/field";
 import { Button } from "@/components/ui/button";
 import { InlineError } from "@/components/ui/inline-error";
-import { OPTIONAL_COLUMNS } from "./cluster-columns";
+import { useLabelSummary } from "@/lib/client/labels";
+import { LABEL_COLUMN_PREFIX, OPTIONAL_COLUMNS, labelColumnKey } from "./cluster-columns";
 
 const menu =
   "absolute right-0 z-20 mt-1 w-56 space-y-1 rounded-md border border-slate-200 bg-white p-2 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900";
@@ -42,27 +43,7 @@ export function ListTools({
           ))}
         </select>
       </label>
-      <details className="relative">
-        <summary className={summary}>Columns</summary>
-        <fieldset className={menu}>
-          <legend className="sr-only">Columns to show</legend>
-          {OPTIONAL_COLUMNS.map((c) => (
-            <label key={c.key} className="flex items-center gap-2 rounded px-1 py-0.5 hover:bg-slate-100 dark:hover:bg-slate-800">
-              <input
-                type="checkbox"
-                className="size-4 accent-sky-600"
-                checked={columns.includes(c.key)}
-                onChange={(e) =>
-                  onColumns(
-                    OPTIONAL_COLUMNS.map((o) => o.key).filter((k) => (k === c.key ? e.target.checked : columns.includes(k))),
-                  )
-                }
-              />
-              {c.label}
-            </label>
-          ))}
-        </fieldset>
-      </details>
+      <ColumnChooser columns={columns} onColumns={onColumns} />
       <details className="relative">
         <summary className={summary}>Export</summary>
         <div className={menu}>
@@ -80,6 +61,68 @@ export function ListTools({
         </div>
       </details>
     </div>
+  );
+}
+
+const choice = "flex items-center gap-2 rounded px-1 py-0.5 hover:bg-slate-100 dark:hover:bg-slate-800";
+
+/**
+ * The optional columns, and a column per label key the person picks from the fleet's label
+ * keys (each shows that label's value). The choice is kept like the other columns.
+ */
+function ColumnChooser({ columns, onColumns }: { columns: readonly string[]; onColumns: (keys: string[]) => void }) {
+  // The same query the label selector's suggestions read (cached for a minute).
+  const labels = useLabelSummary();
+  const toggle = (key: string, on: boolean) =>
+    onColumns(on ? [...columns.filter((k) => k !== key), key] : columns.filter((k) => k !== key));
+  const labelKeys = [
+    ...new Set([
+      ...(labels.data?.keys.map((k) => k.key) ?? []),
+      ...columns.filter((k) => k.startsWith(LABEL_COLUMN_PREFIX)).map((k) => k.slice(LABEL_COLUMN_PREFIX.length)),
+    ]),
+  ].sort();
+  return (
+    <details className="relative">
+      <summary className={summary}>Columns</summary>
+      <div className={`${menu} max-h-[70vh] w-64 overflow-y-auto`}>
+        <fieldset className="space-y-1">
+          <legend className="sr-only">Columns to show</legend>
+          {OPTIONAL_COLUMNS.map((c) => (
+            <label key={c.key} className={choice}>
+              <input
+                type="checkbox"
+                className="size-4 accent-sky-600"
+                checked={columns.includes(c.key)}
+                onChange={(e) => toggle(c.key, e.target.checked)}
+              />
+              {c.label}
+            </label>
+          ))}
+        </fieldset>
+        <fieldset className="mt-2 space-y-1 border-t border-slate-200 pt-2 dark:border-slate-700">
+          <legend className="px-1 pt-2 text-xs font-medium text-slate-600 dark:text-slate-400">Label columns</legend>
+          {labels.isPending ? (
+            <p className="px-1 text-xs text-slate-500 dark:text-slate-400">Loading label keys…</p>
+          ) : labels.isError ? (
+            <p className="px-1 text-xs text-rose-600 dark:text-rose-400">Could not load the label keys</p>
+          ) : labelKeys.length === 0 ? (
+            <p className="px-1 text-xs text-slate-500 dark:text-slate-400">No labels in the fleet yet</p>
+          ) : (
+            labelKeys.map((key) => (
+              <label key={key} className={choice}>
+                <input
+                  type="checkbox"
+                  className="size-4 accent-sky-600"
+                  checked={columns.includes(labelColumnKey(key))}
+                  onChange={(e) => toggle(labelColumnKey(key), e.target.checked)}
+                />
+                <span className="font-mono text-xs [overflow-wrap:anywhere]">{key}</span>
+              </label>
+            ))
+          )}
+        </fieldset>
+      </div>
+    </details>
   );
 }
 

@@ -10,6 +10,9 @@ const TONES = {
 } as const;
 export type Tone = keyof typeof TONES;
 
+/** A tone's colours, for a badge-like element that needs its own shape (e.g. a two-line reason). */
+export const toneClass = (tone: Tone) => TONES[tone];
+
 export function Badge({ tone = "neutral", children, title }: { tone?: Tone; children: ReactNode; title?: string }) {
   return (
     <span

@@ -7,6 +7,7 @@ export function LabelChips({
   max,
   empty = "No labels",
   nowrap,
+  whole,
   first = [],
 }: {
   labels: Labels;
@@ -14,6 +15,8 @@ export function LabelChips({
   empty?: string;
   /** one line, chips shrinking (truncated) to fit: for table rows that must keep one height */
   nowrap?: boolean;
+  /** chips wrap onto more lines and a long value breaks inside its chip instead of being cut */
+  whole?: boolean;
   /** keys shown before the others, in this order (the fleet's required labels say the most) */
   first?: readonly string[];
 }) {
@@ -31,7 +34,7 @@ export function LabelChips({
           className={nowrap ? (i === shown.length - 1 ? "min-w-0 shrink" : "shrink-0") : undefined}
           title={nowrap ? `${k}=${v}` : undefined}
         >
-          <LabelChip k={k} v={v} />
+          <LabelChip k={k} v={v} whole={whole} />
         </li>
       ))}
       {hidden.length > 0 && (
@@ -55,12 +58,15 @@ export function LabelChips({
  */
 export function LabelChip({
   title,
+  whole,
   ...chip
-}: { title?: string } & ({ k: string; v: string; children?: never } | { children: ReactNode; k?: never; v?: never })) {
+}: { title?: string; whole?: boolean } & (
+  { k: string; v: string; children?: never } | { children: ReactNode; k?: never; v?: never }
+)) {
   return (
     <span
       title={title}
-      className="inline-flex max-w-full items-center truncate rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 ring-1 ring-inset ring-slate-200 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700"
+      className={`${whole ? "inline-block max-w-full [overflow-wrap:anywhere]" : "inline-flex max-w-full items-center truncate"} rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700 ring-1 ring-inset ring-slate-200 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-700`}
     >
       {chip.k === undefined ? (
         chip.children
@@ -70,7 +76,7 @@ export function LabelChip({
           {chip.v !== "" && (
             <>
               <span className="text-slate-600 dark:text-slate-400">=</span>
-              <span className="truncate">{chip.v}</span>
+              <span className={whole ? undefined : "truncate"}>{chip.v}</span>
             </>
           )}
         </>

@@ -43,6 +43,8 @@ export function filterOf(f: ClusterFilters): ClusterFilterInput {
 
 /** Whether any filter is set (the list says "no match" rather than "no clusters yet"). */
 export const isFiltered = (f: ClusterFilters) => FILTER_KEYS.some((k) => !!f[k]);
+/** How many filters are set (the phone's folded "Filters" button shows it). */
+export const activeFilterCount = (f: ClusterFilters) => FILTER_KEYS.filter((k) => !!f[k]).length;
 /** Every filter cleared (paging and order kept by the caller). */
 export const NO_FILTERS: { [K in FilterKey]: undefined } = Object.fromEntries(FILTER_KEYS.map((k) => [k, undefined])) as {
   [K in FilterKey]: undefined;
@@ -90,11 +92,15 @@ export function filtersToSearchParams(f: ClusterFilters): URLSearchParams {
   return params;
 }
 
-/** Clicking a column header: a new column starts ascending (newest first for times), the same column flips. */
+/**
+ * Clicking a column header: a new column starts ascending, the same column flips. Ascending
+ * puts the oldest first, which is what triage wants from "Last seen" and "NotReady since"
+ * (the longest silent first); "Registered" starts with the newest.
+ */
 export function nextSort(
   current: Pick<ClusterFilters, "sort" | "order">,
   column: ListSort,
 ): Pick<ClusterFilters, "sort" | "order"> {
   if (current.sort === column) return { sort: column, order: current.order === "asc" ? "desc" : "asc" };
-  return { sort: column, order: column === "lastHeartbeatAt" || column === "registeredAt" ? "desc" : "asc" };
+  return { sort: column, order: column === "registeredAt" ? "desc" : "asc" };
 }

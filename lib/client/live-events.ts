@@ -95,8 +95,10 @@ export function listWithStatus(list: ClusterList | undefined, e: ClusterStatusEv
   const index = list.items.findIndex((c) => c.id === e.clusterId);
   if (index < 0) return list;
   const row = list.items[index]!;
-  const patched = patchRow(row, e);
-  if (patched === row) return list;
+  const moved = patchRow(row, e);
+  if (moved === row) return list;
+  // "NotReady since" is the transition's time, as the server's statusChangedAt will say.
+  const patched = moved.status === row.status ? moved : { ...moved, notReadySince: moved.status === "NotReady" ? e.at : null };
   const items = list.items.slice();
   items[index] = patched;
   return { ...list, items };
@@ -148,7 +150,13 @@ export function applyLiveEvent(client: QueryClient, event: FleetEvent, later: La
         const filters = query.queryKey[2] as ClusterFilters | undefined;
         // A page filtered or sorted by status may have gained or lost rows; and a page being
         // fetched right now may have been read before this transition and would overwrite it.
-        if (filters?.status || filters?.health || filters?.sort === "status" || query.state.fetchStatus === "fetching") {
+        if (
+          filters?.status ||
+          filters?.health ||
+          filters?.sort === "status" ||
+          filters?.sort === "notReadySince" ||
+          query.state.fetchStatus === "fetching"
+        ) {
           later(query.queryKey, SOON_MS);
         } else if ((query.state.data as ClusterList | undefined)?.items.some((c) => c.id === e.clusterId)) {
           // The row's status is patched above; its reasons (worded by the server) follow slowly.

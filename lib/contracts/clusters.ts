@@ -12,7 +12,8 @@ import { mintedTokenSchema } from "./tokens";
 // ---------------------------------------------------------------------------------------------
 // Requests
 
-export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status"] as const;
+/** notReadySince: NotReady clusters by how long they have been (the rest after them, in either order) */
+export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status", "notReadySince"] as const;
 
 /**
  * Which clusters a list shows: the list, the export, saved views and "all N matching" bulk
@@ -176,7 +177,6 @@ export const clusterReasonSchema = z.discriminatedUnion("code", [
   z.object({ code: z.literal("sameCluster"), clusters: z.array(idName) }),
   z.object({ code: z.literal("flapping"), changes: z.number() }),
   z.object({ code: z.literal("missingLabels"), keys: z.array(z.string()) }),
-  z.object({ code: z.literal("notEnrolled") }),
 ]);
 
 export const clusterListItemSchema = z.object({
@@ -192,7 +192,15 @@ export const clusterListItemSchema = z.object({
   reasons: z.array(clusterReasonSchema),
   /** nodes across the cluster's pools; null before it reports any */
   nodeCount: z.number().nullable(),
+  /** when its status turned NotReady, while it is NotReady; null otherwise */
+  notReadySince: isoTime.nullable(),
+  /** when every enrollment checklist item last started passing; null while one does not */
+  enrolledAt: isoTime.nullable(),
+  /** the checklist items holding a cluster that is not enrolled back; null before its first evaluation */
+  enrollmentBlockedOn: z.array(z.enum(CHECKLIST_KEYS)).nullable(),
 });
+/** What the list shows of enrollment and NotReady time; the cluster page has the whole checklist and history. */
+const LIST_ONLY = { notReadySince: true, enrolledAt: true, enrollmentBlockedOn: true } as const;
 export type ClusterListItem = z.infer<typeof clusterListItemSchema>;
 
 export const clusterListSchema = z.object({
@@ -237,7 +245,7 @@ export const clusterEventSchema = z.object({
 });
 export type ClusterEvent = z.infer<typeof clusterEventSchema>;
 
-export const clusterDetailSchema = clusterListItemSchema.extend({
+export const clusterDetailSchema = clusterListItemSchema.omit(LIST_ONLY).extend({
   phaseChangedAt: isoTime,
   statusChangedAt: isoTime,
   apiServerUrl: z.string().nullable(),

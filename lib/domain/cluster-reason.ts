@@ -2,7 +2,8 @@ import { missingRequiredLabels, type Labels } from "./labels";
 import { conditionHolds, healthStatus, type HealthStatus, type Phase, type StatusFacts } from "./status";
 
 // Why a cluster is not plainly healthy, as a pure function of stored facts: the list's reason
-// column, the cluster page and the list's health filter (lib/server/clusters/cluster-list-sql.ts
+// column, the cluster page and the list's health filter. Enrollment is not a reason: it has its
+// own column, filter and checklist, so a fleet still enrolling does not bury real problems (lib/server/clusters/cluster-list-sql.ts
 // writes the same rules in SQL; an integration test compares the two on both engines).
 
 /** The list's health filter: a health status, or a condition a Ready cluster can have too. */
@@ -42,13 +43,11 @@ export type ClusterReason =
   /** another active cluster reports the same kube-system UID: one Kubernetes cluster registered twice */
   | { code: "sameCluster"; clusters: SameClusterRef[] }
   | { code: "flapping"; changes: number }
-  | { code: "missingLabels"; keys: string[] }
-  | { code: "notEnrolled" };
+  | { code: "missingLabels"; keys: string[] };
 export type ReasonCode = ClusterReason["code"];
 
 export type ReasonFacts = StatusFacts & {
   labels: Labels;
-  enrolledAt: Date | null;
   /** status changes recorded in the last FLAPPING_WINDOW_MS */
   statusChangesLastHour: number;
   /** the other active clusters reporting this cluster's UID (sameClusterPeers), by name */
@@ -93,7 +92,6 @@ export function clusterReasons(f: ReasonFacts, rules: ReasonRules, now: Date): C
     reasons.push({ code: "flapping", changes: f.statusChangesLastHour });
   const missing = missingRequiredLabels(f.labels, rules.requiredLabels);
   if (missing.length) reasons.push({ code: "missingLabels", keys: missing });
-  if (f.enrolledAt === null) reasons.push({ code: "notEnrolled" });
   return reasons;
 }
 
@@ -106,7 +104,7 @@ export function matchesHealthFilter(filter: HealthFilter, f: ReasonFacts, rules:
 }
 
 /** Whether a cluster matches an enrollment filter. */
-export function matchesEnrollmentFilter(filter: EnrollmentFilter, f: Pick<ReasonFacts, "enrolledAt">): boolean {
+export function matchesEnrollmentFilter(filter: EnrollmentFilter, f: { enrolledAt: Date | null }): boolean {
   return filter === "enrolled" ? f.enrolledAt !== null : f.enrolledAt === null;
 }
 

@@ -12,21 +12,39 @@ export type ChecklistKey = (typeof CHECKLIST_KEYS)[number];
 export type ChecklistState = "pass" | "fail" | "pending";
 export type ChecklistItem = { key: ChecklistKey; label: string; ok: boolean; state: ChecklistState; reason: string };
 
+/** Each item's name, as the checklist, the list's enrollment column and the Overview show it. */
+export const CHECKLIST_LABELS: Record<ChecklistKey, string> = {
+  registered: "Registered with a stable id",
+  ready: "Ready",
+  heartbeat: "Heartbeat within threshold",
+  labels: "Required labels present and valid",
+  groups: "Member of at least one group",
+  policies: "Policies synced",
+  logs: "Logs reporting",
+  metrics: "Metrics reporting",
+};
+
 export type EnrollmentFacts = {
   registeredAt: Date | null;
   phase: string;
   lastHeartbeatAt: Date | null;
   apiServerHealth: string | null;
   labels: Record<string, string>;
+  /** the groups whose selector matches this cluster */
   groupCount: number;
+  /**
+   * the groups in the fleet: with none, group membership is not applicable (a fresh install's
+   * clusters enroll); once one exists every cluster must belong to one
+   */
+  fleetGroupCount: number;
   desiredPolicyRevision: string | null;
   appliedPolicyRevision: string | null;
   logsReporting: boolean | null;
   metricsReporting: boolean | null;
 };
 
-function item(key: ChecklistKey, label: string, state: ChecklistState, reason: string): ChecklistItem {
-  return { key, label, ok: state === "pass", state, reason };
+function item(key: ChecklistKey, state: ChecklistState, reason: string): ChecklistItem {
+  return { key, label: CHECKLIST_LABELS[key], ok: state === "pass", state, reason };
 }
 
 export function enrollmentChecklist(
@@ -44,62 +62,54 @@ export function enrollmentChecklist(
     .map(([k]) => k);
   return [
     f.registeredAt
-      ? item("registered", "Registered with a stable id", "pass", `registered ${f.registeredAt.toISOString()}`)
-      : item("registered", "Registered with a stable id", "pending", "no agent has claimed this cluster yet"),
+      ? item("registered", "pass", `registered ${f.registeredAt.toISOString()}`)
+      : item("registered", "pending", "no agent has claimed this cluster yet"),
     !heard
-      ? item("ready", "Ready", "pending", "no heartbeat yet")
+      ? item("ready", "pending", "no heartbeat yet")
       : health === "Ready"
-        ? item("ready", "Ready", "pass", "heartbeats arriving and apiServer not down")
-        : item("ready", "Ready", "fail", f.apiServerHealth === "down" ? "agent reports apiServer down" : "heartbeats stopped"),
+        ? item("ready", "pass", "heartbeats arriving and apiServer not down")
+        : item("ready", "fail", f.apiServerHealth === "down" ? "agent reports apiServer down" : "heartbeats stopped"),
     !heard
-      ? item("heartbeat", "Heartbeat within threshold", "pending", "no heartbeat yet")
+      ? item("heartbeat", "pending", "no heartbeat yet")
       : item(
           "heartbeat",
-          "Heartbeat within threshold",
           ageS! <= thresholdSeconds ? "pass" : "fail",
           `last heartbeat ${formatAgo(ageS! * 1000)} (threshold ${formatDuration(thresholdSeconds * 1000)})`,
         ),
     missing.length || invalid.length
       ? item(
           "labels",
-          "Required labels present and valid",
           "fail",
           [missing.length ? `missing: ${missing.join(", ")}` : "", invalid.length ? `invalid: ${invalid.join(", ")}` : ""]
             .filter(Boolean)
             .join("; "),
         )
-      : item(
-          "labels",
-          "Required labels present and valid",
-          "pass",
-          required.length ? `has ${required.join(", ")}` : "no labels are required",
-        ),
-    f.groupCount > 0
-      ? item("groups", "Member of at least one group", "pass", `member of ${f.groupCount} group${f.groupCount === 1 ? "" : "s"}`)
-      : item("groups", "Member of at least one group", "fail", "no group's selector matches this cluster's labels"),
+      : item("labels", "pass", required.length ? `has ${required.join(", ")}` : "no labels are required"),
+    f.fleetGroupCount === 0
+      ? item("groups", "pass", "not applicable: the fleet has no groups yet")
+      : f.groupCount > 0
+        ? item("groups", "pass", `member of ${f.groupCount} group${f.groupCount === 1 ? "" : "s"}`)
+        : item("groups", "fail", "no group's selector matches this cluster's labels"),
     f.desiredPolicyRevision === null
-      ? item("policies", "Policies synced", "pass", "no policy targets this cluster's groups")
+      ? item("policies", "pass", "no policy targets this cluster's groups")
       : f.appliedPolicyRevision === f.desiredPolicyRevision
-        ? item("policies", "Policies synced", "pass", `applied revision ${f.desiredPolicyRevision}`)
+        ? item("policies", "pass", `applied revision ${f.desiredPolicyRevision}`)
         : item(
             "policies",
-            "Policies synced",
             heard ? "fail" : "pending",
             `applied ${f.appliedPolicyRevision ?? "nothing"}, desired ${f.desiredPolicyRevision}`,
           ),
     f.logsReporting === null
-      ? item("logs", "Logs reporting", "pending", "no heartbeat yet")
+      ? item("logs", "pending", "no heartbeat yet")
       : item(
           "logs",
-          "Logs reporting",
           f.logsReporting ? "pass" : "fail",
           f.logsReporting ? "agent reports logs flowing" : "agent reports logs not flowing",
         ),
     f.metricsReporting === null
-      ? item("metrics", "Metrics reporting", "pending", "no heartbeat yet")
+      ? item("metrics", "pending", "no heartbeat yet")
       : item(
           "metrics",
-          "Metrics reporting",
           f.metricsReporting ? "pass" : "fail",
           f.metricsReporting ? "agent reports metrics flowing" : "agent reports metrics not flowing",
         ),

@@ -11,7 +11,7 @@ import {
   matchesHealthFilter,
   type ReasonFacts,
 } from "@/lib/domain/cluster-reason";
-import { LIFECYCLE_PHASES } from "@/lib/domain/status";
+import { LIFECYCLE_PHASES, clusterStatus } from "@/lib/domain/status";
 import { seededRandom } from "@/lib/agent/clock";
 import { listClustersQuerySchema } from "@/lib/contracts/clusters";
 import { clusterPage } from "@/lib/server/clusters/cluster-list-sql";
@@ -25,7 +25,7 @@ import { testEngine } from "../helpers/test-database";
 
 appDatabase();
 
-type Drawn = ReasonFacts & { id: string; name: string; events: Date[] };
+type Drawn = ReasonFacts & { id: string; name: string; events: Date[]; enrolledAt: Date | null; statusChangedAt: Date };
 
 function draw(seed: number, count: number, now: Date, thresholdSeconds: number): Drawn[] {
   const random = seededRandom(seed);
@@ -54,6 +54,8 @@ function draw(seed: number, count: number, now: Date, thresholdSeconds: number):
       lastHeartbeatAt: pick(heartbeats)(),
       apiServerHealth: pick([null, "ok", "degraded", "down"]),
       enrolledAt: random() < 0.5 ? null : new Date(now.getTime() - 60_000),
+      // a few equal times, so the id has to break ties
+      statusChangedAt: new Date(now.getTime() - Math.floor(random() * 20) * 60_000),
       labels: {},
       events,
       statusChangesLastHour: events.filter((at) => at.getTime() >= hourAgo).length,
@@ -72,6 +74,7 @@ async function seed(clusters: Drawn[]) {
       lastHeartbeatAt: c.lastHeartbeatAt,
       apiServerHealth: c.apiServerHealth,
       enrolledAt: c.enrolledAt,
+      statusChangedAt: c.statusChangedAt,
     })),
   });
   const events = clusters.flatMap((c) =>
@@ -101,6 +104,18 @@ async function seed(clusters: Drawn[]) {
 
 const page = { sort: "name" as const, order: "asc" as const, offset: 0, limit: 500 };
 
+/** The order a time sort must give: by the time, then the id; clusters without one last, by id. */
+function timeOrder(clusters: Drawn[], time: (c: Drawn) => Date | null, order: "asc" | "desc"): string[] {
+  const byId = (a: Drawn, b: Drawn) => (a.id < b.id ? -1 : 1);
+  const timed = clusters.filter((c) => time(c) !== null);
+  const untimed = clusters.filter((c) => time(c) === null).sort(byId);
+  timed.sort((a, b) => {
+    const d = time(a)!.getTime() - time(b)!.getTime();
+    return d === 0 ? byId(a, b) : order === "asc" ? d : -d;
+  });
+  return [...timed, ...untimed].map((c) => c.id);
+}
+
 describe(`health and enrollment filters in SQL agree with TypeScript on ${testEngine()}`, () => {
   for (const { seed: s, thresholdSeconds, flapping } of [
     { seed: 1, thresholdSeconds: 60, flapping: 4 },
@@ -127,6 +142,19 @@ describe(`health and enrollment filters in SQL agree with TypeScript on ${testEn
           );
           assert.deepEqual([...got].sort(), want.map((c) => c.id).sort(), `seed ${s}, ${enrollment} + ${health}`);
         }
+      }
+      // "NotReady since" and "Last seen": NotReady (or heard-from) clusters by the time, the others
+      // after them in either direction, the same on both engines.
+      const notReadySince = (c: Drawn) => (clusterStatus(c, now, thresholdSeconds) === "NotReady" ? c.statusChangedAt : null);
+      for (const order of ["asc", "desc"] as const) {
+        const since = await clusterPage({}, { ...page, sort: "notReadySince", order }, now, thresholdSeconds, flapping);
+        assert.deepEqual(since.ids, timeOrder(clusters, notReadySince, order), `seed ${s}, notReadySince ${order}`);
+        const seen = await clusterPage({}, { ...page, sort: "lastHeartbeatAt", order }, now, thresholdSeconds, flapping);
+        assert.deepEqual(
+          seen.ids,
+          timeOrder(clusters, (c) => c.lastHeartbeatAt, order),
+          `seed ${s}, lastHeartbeatAt ${order}`,
+        );
       }
     });
   }
@@ -192,10 +220,19 @@ describe(`the cluster list's reasons and filters on ${testEngine()}`, () => {
     assert.deepEqual(reasons, {
       "a-flapping": ["flapping"],
       "b-quiet": [],
-      "c-stale": ["noHeartbeat", ...(requiredLabels.length ? ["missingLabels"] : []), "notEnrolled"],
+      "c-stale": ["noHeartbeat", ...(requiredLabels.length ? ["missingLabels"] : [])],
       "d-degraded": ["degraded"],
-      "e-pending": ["pending", ...(requiredLabels.length ? ["missingLabels"] : []), "notEnrolled"],
+      "e-pending": ["pending", ...(requiredLabels.length ? ["missingLabels"] : [])],
     });
+    // Enrollment has its own fields instead of a reason; before the first evaluation nothing is known of what blocks it.
+    const stale = all.items.find((c) => c.name === "c-stale")!;
+    assert.equal(stale.enrolledAt, null);
+    assert.equal(stale.enrollmentBlockedOn, null);
+    assert.ok(all.items.find((c) => c.name === "b-quiet")!.enrolledAt);
+    assert.deepEqual(all.items.find((c) => c.name === "b-quiet")!.enrollmentBlockedOn, []);
+    // NotReady since: the stale cluster's status time; nothing for the others.
+    assert.ok(stale.notReadySince);
+    assert.equal(all.items.find((c) => c.name === "b-quiet")!.notReadySince, null);
     assert.deepEqual(all.items.find((c) => c.name === "a-flapping")?.reasons, [{ code: "flapping", changes: 3 }]);
 
     await assert.rejects(updateSettings(actor, { flappingThresholdPerHour: 0 }));
@@ -210,6 +247,11 @@ describe(`the cluster list's reasons and filters on ${testEngine()}`, () => {
     for (const key of CHECKLIST_KEYS) {
       const got = await listClusters(listClustersQuerySchema.parse({ blockedOn: key }));
       assert.equal(got.total, summary.blockedBy[key] ?? 0, `blockedOn=${key}`);
+      // Each row names the items it is blocked on, as the filter reads them.
+      assert.ok(
+        got.items.every((c) => c.enrollmentBlockedOn?.includes(key)),
+        `blockedOn=${key} rows name ${key}`,
+      );
       some += got.total;
     }
     assert.ok(some > 0, "some cluster is blocked on something");

@@ -106,3 +106,38 @@ test("the evaluator writes each change once, in multi-row batches, and nothing w
   const kept = await db().cluster.findUnique({ where: { id: other } });
   assert.deepEqual(parseStored(kept!.enrollment), theirs);
 });
+
+test("with no group in the fleet group membership is not applicable; the first group makes it apply", async () => {
+  const now = new Date();
+  const fresh = new Date(now.getTime() - 1_000);
+  const { requiredLabels } = await getSettings();
+  await db().clusterEvent.deleteMany({});
+  await db().cluster.deleteMany({});
+  await db().clusterGroup.deleteMany({});
+  await db().cluster.create({
+    data: {
+      id: "cl_nogroup",
+      name: "no-group",
+      phase: "Active",
+      registeredAt: fresh,
+      lastHeartbeatAt: fresh,
+      apiServerHealth: "ok",
+      logsReporting: true,
+      metricsReporting: true,
+      labels: { create: requiredLabels.map((key) => ({ key, value: "x" })) },
+    },
+  });
+  await evaluateEnrollment(now);
+  let c = await db().cluster.findUniqueOrThrow({ where: { id: "cl_nogroup" } });
+  assert.ok(c.enrolledAt, "enrolled without any group");
+  assert.equal(parseStored(c.enrollment).groups?.state, "pass");
+
+  // A group that does not select it: membership applies, the cluster leaves Enrolled.
+  await db().clusterGroup.create({ data: { name: "someone-else", selector: "team=other" } });
+  await evaluateEnrollment(new Date(now.getTime() + 1_000));
+  c = await db().cluster.findUniqueOrThrow({ where: { id: "cl_nogroup" } });
+  assert.equal(c.enrolledAt, null);
+  assert.equal(parseStored(c.enrollment).groups?.state, "fail");
+  await db().clusterGroup.deleteMany({});
+  await db().cluster.deleteMany({});
+});

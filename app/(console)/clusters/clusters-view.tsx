@@ -2,9 +2,11 @@
 
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useState, useSyncExternalStore } from "react";
 import {
+  LIST_SORTS,
   PAGE_SIZE,
+  activeFilterCount,
   filterOf,
   filtersFromSearchParams,
   filtersToSearchParams,
@@ -18,7 +20,7 @@ import { useClusters, useFleet, useGroups, type PreCreated } from "@/lib/client/
 import { useLiveEvents } from "@/lib/client/live-events";
 import { ClusterFiltersBar } from "@/components/clusters/cluster-filters-bar";
 import { ClustersListSkeleton } from "@/components/clusters/clusters-list-skeleton";
-import { ClustersTable } from "@/components/clusters/clusters-table";
+import { ClusterCards, ClustersTable } from "@/components/clusters/clusters-table";
 import { LiveIndicator } from "@/components/ui/live-indicator";
 import { ListPager } from "@/components/clusters/list-pager";
 import { ListTools, SavedViews } from "@/components/clusters/list-tools";
@@ -34,6 +36,37 @@ import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { MintedTokenPanel } from "@/components/tokens/minted-token-panel";
 
+/** Tailwind's `sm` breakpoint: below it the list is cards and the filters fold away. */
+const PHONE_QUERY = "(max-width: 639.98px)";
+
+function subscribePhone(onChange: () => void) {
+  const query = window.matchMedia(PHONE_QUERY);
+  query.addEventListener("change", onChange);
+  return () => query.removeEventListener("change", onChange);
+}
+
+/** Whether the window is phone-narrow; the server renders the desktop layout. */
+function useIsPhone(): boolean {
+  return useSyncExternalStore(
+    subscribePhone,
+    () => window.matchMedia(PHONE_QUERY).matches,
+    () => false,
+  );
+}
+
+const SORT_LABELS: Record<ListSort, string> = {
+  name: "Name",
+  lastHeartbeatAt: "Last seen",
+  registeredAt: "Registered",
+  status: "Status",
+  notReadySince: "NotReady since",
+};
+
+const ORDER_WORDS = {
+  text: { asc: "A–Z", desc: "Z–A" },
+  time: { asc: "oldest first", desc: "newest first" },
+} as const;
+
 export function ClustersView({ canMint }: { canMint: boolean }) {
   const router = useRouter();
   const pathname = usePathname();
@@ -48,6 +81,10 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
   const fleet = useFleet();
   // The pre-created cluster's claim token lives here, in component state, only until its panel is closed.
   const [columns, setColumns] = useColumnChoice(DEFAULT_COLUMNS);
+  const phone = useIsPhone();
+  // On a phone the filters fold away so the first cluster is on the first screen.
+  const [filtersOpen, setFiltersOpen] = useState(false);
+  const activeFilters = activeFilterCount(filters);
   // The selection belongs to one filter: a new filter starts a new selection.
   const filterKey = JSON.stringify(filterOf(filters));
   const [picked, setPicked] = useState<{ filterKey: string; ids: Set<string>; matching: boolean }>({
@@ -156,12 +193,53 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
       {bulkDialog?.kind === "labels" && <BulkLabelsDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
       {bulkDialog?.kind === "drain" && <BulkDrainDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
       <div className="space-y-4">
-        <SavedViews filters={filters} canEdit={canMint} />
-        <ClusterFiltersBar
-          filters={filters}
-          groups={groups.data?.items ?? (groups.isError ? [] : null)}
-          onChange={changeFilters}
-        />
+        <button
+          type="button"
+          className="inline-flex h-9 items-center gap-2 rounded-md border border-slate-300 bg-white px-3 text-sm font-medium hover:bg-slate-100 sm:hidden dark:border-slate-700 dark:bg-slate-900 dark:hover:bg-slate-800"
+          aria-expanded={filtersOpen}
+          aria-controls="cluster-list-filters"
+          onClick={() => setFiltersOpen((o) => !o)}
+        >
+          Filters
+          {activeFilters > 0 && (
+            <span className="rounded-full bg-sky-600 px-1.5 text-xs font-semibold text-white" data-testid="active-filter-count">
+              {activeFilters}
+              <span className="sr-only"> active</span>
+            </span>
+          )}
+          <span aria-hidden className="text-xs">
+            {filtersOpen ? "▲" : "▼"}
+          </span>
+        </button>
+        <div id="cluster-list-filters" className={`space-y-4 ${filtersOpen ? "" : "max-sm:hidden"}`}>
+          <SavedViews filters={filters} canEdit={canMint} />
+          <ClusterFiltersBar
+            filters={filters}
+            groups={groups.data?.items ?? (groups.isError ? [] : null)}
+            onChange={changeFilters}
+          />
+          {phone && (
+            <label className="flex items-center gap-2 text-sm">
+              <span className="text-slate-600 dark:text-slate-400">Sort by</span>
+              <select
+                className="h-9 rounded-md border border-slate-300 bg-white px-2 text-sm dark:border-slate-700 dark:bg-slate-900"
+                value={`${filters.sort}:${filters.order}`}
+                onChange={(e) => {
+                  const [sort, order] = e.target.value.split(":") as [ListSort, "asc" | "desc"];
+                  changeFilters({ sort, order });
+                }}
+              >
+                {LIST_SORTS.flatMap((sort) =>
+                  (["asc", "desc"] as const).map((order) => (
+                    <option key={`${sort}:${order}`} value={`${sort}:${order}`}>
+                      {SORT_LABELS[sort]} ({ORDER_WORDS[sort === "name" || sort === "status" ? "text" : "time"][order]})
+                    </option>
+                  )),
+                )}
+              </select>
+            </label>
+          )}
+        </div>
 
         <div className="flex min-h-9 flex-wrap items-center justify-between gap-4 text-sm">
           <p className="text-slate-600 dark:text-slate-400" aria-live="polite">
@@ -247,6 +325,8 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
               )}
             </EmptyState>
           )
+        ) : phone ? (
+          <ClusterCards items={list.data.items} busy={list.isPlaceholderData} selection={rowSelection} />
         ) : (
           <ClustersTable
             items={list.data.items}

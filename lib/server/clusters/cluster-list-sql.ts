@@ -173,18 +173,31 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
   return terms.length ? sql`WHERE ${Sql.join(terms, " AND ")}` : sql``;
 }
 
-/** What a page is ordered by; status is the computed one (the stored column lags behind phases). */
-function sortColumn(sort: ClusterSort, now: Date, thresholdSeconds: number): Sql {
+/**
+ * What a page is ordered by; status is the computed one (the stored column lags behind phases).
+ * Times without a value (no heartbeat yet, not NotReady) come last in either direction on both
+ * engines (SQLite puts NULL first by default, PostgreSQL last), and the id breaks ties.
+ */
+function orderBy(sort: ClusterSort, order: "asc" | "desc", now: Date, thresholdSeconds: number): Sql {
+  const direction = raw(order === "desc" ? "DESC" : "ASC");
+  const nullsLast = (column: Sql) => sql`${column} ${direction} NULLS LAST, ${cluster("id")} ASC`;
   switch (sort) {
     case "name":
-      return sql`${cluster("name")}`;
+      return sql`${cluster("name")} ${direction}, ${cluster("id")} ASC`;
     case "lastHeartbeatAt":
-      return sql`${cluster("lastHeartbeatAt")}`;
+      return nullsLast(sql`${cluster("lastHeartbeatAt")}`);
     case "registeredAt":
-      return sql`${cluster("registeredAt")}`;
+      return nullsLast(sql`${cluster("registeredAt")}`);
     case "status":
-      return statusColumn(now, thresholdSeconds);
+      return sql`${statusColumn(now, thresholdSeconds)} ${direction}, ${cluster("id")} ASC`;
+    case "notReadySince":
+      return nullsLast(notReadySinceColumn(now, thresholdSeconds));
   }
+}
+
+/** When a NotReady cluster turned NotReady (the list's "NotReady since"); NULL for the others. */
+function notReadySinceColumn(now: Date, thresholdSeconds: number): Sql {
+  return sql`(CASE WHEN ${statusCondition("NotReady", now, thresholdSeconds)} THEN ${cluster("statusChangedAt")} END)`;
 }
 
 async function countOf(q: Sql): Promise<number> {
@@ -220,7 +233,7 @@ export async function clusterPage(
   const windowed = exact && Boolean(filter.selector?.length);
   const pageQuery = queryRows<{ id: string; total: unknown }>(
     sql`SELECT ${cluster("id")}, ${raw(windowed ? "count(*) OVER ()" : "0")} AS total FROM ${cluster.table} ${where}
-        ORDER BY ${sortColumn(page.sort, now, thresholdSeconds)} ${raw(page.order === "desc" ? "DESC" : "ASC")}, ${cluster("id")} ASC
+        ORDER BY ${orderBy(page.sort, page.order, now, thresholdSeconds)}
         LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
   );
   // Run beside the page query (on PostgreSQL that is another connection of the pool).
@@ -256,7 +269,7 @@ export async function filteredIds(
 ): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
     sql`SELECT ${cluster("id")} FROM ${cluster.table} ${whereClause(filter, now, rules)}
-        ORDER BY ${sortColumn(order.sort, now, rules.notReadyThresholdSeconds)} ${raw(order.order === "desc" ? "DESC" : "ASC")}, ${cluster("id")} ASC
+        ORDER BY ${orderBy(order.sort, order.order, now, rules.notReadyThresholdSeconds)}
         LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);

@@ -47,8 +47,8 @@ export async function getCluster(id: string) {
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-  const [groups, events, changes, sameCluster, capabilities] = await Promise.all([
-    loadGroups().then((groups) => groupsMatching(labels, groups)),
+  const [[groups, fleetGroupCount], events, changes, sameCluster, capabilities] = await Promise.all([
+    loadGroups().then((all) => [groupsMatching(labels, all), all.length] as const),
     // The history shows status and lifecycle; the agent's capabilities are a fact of their own.
     db().clusterEvent.findMany({
       where: { clusterId: id, kind: { not: CAPABILITIES_EVENT } },
@@ -61,7 +61,7 @@ export async function getCluster(id: string) {
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
-    { ...c, labels, groupCount: groups.length },
+    { ...c, labels, groupCount: groups.length, fleetGroupCount },
     settings.requiredLabels,
     now,
     settings.notReadyThresholdSeconds,

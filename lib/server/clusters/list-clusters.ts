@@ -3,6 +3,8 @@ import type { ClusterFilterInput, ClusterList, ClusterListItem, ListClustersQuer
 import { offsetFromCursorText } from "@/lib/domain/paging";
 import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
 import { clusterReasons } from "@/lib/domain/cluster-reason";
+import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
+import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
@@ -67,9 +69,22 @@ export const LIST_ITEM_SELECT = {
   kubernetesVersion: true,
   registeredAt: true,
   enrolledAt: true,
+  enrollment: true,
+  statusChangedAt: true,
   labels: { select: { key: true, value: true } },
   nodePools: { select: { nodeCount: true } },
 } as const;
+
+/**
+ * The checklist items a cluster that is not enrolled is held back by, as the enrollment
+ * evaluator last stored them: empty once enrolled, null before its first evaluation.
+ */
+export function enrollmentBlockedOn(stored: string | null, enrolledAt: Date | null): ChecklistKey[] | null {
+  if (enrolledAt) return [];
+  if (!stored) return null;
+  const items = parseStored(stored);
+  return CHECKLIST_KEYS.filter((k) => items[k] && items[k].state !== "pass");
+}
 
 /** The rows of these clusters as list items, in the order of `ids` (a cluster deleted meanwhile is left out). */
 export async function listItems(ids: readonly string[], now: Date, settings: Settings): Promise<ClusterListItem[]> {
@@ -84,10 +99,11 @@ export async function listItems(ids: readonly string[], now: Date, settings: Set
     const c = byId.get(id);
     if (!c) return [];
     const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
+    const status = clusterStatus(c, now, notReadyThresholdSeconds);
     return {
       id: c.id,
       name: c.name,
-      status: clusterStatus(c, now, notReadyThresholdSeconds),
+      status,
       phase: c.phase,
       labels,
       lastHeartbeatAt: c.lastHeartbeatAt?.toISOString() ?? null,
@@ -100,6 +116,9 @@ export async function listItems(ids: readonly string[], now: Date, settings: Set
         now,
       ),
       nodeCount: totalNodes(c.nodePools),
+      notReadySince: status === "NotReady" ? c.statusChangedAt.toISOString() : null,
+      enrolledAt: c.enrolledAt?.toISOString() ?? null,
+      enrollmentBlockedOn: enrollmentBlockedOn(c.enrollment, c.enrolledAt),
     };
   });
 }

@@ -79,7 +79,7 @@ export async function evaluateGate(q: GateQuery, now = new Date()): Promise<Gate
         }
       }
       const items = enrollmentChecklist(
-        { ...c, labels, groupCount },
+        { ...c, labels, groupCount, fleetGroupCount: groups.length },
         settings.requiredLabels,
         now,
         settings.notReadyThresholdSeconds,

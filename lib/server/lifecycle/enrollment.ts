@@ -86,8 +86,11 @@ const ENROLLMENT_COLUMNS = [
  */
 export async function evaluateEnrollment(now = new Date()): Promise<{ changed: number; enrolled: number; total: number }> {
   const settings = await getSettings();
-  // A group with an invalid stored selector counts for no cluster (and is logged once).
-  const groups = (await db().clusterGroup.findMany({ select: { id: true, name: true, selector: true } })).flatMap(
+  // A group with an invalid stored selector counts for no cluster (and is logged once), but it
+  // exists: group membership applies from the first group on.
+  const stored = await db().clusterGroup.findMany({ select: { id: true, name: true, selector: true } });
+  const fleetGroupCount = stored.length;
+  const groups = stored.flatMap(
     (gr): Selector[] => {
       const selector = usableGroupSelector(gr);
       return selector ? [selector] : [];
@@ -107,7 +110,7 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
       const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
       const groupCount = groups.filter((s) => matchesSelector(labels, s)).length;
       const items = enrollmentChecklist(
-        { ...c, labels, groupCount },
+        { ...c, labels, groupCount, fleetGroupCount },
         settings.requiredLabels,
         now,
         settings.notReadyThresholdSeconds,

@@ -62,10 +62,12 @@ describe("cluster list filters in the URL", () => {
 });
 
 describe("nextSort", () => {
-  test("the same column flips, a new one starts ascending (times newest first)", () => {
+  test("the same column flips, a new one starts ascending: Last seen and NotReady since oldest first, Registered newest", () => {
     assert.deepEqual(nextSort({ sort: "name", order: "asc" }, "name"), { sort: "name", order: "desc" });
     assert.deepEqual(nextSort({ sort: "name", order: "desc" }, "status"), { sort: "status", order: "asc" });
-    assert.deepEqual(nextSort({ sort: "name", order: "asc" }, "lastHeartbeatAt"), { sort: "lastHeartbeatAt", order: "desc" });
+    assert.deepEqual(nextSort({ sort: "name", order: "asc" }, "lastHeartbeatAt"), { sort: "lastHeartbeatAt", order: "asc" });
+    assert.deepEqual(nextSort({ sort: "name", order: "asc" }, "notReadySince"), { sort: "notReadySince", order: "asc" });
+    assert.deepEqual(nextSort({ sort: "name", order: "asc" }, "registeredAt"), { sort: "registeredAt", order: "desc" });
   });
 });
 

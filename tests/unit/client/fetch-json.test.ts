@@ -23,6 +23,9 @@ const item = {
   registeredAt: "2026-11-30T00:00:00.000Z",
   reasons: [],
   nodeCount: 3,
+  notReadySince: null,
+  enrolledAt: "2026-11-30T00:05:00.000Z",
+  enrollmentBlockedOn: [],
 };
 const list = {
   items: [item],

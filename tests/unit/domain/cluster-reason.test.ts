@@ -18,7 +18,6 @@ const healthy: ReasonFacts = {
   lastHeartbeatAt: ago(5),
   apiServerHealth: "ok",
   labels: { env: "prod", region: "eu" },
-  enrolledAt: ago(3600),
   statusChangesLastHour: 0,
 };
 const codes = (f: Partial<ReasonFacts>) => clusterReasons({ ...healthy, ...f }, rules, now).map((r) => r.code);
@@ -60,13 +59,11 @@ describe("clusterReasons", () => {
     ]);
   });
 
-  test("not enrolled, and several reasons at once, most serious first", () => {
-    assert.deepEqual(codes({ enrolledAt: null }), ["notEnrolled"]);
-    assert.deepEqual(codes({ lastHeartbeatAt: ago(300), statusChangesLastHour: 9, labels: {}, enrolledAt: null }), [
+  test("several reasons at once, most serious first; enrollment is not a reason (it has its own column)", () => {
+    assert.deepEqual(codes({ lastHeartbeatAt: ago(300), statusChangesLastHour: 9, labels: {} }), [
       "noHeartbeat",
       "flapping",
       "missingLabels",
-      "notEnrolled",
     ]);
   });
 });
@@ -95,8 +92,8 @@ describe("list filters", () => {
   });
 
   test("enrollment: enrolled or blocked", () => {
-    assert.equal(matchesEnrollmentFilter("enrolled", healthy), true);
-    assert.equal(matchesEnrollmentFilter("blocked", healthy), false);
+    assert.equal(matchesEnrollmentFilter("enrolled", { enrolledAt: ago(3600) }), true);
+    assert.equal(matchesEnrollmentFilter("blocked", { enrolledAt: ago(3600) }), false);
     assert.equal(matchesEnrollmentFilter("blocked", { enrolledAt: null }), true);
   });
 });

@@ -79,6 +79,7 @@ describe("enrollment checklist", () => {
     apiServerHealth: "ok",
     labels: { env: "prod", region: "eu" } as Record<string, string>,
     groupCount: 1,
+    fleetGroupCount: 2,
     desiredPolicyRevision: "baseline:2",
     appliedPolicyRevision: "baseline:2",
     logsReporting: true,
@@ -106,6 +107,16 @@ describe("enrollment checklist", () => {
       assert.equal(item.state, "fail", key);
       assert.ok(item.reason.length > 5);
     }
+  });
+  test("group membership is not applicable until the fleet has a group, then it applies", () => {
+    const groups = (over: Partial<typeof base>) =>
+      enrollmentChecklist({ ...base, ...over }, ["env", "region"], now, 60).find((i) => i.key === "groups")!;
+    const fresh = groups({ groupCount: 0, fleetGroupCount: 0 });
+    assert.equal(fresh.state, "pass");
+    assert.match(fresh.reason, /not applicable/);
+    assert.ok(enrollmentChecklist({ ...base, groupCount: 0, fleetGroupCount: 0 }, ["env", "region"], now, 60).every((i) => i.ok));
+    assert.equal(groups({ groupCount: 0, fleetGroupCount: 1 }).state, "fail");
+    assert.equal(groups({ groupCount: 1, fleetGroupCount: 1 }).state, "pass");
   });
   test("no heartbeat yet is pending, not failing", () => {
     const items = enrollmentChecklist(

@@ -61,6 +61,7 @@ describe("durations", () => {
         apiServerHealth: "ok",
         labels: {},
         groupCount: 1,
+        fleetGroupCount: 1,
         desiredPolicyRevision: null,
         appliedPolicyRevision: null,
         logsReporting: true,
