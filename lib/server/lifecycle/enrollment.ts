@@ -90,12 +90,10 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
   // exists: group membership applies from the first group on.
   const stored = await db().clusterGroup.findMany({ select: { id: true, name: true, selector: true } });
   const fleetGroupCount = stored.length;
-  const groups = stored.flatMap(
-    (gr): Selector[] => {
-      const selector = usableGroupSelector(gr);
-      return selector ? [selector] : [];
-    },
-  );
+  const groups = stored.flatMap((gr): Selector[] => {
+    const selector = usableGroupSelector(gr);
+    return selector ? [selector] : [];
+  });
   const summary: EnrollmentSummary = { at: now.toISOString(), total: 0, enrolled: 0, blockedBy: {}, labels: {} };
   const seenBefore = seenStates().value;
   const seen = new Map<string, SeenState>();
