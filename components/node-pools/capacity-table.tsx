@@ -2,6 +2,7 @@ import type { Capacity } from "@/lib/client/node-pools";
 import Link from "next/link";
 import { formatMemory } from "@/components/ui/format";
 import { clustersWithLabel } from "./cluster-links";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const TH = "px-4 py-2.5 font-medium";
 
@@ -9,7 +10,7 @@ const TH = "px-4 py-2.5 font-medium";
 export function CapacityTable({ capacity }: { capacity: Capacity }) {
   const totalNodes = capacity.rows.reduce((s, r) => s + r.nodes, 0) || 1;
   return (
-    <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+    <ScrollRegion label={`Capacity by ${capacity.by}`} className="rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Node pool capacity by the label {capacity.by}</caption>
         <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
@@ -92,6 +93,6 @@ export function CapacityTable({ capacity }: { capacity: Capacity }) {
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
