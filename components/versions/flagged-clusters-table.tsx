@@ -59,7 +59,7 @@ export function FlaggedClustersTable({
               }`}
             >
               {c.label}
-              <span className="tabular-nums text-slate-500 dark:text-slate-400">{c.n.toLocaleString()}</span>
+              <span className="tabular-nums text-slate-600 dark:text-slate-400">{c.n.toLocaleString()}</span>
             </button>
           ))}
         </div>
