@@ -75,8 +75,16 @@ export function StatusHistoryChart({ samples }: { samples: readonly StatusSample
         </LineChart>
       </ChartFigure>
       <p className="mt-3 mb-1 text-xs font-medium text-slate-600 dark:text-slate-400">Ready (own scale)</p>
+      {/* Its numbers are in the figure's description and table above: hidden from assistive technology, and not a tab stop. */}
       <div className="text-xs text-slate-500 dark:text-slate-400" style={{ height: READY_HEIGHT }} aria-hidden>
-        <LineChart responsive data={rows} syncId="status-history" margin={chartMargin} style={{ width: "100%", height: "100%" }}>
+        <LineChart
+          responsive
+          accessibilityLayer={false}
+          data={rows}
+          syncId="status-history"
+          margin={chartMargin}
+          style={{ width: "100%", height: "100%" }}
+        >
           <CartesianGrid {...gridProps} />
           <XAxis {...timeAxisProps(clockTime, 40)} hide />
           <YAxis width={40} allowDecimals={false} domain={["dataMin", "dataMax"]} tickCount={2} {...axisProps} />
