@@ -13,7 +13,7 @@ export function NodePoolsTable({ pools }: { pools: readonly NodePool[] }) {
   const nodes = pools.reduce((n, p) => n + p.nodeCount, 0);
   const ready = pools.reduce((n, p) => n + p.readyNodes, 0);
   return (
-    <div className="-m-5 overflow-x-auto">
+    <div className="-m-5 overflow-x-auto" role="region" aria-label="Node pools" tabIndex={0}>
       <table className="w-full text-left text-sm">
         <caption className="sr-only">
           Node pools: {ready} of {nodes} nodes ready
