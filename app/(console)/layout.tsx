@@ -6,6 +6,7 @@ import { requirePage } from "@/lib/server/auth/page-auth";
 import { Brand } from "@/components/shell/brand";
 import { NavDrawer } from "@/components/shell/nav-drawer";
 import { NavLinks, type NavItem } from "@/components/shell/nav-links";
+import { RouteFocus } from "@/components/shell/route-focus";
 import { UserMenu } from "@/components/shell/user-menu";
 import { ThemeToggle } from "@/components/shell/theme-toggle";
 import { MAIN_CONTENT_ID, SkipLink } from "@/components/ui/skip-link";
@@ -32,6 +33,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   return (
     <div className="min-h-screen lg:flex">
       <SkipLink />
+      <RouteFocus />
       {/* The aside stretches to the page's full height (its background with it); its content sticks. */}
       <aside className="hidden w-56 shrink-0 border-r border-slate-200 bg-white lg:block dark:border-slate-800 dark:bg-slate-900">
         <div className="sticky top-0 flex max-h-screen flex-col overflow-y-auto px-3 py-4">

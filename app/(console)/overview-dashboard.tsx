@@ -25,7 +25,7 @@ const HeartbeatRateChart = dynamic(() => import("@/components/overview/heartbeat
 });
 const StatusHistoryChart = dynamic(() => import("@/components/overview/status-history-chart").then((m) => m.StatusHistoryChart), {
   ssr: false,
-  loading: () => <Skeleton className="h-[224px]" />,
+  loading: () => <Skeleton className="h-[300px]" />,
 });
 
 export function OverviewDashboard({ canMint }: { canMint: boolean }) {

@@ -3,12 +3,15 @@
 import type { Capacity } from "@/lib/client/node-pools";
 import { HorizontalBarChart } from "@/components/ui/charts/horizontal-bar-chart";
 import { formatMemory } from "@/components/ui/format";
+import { clustersWithLabel } from "./cluster-links";
 
 // Mid-tones readable on both themes (SVG fills cannot follow the dark: variant).
 const READY = "#10b981";
 const NOT_READY = "#f43f5e";
 const CPU = "#6366f1";
 const MEMORY = "#0ea5e9";
+// Last reported, not live: a muted tone, apart from the live ready/not-ready nodes.
+const STALE = "#94a3b8";
 
 function sum(rows: Capacity["rows"], key: "nodes" | "readyNodes" | "cpuCores" | "memoryGiB") {
   return rows.reduce((s, r) => s + r[key], 0);
@@ -20,9 +23,14 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
     name: r.key,
     ready: r.readyNodes,
     notReady: Math.max(0, r.nodes - r.readyNodes),
+    stale: r.notReady.nodes,
     cpu: r.cpuCores,
     memory: r.memoryGiB,
   }));
+  // Every bar opens the cluster list filtered to its row; the stale bar also to NotReady clusters.
+  const href = (r: { name: string }, series: string) =>
+    clustersWithLabel(capacity.by, r.name, series === "stale" ? "NotReady" : undefined);
+  const stale = capacity.rows.reduce((s, r) => s + r.notReady.nodes, 0);
   const top = (key: "nodes" | "cpuCores" | "memoryGiB") => [...capacity.rows].sort((a, b) => b[key] - a[key])[0]?.key ?? "none";
   return (
     <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
@@ -32,15 +40,22 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
         </h3>
         <HorizontalBarChart
           label={`Nodes by ${title}, ready and not ready`}
-          description={`${sum(capacity.rows, "readyNodes").toLocaleString()} of ${sum(capacity.rows, "nodes").toLocaleString()} nodes ready across ${capacity.rows.length} values of ${capacity.by}; most nodes in ${top("nodes")}.`}
+          description={
+            `${sum(capacity.rows, "readyNodes").toLocaleString()} of ${sum(capacity.rows, "nodes").toLocaleString()} nodes ready across ${capacity.rows.length} values of ${capacity.by}; most nodes in ${top("nodes")}.` +
+            (stale ? ` ${stale.toLocaleString()} more nodes on NotReady clusters, as last reported.` : "")
+          }
           rows={rows}
           category={capacity.by}
           series={[
             { key: "ready", name: "Ready", color: READY },
             { key: "notReady", name: "Not ready", color: NOT_READY },
+            ...(stale ? [{ key: "stale" as const, name: "On NotReady clusters (last reported)", color: STALE }] : []),
           ]}
           stacked
-          endLabel={(r) => `${r.ready.toLocaleString()} / ${(r.ready + r.notReady).toLocaleString()}`}
+          href={href}
+          endLabel={(r) =>
+            `${r.ready.toLocaleString()} / ${(r.ready + r.notReady).toLocaleString()}${r.stale ? ` +${r.stale.toLocaleString()}` : ""}`
+          }
         />
       </div>
       <div>
@@ -51,6 +66,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
           rows={rows}
           category={capacity.by}
           series={[{ key: "cpu", name: "CPU cores", color: CPU }]}
+          href={href}
         />
       </div>
       <div>
@@ -62,6 +78,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
           category={capacity.by}
           series={[{ key: "memory", name: "Memory", color: MEMORY }]}
           format={formatMemory}
+          href={href}
           axisFormat={(gib) => (gib >= 1024 ? `${Math.round(gib / 1024)} TiB` : `${Math.round(gib)} GiB`)}
         />
       </div>

@@ -1,5 +1,8 @@
 import type { Capacity } from "@/lib/client/node-pools";
+import Link from "next/link";
 import { formatMemory } from "@/components/ui/format";
+import { clustersWithLabel } from "./cluster-links";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const TH = "px-4 py-2.5 font-medium";
 
@@ -7,7 +10,7 @@ const TH = "px-4 py-2.5 font-medium";
 export function CapacityTable({ capacity }: { capacity: Capacity }) {
   const totalNodes = capacity.rows.reduce((s, r) => s + r.nodes, 0) || 1;
   return (
-    <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+    <ScrollRegion label={`Capacity by ${capacity.by}`} className="rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Node pool capacity by the label {capacity.by}</caption>
         <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
@@ -33,6 +36,9 @@ export function CapacityTable({ capacity }: { capacity: Capacity }) {
             <th scope="col" className={`${TH} text-right`}>
               Memory
             </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Pools on NotReady clusters
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 tabular-nums dark:divide-slate-800">
@@ -44,7 +50,9 @@ export function CapacityTable({ capacity }: { capacity: Capacity }) {
                   {r.key === "(none)" ? (
                     <span className="text-slate-500 italic dark:text-slate-400">no {capacity.by} label</span>
                   ) : (
-                    r.key
+                    <Link href={clustersWithLabel(capacity.by, r.key)} prefetch={false} className="hover:underline">
+                      {r.key}
+                    </Link>
                   )}
                 </th>
                 <td className="px-4 py-2.5 text-right">{r.clusters.toLocaleString()}</td>
@@ -67,11 +75,24 @@ export function CapacityTable({ capacity }: { capacity: Capacity }) {
                 </td>
                 <td className="px-4 py-2.5 text-right">{r.cpuCores.toLocaleString()}</td>
                 <td className="px-4 py-2.5 text-right">{formatMemory(r.memoryGiB)}</td>
+                <td className="px-4 py-2.5 text-right">
+                  {r.notReady.pools ? (
+                    <Link
+                      href={clustersWithLabel(capacity.by, r.key, "NotReady")}
+                      prefetch={false}
+                      className="text-amber-800 underline dark:text-amber-300"
+                    >
+                      {r.notReady.pools.toLocaleString()}
+                    </Link>
+                  ) : (
+                    <span className="text-slate-500 dark:text-slate-400">0</span>
+                  )}
+                </td>
               </tr>
             );
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname, useRouter } from "next/navigation";
 import { useLiveEvents } from "@/lib/client/live-events";
 import { usePendingRequestCount } from "@/lib/client/registration-requests";
 
@@ -10,6 +10,11 @@ export type NavItem = { href: string; label: string; badge?: "pendingApprovals" 
 
 export function NavLinks({ items, onNavigate }: { items: NavItem[]; onNavigate?: () => void }) {
   const pathname = usePathname();
+  const router = useRouter();
+  // Every page of the console is dynamic: prefetching all of them as the nav scrolls into view
+  // renders each one on the server at every load, competing with the page being opened. A page is
+  // prefetched on intent instead (pointer over, or keyboard focus on, its link).
+  const intent = (href: string) => () => router.prefetch(href);
   return (
     <nav aria-label="Main" className="flex flex-col gap-0.5">
       {items.map((item) => {
@@ -18,6 +23,9 @@ export function NavLinks({ items, onNavigate }: { items: NavItem[]; onNavigate?:
           <Link
             key={item.href}
             href={item.href}
+            prefetch={false}
+            onMouseEnter={intent(item.href)}
+            onFocus={intent(item.href)}
             onClick={onNavigate}
             aria-current={active ? "page" : undefined}
             className={`flex items-center justify-between gap-2 rounded-md px-3 py-2 text-sm font-medium ${

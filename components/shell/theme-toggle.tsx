@@ -26,7 +26,20 @@ export function ThemeToggle() {
       aria-label={dark ? "Switch to light theme" : "Switch to dark theme"}
       className="rounded-md p-2 text-slate-600 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
     >
-      <span aria-hidden>{dark ? "☀" : "☾"}</span>
+      {/* Icons, not text glyphs: a visible character would have to be part of the button's name. */}
+      <svg aria-hidden viewBox="0 0 20 20" className="h-5 w-5" fill="none" stroke="currentColor" strokeWidth="1.75">
+        {dark ? (
+          <>
+            <circle cx="10" cy="10" r="3.5" />
+            <path
+              strokeLinecap="round"
+              d="M10 2v2M10 16v2M2 10h2M16 10h2M4.3 4.3l1.4 1.4M14.3 14.3l1.4 1.4M4.3 15.7l1.4-1.4M14.3 5.7l1.4-1.4"
+            />
+          </>
+        ) : (
+          <path strokeLinejoin="round" d="M16 12.5A6.5 6.5 0 0 1 7.5 4a6.5 6.5 0 1 0 8.5 8.5z" />
+        )}
+      </svg>
     </button>
   );
 }

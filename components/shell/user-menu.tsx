@@ -24,7 +24,6 @@ export function UserMenu({ email, role }: { email: string; role: string }) {
         type="button"
         aria-haspopup="menu"
         aria-expanded={open}
-        aria-label={`Account: ${email} (${role})`}
         onClick={() => setOpen((o) => !o)}
         className="flex items-center gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-100 dark:hover:bg-slate-800"
       >
@@ -34,7 +33,10 @@ export function UserMenu({ email, role }: { email: string; role: string }) {
         >
           {email.slice(0, 1).toUpperCase()}
         </span>
+        {/* The name is the visible text (email, role) after "Account:", so speech input matches what is seen. */}
+        <span className="sr-only">Account: </span>
         <span className="hidden max-w-48 truncate sm:inline">{email}</span>
+        <span className="sr-only sm:hidden">{email} </span>
         <span
           className="rounded bg-slate-100 px-1.5 py-0.5 text-xs font-medium text-slate-700 dark:bg-slate-800 dark:text-slate-300"
           data-testid="user-role"

@@ -2,6 +2,7 @@ import type { CompatibilityMatrix } from "@/lib/domain/compatibility";
 import { satisfies } from "@/lib/domain/semver";
 import { Badge } from "@/components/ui/badge";
 import { clustersInRange, kubernetesColumns, kubernetesSupport, minorOf, rangeAccepted, type Support } from "./version-math";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const CELL: Record<Support, { mark: string; word: string; className: string }> = {
   full: {
@@ -62,7 +63,7 @@ export function CompatibilityMatrixTable({
           </code>
         </Fact>
       </dl>
-      <div className="overflow-x-auto">
+      <ScrollRegion label="Compatibility matrix">
         <table className="w-full table-fixed text-sm">
           <caption className="sr-only">
             Kubernetes versions supported by each agent version range; columns are Kubernetes minor versions
@@ -148,7 +149,7 @@ export function CompatibilityMatrixTable({
             </tr>
           </tfoot>
         </table>
-      </div>
+      </ScrollRegion>
       <ul aria-hidden className="flex flex-wrap gap-x-5 gap-y-1 text-xs text-slate-500 dark:text-slate-400">
         {(["full", "partial", "none"] as const).map((s) => (
           <li key={s} className="flex items-center gap-1.5">

@@ -10,6 +10,7 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { FLAG_INFO } from "./version-math";
 import { TableHead } from "@/components/ui/table-head";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const FLAG_TONE: Record<VersionFlag, Tone> = { incompatible: "red", outdated: "amber", "unsupported-kubernetes": "violet" };
 
@@ -58,7 +59,7 @@ export function FlaggedClustersTable({
               }`}
             >
               {c.label}
-              <span className="tabular-nums text-slate-500 dark:text-slate-400">{c.n.toLocaleString()}</span>
+              <span className="tabular-nums text-slate-600 dark:text-slate-400">{c.n.toLocaleString()}</span>
             </button>
           ))}
         </div>
@@ -79,7 +80,7 @@ export function FlaggedClustersTable({
           {total === 0 ? "Every cluster runs a recommended agent on a supported Kubernetes." : "No cluster has this flag."}
         </p>
       ) : (
-        <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+        <ScrollRegion label="Flagged clusters" className="rounded-md border border-slate-200 dark:border-slate-800">
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Clusters whose versions are flagged</caption>
             <TableHead columns={["Cluster", "Agent", "Kubernetes", "Phase", "Flags"]} />
@@ -108,7 +109,7 @@ export function FlaggedClustersTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
       {pages.hasNextPage && (
         <div className="flex items-center justify-between text-sm text-slate-600 dark:text-slate-400">

@@ -1,5 +1,7 @@
-// An axe-core scan of every console page, over a small live fleet, in the light and the dark
-// theme: no page may have a serious or critical violation (contrast, names, table headers...).
+// An axe-core scan of every console page, over a small live fleet, at desktop (1440 px) and phone
+// (390x844) widths in the light and the dark theme: no page may have a serious or critical
+// violation (contrast, names, table headers, scrollable regions...). One load per page: the
+// viewport and the theme change in place, so four scans cost little more than one.
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { asRole, expect, test } from "../fixtures";
@@ -19,9 +21,12 @@ async function seriousViolations(page: Page, label: string): Promise<string[]> {
     });
 }
 
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
 test.describe("accessibility", () => {
-  // Generous: axe over a 50-row cluster list took over 90 s once with both cores busy.
-  test.describe.configure({ mode: "serial", timeout: 180_000 });
+  // Generous: axe over a 50-row cluster list took over 90 s once with both cores busy (four scans now).
+  test.describe.configure({ mode: "serial", timeout: 300_000 });
   test.use(asRole("admin"));
 
   let fleet: SeededFleet | undefined;
@@ -33,18 +38,24 @@ test.describe("accessibility", () => {
 
   // The list of pages is fixed; only the detail pages' ids wait for the seeded fleet.
   for (const { name } of consolePages({ clusterId: "", rolloutId: "" })) {
-    test(`${name}: no serious or critical axe violation in the light or the dark theme`, async ({ page }) => {
+    test(`${name}: no serious or critical axe violation at either width in the light or the dark theme`, async ({ page }) => {
       const { path } = consolePages(fleet!).find((p) => p.name === name)!;
+      await page.setViewportSize(DESKTOP);
       await openConsolePage(page, path);
       const found: string[] = [];
-      // The theme is the class on <html> (as the toggle sets it): scan, switch, scan again.
-      for (const dark of [false, true]) {
-        await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
-        // Colour transitions (buttons, links) finish before contrast is measured.
-        await page.waitForFunction(() =>
-          document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity),
-        );
-        found.push(...(await seriousViolations(page, `${path} (${dark ? "dark" : "light"})`)));
+      for (const viewport of [DESKTOP, PHONE]) {
+        await page.setViewportSize(viewport);
+        // Charts and tables re-measure after a resize.
+        await page.waitForTimeout(300);
+        // The theme is the class on <html> (as the toggle sets it): scan, switch, scan again.
+        for (const dark of [false, true]) {
+          await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
+          // Colour transitions (buttons, links) finish before contrast is measured.
+          await page.waitForFunction(() =>
+            document.getAnimations().every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Infinity),
+          );
+          found.push(...(await seriousViolations(page, `${path} (${viewport.width} px, ${dark ? "dark" : "light"})`)));
+        }
       }
       expect(found, found.join("\n")).toEqual([]);
     });

@@ -104,3 +104,14 @@ export function nextSort(
   if (current.sort === column) return { sort: column, order: current.order === "asc" ? "desc" : "asc" };
   return { sort: column, order: column === "registeredAt" ? "desc" : "asc" };
 }
+
+/** The list API's query for a view (the console's fetch, and the server page's first load of it). */
+export function listQueryParams(f: ClusterFilters): URLSearchParams {
+  const params = filtersToSearchParams(f);
+  // The API's defaults are the same; sent anyway so the request says what it wants.
+  params.set("sort", f.sort);
+  params.set("order", f.order);
+  params.delete("pageSize");
+  params.set("limit", String(f.pageSize ?? PAGE_SIZE));
+  return params;
+}

@@ -15,7 +15,7 @@ import {
 } from "@/lib/contracts/clusters";
 import { deregistrationSchema, type Deregistration, type DeregistrationRequest } from "@/lib/contracts/deregistration";
 import { fleetFactsSchema } from "@/lib/contracts/tokens";
-import { PAGE_SIZE, filtersToSearchParams, type ClusterFilters } from "./cluster-filters";
+import { listQueryParams, type ClusterFilters } from "./cluster-filters";
 import { fetchJson } from "./fetch-json";
 import { useLiveEvents, whileDown } from "./live-events";
 import { queryKeys } from "./query-keys";
@@ -52,13 +52,7 @@ const LAST_SEEN_REFRESH_MS = 15_000;
 const TIMELINE_REFRESH_MS = 60_000;
 
 function listUrl(f: ClusterFilters): string {
-  const params = filtersToSearchParams(f);
-  // The API's defaults are the same; sent anyway so the request says what it wants.
-  params.set("sort", f.sort);
-  params.set("order", f.order);
-  params.delete("pageSize");
-  params.set("limit", String(f.pageSize ?? PAGE_SIZE));
-  return `/api/v1/clusters?${params}`;
+  return `/api/v1/clusters?${listQueryParams(f)}`;
 }
 
 export function useClusters(filters: ClusterFilters) {

@@ -70,8 +70,20 @@ export const overviewSchema = z.object({
 });
 export type Overview = z.infer<typeof overviewSchema>;
 
+/**
+ * Pools of NotReady clusters: their last report may be long out of date, so they are counted
+ * apart from the live figures, with the oldest of their clusters' last heartbeats ("as of").
+ */
+export const staleCapacitySchema = z.object({
+  clusters: z.number(),
+  pools: z.number(),
+  nodes: z.number(),
+  asOf: isoTime.nullable(),
+});
+
 export const capacitySchema = z.object({
   by: z.string(),
+  /** live figures: pools of clusters that are not NotReady */
   rows: z.array(
     z.object({
       key: z.string(),
@@ -81,8 +93,10 @@ export const capacitySchema = z.object({
       readyNodes: z.number(),
       cpuCores: z.number(),
       memoryGiB: z.number(),
+      notReady: staleCapacitySchema,
     }),
   ),
+  notReady: staleCapacitySchema,
   kubeletVersions: z.array(z.object({ version: z.string(), nodes: z.number() })),
   instanceTypes: z.array(z.object({ type: z.string(), nodes: z.number() })),
   retiring: z.number(),

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useState } from "react";
 import { useCapacity, useLabelKeys, type Capacity } from "@/lib/client/node-pools";
 import { Card } from "@/components/ui/card";
@@ -12,6 +13,7 @@ import { DistributionBarChart } from "@/components/ui/charts/distribution-bar-ch
 import { HorizontalBarChart, horizontalChartHeight } from "@/components/ui/charts/horizontal-bar-chart";
 import { LabelKeySelect } from "@/components/node-pools/label-key-select";
 import { NodePoolsSkeleton } from "@/components/node-pools/node-pools-skeleton";
+import { LocalTime } from "@/components/ui/local-time";
 import { StatCard } from "@/components/ui/stat-card";
 import { kubernetesByMinor } from "@/components/versions/version-math";
 
@@ -44,6 +46,33 @@ function Totals({ capacity }: { capacity: Capacity }) {
         hint="draining before removal"
       />
     </div>
+  );
+}
+
+/** Pools of NotReady clusters, left out of the figures above: their numbers are the last reported. */
+function StaleNotice({ stale }: { stale: Capacity["notReady"] }) {
+  if (!stale.pools) return null;
+  return (
+    <p
+      data-testid="stale-pools"
+      className="rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
+    >
+      <span className="font-medium">
+        {stale.pools.toLocaleString()} node {stale.pools === 1 ? "pool" : "pools"} ({stale.nodes.toLocaleString()}{" "}
+        {stale.nodes === 1 ? "node" : "nodes"}) on {stale.clusters.toLocaleString()} NotReady{" "}
+        {stale.clusters === 1 ? "cluster" : "clusters"}
+      </span>{" "}
+      are counted apart from the figures here: they are as last reported
+      {stale.asOf ? (
+        <>
+          , as of <LocalTime iso={stale.asOf} format="datetime" /> (the oldest last heartbeat)
+        </>
+      ) : null}
+      .{" "}
+      <Link href="/clusters?status=NotReady" prefetch={false} className="font-medium underline">
+        Show the NotReady clusters
+      </Link>
+    </p>
   );
 }
 
@@ -112,6 +141,7 @@ export function NodePoolsView() {
   return (
     <div className="space-y-6">
       <Totals capacity={fleet} />
+      <StaleNotice stale={fleet.notReady} />
       <CapacityCard by="region" title="region" />
       <CapacityCard by="env" title="environment" />
       <LabelCapacityCard />

@@ -4,11 +4,22 @@ import { hasRole } from "@/lib/domain/roles";
 import { requirePage } from "@/lib/server/auth/page-auth";
 import { PageHeader } from "@/components/ui/page-header";
 import { RolloutsView } from "./rollouts-view";
+import { HydrationBoundary } from "@tanstack/react-query";
+import { queryKeys } from "@/lib/client/query-keys";
+import { pageData, pageQuery } from "@/lib/server/console/page-data";
+import { groupRoutes } from "@/lib/contracts/groups";
+import { rolloutRoutes } from "@/lib/contracts/rollouts";
+import { listGroups } from "@/lib/server/groups/groups";
+import { listRollouts } from "@/lib/server/rollouts/list-rollouts";
 
 export const metadata: Metadata = { title: "Rollouts" };
 
 export default async function RolloutsPage() {
   const principal = await requirePage("viewer");
+  const state = await pageData(principal, [
+    pageQuery(rolloutRoutes.list, queryKeys.rollouts.list, async () => ({ items: await listRollouts() })),
+    pageQuery(groupRoutes.list, queryKeys.groups.list, async () => ({ items: await listGroups() })),
+  ]);
   const canCreate = hasRole(principal.role, "operator");
   return (
     <>
@@ -26,7 +37,9 @@ export default async function RolloutsPage() {
           ) : null
         }
       />
-      <RolloutsView canCreate={canCreate} />
+      <HydrationBoundary state={state}>
+        <RolloutsView canCreate={canCreate} />
+      </HydrationBoundary>
     </>
   );
 }

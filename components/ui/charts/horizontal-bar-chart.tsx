@@ -1,6 +1,6 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Rectangle, Tooltip, XAxis, YAxis, type BarShapeProps } from "recharts";
 import { ChartFigure } from "./chart-figure";
 import { ChartTooltip } from "./chart-tooltip";
 import { axisProps } from "./chart-colors";
@@ -36,6 +36,7 @@ export function HorizontalBarChart<K extends string>({
   endLabel,
   labelWidth = 112,
   category = "Category",
+  href,
 }: {
   label: string;
   description: string;
@@ -50,6 +51,8 @@ export function HorizontalBarChart<K extends string>({
   labelWidth?: number;
   /** the hidden table's header over the category names (a header cell must not be empty) */
   category?: string;
+  /** where a bar leads (e.g. the cluster list filtered to that row): each bar becomes a link */
+  href?: (row: { name: string } & Record<K, number>, series: K) => string | undefined;
 }) {
   const height = horizontalChartHeight(rows.length);
   const last = series[series.length - 1]!;
@@ -118,6 +121,21 @@ export function HorizontalBarChart<K extends string>({
             radius={!stacked || s === last ? [0, 3, 3, 0] : 0}
             maxBarSize={18}
             isAnimationActive={false}
+            shape={
+              href
+                ? (props: BarShapeProps) => {
+                    const row = props.payload as { name: string } & Record<K, number>;
+                    const to = href(row, s.key);
+                    const bar = <Rectangle {...props} />;
+                    if (!to || !row[s.key]) return bar;
+                    return (
+                      <a href={to} aria-label={`${row.name}, ${s.name}: ${format(row[s.key])}. Show these clusters`}>
+                        {bar}
+                      </a>
+                    );
+                  }
+                : undefined
+            }
           />
         ))}
       </BarChart>

@@ -52,17 +52,31 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
   invalidateAgentContext();
 }
 
+type Stale = { clusterIds: Set<string>; pools: number; nodes: number; asOf: number | null };
 type Row = {
   key: string;
-  clusters: number;
   pools: number;
   nodes: number;
   readyNodes: number;
   cpuCores: number;
   memoryGiB: number;
+  clusterIds: Set<string>;
+  notReady: Stale;
 };
 
-/** Fleet capacity grouped by a label (region, env, ...), with kubelet versions and instance types. */
+const stale = (): Stale => ({ clusterIds: new Set(), pools: 0, nodes: 0, asOf: null });
+const staleReply = (s: Stale) => ({
+  clusters: s.clusterIds.size,
+  pools: s.pools,
+  nodes: s.nodes,
+  asOf: s.asOf === null ? null : new Date(s.asOf).toISOString(),
+});
+
+/**
+ * Fleet capacity grouped by a label (region, env, ...), with kubelet versions and instance types.
+ * Pools of NotReady clusters (as the status sweep last recorded it) are counted apart, "as of"
+ * their clusters' oldest last heartbeat: their figures are the last the agent sent, not live.
+ */
 export async function capacity(by: string) {
   const pools = await db().nodePool.findMany({
     select: {
@@ -74,39 +88,51 @@ export async function capacity(by: string) {
       kubeletVersion: true,
       instanceType: true,
       state: true,
-      cluster: { select: { labels: { where: { key: by }, select: { value: true } } } },
+      cluster: { select: { status: true, lastHeartbeatAt: true, labels: { where: { key: by }, select: { value: true } } } },
     },
   });
-  const rows = new Map<string, Row & { clusterIds: Set<string> }>();
+  const rows = new Map<string, Row>();
   const kubelets = new Map<string, number>();
   const types = new Map<string, number>();
+  const fleetStale = stale();
   for (const p of pools) {
     const key = p.cluster.labels[0]?.value ?? "(none)";
     const r = rows.get(key) ?? {
       key,
-      clusters: 0,
       pools: 0,
       nodes: 0,
       readyNodes: 0,
       cpuCores: 0,
       memoryGiB: 0,
       clusterIds: new Set(),
+      notReady: stale(),
     };
+    rows.set(key, r);
+    if (p.cluster.status === "NotReady") {
+      const seen = p.cluster.lastHeartbeatAt?.getTime() ?? null;
+      for (const s of [r.notReady, fleetStale]) {
+        s.clusterIds.add(p.clusterId);
+        s.pools++;
+        s.nodes += p.nodeCount;
+        if (seen !== null && (s.asOf === null || seen < s.asOf)) s.asOf = seen;
+      }
+      continue;
+    }
     r.clusterIds.add(p.clusterId);
     r.pools++;
     r.nodes += p.nodeCount;
     r.readyNodes += p.readyNodes;
     r.cpuCores += p.cpuCores ?? 0;
     r.memoryGiB += p.memoryGiB ?? 0;
-    rows.set(key, r);
     if (p.kubeletVersion) kubelets.set(p.kubeletVersion, (kubelets.get(p.kubeletVersion) ?? 0) + p.nodeCount);
     if (p.instanceType) types.set(p.instanceType, (types.get(p.instanceType) ?? 0) + p.nodeCount);
   }
   return {
     by,
     rows: [...rows.values()]
-      .map(({ clusterIds, ...r }) => ({ ...r, clusters: clusterIds.size }))
-      .sort((a, b) => b.nodes - a.nodes),
+      .map(({ clusterIds, notReady, ...r }) => ({ ...r, clusters: clusterIds.size, notReady: staleReply(notReady) }))
+      .sort((a, b) => b.nodes - a.nodes || b.notReady.nodes - a.notReady.nodes),
+    notReady: staleReply(fleetStale),
     kubeletVersions: [...kubelets].map(([version, nodes]) => ({ version, nodes })).sort((a, b) => b.nodes - a.nodes),
     instanceTypes: [...types].map(([type, nodes]) => ({ type, nodes })).sort((a, b) => b.nodes - a.nodes),
     retiring: pools.filter((p) => p.state === "Retiring").length,

@@ -1,0 +1,51 @@
+import "server-only";
+import { QueryClient, dehydrate, type DehydratedState, type QueryKey } from "@tanstack/react-query";
+import type { ReplyOf, RouteContract } from "@/lib/contracts/route";
+import { hasRole } from "@/lib/domain/roles";
+import type { Principal } from "@/lib/server/auth/principal";
+import { ApiError } from "@/lib/server/api/errors";
+import { log } from "@/lib/server/log";
+
+/**
+ * A page's first data, loaded while the page renders on the server and handed to the client's
+ * query cache (<HydrationBoundary>), so a deep link paints its content without a round of API
+ * calls after the JavaScript starts. Each entry names the route contract the client's query reads
+ * (its role is checked as the API checks it) and the query key that query uses; the value is the
+ * reply in its JSON form, exactly what the client's fetch would have cached. An entry that fails
+ * or that the role may not read is left out: the client then asks the API itself, as before, and
+ * shows the API's answer (error or forbidden) the usual way.
+ */
+export type PageQuery<C extends RouteContract = RouteContract> = {
+  contract: C;
+  key: QueryKey;
+  load: () => Promise<ReplyOf<C>>;
+};
+
+export const pageQuery = <const C extends RouteContract>(
+  contract: C,
+  key: QueryKey,
+  load: () => Promise<ReplyOf<C>>,
+): PageQuery => ({ contract, key, load }) as PageQuery;
+
+/** Loads the queries at once (none waits on another) and returns the cache state to hydrate. */
+export async function pageData(principal: Principal, queries: readonly PageQuery[]): Promise<DehydratedState> {
+  const client = new QueryClient();
+  await Promise.all(
+    queries.map(async (q) => {
+      if (!hasRole(principal.role, q.contract.role)) return;
+      try {
+        const reply = await q.load();
+        // The JSON form: dates as strings, undefined dropped, as the browser's fetch would see it.
+        client.setQueryData(q.key, JSON.parse(JSON.stringify(reply ?? null)));
+      } catch (err) {
+        // A refusal (not found, bad query) is the client's to show, from its own request.
+        if (err instanceof ApiError) return;
+        log.warn("page data left to the client", {
+          path: q.contract.path,
+          error: err instanceof Error ? err.message : String(err),
+        });
+      }
+    }),
+  );
+  return dehydrate(client);
+}
