@@ -4,6 +4,7 @@ import type { AuditEntry } from "@/lib/client/audit";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHead } from "@/components/ui/table-head";
 import { AuditTarget } from "./audit-target";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 /** A short line of an entry's details for the row; the side panel shows them in full. */
 function detailsPreview(details: Record<string, unknown>): string {
@@ -16,7 +17,10 @@ function detailsPreview(details: Record<string, unknown>): string {
 /** Audit entries newest first; each row's Details button opens the entry in the side panel. */
 export function AuditTable({ entries, onOpen }: { entries: AuditEntry[]; onOpen: (e: AuditEntry) => void }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+    <ScrollRegion
+      label="Audit log table"
+      className="rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+    >
       <table className="w-full min-w-[44rem] text-left text-sm">
         <caption className="sr-only">Audit log entries, newest first</caption>
         <TableHead columns={["Time", "Actor", "Action", "Target", "Details"]} />
@@ -46,6 +50,6 @@ export function AuditTable({ entries, onOpen }: { entries: AuditEntry[]; onOpen:
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { GroupCountsBar } from "./group-counts-bar";
 import { TableHead } from "@/components/ui/table-head";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 /** Cluster groups by name, with their selector and how many matching clusters are Ready. */
 export function GroupsTable({
@@ -21,7 +22,10 @@ export function GroupsTable({
   onDelete: (group: ClusterGroup) => void;
 }) {
   return (
-    <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+    <ScrollRegion
+      label="Groups table"
+      className="relative rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+    >
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Cluster groups by name</caption>
         <TableHead columns={["Group", "Selector", "Clusters", "Upgrade windows", "Updated"]} actions={canEdit} />
@@ -77,6 +81,6 @@ export function GroupsTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { prettyJson } from "@/components/ui/json-text";
 import { TableHead } from "@/components/ui/table-head";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 function contentSummary(content: Policy["content"]): string {
   const keys = Object.keys(content ?? {});
@@ -31,7 +32,10 @@ export function PoliciesTable({
   const [open, setOpen] = useState<string | null>(null);
   const columns = canEdit ? 5 : 4;
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+    <ScrollRegion
+      label="Policies table"
+      className="rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+    >
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Policies by name</caption>
         <TableHead columns={["Policy", "Revision", "Target groups", "Content"]} actions={canEdit} />
@@ -129,6 +133,6 @@ export function PoliciesTable({
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -8,6 +8,7 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { LocalTime } from "@/components/ui/local-time";
 import { formatDuration } from "@/components/ui/format";
 import { TableHead } from "@/components/ui/table-head";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const TONE: Record<RolloutClusterState, Tone> = {
   Pending: "neutral",
@@ -45,7 +46,7 @@ export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
           );
         })}
       </div>
-      <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+      <ScrollRegion label="Rollout clusters table" className="rounded-md border border-slate-200 dark:border-slate-800">
         <table className="w-full text-left text-sm">
           <caption className="sr-only">Clusters in this rollout by stage</caption>
           <TableHead columns={["Cluster", "Stage", "State", "Agent version", "Started", "Took"]} />
@@ -108,7 +109,7 @@ export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </div>
   );
 }

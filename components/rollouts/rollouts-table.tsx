@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { Rollout } from "@/lib/client/rollouts";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { ProgressBar, RolloutStateBadge, doneOf, totalsOf } from "./rollout-progress";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const TH = "px-4 py-2.5 font-medium";
 
@@ -15,7 +16,10 @@ export function rolloutScope(r: Pick<Rollout, "selector" | "groupId">, groupName
 /** Rollouts newest first, with state, progress and the stage they are in. */
 export function RolloutsTable({ rollouts, groupNames }: { rollouts: Rollout[]; groupNames: Map<string, string> }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+    <ScrollRegion
+      label="Rollouts table"
+      className="rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+    >
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Agent rollouts, newest first</caption>
         <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
@@ -89,6 +93,6 @@ export function RolloutsTable({ rollouts, groupNames }: { rollouts: Rollout[]; g
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

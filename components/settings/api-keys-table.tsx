@@ -7,6 +7,7 @@ import { RelativeTime, useNow } from "@/components/ui/relative-time";
 import { formatIn, formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 import { RoleBadge } from "./role-badge";
 import { TableHead } from "@/components/ui/table-head";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const STATUS_TONE: Record<ApiKeyStatus, Tone> = { active: "green", expired: "amber", revoked: "red", creator_disabled: "red" };
 const STATUS_LABEL: Record<ApiKeyStatus, string> = {
@@ -34,7 +35,7 @@ function Expiry({ iso }: { iso: string | null }) {
 /** API keys newest first: role, status, when last used and when they expire. */
 export function ApiKeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k: ApiKey) => void }) {
   return (
-    <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+    <ScrollRegion label="API keys table" className="rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">API keys, newest first</caption>
         <TableHead columns={["Name", "Role", "Status", "Last used", "Expires", "Created by"]} actions />
@@ -82,6 +83,6 @@ export function ApiKeysTable({ keys, onRevoke }: { keys: ApiKey[]; onRevoke: (k:
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -10,6 +10,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { InlineError } from "@/components/ui/inline-error";
 import { TableHead } from "@/components/ui/table-head";
 import { RoleBadge } from "./role-badge";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 function UserRow({
   user,
@@ -120,7 +121,7 @@ export function UsersTable({
   ssoManagesRoles: boolean;
 }) {
   return (
-    <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+    <ScrollRegion label="Users table" className="rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Console users</caption>
         <TableHead columns={["User", "Role", "Status", "Last sign-in", "Added"]} actions />
@@ -136,6 +137,6 @@ export function UsersTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

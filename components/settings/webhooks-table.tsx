@@ -8,6 +8,7 @@ import { InlineError } from "@/components/ui/inline-error";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableHead } from "@/components/ui/table-head";
 import { DELIVERY_TONE } from "./webhook-deliveries-dialog";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 function Row({ w, onLog, onEdit, onDelete }: { w: Webhook; onLog: () => void; onEdit: () => void; onDelete: () => void }) {
   const update = useUpdateWebhook();
@@ -90,7 +91,7 @@ export function WebhooksTable({
   onDelete: (w: Webhook) => void;
 }) {
   return (
-    <div className="overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
+    <ScrollRegion label="Webhooks table" className="rounded-md border border-slate-200 dark:border-slate-800">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Webhook subscriptions</caption>
         <TableHead columns={["URL, events and scope", "Status", "Last delivery"]} actions />
@@ -100,6 +101,6 @@ export function WebhooksTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -22,6 +22,7 @@ import { EmptyState, ErrorState } from "@/components/ui/states";
 import { AttemptResultBadge } from "./attempt-result-badge";
 import { selectClass } from "@/components/ui/field-error";
 import { TableHead } from "@/components/ui/table-head";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 /**
  * Every registration attempt, newest first, with what a refusal means and what to do about it.
@@ -112,7 +113,10 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
             : "Each time an agent presents a token — accepted or refused — it is logged here with what went wrong and what to do."}
         </EmptyState>
       ) : (
-        <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+        <ScrollRegion
+          label="Registration attempts table"
+          className="relative rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+        >
           <table className="w-full text-left text-sm">
             <caption className="sr-only">Registration attempts, newest first; a refusal is followed by what it means</caption>
             <TableHead columns={["Time", "Result", "Cluster", "Token", "Source address"]} />
@@ -120,7 +124,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
               <AttemptRows key={a.id} attempt={a} tokenName={a.tokenId ? tokenNames.get(a.tokenId) : undefined} />
             ))}
           </table>
-        </div>
+        </ScrollRegion>
       )}
 
       {/* No pager under "nothing yet": there is nothing to page through. */}

@@ -8,6 +8,7 @@ import { liveTokenStatus, TokenExpiry } from "./token-expiry";
 import { TokenScopeSummary } from "./token-scope-summary";
 import { TokenStatusBadge } from "./token-status-badge";
 import { TokenUsesMeter } from "./token-uses-meter";
+import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const TH = "px-4 py-2.5 font-medium";
 
@@ -23,7 +24,10 @@ export function TokensTable({
 }) {
   const now = useNow();
   return (
-    <div className="relative overflow-x-auto rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+    <ScrollRegion
+      label="Tokens table"
+      className="relative rounded-lg border border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900"
+    >
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Registration tokens, newest first</caption>
         <thead className="bg-slate-50 text-xs tracking-wide text-slate-500 uppercase dark:bg-slate-800/50 dark:text-slate-400">
@@ -96,6 +100,6 @@ export function TokensTable({
           })}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
