@@ -1,7 +1,7 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { z } from "zod";
 
 // The console's Content-Security-Policy forbids eval: zod must not even probe for it (its
@@ -21,5 +21,10 @@ export function Providers({ children }: { children: ReactNode }) {
         },
       }),
   );
+  // Marks the document once React has hydrated it: pages arrive with their data, so a control can
+  // be on screen before it responds; the e2e fixtures wait for this mark after each navigation.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "";
+  }, []);
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }

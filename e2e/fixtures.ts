@@ -24,6 +24,19 @@ type Fixtures = {
 };
 
 export const test = base.extend<Fixtures>({
+  // Console pages arrive server-rendered with their first data, so a button can be on screen before
+  // React hydrates it (a click then does nothing). Every goto waits for the app's hydration mark
+  // (set by components/providers.tsx) on HTML pages; API answers and downloads are left alone.
+  page: async ({ page }, provide) => {
+    const goto = page.goto.bind(page);
+    page.goto = async (url, options) => {
+      const response = await goto(url, options);
+      if (response?.headers()["content-type"]?.startsWith("text/html"))
+        await page.locator("html[data-hydrated]").waitFor({ state: "attached", timeout: 30_000 });
+      return response;
+    };
+    await provide(page);
+  },
   apiAs: async ({ playwright }, provide) => {
     const made: APIRequestContext[] = [];
     await provide(async (who) => {

@@ -43,10 +43,12 @@ test.describe("node pools", () => {
     // One cluster went quiet two hours ago; the others were just heard from (they stay Ready for
     // the NotReady threshold, longer than this test needs).
     const [stale, ...live] = clusters;
-    await execSql(`UPDATE "Cluster" SET "lastHeartbeatAt" = ? WHERE "id" = ?`, [
-      sqlTimestamp(new Date(Date.now() - 2 * 3600_000)),
-      stale!.id,
-    ]);
+    const quietenStale = () =>
+      execSql(`UPDATE "Cluster" SET "lastHeartbeatAt" = ? WHERE "id" = ?`, [
+        sqlTimestamp(new Date(Date.now() - 2 * 3600_000)),
+        stale!.id,
+      ]);
+    await quietenStale();
     for (const c of live) await execSql(`UPDATE "Cluster" SET "lastHeartbeatAt" = ? WHERE "id" = ?`, [sqlTimestamp(), c.id]);
     const stalePools = (await okJson<Detail>(await admin.get(`/api/v1/clusters/${stale!.id}`))).nodePools.length;
     expect(stalePools).toBeGreaterThan(0);
@@ -56,11 +58,14 @@ test.describe("node pools", () => {
     await expect
       .poll(
         async () => {
+          // The heartbeat writer may still flush the stopped simulator's last batch after the
+          // update above; quieten the cluster again until the sweep has seen it.
+          await quietenStale();
           const capacity = await okJson<Capacity>(await admin.get(`/api/v1/node-pools?by=e2e-pools`));
           row = capacity.rows.find((r) => r.key === run);
           return row && { clusters: row.clusters, notReady: row.notReady.clusters, pools: row.notReady.pools };
         },
-        { message: "the status sweep marks the quiet cluster NotReady", timeout: 20_000 },
+        { message: "the status sweep marks the quiet cluster NotReady", timeout: 45_000 },
       )
       .toEqual({ clusters: 2, notReady: 1, pools: stalePools });
     expect(Date.parse(row!.notReady.asOf!)).toBeLessThan(Date.now() - 3600_000);
