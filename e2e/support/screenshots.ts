@@ -43,3 +43,24 @@ export async function saveScreenshotsOfUrl(
     await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
   }
 }
+
+/**
+ * Light and dark screenshots of the current page on a phone (390x844), attached like
+ * saveScreenshots' (`<name>-light.png`, `<name>-dark.png`; put "phone" in the name). `fullPage:
+ * false` keeps only the first screen, for tests about what a phone shows without scrolling.
+ */
+export async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string, { fullPage = true } = {}) {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    window.scrollTo(0, 0);
+  });
+  for (const theme of ["light", "dark"] as const) {
+    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
+    await page.waitForTimeout(300); // charts re-measure after the resize
+    const file = testInfo.outputPath(`${name}-${theme}.png`);
+    await page.screenshot({ path: file, fullPage });
+    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
+  }
+  await page.evaluate(() => document.documentElement.classList.remove("dark"));
+}

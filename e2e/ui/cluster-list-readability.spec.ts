@@ -5,10 +5,10 @@
 // box) and the filters fold behind a "Filters" button that counts the active ones, so the first
 // cluster is on the first screen. Light and dark screenshots at both sizes.
 import AxeBuilder from "@axe-core/playwright";
-import type { Locator, Page, TestInfo } from "@playwright/test";
+import type { Locator } from "@playwright/test";
 import { asRole, expect, test } from "../fixtures";
 import { heartbeatNow, seedClusters } from "../support/seed-clusters";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 
 const slow = expect.configure({ timeout: 30_000 });
 
@@ -35,18 +35,6 @@ function fleetOf(run: string) {
 /** The element shows its whole text: nothing overflows its box. */
 async function notClipped(locator: Locator): Promise<{ scroll: number; client: number; text: string }> {
   return locator.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, text: (el as HTMLElement).innerText }));
-}
-
-async function phoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(200);
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
 }
 
 test.describe("cluster list readability", () => {
@@ -149,7 +137,7 @@ test.describe("cluster list readability", () => {
     expect(
       violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target}`),
     ).toEqual([]);
-    await phoneScreenshots(page, testInfo, "cluster-list-phone");
+    await savePhoneScreenshots(page, testInfo, "cluster-list-phone", { fullPage: false });
 
     // The selection box on a card works.
     await card.getByRole("checkbox", { name: `Select ${names[0]}` }).check();
@@ -163,6 +151,6 @@ test.describe("cluster list readability", () => {
     await page.getByLabel("Health").selectOption("");
     await slow(cards.locator("[data-cluster-id]")).toHaveCount(6);
     await expect(page.getByTestId("active-filter-count")).toHaveText(/^1/);
-    await phoneScreenshots(page, testInfo, "cluster-list-phone-filters");
+    await savePhoneScreenshots(page, testInfo, "cluster-list-phone-filters", { fullPage: false });
   });
 });

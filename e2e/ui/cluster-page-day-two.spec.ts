@@ -3,11 +3,11 @@
 // retired (only when the agent can do it), owner and notes are edited and audited, and an
 // admin's link template gives each cluster an "Open in …" link. Clusters are driven by the test
 // through the agent protocol, so each state arrives when the test says.
-import type { APIRequestContext, Page, PlaywrightWorkerArgs, TestInfo } from "@playwright/test";
+import type { APIRequestContext, Page, PlaywrightWorkerArgs } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { enrolTestAgent, type HeartbeatOptions, type TestAgent } from "../support/agent-api";
 import { okJson } from "../support/agent-process";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 
 const LABELS = { env: "dev", region: "eu-west-1" };
 const POOLS = [
@@ -61,23 +61,6 @@ async function heartbeatUntil(agent: TestAgent, api: APIRequestContext, opts: He
 
 async function phone(page: Page) {
   await page.setViewportSize({ width: 390, height: 844 });
-}
-
-/** Light and dark screenshots at 390x844 (saveScreenshots takes them at 1440 px). */
-async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await phone(page);
-  await page.evaluate(() => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    window.scrollTo(0, 0);
-  });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(300); // charts re-measure after the resize
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
 }
 
 test.describe("the cluster page on day two", () => {

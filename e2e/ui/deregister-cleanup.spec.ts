@@ -3,12 +3,12 @@
 // (when the cluster record is gone). The cluster is driven by the test through the agent protocol,
 // so the disconnect is acknowledged, or not, when the test says.
 import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { enrolTestAgent, type TestAgent } from "../support/agent-api";
 import { okJson } from "../support/agent-process";
 import { execSql, sqlTimestamp } from "../support/database";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 import { AGENT_REMOVE_COMMAND } from "../../lib/domain/agent-kube-calls";
 
 type Wizard = { step: string | null; disconnect: { acknowledged: boolean } | null };
@@ -54,19 +54,6 @@ async function seriousAxeFindings(page: Page): Promise<string[]> {
   }
   await page.evaluate(() => document.documentElement.classList.remove("dark"));
   return found;
-}
-
-/** Light and dark screenshots at 390x844 (saveScreenshots takes the desktop ones). */
-async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 390, height: 844 });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(300);
-    const file = testInfo.outputPath(`${name}-phone-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-phone-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
 }
 
 test.describe("deregistration's in-cluster cleanup", () => {
@@ -156,7 +143,7 @@ test.describe("deregistration's in-cluster cleanup", () => {
       expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
       await cleanup.getByRole("button", { name: "Copy command" }).scrollIntoViewIfNeeded();
       await expect(cleanup.getByRole("button", { name: "Copy command" })).toBeInViewport();
-      await savePhoneScreenshots(page, testInfo, "deregister-cleanup");
+      await savePhoneScreenshots(page, testInfo, "deregister-cleanup-phone");
     } finally {
       await agent?.dispose();
     }
@@ -194,7 +181,7 @@ test.describe("deregistration's in-cluster cleanup", () => {
       await saveScreenshots(page, testInfo, "deregister-cleanup-forced");
       await page.setViewportSize({ width: 390, height: 844 });
       await cleanup.scrollIntoViewIfNeeded();
-      await savePhoneScreenshots(page, testInfo, "deregister-cleanup-forced");
+      await savePhoneScreenshots(page, testInfo, "deregister-cleanup-forced-phone");
     } finally {
       await agent?.dispose();
     }

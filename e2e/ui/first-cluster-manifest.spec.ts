@@ -6,9 +6,9 @@
 // options on the page; and the page says what enrollment needs. At 1440 px and on a phone.
 import { randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
-import type { Locator, Page, TestInfo } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { asRole, expect, test } from "../fixtures";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 
 test.use(asRole("operator"));
 
@@ -25,18 +25,6 @@ async function mint(page: Page, name: string, maxClusters: number): Promise<Loca
   const minted = page.getByRole("region", { name: /minted$/ });
   await expect(minted).toBeVisible();
   return minted;
-}
-
-/** Phone screenshots in both themes of what is on screen now (saveScreenshots is desktop-only). */
-async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(200);
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
 }
 
 for (const viewport of [

@@ -3,7 +3,7 @@
 // a chart and a scale of its own.
 import { asRole, expect, test } from "../fixtures";
 import { execSql, sqlTimestamp } from "../support/database";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 import { startSimulator, stopSimulator, waitForReadyClusters } from "../support/simulator";
 
 const MINUTE = 60_000;
@@ -72,17 +72,7 @@ test.describe("overview status chart", () => {
       await expect(chart.locator("figure")).toHaveAttribute("aria-label", /one point a minute/);
 
       if (viewport.width === 1440) await saveScreenshots(page, testInfo, "overview-status-chart");
-      else {
-        await chart.scrollIntoViewIfNeeded();
-        for (const theme of ["light", "dark"] as const) {
-          await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), theme === "dark");
-          await page.waitForTimeout(300);
-          const file = testInfo.outputPath(`overview-status-chart-phone-${theme}.png`);
-          await page.screenshot({ path: file, fullPage: true });
-          await testInfo.attach(`overview-status-chart-phone-${theme}`, { path: file, contentType: "image/png" });
-        }
-        await page.evaluate(() => document.documentElement.classList.remove("dark"));
-      }
+      else await savePhoneScreenshots(page, testInfo, "overview-status-chart-phone");
     }
   });
 });
