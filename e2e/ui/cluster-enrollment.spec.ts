@@ -4,11 +4,11 @@
 // and focus) and filter, never a reason. "Last seen" sorts oldest first on the first click, a
 // "NotReady since" column sorts the longest NotReady first, and the column chooser offers a
 // column per label key. Desktop and phone, light and dark screenshots.
-import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { okJson } from "../support/agent-process";
 import { heartbeatNow, requiredLabels, seedClusters } from "../support/seed-clusters";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 
 // The enrollment check runs every 10 s on a loaded machine: generous waits.
 const slow = expect.configure({ timeout: 45_000 });
@@ -44,19 +44,6 @@ async function seedRun(admin: APIRequestContext, run: string) {
     { name: names.silent, labels, reporting: false },
   ]);
   return { names, ids };
-}
-
-async function phoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(200);
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
 }
 
 test.describe("enrollment and triage on the cluster list", () => {
@@ -124,7 +111,7 @@ test.describe("enrollment and triage on the cluster list", () => {
     await page.getByRole("button", { name: /^Filters/ }).click();
     await expect(page.getByLabel("Enrollment")).toHaveValue("blocked");
     await slow(row(names.silent)).toBeVisible();
-    await phoneScreenshots(page, testInfo, "cluster-list-enrollment-phone");
+    await savePhoneScreenshots(page, testInfo, "cluster-list-enrollment-phone", { fullPage: false });
   });
 
   test("Last seen sorts oldest first, NotReady since is a sortable column, and label keys can be columns", async ({
@@ -186,6 +173,6 @@ test.describe("enrollment and triage on the cluster list", () => {
     await expect
       .poll(async () => (await page.getByTestId("cluster-cards").getByTestId("cluster-name").allInnerTexts())[0])
       .toBe(names.longer);
-    await phoneScreenshots(page, testInfo, "cluster-list-triage-phone");
+    await savePhoneScreenshots(page, testInfo, "cluster-list-triage-phone", { fullPage: false });
   });
 });

@@ -2,12 +2,12 @@
 // Copy button, and the page says what is left in the cluster until it runs, also after a reload
 // (when the cluster record is gone). The cluster is driven by the test through the agent protocol,
 // so the disconnect is acknowledged, or not, when the test says.
-import AxeBuilder from "@axe-core/playwright";
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { enrolTestAgent, type TestAgent } from "../support/agent-api";
 import { okJson } from "../support/agent-process";
 import { execSql, sqlTimestamp } from "../support/database";
+import { seriousAxeFindings } from "../support/axe";
 import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 import { AGENT_REMOVE_COMMAND } from "../../lib/domain/agent-kube-calls";
 
@@ -40,20 +40,6 @@ async function disconnecting(admin: APIRequestContext, playwright: Parameters<ty
   await act(admin, agent.clusterId, { action: "confirm-workloads", force: true, reason: "e2e: nothing runs there" });
   await act(admin, agent.clusterId, { action: "disconnect" });
   return agent;
-}
-
-/** Serious and critical axe findings on the page as it is, in the light and the dark theme. */
-async function seriousAxeFindings(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  for (const dark of [false, true]) {
-    await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
-    await page.waitForTimeout(300); // colour transitions end before contrast is measured
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    for (const v of violations.filter((x) => x.impact === "serious" || x.impact === "critical"))
-      found.push(`${dark ? "dark" : "light"} ${v.id}: ${v.nodes[0]?.target.join(" ")}`);
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-  return found;
 }
 
 test.describe("deregistration's in-cluster cleanup", () => {

@@ -5,9 +5,9 @@
 // the first non-loopback AGENT_HOSTNAMES entry; node actions, the proxy and the API server URL are
 // options on the page; and the page says what enrollment needs. At 1440 px and on a phone.
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page } from "@playwright/test";
 import { asRole, expect, test } from "../fixtures";
+import { seriousAxeFindings } from "../support/axe";
 import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 
 test.use(asRole("operator"));
@@ -142,13 +142,5 @@ test("a token for one cluster suggests its name; the manifest then waits only fo
   await expect(minted.getByLabel("Cluster name")).toHaveAccessibleDescription("Name the cluster.");
 
   // The panel with its errors, reasons and disabled buttons: no serious or critical axe finding.
-  for (const dark of [false, true]) {
-    await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
-    await page.waitForTimeout(300); // colour transitions finish before contrast is measured
-    const { violations } = await new AxeBuilder({ page }).include("section[aria-labelledby='minted-token-title']").analyze();
-    const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(
-      serious.map((v) => `${dark ? "dark" : "light"} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`),
-    ).toEqual([]);
-  }
+  expect(await seriousAxeFindings(page, { include: "section[aria-labelledby='minted-token-title']" })).toEqual([]);
 });

@@ -6,23 +6,11 @@
 // and the 503 path are covered by tests/integration/deferred-registration-attempts.test.ts and
 // tests/system/admission.test.ts.
 import { randomBytes } from "node:crypto";
-import type { Page, TestInfo } from "@playwright/test";
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
 import { execSql, sqlTimestamp } from "../support/database";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 
 test.use(asRole("operator"));
-
-async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(200);
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-}
 
 test("deferred registrations: their own bucket on the card and their own rows in the attempts log, desktop and phone", async ({
   page,

@@ -2,12 +2,12 @@
 // takes, and the form and its start confirmation say the same: one cluster already on the target
 // version and one NotReady are in the selection but not upgraded, in both places. The clusters are
 // the test's own, driven through the agent protocol.
-import AxeBuilder from "@axe-core/playwright";
-import type { Page, Response, TestInfo } from "@playwright/test";
+import type { Response } from "@playwright/test";
 import { SAME_ORIGIN, asRole, expect, test } from "../fixtures";
 import { enrolTestAgent, type TestAgent } from "../support/agent-api";
 import { okJson } from "../support/agent-process";
-import { saveScreenshots } from "../support/screenshots";
+import { seriousAxeFindings } from "../support/axe";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 import { estimateRollout } from "../../lib/domain/rollout-eta";
 import { formatDuration } from "../../lib/domain/time-format";
 
@@ -17,33 +17,6 @@ type Plan = {
   stages: { name: string; clusters: number; upgrades: number }[];
   heartbeatIntervalSeconds: number;
 };
-
-/** Light and dark screenshots at 390x844 (saveScreenshots takes the desktop ones). */
-async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 390, height: 844 });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(300);
-    const file = testInfo.outputPath(`${name}-phone-${theme}.png`);
-    await page.screenshot({ path: file });
-    await testInfo.attach(`${name}-phone-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-}
-
-/** Serious and critical axe findings on the page as it is, in the light and the dark theme. */
-async function seriousAxeFindings(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  for (const dark of [false, true]) {
-    await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
-    await page.waitForTimeout(300); // colour transitions end before contrast is measured
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    for (const v of violations.filter((x) => x.impact === "serious" || x.impact === "critical"))
-      found.push(`${dark ? "dark" : "light"} ${v.id}: ${v.nodes[0]?.target.join(" ")}`);
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
-  return found;
-}
 
 const isPlan = (r: Response) => r.url().endsWith("/api/v1/rollouts/plan") && r.request().method() === "POST";
 
@@ -132,7 +105,7 @@ test.describe("rollout plan before the start", () => {
       await expect(confirm).toContainText(`two ${plan.heartbeatIntervalSeconds} s heartbeats`);
       expect(await seriousAxeFindings(page)).toEqual([]);
       await saveScreenshots(page, testInfo, "rollout-eta-confirm");
-      await savePhoneScreenshots(page, testInfo, "rollout-eta-confirm");
+      await savePhoneScreenshots(page, testInfo, "rollout-eta-confirm-phone", { fullPage: false });
       await page.setViewportSize({ width: 1280, height: 800 });
       await confirm.getByRole("button", { name: "Cancel" }).click();
       await expect(confirm).toHaveCount(0);
@@ -163,7 +136,7 @@ test.describe("rollout plan before the start", () => {
       await form.scrollIntoViewIfNeeded();
       await expect(form.getByTestId("plan-upgrades")).toBeInViewport();
       await expect(form.getByTestId("plan-eta")).toHaveText(slower);
-      await savePhoneScreenshots(page, testInfo, "rollout-eta-form");
+      await savePhoneScreenshots(page, testInfo, "rollout-eta-form-phone", { fullPage: false });
       await page.setViewportSize({ width: 1440, height: 900 });
       await saveScreenshots(page, testInfo, "rollout-eta-form");
     } finally {
