@@ -3,12 +3,13 @@
 /** The directive a Retire sends, and the capability an agent advertises for it. */
 export const NODE_POOL_ACTION = "drainNodePool";
 
-/** Why node-pool actions are unavailable for an agent with these capabilities; null when they are available. */
+/**
+ * Why node-pool actions are unavailable for an agent with these capabilities; null when they are
+ * available. An agent that reports no capabilities (an older one) is sent every directive
+ * (PROTOCOL.md): if it cannot carry one out it answers with a failed ack, shown on the page.
+ */
 export function nodeActionsProblem(capabilities: readonly string[] | null): string | null {
-  if (capabilities === null) {
-    return "The agent has not reported what it can do (an older agent, or no heartbeat yet), so node actions are off.";
-  }
-  if (!capabilities.includes(NODE_POOL_ACTION)) {
+  if (capabilities !== null && !capabilities.includes(NODE_POOL_ACTION)) {
     return "The agent does not advertise node actions: reinstall it with node actions allowed (--allow-node-actions) to retire pools from here.";
   }
   return null;

@@ -198,6 +198,8 @@ test("in a pod (EKS), as it ships: the image's bundle run by the manifest's comm
     await until(
       "apiServer degraded",
       async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.health.apiServer === "degraded",
+      30_000,
+      () => agent.output().slice(-3000),
     );
     kube.readyz = "ok";
     await until("apiServer ok", async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.health.apiServer === "ok");

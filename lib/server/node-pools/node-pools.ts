@@ -13,8 +13,9 @@ import { nodeActionsProblem } from "@/lib/domain/node-actions";
  */
 export async function retireNodePool(actor: Actor, clusterId: string, pool: string, reason: string | null) {
   const now = new Date();
-  // Only an agent that advertises node actions gets the directive (PROTOCOL.md: it is sent only
-  // to agents listing it); refusing here keeps a pool from showing Retiring forever.
+  // An agent that lists its capabilities without node actions would never be sent the directive
+  // (PROTOCOL.md), so the pool would show Retiring forever: refused here. One that lists none is
+  // sent it and answers with a failed ack if it cannot.
   const capabilities = await latestCapabilities(clusterId);
   await db().$transaction(async (tx) => {
     const p = await tx.nodePool.findUnique({
