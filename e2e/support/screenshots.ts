@@ -5,8 +5,18 @@ import { expect, type Page, type TestInfo } from "@playwright/test";
  * artifacts (`<name>-light.png`, `<name>-dark.png`).
  */
 export async function saveScreenshots(page: Page, testInfo: TestInfo, name: string) {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  // From the top with nothing focused, so sticky parts (sidebar, side panels) sit where they belong.
+  await shootBothThemes(page, testInfo, name, { width: 1440, height: 900 }, true);
+}
+
+/** From the top with nothing focused (so sticky parts sit where they belong), light then dark. */
+async function shootBothThemes(
+  page: Page,
+  testInfo: TestInfo,
+  name: string,
+  viewport: { width: number; height: number },
+  fullPage: boolean,
+) {
+  await page.setViewportSize(viewport);
   await page.evaluate(() => {
     (document.activeElement as HTMLElement | null)?.blur();
     window.scrollTo(0, 0);
@@ -15,7 +25,7 @@ export async function saveScreenshots(page: Page, testInfo: TestInfo, name: stri
     await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
     await page.waitForTimeout(300); // charts re-measure after the resize
     const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage: true });
+    await page.screenshot({ path: file, fullPage });
     await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
   }
   await page.evaluate(() => document.documentElement.classList.remove("dark"));
@@ -50,17 +60,5 @@ export async function saveScreenshotsOfUrl(
  * false` keeps only the first screen, for tests about what a phone shows without scrolling.
  */
 export async function savePhoneScreenshots(page: Page, testInfo: TestInfo, name: string, { fullPage = true } = {}) {
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.evaluate(() => {
-    (document.activeElement as HTMLElement | null)?.blur();
-    window.scrollTo(0, 0);
-  });
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((dark) => document.documentElement.classList.toggle("dark", dark), theme === "dark");
-    await page.waitForTimeout(300); // charts re-measure after the resize
-    const file = testInfo.outputPath(`${name}-${theme}.png`);
-    await page.screenshot({ path: file, fullPage });
-    await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
-  }
-  await page.evaluate(() => document.documentElement.classList.remove("dark"));
+  await shootBothThemes(page, testInfo, name, { width: 390, height: 844 }, fullPage);
 }
