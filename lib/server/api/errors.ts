@@ -11,6 +11,8 @@ const STATUS = {
   immutable_field: 400,
   /** A destructive bulk action over "all matching" with no filter at all: the whole fleet. */
   filter_required: 400,
+  /** A destructive bulk action over "all matching" whose filter matches every cluster of the fleet anyway. */
+  filter_matches_fleet: 400,
   unauthenticated: 401,
   token_missing: 401,
   token_invalid: 401,
