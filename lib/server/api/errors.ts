@@ -41,6 +41,8 @@ const STATUS = {
   /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
   registration_request_expired: 410,
   agent_port_required: 421,
+  /** A request under a Host name this server is not known by (metrics: DNS rebinding). */
+  host_not_served: 421,
   payload_too_large: 413,
   unsupported_media_type: 415,
   missing_required_labels: 422,
