@@ -1,4 +1,5 @@
 import "server-only";
+import { reasonText } from "@/lib/domain/error-text";
 import { classifyDatabaseError, RETRY_AFTER_SECONDS, type DatabaseFault } from "@/lib/server/db/database-errors";
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
@@ -121,7 +122,7 @@ export function databaseFaultError(fault: DatabaseFault, cause?: unknown): ApiEr
   const last = faultLog.get(fault);
   const now = Date.now();
   if (!last || now - last.at >= FAULT_LOG_MS) {
-    const why = (cause instanceof Error ? cause.message : String(cause ?? "")).replace(/\s+/g, " ").trim().slice(0, 300);
+    const why = reasonText(cause).replace(/\s+/g, " ").trim().slice(0, 300);
     const more = last?.suppressed ? ` (+${last.suppressed} more since the last line)` : "";
     console.warn(`database fault answered 503 ${fault}: ${why}${more}`);
     faultLog.set(fault, { at: now, suppressed: 0 });
