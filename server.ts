@@ -19,6 +19,7 @@ import { log, setLogLevel } from "@/lib/server/log";
 import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
 import { startSigningPool } from "@/lib/server/pki/signing-pool";
 import { warmConsole, warmupBaseUrl } from "@/lib/server/console-warmup";
+import { metricsStartWarning } from "@/lib/server/metrics/scrape-access";
 
 async function main() {
   let config;
@@ -32,6 +33,8 @@ async function main() {
     throw err;
   }
   setLogLevel(config.LOG_LEVEL);
+  const metricsWarning = metricsStartWarning();
+  if (metricsWarning) log.warn(metricsWarning);
   const dev = config.NODE_ENV === "development";
   // next-auth reads this itself: without a fixed NEXTAUTH_URL, derive the origin from the
   // request's Host, so the console works on whatever address the operator uses.

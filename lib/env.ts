@@ -1,10 +1,10 @@
 // The one place that reads process.env. Everything is validated once; a bad value stops the
 // process at start with a message naming the variable.
 import { readFileSync } from "node:fs";
-import { isIP } from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { isCidr } from "./domain/client-address";
 import { emailSchema } from "./domain/email";
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -49,7 +49,9 @@ const schema = z.object({
    * Proxies whose X-Forwarded-For/-Host/-Proto are believed (the client's address, the console's
    * public origin), on both ports. Never a client identity: that is the next two settings.
    */
-  TRUSTED_PROXY_CIDRS: csv.default([]),
+  TRUSTED_PROXY_CIDRS: csv.default([]).superRefine((cidrs, ctx) => {
+    for (const cidr of cidrs) if (!isCidr(cidr)) ctx.addIssue({ code: "custom", message: `"${cidr}" is not an address or CIDR` });
+  }),
   /**
    * A TLS-terminating proxy in front of the agent port whose X-Forwarded-Client-Cert is believed:
    * its address must be in these CIDRs AND its own connection must present a client certificate
@@ -188,15 +190,6 @@ function clientCertProxies(cidrs: string[], fingerprints: string[]): ClientCertP
   });
   if (problems.length) throw new EnvError(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   return { cidrs, fingerprints: pins };
-}
-
-function isCidr(value: string): boolean {
-  const [address = "", bits, extra] = value.split("/");
-  const family = isIP(address);
-  if (!family || extra !== undefined) return false;
-  if (bits === undefined) return true;
-  const n = Number(bits);
-  return /^\d+$/.test(bits) && n <= (family === 4 ? 32 : 128);
 }
 
 function loadKek(value: string | undefined, file: string | undefined): Buffer | null {

@@ -1,3 +1,4 @@
+import { reasonText } from "@/lib/domain/error-text";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 
 /** The server's `details` as "field: message" lines, when it sent any. */
@@ -6,7 +7,7 @@ function detailLines(error: unknown): string[] {
   return error.details
     .map((d: unknown) =>
       d && typeof d === "object" && "message" in d
-        ? `${"field" in d && d.field ? `${String(d.field)}: ` : ""}${String((d as { message: unknown }).message)}`
+        ? `${"field" in d && d.field ? `${reasonText(d.field)}: ` : ""}${reasonText((d as { message: unknown }).message)}`
         : null,
     )
     .filter((s): s is string => !!s);

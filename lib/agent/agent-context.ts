@@ -15,6 +15,7 @@ import { SimulatedCluster, simulatedClusterUid } from "./simulator/simulated-clu
 import type { AgentState, Tombstone } from "./state";
 import { AGENT_VERSION } from "./version";
 import { DEFAULT_KUBERNETES_VERSION } from "../domain/semver";
+import { errorText } from "../domain/error-text";
 import { AgentExit, EXIT_CODES, REREGISTER_POLL_MS, type FleetAgentOptions } from "./agent-options";
 
 // What the parts of a running agent share (trust, registration, rotation, the run loop): its
@@ -69,8 +70,7 @@ export class AgentContext {
     this.facts = factsDriver(this.backend, {
       clock: this.clock,
       intervalMs: () => this.intervalSeconds() * 1000,
-      onError: (err) =>
-        this.emit("warn", "KUBE_API_ERROR", `reading the cluster failed: ${err instanceof Error ? err.message : String(err)}`),
+      onError: (err) => this.emit("warn", "KUBE_API_ERROR", `reading the cluster failed: ${errorText(err)}`),
     });
   }
 

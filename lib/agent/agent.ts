@@ -1,4 +1,5 @@
 import { AgentContext } from "./agent-context";
+import { errorText } from "../domain/error-text";
 import { AgentExit, EXIT_CODES, REREGISTER_POLL_MS, type AgentResult, type FleetAgentOptions } from "./agent-options";
 import { ConfigError } from "./errors";
 import { HeartbeatLoop } from "./run-loop";
@@ -146,7 +147,7 @@ export class FleetAgent {
       this.ctx.emit("error", err.code, err.message);
       return { outcome: "config", exitCode: EXIT_CODES.config, code: err.code, message: err.message };
     }
-    const message = `unexpected failure: ${err instanceof Error ? err.message : String(err)}`;
+    const message = `unexpected failure: ${errorText(err)}`;
     this.ctx.emit("error", "AGENT_FAILED", message);
     return { outcome: "failed", exitCode: EXIT_CODES.failed, code: "AGENT_FAILED", message };
   }

@@ -15,6 +15,7 @@ import type { AgentArgs } from "./args";
 import type { FleetAgentOptions } from "./agent";
 import type { AgentLease } from "./kube/agent-lease";
 import { AGENT_OBJECT_NAMES } from "../domain/agent-kube-calls";
+import { errorText } from "../domain/error-text";
 import { readCaFile, type TrustSpec } from "./trust";
 import { AGENT_VERSION } from "./version";
 
@@ -215,7 +216,7 @@ main().then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    console.error(`fleet-agent AGENT_FAILED ${err instanceof Error ? err.message : String(err)}`);
+    console.error(`fleet-agent AGENT_FAILED ${errorText(err)}`);
     process.exitCode = EXIT_CODES.failed;
   },
 );

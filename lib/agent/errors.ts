@@ -1,4 +1,5 @@
 import { agentAdvice } from "../domain/registration-errors";
+import { errorText } from "../domain/error-text";
 import type { LogCode, LogLevel } from "./log";
 
 /** An error answer from the control plane: `{ "error": code, "message", "details"? }`. */
@@ -159,7 +160,7 @@ export function describeFailure(err: unknown, phase: Phase, server: URL): Failur
       message: "request aborted: stopping",
     };
   const code = typeof e?.code === "string" ? e.code : "";
-  const detail = e instanceof Error ? e.message : String(err);
+  const detail = errorText(err);
 
   if (TLS_UNTRUSTED.has(code)) {
     return {

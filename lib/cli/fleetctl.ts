@@ -9,6 +9,7 @@
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { reasonText } from "../domain/error-text";
 import { parseDuration, parseMaxUnready, ToleranceError } from "../domain/gate-tolerance";
 import { parseSelector, SelectorError } from "../domain/selector";
 
@@ -91,7 +92,7 @@ async function call(server: string, key: string | undefined, method: string, pat
   });
   const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   if (!res.ok)
-    throw new UsageError(`${res.status} ${String(data?.error ?? "error")}: ${String(data?.message ?? res.statusText)}`);
+    throw new UsageError(`${res.status} ${reasonText(data?.error) || "error"}: ${reasonText(data?.message) || res.statusText}`);
   return data!;
 }
 

@@ -85,7 +85,8 @@ export type BulkLabelsInput = z.input<typeof bulkLabelsSchema>;
 /**
  * Bulk drain-then-deregister. Besides a dry run it needs a reason and `confirmCount`, the number
  * of clusters the person saw and confirmed (the server counts again and answers 409
- * count_changed when they differ); "all matching" needs a filter (400 filter_required).
+ * count_changed when they differ); "all matching" needs a filter (400 filter_required) that does
+ * not match the whole fleet anyway (400 filter_matches_fleet).
  */
 export const bulkDeregistrationSchema = z
   .object({
@@ -383,7 +384,7 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/bulk/deregistration",
     summary:
-      "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required). `dryRun` answers the count and its breakdown by env, region and group",
+      "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required) and may not match every cluster of the fleet (400 filter_matches_fleet). `dryRun` answers the count and its breakdown by env, region and group",
     role: "operator",
     body: bulkDeregistrationSchema,
     response: bulkDeregistrationResultSchema,

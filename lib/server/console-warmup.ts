@@ -1,3 +1,4 @@
+import { errorText } from "@/lib/domain/error-text";
 import { log } from "@/lib/server/log";
 
 /**
@@ -31,7 +32,7 @@ export async function warmConsole(baseUrl: string, paths: readonly string[] = WA
       const res = await fetch(new URL(path, baseUrl), { redirect: "manual", signal: AbortSignal.timeout(WARMUP_TIMEOUT_MS) });
       await res.arrayBuffer();
     } catch (err) {
-      log.warn("console warm-up request failed", { path, error: err instanceof Error ? err.message : String(err) });
+      log.warn("console warm-up request failed", { path, error: errorText(err) });
     }
   }
   log.info("console warmed up", { ms: Math.round(performance.now() - started) });

@@ -24,7 +24,11 @@ const PROBES: Record<string, Record<string, Op>> = {
   "/api/healthz": { get: { summary: "Liveness", agent: "public" } },
   "/api/readyz": { get: { summary: "Readiness: database reachable, migrations applied", agent: "public" } },
   "/api/metrics": {
-    get: { summary: "Prometheus metrics (Bearer METRICS_TOKEN when set, else loopback clients only)", agent: "public" },
+    get: {
+      summary:
+        "Prometheus metrics (Bearer METRICS_TOKEN; without one, loopback clients of a loopback-only server). 421 host_not_served for a Host the server is not known by",
+      agent: "public",
+    },
   },
 };
 

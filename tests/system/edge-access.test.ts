@@ -1,13 +1,14 @@
 // Which port answers what, and who may read the metrics, against the real server (real HTTP on
 // the console port, real TLS on the agent port), on the engine TEST_ENGINE selects: the agent
 // endpoints that carry secrets answer only on the agent port (421 elsewhere, whatever the
-// spelling or the headers), the CA on both; /api/metrics needs METRICS_TOKEN when it is set and
-// a loopback peer when it is not, and no header changes who the peer is.
+// spelling or the headers), the CA on both; /api/metrics answers only a Host the server is known
+// by, needs METRICS_TOKEN when it is set or the server listens beyond loopback, and a loopback peer
+// otherwise; no header changes who the peer is.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { PROTOCOL_HANDLERS } from "@/lib/server/agent-port/protocol-handlers";
 import { makeCsr, selfSignedClientCert } from "../helpers/csr";
-import { heartbeatBody, registerCluster, registrationBody } from "../helpers/agent-client";
+import { call, heartbeatBody, registerCluster, registrationBody } from "../helpers/agent-client";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 const METRICS_TOKEN = "metrics-token-for-edge-tests-0123456789";
@@ -222,6 +223,28 @@ describe("agent endpoints only on the agent port", () => {
       assert.equal(res.status, 200, res.text.slice(0, 200));
       assert.match(res.text, /^# (HELP|TYPE) fleet_/m);
     }
+  });
+
+  test("/api/metrics answers only a Host the server is known by: a rebound name from a loopback peer is 421", async () => {
+    // A page on evil.example whose name now resolves to 127.0.0.1: the browser sends its own name.
+    for (const host of ["evil.example", `evil.example:${server.consolePort}`, `127.0.0.1.evil.example:${server.consolePort}`]) {
+      const res = await call(`${server.consoleUrl}/api/metrics`, "GET", { headers: { host } });
+      assert.equal(res.status, 421, `${host}: ${String(res.body).slice(0, 200)}`);
+      assert.equal(res.body.error, "host_not_served");
+    }
+    for (const host of [`localhost:${server.consolePort}`, `127.0.0.1:${server.consolePort}`]) {
+      assert.equal((await call(`${server.consoleUrl}/api/metrics`, "GET", { headers: { host } })).status, 200, host);
+    }
+  });
+
+  test("listening on every address without METRICS_TOKEN, /api/metrics is 401 even for a loopback peer, and the start log says so", async () => {
+    await server.restart({ HOST: "0.0.0.0" });
+    const res = await plain(server, "GET", "/api/metrics");
+    assert.equal(res.status, 401, res.text.slice(0, 200));
+    assert.equal(res.json?.error, "unauthenticated");
+    assert.match(res.json?.message ?? "", /METRICS_TOKEN/);
+    assert.doesNotMatch(res.text, /fleet_/);
+    assert.match(server.logs(), /METRICS_TOKEN is not set and the server listens on 0\.0\.0\.0/);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { AckEntry } from "../cluster-backend";
 import type { Directive } from "../directives";
 import type { LogCode, LogFields, LogLevel } from "../log";
+import { errorText, reasonText } from "../../domain/error-text";
 import { KubeApiError } from "./kube-client";
 
 /** Where a directive carried out in the cluster stands; acknowledged once done or failed. */
@@ -11,10 +12,6 @@ export interface DirectiveRunsOptions {
   log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
   /** One step of a running directive (idempotent: it is repeated until done or failed). */
   step: (d: Directive, startedAt: number) => Promise<DirectiveState>;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -81,7 +78,8 @@ export class DirectiveRuns {
     for (const id of ids) {
       const entry = this.runs.get(id);
       if (!entry || entry.status.state === "done") out.push(id);
-      else if (entry.status.state === "failed") out.push({ id, ok: false, reason: entry.status.reason.slice(0, 500) });
+      else if (entry.status.state === "failed")
+        out.push({ id, ok: false, reason: (reasonText(entry.status.reason) || "failed").slice(0, 500) });
     }
     return out;
   }

@@ -34,6 +34,22 @@ export class KubeApiError extends Error {
   }
 }
 
+/**
+ * The text fields of an error answer, which should be a Kubernetes Status. Only strings are taken:
+ * a proxy, an admission webhook or an aggregated API in front may answer any JSON, and its objects
+ * would otherwise become "[object Object]" in a directive's failure reason.
+ */
+export function kubeStatus(body: unknown): { reason?: string; message?: string; causes: string[] } {
+  const b = (body && typeof body === "object" ? body : {}) as { reason?: unknown; message?: unknown; details?: unknown };
+  const text = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+  const causes = (b.details as { causes?: unknown } | null | undefined)?.causes;
+  return {
+    reason: text(b.reason),
+    message: text(b.message),
+    causes: Array.isArray(causes) ? causes.flatMap((c) => text((c as { reason?: unknown } | null)?.reason) ?? []) : [],
+  };
+}
+
 /** The API server accepted the connection but did not answer in time: slow, not gone. */
 export class KubeTimeoutError extends Error {
   constructor(message: string) {
@@ -235,7 +251,7 @@ export class KubeClient {
     }
     if ((res.status >= 200 && res.status < 300) || options.allow?.includes(res.status))
       return { status: res.status, body, latencyMs };
-    const status = (body && typeof body === "object" ? body : {}) as { reason?: string; message?: string };
+    const status = kubeStatus(body);
     throw new KubeApiError(
       res.status,
       status.reason ?? `HTTP ${res.status}`,

@@ -1,5 +1,6 @@
 import YAML from "yaml";
 import { CLUSTER_INFO_NAME, KUBE_SYSTEM_NAMESPACE, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
+import { errorText } from "../../domain/error-text";
 import { certificateFingerprint, firstPemBlock } from "../csr";
 import type { AckEntry, ClusterBackend } from "../cluster-backend";
 import { directiveParam, type Directive } from "../directives";
@@ -67,10 +68,6 @@ const NODE_PAGE = 100;
 const NON_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed";
 export const DRAIN_TIMEOUT_MS = 60 * 60_000;
 export const UPGRADE_TIMEOUT_MS = 10 * 60_000;
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 export class KubeCluster implements ClusterBackend {
   readonly pace = "own";

@@ -1,7 +1,7 @@
 import type { LogCode, LogFields, LogLevel } from "../log";
 import type { DirectiveState } from "./directive-state";
 import { isTerminal, nodePoolSourceOf, type KubeNode, type KubePod } from "./facts-from-cluster";
-import { ACCEPT_METADATA_LIST, KubeApiError, type KubeClient } from "./kube-client";
+import { ACCEPT_METADATA_LIST, KubeApiError, kubeStatus, type KubeClient } from "./kube-client";
 
 // drainNodePool as `kubectl drain` does it, one round per heartbeat: cordon the pool's nodes, then
 // ask the Eviction API for every pod that would not come straight back. A pod the API server
@@ -29,19 +29,13 @@ const NAMESPACE_TERMINATING = "NamespaceTerminating";
 
 type EvictionAnswer = "evicted" | "gone" | "retry";
 
-interface StatusBody {
-  reason?: string;
-  message?: string;
-  details?: { causes?: { reason?: string }[] };
-}
-
 async function evict(client: KubeClient, pod: KubePod): Promise<{ answer: EvictionAnswer; why?: string }> {
   const { name, namespace } = pod.metadata;
   const res = await client.request("evictPod", `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, {
     body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } },
     allow: [403, 404, 429, 500],
   });
-  const body = (res.body && typeof res.body === "object" ? res.body : {}) as StatusBody;
+  const body = kubeStatus(res.body);
   switch (res.status) {
     case 404:
       return { answer: "gone" };
@@ -52,8 +46,7 @@ async function evict(client: KubeClient, pod: KubePod): Promise<{ answer: Evicti
       return { answer: "retry", why: body.message ?? "the API server failed the eviction" };
     case 403:
       // Its namespace is being deleted: the pod goes with it. Any other 403 is RBAC, which waiting will not change.
-      if (body.details?.causes?.some((c) => c.reason === NAMESPACE_TERMINATING))
-        return { answer: "retry", why: "its namespace is being deleted" };
+      if (body.causes.includes(NAMESPACE_TERMINATING)) return { answer: "retry", why: "its namespace is being deleted" };
       throw new KubeApiError(
         403,
         body.reason ?? "Forbidden",

@@ -32,12 +32,15 @@ export type AgentIdentity = {
 
 /**
  * The cluster behind a request on the agent port, or the protocol's error for why there is none.
- * `acceptExpired`: rotate's renewal grace (the caller checks how long ago it expired).
+ * `acceptExpired`: rotate's renewal grace (the caller checks how long ago it expired). Revocation
+ * and expiry are judged for this request at `now`, not once per connection: a kept-alive
+ * connection outlives a certificate revoked or expired while it is open.
  */
 export async function agentIdentity(
   headers: Pick<Headers, "get">,
-  options: { acceptExpired?: boolean } = {},
+  options: { acceptExpired?: boolean; now?: number } = {},
 ): Promise<AgentIdentity> {
+  const now = options.now ?? Date.now();
   const fingerprint = headers.get(IDENTITY_HEADERS.fingerprint);
   const serial = headers.get(IDENTITY_HEADERS.serial);
   if (!fingerprint || !serial) {
@@ -58,7 +61,7 @@ export async function agentIdentity(
   }
   if (entry.revoked)
     throw new ApiError("certificate_revoked", "This client certificate was revoked; use the newest one or register again.");
-  const expired = headers.get(IDENTITY_HEADERS.expired) === "1";
+  const expired = headers.get(IDENTITY_HEADERS.expired) === "1" || now > entry.notAfter.getTime();
   if (expired && !options.acceptExpired) {
     throw new ApiError(
       "client_certificate_required",

@@ -208,7 +208,7 @@ function resumedCertificate(socket: TLSSocket, trusted: X509Certificate[]): X509
   return cert && Date.parse(cert.validFrom) <= Date.now() && chainsTo(cert, trusted) ? cert : null;
 }
 
-/** A connection's own client certificate as an identity; past `expiresAt` (ms) it counts as expired. */
+/** A connection's own client certificate as an identity; from a request after `expiresAt` (ms) on it counts as expired. */
 type ConnectionIdentity = { fingerprint: string; serial: string; expiresAt: number };
 
 /**
@@ -228,9 +228,13 @@ function connectionIdentity(socket: TLSSocket, trusted: X509Certificate[]): Conn
     return cert ? of(cert.fingerprint256, cert.serialNumber, Date.parse(cert.validTo)) : null;
   }
   if (socket.authorized) {
-    // OpenSSL's verdict at the handshake stands for the connection, as it always has.
+    // OpenSSL's verdict covers the chain at the handshake; the end date is read again on every
+    // request (createAgentServer), since a kept-alive connection outlives a certificate that
+    // expires while it is open.
     const peer = socket.getPeerCertificate();
-    return peer?.fingerprint256 && peer.serialNumber ? of(peer.fingerprint256, peer.serialNumber, Infinity) : null;
+    return peer?.fingerprint256 && peer.serialNumber
+      ? of(peer.fingerprint256, peer.serialNumber, Date.parse(peer.valid_to))
+      : null;
   }
   if (String(socket.authorizationError) === "CERT_HAS_EXPIRED") {
     // (Node sets authorizationError to OpenSSL's code string, whatever its type declares.)

@@ -6,6 +6,7 @@ import { readJson, readJsonNode } from "@/lib/server/api/read-body";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { agentIdentity, IDENTITY_HEADERS } from "./agent-identity";
 import { requireAgentPort } from "./agent-port";
+import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
 import { PROTOCOL_HANDLERS, type EndpointMetrics, type ProtocolHandler, type ProtocolReply } from "./protocol-handlers";
 
 // The one door to the agent protocol: the agent port calls dispatchNode for every protocol path
@@ -39,7 +40,9 @@ export function isProtocolPath(url: string): boolean {
 
 async function run(entry: ProtocolHandler, req: ProtocolRequest): Promise<ProtocolReply> {
   if (entry.auth !== "public") requireAgentPort(req.headers);
-  const ctx = { sourceAddress: req.headers.get(IDENTITY_HEADERS.remoteAddress), body: () => req.readBody() };
+  // The client's address as everywhere else (behind TRUSTED_PROXY_CIDRS only); none when no peer was noted.
+  const sourceAddress = req.headers.get(IDENTITY_HEADERS.remoteAddress) === null ? null : requestClientAddress(req.headers);
+  const ctx = { sourceAddress, body: () => req.readBody() };
   switch (entry.auth) {
     case "public":
       return entry.handle(ctx);

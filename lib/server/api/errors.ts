@@ -1,4 +1,5 @@
 import "server-only";
+import { reasonText } from "@/lib/domain/error-text";
 import { classifyDatabaseError, RETRY_AFTER_SECONDS, type DatabaseFault } from "@/lib/server/db/database-errors";
 import { log } from "@/lib/server/log";
 import { incCounter } from "@/lib/server/metrics/registry";
@@ -11,6 +12,8 @@ const STATUS = {
   immutable_field: 400,
   /** A destructive bulk action over "all matching" with no filter at all: the whole fleet. */
   filter_required: 400,
+  /** A destructive bulk action over "all matching" whose filter matches every cluster of the fleet anyway. */
+  filter_matches_fleet: 400,
   unauthenticated: 401,
   token_missing: 401,
   token_invalid: 401,
@@ -39,6 +42,8 @@ const STATUS = {
   /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
   registration_request_expired: 410,
   agent_port_required: 421,
+  /** A request under a Host name this server is not known by (metrics: DNS rebinding). */
+  host_not_served: 421,
   payload_too_large: 413,
   unsupported_media_type: 415,
   missing_required_labels: 422,
@@ -117,7 +122,7 @@ export function databaseFaultError(fault: DatabaseFault, cause?: unknown): ApiEr
   const last = faultLog.get(fault);
   const now = Date.now();
   if (!last || now - last.at >= FAULT_LOG_MS) {
-    const why = (cause instanceof Error ? cause.message : String(cause ?? "")).replace(/\s+/g, " ").trim().slice(0, 300);
+    const why = reasonText(cause).replace(/\s+/g, " ").trim().slice(0, 300);
     const more = last?.suppressed ? ` (+${last.suppressed} more since the last line)` : "";
     console.warn(`database fault answered 503 ${fault}: ${why}${more}`);
     faultLog.set(fault, { at: now, suppressed: 0 });

@@ -1,4 +1,5 @@
 import "server-only";
+import { errorText } from "@/lib/domain/error-text";
 import type { ExporterPatch, ExporterState } from "@/lib/contracts/cluster-profiles";
 import { checkHubKubeconfig, type HubKubeconfig } from "@/lib/domain/kubeconfig";
 import { env } from "@/lib/env";
@@ -115,10 +116,7 @@ export async function loadExporterConfig(): Promise<ExporterConfig | null> {
     if (!isSealedKey(sealed)) throw new Error("it is not a sealed envelope");
     text = unsealKey(sealed, env().fleetCaKek, KUBECONFIG_AAD);
   } catch (err) {
-    throw new HubError(
-      "kubeconfig",
-      `The stored hub kubeconfig cannot be opened: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    throw new HubError("kubeconfig", `The stored hub kubeconfig cannot be opened: ${errorText(err)}`);
   }
   const hub = checkHubKubeconfig(text);
   if (!hub.ok) throw new HubError("kubeconfig", `The stored hub kubeconfig is refused: it ${hub.problem}. Paste one again.`);

@@ -1,4 +1,5 @@
 import "server-only";
+import { errorText } from "@/lib/domain/error-text";
 import { QueryClient, dehydrate, type DehydratedState, type QueryKey } from "@tanstack/react-query";
 import type { ReplyOf, RouteContract } from "@/lib/contracts/route";
 import { hasRole } from "@/lib/domain/roles";
@@ -42,7 +43,7 @@ export async function pageData(principal: Principal, queries: readonly PageQuery
         if (err instanceof ApiError) return;
         log.warn("page data left to the client", {
           path: q.contract.path,
-          error: err instanceof Error ? err.message : String(err),
+          error: errorText(err),
         });
       }
     }),

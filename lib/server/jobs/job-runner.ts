@@ -1,4 +1,5 @@
 import "server-only";
+import { errorText } from "@/lib/domain/error-text";
 import { log } from "@/lib/server/log";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 
@@ -65,7 +66,7 @@ export function startJobs(jobs: readonly Job[], clock: JobClock = realClock): Jo
           await job.run();
         } catch (err) {
           result = "error";
-          log.error("background job failed", { job: job.name, error: err instanceof Error ? err.message : String(err) });
+          log.error("background job failed", { job: job.name, error: errorText(err) });
         }
         observe(JOB_SECONDS, "Background job run time", DURATION_BUCKETS, seconds(clock.now() - started), {
           job: job.name,

@@ -35,6 +35,7 @@ export async function bulkStartDeregistration(
       [{ field: "filter", message: "sets no condition: it would select the whole fleet" }],
     );
   const ids = await selectClusters(input);
+  if (input.filter) await refuseWholeFleet(ids.length);
   if (!input.dryRun && input.confirmCount !== ids.length)
     throw new ApiError(
       "count_changed",
@@ -84,6 +85,22 @@ export async function bulkStartDeregistration(
     failed: results.filter((r) => !r.ok).map((r) => ({ id: r.id, name: r.name, error: r.error })),
   });
   return { dryRun: false, matched: ids.length, started, results };
+}
+
+/**
+ * A filter that matches every cluster is the whole fleet by another spelling (`!no-such-label`,
+ * or `env` when every cluster has one): refused like an empty filter, as a typo in a selector
+ * would otherwise drain everything. A fleet of one is left to the confirmed count.
+ */
+async function refuseWholeFleet(matched: number): Promise<void> {
+  if (matched < 2) return;
+  const fleet = await db().cluster.count();
+  if (matched < fleet) return;
+  throw new ApiError(
+    "filter_matches_fleet",
+    `This filter matches every cluster in the fleet (${fleet}); draining them all is not a bulk action. Narrow the filter or pick clusters.`,
+    [{ field: "filter", message: `matches all ${fleet} clusters of the fleet` }],
+  );
 }
 
 /** Counts by the env and region labels and by group, largest first. */

@@ -1,4 +1,5 @@
 import "server-only";
+import { errorText } from "@/lib/domain/error-text";
 import { createHash, createPrivateKey, generateKeyPair, randomBytes, sign, X509Certificate, type KeyObject } from "node:crypto";
 import { promisify } from "node:util";
 import forge from "node-forge";
@@ -126,7 +127,7 @@ export function decodeStoredCa(
 function unreadable(name: string, err: unknown): Error {
   // Never "repair" by generating a new CA: every issued certificate and agent trust bundle
   // depends on this one. An operator must restore it.
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason = errorText(err);
   return new Error(`The stored fleet CA (secret ${name}) is unreadable (${reason}); restore it from a backup.`);
 }
 

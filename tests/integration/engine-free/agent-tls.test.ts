@@ -308,6 +308,39 @@ test("a resumed session is checked now: a certificate expired since is marked ex
   }
 });
 
+test("a kept-alive connection: a certificate that expires while it is open is marked expired from the next request on", async () => {
+  const peer = await startPeer(stateOf(oldCa), randomBytes(48));
+  const shortLived = clientCert(oldCa, { now: new Date(Date.now() - DAY + 2_000), validityDays: 1 });
+  const agent = new https.Agent({
+    keepAlive: true,
+    maxSockets: 1,
+    ca: oldCa.certPem,
+    cert: shortLived.cert,
+    key: shortLived.key,
+  });
+  const onSameSocket = () =>
+    new Promise<{ body: Record<string, unknown>; port: number | undefined }>((resolve, reject) => {
+      const req = https.request({ host: "127.0.0.1", port: peer.port, path: PROBE, method: "GET", agent }, (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ body: JSON.parse(text) as Record<string, unknown>, port: res.socket?.localPort }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  try {
+    const first = await onSameSocket();
+    assert.deepEqual(first.body, { fingerprint: shortLived.fingerprint, expired: null });
+    await new Promise((r) => setTimeout(r, 2_500));
+    const later = await onSameSocket();
+    assert.equal(later.port, first.port, "the same connection, no new handshake");
+    assert.deepEqual(later.body, { fingerprint: shortLived.fingerprint, expired: "1" }, "expired since the handshake");
+  } finally {
+    agent.destroy();
+    await closeServer(peer.server);
+  }
+});
+
 test("the reference agent's connections resume the last TLS session: a reconnect after the server closed an idle connection skips the full handshake", async () => {
   const peer = await startPeer(stateOf(oldCa), randomBytes(48));
   const client = clientCert(oldCa);

@@ -14,6 +14,7 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
 import YAML from "yaml";
+import { isTrustedProxy, trustedProxies } from "@/lib/domain/client-address";
 import { ENV_NAMES, parseEnv } from "@/lib/env";
 
 const DIR = path.join(process.cwd(), "deploy/kubernetes");
@@ -179,6 +180,32 @@ test("every env name is one lib/env.ts reads; secrets come from the Secret the e
   );
 });
 
+test("X-Forwarded-For is believed from the ingress controller's range only: a narrow placeholder, never the pod network", () => {
+  const env = new Map<string, string>(container.env.map((e: { name: string; value?: string }) => [e.name, e.value ?? ""]));
+  const cidrs = parseEnv({ NODE_ENV: "production", ...Object.fromEntries(env) }).TRUSTED_PROXY_CIDRS;
+  assert.ok(cidrs.length > 0, "set, to the ingress controller's addresses");
+  const proxies = trustedProxies(cidrs);
+  for (const cidr of cidrs) {
+    const [address = "", bits] = cidr.split("/");
+    const narrowest = address.includes(".") ? 24 : 120;
+    assert.ok(Number(bits ?? 128) >= narrowest, `${cidr} is narrower than /${narrowest}`);
+  }
+  // Disjoint from the pod network the NetworkPolicy names (two CIDRs overlap when one holds the other's first address).
+  const podNetwork = (one("NetworkPolicy").spec.ingress as { from: { ipBlock?: { except?: string[] } }[] }[]).flatMap((r) =>
+    r.from.flatMap((p) => p.ipBlock?.except ?? []),
+  );
+  assert.ok(podNetwork.length > 0);
+  const pods = trustedProxies(podNetwork);
+  for (const range of podNetwork)
+    assert.equal(isTrustedProxy(proxies, range.split("/")[0]!), false, `the pod network ${range} is not trusted`);
+  for (const cidr of cidrs) assert.equal(isTrustedProxy(pods, cidr.split("/")[0]!), false, `${cidr} is outside the pod network`);
+  // The comment beside it says to edit it, and why.
+  const manifest = readFileSync(path.join(process.cwd(), "deploy/kubernetes/deployment.yaml"), "utf8");
+  const comment = manifest.slice(0, manifest.indexOf("- name: TRUSTED_PROXY_CIDRS")).split("\n").slice(-12).join("\n");
+  assert.match(comment, /EDIT: the ingress controller's addresses only/);
+  assert.match(comment, /Never the pod network/);
+});
+
 test("the agent port trusts no forwarded certificate and is closed to the pod network but the agent's namespace", () => {
   // The agent Service is TLS passthrough: mutual TLS ends at the pod, nothing forwards certificates.
   const env = new Map<string, string>(container.env.map((e: { name: string; value?: string }) => [e.name, e.value ?? ""]));
@@ -197,10 +224,9 @@ test("the agent port trusts no forwarded certificate and is closed to the pod ne
   // Every rule names its port: nothing is open on a port no rule mentions.
   assert.ok(rules.every((r) => r.ports.length > 0));
   const agent = forPort("agent").flatMap((r) => r.from);
-  const trustedRange = env.get("TRUSTED_PROXY_CIDRS")!;
   for (const peer of agent.filter((p) => p.ipBlock)) {
     const { cidr, except = [] } = peer.ipBlock!;
-    if (cidr.includes(".")) assert.ok(except.includes(trustedRange), `${cidr} excludes the pod network ${trustedRange}`);
+    assert.ok(except.length > 0, `${cidr} excludes the pod network`);
   }
   const namespaces = agent.filter((p) => p.namespaceSelector).map((p) => JSON.stringify(p.namespaceSelector));
   assert.deepEqual(namespaces, [JSON.stringify({ matchLabels: { "kubernetes.io/metadata.name": "fleet-system" } })]);

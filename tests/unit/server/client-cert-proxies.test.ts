@@ -42,3 +42,17 @@ test("half a configuration, a bad CIDR or a bad fingerprint stops the start nami
     );
   }
 });
+
+test("TRUSTED_PROXY_CIDRS: empty by default; an entry that is not an address or CIDR stops the start naming it", () => {
+  assert.deepEqual(parseEnv({ NODE_ENV: "test" }).TRUSTED_PROXY_CIDRS, []);
+  assert.deepEqual(parseEnv({ NODE_ENV: "test", TRUSTED_PROXY_CIDRS: "10.1.2.0/24, fd00::/8" }).TRUSTED_PROXY_CIDRS, [
+    "10.1.2.0/24",
+    "fd00::/8",
+  ]);
+  for (const bad of ["ingress.internal", "10.0.0.0/33", "10.1.2.0/24,fd00::/200"])
+    assert.throws(
+      () => parseEnv({ NODE_ENV: "test", TRUSTED_PROXY_CIDRS: bad }),
+      (err: unknown) => err instanceof EnvError && /TRUSTED_PROXY_CIDRS: .* is not an address or CIDR/.test(err.message),
+      bad,
+    );
+});

@@ -57,59 +57,111 @@ describe("loopback peers (the metrics endpoint without METRICS_TOKEN)", () => {
 });
 
 describe("who may scrape /api/metrics", () => {
-  const headers = (h: Record<string, string>) => new Headers(h);
+  const headers = (h: Record<string, string>) => new Headers({ host: "127.0.0.1:3000", ...h });
+  const OWN = () => ["127.0.0.1", "::1", "10.1.2.3", "fe80::1%eth0"];
+  const loopback = (token: string | null = null) => ({ token, bind: "127.0.0.1", publicUrl: null, ownAddresses: OWN });
+  const everywhere = (token: string | null = null) => ({
+    token,
+    bind: "0.0.0.0",
+    publicUrl: "https://fleet.example.com",
+    ownAddresses: OWN,
+  });
 
-  test("unset token: the socket peer decides, never a forwarded header", () => {
+  test("unset token, bound to loopback: the socket peer decides, never a forwarded header", () => {
     assert.equal(
-      refusal(() => authorizeScrape(headers({ [IDENTITY_HEADERS.remoteAddress]: "127.0.0.1" }), null)),
+      refusal(() => authorizeScrape(headers({ [IDENTITY_HEADERS.remoteAddress]: "127.0.0.1" }), loopback())),
       null,
     );
     assert.equal(
-      refusal(() => authorizeScrape(headers({ [IDENTITY_HEADERS.remoteAddress]: "::1" }), null)),
+      refusal(() => authorizeScrape(headers({ [IDENTITY_HEADERS.remoteAddress]: "::1" }), loopback())),
       null,
     );
     assert.deepEqual(
       refusal(() =>
         authorizeScrape(
           headers({ [IDENTITY_HEADERS.remoteAddress]: "203.0.113.7", "x-forwarded-for": "127.0.0.1", "x-real-ip": "127.0.0.1" }),
-          null,
+          loopback(),
         ),
       ),
       { status: 403, code: "forbidden" },
     );
     // No peer noted (not served by the custom server): refused.
     assert.deepEqual(
-      refusal(() => authorizeScrape(headers({}), null)),
+      refusal(() => authorizeScrape(headers({}), loopback())),
       { status: 403, code: "forbidden" },
     );
   });
 
-  test("token set: only the right bearer token, from anywhere, loopback included", () => {
-    const loopback = { [IDENTITY_HEADERS.remoteAddress]: "127.0.0.1" };
-    assert.equal(
-      refusal(() => authorizeScrape(headers({ authorization: `Bearer ${TOKEN}` }), TOKEN)),
-      null,
-    );
-    assert.equal(
-      refusal(() => authorizeScrape(headers({ authorization: `bearer ${TOKEN}` }), TOKEN)),
-      null,
-    );
-    for (const authorization of [
-      undefined,
-      "",
-      "Bearer",
-      `Bearer ${TOKEN}x`,
-      `Bearer ${TOKEN.slice(0, -1)}`,
-      `Basic ${TOKEN}`,
-      TOKEN,
-    ]) {
-      const h = headers({ ...loopback, ...(authorization === undefined ? {} : { authorization }) });
+  test("unset token, bound to anything but loopback: 401 for everyone, loopback peers included", () => {
+    for (const bind of ["0.0.0.0", "::", "10.1.2.3"]) {
+      const h = headers({ [IDENTITY_HEADERS.remoteAddress]: "127.0.0.1" });
       assert.deepEqual(
-        refusal(() => authorizeScrape(h, TOKEN)),
+        refusal(() => authorizeScrape(h, { ...everywhere(), bind })),
         { status: 401, code: "unauthenticated" },
-        String(authorization),
+        bind,
       );
     }
+  });
+
+  test("token set: only the right bearer token, from anywhere, loopback included", () => {
+    const peer = { [IDENTITY_HEADERS.remoteAddress]: "127.0.0.1" };
+    for (const config of [loopback(TOKEN), everywhere(TOKEN)]) {
+      assert.equal(
+        refusal(() => authorizeScrape(headers({ authorization: `Bearer ${TOKEN}` }), config)),
+        null,
+      );
+      assert.equal(
+        refusal(() => authorizeScrape(headers({ authorization: `bearer ${TOKEN}` }), config)),
+        null,
+      );
+      for (const authorization of [
+        undefined,
+        "",
+        "Bearer",
+        `Bearer ${TOKEN}x`,
+        `Bearer ${TOKEN.slice(0, -1)}`,
+        `Basic ${TOKEN}`,
+        TOKEN,
+      ]) {
+        const h = headers({ ...peer, ...(authorization === undefined ? {} : { authorization }) });
+        assert.deepEqual(
+          refusal(() => authorizeScrape(h, config)),
+          { status: 401, code: "unauthenticated" },
+          String(authorization),
+        );
+      }
+    }
+  });
+
+  test("only a Host the server is known by: a rebound name is 421 before any token is looked at", () => {
+    const withToken = (host: string) => new Headers({ host, authorization: `Bearer ${TOKEN}` });
+    const local = { [IDENTITY_HEADERS.remoteAddress]: "127.0.0.1" };
+    // Bound to loopback, no token: a loopback peer, but the page was served as evil.example.
+    for (const host of ["evil.example", "evil.example:3000", "127.0.0.1.evil.example", "fleet.example.com", "", "a@127.0.0.1"])
+      assert.deepEqual(
+        refusal(() => authorizeScrape(new Headers({ ...local, host }), loopback())),
+        { status: 421, code: "host_not_served" },
+        host,
+      );
+    for (const host of ["localhost:3000", "LOCALHOST", "127.0.0.1", "127.9.9.9:1", "[::1]:3000"])
+      assert.equal(
+        refusal(() => authorizeScrape(new Headers({ ...local, host }), loopback())),
+        null,
+        host,
+      );
+    // Bound everywhere: the public URL's host and this machine's own addresses (a pod scraped by its address).
+    for (const host of ["fleet.example.com", "FLEET.example.com:443", "10.1.2.3:3000", "[fe80::1]:3000", "127.0.0.1:3000"])
+      assert.equal(
+        refusal(() => authorizeScrape(withToken(host), everywhere(TOKEN))),
+        null,
+        host,
+      );
+    for (const host of ["evil.example", "localhost:3000", "10.1.2.4:3000", "fleet.example.com.evil.example"])
+      assert.deepEqual(
+        refusal(() => authorizeScrape(withToken(host), everywhere(TOKEN))),
+        { status: 421, code: "host_not_served" },
+        host,
+      );
   });
 });
 
