@@ -132,21 +132,48 @@ export const REGISTRATION_FAILURE_WINDOW_MINUTES = 15;
 export const REGISTRATION_FAILURE_THRESHOLD = 20;
 export const CERTIFICATE_EXPIRY_WARNING_DAYS = 7;
 
-/** The subscription's form and PATCH body. */
+const WEBHOOK_URL_MAX = 2048;
+const WEBHOOK_URL_TOO_LONG = `The URL can be at most ${WEBHOOK_URL_MAX.toLocaleString("en")} characters.`;
+const WEBHOOK_URL_ERROR = "The URL must be an http:// or https:// URL without a user name or password.";
+
+/**
+ * A webhook URL as the WHATWG URL parser reads it (`new URL(input).href`), or null when it does
+ * not parse. The parser forgives much (`https:host/x`, `https:/host`, backslashes for slashes, tabs
+ * and newlines dropped) and a delivery connects to what it reads, so the canonical form is what is
+ * checked, stored, shown and audited: what an operator reads is where deliveries go.
+ */
+export function canonicalWebhookUrl(input: string): string | null {
+  try {
+    return new URL(input).href;
+  } catch {
+    return null;
+  }
+}
+
+/** The subscription's form and PATCH body: any spelling the parser accepts, stored canonical. */
 export const webhookUrlSchema = z
   .string()
   .trim()
-  .max(2048, { error: "The URL can be at most 2,048 characters." })
-  .refine(
-    (s) => {
-      try {
-        const u = new URL(s);
-        return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password;
-      } catch {
-        return false;
-      }
-    },
-    { error: "The URL must be an http:// or https:// URL without a user name or password." },
+  .max(WEBHOOK_URL_MAX, { error: WEBHOOK_URL_TOO_LONG })
+  .transform((s, ctx) => {
+    const href = canonicalWebhookUrl(s);
+    if (href === null) {
+      ctx.addIssue({ code: "custom", message: WEBHOOK_URL_ERROR });
+      return z.NEVER;
+    }
+    return href;
+  })
+  .pipe(
+    z
+      .string()
+      .max(WEBHOOK_URL_MAX, { error: WEBHOOK_URL_TOO_LONG })
+      .refine(
+        (href) => {
+          const u = new URL(href);
+          return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password;
+        },
+        { error: WEBHOOK_URL_ERROR },
+      ),
   );
 
 export const webhookEventsSchema = z

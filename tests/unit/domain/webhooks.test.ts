@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { parseSelector, selectorProblem } from "@/lib/domain/selector";
-import { inWebhookScope, webhookSelectorSchema } from "@/lib/domain/webhooks";
+import { redactCredentials, urlsToOrigins } from "@/lib/domain/redact";
+import { canonicalWebhookUrl, inWebhookScope, webhookPatchSchema, webhookSelectorSchema } from "@/lib/domain/webhooks";
 import {
   classifyAddress,
   describeAddress,
@@ -211,6 +212,47 @@ describe("payload", () => {
       /rollout \*v2\* paused/,
     );
   });
+  test("a webhook URL is stored as the WHATWG parser reads it, and checked in that form", () => {
+    const canonical = (url: string) => {
+      const parsed = webhookCreateSchema.safeParse({ url, events: ["cluster.removed"] });
+      return parsed.success ? parsed.data.url : null;
+    };
+    // The spellings the parser forgives, each as the URL a delivery would connect to.
+    assert.equal(canonical("https:93.184.216.34/services/T0/B0/secret"), "https://93.184.216.34/services/T0/B0/secret");
+    assert.equal(canonical("https:/hooks.example.com/secret"), "https://hooks.example.com/secret");
+    assert.equal(canonical("https:\\\\hooks.example.com\\services\\secret"), "https://hooks.example.com/services/secret");
+    assert.equal(canonical("https://hooks.example.com/ser\tvi\nces/secret"), "https://hooks.example.com/services/secret");
+    assert.equal(canonical("  HTTPS://Hooks.Example.COM:443/a b  "), "https://hooks.example.com/a%20b");
+    assert.equal(canonical("https://hooks.example.com"), "https://hooks.example.com/");
+    assert.equal(webhookPatchSchema.parse({ url: "https:hooks.example.com/x" }).url, "https://hooks.example.com/x");
+    assert.equal(canonicalWebhookUrl("not a url"), null);
+    // Credentials are refused however they are spelled; the check reads the canonical form.
+    for (const url of ["https:user:pw@hooks.example.com/", "https:\\\\user@hooks.example.com/", "ftp:/hooks.example.com/"])
+      assert.equal(canonical(url), null, url);
+    // The limit holds for what is stored, which the parser may lengthen (percent-encoding).
+    assert.equal(canonical(`https://hooks.example.com/${"é".repeat(1000)}`), null);
+    assert.equal(canonical(`https://hooks.example.com/${"é".repeat(300)}`)?.length, 26 + 300 * 6);
+  });
+
+  test("the audit log's redaction keeps a forgiving spelling's origin only", () => {
+    const secretPath = "/services/T0001/B0001/abcdefghijklmnopqrstuvwx";
+    for (const [text, origin] of [
+      [`https:93.184.216.34${secretPath}`, "https://93.184.216.34"],
+      [`https:/hooks.example.com${secretPath}`, "https://hooks.example.com"],
+      [`https:\\\\hooks.example.com${secretPath.replaceAll("/", "\\")}`, "https://hooks.example.com"],
+      [`https://hooks.example.com/ser\tvices${secretPath}`, "https://hooks.example.com"],
+      [`https://hooks.example.com/ser\n\tvices${secretPath}`, "https://hooks.example.com"],
+      [`HTTPS:Hooks.Example.com${secretPath}`, "https://hooks.example.com"],
+    ]) {
+      assert.equal(urlsToOrigins(text!), origin, text);
+      assert.equal(redactCredentials(urlsToOrigins(`moved to ${text}.`)), `moved to ${origin}.`, text);
+    }
+    // Prose and other schemes are as before.
+    assert.equal(urlsToOrigins("see https://x.example.com/p/q. Next"), "see https://x.example.com. Next");
+    assert.equal(urlsToOrigins("postgres://u:pw@db:5432/x"), "postgres://db:5432");
+    assert.equal(urlsToOrigins("http: no URL here, nohttps:x"), "http: no URL here, nohttps:x");
+  });
+
   test("a subscription needs an http(s) URL without credentials and at least one known event", () => {
     assert.equal(
       webhookCreateSchema.safeParse({ url: "https://hooks.example.com/x", events: ["cluster.removed"] }).success,
