@@ -222,8 +222,9 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
               </p>
             ) : (
               <p id="webhook-selector-hint" className="text-xs text-slate-500 dark:text-slate-400">
-                A label selector in kubectl syntax. Cluster events go out only for clusters it matches when they happen; fleet
-                events (registrations, rollouts) always go. Empty: every cluster.
+                A label selector in kubectl syntax. Events go out only for clusters (and registrations waiting for approval) it
+                matches when they happen; events about nothing labelled (rollout pauses, the failure rate) only without one.
+                Empty: every event.
               </p>
             )}
             <div id="webhook-scope-count">

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkSelectorText, matchesSelector, type Selector } from "./selector";
+import { checkSelectorText, matchesSelector, parseSelector, type Selector } from "./selector";
 
 // Webhook notifications (docs/integrations/webhooks.md): the events, the payload every receiver
 // gets, the Slack rendering, the retry schedule and the NotReady/Ready debounce rule. Pure: the
@@ -182,9 +182,9 @@ export const webhookEventsSchema = z
   .transform((events) => [...new Set(events)] as (typeof SUBSCRIBABLE_EVENT_TYPES)[number][]);
 
 /**
- * A subscription's scope: a kubectl-style label selector (the groups' parser and limits). Cluster
- * events go only to subscriptions whose selector matches the cluster's labels when the event is
- * enqueued; events without a cluster always go. Empty or null: every cluster.
+ * A subscription's scope: a kubectl-style label selector (the groups' parser and limits). An
+ * event goes to a scoped subscription only when the labels it is about (its cluster's, or a
+ * registration request's) match when it is enqueued. Empty or null: every event.
  */
 export const webhookSelectorSchema = z
   .string()
@@ -192,13 +192,33 @@ export const webhookSelectorSchema = z
   .superRefine(checkSelectorText)
   .nullable()
   .describe(
-    "Label selector (kubectl syntax) scoping the subscription's cluster events; empty or null: every cluster. Events without a cluster are always sent.",
+    "Label selector (kubectl syntax) scoping the subscription to events about clusters or registration requests whose labels match; empty or null: every event. Events that carry no labels (rollout pauses, the registration failure rate) go only to subscriptions without a selector.",
   )
   .transform((s) => (s ? s : null));
 
-/** Whether a cluster with `labels` is in a subscription's scope (`selector` parsed; null: every cluster). */
-export function inWebhookScope(selector: Selector | null, labels: Record<string, string>): boolean {
-  return selector === null || matchesSelector(labels, selector);
+/** A subscription's scope as the outbox reads it: parsed, null for none, "unparsable" for a stored one that no longer parses. */
+export type WebhookScope = Selector | null | "unparsable";
+
+export function webhookScope(selector: string | null): WebhookScope {
+  if (!selector) return null;
+  try {
+    return parseSelector(selector);
+  } catch {
+    return "unparsable";
+  }
+}
+
+/**
+ * Whether an event reaches a subscription of `scope`. `labels`: those of what the event is about (a
+ * cluster, a registration request); null when it is about nothing labelled (a rollout pause, the
+ * failure rate). An unscoped subscription hears of everything; a scoped one only of what its
+ * selector matches, so never of an event without labels (nothing shows it is in scope), and a
+ * selector that no longer parses matches nothing rather than everything.
+ */
+export function inWebhookScope(scope: WebhookScope, labels: Readonly<Record<string, string>> | null): boolean {
+  if (scope === null) return true;
+  if (scope === "unparsable" || labels === null) return false;
+  return matchesSelector(labels, scope);
 }
 
 export const webhookCreateSchema = z

@@ -8,7 +8,13 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { parseSelector, selectorProblem } from "@/lib/domain/selector";
 import { redactCredentials, urlsToOrigins } from "@/lib/domain/redact";
-import { canonicalWebhookUrl, inWebhookScope, webhookPatchSchema, webhookSelectorSchema } from "@/lib/domain/webhooks";
+import {
+  canonicalWebhookUrl,
+  inWebhookScope,
+  webhookPatchSchema,
+  webhookScope,
+  webhookSelectorSchema,
+} from "@/lib/domain/webhooks";
 import {
   classifyAddress,
   describeAddress,
@@ -325,6 +331,24 @@ describe("webhook signatures", () => {
 });
 
 describe("a subscription's label-selector scope", () => {
+  test("an event without labels goes only to unscoped subscriptions; a stored selector that no longer parses matches nothing", () => {
+    // A rollout pause, the registration failure rate: about nothing labelled.
+    assert.equal(inWebhookScope(null, null), true);
+    assert.equal(inWebhookScope(parseSelector("env=prod"), null), false);
+    // Even a selector every label set satisfies: nothing shows the event is in scope.
+    assert.equal(inWebhookScope(parseSelector("!no-such-label"), null), false);
+    assert.equal(inWebhookScope(parseSelector("!no-such-label"), {}), true);
+    // A registration request's labels decide as a cluster's do.
+    assert.equal(inWebhookScope(parseSelector("env=prod"), { env: "prod", team: "a" }), true);
+    assert.equal(inWebhookScope(parseSelector("env=prod"), { env: "dev" }), false);
+    assert.equal(inWebhookScope("unparsable", { env: "prod" }), false);
+    assert.equal(inWebhookScope("unparsable", null), false);
+    assert.equal(webhookScope(null), null);
+    assert.equal(webhookScope(""), null);
+    assert.equal(webhookScope("env in (prod"), "unparsable");
+    assert.deepEqual(webhookScope("env=prod"), parseSelector("env=prod"));
+  });
+
   test("null is every cluster; otherwise the selector decides, with the groups' parser and its messages", () => {
     const labels = { env: "prod", region: "eu" };
     assert.equal(inWebhookScope(null, labels), true);
