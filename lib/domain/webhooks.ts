@@ -221,6 +221,13 @@ export function inWebhookScope(scope: WebhookScope, labels: Readonly<Record<stri
   return matchesSelector(labels, scope);
 }
 
+/** Also send X-Fleet-Signature, the body-only signature a captured delivery can be replayed with. */
+const legacySignatureSchema = z
+  .boolean()
+  .describe(
+    "Also send X-Fleet-Signature (HMAC of the body alone, replayable: it covers no time) for a receiver not yet on X-Fleet-Signature-V2",
+  );
+
 export const webhookCreateSchema = z
   .object({
     url: webhookUrlSchema,
@@ -228,6 +235,7 @@ export const webhookCreateSchema = z
     format: z.enum(WEBHOOK_FORMATS).default("json"),
     enabled: z.boolean().default(true),
     selector: webhookSelectorSchema.optional(),
+    legacySignature: legacySignatureSchema.optional(),
   })
   .strict();
 export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
@@ -239,6 +247,7 @@ export const webhookPatchSchema = z
     format: z.enum(WEBHOOK_FORMATS),
     enabled: z.boolean(),
     selector: webhookSelectorSchema,
+    legacySignature: legacySignatureSchema,
   })
   .partial()
   .strict()

@@ -277,6 +277,7 @@ describe("webhook signatures", () => {
   const body = JSON.stringify({ id: "d1", type: "webhook.test" });
   const sentAt = new Date("2026-12-02T12:00:00.000Z");
   const sent = webhookSignatureHeaders(secret, body, sentAt);
+  const sentWithLegacy = webhookSignatureHeaders(secret, body, sentAt, { legacy: true });
   const timestamp = sent[WEBHOOK_HEADERS.timestamp]!;
   const signature = sent[WEBHOOK_HEADERS.signature]!;
   const check = (over: Partial<Parameters<typeof verifyWebhookSignature>[0]> = {}) =>
@@ -285,8 +286,7 @@ describe("webhook signatures", () => {
   test("the signature is HMAC-SHA256 of timestamp.body under the secret, beside its timestamp", () => {
     assert.equal(timestamp, "1796212800");
     assert.equal(signature, `sha256=${createHmac("sha256", secret).update(`1796212800.${body}`).digest("hex")}`);
-    // The body-only signature of the previous release, sent for one more release.
-    assert.equal(sent[WEBHOOK_HEADERS.legacySignature], `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
+    assert.deepEqual(Object.keys(sent).sort(), [WEBHOOK_HEADERS.signature, WEBHOOK_HEADERS.timestamp]);
     assert.deepEqual(check(), { ok: true });
     assert.deepEqual(check({ body: Buffer.from(body) }), { ok: true }, "over the raw bytes as well");
   });
@@ -296,9 +296,26 @@ describe("webhook signatures", () => {
     assert.deepEqual(check({ body: body.replace("d1", "d2") }), { ok: false, reason: "mismatch" });
     const later = new Date(sentAt.getTime() + 3_600_000);
     assert.deepEqual(check({ timestamp: String(Number(timestamp) + 3_600), now: later }), { ok: false, reason: "mismatch" });
-    assert.deepEqual(check({ signature: sent[WEBHOOK_HEADERS.legacySignature] }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ signature: sentWithLegacy[WEBHOOK_HEADERS.legacySignature] }), { ok: false, reason: "mismatch" });
     assert.deepEqual(check({ timestamp: undefined }), { ok: false, reason: "missing" });
     assert.deepEqual(check({ timestamp: "1796212800.5" }), { ok: false, reason: "missing" });
+  });
+
+  test("the replayable body-only X-Fleet-Signature is sent only to a subscription that opts into it", () => {
+    assert.equal(sent[WEBHOOK_HEADERS.legacySignature], undefined, "not by default");
+    assert.equal(webhookSignatureHeaders(secret, body, sentAt, { legacy: false })[WEBHOOK_HEADERS.legacySignature], undefined);
+    assert.equal(
+      sentWithLegacy[WEBHOOK_HEADERS.legacySignature],
+      `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`,
+    );
+    // The opt-in adds the old header; the timestamped pair is the same.
+    assert.equal(sentWithLegacy[WEBHOOK_HEADERS.signature], signature);
+    assert.equal(sentWithLegacy[WEBHOOK_HEADERS.timestamp], timestamp);
+    // A subscription says so on create (off unless asked) and on PATCH.
+    const create = webhookCreateSchema.parse({ url: "https://hooks.example.com/x", events: ["cluster.removed"] });
+    assert.equal(create.legacySignature, undefined);
+    assert.equal(webhookPatchSchema.parse({ legacySignature: true }).legacySignature, true);
+    assert.equal(webhookPatchSchema.safeParse({ legacySignature: "yes" }).success, false);
   });
 
   test("a delivery replayed more than 5 minutes after it was sent (or dated ahead) is refused", () => {
