@@ -14,6 +14,7 @@ import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useSelectorPreview } from "@/lib/client/groups";
 import { useCreateWebhook, useUpdateWebhook, type Webhook } from "@/lib/client/webhooks";
 import { SelectorInput } from "@/components/labels/selector-input";
+import { Badge } from "@/components/ui/badge";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Dialog } from "@/components/ui/dialog";
 import { Field, SelectField, inputClass } from "@/components/ui/field";
@@ -109,6 +110,7 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
   );
   const [format, setFormat] = useState<WebhookFormat>(webhook?.format ?? "json");
   const [selector, setSelector] = useState(webhook?.selector ?? "");
+  const [legacySignature, setLegacySignature] = useState(webhook?.legacySignature ?? false);
   const [errors, setErrors] = useState<Errors>({});
   // The secret lives in this component's state only and is gone when it closes.
   const [secret, setSecret] = useState<string | null>(null);
@@ -124,7 +126,7 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const parsed = webhookCreateSchema.safeParse({ url, events, format, selector });
+    const parsed = webhookCreateSchema.safeParse({ url, events, format, selector, legacySignature });
     if (!parsed.success) {
       const message = (field: string) => parsed.error.issues.find((i) => i.path[0] === field)?.message;
       setErrors({ url: message("url"), events: message("events"), selector: message("selector") });
@@ -147,6 +149,7 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
     if ([...parsed.data.events].sort().join() !== [...webhook.events].sort().join()) patch.events = parsed.data.events;
     if (parsed.data.format !== webhook.format) patch.format = parsed.data.format;
     if (parsed.data.selector !== webhook.selector) patch.selector = parsed.data.selector;
+    if (legacySignature !== webhook.legacySignature) patch.legacySignature = legacySignature;
     if (Object.keys(patch).length === 0) onClose();
     else update.mutate({ id: webhook.id, patch }, { onSuccess: onClose, onError });
   }
@@ -222,8 +225,9 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
               </p>
             ) : (
               <p id="webhook-selector-hint" className="text-xs text-slate-500 dark:text-slate-400">
-                A label selector in kubectl syntax. Cluster events go out only for clusters it matches when they happen; fleet
-                events (registrations, rollouts) always go. Empty: every cluster.
+                A label selector in kubectl syntax. Events go out only for clusters (and registrations waiting for approval) it
+                matches when they happen; events about nothing labelled (rollout pauses, the failure rate) only without one.
+                Empty: every event.
               </p>
             )}
             <div id="webhook-scope-count">
@@ -237,6 +241,24 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
             options={WEBHOOK_FORMATS.map((f) => ({ value: f, label: FORMAT_LABELS[f] }))}
             onValueChange={setFormat}
           />
+          <div className="space-y-1">
+            <label className="flex cursor-pointer items-center gap-2 text-sm">
+              <input
+                id="webhook-legacy-signature"
+                type="checkbox"
+                checked={legacySignature}
+                onChange={(e) => setLegacySignature(e.target.checked)}
+                aria-describedby="webhook-legacy-signature-hint"
+                className="h-4 w-4 rounded border-slate-300 accent-amber-600"
+              />
+              Also send the legacy <code className="font-mono text-xs">X-Fleet-Signature</code> header
+              <Badge tone="amber">replayable</Badge>
+            </label>
+            <p id="webhook-legacy-signature-hint" className="text-xs text-slate-500 dark:text-slate-400">
+              Only for a receiver that does not check X-Fleet-Signature-V2 yet. The legacy header signs the body alone, not the
+              time: anyone who captures one delivery can send it again, at any time, and it still verifies.
+            </p>
+          </div>
           <FormActions
             error={Object.keys(serverErrors(mutation.error)).length ? null : mutation.error}
             onCancel={onClose}

@@ -21,6 +21,16 @@ function Row({ w, onLog, onEdit, onDelete }: { w: Webhook; onLog: () => void; on
         <div className="mt-0.5 text-xs text-slate-600 dark:text-slate-400">
           {w.format === "slack" ? "Slack" : "JSON"} · {w.events.map((e) => WEBHOOK_EVENT_LABELS[e]).join(", ")}
         </div>
+        {w.legacySignature && (
+          <div className="mt-1" data-testid="webhook-legacy-signature">
+            <Badge
+              tone="amber"
+              title="Also sent X-Fleet-Signature, which signs the body alone: a captured delivery can be replayed. Edit to turn it off once the receiver checks X-Fleet-Signature-V2."
+            >
+              replayable: legacy signature header
+            </Badge>
+          </div>
+        )}
         <div className="mt-0.5 text-xs text-slate-600 dark:text-slate-400" data-testid="webhook-scope">
           {w.selector ? (
             <>

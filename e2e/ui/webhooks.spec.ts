@@ -13,7 +13,7 @@ import { saveScreenshots } from "../support/screenshots";
 
 test.use(asRole("admin"));
 
-type Received = { timestamp: string; signature: string; delivery: string; body: string };
+type Received = { timestamp: string; signature: string; legacySignature: string; delivery: string; body: string };
 
 let server: http.Server;
 let receiverUrl = "";
@@ -27,6 +27,7 @@ test.beforeAll(async () => {
       received.push({
         timestamp: String(req.headers["x-fleet-timestamp"] ?? ""),
         signature: String(req.headers["x-fleet-signature-v2"] ?? ""),
+        legacySignature: String(req.headers["x-fleet-signature"] ?? ""),
         delivery: String(req.headers["x-fleet-delivery"] ?? ""),
         body: Buffer.concat(chunks).toString("utf8"),
       });
@@ -83,6 +84,9 @@ for (const viewport of [
     // The receiver checks the signature with the secret the dialog showed.
     expect(got.signature).toBe(`sha256=${createHmac("sha256", secret).update(`${got.timestamp}.${got.body}`).digest("hex")}`);
     expect(JSON.parse(got.body)).toMatchObject({ id: got.delivery, type: "webhook.test" });
+    // The replayable body-only signature is not sent unless the subscription asks for it.
+    expect(got.legacySignature).toBe("");
+    await expect(row.getByTestId("webhook-legacy-signature")).toHaveCount(0);
 
     await expect(row.getByTestId("webhook-last-delivery")).toContainText("delivered", { timeout: 15_000 });
     await row.getByRole("button", { name: `Log of ${url}` }).click();
@@ -114,6 +118,21 @@ for (const viewport of [
     }
     await log.getByRole("button", { name: "Close" }).click();
     await expect(log).toBeHidden();
+
+    if (viewport.name === "desktop") {
+      // Opting into the legacy header is a choice the list keeps showing as replayable.
+      await row.getByRole("button", { name: `Edit ${url}` }).click();
+      const edit = page.getByRole("dialog", { name: "Edit webhook" });
+      await edit.getByRole("checkbox", { name: /Also send the legacy X-Fleet-Signature header/ }).check();
+      await edit.getByRole("button", { name: "Save changes" }).click();
+      await expect(edit).toBeHidden();
+      await expect(row.getByTestId("webhook-legacy-signature")).toHaveText(/replayable/);
+      const sent = received.length;
+      await row.getByRole("button", { name: `Send test to ${url}` }).click();
+      await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThan(sent);
+      const legacy = received.at(-1)!;
+      expect(legacy.legacySignature).toBe(`sha256=${createHmac("sha256", secret).update(legacy.body).digest("hex")}`);
+    }
 
     // Keyboard: the row's actions are buttons in the tab order; delete goes through its confirmation.
     await row.getByRole("button", { name: `Delete ${url}` }).focus();

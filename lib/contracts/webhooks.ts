@@ -35,6 +35,8 @@ export const webhookSchema = z.object({
   enabled: z.boolean(),
   /** The label selector scoping its cluster events; null: every cluster. */
   selector: z.string().nullable(),
+  /** Also sent the body-only X-Fleet-Signature, which a captured delivery can be replayed with. */
+  legacySignature: z.boolean(),
   createdBy: z.string(),
   createdAt: isoTime,
   updatedAt: isoTime,
@@ -81,7 +83,8 @@ export const webhookRoutes = {
   update: route({
     method: "PATCH",
     path: "/api/v1/webhooks/{id}",
-    summary: "Change a subscription's URL, events, format or label selector, or enable/disable it",
+    summary:
+      "Change a subscription's URL, events, format, label selector or legacy (replayable) signature header, or enable/disable it",
     role: "admin",
     body: webhookPatchSchema,
     response: webhookSchema,

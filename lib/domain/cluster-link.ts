@@ -46,17 +46,42 @@ function isWebUrl(s: string): boolean {
   }
 }
 
+// What the URL parser ignores around and inside a URL: leading and trailing controls and spaces,
+// tabs and newlines anywhere.
+const PARSER_IGNORES = /^[\u0000-\u0020]+|[\t\n\r]/g;
+// `http(s)://`, the authority, and the character that ends it (a backslash is a slash to the parser).
+const FIXED_AUTHORITY = /^https?:\/\/[^/\\?#]+[/\\?#]/i;
+
 /**
- * Why a template cannot be saved, or null. It must use only known placeholders and be an http(s)
- * URL once they are filled in (checked with sample values, as any cluster would fill them).
+ * The origin the admin's fixed text names, or null when a placeholder could change it. The text
+ * before the first placeholder must hold the scheme, the host (and port) and the `/`, `?` or `#`
+ * that ends them, so a cluster's name or labels fill only the path, query and fragment: a link
+ * never leads to a host a label chose.
+ */
+function fixedOrigin(parts: readonly Part[]): string | null {
+  // parse() starts with the text before the first placeholder: the whole template when there is none.
+  const head = parts[0]?.kind === "text" ? parts[0].text : "";
+  const fixed = parts.length === 1 ? head : FIXED_AUTHORITY.exec(head.replace(PARSER_IGNORES, ""))?.[0];
+  return fixed && isWebUrl(fixed) ? new URL(fixed).origin : null;
+}
+
+/**
+ * Why a template cannot be saved, or null. It must use only known placeholders, keep its scheme
+ * and host fixed, and be an http(s) URL once they are filled in (checked with sample values, as
+ * any cluster would fill them).
  */
 export function clusterLinkTemplateProblem(template: string): string | null {
   if (template.length > MAX_CLUSTER_LINK_TEMPLATE) return `The template is at most ${MAX_CLUSTER_LINK_TEMPLATE} characters.`;
   const parts = parse(template);
   if (!Array.isArray(parts)) return parts.message;
   const sample = fill(parts, { id: "c-sample", name: "sample-cluster", labels: new Proxy({}, { get: () => "value" }) });
-  if (!isWebUrl(sample)) return "The template must give an http or https URL, e.g. https://headlamp.example.com/c/{name}.";
-  return null;
+  const origin = fixedOrigin(parts);
+  const web = isWebUrl(sample);
+  if (web && origin === new URL(sample).origin) return null;
+  // An http(s) template with a placeholder in its host or port hears that, not that it is no URL.
+  if (web || (origin === null && /^[\u0000-\u0020]*https?:/i.test(template)))
+    return "The scheme and host must be fixed text: placeholders may fill only the path, query and fragment, after the / that ends the host (e.g. https://headlamp.example.com/c/{name}).";
+  return "The template must give an http or https URL, e.g. https://headlamp.example.com/c/{name}.";
 }
 
 function fill(parts: readonly Part[], c: { id: string; name: string; labels: Record<string, string> }): string {
@@ -86,6 +111,7 @@ export function expandClusterLink(
   const missingLabels = parts.flatMap((p) => (p.kind === "label" && !Object.hasOwn(cluster.labels, p.key) ? [p.key] : []));
   if (missingLabels.length) return { url: null, missingLabels: [...new Set(missingLabels)] };
   const url = fill(parts, cluster);
-  if (!isWebUrl(url)) return null;
+  // A template saved before its host had to be fixed text gives no link rather than a label's host.
+  if (!isWebUrl(url) || new URL(url).origin !== fixedOrigin(parts)) return null;
   return { url, host: new URL(url).host };
 }

@@ -17,23 +17,36 @@ export function redactCredentials(text: string): string {
   return redactSecrets(text).replace(BEARER, "$1[redacted]");
 }
 
-// A URL runs to the next space or quote; punctuation that ends a sentence is not part of it.
-const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/(?:[^\s"'<>]*[^\s"'<>.,;:!?)])?/gi;
+// A URL runs to the next space or quote; punctuation that ends a sentence is not part of it. The
+// WHATWG parser (what a delivery or a browser follows) also reads a special scheme without its
+// slashes (`https:host/x`, `https:/host`, `https:\\host`) and drops tabs and newlines inside a
+// URL: those spellings count as URLs too, so none keeps its path here.
+const URL_END = String.raw`(?:[^\s"'<>]*[^\s"'<>.,;:!?)])?`;
+const URL_IN_TEXT = new RegExp(
+  String.raw`\b(?:https?|wss?|ftp):(?:[^\s"'<>]|[\t\r\n]+(?=[^\s"'<>]))+` + `|[a-z][a-z0-9+.-]*:\/\/${URL_END}`,
+  "gi",
+);
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
 /**
- * A URL's scheme, host and port only. Its path, query and user info can carry a credential
- * (Slack's and others' webhook URLs keep theirs in the path); an unparsable one keeps its scheme.
+ * A URL's scheme, host and port only, as the WHATWG parser reads it. Its path, query and user
+ * info can carry a credential (Slack's and others' webhook URLs keep theirs in the path); an
+ * unparsable one keeps its scheme.
  */
 export function urlOrigin(url: string): string {
   try {
     const u = new URL(url);
     return `${u.protocol}//${u.host}`;
   } catch {
-    return `${url.slice(0, url.indexOf("://"))}://[redacted]`;
+    return `${SCHEME.exec(url)?.[0] ?? ""}//[redacted]`;
   }
 }
 
 /** `text` with every URL in it reduced to its origin (scheme, host and port). */
 export function urlsToOrigins(text: string): string {
-  return text.replace(URL_IN_TEXT, urlOrigin);
+  return text.replace(URL_IN_TEXT, (url) => {
+    // Sentence punctuation after a URL is the sentence's, as for the slashed form.
+    const trail = /[.,;:!?)]+$/.exec(url)?.[0] ?? "";
+    return urlOrigin(url.slice(0, url.length - trail.length)) + trail;
+  });
 }

@@ -6,14 +6,15 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 // Timestamp and signature are a pair of plain headers rather than one composite value: a receiver
 // reads each without parsing, and the signature keeps the `sha256=<hex>` shape of the first one.
 //
-// X-Fleet-Signature (the body alone) is still sent for one release, so receivers built against
-// it keep working while they move. It cannot stand in for the new one: the new signed text starts
-// with the timestamp's digits, and every body starts with "{".
+// X-Fleet-Signature (the body alone) is sent only to a subscription that opts into it
+// (`legacySignature`), for a receiver not yet moved to V2: it covers no time, so a captured
+// delivery verifies forever and can be replayed. It cannot stand in for the new one: the new
+// signed text starts with the timestamp's digits, and every body starts with "{".
 
 export const WEBHOOK_HEADERS = {
   timestamp: "x-fleet-timestamp",
   signature: "x-fleet-signature-v2",
-  /** Deprecated: HMAC of the body alone (replayable); removed in the next release. */
+  /** HMAC of the body alone (replayable): only for a subscription that opted into it. */
   legacySignature: "x-fleet-signature",
 } as const;
 
@@ -28,13 +29,21 @@ export function webhookSignature(secret: string, timestamp: number, body: string
   return `sha256=${hmacHex(secret, `${timestamp}.`, body)}`;
 }
 
-/** The headers that sign one attempt: the time of sending (Unix seconds) and the signature over it. */
-export function webhookSignatureHeaders(secret: string, body: string, now: Date): Record<string, string> {
+/**
+ * The headers that sign one attempt: the time of sending (Unix seconds) and the signature over
+ * it; with `legacy`, the replayable body-only signature as well.
+ */
+export function webhookSignatureHeaders(
+  secret: string,
+  body: string,
+  now: Date,
+  { legacy = false }: { legacy?: boolean } = {},
+): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
     [WEBHOOK_HEADERS.timestamp]: String(timestamp),
     [WEBHOOK_HEADERS.signature]: webhookSignature(secret, timestamp, body),
-    [WEBHOOK_HEADERS.legacySignature]: `sha256=${hmacHex(secret, body)}`,
+    ...(legacy ? { [WEBHOOK_HEADERS.legacySignature]: `sha256=${hmacHex(secret, body)}` } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkSelectorText, matchesSelector, type Selector } from "./selector";
+import { checkSelectorText, matchesSelector, parseSelector, type Selector } from "./selector";
 
 // Webhook notifications (docs/integrations/webhooks.md): the events, the payload every receiver
 // gets, the Slack rendering, the retry schedule and the NotReady/Ready debounce rule. Pure: the
@@ -132,21 +132,48 @@ export const REGISTRATION_FAILURE_WINDOW_MINUTES = 15;
 export const REGISTRATION_FAILURE_THRESHOLD = 20;
 export const CERTIFICATE_EXPIRY_WARNING_DAYS = 7;
 
-/** The subscription's form and PATCH body. */
+const WEBHOOK_URL_MAX = 2048;
+const WEBHOOK_URL_TOO_LONG = `The URL can be at most ${WEBHOOK_URL_MAX.toLocaleString("en")} characters.`;
+const WEBHOOK_URL_ERROR = "The URL must be an http:// or https:// URL without a user name or password.";
+
+/**
+ * A webhook URL as the WHATWG URL parser reads it (`new URL(input).href`), or null when it does
+ * not parse. The parser forgives much (`https:host/x`, `https:/host`, backslashes for slashes, tabs
+ * and newlines dropped) and a delivery connects to what it reads, so the canonical form is what is
+ * checked, stored, shown and audited: what an operator reads is where deliveries go.
+ */
+export function canonicalWebhookUrl(input: string): string | null {
+  try {
+    return new URL(input).href;
+  } catch {
+    return null;
+  }
+}
+
+/** The subscription's form and PATCH body: any spelling the parser accepts, stored canonical. */
 export const webhookUrlSchema = z
   .string()
   .trim()
-  .max(2048, { error: "The URL can be at most 2,048 characters." })
-  .refine(
-    (s) => {
-      try {
-        const u = new URL(s);
-        return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password;
-      } catch {
-        return false;
-      }
-    },
-    { error: "The URL must be an http:// or https:// URL without a user name or password." },
+  .max(WEBHOOK_URL_MAX, { error: WEBHOOK_URL_TOO_LONG })
+  .transform((s, ctx) => {
+    const href = canonicalWebhookUrl(s);
+    if (href === null) {
+      ctx.addIssue({ code: "custom", message: WEBHOOK_URL_ERROR });
+      return z.NEVER;
+    }
+    return href;
+  })
+  .pipe(
+    z
+      .string()
+      .max(WEBHOOK_URL_MAX, { error: WEBHOOK_URL_TOO_LONG })
+      .refine(
+        (href) => {
+          const u = new URL(href);
+          return (u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password;
+        },
+        { error: WEBHOOK_URL_ERROR },
+      ),
   );
 
 export const webhookEventsSchema = z
@@ -155,9 +182,9 @@ export const webhookEventsSchema = z
   .transform((events) => [...new Set(events)] as (typeof SUBSCRIBABLE_EVENT_TYPES)[number][]);
 
 /**
- * A subscription's scope: a kubectl-style label selector (the groups' parser and limits). Cluster
- * events go only to subscriptions whose selector matches the cluster's labels when the event is
- * enqueued; events without a cluster always go. Empty or null: every cluster.
+ * A subscription's scope: a kubectl-style label selector (the groups' parser and limits). An
+ * event goes to a scoped subscription only when the labels it is about (its cluster's, or a
+ * registration request's) match when it is enqueued. Empty or null: every event.
  */
 export const webhookSelectorSchema = z
   .string()
@@ -165,14 +192,41 @@ export const webhookSelectorSchema = z
   .superRefine(checkSelectorText)
   .nullable()
   .describe(
-    "Label selector (kubectl syntax) scoping the subscription's cluster events; empty or null: every cluster. Events without a cluster are always sent.",
+    "Label selector (kubectl syntax) scoping the subscription to events about clusters or registration requests whose labels match; empty or null: every event. Events that carry no labels (rollout pauses, the registration failure rate) go only to subscriptions without a selector.",
   )
   .transform((s) => (s ? s : null));
 
-/** Whether a cluster with `labels` is in a subscription's scope (`selector` parsed; null: every cluster). */
-export function inWebhookScope(selector: Selector | null, labels: Record<string, string>): boolean {
-  return selector === null || matchesSelector(labels, selector);
+/** A subscription's scope as the outbox reads it: parsed, null for none, "unparsable" for a stored one that no longer parses. */
+export type WebhookScope = Selector | null | "unparsable";
+
+export function webhookScope(selector: string | null): WebhookScope {
+  if (!selector) return null;
+  try {
+    return parseSelector(selector);
+  } catch {
+    return "unparsable";
+  }
 }
+
+/**
+ * Whether an event reaches a subscription of `scope`. `labels`: those of what the event is about (a
+ * cluster, a registration request); null when it is about nothing labelled (a rollout pause, the
+ * failure rate). An unscoped subscription hears of everything; a scoped one only of what its
+ * selector matches, so never of an event without labels (nothing shows it is in scope), and a
+ * selector that no longer parses matches nothing rather than everything.
+ */
+export function inWebhookScope(scope: WebhookScope, labels: Readonly<Record<string, string>> | null): boolean {
+  if (scope === null) return true;
+  if (scope === "unparsable" || labels === null) return false;
+  return matchesSelector(labels, scope);
+}
+
+/** Also send X-Fleet-Signature, the body-only signature a captured delivery can be replayed with. */
+const legacySignatureSchema = z
+  .boolean()
+  .describe(
+    "Also send X-Fleet-Signature (HMAC of the body alone, replayable: it covers no time) for a receiver not yet on X-Fleet-Signature-V2",
+  );
 
 export const webhookCreateSchema = z
   .object({
@@ -181,6 +235,7 @@ export const webhookCreateSchema = z
     format: z.enum(WEBHOOK_FORMATS).default("json"),
     enabled: z.boolean().default(true),
     selector: webhookSelectorSchema.optional(),
+    legacySignature: legacySignatureSchema.optional(),
   })
   .strict();
 export type WebhookCreate = z.infer<typeof webhookCreateSchema>;
@@ -192,6 +247,7 @@ export const webhookPatchSchema = z
     format: z.enum(WEBHOOK_FORMATS),
     enabled: z.boolean(),
     selector: webhookSelectorSchema,
+    legacySignature: legacySignatureSchema,
   })
   .partial()
   .strict()

@@ -137,7 +137,7 @@ export function openApiDocument(): object {
         WebhookPayload: {
           ...outputSchema(webhookPayloadSchema),
           description:
-            'The body of a json-format webhook delivery. Headers: X-Fleet-Timestamp: <Unix seconds when the attempt was sent>, X-Fleet-Signature-V2: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>" under the subscription\'s secret> (refuse a timestamp more than 5 minutes from your clock), X-Fleet-Delivery: <id>, X-Fleet-Event: <type>; X-Fleet-Signature (HMAC of the body alone, replayable) is deprecated and removed in the next release. Format slack posts {"text": "..."} with the same headers.',
+            'The body of a json-format webhook delivery. Headers: X-Fleet-Timestamp: <Unix seconds when the attempt was sent>, X-Fleet-Signature-V2: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>" under the subscription\'s secret> (refuse a timestamp more than 5 minutes from your clock), X-Fleet-Delivery: <id>, X-Fleet-Event: <type>; X-Fleet-Signature (HMAC of the body alone, replayable) only to a subscription with legacySignature. Format slack posts {"text": "..."} with the same headers.',
         },
       },
       securitySchemes: {

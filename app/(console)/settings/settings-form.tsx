@@ -209,7 +209,7 @@ function Editor({ current }: { current: Settings }) {
               value={draft.clusterLinkTemplate}
               onChange={set("clusterLinkTemplate")}
               placeholder="https://headlamp.example.com/c/{name}"
-              hint="Each cluster's page links here (“Open in …”). Placeholders: {name}, {id}, {label:<key>}, URL-encoded. Empty: no link."
+              hint="Each cluster's page links here (“Open in …”). Placeholders: {name}, {id}, {label:<key>}, URL-encoded, in the path, query or fragment only: the scheme and host are fixed. Empty: no link."
               error={errors.clusterLinkTemplate}
             />
           </div>

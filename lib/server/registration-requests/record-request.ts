@@ -185,6 +185,8 @@ export async function recordPendingRequest(n: NewRequest): Promise<RepeatAnswer>
       });
       await enqueueWebhookEvent(tx, {
         type: "registration.pendingApproval",
+        // The labels the cluster will carry: scoped subscriptions hear only of requests they match.
+        labels: n.labels,
         data: {
           requestId: id,
           name: req.name,

@@ -102,7 +102,7 @@ export async function deliverDueWebhooks(opts: DeliveryOptions = {}): Promise<nu
           "user-agent": USER_AGENT,
           // Signed at the moment of sending, by the real clock (not the job's `now`): the
           // receiver holds the timestamp against its own clock, and each retry is signed afresh.
-          ...webhookSignatureHeaders(secret, body, new Date()),
+          ...webhookSignatureHeaders(secret, body, new Date(), { legacy: sub.legacySignature }),
           "x-fleet-delivery": d.id,
           "x-fleet-event": d.eventType,
         },

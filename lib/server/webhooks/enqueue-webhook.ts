@@ -4,11 +4,12 @@ import {
   flappingDue,
   inWebhookScope,
   NOT_READY_HOLD_MS,
+  webhookScope,
   withinNotReadyHold,
   type WebhookEventType,
   type WebhookPayload,
+  type WebhookScope,
 } from "@/lib/domain/webhooks";
-import { parseSelector, type Selector } from "@/lib/domain/selector";
 import type { HealthStatus } from "@/lib/domain/status";
 import type { Db, Tx } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -22,8 +23,10 @@ export type WebhookEvent = {
   /** The cluster it is about: its labels are read here, when anyone subscribes. */
   cluster?: { id: string; name: string };
   /**
-   * The cluster's labels when the caller has them and the database no longer does (a removal
-   * deletes them in the same transaction, before the event is written).
+   * The labels of what the event is about, when the caller has them: a cluster the database no
+   * longer holds them for (a removal deletes them in the same transaction, before the event is
+   * written), or a registration request (no cluster yet). Without them and without a cluster the
+   * event carries no labels, and only unscoped subscriptions are sent it.
    */
   labels?: Record<string, string>;
   data: Record<string, unknown>;
@@ -32,24 +35,12 @@ export type WebhookEvent = {
   holdMs?: number;
   /** Enqueued once per subscription and key (events a job finds again on each run). */
   dedupeKey?: string;
-  /** Only these subscriptions (a test event); otherwise every enabled one that asks for the type. */
+  /** Only these subscriptions, whatever their scope (a test event); otherwise every enabled one that asks for the type. */
   subscriptionIds?: string[];
 };
 
-/**
- * `selector`: the scope of its cluster events, parsed (null: every cluster). A stored selector was
- * validated when saved; one that no longer parses ("unparsable") matches no cluster rather than all.
- */
-export type Subscriber = { id: string; events: string[]; selector: Selector | null | "unparsable" };
-
-function scopeOf(selector: string | null): Subscriber["selector"] {
-  if (!selector) return null;
-  try {
-    return parseSelector(selector);
-  } catch {
-    return "unparsable";
-  }
-}
+/** `scope`: its selector, parsed (lib/domain/webhooks.ts inWebhookScope). */
+export type Subscriber = { id: string; events: string[]; scope: WebhookScope };
 
 /** The enabled subscriptions and their event types (a few rows: read once per change, or per batch of transitions). */
 export async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[]> {
@@ -57,16 +48,27 @@ export async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[
     where: { enabled: true },
     select: { id: true, events: true, selector: true },
   });
-  return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[], selector: scopeOf(s.selector) }));
+  return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[], scope: webhookScope(s.selector) }));
 }
 
 const wanting = (subs: Subscriber[], type: WebhookEventType) => subs.filter((s) => s.events.includes(type));
 
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === "P2002";
 
+/** The labels the event is about: given, else its cluster's as stored now; null when it is about nothing labelled. */
+async function labelsOf(client: Db | Tx, event: WebhookEvent): Promise<Record<string, string> | null> {
+  if (event.labels) return event.labels;
+  if (!event.cluster) return null;
+  const rows = await client.clusterLabel.findMany({
+    where: { clusterId: event.cluster.id },
+    select: { key: true, value: true },
+  });
+  return Object.fromEntries(rows.map((l) => [l.key, l.value]));
+}
+
 /**
- * Writes one delivery per subscriber; returns how many. Pass the transaction of the change, and
- * the enabled subscriptions when the caller has read them already.
+ * Writes one delivery per subscriber in scope; returns how many. Pass the transaction of the
+ * change, and the enabled subscriptions when the caller has read them already.
  */
 export async function enqueueWebhookEvent(
   client: Db | Tx,
@@ -74,25 +76,15 @@ export async function enqueueWebhookEvent(
   exclude: ReadonlySet<string> = new Set(),
   subs?: Subscriber[],
 ) {
-  const candidates: Pick<Subscriber, "id" | "selector">[] = event.subscriptionIds
-    ? event.subscriptionIds.map((id) => ({ id, selector: null }))
+  const wanted: Pick<Subscriber, "id" | "scope">[] = event.subscriptionIds
+    ? event.subscriptionIds.map((id) => ({ id, scope: null })) // asked for by name: sent whatever the scope
     : wanting(subs ?? (await enabledSubscriptions(client)), event.type);
-  let subscribers = candidates.filter((s) => !exclude.has(s.id));
+  const candidates = wanted.filter((s) => !exclude.has(s.id));
+  if (!candidates.length) return 0;
+  const labels = await labelsOf(client, event);
+  // Scoped subscriptions hear only of what their selector matches now.
+  const subscribers = candidates.filter((s) => inWebhookScope(s.scope, labels));
   if (!subscribers.length) return 0;
-  let labels: Record<string, string> = {};
-  if (event.cluster) {
-    if (event.labels) labels = event.labels;
-    else {
-      const rows = await client.clusterLabel.findMany({
-        where: { clusterId: event.cluster.id },
-        select: { key: true, value: true },
-      });
-      labels = Object.fromEntries(rows.map((l) => [l.key, l.value]));
-    }
-    // Scoped subscriptions hear only of the clusters their selector matches now.
-    subscribers = subscribers.filter((s) => s.selector !== "unparsable" && inWebhookScope(s.selector, labels));
-    if (!subscribers.length) return 0;
-  }
   let written = 0;
   for (const { id: subscriptionId } of subscribers) {
     const id = randomUUID();
@@ -100,7 +92,7 @@ export async function enqueueWebhookEvent(
       id,
       type: event.type,
       occurredAt: event.occurredAt.toISOString(),
-      ...(event.cluster ? { cluster: { ...event.cluster, labels } } : {}),
+      ...(event.cluster ? { cluster: { ...event.cluster, labels: labels ?? {} } } : {}),
       data: event.data,
     };
     const row = {

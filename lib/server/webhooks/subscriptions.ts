@@ -23,6 +23,7 @@ type Row = {
   format: string;
   enabled: boolean;
   selector: string | null;
+  legacySignature: boolean;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
@@ -95,6 +96,7 @@ async function views(rows: Row[]): Promise<ReplyOf<typeof webhookRoutes.get>[]> 
       format: r.format as Webhook["format"],
       enabled: r.enabled,
       selector: r.selector,
+      legacySignature: r.legacySignature,
       createdBy: r.createdBy,
       createdAt: r.createdAt.toISOString(),
       updatedAt: r.updatedAt.toISOString(),
@@ -136,6 +138,7 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
         format: input.format,
         enabled: input.enabled,
         selector: input.selector ?? null,
+        legacySignature: input.legacySignature ?? false,
         secret: storeWebhookSecret(secret),
         createdBy: actor.label,
       },
@@ -150,8 +153,9 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
         events: input.events,
         format: input.format,
         enabled: input.enabled,
-        // Only a scoped subscription says so: an unscoped one reads as it always has.
+        // Only a scoped subscription says so, and only one sent the replayable header: the others read as they always have.
         ...(input.selector ? { selector: input.selector } : {}),
+        ...(input.legacySignature ? { legacySignature: true } : {}),
       },
     );
     return created;
@@ -172,10 +176,11 @@ export async function updateWebhook(actor: Actor, id: string, patch: WebhookPatc
         ...(patch.format !== undefined ? { format: patch.format } : {}),
         ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
         ...(patch.selector !== undefined ? { selector: patch.selector } : {}),
+        ...(patch.legacySignature !== undefined ? { legacySignature: patch.legacySignature } : {}),
       },
     });
     const changes = Object.fromEntries(
-      (["url", "events", "format", "enabled", "selector"] as const)
+      (["url", "events", "format", "enabled", "selector", "legacySignature"] as const)
         .filter((k) => patch[k] !== undefined)
         .map((k) => [k, { from: k === "events" ? JSON.parse(before.events) : before[k], to: patch[k] }]),
     );

@@ -7,7 +7,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { parseSelector, selectorProblem } from "@/lib/domain/selector";
-import { inWebhookScope, webhookSelectorSchema } from "@/lib/domain/webhooks";
+import { redactCredentials, urlsToOrigins } from "@/lib/domain/redact";
+import {
+  canonicalWebhookUrl,
+  inWebhookScope,
+  webhookPatchSchema,
+  webhookScope,
+  webhookSelectorSchema,
+} from "@/lib/domain/webhooks";
 import {
   classifyAddress,
   describeAddress,
@@ -211,6 +218,47 @@ describe("payload", () => {
       /rollout \*v2\* paused/,
     );
   });
+  test("a webhook URL is stored as the WHATWG parser reads it, and checked in that form", () => {
+    const canonical = (url: string) => {
+      const parsed = webhookCreateSchema.safeParse({ url, events: ["cluster.removed"] });
+      return parsed.success ? parsed.data.url : null;
+    };
+    // The spellings the parser forgives, each as the URL a delivery would connect to.
+    assert.equal(canonical("https:93.184.216.34/services/T0/B0/secret"), "https://93.184.216.34/services/T0/B0/secret");
+    assert.equal(canonical("https:/hooks.example.com/secret"), "https://hooks.example.com/secret");
+    assert.equal(canonical("https:\\\\hooks.example.com\\services\\secret"), "https://hooks.example.com/services/secret");
+    assert.equal(canonical("https://hooks.example.com/ser\tvi\nces/secret"), "https://hooks.example.com/services/secret");
+    assert.equal(canonical("  HTTPS://Hooks.Example.COM:443/a b  "), "https://hooks.example.com/a%20b");
+    assert.equal(canonical("https://hooks.example.com"), "https://hooks.example.com/");
+    assert.equal(webhookPatchSchema.parse({ url: "https:hooks.example.com/x" }).url, "https://hooks.example.com/x");
+    assert.equal(canonicalWebhookUrl("not a url"), null);
+    // Credentials are refused however they are spelled; the check reads the canonical form.
+    for (const url of ["https:user:pw@hooks.example.com/", "https:\\\\user@hooks.example.com/", "ftp:/hooks.example.com/"])
+      assert.equal(canonical(url), null, url);
+    // The limit holds for what is stored, which the parser may lengthen (percent-encoding).
+    assert.equal(canonical(`https://hooks.example.com/${"é".repeat(1000)}`), null);
+    assert.equal(canonical(`https://hooks.example.com/${"é".repeat(300)}`)?.length, 26 + 300 * 6);
+  });
+
+  test("the audit log's redaction keeps a forgiving spelling's origin only", () => {
+    const secretPath = "/services/T0001/B0001/abcdefghijklmnopqrstuvwx";
+    for (const [text, origin] of [
+      [`https:93.184.216.34${secretPath}`, "https://93.184.216.34"],
+      [`https:/hooks.example.com${secretPath}`, "https://hooks.example.com"],
+      [`https:\\\\hooks.example.com${secretPath.replaceAll("/", "\\")}`, "https://hooks.example.com"],
+      [`https://hooks.example.com/ser\tvices${secretPath}`, "https://hooks.example.com"],
+      [`https://hooks.example.com/ser\n\tvices${secretPath}`, "https://hooks.example.com"],
+      [`HTTPS:Hooks.Example.com${secretPath}`, "https://hooks.example.com"],
+    ]) {
+      assert.equal(urlsToOrigins(text!), origin, text);
+      assert.equal(redactCredentials(urlsToOrigins(`moved to ${text}.`)), `moved to ${origin}.`, text);
+    }
+    // Prose and other schemes are as before.
+    assert.equal(urlsToOrigins("see https://x.example.com/p/q. Next"), "see https://x.example.com. Next");
+    assert.equal(urlsToOrigins("postgres://u:pw@db:5432/x"), "postgres://db:5432");
+    assert.equal(urlsToOrigins("http: no URL here, nohttps:x"), "http: no URL here, nohttps:x");
+  });
+
   test("a subscription needs an http(s) URL without credentials and at least one known event", () => {
     assert.equal(
       webhookCreateSchema.safeParse({ url: "https://hooks.example.com/x", events: ["cluster.removed"] }).success,
@@ -229,6 +277,7 @@ describe("webhook signatures", () => {
   const body = JSON.stringify({ id: "d1", type: "webhook.test" });
   const sentAt = new Date("2026-12-02T12:00:00.000Z");
   const sent = webhookSignatureHeaders(secret, body, sentAt);
+  const sentWithLegacy = webhookSignatureHeaders(secret, body, sentAt, { legacy: true });
   const timestamp = sent[WEBHOOK_HEADERS.timestamp]!;
   const signature = sent[WEBHOOK_HEADERS.signature]!;
   const check = (over: Partial<Parameters<typeof verifyWebhookSignature>[0]> = {}) =>
@@ -237,8 +286,7 @@ describe("webhook signatures", () => {
   test("the signature is HMAC-SHA256 of timestamp.body under the secret, beside its timestamp", () => {
     assert.equal(timestamp, "1796212800");
     assert.equal(signature, `sha256=${createHmac("sha256", secret).update(`1796212800.${body}`).digest("hex")}`);
-    // The body-only signature of the previous release, sent for one more release.
-    assert.equal(sent[WEBHOOK_HEADERS.legacySignature], `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`);
+    assert.deepEqual(Object.keys(sent).sort(), [WEBHOOK_HEADERS.signature, WEBHOOK_HEADERS.timestamp]);
     assert.deepEqual(check(), { ok: true });
     assert.deepEqual(check({ body: Buffer.from(body) }), { ok: true }, "over the raw bytes as well");
   });
@@ -248,9 +296,26 @@ describe("webhook signatures", () => {
     assert.deepEqual(check({ body: body.replace("d1", "d2") }), { ok: false, reason: "mismatch" });
     const later = new Date(sentAt.getTime() + 3_600_000);
     assert.deepEqual(check({ timestamp: String(Number(timestamp) + 3_600), now: later }), { ok: false, reason: "mismatch" });
-    assert.deepEqual(check({ signature: sent[WEBHOOK_HEADERS.legacySignature] }), { ok: false, reason: "mismatch" });
+    assert.deepEqual(check({ signature: sentWithLegacy[WEBHOOK_HEADERS.legacySignature] }), { ok: false, reason: "mismatch" });
     assert.deepEqual(check({ timestamp: undefined }), { ok: false, reason: "missing" });
     assert.deepEqual(check({ timestamp: "1796212800.5" }), { ok: false, reason: "missing" });
+  });
+
+  test("the replayable body-only X-Fleet-Signature is sent only to a subscription that opts into it", () => {
+    assert.equal(sent[WEBHOOK_HEADERS.legacySignature], undefined, "not by default");
+    assert.equal(webhookSignatureHeaders(secret, body, sentAt, { legacy: false })[WEBHOOK_HEADERS.legacySignature], undefined);
+    assert.equal(
+      sentWithLegacy[WEBHOOK_HEADERS.legacySignature],
+      `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`,
+    );
+    // The opt-in adds the old header; the timestamped pair is the same.
+    assert.equal(sentWithLegacy[WEBHOOK_HEADERS.signature], signature);
+    assert.equal(sentWithLegacy[WEBHOOK_HEADERS.timestamp], timestamp);
+    // A subscription says so on create (off unless asked) and on PATCH.
+    const create = webhookCreateSchema.parse({ url: "https://hooks.example.com/x", events: ["cluster.removed"] });
+    assert.equal(create.legacySignature, undefined);
+    assert.equal(webhookPatchSchema.parse({ legacySignature: true }).legacySignature, true);
+    assert.equal(webhookPatchSchema.safeParse({ legacySignature: "yes" }).success, false);
   });
 
   test("a delivery replayed more than 5 minutes after it was sent (or dated ahead) is refused", () => {
@@ -283,6 +348,24 @@ describe("webhook signatures", () => {
 });
 
 describe("a subscription's label-selector scope", () => {
+  test("an event without labels goes only to unscoped subscriptions; a stored selector that no longer parses matches nothing", () => {
+    // A rollout pause, the registration failure rate: about nothing labelled.
+    assert.equal(inWebhookScope(null, null), true);
+    assert.equal(inWebhookScope(parseSelector("env=prod"), null), false);
+    // Even a selector every label set satisfies: nothing shows the event is in scope.
+    assert.equal(inWebhookScope(parseSelector("!no-such-label"), null), false);
+    assert.equal(inWebhookScope(parseSelector("!no-such-label"), {}), true);
+    // A registration request's labels decide as a cluster's do.
+    assert.equal(inWebhookScope(parseSelector("env=prod"), { env: "prod", team: "a" }), true);
+    assert.equal(inWebhookScope(parseSelector("env=prod"), { env: "dev" }), false);
+    assert.equal(inWebhookScope("unparsable", { env: "prod" }), false);
+    assert.equal(inWebhookScope("unparsable", null), false);
+    assert.equal(webhookScope(null), null);
+    assert.equal(webhookScope(""), null);
+    assert.equal(webhookScope("env in (prod"), "unparsable");
+    assert.deepEqual(webhookScope("env=prod"), parseSelector("env=prod"));
+  });
+
   test("null is every cluster; otherwise the selector decides, with the groups' parser and its messages", () => {
     const labels = { env: "prod", region: "eu" };
     assert.equal(inWebhookScope(null, labels), true);

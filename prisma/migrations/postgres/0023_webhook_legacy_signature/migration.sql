@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "WebhookSubscription" ADD COLUMN     "legacySignature" BOOLEAN NOT NULL DEFAULT false;
+
