@@ -107,7 +107,7 @@ function checkReply(contract: RouteContract, reply: unknown) {
 
 /**
  * Wraps an admin API handler declared by `contract` (lib/contracts): authenticate (session or API
- * key) -> same-origin check for session mutations -> role check -> parse query and body -> handler
+ * key) -> same-origin check for session mutations -> session-only routes refuse keys -> role check -> parse query and body -> handler
  * -> JSON answer with the declared status. Errors become the JSON error body. `checkBody` sees the
  * raw body first, for a refusal with its own code (e.g. immutable_field).
  */
@@ -120,6 +120,12 @@ export function adminRoute<const C extends RouteContract>(
     try {
       const principal = await authenticate(req);
       if (principal.via === "session" && !SAFE_METHODS.has(req.method)) assertSameOrigin(req);
+      if (contract.session && principal.via !== "session") {
+        throw new ApiError(
+          "session_required",
+          "Only a person signed in to the console can do this, not an API key: sign in to the console as an admin.",
+        );
+      }
       if (!hasRole(principal.role, contract.role)) {
         throw new ApiError("forbidden", `This needs the ${contract.role} role or higher; you are ${principal.role}.`);
       }
