@@ -19,6 +19,8 @@ export const userSchema = z.object({
   sso: z.boolean(),
   lastLoginAt: isoTime.nullable(),
   createdAt: isoTime,
+  /** Client addresses their password sign-in is locked from now (too many failures from there). */
+  lockedFrom: z.array(z.string()),
 });
 export type User = z.infer<typeof userSchema>;
 export type UserInput = z.input<typeof createUserSchema>;
@@ -67,6 +69,14 @@ export const userRoutes = {
     session: true,
     body: updateUserSchema,
     response: userSchema,
+  }),
+  clearSignInLocks: route({
+    method: "DELETE",
+    path: "/api/v1/users/{id}/sign-in-locks",
+    summary: "Let a user sign in again from the addresses too many failures locked, and forget their slowdown",
+    role: "admin",
+    session: true,
+    response: z.object({ cleared: z.array(z.string()) }),
   }),
 };
 

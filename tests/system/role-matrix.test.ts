@@ -65,6 +65,7 @@ test("what creates or changes who can sign in, or mints keys, refuses even an ad
   const asKey = { cookie: null, headers: { authorization: `Bearer ${minted.body.key as string}` } };
   const sessionOnly = ADMIN_ROUTES.filter((c) => c.session);
   assert.deepEqual(sessionOnly.map((c) => `${c.method} ${c.path}`).sort(), [
+    "DELETE /api/v1/users/{id}/sign-in-locks",
     "PATCH /api/v1/users/{id}",
     "POST /api/v1/api-keys",
     "POST /api/v1/users",

@@ -7,7 +7,7 @@ import { MAX_BODY_BYTES } from "@/lib/server/api/read-body";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
-import { activeLock, beginAttempt } from "./login-throttle";
+import { accountDelay, activeLock, beginAttempt } from "./login-throttle";
 import { attemptedEmail, authOptions } from "./options";
 import { sessionCookie } from "./principal";
 import { providerSignOutUrl } from "./oidc-logout";
@@ -18,9 +18,10 @@ type Run = () => Promise<Response>;
 
 /**
  * next-auth's route handler with what next-auth v4 cannot do itself: sign-in throttling that
- * answers 429 with Retry-After (a locked account or address is refused before any password is
- * checked, even the right one), and sign-out that ends the session everywhere, not only in this
- * browser (the session id goes on the deny-list).
+ * answers 429 with Retry-After (a locked account-and-address pair or address is refused before any
+ * password is checked, even the right one; an account failing from anywhere is only slowed), and
+ * sign-out that ends the session everywhere, not only in this browser (the session id goes on the
+ * deny-list).
  */
 export async function authRoute(req: NextRequest, ctx: Ctx): Promise<Response> {
   try {
@@ -70,6 +71,8 @@ async function credentialsSignIn(req: NextRequest, run: Run): Promise<Response> 
   const release = beginAttempt(attempt);
   if (!release) throw tooManyAttempts(1);
   try {
+    const delay = await accountDelay(attempt.email);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     return await run();
   } finally {
     release();

@@ -54,7 +54,7 @@ async function authorizeCredentials(raw: unknown, req: { headers?: HeaderRecord 
     await recordSignInFailure({ email, address, userId: user?.id ?? null, reason });
     return null;
   }
-  await clearAccountFailures(email);
+  await clearAccountFailures(email, address);
   await db().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
   await recordAudit(
     db(),
