@@ -9,7 +9,9 @@ import { emailSchema } from "@/lib/domain/email";
 import { db } from "@/lib/server/db/client";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
+import { SSO_REFUSALS } from "@/lib/domain/sign-in-errors";
 import { needsUserinfo } from "@/lib/domain/sso-roles";
+import { log } from "@/lib/server/log";
 import { getSettings } from "@/lib/server/settings/settings";
 import { authSecret } from "./auth-secret";
 import { clearAccountFailures, recordSignInFailure } from "./login-throttle";
@@ -146,7 +148,14 @@ export function authOptions(): NextAuthOptions {
       // `?error=` (next-auth's error route forwards to pages.error), never as its own error page.
       async signIn({ account, profile }) {
         if (account?.provider !== "oidc" || !oidc) return true;
-        const outcome = await signInWithOidc(oidc.issuer, account.providerAccountId, (profile ?? {}) as Record<string, unknown>);
+        let outcome: { refused: string } | null;
+        try {
+          outcome = await signInWithOidc(oidc.issuer, account.providerAccountId, (profile ?? {}) as Record<string, unknown>);
+        } catch (err) {
+          // next-auth would put this error's text in the URL: the log gets it, the URL a code.
+          log.error("single sign-on failed", { error: err });
+          throw new Error(SSO_REFUSALS.failed);
+        }
         if (outcome) throw new Error(outcome.refused);
         return true;
       },

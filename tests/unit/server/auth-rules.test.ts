@@ -11,6 +11,8 @@ import {
 import { lowerRole } from "@/lib/domain/roles";
 import { clientAddress, isTrustedProxy, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { safeRedirect } from "@/lib/server/auth/options";
+import { ssoPlaceholderEmail } from "@/lib/server/auth/oidc-sign-in";
+import { emailSchema } from "@/lib/domain/email";
 import { sessionClaims, SESSION_MAX_AGE_SECONDS } from "@/lib/server/auth/sessions";
 
 describe("sign-in throttling rules", () => {
@@ -98,4 +100,17 @@ test("an API key's role is capped by its creator's", () => {
   assert.equal(lowerRole("admin", "viewer"), "viewer");
   assert.equal(lowerRole("viewer", "admin"), "viewer");
   assert.equal(lowerRole("operator", "operator"), "operator");
+});
+
+test("an SSO placeholder address is one per (issuer, subject) exactly as sent, and a valid stored email", () => {
+  const issuer = "https://idp.example/realms/x";
+  const a = ssoPlaceholderEmail(issuer, "CaseSub");
+  const b = ssoPlaceholderEmail(issuer, "casesub");
+  assert.notEqual(a, b, "subjects differing only in case are two people");
+  assert.equal(emailSchema.parse(a), a, "stored as it is: already lower-case");
+  assert.equal(emailSchema.parse(b), b);
+  assert.match(a, /^sso-[0-9a-f]{32}@oidc\.invalid$/);
+  assert.equal(ssoPlaceholderEmail(`${issuer}/`, "CaseSub"), a, "the issuer as stored (no trailing slash)");
+  assert.notEqual(ssoPlaceholderEmail("https://other.example", "CaseSub"), a);
+  assert.match(ssoPlaceholderEmail(issuer, "a b@c\u0000"), /^sso-[0-9a-f]{32}@oidc\.invalid$/, "any subject text");
 });
