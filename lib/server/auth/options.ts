@@ -126,13 +126,11 @@ let cached: NextAuthOptions | undefined;
 export function authOptions(): NextAuthOptions {
   if (cached) return cached;
   const oidc = env().oidc;
-  const publicUrl = env().NEXTAUTH_URL;
   cached = {
     secret: authSecret(),
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
-    // An https public URL makes the cookies Secure (and __Secure-/__Host- prefixed). Unset, next-auth
-    // decides per request from the scheme a trusted proxy forwarded (server.ts drops anyone else's).
-    ...(publicUrl ? { useSecureCookies: publicUrl.startsWith("https://") } : {}),
+    // An https public URL makes the cookies Secure (and __Secure-/__Host- prefixed).
+    useSecureCookies: env().authUrl.startsWith("https://"),
     pages: { signIn: "/login", error: "/login" },
     providers: [
       CredentialsProvider({
