@@ -36,12 +36,10 @@ async function main() {
   const metricsWarning = metricsStartWarning();
   if (metricsWarning) log.warn(metricsWarning);
   const dev = config.NODE_ENV === "development";
-  // next-auth reads this itself: without a fixed NEXTAUTH_URL, derive the origin from the
-  // request's Host, so the console works on whatever address the operator uses.
-  if (!config.NEXTAUTH_URL) {
-    delete process.env.NEXTAUTH_URL; // an empty value would break next-auth, which reads it itself
-    process.env.AUTH_TRUST_HOST = "true";
-  }
+  // next-auth reads this itself, for every URL it builds (redirects, callbacks). Left unset it
+  // would take each request's Host header (and AUTH_TRUST_HOST would make it do so): always the
+  // configured URL instead (lib/env.ts, authUrl).
+  process.env.NEXTAUTH_URL = config.authUrl;
   const { shutdownHooks } = await bootstrap(config);
   // Registrations and rotations sign on worker threads, off the heartbeats' event loop.
   // Workers idle for a minute are retired: between registration waves their heaps are dead weight.

@@ -34,8 +34,11 @@ const schema = z.object({
   ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
   AGENT_HOSTNAMES: csv.default(["localhost", "127.0.0.1"]),
   AUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  /** Public URL of the console; derived from the request's Host when unset. */
-  NEXTAUTH_URL: z.url().optional(),
+  /**
+   * Public URL of the console: sign-in builds its redirects and callbacks from it (authUrl below).
+   * Required in production unless the console listens on loopback only.
+   */
+  NEXTAUTH_URL: z.url({ protocol: /^https?$/, message: "must be an http:// or https:// URL" }).optional(),
   OIDC_ISSUER: z.url().optional(),
   OIDC_CLIENT_ID: z.string().min(1).optional(),
   OIDC_CLIENT_SECRET: z.string().min(1).optional(),
@@ -107,6 +110,8 @@ export type Env = z.infer<typeof schema> & {
   dataDir: string;
   database: { dialect: "sqlite"; file: string } | { dialect: "postgres"; url: string; poolSize: number };
   oidc: { issuer: string; clientId: string; clientSecret: string; name: string; scopes: string } | null;
+  /** The URL sign-in builds every redirect and callback from (see signInUrl); never a request's Host. */
+  authUrl: string;
   /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
   fleetCaKek: Buffer | null;
   checkApiResponses: boolean;
@@ -161,7 +166,34 @@ function load(source: NodeJS.ProcessEnv): Env {
     fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE),
     checkApiResponses,
     clientCertProxies: clientCertProxies(e.TRUSTED_CLIENT_CERT_PROXY_CIDRS, e.CLIENT_CERT_PROXY_FINGERPRINTS),
+    // Last: a bad value of another setting is the more specific message.
+    authUrl: signInUrl(e.NEXTAUTH_URL, e.HOST, e.PORT, e.NODE_ENV),
   };
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "::1", "[::1]"]);
+
+function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host.toLowerCase()) || (isIP(host) === 4 && host.startsWith("127."));
+}
+
+/**
+ * The URL sign-in builds its redirects and callbacks from. next-auth left to itself takes it from
+ * each request's Host header, so whoever names another host gets links to it. NEXTAUTH_URL when
+ * set; else, on a console that listens on loopback only, that address (nobody else can reach it by
+ * another name); else, outside production, http://localhost:<PORT>. A production console that
+ * listens beyond loopback without it does not start.
+ */
+function signInUrl(configured: string | undefined, host: string, port: number, nodeEnv: string): string {
+  if (configured) return configured;
+  if (isLoopbackHost(host)) return `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  if (nodeEnv !== "production") return `http://localhost:${port}`;
+  throw new EnvError(
+    "Invalid configuration:\n" +
+      `  NEXTAUTH_URL: must be set in production when the console listens beyond loopback (HOST=${host}): ` +
+      "the URL people open the console at, e.g. https://fleet.example.com. Sign-in builds its redirects " +
+      "from it, never from a request's Host header. (`npm start` sets http://localhost:<PORT> when it is unset.)",
+  );
 }
 
 /**

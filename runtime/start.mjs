@@ -56,12 +56,22 @@ if (!process.env.FLEET_CA_KEK && !process.env.FLEET_CA_KEK_FILE) {
   chmodSync(kekFile, 0o600);
   kekEnv.FLEET_CA_KEK_FILE = kekFile;
 }
+// Sign-in builds its redirects from NEXTAUTH_URL, never from a request's Host, and a production
+// server listening beyond loopback does not start without it. Started here, on one's own machine,
+// the console is where the README says it is.
+const authEnv = {};
+if (!process.env.NEXTAUTH_URL) {
+  authEnv.NEXTAUTH_URL = `http://localhost:${process.env.PORT || 3000}`;
+  console.log(
+    `NEXTAUTH_URL is not set: sign-in uses ${authEnv.NEXTAUTH_URL}. Set NEXTAUTH_URL to the URL people open the console at.`,
+  );
+}
 const child = spawn(
   process.execPath,
   [...SERVER_NODE_FLAGS, "--import", "./runtime/register-hooks.mjs", "--import", "tsx", "server.ts"],
   {
     stdio: "inherit",
-    env: { ...process.env, ...kekEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },
+    env: { ...process.env, ...kekEnv, ...authEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },
   },
 );
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));

@@ -6,28 +6,13 @@ import { useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { signInWithPassword } from "@/lib/client/sign-in";
-
-const MESSAGES: Record<string, string> = {
-  CredentialsSignin: "Wrong email or password.",
-  OAuthSignin: "Could not reach the single sign-on provider.",
-  OAuthCallback: "Single sign-on did not complete. Try again.",
-  AccessDenied: "This account is not allowed to sign in.",
-  // Single sign-on refusals (lib/server/auth/oidc-sign-in.ts, SSO_REFUSALS).
-  SsoAccountDisabled: "This account is disabled. Ask an admin of Fleet Registry to enable it.",
-  SsoEmailNotVerified:
-    "The single sign-on provider did not verify this email, which belongs to an existing account; sign in with its password or ask an admin.",
-  SsoEmailLinked:
-    "This email belongs to an account another single sign-on identity signs in to; sign in as that identity or ask an admin.",
-  SsoNoRole: "Your single sign-on groups give you no access to Fleet Registry. Ask an admin to add you to a mapped group.",
-  SsoLastAdminUnmapped:
-    "This account is the last admin, and your single sign-on groups would not keep it one; sign in with its password, or ask for the role mapping to include you.",
-};
+import { SIGN_IN_ERROR_MESSAGES, UNKNOWN_SIGN_IN_ERROR } from "@/lib/domain/sign-in-errors";
 
 export function LoginForm({ oidcName }: { oidcName: string | null }) {
   const router = useRouter();
   const params = useSearchParams();
   const initial = params.get("error");
-  const [error, setError] = useState<string | null>(initial ? (MESSAGES[initial] ?? "Sign-in failed. Try again.") : null);
+  const [error, setError] = useState<string | null>(initial ? (SIGN_IN_ERROR_MESSAGES[initial] ?? UNKNOWN_SIGN_IN_ERROR) : null);
   const [pending, setPending] = useState(false);
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -39,7 +24,9 @@ export function LoginForm({ oidcName }: { oidcName: string | null }) {
     if (!res || !res.ok) {
       setPending(false);
       setError(
-        !res ? "The server could not be reached." : (res.message ?? MESSAGES[res.error ?? ""] ?? "Sign-in failed. Try again."),
+        !res
+          ? "The server could not be reached."
+          : (res.message ?? SIGN_IN_ERROR_MESSAGES[res.error ?? ""] ?? UNKNOWN_SIGN_IN_ERROR),
       );
       return;
     }

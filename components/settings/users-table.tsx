@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { ROLES, type Role } from "@/lib/domain/roles";
-import { useUpdateUser, type User } from "@/lib/client/settings";
+import { useClearSignInLocks, useUpdateUser, type User } from "@/lib/client/settings";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
@@ -24,6 +24,7 @@ function UserRow({
   ssoManagesRoles: boolean;
 }) {
   const update = useUpdateUser();
+  const unlock = useClearSignInLocks();
   // The select shows the role being saved right away; a refusal (e.g. the last admin) puts it back.
   const [pendingRole, setPendingRole] = useState<Role | null>(null);
   const role = pendingRole ?? user.role;
@@ -69,7 +70,17 @@ function UserRow({
             </>
           )}
         </td>
-        <td className="px-4 py-2.5">{user.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}</td>
+        <td className="px-4 py-2.5">
+          <span className="flex flex-wrap items-center gap-2">
+            {user.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}
+            {user.lockedFrom.length > 0 && (
+              // Too many wrong passwords from these addresses; from anywhere else they still sign in.
+              <Badge tone="amber" title={`Sign-in locked from ${user.lockedFrom.join(", ")}`}>
+                locked from {user.lockedFrom.length} address{user.lockedFrom.length === 1 ? "" : "es"}
+              </Badge>
+            )}
+          </span>
+        </td>
         <td className="px-4 py-2.5 tabular-nums">
           <RelativeTime iso={user.lastLoginAt} fallback="never" />
         </td>
@@ -77,6 +88,11 @@ function UserRow({
           <RelativeTime iso={user.createdAt} />
         </td>
         <td className="px-4 py-2 text-right">
+          {user.lockedFrom.length > 0 && (
+            <Button variant="ghost" className="h-8" disabled={unlock.isPending} onClick={() => unlock.mutate(user.id)}>
+              Clear sign-in locks<span className="sr-only"> of {user.email}</span>
+            </Button>
+          )}
           {user.disabled ? (
             <Button
               variant="ghost"
@@ -96,10 +112,10 @@ function UserRow({
           )}
         </td>
       </tr>
-      {update.error && (
+      {(update.error ?? unlock.error) && (
         <tr>
           <td colSpan={6} className="px-4 pb-3">
-            <InlineError error={update.error} />
+            <InlineError error={(update.error ?? unlock.error)!} />
           </td>
         </tr>
       )}

@@ -137,3 +137,15 @@ export function useUpdateUser() {
     },
   });
 }
+
+export function useClearSignInLocks() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      fetchJson(routeUrl(userRoutes.clearSignInLocks, { id }), {
+        method: "DELETE",
+        schema: userRoutes.clearSignInLocks.response,
+      }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.users }),
+  });
+}

@@ -13,6 +13,12 @@ export type RouteContract = {
   path: string;
   summary: string;
   role: Role;
+  /**
+   * Only a person signed in to the console may call it, never an API key (403 session_required):
+   * what creates or changes who can sign in, or mints keys, must not be reachable by a key, or a
+   * key could make credentials that outlive its own revocation.
+   */
+  session?: true;
   body?: z.ZodType;
   /** The body may be left out entirely (read as `{}`). */
   bodyOptional?: boolean;

@@ -19,6 +19,8 @@ export const userSchema = z.object({
   sso: z.boolean(),
   lastLoginAt: isoTime.nullable(),
   createdAt: isoTime,
+  /** Client addresses their password sign-in is locked from now (too many failures from there). */
+  lockedFrom: z.array(z.string()),
 });
 export type User = z.infer<typeof userSchema>;
 export type UserInput = z.input<typeof createUserSchema>;
@@ -52,8 +54,9 @@ export const userRoutes = {
   create: route({
     method: "POST",
     path: "/api/v1/users",
-    summary: "Add a user",
+    summary: "Add a user (a signed-in admin only: an API key cannot create users)",
     role: "admin",
+    session: true,
     body: createUserSchema,
     response: userSchema,
     status: 201,
@@ -61,10 +64,19 @@ export const userRoutes = {
   update: route({
     method: "PATCH",
     path: "/api/v1/users/{id}",
-    summary: "Change a user's role, password (ends their sessions) or disable them (and their API keys)",
+    summary: "Change a user's role, password (ends their sessions) or disable them (and their API keys); a signed-in admin only",
     role: "admin",
+    session: true,
     body: updateUserSchema,
     response: userSchema,
+  }),
+  clearSignInLocks: route({
+    method: "DELETE",
+    path: "/api/v1/users/{id}/sign-in-locks",
+    summary: "Let a user sign in again from the addresses too many failures locked, and forget their slowdown",
+    role: "admin",
+    session: true,
+    response: z.object({ cleared: z.array(z.string()) }),
   }),
 };
 
@@ -81,6 +93,7 @@ export const apiKeyRoutes = {
     path: "/api/v1/api-keys",
     summary: "Mint an API key (shown once; a signed-in admin only: a key cannot mint keys)",
     role: "admin",
+    session: true,
     body: createApiKeySchema,
     response: createdApiKeySchema,
     status: 201,

@@ -10,6 +10,7 @@ import { webhookPayloadSchema } from "@/lib/domain/webhooks";
 type Op = {
   summary: string;
   role?: Role;
+  session?: true;
   agent?: "token" | "certificate" | "public";
   body?: z.ZodType;
   query?: z.ZodType;
@@ -33,7 +34,16 @@ const PROBES: Record<string, Record<string, Op>> = {
 };
 
 function adminOp(c: RouteContract): Op {
-  return { summary: c.summary, role: c.role, body: c.body, query: c.query, response: c.response, events: c.events, ok: c.status };
+  return {
+    summary: c.summary,
+    role: c.role,
+    session: c.session,
+    body: c.body,
+    query: c.query,
+    response: c.response,
+    events: c.events,
+    ok: c.status,
+  };
 }
 
 /** Every path: the agent protocol's, the probes', then each declared admin route. */
@@ -83,9 +93,14 @@ export function openApiDocument(): object {
       }));
       paths[path][method] = {
         summary: op.summary,
-        ...(op.role
-          ? { description: `Requires the ${op.role} role or higher.`, security: [{ session: [] }, { apiKey: [] }] }
-          : {}),
+        ...(op.role && op.session
+          ? {
+              description: `Requires the ${op.role} role or higher, signed in to the console: an API key is refused (403 session_required).`,
+              security: [{ session: [] }],
+            }
+          : op.role
+            ? { description: `Requires the ${op.role} role or higher.`, security: [{ session: [] }, { apiKey: [] }] }
+            : {}),
         ...(op.agent === "token" ? { security: [{ registrationToken: [] }] } : {}),
         ...(op.agent === "certificate"
           ? {

@@ -18,11 +18,12 @@ function send(
   method: string,
   headers: Record<string, string>,
   body?: string,
+  localAddress?: string,
 ): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers, agent: false },
+      { method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, headers, agent: false, localAddress },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -47,8 +48,8 @@ function parse(text: string): unknown {
 
 const cookiePairs = (setCookies: string[]) => setCookies.map((c) => c.split(";")[0]!).filter((c) => !/=$/.test(c));
 
-async function csrf(consoleUrl: string, headers: Record<string, string>) {
-  const res = await send(`${consoleUrl}/api/auth/csrf`, "GET", headers);
+async function csrf(consoleUrl: string, headers: Record<string, string>, localAddress?: string) {
+  const res = await send(`${consoleUrl}/api/auth/csrf`, "GET", headers, undefined, localAddress);
   const token = (parse(res.text) as { csrfToken?: string }).csrfToken;
   if (!token) throw new Error(`GET /api/auth/csrf answered ${res.status}: ${res.text}`);
   return { token, cookie: cookiePairs(([] as string[]).concat(res.headers["set-cookie"] ?? [])).join("; ") };
@@ -56,15 +57,16 @@ async function csrf(consoleUrl: string, headers: Record<string, string>) {
 
 /**
  * One credentials sign-in. `headers` are sent with both requests (say, X-Forwarded-For);
- * `fields` adds form fields (say, a callbackUrl).
+ * `fields` adds form fields (say, a callbackUrl); `localAddress` is the loopback address both
+ * requests come from (any 127.x.y.z: a client at another address, with no proxy involved).
  */
 export async function signIn(
   consoleUrl: string,
   account: { email: string; password: string },
-  opts: { headers?: Record<string, string>; fields?: Record<string, string> } = {},
+  opts: { headers?: Record<string, string>; fields?: Record<string, string>; localAddress?: string } = {},
 ): Promise<SignInReply> {
   const headers = opts.headers ?? {};
-  const { token, cookie } = await csrf(consoleUrl, headers);
+  const { token, cookie } = await csrf(consoleUrl, headers, opts.localAddress);
   const form = new URLSearchParams({
     csrfToken: token,
     email: account.email,
@@ -77,6 +79,7 @@ export async function signIn(
     "POST",
     { ...headers, "content-type": "application/x-www-form-urlencoded", cookie },
     form.toString(),
+    opts.localAddress,
   );
   const setCookies = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
   const session = cookiePairs(setCookies).find((c) => /^(__Secure-)?next-auth\.session-token=/.test(c)) ?? null;

@@ -59,6 +59,38 @@ async function call(c: RouteContract, who: Role | "anonymous"): Promise<{ status
   return server.api(c.method, urlOf(c), body, { cookie });
 }
 
+test("what creates or changes who can sign in, or mints keys, refuses even an admin's API key: 403 session_required", async () => {
+  const minted = await server.api("POST", "/api/v1/api-keys", { name: "role-matrix-admin-key", role: "admin" });
+  assert.equal(minted.status, 201, JSON.stringify(minted.body));
+  const asKey = { cookie: null, headers: { authorization: `Bearer ${minted.body.key as string}` } };
+  const sessionOnly = ADMIN_ROUTES.filter((c) => c.session);
+  assert.deepEqual(sessionOnly.map((c) => `${c.method} ${c.path}`).sort(), [
+    "DELETE /api/v1/users/{id}/sign-in-locks",
+    "PATCH /api/v1/users/{id}",
+    "POST /api/v1/api-keys",
+    "POST /api/v1/users",
+  ]);
+  for (const c of sessionOnly) {
+    const body = c.method === "DELETE" ? undefined : {};
+    const res = await server.api(c.method, urlOf(c), body, asKey);
+    assert.equal(res.status, 403, `${c.method} ${c.path}: ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.error, "session_required", `${c.method} ${c.path}`);
+  }
+  // A whole request, not only the empty body above: the key makes no user.
+  const made = await server.api(
+    "POST",
+    "/api/v1/users",
+    { email: "made-by-key@role-matrix.example", password: "a-long-password-1", role: "admin" },
+    asKey,
+  );
+  assert.equal(made.status, 403);
+  assert.equal(made.body.error, "session_required");
+  const users = (await server.api("GET", "/api/v1/users", undefined, asKey)).body.items as { email: string }[];
+  assert.ok(!users.some((u) => u.email === "made-by-key@role-matrix.example"), "an admin key still reads users, and made none");
+  const revoked = await server.api("DELETE", `/api/v1/api-keys/${minted.body.id as string}`);
+  assert.equal(revoked.status, 200);
+});
+
 test("the declarations cover every guarded admin handler", () => {
   assert.ok(ADMIN_ROUTES.length >= 45, `${ADMIN_ROUTES.length} declared`);
 });

@@ -3,13 +3,14 @@
 // https public URL, against the real server.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { call } from "../helpers/agent-client";
 import { signIn } from "../helpers/console-session";
 import { ADMIN, startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
 const mint = (server: FleetServer, headers: Record<string, string>, cookie?: string) =>
   server.api("POST", "/api/v1/registration-tokens", { name: "csrf-probe" }, { headers, ...(cookie ? { cookie } : {}) });
 
-describe("NEXTAUTH_URL unset: the request's own origin", () => {
+describe("NEXTAUTH_URL unset, on loopback: the request's own origin, and sign-in's from HOST and PORT", () => {
   let server: FleetServer;
   before(async () => {
     server = await startFleetServer();
@@ -40,6 +41,19 @@ describe("NEXTAUTH_URL unset: the request's own origin", () => {
   test("the console's own requests still work (Origin, with or without Sec-Fetch-Site: same-origin)", async () => {
     assert.equal((await mint(server, { origin: server.consoleUrl })).status, 201);
     assert.equal((await mint(server, { origin: server.consoleUrl, "sec-fetch-site": "same-origin" })).status, 201);
+  });
+
+  test("sign-in never takes its origin from the Host header: a foreign Host gets redirects to the console", async () => {
+    const foreign = { host: "evil.example" };
+    const signedIn = await signIn(server.consoleUrl, ADMIN, { headers: foreign });
+    assert.equal(signedIn.status, 200, JSON.stringify(signedIn.body));
+    assert.equal(new URL(signedIn.body.url).origin, server.consoleUrl, signedIn.body.url);
+    for (const path of ["/api/auth/signin", "/api/auth/signin/credentials", "/api/auth/error?error=Callback"]) {
+      const res = await call(`${server.consoleUrl}${path}`, "GET", { headers: foreign });
+      const location = String(res.headers.location ?? "");
+      assert.ok(location, `${path}: ${res.status}`);
+      assert.doesNotMatch(decodeURIComponent(location), /evil\.example/, `${path} -> ${location}`);
+    }
   });
 
   test("over plain http the session cookie is not Secure", async () => {

@@ -1,5 +1,6 @@
-// Sign-in throttling (per account and per client address, shared through the database), the client
-// address behind trusted proxies only, and next-auth's redirect target, against the real server.
+// Sign-in throttling (locks per account and client address and per address, a per-account
+// slowdown, all shared through the database), an admin clearing a lock, the client address behind
+// trusted proxies only, and next-auth's redirect target, against the real server.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { signIn } from "../helpers/console-session";
@@ -103,6 +104,76 @@ describe("without trusted proxies", () => {
     );
     assert.equal(wrong.status, 401);
   });
+
+  // Below: clients at other loopback addresses (a real peer address each, no proxy involved).
+  const ATTACKER = "127.0.0.66";
+  const CLEAN = "127.0.0.77";
+
+  test("wrong passwords from one address lock that address out of the account, not its owner elsewhere; the lock is audited and an admin clears it", async () => {
+    const wrong = { email: ADMIN.email, password: "not-the-admin-password" };
+    for (let i = 1; i <= 5; i++) {
+      const res = await signIn(server.consoleUrl, wrong, { localAddress: ATTACKER });
+      assert.equal(res.status, 401, `wrong password #${i}`);
+    }
+    const locked = await signIn(server.consoleUrl, wrong, { localAddress: ATTACKER });
+    assert.equal(locked.status, 429, "the failing address is locked");
+    assert.equal(locked.body.error, "rate_limited");
+    const rightFromThere = await signIn(server.consoleUrl, ADMIN, { localAddress: ATTACKER });
+    assert.equal(rightFromThere.status, 429, "even the right password, from the locked address");
+    assert.equal(rightFromThere.cookie, null);
+
+    const started = performance.now();
+    const owner = await signIn(server.consoleUrl, ADMIN, { localAddress: CLEAN });
+    assert.equal(owner.status, 200, `the owner, from a clean address: ${JSON.stringify(owner.body)}`);
+    assert.ok(owner.cookie, "signed in");
+    assert.ok(performance.now() - started < 10_000, "slowed at most a few seconds");
+    const stillLocked = await signIn(server.consoleUrl, wrong, { localAddress: ATTACKER });
+    assert.equal(stillLocked.status, 429, "the owner's success does not unlock the attacker's address");
+
+    const lock = (await auditRows(server, "auth.signin_locked")).find((r) => r.details.account === ADMIN.email);
+    assert.deepEqual(
+      { address: lock?.details.address, failures: lock?.details.failures, lockSeconds: lock?.details.lockSeconds },
+      { address: ATTACKER, failures: 5, lockSeconds: 2 },
+      "the (account, address) lock is audited",
+    );
+    const users = await server.api("GET", "/api/v1/users");
+    const admin = (users.body.items as { id: string; email: string; lockedFrom: string[] }[]).find(
+      (u) => u.email === ADMIN.email,
+    )!;
+    assert.deepEqual(admin.lockedFrom, [ATTACKER], "the Users list says where the account is locked from");
+
+    const cleared = await server.api("DELETE", `/api/v1/users/${admin.id}/sign-in-locks`);
+    assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    assert.deepEqual(cleared.body.cleared, [ATTACKER]);
+    const unlocked = (await auditRows(server, "auth.signin_unlocked")).at(-1);
+    assert.deepEqual(unlocked?.details, { email: ADMIN.email, addresses: [ATTACKER] }, "the clearing is audited");
+    const after = await signIn(server.consoleUrl, ADMIN, { localAddress: ATTACKER });
+    assert.equal(after.status, 200, "cleared: the address signs in again");
+    const listed = (await server.api("GET", "/api/v1/users")).body.items as { email: string; lockedFrom: string[] }[];
+    assert.deepEqual(listed.find((u) => u.email === ADMIN.email)?.lockedFrom, []);
+  });
+
+  test("failures spread over many addresses only slow the account: the right password still signs in, after a capped delay", async () => {
+    const account = { email: "sprayed@example.com", password: "the-right-password-2" };
+    assert.equal((await server.api("POST", "/api/v1/users", { ...account, role: "viewer" })).status, 201);
+    for (let i = 0; i < 8; i++) {
+      const res = await signIn(
+        server.consoleUrl,
+        { ...account, password: "wrong-password" },
+        { localAddress: `127.0.1.${i + 1}` },
+      );
+      assert.equal(res.status, 401, `failure from 127.0.1.${i + 1}`);
+    }
+    const started = performance.now();
+    const owner = await signIn(server.consoleUrl, account, { localAddress: CLEAN });
+    const waited = performance.now() - started;
+    assert.equal(owner.status, 200, `never a lock from a clean address: ${JSON.stringify(owner.body)}`);
+    assert.ok(waited >= 3_500, `eight failures slow each sign-in of the account by 4 s (waited ${Math.round(waited)} ms)`);
+    assert.ok(
+      !(await auditRows(server, "auth.signin_locked")).some((r) => r.details.account === account.email),
+      "no (account, address) pair failed often enough to lock",
+    );
+  });
 });
 
 describe("behind a trusted proxy (TRUSTED_PROXY_CIDRS)", () => {
@@ -137,19 +208,17 @@ describe("behind a trusted proxy (TRUSTED_PROXY_CIDRS)", () => {
     );
   });
 
-  test("the same-origin check believes X-Forwarded-Host and -Proto from the trusted proxy", async () => {
+  test("the same-origin check takes the console's origin from configuration, not from X-Forwarded-Host, even a trusted proxy's", async () => {
     const proxied = { "x-forwarded-host": "console.example.test", "x-forwarded-proto": "https" };
-    const ok = await server.api(
+    const named = await server.api(
       "POST",
       "/api/v1/registration-tokens",
       { name: "via-proxy" },
-      {
-        headers: { ...proxied, origin: "https://console.example.test" },
-      },
+      { headers: { ...proxied, origin: "https://console.example.test" } },
     );
-    assert.equal(ok.status, 201, JSON.stringify(ok.body));
-    const direct = await server.api("POST", "/api/v1/registration-tokens", { name: "via-proxy-2" }, { headers: proxied });
-    assert.equal(direct.status, 403, "the Host the proxy replaced is not the console's origin");
-    assert.equal(direct.body.error, "csrf_rejected");
+    assert.equal(named.status, 403, "the proxy's Host is not the console's origin");
+    assert.equal(named.body.error, "csrf_rejected");
+    const configured = await server.api("POST", "/api/v1/registration-tokens", { name: "via-proxy-2" }, { headers: proxied });
+    assert.equal(configured.status, 201, `the configured origin (here its loopback address): ${JSON.stringify(configured.body)}`);
   });
 });

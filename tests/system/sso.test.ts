@@ -25,6 +25,9 @@ const PEOPLE: Record<string, SsoPerson> = {
   mimic: { email: ADMIN.email, name: "Mimic", groups: [] },
   // Alice's address, verified, now held by another person at the provider (a recycled address).
   newalice: { email: "alice@idp.test", name: "New Alice", groups: [] },
+  // Two people whose subjects differ only in case, neither with a verified email.
+  CaseSub: { email: "case-upper@idp.test", name: "Case Upper", groups: [], emailVerified: null },
+  casesub: { email: "case-lower@idp.test", name: "Case Lower", groups: [], emailVerified: null },
 };
 
 let server: FleetServer;
@@ -268,7 +271,10 @@ test("an email the provider does not mark verified links and names no account, u
   const frank = await ssoSignIn("frank");
   assert.equal(frank.landed.pathname, "/");
   assert.equal(await userByEmail("frank@idp.test"), undefined);
-  assert.ok(await userByEmail("frank@oidc.invalid"));
+  const [frankRow] = await server.db.query<{ email: string }>(`SELECT email FROM "User" WHERE "oidcSubject" = ${param()}`, [
+    "frank",
+  ]);
+  assert.match(frankRow?.email ?? "", /^sso-[0-9a-f]{32}@oidc\.invalid$/, "a placeholder address");
 
   const trust = await server.api("PATCH", "/api/v1/settings", { ssoTrustedEmailIssuer: provider.issuer });
   assert.equal(trust.status, 200, JSON.stringify(trust.body));
@@ -338,4 +344,42 @@ test("an ID token issued for another authorization request (its nonce) is refuse
     provider.swapNonce(false);
   }
   assert.equal((await ssoSignIn("alice")).landed.pathname, "/");
+});
+
+test("subjects that differ only in case are two people, each with a placeholder address of their own", async () => {
+  const upper = await ssoSignIn("CaseSub");
+  assert.equal(upper.landed.pathname, "/", upper.landed.toString());
+  assert.ok(session(upper.browser));
+  const lower = await ssoSignIn("casesub");
+  assert.equal(lower.landed.toString(), `${server.consoleUrl}/`, "no error, and no error text in the URL");
+  assert.ok(session(lower.browser));
+  const p = server.db.engine === "sqlite" ? ["?", "?"] : ["$1", "$2"];
+  const rows = await server.db.query<{ email: string; oidcSubject: string }>(
+    `SELECT email, "oidcSubject" FROM "User" WHERE "oidcSubject" IN (${p[0]}, ${p[1]}) ORDER BY "oidcSubject"`,
+    ["CaseSub", "casesub"],
+  );
+  assert.deepEqual(
+    rows.map((r) => r.oidcSubject),
+    ["CaseSub", "casesub"],
+  );
+  assert.notEqual(rows[0]!.email, rows[1]!.email);
+  for (const r of rows) assert.match(r.email, /^sso-[0-9a-f]{32}@oidc\.invalid$/);
+  // Each signs in again to their own account.
+  await ssoSignIn("CaseSub");
+  const again = await server.db.query<{ n: number | string }>(
+    `SELECT COUNT(*) AS n FROM "User" WHERE "oidcSubject" IN (${p[0]}, ${p[1]})`,
+    ["CaseSub", "casesub"],
+  );
+  assert.equal(Number(again[0]!.n), 2);
+});
+
+test("no error text reaches a URL: next-auth's error redirects carry only known codes", async () => {
+  const text = "Invalid `prisma.user.create()` invocation: Unique constraint failed on the fields: (`email`)";
+  for (const error of [encodeURIComponent(text), "Callback%26leak%3DSELECT", "SsoNoRole"]) {
+    const res = await fetch(`${server.consoleUrl}/api/auth/error?error=${error}`, { redirect: "manual" });
+    assert.equal(res.status, 302, error);
+    const location = new URL(res.headers.get("location")!, server.consoleUrl);
+    assert.equal(location.pathname, "/login");
+    assert.equal(location.search, error === "SsoNoRole" ? "?error=SsoNoRole" : "?error=Callback", location.toString());
+  }
 });

@@ -11,8 +11,6 @@ import {
 import { hasRole } from "@/lib/domain/roles";
 import { bearerFrom, principalFromApiKey, principalFromSession, type Principal } from "@/lib/server/auth/principal";
 import { env } from "@/lib/env";
-import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
-import { configuredProxies, isTrustedProxy } from "@/lib/server/net/trusted-proxies";
 import { ApiError, errorResponse } from "./errors";
 import { parseWith, readJson, refuseUnstorable } from "./read-body";
 
@@ -29,27 +27,12 @@ type Handler<C extends RouteContract> = (ctx: AdminContext<C>) => Promise<ReplyO
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-function firstValue(header: string | null): string | null {
-  return header?.split(",")[0]?.trim() || null;
-}
-
 /**
- * The console's own origin (scheme, host and port): NEXTAUTH_URL's when it is set, else the
- * request's. X-Forwarded-Host counts only from a trusted proxy (TRUSTED_PROXY_CIDRS); so does
- * X-Forwarded-Proto, which server.ts drops from anyone else before Next fills it from the socket.
+ * The console's own origin (scheme, host and port): the one sign-in builds its URLs from
+ * (NEXTAUTH_URL, or what lib/env.ts derives without it), never a request's Host or X-Forwarded-Host.
  */
-function consoleOrigin(req: NextRequest): string | null {
-  const configured = env().NEXTAUTH_URL;
-  if (configured) return new URL(configured).origin;
-  const peer = req.headers.get(IDENTITY_HEADERS.remoteAddress) ?? "";
-  const forwardedHost = isTrustedProxy(configuredProxies(), peer) ? firstValue(req.headers.get("x-forwarded-host")) : null;
-  const host = forwardedHost ?? req.headers.get("host");
-  const proto = firstValue(req.headers.get("x-forwarded-proto")) ?? "http";
-  try {
-    return host ? new URL(`${proto}://${host}`).origin : null;
-  } catch {
-    return null;
-  }
+function consoleOrigin(): string {
+  return new URL(env().authUrl).origin;
 }
 
 /**
@@ -64,8 +47,8 @@ function assertSameOrigin(req: NextRequest) {
     originValue = origin && origin !== "null" ? new URL(origin).origin : null;
   } catch {}
   const fetchSite = req.headers.get("sec-fetch-site");
-  const expected = consoleOrigin(req);
-  if (!originValue || !expected || originValue !== expected || (fetchSite !== null && fetchSite !== "same-origin")) {
+  const expected = consoleOrigin();
+  if (!originValue || originValue !== expected || (fetchSite !== null && fetchSite !== "same-origin")) {
     throw new ApiError(
       "csrf_rejected",
       "Changes must come from the console's own origin (missing or foreign Origin header, or a cross-origin fetch).",
@@ -107,7 +90,7 @@ function checkReply(contract: RouteContract, reply: unknown) {
 
 /**
  * Wraps an admin API handler declared by `contract` (lib/contracts): authenticate (session or API
- * key) -> same-origin check for session mutations -> role check -> parse query and body -> handler
+ * key) -> same-origin check for session mutations -> session-only routes refuse keys -> role check -> parse query and body -> handler
  * -> JSON answer with the declared status. Errors become the JSON error body. `checkBody` sees the
  * raw body first, for a refusal with its own code (e.g. immutable_field).
  */
@@ -120,6 +103,12 @@ export function adminRoute<const C extends RouteContract>(
     try {
       const principal = await authenticate(req);
       if (principal.via === "session" && !SAFE_METHODS.has(req.method)) assertSameOrigin(req);
+      if (contract.session && principal.via !== "session") {
+        throw new ApiError(
+          "session_required",
+          "Only a person signed in to the console can do this, not an API key: sign in to the console as an admin.",
+        );
+      }
       if (!hasRole(principal.role, contract.role)) {
         throw new ApiError("forbidden", `This needs the ${contract.role} role or higher; you are ${principal.role}.`);
       }

@@ -23,6 +23,8 @@ const STATUS = {
   client_certificate_required: 401,
   forbidden: 403,
   csrf_rejected: 403,
+  /** A route only a person signed in to the console may call (lib/contracts: `session`), called with an API key. */
+  session_required: 403,
   label_not_allowed: 403,
   certificate_revoked: 403,
   /** An operator denied the registration request; the message carries their reason. */

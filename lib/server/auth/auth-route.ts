@@ -2,12 +2,13 @@ import "server-only";
 import NextAuth from "next-auth";
 import type { NextRequest } from "next/server";
 import { tooManyAttemptsMessage } from "@/lib/domain/login-throttle";
+import { withKnownErrorCode } from "@/lib/domain/sign-in-errors";
 import { ApiError, errorResponse } from "@/lib/server/api/errors";
 import { MAX_BODY_BYTES } from "@/lib/server/api/read-body";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
-import { activeLock, beginAttempt } from "./login-throttle";
+import { accountDelay, activeLock, beginAttempt } from "./login-throttle";
 import { attemptedEmail, authOptions } from "./options";
 import { sessionCookie } from "./principal";
 import { providerSignOutUrl } from "./oidc-logout";
@@ -18,18 +19,22 @@ type Run = () => Promise<Response>;
 
 /**
  * next-auth's route handler with what next-auth v4 cannot do itself: sign-in throttling that
- * answers 429 with Retry-After (a locked account or address is refused before any password is
- * checked, even the right one), and sign-out that ends the session everywhere, not only in this
- * browser (the session id goes on the deny-list).
+ * answers 429 with Retry-After (a locked account-and-address pair or address is refused before any
+ * password is checked, even the right one; an account failing from anywhere is only slowed), and
+ * sign-out that ends the session everywhere, not only in this browser (the session id goes on the
+ * deny-list).
+ *
+ * Its redirects carry only known error codes.
  */
 export async function authRoute(req: NextRequest, ctx: Ctx): Promise<Response> {
   try {
     const params = await ctx.params;
     const run: Run = () => NextAuth(req, { params }, authOptions());
     const action = params.nextauth.join("/");
-    if (req.method === "POST" && action === "callback/credentials") return await credentialsSignIn(req, run);
+    if (req.method === "POST" && action === "callback/credentials")
+      return await withKnownErrorCodes(await credentialsSignIn(req, run));
     if (req.method === "POST" && action === "signout") return await signOut(req, run);
-    return await run();
+    return await withKnownErrorCodes(await run());
   } catch (err) {
     return errorResponse(err);
   }
@@ -70,10 +75,36 @@ async function credentialsSignIn(req: NextRequest, run: Run): Promise<Response> 
   const release = beginAttempt(attempt);
   if (!release) throw tooManyAttempts(1);
   try {
+    const delay = await accountDelay(attempt.email);
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
     return await run();
   } finally {
     release();
   }
+}
+
+/**
+ * next-auth's answer with its redirect (a Location, or `{ url }` for the console's JSON calls)
+ * carrying a known error code: next-auth puts the text of whatever a callback threw in `?error=`.
+ */
+async function withKnownErrorCodes(res: Response): Promise<Response> {
+  const location = res.headers.get("location");
+  if (location !== null) {
+    const fixed = withKnownErrorCode(location);
+    if (fixed === location) return res;
+    const headers = new Headers(res.headers);
+    headers.set("location", fixed);
+    return new Response(res.body, { status: res.status, headers });
+  }
+  if (!(res.headers.get("content-type") ?? "").includes("application/json")) return res;
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => null)) as { url?: unknown } | null;
+  if (typeof body?.url !== "string" || withKnownErrorCode(body.url) === body.url) return res;
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify({ ...body, url: withKnownErrorCode(body.url) }), { status: res.status, headers });
 }
 
 /** next-auth clears the cookie only after checking its CSRF token: end the session only then. */

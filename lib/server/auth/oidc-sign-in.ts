@@ -1,21 +1,11 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { emailSchema } from "@/lib/domain/email";
+import { SSO_REFUSALS } from "@/lib/domain/sign-in-errors";
 import { roleFromClaims } from "@/lib/domain/sso-roles";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { db, type Tx } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
-
-/**
- * Why a single sign-on was refused; next-auth carries the code to the login page as `?error=`,
- * where app/login/login-form.tsx says it in words.
- */
-export const SSO_REFUSALS = {
-  disabled: "SsoAccountDisabled",
-  emailNotVerified: "SsoEmailNotVerified",
-  emailLinked: "SsoEmailLinked",
-  noRole: "SsoNoRole",
-  lastAdmin: "SsoLastAdminUnmapped",
-} as const;
 
 const NAME_MAX = 100;
 
@@ -26,6 +16,19 @@ function claimText(value: unknown, max: number): string | null {
 /** An issuer URL as stored and compared: without a trailing slash (OIDC_ISSUER may be written either way). */
 function issuerKey(issuer: string): string {
   return issuer.replace(/\/+$/, "");
+}
+
+/**
+ * The address of an SSO account made without a verified email: one per identity, (issuer,
+ * subject) exactly as the provider sent them. Subjects are case-sensitive (`CaseSub` and
+ * `casesub` are two people), and may hold characters an address cannot, so the address is a
+ * digest of both, never the subject itself.
+ */
+export function ssoPlaceholderEmail(issuer: string, subject: string): string {
+  const digest = createHash("sha256")
+    .update(`${issuerKey(issuer)}\n${subject}`)
+    .digest("hex");
+  return `sso-${digest.slice(0, 32)}@oidc.invalid`;
 }
 
 /**
@@ -115,7 +118,7 @@ export async function signInWithOidc(
       const role = mappedRole ?? "viewer";
       const user = await tx.user.create({
         data: {
-          email: email ?? `${subject.toLowerCase()}@oidc.invalid`,
+          email: email ?? ssoPlaceholderEmail(issuer, subject),
           name,
           role,
           oidcIssuer: issuerKey(issuer),

@@ -9,7 +9,9 @@ import { emailSchema } from "@/lib/domain/email";
 import { db } from "@/lib/server/db/client";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { requestClientAddress } from "@/lib/server/net/trusted-proxies";
+import { SSO_REFUSALS } from "@/lib/domain/sign-in-errors";
 import { needsUserinfo } from "@/lib/domain/sso-roles";
+import { log } from "@/lib/server/log";
 import { getSettings } from "@/lib/server/settings/settings";
 import { authSecret } from "./auth-secret";
 import { clearAccountFailures, recordSignInFailure } from "./login-throttle";
@@ -54,7 +56,7 @@ async function authorizeCredentials(raw: unknown, req: { headers?: HeaderRecord 
     await recordSignInFailure({ email, address, userId: user?.id ?? null, reason });
     return null;
   }
-  await clearAccountFailures(email);
+  await clearAccountFailures(email, address);
   await db().user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
   await recordAudit(
     db(),
@@ -124,13 +126,11 @@ let cached: NextAuthOptions | undefined;
 export function authOptions(): NextAuthOptions {
   if (cached) return cached;
   const oidc = env().oidc;
-  const publicUrl = env().NEXTAUTH_URL;
   cached = {
     secret: authSecret(),
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
-    // An https public URL makes the cookies Secure (and __Secure-/__Host- prefixed). Unset, next-auth
-    // decides per request from the scheme a trusted proxy forwarded (server.ts drops anyone else's).
-    ...(publicUrl ? { useSecureCookies: publicUrl.startsWith("https://") } : {}),
+    // An https public URL makes the cookies Secure (and __Secure-/__Host- prefixed).
+    useSecureCookies: env().authUrl.startsWith("https://"),
     pages: { signIn: "/login", error: "/login" },
     providers: [
       CredentialsProvider({
@@ -146,7 +146,14 @@ export function authOptions(): NextAuthOptions {
       // `?error=` (next-auth's error route forwards to pages.error), never as its own error page.
       async signIn({ account, profile }) {
         if (account?.provider !== "oidc" || !oidc) return true;
-        const outcome = await signInWithOidc(oidc.issuer, account.providerAccountId, (profile ?? {}) as Record<string, unknown>);
+        let outcome: { refused: string } | null;
+        try {
+          outcome = await signInWithOidc(oidc.issuer, account.providerAccountId, (profile ?? {}) as Record<string, unknown>);
+        } catch (err) {
+          // next-auth would put this error's text in the URL: the log gets it, the URL a code.
+          log.error("single sign-on failed", { error: err });
+          throw new Error(SSO_REFUSALS.failed);
+        }
         if (outcome) throw new Error(outcome.refused);
         return true;
       },

@@ -7,17 +7,21 @@ import { ApiError } from "@/lib/server/api/errors";
 import { hashPassword } from "@/lib/server/auth/password";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
+import { lockedAddressesByAccount } from "@/lib/server/auth/login-throttle";
 
-function view(u: {
-  id: string;
-  email: string;
-  name: string | null;
-  role: string;
-  disabledAt: Date | null;
-  lastLoginAt: Date | null;
-  createdAt: Date;
-  oidcSubject: string | null;
-}): User {
+function view(
+  u: {
+    id: string;
+    email: string;
+    name: string | null;
+    role: string;
+    disabledAt: Date | null;
+    lastLoginAt: Date | null;
+    createdAt: Date;
+    oidcSubject: string | null;
+  },
+  lockedFrom: string[] = [],
+): User {
   return {
     id: u.id,
     email: u.email,
@@ -28,11 +32,13 @@ function view(u: {
     sso: u.oidcSubject !== null,
     lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
     createdAt: u.createdAt.toISOString(),
+    lockedFrom,
   };
 }
 
 export async function listUsers(): Promise<User[]> {
-  return (await db().user.findMany({ orderBy: { createdAt: "asc" } })).map(view);
+  const [users, locked] = await Promise.all([db().user.findMany({ orderBy: { createdAt: "asc" } }), lockedAddressesByAccount()]);
+  return users.map((u) => view(u, locked.get(u.email)));
 }
 
 export async function createUser(actor: Actor, input: CreateUserInput): Promise<User> {
@@ -50,7 +56,7 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
 export async function updateUser(actor: Actor, id: string, input: UpdateUserInput): Promise<User> {
   const passwordHash = input.password ? await hashPassword(input.password) : undefined;
   const mapping = input.role ? (await getSettings()).ssoRoleMapping : null;
-  return db().$transaction(async (tx) => {
+  const updated = await db().$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id } });
     if (!before) throw new ApiError("not_found", "No such user.");
     // An edit would be undone at their next sign-in (lib/server/auth/oidc-sign-in.ts).
@@ -93,6 +99,7 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
         ...(stoppedKeys.length ? { apiKeysStopWorking: stoppedKeys.map((k) => k.name) } : {}),
       },
     );
-    return view(user);
+    return user;
   });
+  return view(updated, (await lockedAddressesByAccount()).get(updated.email));
 }

@@ -72,7 +72,13 @@ test("every declared admin route is in the document once, with its role, body, q
     seen.add(key);
     const o = op(c.path, c.method.toLowerCase());
     assert.ok(o, key);
-    assert.equal(o.description, `Requires the ${c.role} role or higher.`, key);
+    assert.equal(
+      o.description,
+      c.session
+        ? `Requires the ${c.role} role or higher, signed in to the console: an API key is refused (403 session_required).`
+        : `Requires the ${c.role} role or higher.`,
+      key,
+    );
     assert.equal(!!o.requestBody, !!c.body, `${key}: request body`);
     assert.ok(o.responses[String(c.status ?? 200)], `${key}: status`);
     assert.equal(!!o.responses[String(c.status ?? 200)]!.content, !!(c.response ?? c.events), `${key}: response schema`);

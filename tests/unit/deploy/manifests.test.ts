@@ -173,8 +173,11 @@ test("every env name is one lib/env.ts reads; secrets come from the Secret the e
       `${key} placeholder is refused`,
     );
   }
+  // A production console listening beyond loopback does not start without its public URL.
+  const publicUrl = container.env.find((e: { name: string }) => e.name === "NEXTAUTH_URL")?.value as string | undefined;
+  assert.match(publicUrl ?? "", /^https:\/\//, "the Deployment sets NEXTAUTH_URL");
   assert.equal(
-    parseEnv({ NODE_ENV: "production", DATABASE_URL: values.DATABASE_URL }).database.dialect,
+    parseEnv({ NODE_ENV: "production", NEXTAUTH_URL: publicUrl, DATABASE_URL: values.DATABASE_URL }).database.dialect,
     "postgres",
     "the example is the external PostgreSQL",
   );
