@@ -1,6 +1,7 @@
 // The one place that reads process.env. Everything is validated once; a bad value stops the
 // process at start with a message naming the variable.
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { z } from "zod";
