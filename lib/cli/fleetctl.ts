@@ -19,7 +19,8 @@ const USAGE = `usage: fleetctl <command> [flags]
   label (--selector S | --group G | --status S | --q TEXT) [--set k=v,...] [--remove k,...] [--dry-run]
   tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
                 [--require-approval | --no-require-approval]
-  approve <request id | name>                  approve a pending registration request
+  approve <request id | name>                  approve a pending registration request (by name: when only one waits;
+                                               approving one denies the other requests for the name)
   deny <request id | name> --reason "..."      deny it; the agent is told the reason
 flags: --server URL (FLEET_SERVER), --api-key KEY (FLEET_API_KEY), --json`;
 
@@ -90,9 +91,25 @@ async function call(server: string, key: string | undefined, method: string, pat
     throw new UsageError(`cannot reach ${server}: ${err.message}`);
   });
   const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-  if (!res.ok)
-    throw new UsageError(`${res.status} ${String(data?.error ?? "error")}: ${String(data?.message ?? res.statusText)}`);
+  if (!res.ok) {
+    const candidates = data?.error === "ambiguous_request" ? describeCandidates(data.details) : "";
+    throw new UsageError(
+      `${res.status} ${String(data?.error ?? "error")}: ${String(data?.message ?? res.statusText)}${candidates ? `\n${candidates}` : ""}`,
+    );
+  }
   return data!;
+}
+
+type Candidate = { id: string; keyFingerprint: string; sourceAddress: string | null; tokenName: string; firstSeenAt: string };
+
+/** The requests a decision by name could mean, side by side: the operator picks one by its id. */
+export function describeCandidates(details: unknown): string {
+  const requests = (details as { requests?: Candidate[] } | null)?.requests;
+  if (!Array.isArray(requests) || !requests.length) return "";
+  return table(
+    ["REQUEST", "KEY FINGERPRINT", "SOURCE", "TOKEN", "FIRST ASKED"],
+    requests.map((r) => [r.id, r.keyFingerprint, r.sourceAddress ?? "-", r.tokenName, r.firstSeenAt]),
+  );
 }
 
 type LabelSummary = {
@@ -163,18 +180,6 @@ export function describeGate(r: GateAnswer): string {
 }
 
 type RequestView = { id: string; name: string; state: string; clusterId: string | null; reason: string | null };
-
-/** A request by its id, else the pending request for that cluster name. */
-async function findRequestId(server: string, key: string | undefined, idOrName: string): Promise<string> {
-  const r = (await call(server, key, "GET", "/api/v1/registration-requests?state=pending")) as { items: RequestView[] };
-  const byId = r.items.find((i) => i.id === idOrName);
-  if (byId) return byId.id;
-  const byName = r.items.find((i) => i.name === idOrName);
-  if (byName) return byName.id;
-  // Not pending: an id of a decided request answers the server's own 409 request_not_pending.
-  if (idOrName.startsWith("rr_")) return idOrName;
-  throw new UsageError(`no pending registration request with the id or name "${idOrName}"`);
-}
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: string) => void): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -310,8 +315,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
   if (command === "approve" || command === "deny") {
     if (!sub) throw new UsageError(`${command} needs a request id or a cluster name`);
     if (command === "deny" && !values.reason?.trim()) throw new UsageError('deny needs --reason "..." (the agent is told it)');
-    const id = await findRequestId(server, key, sub);
-    const path = `/api/v1/registration-requests/${encodeURIComponent(id)}/${command}`;
+    // The server finds the request by id, or by name when only one waits for it (else it lists them).
+    const path = `/api/v1/registration-requests/${encodeURIComponent(sub)}/${command}`;
     const r = (await call(server, key, "POST", path, command === "deny" ? { reason: values.reason } : {})) as RequestView;
     if (values.json) print(JSON.stringify(r, null, 2));
     else
