@@ -172,3 +172,50 @@ test("two agents reporting one kube-system UID are both flagged, never refused",
     await Promise.all(agents.map((a) => a.stop()));
   }
 });
+
+test("two keys ask for one name: both wait side by side with their fingerprints; approving the installer's denies the other", async ({
+  page,
+  request,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const name = uniqueName("e2e-rival");
+  // One single-use token, as leaked to a squatter: both keys still get their request.
+  const minted = await okJson<{ token: string }>(
+    await request.post("/api/v1/registration-tokens", {
+      data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1, requireApproval: true },
+      headers: SAME_ORIGIN,
+    }),
+  );
+  const options = { labels: "env=e2e,region=approval", logLevel: "info" as const, token: minted.token };
+  const [ours, theirs] = [
+    await AgentProcess.start(request, testInfo, name, options),
+    await AgentProcess.start(request, testInfo, name, options),
+  ];
+  try {
+    const fingerprint = async (agent: AgentProcess) => {
+      await expect.poll(() => agent.log, { timeout: 30_000 }).toMatch(/this agent's key is sha256:[0-9a-f]{64}/);
+      return /this agent's key is (sha256:[0-9a-f]{64})/.exec(agent.log)![1]!;
+    };
+    const [ourKey, theirKey] = [await fingerprint(ours), await fingerprint(theirs)];
+    expect(ourKey).not.toBe(theirKey);
+
+    await page.goto("/registration-requests");
+    const ourCard = page.getByRole("article", { name }).filter({ hasText: ourKey });
+    const theirCard = page.getByRole("article", { name }).filter({ hasText: theirKey });
+    await expect(ourCard).toContainText("2 requests for this name");
+    await expect(theirCard).toContainText("2 requests for this name");
+    await ourCard.getByRole("button", { name: "Show them together" }).click();
+    await expect(page.getByRole("searchbox", { name: "Search requests" })).toHaveValue(name);
+    await expect(page.getByRole("article", { name })).toHaveCount(2);
+    await saveScreenshots(page, testInfo, "approval-two-keys");
+
+    await ourCard.getByRole("button", { name: `Approve ${name}` }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Approved" })).toContainText(
+      "The other request for this name was denied.",
+    );
+    await expect.poll(() => theirs.log, { timeout: 45_000 }).toContain("another request for this name was approved");
+    await ours.clusterId(request);
+  } finally {
+    await Promise.all([ours.stop(), theirs.stop()]);
+  }
+});
