@@ -2,7 +2,7 @@
 // agent that waits and says so, the approval queue with the request's facts and a live badge;
 // approve -> the cluster turns Ready; deny (on a phone) -> the agent logs the reason and stops.
 import { randomUUID } from "node:crypto";
-import type { Page, TestInfo } from "@playwright/test";
+import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
 import { AgentProcess, okJson, uniqueName } from "../support/agent-process";
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
 import { saveScreenshots } from "../support/screenshots";
@@ -20,6 +20,16 @@ async function phoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
     await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
   }
   await page.evaluate(() => document.documentElement.classList.remove("dark"));
+}
+
+/** A single-use token that requires approval, minted through the API. */
+async function mintApprovalToken(request: APIRequestContext, name: string) {
+  return okJson<{ token: string }>(
+    await request.post("/api/v1/registration-tokens", {
+      data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1, requireApproval: true },
+      headers: SAME_ORIGIN,
+    }),
+  );
 }
 
 test("a token that requires approval: the agent waits, the queue shows its facts, approve turns it Ready", async ({
@@ -102,12 +112,7 @@ test.describe("on a phone", () => {
   test("deny with a reason: the agent logs it and stops asking", async ({ page, request }, testInfo) => {
     test.setTimeout(120_000);
     const name = uniqueName("e2e-deny");
-    const minted = await okJson<{ token: string }>(
-      await request.post("/api/v1/registration-tokens", {
-        data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1, requireApproval: true },
-        headers: SAME_ORIGIN,
-      }),
-    );
+    const minted = await mintApprovalToken(request, name);
     const agent = await AgentProcess.start(request, testInfo, name, {
       labels: "env=e2e,region=approval",
       logLevel: "info",
@@ -180,12 +185,7 @@ test("two keys ask for one name: both wait side by side with their fingerprints;
   test.setTimeout(120_000);
   const name = uniqueName("e2e-rival");
   // One single-use token, as leaked to a squatter: both keys still get their request.
-  const minted = await okJson<{ token: string }>(
-    await request.post("/api/v1/registration-tokens", {
-      data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1, requireApproval: true },
-      headers: SAME_ORIGIN,
-    }),
-  );
+  const minted = await mintApprovalToken(request, name);
   const options = { labels: "env=e2e,region=approval", logLevel: "info" as const, token: minted.token };
   const [ours, theirs] = [
     await AgentProcess.start(request, testInfo, name, options),
