@@ -4,7 +4,7 @@
 //   npm run fleetctl -- clusters list [--status Ready] [--selector ...] [--limit 50]
 //   npm run fleetctl -- label --selector env=prod --set tier=gold --remove foo [--dry-run]
 //   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod] [--require-approval]
-//   npm run fleetctl -- approve prod-eu-1      /  deny prod-eu-1 --reason "not ours"   (registration requests)
+//   npm run fleetctl -- requests list --name prod-eu-1   /  approve prod-eu-1 (or a request id)  /  deny rr_... --reason "not ours"
 // Server and key: --server / FLEET_SERVER (default http://127.0.0.1:3000), --api-key / FLEET_API_KEY.
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
@@ -19,6 +19,8 @@ const USAGE = `usage: fleetctl <command> [flags]
   label (--selector S | --group G | --status S | --q TEXT) [--set k=v,...] [--remove k,...] [--dry-run]
   tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
                 [--require-approval | --no-require-approval]
+  requests list [--state pending|decided|...] [--name N] [--q TEXT] [--limit N] [--cursor C]
+                                               registration requests, newest first, every fact of each
   approve <request id | name>                  approve a pending registration request (by name: when only one waits;
                                                approving one denies the other requests for the name)
   deny <request id | name> --reason "..."      deny it; the agent is told the reason
@@ -100,16 +102,59 @@ async function call(server: string, key: string | undefined, method: string, pat
   return data!;
 }
 
-type Candidate = { id: string; keyFingerprint: string; sourceAddress: string | null; tokenName: string; firstSeenAt: string };
+type Candidate = {
+  id: string;
+  keyFingerprint: string;
+  sourceAddress: string | null;
+  tokenName: string;
+  clusterUid: string | null;
+  firstSeenAt: string;
+  lastSeenAt: string;
+};
 
 /** The requests a decision by name could mean, side by side: the operator picks one by its id. */
 export function describeCandidates(details: unknown): string {
   const requests = (details as { requests?: Candidate[] } | null)?.requests;
   if (!Array.isArray(requests) || !requests.length) return "";
   return table(
-    ["REQUEST", "KEY FINGERPRINT", "SOURCE", "TOKEN", "FIRST ASKED"],
-    requests.map((r) => [r.id, r.keyFingerprint, r.sourceAddress ?? "-", r.tokenName, r.firstSeenAt]),
+    ["REQUEST", "KEY FINGERPRINT", "SOURCE", "TOKEN", "CLUSTER UID", "FIRST ASKED", "LAST ASKED"],
+    requests.map((r) => [
+      r.id,
+      r.keyFingerprint,
+      r.sourceAddress ?? "-",
+      r.tokenName,
+      r.clusterUid ?? "-",
+      r.firstSeenAt,
+      r.lastSeenAt,
+    ]),
   );
+}
+
+type RequestFacts = Omit<Candidate, "tokenName"> & {
+  name: string;
+  state: string;
+  token: { name: string };
+  pendingForName: number;
+  caFingerprint: string;
+  apiServerUrl: string;
+};
+
+/** One block per request, every fact an operator weighs, and the flag when several keys wait for one name. */
+export function describeRequests(items: RequestFacts[]): string {
+  return items
+    .map((r) =>
+      [
+        `${r.id}  ${r.name}  ${r.state}${r.state === "pending" && r.pendingForName > 1 ? `  (${r.pendingForName} requests for this name)` : ""}`,
+        `  key fingerprint  ${r.keyFingerprint}`,
+        `  source           ${r.sourceAddress ?? "-"}`,
+        `  token            ${r.token.name}`,
+        `  asked            first ${r.firstSeenAt}, last ${r.lastSeenAt}`,
+        `  cluster UID      ${r.clusterUid ?? "-"}`,
+        `  CA fingerprint   ${r.caFingerprint}`,
+        `  API server       ${r.apiServerUrl}`,
+      ].join("\n"),
+    )
+    .join("\n\n");
 }
 
 type LabelSummary = {
@@ -191,6 +236,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       selector: { type: "string" },
       group: { type: "string" },
       status: { type: "string" },
+      state: { type: "string" },
+      cursor: { type: "string" },
       q: { type: "string" },
       limit: { type: "string" },
       name: { type: "string" },
@@ -310,6 +357,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       print(
         `${String(r.token)}\n\nid ${String(r.id)}, expires ${String(r.expiresAt)}, up to ${String(r.maxClusters)} cluster(s)${r.requireApproval ? ", each after an operator's approval" : ""}. Shown once: store it now.`,
       );
+    return 0;
+  }
+  if (command === "requests" && sub === "list") {
+    const query = qs({ state: values.state, name: values.name, q: values.q, limit: values.limit, cursor: values.cursor });
+    const r = (await call(server, key, "GET", `/api/v1/registration-requests?${query}`)) as {
+      items: RequestFacts[];
+      nextCursor: string | null;
+      pending: number;
+    };
+    if (values.json) print(JSON.stringify(r, null, 2));
+    else {
+      if (r.items.length) print(describeRequests(r.items) + "\n");
+      print(`${r.items.length} request(s) shown, ${r.pending} pending in all`);
+      if (r.nextCursor) print(`more: fleetctl requests list ... --cursor ${r.nextCursor}`);
+    }
     return 0;
   }
   if (command === "approve" || command === "deny") {

@@ -86,7 +86,10 @@ export const requestCandidateSchema = z.object({
   sourceAddress: z.string().nullable(),
   tokenName: z.string(),
   clusterUid: z.string().nullable(),
+  caFingerprint: z.string(),
+  apiServerUrl: z.string(),
   firstSeenAt: isoTime,
+  lastSeenAt: isoTime,
 });
 export type RequestCandidate = z.infer<typeof requestCandidateSchema>;
 

@@ -66,6 +66,27 @@ async function countRows(sqlite: string, postgres: string, params: unknown[]): P
   return Number(rows[0]?.n);
 }
 
+/** Many pending requests at once (each its own name and key), newer than any recorded before. */
+async function seedPending(count: number) {
+  const now = Date.now();
+  const sqlite = server.db.engine === "sqlite";
+  const at = (ms: number) => (sqlite ? ms : new Date(ms));
+  const params: unknown[] = [];
+  const rows = Array.from({ length: count }, (_, i) => {
+    const id = `rr_seed${String(i).padStart(6, "0")}`;
+    const hash = String(i).padStart(64, "0");
+    const values = [id, `seed-${i}`, `seed-${i}:${hash}`, hash, at(now + i), at(now + i), at(now + 86_400_000)];
+    const first = params.length;
+    params.push(...values);
+    const marks = values.map((_, k) => (sqlite ? "?" : `$${first + k + 1}`));
+    return `(${marks.join(", ")}, 'pending', 'seed', '', 'sha256:x', 'https://seed.example', '1.4.0')`;
+  });
+  await server.db.query(
+    `INSERT INTO "RegistrationRequest" (id, name, "pendingKey", "keyHash", "firstSeenAt", "lastSeenAt", "expiresAt", state, "tokenName", csr, "caFingerprint", "apiServerUrl", "agentVersion") VALUES ${rows.join(", ")}`,
+    params,
+  );
+}
+
 /** A fresh key's request recorded as pending: the 202 checked, its request id returned. */
 async function pending(token: Token, name: string) {
   const key = makeKey().privateKeyPem;
@@ -489,6 +510,10 @@ describe("registration waiting for approval", () => {
 
     const first = await pending(t, "cli-choose");
     const second = await pending(t, "cli-choose");
+    const listed = await fleetctl("requests", "list", "--name", "cli-choose");
+    assert.match(listed.stdout, /\(2 requests for this name\)/);
+    for (const r of [first, second])
+      assert.ok(listed.stdout.includes((await request(r.requestId)).keyFingerprint), listed.stdout);
     const ambiguous = await fleetctl("approve", "cli-choose").catch((e: { code: number; stderr: string }) => e);
     assert.equal((ambiguous as { code: number }).code, 2);
     const listing = (ambiguous as { stderr: string }).stderr;
@@ -505,5 +530,16 @@ describe("registration waiting for approval", () => {
     const told = await register(t.token, "cli-choose", first.key);
     assert.equal(told.status, 403);
     assert.equal(told.body.error, "registration_denied");
+
+    // Beyond the queue's first page (and the 500 the list once stopped at): found by the server.
+    const deep = await pending(await mint({ maxClusters: 1 }), "cli-deep");
+    await setTime("RegistrationRequest", "firstSeenAt", deep.requestId, new Date(Date.now() - 3_600_000));
+    await seedPending(501);
+    const page = await server.api("GET", "/api/v1/registration-requests?state=pending&limit=500");
+    assert.ok(!page.body.items.some((r: { id: string }) => r.id === deep.requestId), "not on the first page");
+    assert.ok(page.body.nextCursor);
+    const found = await fleetctl("approve", "cli-deep");
+    assert.match(found.stdout, /approved cli-deep/);
+    assert.equal((await request(deep.requestId)).state, "approved");
   });
 });

@@ -80,7 +80,10 @@ function candidate(r: RequestRow): RequestCandidate {
     sourceAddress: r.sourceAddress,
     tokenName: r.tokenName,
     clusterUid: r.clusterUid,
+    caFingerprint: r.caFingerprint,
+    apiServerUrl: r.apiServerUrl,
     firstSeenAt: r.firstSeenAt.toISOString(),
+    lastSeenAt: r.lastSeenAt.toISOString(),
   };
 }
 
