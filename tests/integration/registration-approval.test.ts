@@ -230,6 +230,21 @@ describe(`approval between candidates on ${testEngine()}`, () => {
     assert.equal(plain.code, "token_revoked");
   });
 
+  test("an approval and the revocation of a rival's token at once both succeed; the rival ends denied and its use given back", async () => {
+    for (let round = 0; round < 3; round++) {
+      const [x, y] = [await mint(true, 1), await mint(true, 1)];
+      const name = `approve-revoke-${round}`;
+      const a = await pending(x.token, name, key());
+      const b = await pending(y.token, name, key());
+      const [approved, revoked] = await Promise.allSettled([approveRequest(OPERATOR, a), revokeToken(OPERATOR, y.id)]);
+      assert.equal(approved.status, "fulfilled", JSON.stringify(approved));
+      assert.equal(revoked.status, "fulfilled", JSON.stringify(revoked));
+      assert.equal((await state(b)).state, "denied");
+      assert.equal(await used(y.id), 0);
+      assert.equal(await used(x.id), 1);
+    }
+  });
+
   test("a denied key may not ask again for the name with any token during the cooldown (a setting), then may", async () => {
     const t = await mint(true, 2);
     const k = key();

@@ -19,7 +19,7 @@ import { writeNewCluster } from "@/lib/server/registration/write-new-cluster";
 import { getSettings } from "@/lib/server/settings/settings";
 import { denyPendingRequests } from "./deny-pending";
 import { expireRequest } from "./expire-requests";
-import { lockToken, releaseUseIfLast } from "./held-uses";
+import { lockCandidateTokens, lockToken, releaseUseIfLast } from "./held-uses";
 import { publishPendingCount } from "./pending-count";
 import { viewOf, type RequestRow } from "./request-view";
 
@@ -188,6 +188,7 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
       // The agent is not on the line: its attempt is logged when it collects the certificate.
       attempt: null,
       before: async (tx) => {
+        await lockCandidateTokens(tx, r.name);
         const moved = await tx.run(
           sql`UPDATE ${requests.table}
               SET ${requests("state")} = 'approved', ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},

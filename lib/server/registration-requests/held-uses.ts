@@ -24,6 +24,19 @@ export async function lockToken(tx: Tx | SqlTx, tokenId: string): Promise<void> 
   );
 }
 
+/**
+ * Locks, in id order, the tokens of every request pending for the name: an approval takes them
+ * before it changes any request, in the same order as a denial, an expiry or a revocation (token
+ * first, then its requests), so none of them waits on the other in a cycle.
+ */
+export async function lockCandidateTokens(tx: SqlTx, name: string): Promise<void> {
+  const rows = await tx.rows<{ tokenId: string }>(
+    sql`SELECT DISTINCT ${requests("tokenId")} FROM ${requests.table}
+        WHERE ${requests("name")} = ${name} AND ${requests("state")} = 'pending' AND ${requests("tokenId")} IS NOT NULL`,
+  );
+  for (const id of rows.map((r) => r.tokenId).sort()) await lockToken(tx, id);
+}
+
 async function otherPending(tx: SqlTx, tokenId: string, name: string, exceptId: string | null): Promise<number> {
   const [row] = await tx.rows<{ n: unknown }>(
     sql`SELECT COUNT(*) AS n FROM ${requests.table}
