@@ -37,6 +37,7 @@ export function RequestCard({
   busy,
   onApprove,
   onDeny,
+  onCompare,
 }: {
   request: RegistrationRequest;
   selected: boolean;
@@ -45,6 +46,8 @@ export function RequestCard({
   busy: boolean;
   onApprove: () => void;
   onDeny: () => void;
+  /** Shows every request for this name together (a search for it). */
+  onCompare: () => void;
 }) {
   const pending = request.state === "pending";
   const headingId = `request-${request.id}`;
@@ -85,6 +88,19 @@ export function RequestCard({
         <Badge tone={STATE_TONES[request.state]}>{STATE_LABELS[request.state]}</Badge>
       </div>
 
+      {pending && request.pendingForName > 1 && (
+        <p
+          role="note"
+          className="mt-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/50 dark:text-amber-200"
+        >
+          <span className="font-semibold">{request.pendingForName} requests for this name</span>, each from another key. Approve
+          the one whose key fingerprint the agent you installed printed; approving it denies the others.{" "}
+          <button type="button" className="font-medium underline" onClick={onCompare}>
+            Show them together
+          </button>
+        </p>
+      )}
+
       {request.sameClusterAs.length > 0 && (
         <p
           role="note"
@@ -109,6 +125,10 @@ export function RequestCard({
           termWidth="8.5rem"
           items={[
             ["Labels", <LabelChips key="l" labels={request.labels} />],
+            [
+              "Key fingerprint",
+              <CopyValue key="k" value={request.keyFingerprint} what={`the key fingerprint of ${request.name}'s request`} />,
+            ],
             ["Token", <span key="t">{request.token.name}</span>],
             [
               "Source address",

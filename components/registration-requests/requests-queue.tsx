@@ -10,6 +10,8 @@ import {
   type RegistrationRequest,
 } from "@/lib/client/registration-requests";
 import { Button } from "@/components/ui/button";
+import { inputClass } from "@/components/ui/field";
+import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { InlineError } from "@/components/ui/inline-error";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
@@ -35,9 +37,14 @@ function names(requests: RegistrationRequest[]) {
   return requests.length > 5 ? `${shown.join(", ")} and ${requests.length - 5} more` : shown.join(", ");
 }
 
+// The queue refetches once typing pauses, not on every key.
+const SEARCH_DEBOUNCE_MS = 300;
+
 export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
   const [tab, setTab] = useState<QueueTab>("pending");
-  const queue = useRegistrationRequests(tab);
+  const [search, setSearch] = useState("");
+  const q = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
+  const queue = useRegistrationRequests(tab, q);
   const approve = useApproveRequest();
   const deny = useDenyRequest();
   const decide = useDecideRequests();
@@ -65,7 +72,16 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
     approve.mutate(request.id, {
       onSuccess: () => {
         select(request.id, false);
-        setOutcome({ tone: "ok", text: `Approved ${request.name}: it registers on its agent's next try.`, failures: [] });
+        const others = request.pendingForName - 1;
+        setOutcome({
+          tone: "ok",
+          text: `Approved ${request.name}: it registers on its agent's next try.${
+            others > 0
+              ? ` The other ${others === 1 ? "request" : `${others} requests`} for this name ${others === 1 ? "was" : "were"} denied.`
+              : ""
+          }`,
+          failures: [],
+        });
       },
       onError: (err) => setActionError(err),
     });
@@ -145,6 +161,19 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
       </div>
 
       <div id="requests-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="space-y-4">
+        <div className="max-w-md">
+          <label htmlFor="requests-search" className="sr-only">
+            Search requests
+          </label>
+          <input
+            id="requests-search"
+            type="search"
+            className={inputClass}
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="Search: name, key fingerprint, source address, token"
+          />
+        </div>
         {outcome && (
           <div
             role="status"
@@ -205,6 +234,10 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
             message={queue.error.message}
             onRetry={() => void queue.refetch()}
           />
+        ) : items.length === 0 && q ? (
+          <EmptyState title="No request matches">
+            Nothing {tab === "pending" ? "waiting" : "decided"} matches “{q}”.
+          </EmptyState>
         ) : items.length === 0 ? (
           tab === "pending" ? (
             <EmptyState title="No cluster is waiting for approval">
@@ -228,8 +261,16 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
                 busy={busy}
                 onApprove={() => approveOne(r)}
                 onDeny={() => setDialog({ kind: "deny", requests: [r] })}
+                onCompare={() => setSearch(r.name)}
               />
             ))}
+            {queue.hasNextPage && (
+              <div className="flex justify-center">
+                <Button variant="secondary" disabled={queue.isFetchingNextPage} onClick={() => void queue.fetchNextPage()}>
+                  {queue.isFetchingNextPage ? "Loading…" : "Show more"}
+                </Button>
+              </div>
+            )}
           </div>
         )}
       </div>

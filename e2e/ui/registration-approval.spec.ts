@@ -2,7 +2,7 @@
 // agent that waits and says so, the approval queue with the request's facts and a live badge;
 // approve -> the cluster turns Ready; deny (on a phone) -> the agent logs the reason and stops.
 import { randomUUID } from "node:crypto";
-import type { Page, TestInfo } from "@playwright/test";
+import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
 import { AgentProcess, okJson, uniqueName } from "../support/agent-process";
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
 import { saveScreenshots } from "../support/screenshots";
@@ -20,6 +20,16 @@ async function phoneScreenshots(page: Page, testInfo: TestInfo, name: string) {
     await testInfo.attach(`${name}-${theme}`, { path: file, contentType: "image/png" });
   }
   await page.evaluate(() => document.documentElement.classList.remove("dark"));
+}
+
+/** A single-use token that requires approval, minted through the API. */
+async function mintApprovalToken(request: APIRequestContext, name: string) {
+  return okJson<{ token: string }>(
+    await request.post("/api/v1/registration-tokens", {
+      data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1, requireApproval: true },
+      headers: SAME_ORIGIN,
+    }),
+  );
 }
 
 test("a token that requires approval: the agent waits, the queue shows its facts, approve turns it Ready", async ({
@@ -102,12 +112,7 @@ test.describe("on a phone", () => {
   test("deny with a reason: the agent logs it and stops asking", async ({ page, request }, testInfo) => {
     test.setTimeout(120_000);
     const name = uniqueName("e2e-deny");
-    const minted = await okJson<{ token: string }>(
-      await request.post("/api/v1/registration-tokens", {
-        data: { name: `e2e ${name}`, ttlSeconds: 3600, maxClusters: 1, requireApproval: true },
-        headers: SAME_ORIGIN,
-      }),
-    );
+    const minted = await mintApprovalToken(request, name);
     const agent = await AgentProcess.start(request, testInfo, name, {
       labels: "env=e2e,region=approval",
       logLevel: "info",
@@ -170,5 +175,47 @@ test("two agents reporting one kube-system UID are both flagged, never refused",
     await expect(page.getByRole("link", { name: names[1] })).toBeVisible();
   } finally {
     await Promise.all(agents.map((a) => a.stop()));
+  }
+});
+
+test("two keys ask for one name: both wait side by side with their fingerprints; approving the installer's denies the other", async ({
+  page,
+  request,
+}, testInfo) => {
+  test.setTimeout(120_000);
+  const name = uniqueName("e2e-rival");
+  // One single-use token, as leaked to a squatter: both keys still get their request.
+  const minted = await mintApprovalToken(request, name);
+  const options = { labels: "env=e2e,region=approval", logLevel: "info" as const, token: minted.token };
+  const [ours, theirs] = [
+    await AgentProcess.start(request, testInfo, name, options),
+    await AgentProcess.start(request, testInfo, name, options),
+  ];
+  try {
+    const fingerprint = async (agent: AgentProcess) => {
+      await expect.poll(() => agent.log, { timeout: 30_000 }).toMatch(/this agent's key is sha256:[0-9a-f]{64}/);
+      return /this agent's key is (sha256:[0-9a-f]{64})/.exec(agent.log)![1]!;
+    };
+    const [ourKey, theirKey] = [await fingerprint(ours), await fingerprint(theirs)];
+    expect(ourKey).not.toBe(theirKey);
+
+    await page.goto("/registration-requests");
+    const ourCard = page.getByRole("article", { name }).filter({ hasText: ourKey });
+    const theirCard = page.getByRole("article", { name }).filter({ hasText: theirKey });
+    await expect(ourCard).toContainText("2 requests for this name");
+    await expect(theirCard).toContainText("2 requests for this name");
+    await ourCard.getByRole("button", { name: "Show them together" }).click();
+    await expect(page.getByRole("searchbox", { name: "Search requests" })).toHaveValue(name);
+    await expect(page.getByRole("article", { name })).toHaveCount(2);
+    await saveScreenshots(page, testInfo, "approval-two-keys");
+
+    await ourCard.getByRole("button", { name: `Approve ${name}` }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Approved" })).toContainText(
+      "The other request for this name was denied.",
+    );
+    await expect.poll(() => theirs.log, { timeout: 45_000 }).toContain("another request for this name was approved");
+    await ours.clusterId(request);
+  } finally {
+    await Promise.all([ours.stop(), theirs.stop()]);
   }
 });

@@ -1,6 +1,7 @@
 import { AgentContext } from "./agent-context";
 import { errorText } from "../domain/error-text";
 import { AgentExit, EXIT_CODES, REREGISTER_POLL_MS, type AgentResult, type FleetAgentOptions } from "./agent-options";
+import { keyPairFromPrivateKey, publicKeyFingerprint } from "./csr";
 import { ConfigError } from "./errors";
 import { HeartbeatLoop } from "./run-loop";
 import { Registration } from "./registration";
@@ -108,6 +109,7 @@ export class FleetAgent {
         this.ctx.emit("info", "STATE_LOADED", "found existing registration: skipping registration", {
           clusterId: state.cluster.clusterId,
           state: this.ctx.options.store.location,
+          key: keyFingerprintOf(state.keyPem),
         });
       }
       return state;
@@ -150,5 +152,14 @@ export class FleetAgent {
     const message = `unexpected failure: ${errorText(err)}`;
     this.ctx.emit("error", "AGENT_FAILED", message);
     return { outcome: "failed", exitCode: EXIT_CODES.failed, code: "AGENT_FAILED", message };
+  }
+}
+
+/** The kept key's fingerprint for the start line; a key that does not parse is reported later, where it is used. */
+function keyFingerprintOf(privateKeyPem: string): string | undefined {
+  try {
+    return publicKeyFingerprint(keyPairFromPrivateKey(privateKeyPem).publicKeyPem);
+  } catch {
+    return undefined;
   }
 }

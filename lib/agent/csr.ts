@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { promisify } from "node:util";
 import forge from "node-forge";
+import { keyFingerprint } from "../domain/registration-approval";
 
 // Keys are made here, by Node's OpenSSL, and never leave the process or the state dir: the
 // server only ever sees a CSR (the public key plus a proof of possession).
@@ -92,6 +93,23 @@ export function certificateFingerprint(certPem: string): string {
     const cert = new crypto.X509Certificate(certPem);
     return "sha256:" + crypto.createHash("sha256").update(cert.raw).digest("hex");
   });
+}
+
+const keyFingerprints = new Map<string, string>();
+
+/**
+ * `sha256:<64 hex>` of a public key's SPKI DER: the key fingerprint the approval queue shows beside
+ * each request, so whoever installed the agent can tell its request from another key's.
+ */
+export function publicKeyFingerprint(publicKeyPem: string): string {
+  return remembered(keyFingerprints, publicKeyPem, () =>
+    keyFingerprint(
+      crypto
+        .createHash("sha256")
+        .update(crypto.createPublicKey(publicKeyPem).export({ type: "spki", format: "der" }))
+        .digest("hex"),
+    ),
+  );
 }
 
 /** Accepts `sha256:<hex>` (any case) or OpenSSL's `AB:CD:...` form; null when it is neither. */

@@ -6,6 +6,7 @@ import {
   issuedBy,
   keyPairFromPrivateKey,
   pemCertificates,
+  publicKeyFingerprint,
   type KeyPair,
 } from "./csr";
 import type { AgentContext } from "./agent-context";
@@ -110,7 +111,7 @@ export class Registration {
         this.pending ? "debug" : "info",
         reregister ? "REREGISTERING" : "REGISTERING",
         `registering cluster ${this.ctx.options.name}`,
-        { server: this.ctx.server.origin, token: this.ctx.options.token?.describe },
+        { server: this.ctx.server.origin, token: this.ctx.options.token?.describe, key: publicKeyFingerprint(keys.publicKeyPem) },
       );
       const raw = await requestJsonAnswer(
         this.ctx.server,
@@ -138,7 +139,7 @@ export class Registration {
         throw err;
       }
       if (!result.pending) break;
-      await this.awaitApproval(token, result.body, result.pending);
+      await this.awaitApproval(token, result.body, result.pending, result.keys);
     }
     const { keys } = result;
     const answer = result.answer!;
@@ -210,19 +211,26 @@ export class Registration {
   /**
    * 202 pending_approval: one line the first time (which request, where to approve it), then
    * quiet repeats of the same request at the server's pace, until an operator decides (201, or
-   * a 403/410 that ends the run).
+   * a 403/410 that ends the run). Each line names the key's fingerprint: several keys may wait for
+   * one name, and the operator tells this agent's request from another's by it.
    */
-  private async awaitApproval(token: string, body: Record<string, unknown>, pending: PendingApproval): Promise<void> {
+  private async awaitApproval(
+    token: string,
+    body: Record<string, unknown>,
+    pending: PendingApproval,
+    keys: KeyPair,
+  ): Promise<void> {
     const first = this.pending?.requestId !== pending.requestId;
     this.pending = { token, body, requestId: pending.requestId };
     // A little jitter after the wait: agents minted with one token must not come back together.
     const delay = Math.round(pending.retryAfterMs * (1 + 0.1 * this.ctx.random()));
     const where = pending.consoleUrl;
+    const key = publicKeyFingerprint(keys.publicKeyPem);
     this.ctx.emit(
       first ? "info" : "debug",
       "APPROVAL_PENDING",
-      `waiting for an operator to approve registration request ${pending.requestId} in the console${where ? ` (${where})` : ""}`,
-      { requestId: pending.requestId, retryIn: `${(delay / 1000).toFixed(1)}s` },
+      `waiting for an operator to approve registration request ${pending.requestId} in the console${where ? ` (${where})` : ""}; this agent's key is ${key}`,
+      { requestId: pending.requestId, key, retryIn: `${(delay / 1000).toFixed(1)}s` },
     );
     await this.ctx.sleep(delay);
     if (this.ctx.stopped) throw this.ctx.stoppedExit();

@@ -4,7 +4,7 @@
 //   npm run fleetctl -- clusters list [--status Ready] [--selector ...] [--limit 50]
 //   npm run fleetctl -- label --selector env=prod --set tier=gold --remove foo [--dry-run]
 //   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod] [--require-approval]
-//   npm run fleetctl -- approve prod-eu-1      /  deny prod-eu-1 --reason "not ours"   (registration requests)
+//   npm run fleetctl -- requests list --name prod-eu-1   /  approve prod-eu-1 (or a request id)  /  deny rr_... --reason "not ours"
 // Server and key: --server / FLEET_SERVER (default http://127.0.0.1:3000), --api-key / FLEET_API_KEY.
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
@@ -20,7 +20,10 @@ const USAGE = `usage: fleetctl <command> [flags]
   label (--selector S | --group G | --status S | --q TEXT) [--set k=v,...] [--remove k,...] [--dry-run]
   tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
                 [--require-approval | --no-require-approval]
-  approve <request id | name>                  approve a pending registration request
+  requests list [--state pending|decided|...] [--name N] [--q TEXT] [--limit N] [--cursor C]
+                                               registration requests, newest first, every fact of each
+  approve <request id | name>                  approve a pending registration request (by name: when only one waits;
+                                               approving one denies the other requests for the name)
   deny <request id | name> --reason "..."      deny it; the agent is told the reason
 flags: --server URL (FLEET_SERVER), --api-key KEY (FLEET_API_KEY), --json`;
 
@@ -91,9 +94,68 @@ async function call(server: string, key: string | undefined, method: string, pat
     throw new UsageError(`cannot reach ${server}: ${err.message}`);
   });
   const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-  if (!res.ok)
-    throw new UsageError(`${res.status} ${reasonText(data?.error) || "error"}: ${reasonText(data?.message) || res.statusText}`);
+  if (!res.ok) {
+    const candidates = data?.error === "ambiguous_request" ? describeCandidates(data.details) : "";
+    throw new UsageError(
+      `${res.status} ${reasonText(data?.error) || "error"}: ${reasonText(data?.message) || res.statusText}${candidates ? `\n${candidates}` : ""}`,
+    );
+  }
   return data!;
+}
+
+type Candidate = {
+  id: string;
+  keyFingerprint: string;
+  sourceAddress: string | null;
+  tokenName: string;
+  clusterUid: string | null;
+  firstSeenAt: string;
+  lastSeenAt: string;
+};
+
+/** The requests a decision by name could mean, side by side: the operator picks one by its id. */
+export function describeCandidates(details: unknown): string {
+  const requests = (details as { requests?: Candidate[] } | null)?.requests;
+  if (!Array.isArray(requests) || !requests.length) return "";
+  return table(
+    ["REQUEST", "KEY FINGERPRINT", "SOURCE", "TOKEN", "CLUSTER UID", "FIRST ASKED", "LAST ASKED"],
+    requests.map((r) => [
+      r.id,
+      r.keyFingerprint,
+      r.sourceAddress ?? "-",
+      r.tokenName,
+      r.clusterUid ?? "-",
+      r.firstSeenAt,
+      r.lastSeenAt,
+    ]),
+  );
+}
+
+type RequestFacts = Omit<Candidate, "tokenName"> & {
+  name: string;
+  state: string;
+  token: { name: string };
+  pendingForName: number;
+  caFingerprint: string;
+  apiServerUrl: string;
+};
+
+/** One block per request, every fact an operator weighs, and the flag when several keys wait for one name. */
+export function describeRequests(items: RequestFacts[]): string {
+  return items
+    .map((r) =>
+      [
+        `${r.id}  ${r.name}  ${r.state}${r.state === "pending" && r.pendingForName > 1 ? `  (${r.pendingForName} requests for this name)` : ""}`,
+        `  key fingerprint  ${r.keyFingerprint}`,
+        `  source           ${r.sourceAddress ?? "-"}`,
+        `  token            ${r.token.name}`,
+        `  asked            first ${r.firstSeenAt}, last ${r.lastSeenAt}`,
+        `  cluster UID      ${r.clusterUid ?? "-"}`,
+        `  CA fingerprint   ${r.caFingerprint}`,
+        `  API server       ${r.apiServerUrl}`,
+      ].join("\n"),
+    )
+    .join("\n\n");
 }
 
 type LabelSummary = {
@@ -165,18 +227,6 @@ export function describeGate(r: GateAnswer): string {
 
 type RequestView = { id: string; name: string; state: string; clusterId: string | null; reason: string | null };
 
-/** A request by its id, else the pending request for that cluster name. */
-async function findRequestId(server: string, key: string | undefined, idOrName: string): Promise<string> {
-  const r = (await call(server, key, "GET", "/api/v1/registration-requests?state=pending")) as { items: RequestView[] };
-  const byId = r.items.find((i) => i.id === idOrName);
-  if (byId) return byId.id;
-  const byName = r.items.find((i) => i.name === idOrName);
-  if (byName) return byName.id;
-  // Not pending: an id of a decided request answers the server's own 409 request_not_pending.
-  if (idOrName.startsWith("rr_")) return idOrName;
-  throw new UsageError(`no pending registration request with the id or name "${idOrName}"`);
-}
-
 export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: string) => void): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -187,6 +237,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       selector: { type: "string" },
       group: { type: "string" },
       status: { type: "string" },
+      state: { type: "string" },
+      cursor: { type: "string" },
       q: { type: "string" },
       limit: { type: "string" },
       name: { type: "string" },
@@ -308,11 +360,26 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       );
     return 0;
   }
+  if (command === "requests" && sub === "list") {
+    const query = qs({ state: values.state, name: values.name, q: values.q, limit: values.limit, cursor: values.cursor });
+    const r = (await call(server, key, "GET", `/api/v1/registration-requests?${query}`)) as {
+      items: RequestFacts[];
+      nextCursor: string | null;
+      pending: number;
+    };
+    if (values.json) print(JSON.stringify(r, null, 2));
+    else {
+      if (r.items.length) print(describeRequests(r.items) + "\n");
+      print(`${r.items.length} request(s) shown, ${r.pending} pending in all`);
+      if (r.nextCursor) print(`more: fleetctl requests list ... --cursor ${r.nextCursor}`);
+    }
+    return 0;
+  }
   if (command === "approve" || command === "deny") {
     if (!sub) throw new UsageError(`${command} needs a request id or a cluster name`);
     if (command === "deny" && !values.reason?.trim()) throw new UsageError('deny needs --reason "..." (the agent is told it)');
-    const id = await findRequestId(server, key, sub);
-    const path = `/api/v1/registration-requests/${encodeURIComponent(id)}/${command}`;
+    // The server finds the request by id, or by name when only one waits for it (else it lists them).
+    const path = `/api/v1/registration-requests/${encodeURIComponent(sub)}/${command}`;
     const r = (await call(server, key, "POST", path, command === "deny" ? { reason: values.reason } : {})) as RequestView;
     if (values.json) print(JSON.stringify(r, null, 2));
     else

@@ -190,7 +190,7 @@ export function applyLiveEvent(client: QueryClient, event: FleetEvent, later: La
       // The nav badge shows the count at once; the queue's cards follow with their facts.
       for (const query of client.getQueryCache().findAll({ queryKey: queryKeys.registrationRequests.all })) {
         setIfChanged(client, query.queryKey, (list: { pending: number } | undefined) =>
-          list && list.pending !== event.pending ? { ...list, pending: event.pending } : list,
+          list && typeof list.pending === "number" && list.pending !== event.pending ? { ...list, pending: event.pending } : list,
         );
       }
       later(queryKeys.registrationRequests.all, SOON_MS);

@@ -37,6 +37,8 @@ export const queryKeys = {
   registrationRequests: {
     all: ["registration-requests"] as const,
     list: (state: string) => ["registration-requests", "list", state] as const,
+    /** The queue's pages: a tab and a search. */
+    queue: (tab: string, q: string) => ["registration-requests", "queue", tab, q] as const,
   },
   attempts: {
     all: ["registration-attempts"] as const,

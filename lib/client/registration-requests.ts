@@ -1,6 +1,6 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { routeUrl } from "@/lib/contracts/route";
 import {
   registrationRequestRoutes as routes,
@@ -19,19 +19,24 @@ export type QueueTab = "pending" | "decided";
 // keeps the queue current while the stream is down, and refreshes "last asked" as agents repeat.
 const QUEUE_REFRESH_MS = 15_000;
 
-function listUrl(state?: RegistrationRequestState) {
-  return routeUrl(routes.list, {}, { state });
+function listUrl(query: { state?: RegistrationRequestState | "decided"; q?: string; cursor?: string; limit?: number }) {
+  return routeUrl(routes.list, {}, { ...query, limit: query.limit === undefined ? undefined : String(query.limit) });
 }
 
-/** The queue: pending requests or the decided ones, newest first. */
-export function useRegistrationRequests(tab: QueueTab) {
-  return useQuery({
-    queryKey: queryKeys.registrationRequests.list(tab),
-    queryFn: ({ signal }) =>
-      fetchJson(listUrl(tab === "pending" ? "pending" : undefined), { signal, schema: routes.list.response }),
+/**
+ * The queue: pending requests or the decided ones, newest first, a page at a time ("Show more"
+ * fetches the next), narrowed by a search (name, fingerprint, source address, token).
+ */
+export function useRegistrationRequests(tab: QueueTab, q: string) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.registrationRequests.queue(tab, q),
+    queryFn: ({ signal, pageParam }) =>
+      fetchJson(listUrl({ state: tab, q: q || undefined, cursor: pageParam }), { signal, schema: routes.list.response }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
     select: (data) => ({
-      pending: data.pending,
-      items: tab === "pending" ? data.items : data.items.filter((r) => r.state !== "pending"),
+      pending: data.pages[0]?.pending ?? 0,
+      items: data.pages.flatMap((p) => p.items),
     }),
     refetchInterval: QUEUE_REFRESH_MS,
   });
@@ -41,7 +46,7 @@ export function useRegistrationRequests(tab: QueueTab) {
 export function usePendingRequestCount(enabled: boolean): number | null {
   const query = useQuery({
     queryKey: queryKeys.registrationRequests.list("pending"),
-    queryFn: ({ signal }) => fetchJson(listUrl("pending"), { signal, schema: routes.list.response }),
+    queryFn: ({ signal }) => fetchJson(listUrl({ state: "pending", limit: 1 }), { signal, schema: routes.list.response }),
     select: (data) => data.pending,
     refetchInterval: QUEUE_REFRESH_MS,
     enabled,

@@ -1,12 +1,15 @@
 import { z } from "zod";
-import { idName, isoTime, itemsOf, labelsMap } from "./common";
+import { decodeRequestCursor } from "@/lib/domain/registration-approval";
+import { idName, isoTime, labelsMap, pageOf } from "./common";
 import { route } from "./route";
 
 // Registrations that wait for an operator (tokens minted with requireApproval; PROTOCOL.md
 // "Approval"). A request is checked in full when recorded and holds one of its token's uses.
+// Several keys may wait for one name, one request each; approving one denies the others.
 //   pending  -> approved (the cluster and its certificate exist; the agent collects them on its next try)
 //   approved -> completed (the agent collected its certificate)
-//   pending  -> denied (the use is released; the agent is told the reason: 403 registration_denied)
+//   pending  -> denied (the use is released; the agent is told the reason: 403 registration_denied;
+//               by an operator, by the approval of another request for the name, or by its token's revocation)
 //   pending  -> expired (7 days without a decision: 410 registration_request_expired)
 
 export const REGISTRATION_REQUEST_STATES = ["pending", "approved", "completed", "denied", "expired"] as const;
@@ -23,6 +26,10 @@ export const registrationRequestSchema = z.object({
   labels: labelsMap,
   token: idName,
   sourceAddress: z.string().nullable(),
+  /** `sha256:` and the SHA-256 of the agent's public key (SPKI DER): the agent prints the same. */
+  keyFingerprint: z.string(),
+  /** Requests pending for this name now (this one included when pending): more than one is a choice. */
+  pendingForName: z.number().int(),
   caFingerprint: z.string(),
   apiServerUrl: z.string(),
   agentVersion: z.string(),
@@ -44,9 +51,47 @@ export const registrationRequestSchema = z.object({
 });
 export type RegistrationRequest = z.infer<typeof registrationRequestSchema>;
 
+/** The queue's page sizes: the default, and the most one page may hold. */
+export const REQUESTS_PAGE_SIZE = 50;
+export const REQUESTS_PAGE_MAX = 500;
+
 export const registrationRequestsQuerySchema = z.object({
-  state: z.enum(REGISTRATION_REQUEST_STATES).optional(),
+  /** One state, or `decided`: every state but pending. */
+  state: z.enum([...REGISTRATION_REQUEST_STATES, "decided"]).optional(),
+  /** exactly this cluster name */
+  name: z.string().trim().min(1).max(63).optional(),
+  /** part of the name, the source address or the token's name, the token's id, or a key fingerprint (or its first hex digits) */
+  q: z.string().trim().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(REQUESTS_PAGE_MAX).default(REQUESTS_PAGE_SIZE),
+  /** `nextCursor` of the previous page */
+  cursor: z
+    .string()
+    .max(200)
+    .transform((text, ctx) => {
+      const cursor = decodeRequestCursor(text);
+      if (!cursor) {
+        ctx.addIssue({ code: "custom", message: "not a cursor from a previous page" });
+        return z.NEVER;
+      }
+      return cursor;
+    })
+    .optional(),
 });
+export type RegistrationRequestsQuery = z.infer<typeof registrationRequestsQuerySchema>;
+
+/** A pending request as a refused decision by name lists it (409 ambiguous_request's details). */
+export const requestCandidateSchema = z.object({
+  id: z.string(),
+  keyFingerprint: z.string(),
+  sourceAddress: z.string().nullable(),
+  tokenName: z.string(),
+  clusterUid: z.string().nullable(),
+  caFingerprint: z.string(),
+  apiServerUrl: z.string(),
+  firstSeenAt: isoTime,
+  lastSeenAt: isoTime,
+});
+export type RequestCandidate = z.infer<typeof requestCandidateSchema>;
 
 export const denyRequestSchema = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
 
@@ -78,10 +123,11 @@ export const registrationRequestRoutes = {
   list: route({
     method: "GET",
     path: "/api/v1/registration-requests",
-    summary: "Registration requests waiting for (or past) an operator's decision, newest first",
+    summary:
+      "Registration requests waiting for (or past) an operator's decision, newest first, a page at a time (nextCursor), with how many are pending",
     role: "operator",
     query: registrationRequestsQuerySchema,
-    response: itemsOf(registrationRequestSchema).extend({ pending: z.number() }),
+    response: pageOf(registrationRequestSchema).extend({ pending: z.number() }),
   }),
   get: route({
     method: "GET",
@@ -94,7 +140,7 @@ export const registrationRequestRoutes = {
     method: "POST",
     path: "/api/v1/registration-requests/{id}/approve",
     summary:
-      "Approve a pending request: the cluster is created and its certificate issued for the agent's next try (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
+      "Approve a pending request (by its id, or by cluster name when only one request waits for it: else 409 ambiguous_request listing them): the cluster is created and its certificate issued for the agent's next try; the other requests for the name are denied (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
     role: "operator",
     bodyOptional: true,
     body: z.object({}).strict(),
@@ -103,7 +149,8 @@ export const registrationRequestRoutes = {
   deny: route({
     method: "POST",
     path: "/api/v1/registration-requests/{id}/deny",
-    summary: "Deny a pending request with a reason the agent is told; the token's use is released",
+    summary:
+      "Deny a pending request (by its id, or by cluster name when only one request waits for it) with a reason the agent is told; the token's use is released",
     role: "operator",
     body: denyRequestSchema,
     response: registrationRequestSchema,

@@ -129,16 +129,17 @@ const FAILURES = {
     kind: "configuration",
     title: "Name already taken",
     meaning:
-      "The name belongs to another cluster and the request proved neither that cluster's key nor a token bound to it (a matching CA fingerprint is no proof), or that cluster is being deregistered.",
+      "The name belongs to another cluster and the request proved neither that cluster's key nor a token bound to it (a matching CA fingerprint is no proof), or that cluster is being deregistered, or registration requests for the name wait for approval and the token needs none.",
     action:
-      "Pick a different --name; if this is that cluster, mint a re-enrolment token for it (Re-enrol on its page) and give it to the agent, or let its deregistration finish first.",
+      "Pick a different --name; if this is that cluster, mint a re-enrolment token for it (Re-enrol on its page) and give it to the agent, or let its deregistration finish first; if requests for the name wait in Approvals, decide them first.",
     agent:
-      'the name belongs to another cluster and this request proves neither its kept key nor a token bound to it (the CA fingerprint is no proof), or it is being deregistered: choose another --name, or, if this is that cluster, have an admin mint a re-enrolment token (cluster page, "Re-enrol") and write it to --token-file',
+      'the name belongs to another cluster and this request proves neither its kept key nor a token bound to it (the CA fingerprint is no proof), or it is being deregistered, or registration requests for it wait for approval: choose another --name, or, if this is that cluster, have an admin mint a re-enrolment token (cluster page, "Re-enrol") and write it to --token-file',
   },
   registration_denied: {
     kind: "configuration",
     title: "Registration denied",
-    meaning: "An operator denied this cluster's registration request; the agent was told the reason.",
+    meaning:
+      "An operator denied this cluster's registration request (or approved another key's request for the name, or revoked its token); the agent was told the reason. The same key asking again for the name is refused for the denied-key cooldown, whatever the token.",
     action: "Read the reason in the request; if the cluster should join after all, register it again with a new key.",
     agent:
       "an operator denied this cluster's registration request in the console: the agent stops asking; if the cluster should join after all, mint a new token and write it to --token-file",

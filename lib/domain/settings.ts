@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { clusterLinkTemplateProblem } from "./cluster-link";
 import { labelKeyProblem } from "./labels";
+import { DEFAULT_DENIED_KEY_COOLDOWN_HOURS } from "./registration-approval";
 import { SSO_ROLE_MAPPING_LABEL, ssoRoleMappingSchema } from "./sso-roles";
 
 /**
@@ -20,6 +21,7 @@ export const SETTING_LABELS = {
   statusEventRetentionDays: "Status events (days)",
   registrationAttemptRetentionDays: "Registration attempts (days)",
   requireApprovalByDefault: "New tokens require approval",
+  deniedKeyCooldownHours: "Denied key cooldown (hours)",
   auditLogRetentionDays: "Audit log (days)",
   // Single sign-on (lib/domain/sso-roles.ts): its own section of the Settings page.
   ssoRoleMapping: SSO_ROLE_MAPPING_LABEL,
@@ -101,6 +103,11 @@ export const settingsSchema = z.object({
    * approval (registration requests).
    */
   requireApprovalByDefault: z.boolean({ error: `${SETTING_LABELS.requireApprovalByDefault} must be true or false.` }),
+  /**
+   * How long a key whose registration request was denied is refused (403 registration_denied, with
+   * the operator's reason) when it asks again for the same name, with any token.
+   */
+  deniedKeyCooldownHours: wholeNumber("deniedKeyCooldownHours", 1, 8_760),
   // Webhooks
   /** Webhook targets on private and loopback addresses are refused unless this is on (SSRF); link-local ones always are. */
   webhookAllowPrivateTargets: z.boolean({ error: `${SETTING_LABELS.webhookAllowPrivateTargets} must be true or false.` }),
@@ -165,6 +172,8 @@ export const DEFAULT_SETTINGS: Settings = {
   registrationAttemptRetentionDays: 30,
   auditLogRetentionDays: 365,
   requireApprovalByDefault: false,
+  // A denial stands for a day: asking again at once, with another token, changes nothing.
+  deniedKeyCooldownHours: DEFAULT_DENIED_KEY_COOLDOWN_HOURS,
   ssoRoleMapping: null,
   ssoTrustedEmailIssuer: null,
   // Webhooks: a receiver inside the network is an admin's explicit choice.

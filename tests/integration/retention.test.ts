@@ -149,7 +149,7 @@ describe(`retention on ${engine}`, () => {
           id,
           name: id,
           state,
-          pendingName: state === "pending" ? id : null,
+          pendingKey: state === "pending" ? `${id}:${id}` : null,
           tokenId: "t-req",
           tokenName: "req",
           keyHash: id,
@@ -172,7 +172,7 @@ describe(`retention on ${engine}`, () => {
     assert.equal(await expireRegistrationRequests(NOW), 0, "once");
     const overdue = await db().registrationRequest.findUniqueOrThrow({ where: { id: "rq-overdue" } });
     assert.equal(overdue.state, "expired");
-    assert.equal(overdue.pendingName, null, "the name is free for a new request");
+    assert.equal(overdue.pendingKey, null, "the name and key are free for a new request");
     assert.equal(
       (await db().registrationToken.findUniqueOrThrow({ where: { id: "t-req" } })).usedClusters,
       1,

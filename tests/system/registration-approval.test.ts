@@ -1,7 +1,8 @@
 // Registrations that wait for an operator's approval (docs/protocol.md, "Approval"): a token
 // minted with requireApproval records a new cluster as a pending request (202, Retry-After), the
 // agent's repeats are answered from it (202, then 201 once approved, 403 once denied, 410 once
-// expired), and approve/deny are one conditional change each, so exactly one of two at once wins.
+// expired), several keys may wait for one name (approving one denies the others), and
+// approve/deny are one conditional change each, so exactly one of two at once wins.
 // Against the real server over real TLS, on the engine TEST_ENGINE selects.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -63,6 +64,27 @@ async function setTime(table: string, column: string, id: string, at: Date) {
 async function countRows(sqlite: string, postgres: string, params: unknown[]): Promise<number> {
   const rows = await server.db.query<{ n: unknown }>(server.db.engine === "sqlite" ? sqlite : postgres, params);
   return Number(rows[0]?.n);
+}
+
+/** Many pending requests at once (each its own name and key), newer than any recorded before. */
+async function seedPending(count: number) {
+  const now = Date.now();
+  const sqlite = server.db.engine === "sqlite";
+  const at = (ms: number) => (sqlite ? ms : new Date(ms));
+  const params: unknown[] = [];
+  const rows = Array.from({ length: count }, (_, i) => {
+    const id = `rr_seed${String(i).padStart(6, "0")}`;
+    const hash = String(i).padStart(64, "0");
+    const values = [id, `seed-${i}`, `seed-${i}:${hash}`, hash, at(now + i), at(now + i), at(now + 86_400_000)];
+    const first = params.length;
+    params.push(...values);
+    const marks = values.map((_, k) => (sqlite ? "?" : `$${first + k + 1}`));
+    return `(${marks.join(", ")}, 'pending', 'seed', '', 'sha256:x', 'https://seed.example', '1.4.0')`;
+  });
+  await server.db.query(
+    `INSERT INTO "RegistrationRequest" (id, name, "pendingKey", "keyHash", "firstSeenAt", "lastSeenAt", "expiresAt", state, "tokenName", csr, "caFingerprint", "apiServerUrl", "agentVersion") VALUES ${rows.join(", ")}`,
+    params,
+  );
 }
 
 /** A fresh key's request recorded as pending: the 202 checked, its request id returned. */
@@ -217,7 +239,16 @@ describe("registration waiting for approval", () => {
     assert.ok(agent.clusterId);
     const lines = logger.entries.filter((e) => e.code === "APPROVAL_PENDING");
     assert.equal(lines.filter((e) => e.level === "info").length, 1, "one line, whatever the repeats");
-    assert.equal(lines[0]!.message, `waiting for an operator to approve registration request ${waiting.id} in the console`);
+    // The key's fingerprint with every 202, as the queue shows it: the installer tells its request by it.
+    assert.equal(
+      lines[0]!.message,
+      `waiting for an operator to approve registration request ${waiting.id} in the console; this agent's key is ${waiting.keyFingerprint}`,
+    );
+    assert.ok(
+      lines.every((e) => e.fields?.key === waiting.keyFingerprint),
+      "every repeat names the key",
+    );
+    assert.equal(logger.entries.find((e) => e.code === "REGISTERING")?.fields?.key, waiting.keyFingerprint, "and at start");
     assert.ok(lines.length >= 2, "it asked again");
     const c = (await server.api("GET", `/api/v1/clusters/${agent.clusterId}`)).body;
     assert.equal(c.clusterUid, "7d3e2f10-aaaa-4bbb-8ccc-123456789abc");
@@ -267,6 +298,22 @@ describe("registration waiting for approval", () => {
     );
   });
 
+  test("revoking the token denies its waiting requests: the agent is told 403 'token revoked', and the key waits out the cooldown", async () => {
+    const t = await mint({ maxClusters: 1 });
+    const { key, requestId } = await pending(t, "revoked-while-waiting");
+    const revoked = await server.api("DELETE", `/api/v1/registration-tokens/${t.id}`);
+    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    const view = await request(requestId);
+    assert.equal(view.state, "denied");
+    assert.equal(view.reason, "token revoked");
+    const told = await register(t.token, "revoked-while-waiting", key);
+    assert.equal(told.status, 403, JSON.stringify(told.body));
+    assert.equal(told.body.error, "registration_denied");
+    assert.match(told.body.message, /token revoked/);
+    const another = await register((await mint()).token, "revoked-while-waiting", key);
+    assert.equal(another.status, 403, "a denied key may not ask again with another token during the cooldown");
+  });
+
   test("a request pending more than its 7 days is 410 registration_request_expired and gives its use back", async () => {
     const t = await mint({ maxClusters: 1 });
     const { key, requestId } = await pending(t, "expired-one");
@@ -281,17 +328,32 @@ describe("registration waiting for approval", () => {
     assert.equal(late.body.error, "request_not_pending");
   });
 
-  test("another key for a name already pending is 409 cluster_conflict; the first request stays", async () => {
-    const t = await mint({ maxClusters: 3 });
+  test("another key for a name already pending gets its own request; a token without approval is refused the name", async () => {
+    const t = await mint({ maxClusters: 1 });
     const { requestId } = await pending(t, "contested");
     const other = await register(t.token, "contested", makeKey().privateKeyPem);
-    assert.equal(other.status, 409, JSON.stringify(other.body));
-    assert.equal(other.body.error, "cluster_conflict");
-    assert.equal(await usedClusters(t.id), 1, "the refused one holds nothing");
+    assert.equal(other.status, 202, JSON.stringify(other.body));
+    assert.notEqual(other.body.requestId, requestId);
+    assert.equal(await usedClusters(t.id), 1, "one token's candidates for a name share its use");
     assert.equal((await request(requestId)).state, "pending");
+    assert.equal((await request(other.body.requestId)).pendingForName, 2);
+
+    const plain = await mintToken(server, { requireApproval: false });
+    const direct = await register(plain.token, "contested", makeKey().privateKeyPem);
+    assert.equal(direct.status, 409, JSON.stringify(direct.body));
+    assert.equal(direct.body.error, "cluster_conflict");
+    assert.match(direct.body.message, /waiting for an operator's approval/);
+
+    const byName = await approve("contested");
+    assert.equal(byName.status, 409, JSON.stringify(byName.body));
+    assert.equal(byName.body.error, "ambiguous_request");
+    assert.deepEqual(
+      new Set(byName.body.details.requests.map((r: { id: string }) => r.id)),
+      new Set([requestId, other.body.requestId]),
+    );
   });
 
-  test("at once: the same agent twice is one request; two keys for one name are one 202 and one 409", async () => {
+  test("at once: the same agent twice is one request; two keys for one name are two requests", async () => {
     const t = await mint({ maxClusters: 1 });
     const key = makeKey().privateKeyPem;
     const same = await Promise.all([register(t.token, "twice-at-once", key), register(t.token, "twice-at-once", key)]);
@@ -303,14 +365,18 @@ describe("registration waiting for approval", () => {
     assert.equal(same[0]!.body.requestId, same[1]!.body.requestId);
     assert.equal(await usedClusters(t.id), 1);
 
-    const u = await mint({ maxClusters: 2 });
+    const u = await mint({ maxClusters: 1 });
     const rivals = await Promise.all([
       register(u.token, "rivals-at-once", makeKey().privateKeyPem),
       register(u.token, "rivals-at-once", makeKey().privateKeyPem),
     ]);
-    assert.deepEqual(rivals.map((r) => r.status).sort(), [202, 409], JSON.stringify(rivals.map((r) => r.body)));
-    assert.equal(rivals.find((r) => r.status === 409)!.body.error, "cluster_conflict");
-    assert.equal(await usedClusters(u.id), 1, "the refused one holds no use");
+    assert.deepEqual(
+      rivals.map((r) => r.status),
+      [202, 202],
+      JSON.stringify(rivals.map((r) => r.body)),
+    );
+    assert.notEqual(rivals[0]!.body.requestId, rivals[1]!.body.requestId);
+    assert.equal(await usedClusters(u.id), 1, "they share the token's one use");
   });
 
   test("checked in full before it is recorded: labels outside the scope and missing required labels are refused", async () => {
@@ -368,10 +434,9 @@ describe("registration waiting for approval", () => {
   test("approving when the name was taken meanwhile is 409 cluster_conflict with the reason; the request stays pending", async () => {
     const t = await mint({ maxClusters: 1 });
     const { requestId } = await pending(t, "taken-meanwhile");
-    // Another token, without approval, registers the name first.
-    const plain = await mintToken(server, { requireApproval: false });
-    const direct = await register(plain.token, "taken-meanwhile", makeKey().privateKeyPem);
-    assert.equal(direct.status, 201, JSON.stringify(direct.body));
+    // An admin pre-creates a cluster of that name first.
+    const pre = await server.api("POST", "/api/v1/clusters", { name: "taken-meanwhile", labels: { env: "prod", region: "eu" } });
+    assert.equal(pre.status, 201, JSON.stringify(pre.body));
     const refused = await approve(requestId);
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
     assert.equal(refused.body.error, "cluster_conflict");
@@ -421,7 +486,7 @@ describe("registration waiting for approval", () => {
     }
   });
 
-  test("fleetctl approve and deny find a pending request by name", async () => {
+  test("fleetctl approve and deny find a pending request by name; several for one name are listed, and one is approved by id", async () => {
     const operatorKey = (await server.api("POST", "/api/v1/api-keys", { name: "ops", role: "operator" })).body.key as string;
     const fleetctl = (...args: string[]) =>
       run(process.execPath, ["--import", "tsx", "lib/cli/fleetctl.ts", ...args], {
@@ -442,5 +507,39 @@ describe("registration waiting for approval", () => {
     assert.equal(view.state, "denied");
     assert.equal(view.reason, "wrong team");
     assert.equal(view.decidedBy, "api-key:ops");
+
+    const first = await pending(t, "cli-choose");
+    const second = await pending(t, "cli-choose");
+    const listed = await fleetctl("requests", "list", "--name", "cli-choose");
+    assert.match(listed.stdout, /\(2 requests for this name\)/);
+    for (const r of [first, second])
+      assert.ok(listed.stdout.includes((await request(r.requestId)).keyFingerprint), listed.stdout);
+    const ambiguous = await fleetctl("approve", "cli-choose").catch((e: { code: number; stderr: string }) => e);
+    assert.equal((ambiguous as { code: number }).code, 2);
+    const listing = (ambiguous as { stderr: string }).stderr;
+    assert.match(listing, /409 ambiguous_request/);
+    for (const r of [first, second]) {
+      assert.ok(listing.includes(r.requestId), listing);
+      assert.ok(listing.includes((await request(r.requestId)).keyFingerprint), listing);
+    }
+    const chosen = await fleetctl("approve", second.requestId);
+    assert.match(chosen.stdout, /approved cli-choose/);
+    const loser = await request(first.requestId);
+    assert.equal(loser.state, "denied");
+    assert.equal(loser.reason, `another request for this name was approved: ${second.requestId}`);
+    const told = await register(t.token, "cli-choose", first.key);
+    assert.equal(told.status, 403);
+    assert.equal(told.body.error, "registration_denied");
+
+    // Beyond the queue's first page (and the 500 the list once stopped at): found by the server.
+    const deep = await pending(await mint({ maxClusters: 1 }), "cli-deep");
+    await setTime("RegistrationRequest", "firstSeenAt", deep.requestId, new Date(Date.now() - 3_600_000));
+    await seedPending(501);
+    const page = await server.api("GET", "/api/v1/registration-requests?state=pending&limit=500");
+    assert.ok(!page.body.items.some((r: { id: string }) => r.id === deep.requestId), "not on the first page");
+    assert.ok(page.body.nextCursor);
+    const found = await fleetctl("approve", "cli-deep");
+    assert.match(found.stdout, /approved cli-deep/);
+    assert.equal((await request(deep.requestId)).state, "approved");
   });
 });

@@ -64,6 +64,7 @@ function toDraft(s: Settings): Draft {
     statusEventRetentionDays: String(s.statusEventRetentionDays),
     registrationAttemptRetentionDays: String(s.registrationAttemptRetentionDays),
     auditLogRetentionDays: String(s.auditLogRetentionDays),
+    deniedKeyCooldownHours: String(s.deniedKeyCooldownHours),
     clusterLinkTemplate: s.clusterLinkTemplate ?? "",
   };
 }
@@ -84,6 +85,7 @@ function fromDraft(d: Draft) {
     statusEventRetentionDays: Number(d.statusEventRetentionDays),
     registrationAttemptRetentionDays: Number(d.registrationAttemptRetentionDays),
     auditLogRetentionDays: Number(d.auditLogRetentionDays),
+    deniedKeyCooldownHours: Number(d.deniedKeyCooldownHours),
     clusterLinkTemplate: d.clusterLinkTemplate.trim() || null,
   };
 }
@@ -187,6 +189,16 @@ function Editor({ current }: { current: Settings }) {
             onChange={set("flappingThresholdPerHour")}
             hint="A cluster whose status changes more often than this in an hour is flapping."
             error={errors.flappingThresholdPerHour}
+          />
+          <Field
+            id="deniedKeyCooldownHours"
+            label={SETTING_LABELS.deniedKeyCooldownHours}
+            type="number"
+            min={1}
+            value={draft.deniedKeyCooldownHours}
+            onChange={set("deniedKeyCooldownHours")}
+            hint="A key whose registration was denied is refused this long when it asks for the same name again, with any token."
+            error={errors.deniedKeyCooldownHours}
           />
           <Field
             id="requiredLabels"

@@ -36,6 +36,8 @@ const STATUS = {
   invalid_transition: 409,
   /** A registration request decided (or expired) before this decision. */
   request_not_pending: 409,
+  /** A decision by cluster name while several requests wait for that name; details list them (decide by request id). */
+  ambiguous_request: 409,
   /** A single sign-on user's role while a role mapping is configured: set by the IdP's claims at each sign-in. */
   role_managed_by_sso: 409,
   /** A bulk action whose confirmed count is not the selection's count now; details carry the current count. */

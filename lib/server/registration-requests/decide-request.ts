@@ -1,6 +1,7 @@
 import "server-only";
-import type { RegistrationRequest, RequestDecisions } from "@/lib/contracts/registration-requests";
+import type { RegistrationRequest, RequestCandidate, RequestDecisions } from "@/lib/contracts/registration-requests";
 import type { Labels } from "@/lib/domain/labels";
+import { anotherApprovedReason, keyFingerprint } from "@/lib/domain/registration-approval";
 import { ApiError } from "@/lib/server/api/errors";
 import { randomId } from "@/lib/server/auth/secrets";
 import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-audit";
@@ -16,10 +17,11 @@ import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
 import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 import { writeNewCluster } from "@/lib/server/registration/write-new-cluster";
 import { getSettings } from "@/lib/server/settings/settings";
-import { releaseTokenUse } from "@/lib/server/tokens/release-token-use";
+import { denyPendingRequests } from "./deny-pending";
 import { expireRequest } from "./expire-requests";
+import { lockCandidateTokens, lockToken, releaseUseIfLast } from "./held-uses";
 import { publishPendingCount } from "./pending-count";
-import { viewWithSameCluster, type RequestRow } from "./request-view";
+import { viewOf, type RequestRow } from "./request-view";
 
 // An operator's decision on a pending registration request (docs/protocol.md, "Approval"). Each
 // is one conditional state change, so of an approval and a denial at once exactly one wins; the
@@ -27,15 +29,62 @@ import { viewWithSameCluster, type RequestRow } from "./request-view";
 
 const requests = columns("RegistrationRequest");
 
-async function pendingRequest(id: string, now: Date): Promise<RequestRow> {
-  const r = await db().registrationRequest.findUnique({ where: { id } });
-  if (!r) throw new ApiError("not_found", "No registration request with this id.");
+/**
+ * The pending request an operator decides on: by its id, or by cluster name when exactly one
+ * request waits for that name. Several keys may wait for one name, so a name that is not one
+ * choice is refused with the candidates (409 ambiguous_request): the operator picks by id.
+ */
+async function pendingRequest(idOrName: string, now: Date): Promise<RequestRow> {
+  const r = await findByIdOrName(idOrName);
   if (r.state === "pending" && r.expiresAt.getTime() <= now.getTime()) {
     await expireRequest(r.id, now);
     throw notPending({ ...r, state: "expired" });
   }
   if (r.state !== "pending") throw notPending(r);
   return r;
+}
+
+async function findByIdOrName(idOrName: string): Promise<RequestRow> {
+  if (isRequestId(idOrName)) {
+    const r = await db().registrationRequest.findUnique({ where: { id: idOrName } });
+    if (!r) throw new ApiError("not_found", "No registration request with this id.");
+    return r;
+  }
+  const waiting = await db().registrationRequest.findMany({
+    where: { name: idOrName, state: "pending" },
+    orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }],
+    take: AMBIGUOUS_LISTED + 1,
+  });
+  const [only] = waiting;
+  if (!only) throw new ApiError("not_found", `No registration request for the name ${idOrName} is waiting for a decision.`);
+  if (waiting.length > 1) {
+    const shown = waiting.slice(0, AMBIGUOUS_LISTED);
+    throw new ApiError(
+      "ambiguous_request",
+      `${waiting.length > AMBIGUOUS_LISTED ? `More than ${AMBIGUOUS_LISTED}` : waiting.length} registration requests for the name ${idOrName} are waiting, each from another key: compare their key fingerprints with the one the agent printed, and decide by request id.`,
+      { name: idOrName, requests: shown.map(candidate) },
+    );
+  }
+  return only;
+}
+
+/** How many candidates a refused decision by name lists. */
+const AMBIGUOUS_LISTED = 50;
+
+const isRequestId = (text: string) => text.startsWith("rr_");
+
+function candidate(r: RequestRow): RequestCandidate {
+  return {
+    id: r.id,
+    keyFingerprint: keyFingerprint(r.keyHash),
+    sourceAddress: r.sourceAddress,
+    tokenName: r.tokenName,
+    clusterUid: r.clusterUid,
+    caFingerprint: r.caFingerprint,
+    apiServerUrl: r.apiServerUrl,
+    firstSeenAt: r.firstSeenAt.toISOString(),
+    lastSeenAt: r.lastSeenAt.toISOString(),
+  };
 }
 
 function notPending(r: Pick<RequestRow, "name" | "state" | "decidedBy">): ApiError {
@@ -62,9 +111,9 @@ function nameTaken(name: string): ApiError {
  * approver), without taking another token use: the request has held one since it was recorded.
  * The agent collects its certificate on its next try.
  */
-export async function approveRequest(actor: Actor, id: string): Promise<RegistrationRequest> {
+export async function approveRequest(actor: Actor, idOrName: string): Promise<RegistrationRequest> {
   const now = new Date();
-  const r = await pendingRequest(id, now);
+  const r = await pendingRequest(idOrName, now);
   if (await db().cluster.findUnique({ where: { name: r.name }, select: { id: true } })) throw nameTaken(r.name);
   const [settings, cas] = await Promise.all([getSettings(), caState()]);
   const ca = cas.issuing;
@@ -139,9 +188,10 @@ export async function approveRequest(actor: Actor, id: string): Promise<Registra
       // The agent is not on the line: its attempt is logged when it collects the certificate.
       attempt: null,
       before: async (tx) => {
+        await lockCandidateTokens(tx, r.name);
         const moved = await tx.run(
           sql`UPDATE ${requests.table}
-              SET ${requests("state")} = 'approved', ${requests("pendingName")} = NULL, ${requests("decidedAt")} = ${now},
+              SET ${requests("state")} = 'approved', ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},
                   ${requests("decidedBy")} = ${actor.label}, ${requests("clusterId")} = ${clusterId}
               WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = 'pending'`,
         );
@@ -151,6 +201,13 @@ export async function approveRequest(actor: Actor, id: string): Promise<Registra
           );
           throw notPending({ ...r, ...decided });
         }
+        // The other candidates for the name: their agents are told which request won.
+        await denyPendingRequests(
+          tx,
+          { name: r.name, exceptId: r.id },
+          { actor, reason: anotherApprovedReason(r.id), now, context: { approvedRequestId: r.id } },
+          { tokenId: r.tokenId, name: r.name },
+        );
       },
     });
   } catch (err) {
@@ -163,32 +220,36 @@ export async function approveRequest(actor: Actor, id: string): Promise<Registra
   log.info("registration request approved", { requestId: r.id, clusterId, name: r.name, by: actor.label });
   publish({ type: "cluster.registered", clusterId, name: r.name, reregistered: false, at: now.toISOString() });
   await publishPendingCount();
-  return viewWithSameCluster(await db().registrationRequest.findUniqueOrThrow({ where: { id: r.id } }));
+  return viewOf(await db().registrationRequest.findUniqueOrThrow({ where: { id: r.id } }));
 }
 
-/** Denies a pending request with a reason the agent is told; the token's use is given back. */
-export async function denyRequest(actor: Actor, id: string, reason: string): Promise<RegistrationRequest> {
+/**
+ * Denies a pending request with a reason the agent is told; the token's use is given back unless
+ * another pending request of the token for the name still holds it (held-uses.ts).
+ */
+export async function denyRequest(actor: Actor, idOrName: string, reason: string): Promise<RegistrationRequest> {
   const now = new Date();
-  const r = await pendingRequest(id, now);
+  const r = await pendingRequest(idOrName, now);
   const denied = await inTransaction(async (tx, afterCommit) => {
+    if (r.tokenId) await lockToken(tx, r.tokenId);
     const moved = await tx.registrationRequest.updateMany({
       where: { id: r.id, state: "pending" },
-      data: { state: "denied", pendingName: null, reason, decidedAt: now, decidedBy: actor.label },
+      data: { state: "denied", pendingKey: null, reason, decidedAt: now, decidedBy: actor.label },
     });
     if (moved.count !== 1) throw notPending((await tx.registrationRequest.findUnique({ where: { id: r.id } })) ?? r);
-    if (r.tokenId) await releaseTokenUse(tx, r.tokenId);
+    const released = await releaseUseIfLast(tx, r.tokenId, r.name);
     await recordAudit(
       tx,
       actor,
       "registrationRequest.deny",
       { type: "registrationRequest", id: r.id },
-      { name: r.name, reason, tokenId: r.tokenId, tokenUseReleased: r.tokenId !== null },
+      { name: r.name, reason, tokenId: r.tokenId, tokenUseReleased: released },
     );
     afterCommit(publishPendingCount);
     return tx.registrationRequest.findUniqueOrThrow({ where: { id: r.id } });
   });
   log.info("registration request denied", { requestId: r.id, name: r.name, by: actor.label });
-  return viewWithSameCluster(denied);
+  return viewOf(denied);
 }
 
 /** Several decisions, each on its own: one that lost a race or hit a taken name says why, the rest go on. */

@@ -1,24 +1,27 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { releaseTokenUse } from "@/lib/server/tokens/release-token-use";
+import { lockToken, releaseUseIfLast } from "./held-uses";
 import { publishPendingCount } from "./pending-count";
 
 const BATCH = 500;
 
 /**
- * Moves one pending request past its expiresAt to expired and gives its token use back. Conditional,
- * so a decision or another instance's expiry that came first wins; true when this call expired it.
+ * Moves one pending request past its expiresAt to expired and gives its token use back (unless
+ * another pending request of the token for the name holds it). Conditional, so a decision or
+ * another instance's expiry that came first wins; true when this call expired it.
  */
 export async function expireRequest(id: string, now: Date): Promise<boolean> {
+  const r = await db().registrationRequest.findUnique({ where: { id }, select: { tokenId: true, name: true } });
+  if (!r) return false;
   return inTransaction(async (tx, afterCommit) => {
+    if (r.tokenId) await lockToken(tx, r.tokenId);
     const moved = await tx.registrationRequest.updateMany({
       where: { id, state: "pending", expiresAt: { lte: now } },
-      data: { state: "expired", pendingName: null },
+      data: { state: "expired", pendingKey: null },
     });
     if (moved.count === 0) return false;
-    const r = await tx.registrationRequest.findUnique({ where: { id }, select: { tokenId: true } });
-    if (r?.tokenId) await releaseTokenUse(tx, r.tokenId);
+    await releaseUseIfLast(tx, r.tokenId, r.name);
     afterCommit(publishPendingCount);
     return true;
   });

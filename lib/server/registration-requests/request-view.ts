@@ -1,14 +1,18 @@
 import "server-only";
 import type { RegistrationRequest, RegistrationRequestState } from "@/lib/contracts/registration-requests";
 import type { Labels } from "@/lib/domain/labels";
+import { keyFingerprint } from "@/lib/domain/registration-approval";
 import { db, type Db, type Tx } from "@/lib/server/db/client";
 
 export type RequestRow = NonNullable<Awaited<ReturnType<Db["registrationRequest"]["findUnique"]>>>;
 
 type IdName = { id: string; name: string };
 
-/** The request as the API shows it: never the CSR or the key hash. */
-export function requestView(r: RequestRow, sameClusterAs: IdName[] = []): RegistrationRequest {
+/** What a request's view adds from other rows: its same-cluster peers and its name's pending count. */
+type Context = { sameClusterAs: IdName[]; pendingForName: number };
+
+/** The request as the API shows it: never the CSR; the key as its fingerprint. */
+export function requestView(r: RequestRow, context: Context): RegistrationRequest {
   return {
     id: r.id,
     name: r.name,
@@ -17,12 +21,14 @@ export function requestView(r: RequestRow, sameClusterAs: IdName[] = []): Regist
     // A token pruned since keeps its name here; its id is gone with it.
     token: { id: r.tokenId ?? "", name: r.tokenName },
     sourceAddress: r.sourceAddress,
+    keyFingerprint: keyFingerprint(r.keyHash),
+    pendingForName: context.pendingForName,
     caFingerprint: r.caFingerprint,
     apiServerUrl: r.apiServerUrl,
     agentVersion: r.agentVersion,
     kubernetesVersion: r.kubernetesVersion,
     clusterUid: r.clusterUid,
-    sameClusterAs,
+    sameClusterAs: context.sameClusterAs,
     firstSeenAt: r.firstSeenAt.toISOString(),
     lastSeenAt: r.lastSeenAt.toISOString(),
     expiresAt: r.expiresAt.toISOString(),
@@ -57,6 +63,25 @@ export async function sameClusterAs(rows: readonly RequestRow[], client: Db | Tx
   return out;
 }
 
-export async function viewWithSameCluster(r: RequestRow): Promise<RegistrationRequest> {
-  return requestView(r, (await sameClusterAs([r])).get(r.id) ?? []);
+/** How many requests are pending for each of these requests' names: more than one is a choice between keys. */
+async function pendingByName(rows: readonly RequestRow[]): Promise<Map<string, number>> {
+  const names = [...new Set(rows.map((r) => r.name))];
+  if (!names.length) return new Map();
+  const groups = await db().registrationRequest.groupBy({
+    by: ["name"],
+    where: { name: { in: names }, state: "pending" },
+    _count: { _all: true },
+  });
+  return new Map(groups.map((g) => [g.name, g._count._all]));
+}
+
+/** The views of these requests, with what each adds from other rows. */
+export async function requestViews(rows: readonly RequestRow[]): Promise<RegistrationRequest[]> {
+  const [same, pending] = await Promise.all([sameClusterAs(rows), pendingByName(rows)]);
+  return rows.map((r) => requestView(r, { sameClusterAs: same.get(r.id) ?? [], pendingForName: pending.get(r.name) ?? 0 }));
+}
+
+export async function viewOf(r: RequestRow): Promise<RegistrationRequest> {
+  const [view] = await requestViews([r]);
+  return view!;
 }

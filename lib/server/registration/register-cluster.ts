@@ -30,13 +30,10 @@ import { getMatrix } from "@/lib/server/versions/compatibility";
 import { agentAccepted } from "@/lib/domain/compatibility";
 import type { PendingApprovalReply } from "@/lib/domain/registration-approval";
 import { keyHashOf } from "@/lib/server/registration-requests/key-hash";
-import {
-  answerRepeat,
-  findRepeat,
-  markCollected,
-  recordPendingRequest,
-  type RepeatAnswer,
-} from "@/lib/server/registration-requests/record-request";
+import { holdsUseFor } from "@/lib/server/registration-requests/held-uses";
+import { recordPendingRequest } from "@/lib/server/registration-requests/record-request";
+import { refuseWhileWaiting } from "@/lib/server/registration-requests/refuse-while-waiting";
+import { answerKnownKey, type RepeatAnswer } from "@/lib/server/registration-requests/repeat-request";
 
 export type RegisterResponse = {
   clusterId: string;
@@ -58,10 +55,12 @@ type TokenRecord = {
   /** New clusters wait for an operator's approval (a registration request). */
   requireApproval: boolean;
   /**
-   * Expired: only a token that requires approval gets this far, since its agent's repeats are
-   * answered from their request whatever the token's state; anything else is refused token_expired.
+   * Expired or revoked: only a token that requires approval gets this far, since its agent's
+   * repeats are answered from their request (a revoked token's only with a denial); anything else
+   * is refused token_expired or token_revoked.
    */
   expired: boolean;
+  revoked: boolean;
 };
 
 /** The outcome of a registration: a cluster with its certificate (201), or a request waiting for approval (202). */
@@ -125,8 +124,7 @@ async function authenticateToken(bearer: string | null, now: Date, trace: Regist
   trace.tokenId = token.id;
   const status = tokenStatus(token, now);
   const requireApproval = Boolean(Number(token.requireApproval));
-  if (status === "revoked")
-    throw new ApiError("token_revoked", "The registration token was revoked; ask an operator for a new one.");
+  if (status === "revoked" && !requireApproval) throw tokenRevoked();
   if (status === "expired" && !requireApproval) throw tokenExpired();
   return {
     id: token.id,
@@ -138,10 +136,12 @@ async function authenticateToken(bearer: string | null, now: Date, trace: Regist
     exhausted: status === "exhausted",
     requireApproval,
     expired: status === "expired",
+    revoked: status === "revoked",
   };
 }
 
 const tokenExpired = () => new ApiError("token_expired", "The registration token has expired; ask an operator for a new one.");
+const tokenRevoked = () => new ApiError("token_revoked", "The registration token was revoked; ask an operator for a new one.");
 
 function labelNotAllowed(outside: { key: string; value: string }): ApiError {
   return new ApiError("label_not_allowed", `The token does not allow the label ${outside.key}=${outside.value}.`, {
@@ -346,6 +346,7 @@ export async function registerCluster(
       return { kind: "registered", response: answer(clusterId, certificatePem), clusterId, name: req.name };
     }
   }
+  if (token.revoked) throw tokenRevoked();
   if (token.expired) throw tokenExpired();
   const clusterId = existing?.id ?? `cl_${randomId(16)}`;
   const ca = cas.issuing;
@@ -361,6 +362,7 @@ export async function registerCluster(
     now,
     graceDays: settings.certificateRenewalGraceDays,
   });
+  if (plan.kind === "new") await refuseWhileWaiting(req.name, keyHashOf(csr.publicKeyPem), now, settings.deniedKeyCooldownHours);
   const { labels } = plan;
   const proof = plan.kind === "new" ? null : plan.proof;
   const actor: Actor = { type: "agent", id: token.id, label: `token:${token.name}` };
@@ -523,9 +525,10 @@ function checkCsr(pem: string): ValidatedCsr {
 }
 
 /**
- * A token that requires approval: the agent's repeat is answered from its request (waiting,
- * denied, expired, or its certificate to collect); a new cluster is checked in full (token, scope,
- * labels, CSR, not signed yet) and recorded as a pending request. Null: not a case for approval
+ * A token that requires approval: a key that asked for the name before is answered from its
+ * request (waiting, denied, expired, or its certificate to collect); a new cluster is checked in
+ * full (token, scope, labels, CSR, not signed yet) and recorded as a pending request, beside any
+ * other key's request for the name. Null: not a case for approval
  * (a re-registration with proof, a claim with a bound token), or nothing left to collect: the
  * caller registers it as usual.
  */
@@ -539,15 +542,15 @@ async function registerWithApproval(
 ): Promise<RepeatAnswer | null> {
   const csr = checkCsr(req.csr);
   const keyHash = keyHashOf(csr.publicKeyPem);
-  const repeat = await findRepeat(req.name, keyHash, token.id);
-  if (repeat) {
-    const answer = await answerRepeat(repeat, now);
-    if (answer?.kind === "collect") await markCollected(repeat, trace.sourceAddress, now);
-    if (answer) return answer;
-  }
+  const ask = { tokenId: token.id, revoked: token.revoked, cooldownHours: settings.deniedKeyCooldownHours };
+  const answer = await answerKnownKey(req.name, keyHash, ask, trace.sourceAddress, now);
+  if (answer) return answer;
+  if (token.revoked) throw tokenRevoked();
   if (existing) return null;
   if (token.expired) throw tokenExpired();
-  const plan = await planRegistration(req, token, null, csr.publicKeyPem, settings.requiredLabels, {
+  // A used-up token still adds a candidate for a name one of its requests holds a use for.
+  const exhausted = token.exhausted && !(await holdsUseFor(token.id, req.name));
+  const plan = await planRegistration(req, { ...token, exhausted }, null, csr.publicKeyPem, settings.requiredLabels, {
     now,
     graceDays: settings.certificateRenewalGraceDays,
   });

@@ -446,7 +446,13 @@ describe("agent protocol over TLS", () => {
     assert.equal(result.outcome, "stopped");
     assert.equal(fleet.registers.length, registers, "no second registration");
     assert.equal(second.clusterId, first.clusterId);
-    assert.ok(logger.has("STATE_LOADED"));
+    const loaded = logger.entries.find((e) => e.code === "STATE_LOADED");
+    const keptKey = crypto.createPublicKey(fs.readFileSync(path.join(stateDir, "key.pem"), "utf8"));
+    const keptHash = crypto
+      .createHash("sha256")
+      .update(keptKey.export({ type: "spki", format: "der" }))
+      .digest("hex");
+    assert.equal(loaded?.fields?.key, `sha256:${keptHash}`, "the start names the kept key's fingerprint");
     assert.ok(logger.has("TRUST_STATE_CA"));
     assert.ok(fs.existsSync(stateDir), "stop keeps state");
   });
@@ -698,8 +704,17 @@ describe("agent protocol over TLS", () => {
       assert.deepEqual(clock.sleeps.slice(0, 2), [21_000, 21_000]);
       const waiting = logger.entries.filter((e) => e.code === "APPROVAL_PENDING");
       assert.equal(waiting.filter((e) => e.level === "info").length, 1, "one line, not one per repeat");
-      assert.equal(waiting[0]!.message, "waiting for an operator to approve registration request rr_123 in the console");
       const key = fs.readFileSync(path.join(stateDir, "key.pem"), "utf8");
+      // The key's fingerprint with every 202 (the SHA-256 of its SPKI DER, as the approval queue shows it).
+      const fingerprint = `sha256:${crypto
+        .createHash("sha256")
+        .update(crypto.createPublicKey(key).export({ type: "spki", format: "der" }))
+        .digest("hex")}`;
+      assert.equal(
+        waiting[0]!.message,
+        `waiting for an operator to approve registration request rr_123 in the console; this agent's key is ${fingerprint}`,
+      );
+      assert.ok(waiting.length >= 2 && waiting.every((e) => e.fields?.key === fingerprint), "every 202 names the key");
       assert.equal(
         crypto.createPublicKey(key).export({ type: "spki", format: "pem" }).toString(),
         csrPublicKey(String(attempts[0]!.body.csr)),
