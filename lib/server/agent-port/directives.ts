@@ -4,7 +4,7 @@ import type { Tx } from "@/lib/server/db/client";
 
 /**
  * Queues a directive for a cluster's agent; it is repeated in every heartbeat answer until the
- * agent acknowledges it. Call invalidateAgentContext() after the transaction commits.
+ * agent acknowledges it. Call invalidateHeartbeatContext() after the transaction commits.
  */
 export async function createDirective(
   tx: Tx,

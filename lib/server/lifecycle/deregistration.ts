@@ -17,7 +17,7 @@ import type { Phase } from "@/lib/domain/status";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
 import { forgetCluster } from "@/lib/server/pki/certificate-cache";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
 import { forgetClusterHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
@@ -231,7 +231,7 @@ async function actOnce(actor: Actor, clusterId: string, input: DeregistrationReq
         if (!moved) throw new PhaseMovedMeanwhile();
       } else {
         // The phase stays (workloads moved), but the directives and the wizard's step changed.
-        afterCommit(invalidateAgentContext);
+        afterCommit(invalidateHeartbeatContext);
         afterCommit(() => publish({ type: "cluster.updated", clusterId, name: cluster.name, at: now.toISOString() }));
       }
       await recordAudit(tx, actor, `deregistration.${input.action}`, { type: "cluster", id: clusterId }, audit);

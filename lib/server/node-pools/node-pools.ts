@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
 import { latestCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
 import { nodeActionsProblem } from "@/lib/domain/node-actions";
 
@@ -50,7 +50,7 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
       { cluster: p.cluster.name, nodePool: pool, nodes: p.nodeCount, readyNodes: p.readyNodes, directiveId, reason },
     );
   });
-  invalidateAgentContext();
+  invalidateHeartbeatContext();
 }
 
 type Stale = { clusterIds: Set<string>; pools: number; nodes: number; asOf: number | null };

@@ -11,10 +11,12 @@ import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
 /**
  * Everything a first registration writes, in the fewest statements: the token's use, then the
  * cluster, its labels, its certificate, the audit entry and the attempt, then the phase event.
- * Through Prisma's models that was eleven statements (BEGIN, a read-back, COMMIT included), each
- * paying the query compiler on the event loop. Here the statements are raw SQL in one transaction:
- * on PostgreSQL on the driver, the inserts in one statement (data-modifying CTEs); on SQLite, which
- * has no such CTEs, one insert per table on its in-process connection (no network to a round trip).
+ * Through Prisma's models each row would be a statement of its own (with a read-back and the
+ * transaction's BEGIN and COMMIT), each paying the query compiler on the event loop that also
+ * answers heartbeats, and a registration wave is many of them. So the statements are raw SQL in
+ * one transaction: on PostgreSQL on the driver, the inserts in one statement (data-modifying
+ * CTEs); on SQLite, which has no such CTEs, one insert per table on its in-process connection (no
+ * network to a round trip).
  * The token's use comes first, so an exhausted token writes nothing.
  */
 export type NewCluster = {

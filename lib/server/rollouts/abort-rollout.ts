@@ -2,7 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
 import { getRollout } from "./get-rollout";
 import { beginAction, commitAction } from "./rollout-action";
 
@@ -22,7 +22,7 @@ export async function abortRollout(actor: Actor, id: string, reason?: string) {
     const directiveIds = upgrading.flatMap((m) => (m.directiveId ? [m.directiveId] : []));
     if (directiveIds.length) {
       await tx.directive.deleteMany({ where: { id: { in: directiveIds }, ackedAt: null } });
-      afterCommit(invalidateAgentContext);
+      afterCommit(invalidateHeartbeatContext);
     }
     await tx.rolloutCluster.updateMany({
       where: { rolloutId: id, state: { in: ["Pending", "Upgrading"] } },

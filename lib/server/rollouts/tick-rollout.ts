@@ -9,7 +9,7 @@ import { inTransaction } from "@/lib/server/db/transaction";
 import { recordAudit, SYSTEM_ACTOR } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
@@ -190,7 +190,7 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
         where: { rolloutId_clusterId: { rolloutId: id, clusterId: m.clusterId } },
         data: { directiveId },
       });
-      afterCommit(invalidateAgentContext); // the next heartbeat answer carries the directive
+      afterCommit(invalidateHeartbeatContext); // the next heartbeat answer carries the directive
       return true;
     }).catch((err: unknown) => {
       if (err instanceof NotActive) return false; // still Pending: the next tick looks at its phase again
