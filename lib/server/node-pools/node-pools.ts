@@ -3,7 +3,7 @@ import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
-import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
+import { inTransaction } from "@/lib/server/db/transaction";
 import { latestCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
 import { nodeActionsProblem } from "@/lib/domain/node-actions";
 
@@ -17,7 +17,7 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
   // (PROTOCOL.md), so the pool would show Retiring forever: refused here. One that lists none is
   // sent it and answers with a failed ack if it cannot.
   const capabilities = await latestCapabilities(clusterId);
-  await db().$transaction(async (tx) => {
+  await inTransaction(async (tx, afterCommit) => {
     const p = await tx.nodePool.findUnique({
       where: { clusterId_name: { clusterId, name: pool } },
       include: { cluster: { select: { name: true } } },
@@ -30,7 +30,7 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
     const unavailable = nodeActionsProblem(capabilities);
     if (unavailable) throw new ApiError("incompatible_agent", unavailable, { capabilities });
     await tx.nodePool.update({ where: { id: p.id }, data: { state: "Retiring" } });
-    const directiveId = await createDirective(tx, clusterId, "drainNodePool", { nodePool: pool });
+    const directiveId = await createDirective(tx, afterCommit, { clusterId, type: "drainNodePool", payload: { nodePool: pool } });
     await tx.clusterEvent.create({
       data: {
         clusterId,
@@ -50,7 +50,6 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
       { cluster: p.cluster.name, nodePool: pool, nodes: p.nodeCount, readyNodes: p.readyNodes, directiveId, reason },
     );
   });
-  invalidateHeartbeatContext();
 }
 
 type Stale = { clusterIds: Set<string>; pools: number; nodes: number; asOf: number | null };
