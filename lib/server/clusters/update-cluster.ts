@@ -1,4 +1,5 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import type { z } from "zod";
 import type { updateClusterSchema } from "@/lib/contracts/clusters";
 import { missingRequiredLabels } from "@/lib/domain/labels";
@@ -97,9 +98,15 @@ export async function revokeClusterCertificates(actor: Actor, id: string, reason
       at: now,
     });
     if (!serials.length) throw new ApiError("conflict", "This cluster has no valid certificate to revoke.");
-    await tx.clusterEvent.create({
-      data: { clusterId: id, clusterName: cluster.name, kind: "certificate", toValue: "revoked", reason, at: now },
-    });
+    const event: ClusterEventRow = {
+      clusterId: id,
+      clusterName: cluster.name,
+      kind: "certificate",
+      toValue: "revoked",
+      reason,
+      at: now,
+    };
+    await tx.clusterEvent.create({ data: event });
     await recordAudit(tx, actor, "certificate.revoke", { type: "cluster", id }, { name: cluster.name, serials, reason });
     return serials;
   });

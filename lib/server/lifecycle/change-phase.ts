@@ -1,4 +1,5 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import type { Phase } from "@/lib/domain/status";
 import type { Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
@@ -100,7 +101,7 @@ async function enqueueRemoval(tx: SqlTx, { clusterId, clusterName, from, reason,
   });
 }
 
-function phaseEventRow({ clusterId, clusterName, from, to, reason, at }: PhaseChange) {
+function phaseEventRow({ clusterId, clusterName, from, to, reason, at }: PhaseChange): ClusterEventRow {
   return { clusterId, clusterName, kind: "phase", fromValue: from, toValue: to, reason, at };
 }
 

@@ -1,10 +1,11 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { latestCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
+import { storedCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
 import { nodeActionsProblem } from "@/lib/domain/node-actions";
 
 /**
@@ -16,7 +17,7 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
   // An agent that lists its capabilities without node actions would never be sent the directive
   // (PROTOCOL.md), so the pool would show Retiring forever: refused here. One that lists none is
   // sent it and answers with a failed ack if it cannot.
-  const capabilities = await latestCapabilities(clusterId);
+  const capabilities = await storedCapabilities(clusterId);
   await inTransaction(async (tx, afterCommit) => {
     const p = await tx.nodePool.findUnique({
       where: { clusterId_name: { clusterId, name: pool } },
@@ -31,17 +32,16 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
     if (unavailable) throw new ApiError("incompatible_agent", unavailable, { capabilities });
     await tx.nodePool.update({ where: { id: p.id }, data: { state: "Retiring" } });
     const directiveId = await createDirective(tx, afterCommit, { clusterId, type: "drainNodePool", payload: { nodePool: pool } });
-    await tx.clusterEvent.create({
-      data: {
-        clusterId,
-        clusterName: p.cluster.name,
-        kind: "nodePool",
-        fromValue: "Active",
-        toValue: "Retiring",
-        reason: `${pool}: ${reason ?? "retired"}`,
-        at: now,
-      },
-    });
+    const event: ClusterEventRow = {
+      clusterId,
+      clusterName: p.cluster.name,
+      kind: "nodePool",
+      fromValue: "Active",
+      toValue: "Retiring",
+      reason: `${pool}: ${reason ?? "retired"}`,
+      at: now,
+    };
+    await tx.clusterEvent.create({ data: event });
     await recordAudit(
       tx,
       actor,
