@@ -4,7 +4,8 @@ import { ApiError } from "@/lib/server/api/errors";
 import type { auditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
-import { withAfterCommit } from "@/lib/server/db/transaction";
+import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
+import { newClusterLabelInserts } from "@/lib/server/clusters/cluster-labels";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
 
@@ -64,7 +65,7 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
         await input.before?.(tx);
         if (input.tokenUse !== "held" && !(input.tokenId && (await consumeTokenUse(tx, input.tokenId, input.now))))
           throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
-        for (const statement of inserts(input)) await tx.run(statement);
+        for (const statement of inserts(input, afterCommit)) await tx.run(statement);
         await changePhase(tx, afterCommit, input.phase);
       }),
     );
@@ -80,10 +81,9 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
 }
 
 /** The rows of a new cluster as inserts: one statement on PostgreSQL, one per table on SQLite. */
-function inserts(input: NewCluster): Sql[] {
+function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
   const { now, cluster, tokenId } = input;
   const clusterId = cluster.id;
-  const labels = Object.entries(input.labels).map(([key, value]) => ({ clusterId, key, value }));
   const statements = [
     insertInto("Cluster", [
       {
@@ -98,7 +98,7 @@ function inserts(input: NewCluster): Sql[] {
         updatedAt: now,
       },
     ]),
-    ...(labels.length ? [insertInto("ClusterLabel", labels)] : []),
+    ...newClusterLabelInserts(afterCommit, clusterId, input.labels),
     insertInto("Certificate", [{ ...input.certificate, clusterId, createdAt: now }]),
     insertInto(
       "AuditLog",
