@@ -37,14 +37,8 @@ export const SIMULATED_DIRECTIVES: { [T in ClusterDirectiveType]: (b: SimulatedB
   drainNodePool: (b, d) => {
     const pool = stringParam(d, "nodePool", "name");
     if (!pool || !b.facts.startNodePoolDrain(pool)) {
-      b.log(
-        "warn",
-        "DIRECTIVE_INVALID",
-        `drainNodePool names no node pool of this cluster (${pool ?? "none"}): acknowledged and ignored`,
-        {
-          id: d.id,
-        },
-      );
+      const message = `drainNodePool names no node pool of this cluster (${pool ?? "none"}): acknowledged and ignored`;
+      b.log("warn", "DIRECTIVE_INVALID", message, { id: d.id });
       return;
     }
     b.log("info", "NODE_POOL_DRAIN", `draining node pool ${pool}`, { id: d.id, nodePool: pool });
@@ -109,14 +103,8 @@ export class SimulatedBackend implements ClusterBackend {
       SIMULATED_DIRECTIVES[d.type as ClusterDirectiveType](this, d);
       return;
     }
-    this.log(
-      "warn",
-      "DIRECTIVE_UNKNOWN",
-      `unknown directive type "${d.type}": acknowledged and ignored (a newer agent may support it)`,
-      {
-        id: d.id,
-      },
-    );
+    const message = `unknown directive type "${d.type}": acknowledged and ignored (a newer agent may support it)`;
+    this.log("warn", "DIRECTIVE_UNKNOWN", message, { id: d.id });
   }
 
   startUpgrade(d: Directive): void {
