@@ -4,17 +4,20 @@ import { ApiError } from "@/lib/server/api/errors";
 import type { auditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
-import { withAfterCommit } from "@/lib/server/db/transaction";
+import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
+import { newClusterLabelInserts } from "@/lib/server/clusters/cluster-labels";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
 
 /**
  * Everything a first registration writes, in the fewest statements: the token's use, then the
  * cluster, its labels, its certificate, the audit entry and the attempt, then the phase event.
- * Through Prisma's models that was eleven statements (BEGIN, a read-back, COMMIT included), each
- * paying the query compiler on the event loop. Here the statements are raw SQL in one transaction:
- * on PostgreSQL on the driver, the inserts in one statement (data-modifying CTEs); on SQLite, which
- * has no such CTEs, one insert per table on its in-process connection (no network to a round trip).
+ * Through Prisma's models each row would be a statement of its own (with a read-back and the
+ * transaction's BEGIN and COMMIT), each paying the query compiler on the event loop that also
+ * answers heartbeats, and a registration wave is many of them. So the statements are raw SQL in
+ * one transaction: on PostgreSQL on the driver, the inserts in one statement (data-modifying
+ * CTEs); on SQLite, which has no such CTEs, one insert per table on its in-process connection (no
+ * network to a round trip).
  * The token's use comes first, so an exhausted token writes nothing.
  */
 export type NewCluster = {
@@ -62,7 +65,7 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
         await input.before?.(tx);
         if (input.tokenUse !== "held" && !(input.tokenId && (await consumeTokenUse(tx, input.tokenId, input.now))))
           throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
-        for (const statement of inserts(input)) await tx.run(statement);
+        for (const statement of inserts(input, afterCommit)) await tx.run(statement);
         await changePhase(tx, afterCommit, input.phase);
       }),
     );
@@ -78,10 +81,9 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
 }
 
 /** The rows of a new cluster as inserts: one statement on PostgreSQL, one per table on SQLite. */
-function inserts(input: NewCluster): Sql[] {
+function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
   const { now, cluster, tokenId } = input;
   const clusterId = cluster.id;
-  const labels = Object.entries(input.labels).map(([key, value]) => ({ clusterId, key, value }));
   const statements = [
     insertInto("Cluster", [
       {
@@ -96,7 +98,7 @@ function inserts(input: NewCluster): Sql[] {
         updatedAt: now,
       },
     ]),
-    ...(labels.length ? [insertInto("ClusterLabel", labels)] : []),
+    ...newClusterLabelInserts(afterCommit, clusterId, input.labels),
     insertInto("Certificate", [{ ...input.certificate, clusterId, createdAt: now }]),
     insertInto(
       "AuditLog",
