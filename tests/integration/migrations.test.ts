@@ -117,13 +117,13 @@ describe(`migrate() on ${engine}`, () => {
     await assert.rejects(migrate(db.database), /9999_from_the_future/);
   });
 
-  test("0026 moves each cluster's newest capabilities event into Cluster.capabilities and drops those events", async (t) => {
-    // The history as it stood before 0026, then 0026 itself.
+  test("0024 moves each cluster's newest capabilities event into Cluster.capabilities and drops those events", async (t) => {
+    // The history as it stood before 0024, then 0024 itself.
     const root = process.cwd();
     const { dir, write } = madeUpHistory(t);
     const copy = (name: string) =>
       write(name, readFileSync(path.join(root, "prisma/migrations", engine, name, "migration.sql"), "utf8"));
-    const capabilities = committed.find((n) => n.startsWith("0026_"))!;
+    const capabilities = committed.find((n) => n.startsWith("0024_"))!;
     for (const name of committed.filter((n) => n < capabilities)) copy(name);
     const db = await databases.create();
     process.chdir(dir);
