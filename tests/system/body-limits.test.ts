@@ -5,9 +5,8 @@
 // Bounded: each body stops as soon as the server answers or closes; at most ~600 MB if it never does.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import https from "node:https";
 import { after, before, test } from "node:test";
+import { sendBigBody, type BigBodyOutcome } from "../helpers/big-body";
 import { signIn } from "../helpers/console-session";
 import { ADMIN, startFleetServer, type FleetServer } from "../helpers/fleet-server";
 
@@ -36,12 +35,7 @@ function resetPeak(pid: number) {
   writeFileSync(`/proc/${pid}/clear_refs`, "5");
 }
 
-type Outcome = { status: number | null; error: string | null; body: string; sent: number };
-
-/**
- * Sends up to `total` bytes (default 50 MB) of form-like bytes, stopping as soon as an answer or a reset arrives.
- * `chunked`: no Content-Length, so only counting while reading can stop it.
- */
+/** Up to 50 MB (or `total`) to `path` on `base`, stopping at the server's answer or cut. */
 function sendHuge(
   base: string,
   method: string,
@@ -49,51 +43,8 @@ function sendHuge(
   chunked: boolean,
   headers: Record<string, string> = {},
   total = BODY_BYTES,
-): Promise<Outcome> {
-  const u = new URL(path, base);
-  const tls = u.protocol === "https:";
-  const chunk = Buffer.alloc(64 * 1024, "a");
-  return new Promise((resolve) => {
-    let sent = 0;
-    let settled = false;
-    const done = (o: Omit<Outcome, "sent">) => {
-      if (settled) return;
-      settled = true;
-      req.destroy();
-      resolve({ ...o, sent });
-    };
-    const options: https.RequestOptions = {
-      method,
-      hostname: u.hostname,
-      port: u.port,
-      path: u.pathname + u.search,
-      agent: false,
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        ...(chunked ? { "transfer-encoding": "chunked" } : { "content-length": String(total) }),
-        ...headers,
-      },
-      ...(tls ? { rejectUnauthorized: false } : {}),
-    };
-    const req = (tls ? https : http).request(options, (res) => {
-      const parts: Buffer[] = [];
-      res.on("data", (c: Buffer) => parts.push(c));
-      const finish = () => done({ status: res.statusCode ?? 0, error: null, body: Buffer.concat(parts).toString("utf8") });
-      res.on("end", finish);
-      res.on("error", finish);
-      res.on("close", finish);
-    });
-    req.on("error", (err: NodeJS.ErrnoException) => done({ status: null, error: err.code ?? err.message, body: "" }));
-    const pump = () => {
-      while (!settled && sent < total) {
-        const part = chunk.subarray(0, Math.min(chunk.length, total - sent));
-        sent += part.length;
-        if (!req.write(part)) return void req.once("drain", pump);
-      }
-      if (!settled) req.end();
-    };
-    pump();
-  });
+): Promise<BigBodyOutcome> {
+  return sendBigBody(new URL(path, base).toString(), { method, chunked, headers, total });
 }
 
 test("50 MB bodies to unauthenticated routes are refused before they are read, and memory stays flat", async (ctx) => {

@@ -26,9 +26,10 @@ export class BoundedRequest extends http.IncomingMessage {
     this.cut = true;
   }
 
-  /** What to do when the body crosses its limit (default: drop the connection). */
-  whenOverflowing(handler: () => void): void {
-    this.onOverflow = handler;
+  /** The body's limit, and what to do when it crosses it (until then: its route's, and drop the connection). */
+  bound(limit: number, onOverflow: () => void): void {
+    this.limit = limit;
+    this.onOverflow = onOverflow;
   }
 
   // A reader that asks for more after the cut would restart the socket's reading (and this class
@@ -116,7 +117,7 @@ export function admitBody(req: http.IncomingMessage, res: http.ServerResponse): 
   // Its handler had a turn first: an answer of its own (with its own wording) wins.
   // A reader's own refusal closes the connection gently as well (closeGently is in place before it answers).
   if (req instanceof BoundedRequest)
-    req.whenOverflowing(() => {
+    req.bound(limit, () => {
       closeGently(req.socket);
       setImmediate(() => refuse(req, res, limit));
     });
