@@ -9,7 +9,7 @@ import { agentKeepAliveMs, createAgentServer, remoteAddress, stripIdentityHeader
 import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agent-port/agent-port";
-import { admitBody, BoundedRequest } from "@/lib/server/net/body-limit";
+import { admitBody, BoundedRequest, refuseBeforeContinue } from "@/lib/server/net/body-limit";
 import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
 import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agent-port/tls-ticket-keys";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -64,6 +64,7 @@ async function main() {
     stripUntrustedForwarding(req, proxies, peer);
     void handle(req, res);
   });
+  refuseBeforeContinue(consoleServer);
   consoleServer.keepAliveTimeout = 65_000;
   await listen(consoleServer, config.PORT, config.HOST);
   log.info("console listening", { url: `http://${displayHost(config.HOST)}:${config.PORT}`, database: config.database.dialect });

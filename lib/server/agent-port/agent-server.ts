@@ -11,7 +11,7 @@ import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
 import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
-import { admitBody, BoundedRequest } from "@/lib/server/net/body-limit";
+import { admitBody, BoundedRequest, refuseBeforeContinue } from "@/lib/server/net/body-limit";
 import type { ClientCertProxies } from "@/lib/env";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -337,6 +337,7 @@ export function createAgentServer(state: CaState, options: AgentServerOptions): 
     serveProtocol(req, res);
   }) as AgentServer;
 
+  refuseBeforeContinue(server);
   addToGauge(OPEN_CONNECTIONS, OPEN_CONNECTIONS_HELP, 0); // present from the start, at 0
   server.on("secureConnection", (socket: TLSSocket) => {
     // Agents never renegotiate; refusing it keeps a connection's certificate the one of its handshake.

@@ -123,3 +123,19 @@ export function admitBody(req: http.IncomingMessage, res: http.ServerResponse): 
     });
   return true;
 }
+
+/**
+ * A client that asks before sending (`Expect: 100-continue`, as curl does for large bodies) is
+ * told 413 instead of "continue" when its declared body is over the limit, so it never sends it.
+ * Without this Node answers "continue" to everyone before the request handler runs.
+ */
+export function refuseBeforeContinue(server: http.Server): void {
+  server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (declaresMoreThan(req.headers["content-length"], bodyLimitFor(req.url ?? "/"))) {
+      admitBody(req, res);
+      return;
+    }
+    res.writeContinue();
+    server.emit("request", req, res);
+  });
+}

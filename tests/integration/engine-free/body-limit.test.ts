@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { after, before, test } from "node:test";
 import { bodyLimitFor } from "@/lib/domain/body-limits";
-import { admitBody, BoundedRequest } from "@/lib/server/net/body-limit";
+import { admitBody, BoundedRequest, refuseBeforeContinue } from "@/lib/server/net/body-limit";
 import { sendBigBody } from "../../helpers/big-body";
 
 const LIMIT = bodyLimitFor("/api/auth/callback/credentials");
@@ -42,6 +42,7 @@ before(async () => {
       }
     })();
   });
+  refuseBeforeContinue(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -86,4 +87,42 @@ test("a handler's own earlier answer stands; a body within the limit arrives who
   assert.equal(within.body, String(LIMIT));
   const declared = await send("/api/auth/callback/credentials?declared-within", LIMIT, false);
   assert.equal(declared.body, String(LIMIT));
+});
+
+/** A request that asks before sending its body (Expect: 100-continue), and sends it only if told to. */
+function askFirst(path: string, total: number): Promise<{ status: number; continued: boolean; body: string }> {
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const req = http.request(
+      {
+        port,
+        host: "127.0.0.1",
+        method: "POST",
+        path,
+        agent: false,
+        headers: { expect: "100-continue", "content-length": String(total) },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on("data", (c: Buffer) => parts.push(c));
+        res.on("end", () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, continued, body: Buffer.concat(parts).toString() });
+        });
+      },
+    );
+    req.on("continue", () => {
+      continued = true;
+      req.end(Buffer.alloc(total, "a"));
+    });
+    req.on("error", reject);
+    req.flushHeaders();
+  });
+}
+
+test("a client that asks before sending is told 413, not to continue, when its body is over the limit", async () => {
+  const over = await askFirst("/api/auth/callback/credentials?expect-over", 20 * MB);
+  assert.deepEqual([over.status, over.continued], [413, false]);
+  const within = await askFirst("/api/auth/callback/credentials?expect-within", 1024);
+  assert.deepEqual([within.status, within.continued, within.body], [200, true, "1024"]);
 });
