@@ -1,7 +1,7 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import type { AuditFilters } from "@/lib/client/audit";
+import type { AuditFilter } from "@/lib/contracts/audit";
 import { formatInstant, viewerTimeZone, zoneName } from "@/lib/domain/time-format";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
@@ -27,7 +27,7 @@ function fromLocalInput(value: string): string | undefined {
  * The audit log's filters. Applied on submit (Enter or Apply), so the URL changes once per
  * question asked, not per keystroke. Remount it (key) when the URL's filters change.
  */
-export function AuditFiltersForm({ filters, onApply }: { filters: AuditFilters; onApply: (f: AuditFilters) => void }) {
+export function AuditFiltersForm({ filters, onApply }: { filters: AuditFilter; onApply: (f: AuditFilter) => void }) {
   const hydrated = useHydrated();
   const zone = hydrated ? viewerTimeZone() : "UTC";
   const [text, setText] = useState({ actor: filters.actor ?? "", action: filters.action ?? "", target: filters.target ?? "" });

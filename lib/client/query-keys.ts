@@ -1,6 +1,6 @@
-import type { AuditFilters } from "./audit";
+import type { AuditFilter } from "@/lib/contracts/audit";
+import type { AttemptFilters } from "@/lib/contracts/tokens";
 import type { ClusterFilters } from "./cluster-filters";
-import type { AttemptFilters } from "./tokens";
 
 // Every query key the console uses, from one factory, so invalidation is never a guess. Keys are
 // hierarchical by the endpoint they read: invalidating `clusters.all` reaches every list, detail,
@@ -77,6 +77,6 @@ export const queryKeys = {
   },
   audit: {
     all: ["audit"] as const,
-    list: (filters: AuditFilters & { cursor?: string }) => ["audit", filters] as const,
+    list: (filters: AuditFilter & { cursor?: string }) => ["audit", filters] as const,
   },
 };

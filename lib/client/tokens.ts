@@ -2,13 +2,14 @@
 
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { routeUrl } from "@/lib/contracts/route";
-import { tokenRoutes, type TokenView } from "@/lib/contracts/tokens";
+import { ATTEMPTS_PAGE_SIZE, tokenRoutes, type AttemptFilters, type TokenView } from "@/lib/contracts/tokens";
 import type { MintTokenInput } from "@/lib/domain/tokens";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
 // Shapes of the answers: declared once, in lib/contracts.
 export type {
+  AttemptFilters,
   FleetFacts,
   MintedToken,
   RefusalSummary,
@@ -16,8 +17,6 @@ export type {
   TokenView as RegistrationToken,
 } from "@/lib/contracts/tokens";
 
-export type AttemptFilters = { result?: string; tokenId?: string; cursor?: string };
-export const ATTEMPTS_PAGE_SIZE = 20;
 // The attempts log is how someone installing an agent sees why it was refused, usually while
 // watching the page: 10 s is quick enough to follow an agent's retries (it backs off from a few
 // seconds) without polling a table that only grows when agents register.
@@ -25,11 +24,6 @@ const ATTEMPTS_REFRESH_MS = 10_000;
 // Use counts change when agents register, and whoever just minted a token is usually watching
 // for their cluster to come in: same pace as the attempts log, so the two never disagree long.
 const TOKENS_REFRESH_MS = 10_000;
-
-function qs(params: Record<string, string | undefined>) {
-  const s = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => !!e[1]));
-  return s.size ? `?${s}` : "";
-}
 
 export function useTokens() {
   return useQuery({
@@ -79,7 +73,7 @@ export function useRegistrationAttempts(filters: AttemptFilters) {
   return useQuery({
     queryKey: queryKeys.attempts.list(filters),
     queryFn: ({ signal }) =>
-      fetchJson(`${tokenRoutes.attempts.path}${qs({ ...filters, limit: String(ATTEMPTS_PAGE_SIZE) })}`, {
+      fetchJson(routeUrl(tokenRoutes.attempts, {}, { ...filters, limit: String(ATTEMPTS_PAGE_SIZE) }), {
         signal,
         schema: tokenRoutes.attempts.response,
       }),

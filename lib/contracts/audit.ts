@@ -27,6 +27,28 @@ const fromBeforeTo = [
 export const auditFilterSchema = auditFilterFields.refine(...fromBeforeTo);
 export type AuditFilter = z.infer<typeof auditFilterSchema>;
 
+/** The filters' names, in the order a URL carries them (the console's links use the API's names). */
+export const AUDIT_FILTER_KEYS = Object.keys(auditFilterFields.shape) as (keyof AuditFilter)[];
+
+/**
+ * The filters a page's URL names, blank ones left out; unchecked, so a bad time in a shared link
+ * still reaches the API and comes back with its explanation. The page reads them on the server
+ * and its island in the browser, the same way, so both ask for the same query.
+ */
+export function auditFilterFromSearchParams(params: URLSearchParams): AuditFilter {
+  return Object.fromEntries(
+    AUDIT_FILTER_KEYS.map((k) => [k, params.get(k)?.trim() || undefined]).filter(([, v]) => v),
+  ) as AuditFilter;
+}
+
+/** The query string of a filtered view (empty filters left out, so links stay short). */
+export function auditFilterToSearchParams(f: AuditFilter): URLSearchParams {
+  return new URLSearchParams(AUDIT_FILTER_KEYS.flatMap((k) => (f[k] ? [[k, f[k]] as [string, string]] : [])));
+}
+
+/** The console's page of the log (its first page is rendered on the server with the same size). */
+export const AUDIT_PAGE_SIZE = 50;
+
 export const auditQuerySchema = auditFilterFields
   .extend({
     limit: z.coerce.number().int().min(1).max(200).default(50),

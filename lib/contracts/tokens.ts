@@ -40,6 +40,12 @@ export const attemptsQuerySchema = z.object({
   cursor: idCursorSchema.optional(),
 });
 
+/** The attempts log's filters as the console sends them (the page size is the console's choice). */
+export const attemptFiltersSchema = attemptsQuerySchema.pick({ result: true, tokenId: true, cursor: true });
+export type AttemptFilters = z.input<typeof attemptFiltersSchema>;
+/** The console's page of the attempts log (its first page is rendered on the server with the same size). */
+export const ATTEMPTS_PAGE_SIZE = 20;
+
 export const registrationAttemptSchema = z.object({
   id: z.number(),
   at: isoTime,

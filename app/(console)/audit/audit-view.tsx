@@ -2,14 +2,8 @@
 
 import { useCallback, useMemo, useState } from "react";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import {
-  auditExportUrl,
-  auditFiltersFromSearchParams,
-  auditFiltersToSearchParams,
-  useAudit,
-  type AuditEntry,
-  type AuditFilters,
-} from "@/lib/client/audit";
+import { auditExportUrl, useAudit, type AuditEntry } from "@/lib/client/audit";
+import { auditFilterFromSearchParams, auditFilterToSearchParams, type AuditFilter } from "@/lib/contracts/audit";
 import { AuditDetailsPanel } from "@/components/audit/audit-details-panel";
 import { AuditFiltersForm } from "@/components/audit/audit-filters-form";
 import { AuditTable } from "@/components/audit/audit-table";
@@ -23,7 +17,7 @@ export function AuditView() {
   const pathname = usePathname();
   const search = useSearchParams();
   const qs = search.toString();
-  const filters = useMemo(() => auditFiltersFromSearchParams(new URLSearchParams(qs)), [qs]);
+  const filters = useMemo(() => auditFilterFromSearchParams(new URLSearchParams(qs)), [qs]);
   // Cursors of the pages before this one, for "Newer"; a new filter starts on the first page.
   const [paging, setPaging] = useState<{ qs: string; cursors: string[] }>({ qs, cursors: [] });
   const cursors = paging.qs === qs ? paging.cursors : [];
@@ -31,8 +25,8 @@ export function AuditView() {
   const [open, setOpen] = useState<AuditEntry | null>(null);
 
   const apply = useCallback(
-    (next: AuditFilters) => {
-      const nextQs = auditFiltersToSearchParams(next).toString();
+    (next: AuditFilter) => {
+      const nextQs = auditFilterToSearchParams(next).toString();
       router.replace(nextQs ? `${pathname}?${nextQs}` : pathname, { scroll: false });
     },
     [router, pathname],
