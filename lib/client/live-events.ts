@@ -11,7 +11,7 @@ import {
   type FleetEventType,
 } from "@/lib/contracts/events";
 import type { Overview } from "@/lib/contracts/fleet";
-import { CLUSTER_STATUSES, HEALTH_STATUSES, type ClusterStatus } from "@/lib/domain/status";
+import { CLUSTER_STATUSES, isHealthStatus, statusWithHealth, type ClusterStatus } from "@/lib/domain/status";
 import type { ClusterFilters } from "./cluster-filters";
 import { queryKeys } from "./query-keys";
 
@@ -69,12 +69,9 @@ export function withEnrollment(overview: Overview | undefined, event: FleetEnrol
   return { ...overview, enrollment: { at, total, enrolled, blockedBy, labels } };
 }
 
-/** What the console shows after a health transition: lifecycle phases still win (lib/domain/status.ts). */
+/** What the console shows after a health transition (STATUS_RULES decide); null for an unknown status. */
 export function statusAfterTransition(phase: string, health: string): ClusterStatus | null {
-  if (phase === "Draining") return "Draining";
-  if (phase === "Deregistration") return "Deregistering";
-  if (phase === "Provisioning") return "Provisioning";
-  return (HEALTH_STATUSES as readonly string[]).includes(health) ? (health as ClusterStatus) : null;
+  return isHealthStatus(health) ? statusWithHealth(phase, health) : null;
 }
 
 type Row = { id: string; phase: string; status: ClusterStatus; lastHeartbeatAt: string | null };

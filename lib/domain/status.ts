@@ -50,7 +50,7 @@ export const STATUS_RULES: readonly StatusRule[] = [
   { status: "NotReady", when: [] },
 ];
 
-const isHealthStatus = (s: ClusterStatus): s is HealthStatus => (HEALTH_STATUSES as readonly string[]).includes(s);
+export const isHealthStatus = (s: string): s is HealthStatus => (HEALTH_STATUSES as readonly string[]).includes(s);
 
 /** The rows that judge heartbeat health alone (what the sweeper records). */
 export const HEALTH_RULES: readonly StatusRule[] = STATUS_RULES.filter((r) => isHealthStatus(r.status));
@@ -91,6 +91,18 @@ export function healthStatus(f: StatusFacts, now: Date, thresholdSeconds: number
 /** The status shown and served: lifecycle states override heartbeat health. */
 export function clusterStatus(f: StatusFacts, now: Date, thresholdSeconds: number): ClusterStatus {
   return firstMatch<ClusterStatus>(STATUS_RULES, f, now, thresholdSeconds);
+}
+
+/**
+ * The status once heartbeat health is known to be `health` (what a sweeper's transition tells the
+ * console): the table read from the top, where the rows ahead of the health rows decide by phase.
+ */
+export function statusWithHealth(phase: string, health: HealthStatus): ClusterStatus {
+  for (const rule of STATUS_RULES) {
+    if (isHealthStatus(rule.status)) return health;
+    if (rule.when.every((c) => c.fact === "phase" && c.is === phase)) return rule.status;
+  }
+  return health;
 }
 
 /** Why a cluster moved between health statuses, in words for the event log. */

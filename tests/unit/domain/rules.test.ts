@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { formatSelector, matchesSelector, parseSelector, SelectorError } from "@/lib/domain/selector";
-import { CLUSTER_STATUSES, clusterStatus, healthStatus, STATUS_RULES, transitionReason } from "@/lib/domain/status";
+import {
+  CLUSTER_STATUSES,
+  clusterStatus,
+  healthStatus,
+  LIFECYCLE_PHASES,
+  STATUS_RULES,
+  statusWithHealth,
+  transitionReason,
+} from "@/lib/domain/status";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { labelKeyProblem, labelValueProblem, missingRequiredLabels } from "@/lib/domain/labels";
 import { labelOutsideScope, mergeFixedLabels, tokenStatus } from "@/lib/domain/tokens";
@@ -60,6 +68,20 @@ describe("status from facts", () => {
       clusterStatus({ phase: "Deregistration", lastHeartbeatAt: null, apiServerHealth: null }, now, 60),
       "Deregistering",
     );
+  });
+  test("the status after a health transition is the table's answer for the cluster's phase", () => {
+    const healthFacts = [
+      { lastHeartbeatAt: null, apiServerHealth: null },
+      { lastHeartbeatAt: ago(1), apiServerHealth: "ok" },
+      { lastHeartbeatAt: ago(1), apiServerHealth: "down" },
+      { lastHeartbeatAt: ago(600), apiServerHealth: "ok" },
+    ];
+    for (const phase of [...LIFECYCLE_PHASES, "SomethingNew"]) {
+      for (const facts of healthFacts) {
+        const f = { phase, ...facts };
+        assert.equal(statusWithHealth(phase, healthStatus(f, now, 60)), clusterStatus(f, now, 60), JSON.stringify(f));
+      }
+    }
   });
   test("transition reasons", () => {
     const f = { phase: "Active", lastHeartbeatAt: ago(90), apiServerHealth: "ok" };
