@@ -81,6 +81,11 @@ config.push({
             "The agent ships alone: it imports neither the server nor the console.",
           ),
           zone(
+            "./lib/cli",
+            ["./lib/server", "./lib/client", "./lib/agent"],
+            "fleetctl speaks the admin API as its contracts declare it: lib/contracts and lib/domain only.",
+          ),
+          zone(
             ["./lib/agent/!(cli).ts", "./lib/agent/kube/**"],
             "./lib/agent/simulator",
             "The agent's core is given its cluster backend by the program that runs it (cli.ts, the simulator).",

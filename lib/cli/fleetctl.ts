@@ -9,6 +9,12 @@
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { z } from "zod";
+import { clusterRoutes, type BulkLabelsResult } from "../contracts/clusters";
+import { fleetRoutes, type GateResult } from "../contracts/fleet";
+import { registrationRequestRoutes, requestCandidateSchema, type RegistrationRequest } from "../contracts/registration-requests";
+import { routeUrl, type PathParams, type RouteContract } from "../contracts/route";
+import { tokenRoutes } from "../contracts/tokens";
 import { reasonText } from "../domain/error-text";
 import { parseDuration, parseMaxUnready, ToleranceError } from "../domain/gate-tolerance";
 import { parseSelector, SelectorError } from "../domain/selector";
@@ -84,42 +90,58 @@ export function table(headers: string[], rows: string[][]): string {
   return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
-async function call(server: string, key: string | undefined, method: string, path: string, body?: unknown) {
+type CallInput<C extends RouteContract> = {
+  params?: PathParams<C["path"]>;
+  query?: Record<string, string | undefined>;
+  body?: C["body"] extends z.ZodType ? z.input<C["body"]> : never;
+};
+
+/**
+ * Calls one admin API route as its contract (lib/contracts) declares it, and reads the answer with
+ * the contract's response schema: a server that answers outside it is an error here, not a
+ * half-printed table.
+ */
+async function call<C extends RouteContract & { response: z.ZodType }>(
+  server: string,
+  key: string | undefined,
+  contract: C,
+  input: CallInput<C> = {},
+): Promise<{ data: z.output<C["response"]>; raw: unknown }> {
   if (!key) throw new UsageError("no API key: pass --api-key or set FLEET_API_KEY (admins mint keys in Settings)");
+  const path = routeUrl(contract, (input.params ?? {}) as PathParams<C["path"]>, input.query);
   const res = await fetch(new URL(path, server), {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
+    method: contract.method,
+    headers: { authorization: `Bearer ${key}`, ...(input.body ? { "content-type": "application/json" } : {}) },
+    body: input.body ? JSON.stringify(input.body) : undefined,
   }).catch((err: Error) => {
     throw new UsageError(`cannot reach ${server}: ${err.message}`);
   });
-  const data = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+  const raw: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    const candidates = data?.error === "ambiguous_request" ? describeCandidates(data.details) : "";
+    const refusal = (raw ?? {}) as { error?: unknown; message?: unknown; details?: unknown };
+    const candidates = refusal.error === "ambiguous_request" ? describeCandidates(refusal.details) : "";
     throw new UsageError(
-      `${res.status} ${reasonText(data?.error) || "error"}: ${reasonText(data?.message) || res.statusText}${candidates ? `\n${candidates}` : ""}`,
+      `${res.status} ${reasonText(refusal.error) || "error"}: ${reasonText(refusal.message) || res.statusText}${candidates ? `\n${candidates}` : ""}`,
     );
   }
-  return data!;
+  const parsed = contract.response.safeParse(raw);
+  if (!parsed.success) {
+    const where = parsed.error.issues.slice(0, 3).map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
+    throw new UsageError(`${contract.method} ${path} answered outside its contract: ${where.join("; ")}`);
+  }
+  return { data: parsed.data as z.output<C["response"]>, raw };
 }
 
-type Candidate = {
-  id: string;
-  keyFingerprint: string;
-  sourceAddress: string | null;
-  tokenName: string;
-  clusterUid: string | null;
-  firstSeenAt: string;
-  lastSeenAt: string;
-};
+/** 409 ambiguous_request's details: the requests a decision by name could mean. */
+const ambiguousDetailsSchema = z.object({ requests: z.array(requestCandidateSchema) });
 
 /** The requests a decision by name could mean, side by side: the operator picks one by its id. */
 export function describeCandidates(details: unknown): string {
-  const requests = (details as { requests?: Candidate[] } | null)?.requests;
-  if (!Array.isArray(requests) || !requests.length) return "";
+  const parsed = ambiguousDetailsSchema.safeParse(details);
+  if (!parsed.success || !parsed.data.requests.length) return "";
   return table(
     ["REQUEST", "KEY FINGERPRINT", "SOURCE", "TOKEN", "CLUSTER UID", "FIRST ASKED", "LAST ASKED"],
-    requests.map((r) => [
+    parsed.data.requests.map((r) => [
       r.id,
       r.keyFingerprint,
       r.sourceAddress ?? "-",
@@ -131,17 +153,8 @@ export function describeCandidates(details: unknown): string {
   );
 }
 
-type RequestFacts = Omit<Candidate, "tokenName"> & {
-  name: string;
-  state: string;
-  token: { name: string };
-  pendingForName: number;
-  caFingerprint: string;
-  apiServerUrl: string;
-};
-
 /** One block per request, every fact an operator weighs, and the flag when several keys wait for one name. */
-export function describeRequests(items: RequestFacts[]): string {
+export function describeRequests(items: RegistrationRequest[]): string {
   return items
     .map((r) =>
       [
@@ -158,17 +171,8 @@ export function describeRequests(items: RequestFacts[]): string {
     .join("\n\n");
 }
 
-type LabelSummary = {
-  matched: number;
-  changed: number;
-  unchanged: number;
-  gains: { key: string; value: string; count: number }[];
-  changes: { key: string; from: string; to: string; count: number }[];
-  removals: { key: string; count: number }[];
-};
-
 /** "12 cluster(s) gain tier=gold" ... and what happened (or would). */
-export function describeLabelSummary(s: LabelSummary, dryRun: boolean): string {
+export function describeLabelSummary(s: BulkLabelsResult["summary"], dryRun: boolean): string {
   return [
     ...s.gains.map((g) => `${g.count} cluster(s) gain ${g.key}=${g.value}`),
     ...s.changes.map((c) => `${c.count} cluster(s) change ${c.key} from ${c.from} to ${c.to}`),
@@ -180,41 +184,20 @@ export function describeLabelSummary(s: LabelSummary, dryRun: boolean): string {
   ].join("\n");
 }
 
-type Cluster = {
-  id: string;
-  name: string;
-  status: string;
-  phase: string;
-  enrolled?: boolean;
-  reasons?: string[];
-  labels?: Record<string, string>;
-  agentVersion?: string | null;
-  kubernetesVersion?: string | null;
-  lastHeartbeatAt?: string | null;
-};
-
-type GateAnswer = {
-  pass: boolean;
-  summary: string;
-  clusters: Cluster[];
-  tolerance?: { text: string };
-  ignored?: { text: string | null; clusters: { name: string; notReadySince: string }[] };
-};
-
 /** The gate's verdict for a terminal: PASS/FAIL and why, the tolerance, what was ignored, each cluster. */
-export function describeGate(r: GateAnswer): string {
+export function describeGate(r: GateResult): string {
   const lines = [`${r.pass ? "PASS" : "FAIL"}  ${r.summary}`];
-  if (r.tolerance) lines.push(`      ${r.tolerance.text}`);
-  if (r.ignored?.text) lines.push(`      ${r.ignored.text}`);
+  lines.push(`      ${r.tolerance.text}`);
+  if (r.ignored.text) lines.push(`      ${r.ignored.text}`);
   if (r.clusters.length)
     lines.push(
       "",
       table(
         ["CLUSTER", "STATUS", "PHASE", "ENROLLED", "REASONS"],
-        r.clusters.map((c) => [c.name, c.status, c.phase, c.enrolled ? "yes" : "no", (c.reasons ?? []).join("; ") || "-"]),
+        r.clusters.map((c) => [c.name, c.status, c.phase, c.enrolled ? "yes" : "no", c.reasons.join("; ") || "-"]),
       ),
     );
-  if (r.ignored?.clusters.length)
+  if (r.ignored.clusters.length)
     lines.push(
       "",
       table(
@@ -224,8 +207,6 @@ export function describeGate(r: GateAnswer): string {
     );
   return lines.join("\n");
 }
-
-type RequestView = { id: string; name: string; state: string; clusterId: string | null; reason: string | null };
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: string) => void): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -265,32 +246,27 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
     print(USAGE);
     return values.help ? 0 : 2;
   }
-  const qs = (o: Record<string, string | undefined>) =>
-    new URLSearchParams(Object.entries(o).filter((e): e is [string, string] => !!e[1])).toString();
-
   if (command === "gate") {
     if (!values.selector && !values.group) throw new UsageError("gate needs --selector or --group");
     checkSelector(values.selector);
     checkTolerance(values["max-unready"], values["ignore-not-ready-longer-than"]);
-    const query = qs({
-      selector: values.selector,
-      group: values.group,
-      maxUnready: values["max-unready"],
-      ignoreNotReadyLongerThan: values["ignore-not-ready-longer-than"],
+    const { data: r, raw } = await call(server, key, fleetRoutes.gate, {
+      query: {
+        selector: values.selector,
+        group: values.group,
+        maxUnready: values["max-unready"],
+        ignoreNotReadyLongerThan: values["ignore-not-ready-longer-than"],
+      },
     });
-    const r = (await call(server, key, "GET", `/api/v1/gate?${query}`)) as GateAnswer;
-    print(values.json ? JSON.stringify(r, null, 2) : describeGate(r));
+    print(values.json ? JSON.stringify(raw, null, 2) : describeGate(r));
     return r.pass ? 0 : 1;
   }
   if (command === "clusters" && sub === "list") {
     checkSelector(values.selector);
-    const r = (await call(
-      server,
-      key,
-      "GET",
-      `/api/v1/clusters?${qs({ status: values.status, selector: values.selector, group: values.group, q: values.q, limit: values.limit ?? "50" })}`,
-    )) as { items: Cluster[]; total: number };
-    if (values.json) print(JSON.stringify(r, null, 2));
+    const { data: r, raw } = await call(server, key, clusterRoutes.list, {
+      query: { status: values.status, selector: values.selector, group: values.group, q: values.q, limit: values.limit ?? "50" },
+    });
+    if (values.json) print(JSON.stringify(raw, null, 2));
     else {
       print(
         table(
@@ -302,7 +278,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
             c.phase,
             c.agentVersion ?? "-",
             c.kubernetesVersion ?? "-",
-            Object.entries(c.labels ?? {})
+            Object.entries(c.labels)
               .map(([k, v]) => `${k}=${v}`)
               .join(","),
           ]),
@@ -323,16 +299,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
     const filter = Object.fromEntries(
       Object.entries({ selector: values.selector, group: values.group, status: values.status, q: values.q }).filter(([, v]) => v),
     );
-    const r = (await call(server, key, "POST", "/api/v1/clusters/bulk/labels", {
-      filter,
-      set: parsePairs(values.set, "--set"),
-      remove: (values.remove ?? "")
-        .split(",")
-        .map((k) => k.trim())
-        .filter(Boolean),
-      dryRun: !!values["dry-run"],
-    })) as { dryRun: boolean; summary: LabelSummary };
-    if (values.json) print(JSON.stringify(r, null, 2));
+    const { data: r, raw } = await call(server, key, clusterRoutes.bulkLabels, {
+      body: {
+        filter,
+        set: parsePairs(values.set, "--set"),
+        remove: (values.remove ?? "")
+          .split(",")
+          .map((k) => k.trim())
+          .filter(Boolean),
+        dryRun: !!values["dry-run"],
+      },
+    });
+    if (values.json) print(JSON.stringify(raw, null, 2));
     else print(describeLabelSummary(r.summary, r.dryRun));
     return 0;
   }
@@ -343,31 +321,30 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
           Object.entries(parsePairs(values.allowed, "--allowed")).map(([k, v]) => [k, v === "*" ? "*" : v.split("|")]),
         )
       : undefined;
-    const r = await call(server, key, "POST", "/api/v1/registration-tokens", {
-      name: values.name,
-      ...(values.ttl ? { ttlSeconds: parseTtl(values.ttl) } : {}),
-      ...(values["max-clusters"] ? { maxClusters: Number(values["max-clusters"]) } : {}),
-      ...(values.fixed ? { fixedLabels: parsePairs(values.fixed, "--fixed") } : {}),
-      ...(allowed ? { allowedLabels: allowed } : {}),
-      // Neither flag: the fleet's requireApprovalByDefault decides.
-      ...(values["require-approval"] ? { requireApproval: true } : {}),
-      ...(values["no-require-approval"] ? { requireApproval: false } : {}),
+    const { data: r, raw } = await call(server, key, tokenRoutes.mint, {
+      body: {
+        name: values.name,
+        ...(values.ttl ? { ttlSeconds: parseTtl(values.ttl) } : {}),
+        ...(values["max-clusters"] ? { maxClusters: Number(values["max-clusters"]) } : {}),
+        ...(values.fixed ? { fixedLabels: parsePairs(values.fixed, "--fixed") } : {}),
+        ...(allowed ? { allowedLabels: allowed } : {}),
+        // Neither flag: the fleet's requireApprovalByDefault decides.
+        ...(values["require-approval"] ? { requireApproval: true } : {}),
+        ...(values["no-require-approval"] ? { requireApproval: false } : {}),
+      },
     });
-    if (values.json) print(JSON.stringify(r, null, 2));
+    if (values.json) print(JSON.stringify(raw, null, 2));
     else
       print(
-        `${String(r.token)}\n\nid ${String(r.id)}, expires ${String(r.expiresAt)}, up to ${String(r.maxClusters)} cluster(s)${r.requireApproval ? ", each after an operator's approval" : ""}. Shown once: store it now.`,
+        `${r.token}\n\nid ${r.id}, expires ${r.expiresAt}, up to ${r.maxClusters} cluster(s)${r.requireApproval ? ", each after an operator's approval" : ""}. Shown once: store it now.`,
       );
     return 0;
   }
   if (command === "requests" && sub === "list") {
-    const query = qs({ state: values.state, name: values.name, q: values.q, limit: values.limit, cursor: values.cursor });
-    const r = (await call(server, key, "GET", `/api/v1/registration-requests?${query}`)) as {
-      items: RequestFacts[];
-      nextCursor: string | null;
-      pending: number;
-    };
-    if (values.json) print(JSON.stringify(r, null, 2));
+    const { data: r, raw } = await call(server, key, registrationRequestRoutes.list, {
+      query: { state: values.state, name: values.name, q: values.q, limit: values.limit, cursor: values.cursor },
+    });
+    if (values.json) print(JSON.stringify(raw, null, 2));
     else {
       if (r.items.length) print(describeRequests(r.items) + "\n");
       print(`${r.items.length} request(s) shown, ${r.pending} pending in all`);
@@ -379,9 +356,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
     if (!sub) throw new UsageError(`${command} needs a request id or a cluster name`);
     if (command === "deny" && !values.reason?.trim()) throw new UsageError('deny needs --reason "..." (the agent is told it)');
     // The server finds the request by id, or by name when only one waits for it (else it lists them).
-    const path = `/api/v1/registration-requests/${encodeURIComponent(sub)}/${command}`;
-    const r = (await call(server, key, "POST", path, command === "deny" ? { reason: values.reason } : {})) as RequestView;
-    if (values.json) print(JSON.stringify(r, null, 2));
+    const { data: r, raw } =
+      command === "approve"
+        ? await call(server, key, registrationRequestRoutes.approve, { params: { id: sub }, body: {} })
+        : await call(server, key, registrationRequestRoutes.deny, { params: { id: sub }, body: { reason: values.reason! } });
+    if (values.json) print(JSON.stringify(raw, null, 2));
     else
       print(
         command === "approve"

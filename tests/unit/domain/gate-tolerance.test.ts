@@ -141,6 +141,7 @@ describe("fleetctl gate", () => {
     const out = describeGate({
       pass: true,
       summary: "2 of 24 cluster(s) matching group prod are not ready, within the tolerance of 3.",
+      evaluatedAt: "2026-12-01T11:00:00.000Z",
       clusters: [
         {
           id: "cl_1",
@@ -151,10 +152,12 @@ describe("fleetctl gate", () => {
           reasons: ["status is NotReady, not Ready"],
         },
       ],
-      tolerance: { text: "2 of 24 not ready (tolerated: up to 3)" },
+      tolerance: { maxUnready: "3", allowed: 3, unready: 2, total: 24, text: "2 of 24 not ready (tolerated: up to 3)" },
       ignored: {
+        longerThan: "30m",
+        longerThanSeconds: 1800,
         text: "ignored 1 NotReady for more than 30m: prod-9",
-        clusters: [{ name: "prod-9", notReadySince: "2026-12-01T10:00:00.000Z" }],
+        clusters: [{ id: "cl_9", name: "prod-9", notReadySince: "2026-12-01T10:00:00.000Z" }],
       },
     });
     assert.match(out, /^PASS {2}2 of 24/);
