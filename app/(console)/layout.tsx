@@ -1,8 +1,7 @@
 import type { ReactNode } from "react";
 import { headers } from "next/headers";
-import { pageRole } from "@/lib/domain/page-roles";
-import { hasRole } from "@/lib/domain/roles";
-import { requirePage } from "@/lib/server/auth/page-auth";
+import { navItems, pageRole } from "@/lib/domain/page-roles";
+import { requireRole } from "@/lib/server/auth/page-auth";
 import { Brand } from "@/components/shell/brand";
 import { NavDrawer } from "@/components/shell/nav-drawer";
 import { NavLinks, type NavItem } from "@/components/shell/nav-links";
@@ -14,22 +13,8 @@ import { MAIN_CONTENT_ID, SkipLink } from "@/components/ui/skip-link";
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   // The section's role is checked here, before the page's loading state streams, so a refused
   // page answers 403 (the page checks again for client-side navigation).
-  const principal = await requirePage(pageRole((await headers()).get("x-console-path") ?? "/"));
-  const items: NavItem[] = [
-    { href: "/", label: "Overview" },
-    { href: "/clusters", label: "Clusters" },
-    { href: "/groups", label: "Groups" },
-    { href: "/tokens", label: "Tokens" },
-    ...(hasRole(principal.role, "operator")
-      ? [{ href: "/registration-requests", label: "Approvals", badge: "pendingApprovals" as const }]
-      : []),
-    { href: "/policies", label: "Policies" },
-    { href: "/rollouts", label: "Rollouts" },
-    { href: "/versions", label: "Versions" },
-    { href: "/node-pools", label: "Node pools" },
-  ];
-  if (hasRole(principal.role, "operator")) items.push({ href: "/audit", label: "Audit log" });
-  if (hasRole(principal.role, "admin")) items.push({ href: "/settings", label: "Settings" });
+  const principal = await requireRole(pageRole((await headers()).get("x-console-path") ?? "/"));
+  const items: NavItem[] = navItems(principal.role);
   return (
     <div className="min-h-screen lg:flex">
       <SkipLink />

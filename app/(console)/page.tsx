@@ -11,7 +11,7 @@ import { OverviewDashboard } from "./overview-dashboard";
 export const metadata: Metadata = { title: "Overview" };
 
 export default async function OverviewPage() {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/");
   const state = await pageData(principal, [pageQuery(fleetRoutes.overview, queryKeys.overview, () => overview())]);
   return (
     <HydrationBoundary state={state}>

@@ -4,9 +4,10 @@ import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useLiveEvents } from "@/lib/client/live-events";
 import { usePendingRequestCount } from "@/lib/client/registration-requests";
+import type { NavEntry } from "@/lib/domain/page-roles";
 
-/** `badge` names a live count shown beside the entry (only one kind so far). */
-export type NavItem = { href: string; label: string; badge?: "pendingApprovals" };
+/** An entry of the console's page table (lib/domain/page-roles.ts) as a link. */
+export type NavItem = NavEntry & { href: string };
 
 export function NavLinks({ items, onNavigate }: { items: NavItem[]; onNavigate?: () => void }) {
   const pathname = usePathname();

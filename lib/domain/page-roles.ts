@@ -1,20 +1,80 @@
 import type { Role } from "./roles";
+import { hasRole } from "./roles";
 
-// The role each console section needs. Pages enforce it themselves; the console layout also
-// checks it before anything streams, so a refused page answers HTTP 403 rather than a 200
-// whose body says forbidden. The API enforces its own roles regardless.
-const SECTIONS: [prefix: string, role: Role][] = [
-  ["/settings", "admin"],
-  ["/audit", "operator"],
+// Every console page, the role it needs and its navigation entry, written once. The page asks for
+// its own entry (`requirePage("/audit")`), the console layout checks the requested path's role
+// before anything streams (so a refused page answers HTTP 403 rather than a 200 whose body says
+// forbidden) and builds the navigation from the entries that have one; a test holds the table to
+// the pages under app/(console). The API enforces its own roles regardless.
+
+/** A navigation entry; `badge` names a live count shown beside it. */
+export type NavEntry = { label: string; badge?: "pendingApprovals" };
+export type ConsolePage = { readonly route: string; readonly role: Role; readonly nav?: NavEntry };
+
+/** In navigation order. `[name]` is a path segment, as in the app folder. */
+export const CONSOLE_PAGES = [
+  { route: "/", role: "viewer", nav: { label: "Overview" } },
+  { route: "/clusters", role: "viewer", nav: { label: "Clusters" } },
+  { route: "/clusters/[id]", role: "viewer" },
+  // Watching a deregistration is for everyone; its steps are the API's to refuse.
+  { route: "/clusters/[id]/deregister", role: "viewer" },
+  { route: "/groups", role: "viewer", nav: { label: "Groups" } },
+  { route: "/tokens", role: "viewer", nav: { label: "Tokens" } },
   // Approving lets a cluster in: the queue is for those who may decide.
-  ["/registration-requests", "operator"],
-  // Planning a rollout starts it; watching rollouts (/rollouts, /rollouts/<id>) is for everyone.
-  ["/rollouts/new", "operator"],
-];
+  { route: "/registration-requests", role: "operator", nav: { label: "Approvals", badge: "pendingApprovals" } },
+  { route: "/policies", role: "viewer", nav: { label: "Policies" } },
+  { route: "/rollouts", role: "viewer", nav: { label: "Rollouts" } },
+  // Planning a rollout starts it; watching rollouts is for everyone.
+  { route: "/rollouts/new", role: "operator" },
+  { route: "/rollouts/[id]", role: "viewer" },
+  { route: "/versions", role: "viewer", nav: { label: "Versions" } },
+  { route: "/node-pools", role: "viewer", nav: { label: "Node pools" } },
+  { route: "/audit", role: "operator", nav: { label: "Audit log" } },
+  { route: "/settings", role: "admin", nav: { label: "Settings" } },
+] as const satisfies readonly ConsolePage[];
 
-export function pageRole(pathname: string): Role {
-  for (const [prefix, role] of SECTIONS) {
-    if (pathname === prefix || pathname.startsWith(`${prefix}/`)) return role;
+export type ConsoleRoute = (typeof CONSOLE_PAGES)[number]["route"];
+
+const segments = (path: string) => path.split("/").filter(Boolean);
+
+/**
+ * How closely `route` names `pathname`, or -1 when it is not a segment prefix of it: the longer
+ * route first, then the one with more literal segments (`/rollouts/new` before `/rollouts/[id]`).
+ */
+function matchScore(route: string, pathname: string[]): number {
+  const parts = segments(route);
+  if (parts.length > pathname.length) return -1;
+  let literals = 0;
+  for (const [i, part] of parts.entries()) {
+    if (part === pathname[i]) literals++;
+    else if (!part.startsWith("[")) return -1;
   }
-  return "viewer";
+  return parts.length * 100 + literals;
+}
+
+/** The page a path belongs to: its own entry, else the closest enclosing one (a deeper unknown path). */
+export function consolePageOf(pathname: string): ConsolePage {
+  const path = segments(pathname);
+  let best: ConsolePage = CONSOLE_PAGES[0];
+  let bestScore = 0;
+  for (const page of CONSOLE_PAGES) {
+    const score = matchScore(page.route, path);
+    if (score > bestScore) [best, bestScore] = [page, score];
+  }
+  return best;
+}
+
+/** The role a requested path needs. */
+export function pageRole(pathname: string): Role {
+  return consolePageOf(pathname).role;
+}
+
+/** The role of a page, by its entry. */
+export function roleOf(route: ConsoleRoute): Role {
+  return CONSOLE_PAGES.find((p) => p.route === route)!.role;
+}
+
+/** The navigation a role sees: the entries with a nav item whose page it may open. */
+export function navItems(role: Role): (NavEntry & { href: string })[] {
+  return CONSOLE_PAGES.flatMap((p: ConsolePage) => (p.nav && hasRole(role, p.role) ? [{ href: p.route, ...p.nav }] : []));
 }

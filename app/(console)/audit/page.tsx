@@ -6,7 +6,7 @@ import { AuditView } from "./audit-view";
 export const metadata: Metadata = { title: "Audit log" };
 
 export default async function AuditPage() {
-  await requirePage("operator");
+  await requirePage("/audit");
   return (
     <>
       <PageHeader

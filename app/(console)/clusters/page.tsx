@@ -17,7 +17,7 @@ export const metadata: Metadata = { title: "Clusters" };
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function ClustersPage({ searchParams }: Props) {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/clusters");
   const search = new URLSearchParams();
   for (const [k, v] of Object.entries(await searchParams)) if (typeof v === "string") search.set(k, v);
   // The view the URL names, read and asked for exactly as the list's own query does.

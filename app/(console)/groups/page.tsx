@@ -12,7 +12,7 @@ import { listGroups } from "@/lib/server/groups/groups";
 export const metadata: Metadata = { title: "Groups" };
 
 export default async function GroupsPage() {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/groups");
   const state = await pageData(principal, [
     pageQuery(groupRoutes.list, queryKeys.groups.list, async () => ({ items: await listGroups() })),
   ]);

@@ -11,7 +11,7 @@ import { capacity } from "@/lib/server/node-pools/node-pools";
 export const metadata: Metadata = { title: "Node pools" };
 
 export default async function NodePoolsPage() {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/node-pools");
   const state = await pageData(principal, [
     pageQuery(fleetRoutes.capacity, queryKeys.nodePools.capacity("region"), () => capacity("region")),
   ]);

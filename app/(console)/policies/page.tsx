@@ -12,7 +12,7 @@ import { listPolicies } from "@/lib/server/policies/policies";
 export const metadata: Metadata = { title: "Policies" };
 
 export default async function PoliciesPage() {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/policies");
   const state = await pageData(principal, [
     pageQuery(policyRoutes.list, queryKeys.policies.list, async () => ({ items: await listPolicies() })),
   ]);

@@ -6,7 +6,7 @@ import { RequestsQueue } from "@/components/registration-requests/requests-queue
 export const metadata: Metadata = { title: "Approvals" };
 
 export default async function RegistrationRequestsPage() {
-  await requirePage("operator");
+  await requirePage("/registration-requests");
   return (
     <>
       <PageHeader

@@ -15,7 +15,7 @@ import { listRollouts } from "@/lib/server/rollouts/list-rollouts";
 export const metadata: Metadata = { title: "Rollouts" };
 
 export default async function RolloutsPage() {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/rollouts");
   const state = await pageData(principal, [
     pageQuery(rolloutRoutes.list, queryKeys.rollouts.list, async () => ({ items: await listRollouts() })),
     pageQuery(groupRoutes.list, queryKeys.groups.list, async () => ({ items: await listGroups() })),

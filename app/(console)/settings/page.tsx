@@ -15,7 +15,7 @@ import { WebhooksSection } from "./webhooks-section";
 export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
-  const principal = await requirePage("admin");
+  const principal = await requirePage("/settings");
   return (
     <>
       <PageHeader

@@ -12,7 +12,7 @@ import { listTokens } from "@/lib/server/tokens/list-tokens";
 export const metadata: Metadata = { title: "Tokens" };
 
 export default async function TokensPage() {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/tokens");
   const state = await pageData(principal, [
     pageQuery(tokenRoutes.list, queryKeys.tokens.list, async () => ({ items: await listTokens() })),
   ]);

@@ -11,7 +11,7 @@ import { versionsOverview } from "@/lib/server/versions/compatibility";
 export const metadata: Metadata = { title: "Versions" };
 
 export default async function VersionsPage() {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/versions");
   const state = await pageData(principal, [pageQuery(settingsRoutes.versions, queryKeys.versions, () => versionsOverview())]);
   return (
     <HydrationBoundary state={state}>

@@ -26,7 +26,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function ClusterPage({ params }: Props) {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/clusters/[id]");
   const { id } = await params;
   const [name, state] = await Promise.all([
     clusterName(id),

@@ -24,7 +24,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function RolloutPage({ params }: Props) {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/rollouts/[id]");
   const { id } = await params;
   // Rendered on the server so the first paint has the stages; the island keeps it live.
   const initial = await load(id);

@@ -31,7 +31,7 @@ async function prefilledClusters(search: Search): Promise<string[]> {
 }
 
 export default async function NewRolloutPage({ searchParams }: { searchParams: Promise<Search> }) {
-  await requirePage("operator");
+  await requirePage("/rollouts/new");
   const clusterIds = await prefilledClusters(await searchParams);
   return (
     <>

@@ -24,7 +24,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function DeregisterPage({ params }: Props) {
-  const principal = await requirePage("viewer");
+  const principal = await requirePage("/clusters/[id]/deregister");
   const { id } = await params;
   // Rendered on the server so the first paint already shows the current step (no spinner).
   const initial = await load(id);

@@ -1,0 +1,92 @@
+// The console's page table (lib/domain/page-roles.ts) is the one place a page's role and its
+// navigation entry are written: every page under app/(console) has an entry and asks for its own,
+// every entry has a page, and the layout's navigation is read from the table.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { CONSOLE_PAGES, navItems, pageRole } from "@/lib/domain/page-roles";
+
+const CONSOLE = path.join(process.cwd(), "app", "(console)");
+
+/** Every page.tsx under app/(console), as its route ("/clusters/[id]"); route groups left out. */
+function consolePages(dir = CONSOLE): Map<string, string> {
+  const pages = new Map<string, string>();
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, e.name);
+    if (e.isDirectory()) for (const [route, f] of consolePages(file)) pages.set(route, f);
+    else if (e.name === "page.tsx") {
+      const parts = path
+        .relative(CONSOLE, dir)
+        .split(path.sep)
+        .filter((p) => p && !/^\(.*\)$/.test(p));
+      pages.set(`/${parts.join("/")}`, file);
+    }
+  }
+  return pages;
+}
+
+describe("console pages", () => {
+  const pages = consolePages();
+  const routes: string[] = CONSOLE_PAGES.map((p) => p.route);
+
+  test("every page under app/(console) has an entry, and every entry a page", () => {
+    assert.deepEqual(
+      [...pages.keys()].filter((r) => !routes.includes(r)),
+      [],
+      "pages without an entry in CONSOLE_PAGES",
+    );
+    assert.deepEqual(
+      routes.filter((r) => !pages.has(r)),
+      [],
+      "entries without a page",
+    );
+    assert.equal(new Set(routes).size, routes.length, "a route listed twice");
+  });
+
+  test("each page asks for its own entry's role, and only that", () => {
+    for (const [route, file] of pages) {
+      const asked = [...readFileSync(file, "utf8").matchAll(/\brequire(?:Page|Role)\(([^)]*)\)/g)].map((m) => m[1]);
+      assert.deepEqual(asked, [JSON.stringify(route)], `${path.relative(process.cwd(), file)} must call requirePage("${route}")`);
+    }
+  });
+
+  test("the navigation is the table's: no link written in the layout", () => {
+    const layout = readFileSync(path.join(CONSOLE, "layout.tsx"), "utf8");
+    assert.match(layout, /navItems\(principal\.role\)/);
+    assert.doesNotMatch(layout, /href:\s*["'`]/, "a nav item written by hand in app/(console)/layout.tsx");
+    for (const role of ["viewer", "operator", "admin"] as const) {
+      for (const item of navItems(role)) {
+        assert.ok(pages.has(item.href), `nav item ${item.href} has no page`);
+        assert.equal(pageRole(item.href), CONSOLE_PAGES.find((p) => p.route === item.href)!.role);
+      }
+    }
+    assert.deepEqual(
+      navItems("viewer").map((i) => i.label),
+      ["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools"],
+    );
+    assert.deepEqual(
+      navItems("admin").map((i) => i.href),
+      CONSOLE_PAGES.filter((p) => "nav" in p).map((p) => p.route),
+    );
+  });
+
+  test("a requested path's role is its page's, or the closest enclosing page's", () => {
+    const cases: [string, string][] = [
+      ["/", "viewer"],
+      ["/clusters", "viewer"],
+      ["/clusters/cl_1/deregister", "viewer"],
+      ["/rollouts", "viewer"],
+      ["/rollouts/ro_1", "viewer"],
+      ["/rollouts/new", "operator"],
+      ["/rollouts/new/", "operator"],
+      ["/audit", "operator"],
+      ["/registration-requests", "operator"],
+      ["/settings", "admin"],
+      ["/settings/anything/deeper", "admin"],
+      ["/settingsx", "viewer"],
+      ["/no-such-page", "viewer"],
+    ];
+    for (const [pathname, role] of cases) assert.equal(pageRole(pathname), role, pathname);
+  });
+});
