@@ -1,25 +1,5 @@
 import { tokenRoutes } from "@/lib/contracts/tokens";
-import { agentUrlFor } from "@/lib/domain/agent-manifest";
-import { env } from "@/lib/env";
 import { adminRoute } from "@/lib/server/api/admin-route";
-import { caState } from "@/lib/server/pki/current-ca";
-import { getSettings } from "@/lib/server/settings/settings";
+import { fleetFacts } from "@/lib/server/fleet/fleet-facts";
 
-/** What the console needs to tell an agent where and whom to trust: public facts only. */
-export const GET = adminRoute(tokenRoutes.fleet, async () => {
-  const [cas, settings] = await Promise.all([caState(), getSettings()]);
-  // Agents pin the CA of the agent port's server certificate (the outgoing one during a rollover).
-  const ca = cas.serving;
-  const agentUrls = env().AGENT_HOSTNAMES.map((host) => agentUrlFor(host, env().AGENT_PORT));
-  return {
-    agentUrl: agentUrls[0] ?? agentUrlFor("localhost", env().AGENT_PORT),
-    agentUrls,
-    caFingerprint: ca.fingerprint,
-    caNotAfter: ca.notAfter.toISOString(),
-    agentImage: env().AGENT_IMAGE,
-    notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
-    heartbeatIntervalSeconds: settings.heartbeatIntervalSeconds,
-    requiredLabels: settings.requiredLabels,
-    requireApprovalByDefault: settings.requireApprovalByDefault,
-  };
-});
+export const GET = adminRoute(tokenRoutes.fleet, async () => fleetFacts());
