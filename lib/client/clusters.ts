@@ -13,7 +13,7 @@ import {
   preCreatedClusterSchema,
   type ClusterDetail,
 } from "@/lib/contracts/clusters";
-import { deregistrationSchema, type Deregistration, type DeregistrationRequest } from "@/lib/contracts/deregistration";
+import { deregistrationSchema, type DeregistrationRequest } from "@/lib/contracts/deregistration";
 import { fleetFactsSchema } from "@/lib/contracts/tokens";
 import { listQueryParams, type ClusterFilters } from "./cluster-filters";
 import { fetchJson } from "./fetch-json";
@@ -216,13 +216,10 @@ function deregistrationUrl(clusterId: string) {
   return `/api/v1/clusters/${encodeURIComponent(clusterId)}/deregistration`;
 }
 
-export function useDeregistration(clusterId: string, initial: Deregistration) {
+export function useDeregistration(clusterId: string) {
   return useQuery({
     queryKey: queryKeys.deregistration(clusterId),
     queryFn: ({ signal }) => fetchJson(deregistrationUrl(clusterId), { signal, schema: deregistrationSchema }),
-    initialData: initial,
-    // The server rendered `initial` just now; without this it would be refetched on mount.
-    initialDataUpdatedAt: () => Date.now(),
     refetchInterval: (query) => wizardPollInterval(query.state.data?.step),
     // The poll is for the person watching; a hidden tab can catch up when it is shown again.
     refetchIntervalInBackground: false,

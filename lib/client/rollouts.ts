@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import type { CreateRolloutInput } from "@/lib/domain/rollouts";
 import { clusterRoutes } from "@/lib/contracts/clusters";
 import { routeUrl } from "@/lib/contracts/route";
-import { rolloutRoutes, type Rollout, type RolloutActionInput, type RolloutPlan } from "@/lib/contracts/rollouts";
+import { rolloutRoutes, type RolloutActionInput, type RolloutPlan } from "@/lib/contracts/rollouts";
 import type { RolloutState } from "@/lib/domain/rollouts";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
@@ -39,12 +39,10 @@ export function useRollouts() {
   });
 }
 
-export function useRollout(id: string, initial?: Rollout) {
+export function useRollout(id: string) {
   return useQuery({
     queryKey: queryKeys.rollouts.detail(id),
     queryFn: ({ signal }) => fetchJson(routeUrl(rolloutRoutes.get, { id }), { signal, schema: rolloutRoutes.get.response }),
-    initialData: initial,
-    initialDataUpdatedAt: initial ? () => Date.now() : undefined,
     refetchInterval: (q) => (q.state.data ? rolloutPoll([q.state.data.state]) : false),
     refetchIntervalInBackground: false,
   });

@@ -1,8 +1,8 @@
 import type { Role } from "./roles";
 import { hasRole } from "./roles";
 
-// Every console page, the role it needs and its navigation entry, written once. The page asks for
-// its own entry (`requirePage("/audit")`), the console layout checks the requested path's role
+// Every console page, the role it needs and its navigation entry, written once. The page opens as
+// its own entry (`openPage("/audit")`: the role, then its first data), the console layout checks the requested path's role
 // before anything streams (so a refused page answers HTTP 403 rather than a 200 whose body says
 // forbidden) and builds the navigation from the entries that have one; a test holds the table to
 // the pages under app/(console). The API enforces its own roles regardless.

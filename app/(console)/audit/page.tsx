@@ -1,19 +1,22 @@
 import type { Metadata } from "next";
-import { requirePage } from "@/lib/server/auth/page-auth";
+import { HydrationBoundary } from "@tanstack/react-query";
+import { openPage, type PageProps } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { AuditView } from "./audit-view";
 
 export const metadata: Metadata = { title: "Audit log" };
 
-export default async function AuditPage() {
-  await requirePage("/audit");
+export default async function AuditPage(props: PageProps) {
+  const { state } = await openPage("/audit", props);
   return (
     <>
       <PageHeader
         title="Audit log"
         description="Every change to the fleet: who did it, to what, and when. Secrets are never recorded. Times are in your time zone; the CSV export has ISO 8601 times in UTC."
       />
-      <AuditView />
+      <HydrationBoundary state={state}>
+        <AuditView />
+      </HydrationBoundary>
     </>
   );
 }

@@ -1,20 +1,13 @@
 import type { Metadata } from "next";
-import { requirePage } from "@/lib/server/auth/page-auth";
+import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { NodePoolsView } from "./node-pools-view";
 import { HydrationBoundary } from "@tanstack/react-query";
-import { queryKeys } from "@/lib/client/query-keys";
-import { pageData, pageQuery } from "@/lib/server/console/page-data";
-import { fleetRoutes } from "@/lib/contracts/fleet";
-import { capacity } from "@/lib/server/node-pools/node-pools";
 
 export const metadata: Metadata = { title: "Node pools" };
 
 export default async function NodePoolsPage() {
-  const principal = await requirePage("/node-pools");
-  const state = await pageData(principal, [
-    pageQuery(fleetRoutes.capacity, queryKeys.nodePools.capacity("region"), () => capacity("region")),
-  ]);
+  const { state } = await openPage("/node-pools");
   return (
     <>
       <PageHeader

@@ -1,21 +1,14 @@
 import type { Metadata } from "next";
 import { hasRole } from "@/lib/domain/roles";
-import { requirePage } from "@/lib/server/auth/page-auth";
+import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { PoliciesView } from "./policies-view";
 import { HydrationBoundary } from "@tanstack/react-query";
-import { queryKeys } from "@/lib/client/query-keys";
-import { pageData, pageQuery } from "@/lib/server/console/page-data";
-import { policyRoutes } from "@/lib/contracts/policies";
-import { listPolicies } from "@/lib/server/policies/policies";
 
 export const metadata: Metadata = { title: "Policies" };
 
 export default async function PoliciesPage() {
-  const principal = await requirePage("/policies");
-  const state = await pageData(principal, [
-    pageQuery(policyRoutes.list, queryKeys.policies.list, async () => ({ items: await listPolicies() })),
-  ]);
+  const { principal, state } = await openPage("/policies");
   return (
     <>
       <PageHeader

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
+import { HydrationBoundary } from "@tanstack/react-query";
 import { env } from "@/lib/env";
-import { requirePage } from "@/lib/server/auth/page-auth";
+import { openPage } from "@/lib/server/console/open-page";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApprovalDefaultSwitch } from "@/components/settings/approval-default-switch";
@@ -15,9 +16,9 @@ import { WebhooksSection } from "./webhooks-section";
 export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
-  const principal = await requirePage("/settings");
+  const { principal, state } = await openPage("/settings");
   return (
-    <>
+    <HydrationBoundary state={state}>
       <PageHeader
         title="Settings"
         description="Fleet-wide rules. Every change is audited and applies to all instances within seconds."
@@ -34,6 +35,6 @@ export default async function SettingsPage() {
         <UsersSection currentEmail={principal.user?.email ?? null} />
         <SsoSection provider={env().oidc ? { name: env().oidc!.name, issuer: env().oidc!.issuer } : null} />
       </div>
-    </>
+    </HydrationBoundary>
   );
 }

@@ -1,21 +1,14 @@
 import type { Metadata } from "next";
 import { hasRole } from "@/lib/domain/roles";
-import { requirePage } from "@/lib/server/auth/page-auth";
+import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { TokensView } from "./tokens-view";
 import { HydrationBoundary } from "@tanstack/react-query";
-import { queryKeys } from "@/lib/client/query-keys";
-import { pageData, pageQuery } from "@/lib/server/console/page-data";
-import { tokenRoutes } from "@/lib/contracts/tokens";
-import { listTokens } from "@/lib/server/tokens/list-tokens";
 
 export const metadata: Metadata = { title: "Tokens" };
 
 export default async function TokensPage() {
-  const principal = await requirePage("/tokens");
-  const state = await pageData(principal, [
-    pageQuery(tokenRoutes.list, queryKeys.tokens.list, async () => ({ items: await listTokens() })),
-  ]);
+  const { principal, state } = await openPage("/tokens");
   return (
     <>
       <PageHeader

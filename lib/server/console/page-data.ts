@@ -20,13 +20,16 @@ export type PageQuery<C extends RouteContract = RouteContract> = {
   contract: C;
   key: QueryKey;
   load: () => Promise<ReplyOf<C>>;
+  /** The client reads it with useInfiniteQuery: the reply is its first page. */
+  infinite?: boolean;
 };
 
 export const pageQuery = <const C extends RouteContract>(
   contract: C,
   key: QueryKey,
   load: () => Promise<ReplyOf<C>>,
-): PageQuery => ({ contract, key, load }) as PageQuery;
+  options: { infinite?: boolean } = {},
+): PageQuery => ({ contract, key, load, ...options }) as PageQuery;
 
 /** Loads the queries at once (none waits on another) and returns the cache state to hydrate. */
 export async function pageData(principal: Principal, queries: readonly PageQuery[]): Promise<DehydratedState> {
@@ -37,7 +40,8 @@ export async function pageData(principal: Principal, queries: readonly PageQuery
       try {
         const reply = await q.load();
         // The JSON form: dates as strings, undefined dropped, as the browser's fetch would see it.
-        client.setQueryData(q.key, JSON.parse(JSON.stringify(reply ?? null)));
+        const json: unknown = JSON.parse(JSON.stringify(reply ?? null));
+        client.setQueryData(q.key, q.infinite ? { pages: [json], pageParams: [undefined] } : json);
       } catch (err) {
         // A refusal (not found, bad query) is the client's to show, from its own request.
         if (err instanceof ApiError) return;

@@ -44,10 +44,17 @@ describe("console pages", () => {
     assert.equal(new Set(routes).size, routes.length, "a route listed twice");
   });
 
-  test("each page asks for its own entry's role, and only that", () => {
+  test("each page opens as its own entry (its role and its first data), and only that", () => {
     for (const [route, file] of pages) {
-      const asked = [...readFileSync(file, "utf8").matchAll(/\brequire(?:Page|Role)\(([^)]*)\)/g)].map((m) => m[1]);
-      assert.deepEqual(asked, [JSON.stringify(route)], `${path.relative(process.cwd(), file)} must call requirePage("${route}")`);
+      // openPage (lib/server/console/open-page.ts) checks the role and loads the first data.
+      const asked = [...readFileSync(file, "utf8").matchAll(/\b(?:openPage|requirePage|requireRole)\(([^,)]*)/g)].map(
+        (m) => m[1],
+      );
+      assert.deepEqual(
+        asked,
+        [JSON.stringify(route)],
+        `${path.relative(process.cwd(), file)} must call openPage("${route}", ...)`,
+      );
     }
   });
 

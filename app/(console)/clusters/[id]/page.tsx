@@ -2,12 +2,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
 import { HydrationBoundary } from "@tanstack/react-query";
-import { clusterRoutes } from "@/lib/contracts/clusters";
-import { queryKeys } from "@/lib/client/query-keys";
 import { hasRole } from "@/lib/domain/roles";
-import { requirePage } from "@/lib/server/auth/page-auth";
-import { getCluster } from "@/lib/server/clusters/get-cluster";
-import { pageData, pageQuery } from "@/lib/server/console/page-data";
+import { openPage } from "@/lib/server/console/open-page";
 import { db } from "@/lib/server/db/client";
 import { ClusterView } from "./cluster-view";
 
@@ -25,13 +21,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: (await clusterName(id)) ?? "Cluster not found" };
 }
 
-export default async function ClusterPage({ params }: Props) {
-  const principal = await requirePage("/clusters/[id]");
-  const { id } = await params;
-  const [name, state] = await Promise.all([
-    clusterName(id),
-    pageData(principal, [pageQuery(clusterRoutes.get, queryKeys.clusters.detail(id), () => getCluster(id))]),
-  ]);
+export default async function ClusterPage(props: Props) {
+  const { id } = await props.params;
+  const [name, { principal, state }] = await Promise.all([clusterName(id), openPage("/clusters/[id]", props)]);
   if (!name) notFound();
   return (
     <HydrationBoundary state={state}>

@@ -1,17 +1,17 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { HydrationBoundary } from "@tanstack/react-query";
 import { hasRole } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
-import { requirePage } from "@/lib/server/auth/page-auth";
-import { getRollout } from "@/lib/server/rollouts/get-rollout";
-import type { Rollout } from "@/lib/client/rollouts";
+import { openPage } from "@/lib/server/console/open-page";
+import { rolloutOnce } from "@/lib/server/console/page-queries";
 import { RolloutView } from "./rollout-view";
 
 type Props = { params: Promise<{ id: string }> };
 
 async function load(id: string) {
   try {
-    return await getRollout(id);
+    return await rolloutOnce(id);
   } catch (err) {
     if (err instanceof ApiError && err.code === "not_found") return null;
     throw err;
@@ -23,11 +23,14 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: r ? `Rollout ${r.name}` : "Rollout not found" };
 }
 
-export default async function RolloutPage({ params }: Props) {
-  const principal = await requirePage("/rollouts/[id]");
-  const { id } = await params;
-  // Rendered on the server so the first paint has the stages; the island keeps it live.
-  const initial = await load(id);
-  if (!initial) notFound();
-  return <RolloutView id={id} initial={initial as Rollout} canAct={hasRole(principal.role, "operator")} />;
+export default async function RolloutPage(props: Props) {
+  const { id } = await props.params;
+  // The stages come with the page (the same read as the metadata's); the island keeps them live.
+  const [rollout, { principal, state }] = await Promise.all([load(id), openPage("/rollouts/[id]", props)]);
+  if (!rollout) notFound();
+  return (
+    <HydrationBoundary state={state}>
+      <RolloutView id={id} canAct={hasRole(principal.role, "operator")} />
+    </HydrationBoundary>
+  );
 }

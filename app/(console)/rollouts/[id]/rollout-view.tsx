@@ -121,9 +121,9 @@ function Eta({ rollout }: { rollout: Rollout }) {
   );
 }
 
-export function RolloutView({ id, initial, canAct }: { id: string; initial: Rollout; canAct: boolean }) {
-  // Seeded with the server's copy, so the first paint needs no fetch.
-  const query = useRollout(id, initial);
+export function RolloutView({ id, canAct }: { id: string; canAct: boolean }) {
+  // The page brings the server's copy (its first data), so the first paint needs no fetch.
+  const query = useRollout(id);
   const groups = useGroups();
   if (query.isPending) return <RolloutDetailSkeleton />;
   if (query.isError && !query.data)

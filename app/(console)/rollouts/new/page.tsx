@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { requirePage } from "@/lib/server/auth/page-auth";
+import { HydrationBoundary } from "@tanstack/react-query";
+import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { VERSION_FLAGS } from "@/lib/contracts/settings";
 import { flaggedClusterIds } from "@/lib/server/versions/compatibility";
@@ -30,9 +31,10 @@ async function prefilledClusters(search: Search): Promise<string[]> {
   return clustersParam(search.clusters);
 }
 
-export default async function NewRolloutPage({ searchParams }: { searchParams: Promise<Search> }) {
-  await requirePage("/rollouts/new");
-  const clusterIds = await prefilledClusters(await searchParams);
+export default async function NewRolloutPage(props: { searchParams: Promise<Search> }) {
+  // The role first: the prefill reads clusters only for someone who may plan a rollout.
+  const { state } = await openPage("/rollouts/new", props);
+  const clusterIds = await prefilledClusters(await props.searchParams);
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm">
@@ -44,7 +46,9 @@ export default async function NewRolloutPage({ searchParams }: { searchParams: P
         title="New rollout"
         description="Pick a version and the clusters, split them into stages, and set how carefully to go. It starts at once."
       />
-      <NewRolloutView clusterIds={clusterIds} />
+      <HydrationBoundary state={state}>
+        <NewRolloutView clusterIds={clusterIds} />
+      </HydrationBoundary>
     </>
   );
 }

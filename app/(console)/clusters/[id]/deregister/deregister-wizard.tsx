@@ -19,6 +19,7 @@ import { DeregistrationSummary } from "@/components/clusters/deregister/deregist
 import { DisconnectStatus } from "@/components/clusters/deregister/disconnect-status";
 import { ForcedSkips } from "@/components/clusters/deregister/forced-skips";
 import { InlineError } from "@/components/ui/inline-error";
+import { ErrorState } from "@/components/ui/states";
 import { LocalTime } from "@/components/ui/local-time";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { VerificationChecks } from "@/components/clusters/deregister/verification-checks";
@@ -26,23 +27,48 @@ import { WaitingFor } from "@/components/clusters/deregister/waiting-for";
 import { WorkloadsPanel } from "@/components/clusters/deregister/workloads-panel";
 import { WIZARD_DIALOGS, type WizardDialogKind } from "@/components/clusters/deregister/wizard-dialogs";
 import { stepStates, type WizardStepKey, type WizardStepState } from "@/components/clusters/deregister/wizard-steps";
+import Loading from "./loading";
 
 function Done({ children }: { children: ReactNode }) {
   return <p className="text-sm text-slate-700 dark:text-slate-300">{children}</p>;
 }
 
-export function DeregisterWizard({
+/** The wizard of a cluster's deregistration: its state comes with the page and is kept live here. */
+export function DeregisterWizard({ clusterId, canAct }: { clusterId: string; canAct: boolean }) {
+  const query = useDeregistration(clusterId);
+  if (query.data)
+    return (
+      <Wizard
+        clusterId={clusterId}
+        canAct={canAct}
+        d={query.data}
+        updatedAt={query.dataUpdatedAt}
+        refreshError={query.isRefetchError ? query.error.message : null}
+      />
+    );
+  if (query.isError)
+    return (
+      <ErrorState title="Could not load the deregistration" message={query.error.message} onRetry={() => void query.refetch()} />
+    );
+  return <Loading />;
+}
+
+function Wizard({
   clusterId,
-  initial,
   canAct,
+  d,
+  updatedAt,
+  refreshError,
 }: {
   clusterId: string;
-  initial: Deregistration;
   canAct: boolean;
+  d: Deregistration;
+  /** when `d` was read: the pod samples' last point */
+  updatedAt: number;
+  /** why the last refresh failed, while the last known state is shown */
+  refreshError: string | null;
 }) {
-  const query = useDeregistration(clusterId, initial);
-  const d = query.data;
-  const samples = podSamples(d.workloads.history, d.workloads.pods, query.dataUpdatedAt);
+  const samples = podSamples(d.workloads.history, d.workloads.pods, updatedAt);
   const action = useDeregistrationAction(clusterId);
   const [dialog, setDialog] = useState<WizardDialogKind | null>(null);
   const states = stepStates(d);
@@ -231,12 +257,12 @@ export function DeregisterWizard({
         title={`Deregister ${name}`}
         description="Drain, disconnect, remove and verify, one step at a time. Every step is audited and available through the API."
       />
-      {query.isRefetchError && (
+      {refreshError && (
         <p
           role="status"
           className="mb-4 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-800 dark:bg-amber-950/50 dark:text-amber-300"
         >
-          Could not refresh ({query.error.message}); showing the last known state and retrying.
+          Could not refresh ({refreshError}); showing the last known state and retrying.
         </p>
       )}
       <div className="grid grid-cols-1 lg:grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">

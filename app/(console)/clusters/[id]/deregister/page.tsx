@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { HydrationBoundary } from "@tanstack/react-query";
 import { hasRole } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
-import { requirePage } from "@/lib/server/auth/page-auth";
-import { getDeregistration } from "@/lib/server/lifecycle/deregistration";
+import { openPage } from "@/lib/server/console/open-page";
+import { deregistrationOnce } from "@/lib/server/console/page-queries";
 import { DeregisterWizard } from "./deregister-wizard";
 
 type Props = { params: Promise<{ id: string }> };
@@ -11,7 +12,7 @@ type Props = { params: Promise<{ id: string }> };
 /** The wizard's state, or null for an id that never was a cluster (it still works after removal). */
 async function load(id: string) {
   try {
-    return await getDeregistration(id);
+    return await deregistrationOnce(id);
   } catch (err) {
     if (err instanceof ApiError && err.code === "not_found") return null;
     throw err;
@@ -23,11 +24,14 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: d ? `Deregister ${d.clusterName ?? d.clusterId}` : "Cluster not found" };
 }
 
-export default async function DeregisterPage({ params }: Props) {
-  const principal = await requirePage("/clusters/[id]/deregister");
-  const { id } = await params;
-  // Rendered on the server so the first paint already shows the current step (no spinner).
-  const initial = await load(id);
+export default async function DeregisterPage(props: Props) {
+  const { id } = await props.params;
+  // The current step comes with the page (no spinner); the island keeps it live.
+  const [initial, { principal, state }] = await Promise.all([load(id), openPage("/clusters/[id]/deregister", props)]);
   if (!initial) notFound();
-  return <DeregisterWizard clusterId={id} initial={initial} canAct={hasRole(principal.role, "operator")} />;
+  return (
+    <HydrationBoundary state={state}>
+      <DeregisterWizard clusterId={id} canAct={hasRole(principal.role, "operator")} />
+    </HydrationBoundary>
+  );
 }

@@ -1,0 +1,122 @@
+import "server-only";
+import { cache } from "react";
+import { AUDIT_PAGE_SIZE, auditFilterFromSearchParams, auditRoutes } from "@/lib/contracts/audit";
+import { clusterProfileRoutes } from "@/lib/contracts/cluster-profiles";
+import { clusterRoutes } from "@/lib/contracts/clusters";
+import { deregistrationRoutes } from "@/lib/contracts/deregistration";
+import { fleetRoutes } from "@/lib/contracts/fleet";
+import { groupRoutes } from "@/lib/contracts/groups";
+import { policyRoutes } from "@/lib/contracts/policies";
+import { registrationRequestRoutes } from "@/lib/contracts/registration-requests";
+import { rolloutRoutes } from "@/lib/contracts/rollouts";
+import { settingsRoutes } from "@/lib/contracts/settings";
+import { ATTEMPTS_PAGE_SIZE, tokenRoutes } from "@/lib/contracts/tokens";
+import { apiKeyRoutes, userRoutes } from "@/lib/contracts/users";
+import { webhookRoutes } from "@/lib/contracts/webhooks";
+import { filtersFromSearchParams, listQueryParams } from "@/lib/client/cluster-filters";
+import { queryKeys } from "@/lib/client/query-keys";
+import type { ConsoleRoute } from "@/lib/domain/page-roles";
+import { listApiKeys } from "@/lib/server/api-keys/api-keys";
+import { parseWith } from "@/lib/server/api/read-body";
+import { listAudit } from "@/lib/server/audit/list-audit";
+import { getExporterState } from "@/lib/server/cluster-profiles/exporter-settings";
+import { getCluster } from "@/lib/server/clusters/get-cluster";
+import { listClusters } from "@/lib/server/clusters/list-clusters";
+import { fleetFacts } from "@/lib/server/fleet/fleet-facts";
+import { overview } from "@/lib/server/fleet/overview";
+import { listGroups } from "@/lib/server/groups/groups";
+import { getDeregistration } from "@/lib/server/lifecycle/deregistration";
+import { capacity } from "@/lib/server/node-pools/node-pools";
+import { getCaStatus } from "@/lib/server/pki/ca-rollover";
+import { listPolicies } from "@/lib/server/policies/policies";
+import { listTokens } from "@/lib/server/tokens/list-tokens";
+import { listRequests } from "@/lib/server/registration-requests/list-requests";
+import { listAttempts, summarizeRefusals } from "@/lib/server/registration/registration-attempts";
+import { getRollout } from "@/lib/server/rollouts/get-rollout";
+import { listRollouts } from "@/lib/server/rollouts/list-rollouts";
+import { getSettings } from "@/lib/server/settings/settings";
+import { listUsers } from "@/lib/server/users/users";
+import { versionsOverview } from "@/lib/server/versions/compatibility";
+import { listWebhooks } from "@/lib/server/webhooks/subscriptions";
+import { pageQuery, type PageQuery } from "./page-data";
+
+/** What a page was asked for: its path parameters and its query string. */
+export type PageRequest = { params: Record<string, string>; search: URLSearchParams };
+
+/**
+ * The detail a page and its metadata both read, once per request (React's cache): the page
+ * answers 404 for a missing one and hands the same value to the client's cache.
+ */
+export const rolloutOnce = cache(getRollout);
+export const deregistrationOnce = cache(getDeregistration);
+
+const param = (req: PageRequest, name: string) => req.params[name] ?? "";
+const groups = () => pageQuery(groupRoutes.list, queryKeys.groups.list, async () => ({ items: await listGroups() }));
+
+/**
+ * Each console page's first queries: what its island asks for before anyone touches it, under the
+ * query keys the island's hooks use, loaded the way the API route answers them. Keyed by the page
+ * table (lib/domain/page-roles.ts), so a new page cannot be left without an entry.
+ */
+export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[]> = {
+  "/": () => [pageQuery(fleetRoutes.overview, queryKeys.overview, () => overview())],
+  "/clusters": (req) => {
+    // The view the URL names, read and asked for exactly as the list's own query does.
+    const filters = filtersFromSearchParams(req.search);
+    const query = () => parseWith(clusterRoutes.list.query, Object.fromEntries(listQueryParams(filters)), "query");
+    return [pageQuery(clusterRoutes.list, queryKeys.clusters.list(filters), () => listClusters(query())), groups()];
+  },
+  "/clusters/[id]": (req) => [
+    pageQuery(clusterRoutes.get, queryKeys.clusters.detail(param(req, "id")), () => getCluster(param(req, "id"))),
+  ],
+  "/clusters/[id]/deregister": (req) => [
+    pageQuery(deregistrationRoutes.get, queryKeys.deregistration(param(req, "id")), () => deregistrationOnce(param(req, "id"))),
+  ],
+  "/groups": () => [groups()],
+  "/tokens": () => [
+    pageQuery(tokenRoutes.list, queryKeys.tokens.list, async () => ({ items: await listTokens() })),
+    pageQuery(tokenRoutes.fleet, queryKeys.fleet, () => fleetFacts()),
+    pageQuery(tokenRoutes.attempts, queryKeys.attempts.list({}), () =>
+      listAttempts(parseWith(tokenRoutes.attempts.query, { limit: String(ATTEMPTS_PAGE_SIZE) }, "query")),
+    ),
+    pageQuery(tokenRoutes.refusals, queryKeys.attempts.refusals, () => summarizeRefusals()),
+  ],
+  // The queue opens on the waiting requests, unsearched.
+  "/registration-requests": () => [
+    pageQuery(
+      registrationRequestRoutes.list,
+      queryKeys.registrationRequests.queue("pending", ""),
+      () => listRequests(parseWith(registrationRequestRoutes.list.query, { state: "pending" }, "query")),
+      { infinite: true },
+    ),
+  ],
+  "/policies": () => [pageQuery(policyRoutes.list, queryKeys.policies.list, async () => ({ items: await listPolicies() }))],
+  "/rollouts": () => [
+    pageQuery(rolloutRoutes.list, queryKeys.rollouts.list, async () => ({ items: await listRollouts() })),
+    groups(),
+  ],
+  // The form suggests the matrix's recommended version and offers the groups.
+  "/rollouts/new": () => [pageQuery(settingsRoutes.versions, queryKeys.versions, () => versionsOverview()), groups()],
+  "/rollouts/[id]": (req) => [
+    pageQuery(rolloutRoutes.get, queryKeys.rollouts.detail(param(req, "id")), () => rolloutOnce(param(req, "id"))),
+    groups(),
+  ],
+  "/versions": () => [pageQuery(settingsRoutes.versions, queryKeys.versions, () => versionsOverview())],
+  "/node-pools": () => [pageQuery(fleetRoutes.capacity, queryKeys.nodePools.capacity("region"), () => capacity("region"))],
+  "/audit": (req) => {
+    const filters = auditFilterFromSearchParams(req.search);
+    return [
+      pageQuery(auditRoutes.list, queryKeys.audit.list(filters), () =>
+        listAudit(parseWith(auditRoutes.list.query, { ...filters, limit: String(AUDIT_PAGE_SIZE) }, "query")),
+      ),
+    ];
+  },
+  "/settings": () => [
+    pageQuery(settingsRoutes.get, queryKeys.settings, () => getSettings()),
+    pageQuery(settingsRoutes.ca, queryKeys.fleetCa, () => getCaStatus()),
+    pageQuery(clusterProfileRoutes.exporter, queryKeys.clusterProfileExport, () => getExporterState()),
+    pageQuery(apiKeyRoutes.list, queryKeys.apiKeys, async () => ({ items: await listApiKeys() })),
+    pageQuery(webhookRoutes.list, queryKeys.webhooks.list, async () => ({ items: await listWebhooks() })),
+    pageQuery(userRoutes.list, queryKeys.users, async () => ({ items: await listUsers() })),
+  ],
+};
