@@ -8,14 +8,10 @@ import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-aud
 import { db } from "@/lib/server/db/client";
 import { columns, sql } from "@/lib/server/db/sql";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
-import { rememberNewCertificate } from "@/lib/server/pki/certificate-cache";
 import { caState } from "@/lib/server/pki/current-ca";
-import { CsrError } from "@/lib/server/pki/csr";
-import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
-import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
-import { writeNewCluster } from "@/lib/server/registration/write-new-cluster";
+import { issueCertificate } from "@/lib/server/pki/issue-certificate";
+import { writeRegistration } from "@/lib/server/registration/write-registration";
 import { getSettings } from "@/lib/server/settings/settings";
 import { denyPendingRequests } from "./deny-pending";
 import { expireRequest } from "./expire-requests";
@@ -116,32 +112,22 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
   const r = await pendingRequest(idOrName, now);
   if (await db().cluster.findUnique({ where: { name: r.name }, select: { id: true } })) throw nameTaken(r.name);
   const [settings, cas] = await Promise.all([getSettings(), caState()]);
-  const ca = cas.issuing;
   const clusterId = `cl_${randomId(16)}`;
-  let cert;
-  try {
-    ({ cert } = await checkCsrAndSign(ca, r.csr, { clusterId, validityDays: settings.certificateValidityDays, now }));
-  } catch (err) {
-    // Checked when recorded; only a stricter server since could refuse it now.
-    if (err instanceof CsrError) throw new ApiError("invalid_csr", `The request's CSR is no longer accepted: ${err.message}`);
-    throw err;
-  }
+  // Checked when recorded; only a stricter server since could refuse it now.
+  const { row: certificate } = await issueCertificate(
+    cas.issuing,
+    r.csr,
+    { clusterId, validityDays: settings.certificateValidityDays, now },
+    "The request's CSR is no longer accepted",
+  );
   const labels = JSON.parse(r.labels) as Labels;
-  const certificate = {
-    serial: cert.serial,
-    fingerprint: cert.fingerprint,
-    pem: cert.pem,
-    notBefore: cert.notBefore,
-    notAfter: cert.notAfter,
-    issuerFingerprint: ca.fingerprint,
-  };
   try {
-    await writeNewCluster({
-      tokenId: r.tokenId,
-      tokenUse: "held",
+    await writeRegistration({
+      plan: { kind: "new", labels, proof: null, consumesUse: true },
+      clusterId,
       now,
-      cluster: {
-        id: clusterId,
+      token: { id: r.tokenId, name: r.tokenName },
+      agent: {
         name: r.name,
         caFingerprint: r.caFingerprint,
         apiServerUrl: r.apiServerUrl,
@@ -149,65 +135,41 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
         kubernetesVersion: r.kubernetesVersion,
         clusterUid: r.clusterUid,
       },
-      labels,
       certificate,
-      phase: {
-        clusterId,
-        clusterName: r.name,
-        from: null,
-        to: "Registration",
-        reason: `registered with token ${r.tokenName}, approved by ${actor.label}`,
-        at: now,
-        publish: false,
-      },
-      audit: [
-        auditRow(
-          actor,
-          "cluster.register",
-          { type: "cluster", id: clusterId },
-          {
-            name: r.name,
-            tokenId: r.tokenId,
-            requestId: r.id,
-            approvedBy: actor.label,
-            certificateSerial: cert.serial,
-            labels,
-          },
-        ),
-        auditRow(
+      actor,
+      // The agent is not on the line: its attempt is logged when it collects the certificate.
+      attempt: null,
+      approval: {
+        by: actor.label,
+        requestId: r.id,
+        audit: auditRow(
           actor,
           "registrationRequest.approve",
           { type: "registrationRequest", id: r.id },
-          {
-            name: r.name,
-            clusterId,
-            tokenId: r.tokenId,
-          },
+          { name: r.name, clusterId, tokenId: r.tokenId },
         ),
-      ],
-      // The agent is not on the line: its attempt is logged when it collects the certificate.
-      attempt: null,
-      before: async (tx) => {
-        await lockCandidateTokens(tx, r.name);
-        const moved = await tx.run(
-          sql`UPDATE ${requests.table}
-              SET ${requests("state")} = 'approved', ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},
-                  ${requests("decidedBy")} = ${actor.label}, ${requests("clusterId")} = ${clusterId}
-              WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = 'pending'`,
-        );
-        if (moved !== 1) {
-          const [decided] = await tx.rows<Pick<RequestRow, "state" | "decidedBy">>(
-            sql`SELECT ${requests.list("state", "decidedBy")} FROM ${requests.table} WHERE ${requests("id")} = ${r.id}`,
+        before: async (tx) => {
+          await lockCandidateTokens(tx, r.name);
+          const moved = await tx.run(
+            sql`UPDATE ${requests.table}
+                SET ${requests("state")} = 'approved', ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},
+                    ${requests("decidedBy")} = ${actor.label}, ${requests("clusterId")} = ${clusterId}
+                WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = 'pending'`,
           );
-          throw notPending({ ...r, ...decided });
-        }
-        // The other candidates for the name: their agents are told which request won.
-        await denyPendingRequests(
-          tx,
-          { name: r.name, exceptId: r.id },
-          { actor, reason: anotherApprovedReason(r.id), now, context: { approvedRequestId: r.id } },
-          { tokenId: r.tokenId, name: r.name },
-        );
+          if (moved !== 1) {
+            const [decided] = await tx.rows<Pick<RequestRow, "state" | "decidedBy">>(
+              sql`SELECT ${requests.list("state", "decidedBy")} FROM ${requests.table} WHERE ${requests("id")} = ${r.id}`,
+            );
+            throw notPending({ ...r, ...decided });
+          }
+          // The other candidates for the name: their agents are told which request won.
+          await denyPendingRequests(
+            tx,
+            { name: r.name, exceptId: r.id },
+            { actor, reason: anotherApprovedReason(r.id), now, context: { approvedRequestId: r.id } },
+            { tokenId: r.tokenId, name: r.name },
+          );
+        },
       },
     });
   } catch (err) {
@@ -215,10 +177,7 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
     if (err instanceof ApiError && err.code === "cluster_conflict") throw nameTaken(r.name);
     throw err;
   }
-  rememberNewCertificate({ ...certificate, clusterId });
-  await recomputeDesiredRevisions([clusterId]);
   log.info("registration request approved", { requestId: r.id, clusterId, name: r.name, by: actor.label });
-  publish({ type: "cluster.registered", clusterId, name: r.name, reregistered: false, at: now.toISOString() });
   await publishPendingCount();
   return viewOf(await db().registrationRequest.findUniqueOrThrow({ where: { id: r.id } }));
 }

@@ -4,15 +4,17 @@ import { ApiError } from "@/lib/server/api/errors";
 import type { auditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
-import { withAfterCommit } from "@/lib/server/db/transaction";
+import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
+import { firstCertificateInsert, type CertificateRow } from "@/lib/server/pki/issue-certificate";
 import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
+import { tokenExhausted } from "@/lib/server/tokens/token-refusals";
 
 /**
  * Everything a first registration writes, in the fewest statements: the token's use, then the
  * cluster, its labels, its certificate, the audit entry and the attempt, then the phase event.
- * Through Prisma's models that was eleven statements (BEGIN, a read-back, COMMIT included), each
- * paying the query compiler on the event loop. Here the statements are raw SQL in one transaction:
+ * Through Prisma's models each statement would pay the query compiler on the event loop, so
+ * they are raw SQL in one transaction:
  * on PostgreSQL on the driver, the inserts in one statement (data-modifying CTEs); on SQLite, which
  * has no such CTEs, one insert per table on its in-process connection (no network to a round trip).
  * The token's use comes first, so an exhausted token writes nothing.
@@ -32,14 +34,8 @@ export type NewCluster = {
     clusterUid: string | null;
   };
   labels: Labels;
-  certificate: {
-    serial: string;
-    fingerprint: string;
-    pem: string;
-    notBefore: Date;
-    notAfter: Date;
-    issuerFingerprint: string;
-  };
+  /** Issued for this cluster (lib/server/pki/issue-certificate.ts); cached once committed. */
+  certificate: CertificateRow;
   /** The Registration phase (from null), written by changePhase in the same transaction. */
   phase: PhaseChange;
   audit: ReturnType<typeof auditRow> | ReturnType<typeof auditRow>[];
@@ -61,8 +57,8 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
       inDriverTransaction(async (tx) => {
         await input.before?.(tx);
         if (input.tokenUse !== "held" && !(input.tokenId && (await consumeTokenUse(tx, input.tokenId, input.now))))
-          throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
-        for (const statement of inserts(input)) await tx.run(statement);
+          throw tokenExhausted();
+        for (const statement of inserts(input, afterCommit)) await tx.run(statement);
         await changePhase(tx, afterCommit, input.phase);
       }),
     );
@@ -78,7 +74,7 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
 }
 
 /** The rows of a new cluster as inserts: one statement on PostgreSQL, one per table on SQLite. */
-function inserts(input: NewCluster): Sql[] {
+function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
   const { now, cluster, tokenId } = input;
   const clusterId = cluster.id;
   const labels = Object.entries(input.labels).map(([key, value]) => ({ clusterId, key, value }));
@@ -97,7 +93,7 @@ function inserts(input: NewCluster): Sql[] {
       },
     ]),
     ...(labels.length ? [insertInto("ClusterLabel", labels)] : []),
-    insertInto("Certificate", [{ ...input.certificate, clusterId, createdAt: now }]),
+    firstCertificateInsert(afterCommit, input.certificate, now),
     insertInto(
       "AuditLog",
       [input.audit].flat().map((a) => ({ ...a, at: now })),
