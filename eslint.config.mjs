@@ -81,6 +81,11 @@ config.push({
             "The agent ships alone: it imports neither the server nor the console.",
           ),
           zone(
+            ["./lib/agent/!(cli).ts", "./lib/agent/kube/**"],
+            "./lib/agent/simulator",
+            "The agent's core is given its cluster backend by the program that runs it (cli.ts, the simulator).",
+          ),
+          zone(
             "./lib/net",
             ["./lib/server", "./lib/agent", "./lib/client"],
             "lib/net is shared by the server and the agent: it imports neither.",

@@ -1,6 +1,6 @@
 import type https from "node:https";
 import { backoffDelay, DEFAULT_BACKOFF, retryAfterDelay, type BackoffPolicy } from "./backoff";
-import { hashSeed, seededRandom, systemClock, type Clock } from "./clock";
+import { systemClock, type Clock } from "./clock";
 import type { ClusterBackend } from "./cluster-backend";
 import { generateRsaKeyPair, type KeyPair } from "./csr";
 import { ConfigError, describeFailure, type Failure, type Phase } from "./errors";
@@ -10,10 +10,7 @@ import { createTlsAgent } from "./http";
 import { silentLogger, type AgentLogger, type LogCode, type LogFields, type LogLevel } from "./log";
 import { DEFAULT_INTERVAL_SECONDS } from "./protocol";
 import { certificateLifetime, type CertLifetime } from "./rotation";
-import { SimulatedBackend } from "./simulator/simulated-backend";
-import { SimulatedCluster, simulatedClusterUid } from "./simulator/simulated-cluster";
 import type { AgentState, Tombstone } from "./state";
-import { AGENT_VERSION } from "./version";
 import { DEFAULT_KUBERNETES_VERSION } from "../domain/semver";
 import { errorText } from "../domain/error-text";
 import { AgentExit, EXIT_CODES, REREGISTER_POLL_MS, type FleetAgentOptions } from "./agent-options";
@@ -50,17 +47,9 @@ export class AgentContext {
     this.timeoutMs = options.requestTimeoutMs ?? 15_000;
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.backend =
-      options.cluster ??
-      new SimulatedBackend(
-        options.facts ??
-          SimulatedCluster.typical({
-            agentVersion: options.agentVersion ?? AGENT_VERSION,
-            kubernetesVersion: options.kubernetesVersion ?? DEFAULT_KUBERNETES_VERSION,
-            random: seededRandom(hashSeed(options.name)),
-            clusterUid: options.clusterUid ?? simulatedClusterUid(options.name),
-          }),
-        (level, code, message, fields) => this.emit(level, code, message, fields),
-      );
+      typeof options.cluster === "function"
+        ? options.cluster((level, code, message, fields) => this.emit(level, code, message, fields))
+        : options.cluster;
     const first = this.backend.report();
     this.versions = {
       agentVersion: first.agentVersion,

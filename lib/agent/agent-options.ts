@@ -1,12 +1,11 @@
 import type https from "node:https";
 import type { BackoffPolicy } from "./backoff";
 import type { Clock } from "./clock";
-import type { ClusterBackend } from "./cluster-backend";
+import type { BackendSource } from "./cluster-backend";
 import type { KeyPair } from "./csr";
 import type { Directive } from "./directives";
 import type { Failure, Phase } from "./errors";
 import type { AgentLogger, LogCode } from "./log";
-import type { SimulatedCluster } from "./simulator/simulated-cluster";
 import type { StateStore } from "./state";
 import type { TrustSpec } from "./trust";
 
@@ -67,7 +66,7 @@ export interface FleetAgentOptions {
   labels?: Record<string, string>;
   /** Reported at registration; a function when it has to be looked up (kube-public/cluster-info). */
   apiServerUrl?: string | (() => Promise<string>);
-  agentVersion?: string;
+  /** The Kubernetes version recorded at registration until the cluster has reported its own. */
   kubernetesVersion?: string;
   store: StateStore;
   /** How to trust the server: a CA PEM, a fingerprint pin, or only what the state dir holds. */
@@ -76,14 +75,11 @@ export interface FleetAgentOptions {
   /** The cluster's own CA fingerprint (`sha256:<hex>`), resolved only when registering. */
   clusterCaFingerprint: string | (() => Promise<string>);
   /**
-   * The cluster behind the agent: its facts and the directives it carries out (a real one through
-   * its API, kube/kube-cluster.ts). Default: a simulated cluster with `facts`.
+   * The cluster behind the agent: its facts and the directives it carries out. A real one through
+   * its API (kube/kube-cluster.ts) or a simulated one (simulator/simulated-backend.ts), chosen by
+   * the program that runs the agent, so the agent's core depends on neither.
    */
-  cluster?: ClusterBackend;
-  /** The simulated cluster's facts when there is no `cluster`; default: a plausible one derived from the name. */
-  facts?: SimulatedCluster;
-  /** The kube-system UID the default simulated cluster reports; default: derived from the name. */
-  clusterUid?: string;
+  cluster: BackendSource;
   /**
    * A registration refused for good (a revoked token, a denied request) waits for a new token
    * instead of ending the run: in a Deployment an exit restarts the pod, which would only repeat

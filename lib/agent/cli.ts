@@ -58,7 +58,7 @@ async function main(): Promise<number> {
     close?: () => void;
   };
   try {
-    setup = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : simulatedCluster(args, logger);
+    setup = args.facts === "kubernetes" ? await kubernetesCluster(args, logger) : await simulatedCluster(args, logger);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     logger.log({ level: "error", code: err.code, message: err.message });
@@ -69,9 +69,7 @@ async function main(): Promise<number> {
     server: args.server,
     name: args.name,
     labels: args.labels,
-    agentVersion: args.agentVersion,
     kubernetesVersion: args.kubernetesVersion,
-    clusterUid: args.clusterUid,
     // In a Deployment (state in a Secret) an exit only restarts the pod into the same refusal.
     idleWhenRefused: !!args.stateSecret,
     trust,
@@ -118,10 +116,17 @@ async function main(): Promise<number> {
   return exitCode;
 }
 
-/** Today's made-up facts: state and token in files. */
-function simulatedCluster(args: AgentArgs, logger: AgentLogger) {
+/** Made-up facts (the simulator's cluster): state and token in files. Loaded on demand, like the real one. */
+async function simulatedCluster(args: AgentArgs, logger: AgentLogger) {
+  const { simulatedBackend } = await import("./simulator/simulated-backend");
   const stateDir = args.stateDir!;
   return {
+    cluster: simulatedBackend({
+      name: args.name,
+      agentVersion: args.agentVersion,
+      kubernetesVersion: args.kubernetesVersion,
+      clusterUid: args.clusterUid,
+    }),
     store: new FileStateStore(stateDir),
     token: fileTokenSource(args.tokenFile),
     apiServerUrl: args.apiServerUrl,

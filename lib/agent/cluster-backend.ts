@@ -1,10 +1,17 @@
+import type { ClusterDirectiveType } from "../domain/agent-protocol";
 import type { Directive } from "./directives";
 import type { FactsReport } from "./facts";
+import type { LogCode, LogFields, LogLevel } from "./log";
 import type { ClusterRecord } from "./state";
 
 // What the agent needs of the cluster behind it, whether a real one (kube/kube-cluster.ts) or a
 // simulated one (simulator/simulated-backend.ts): its facts and the directives it carries out. The
-// agent itself carries out only the directives about its own standing (disconnect, rotate).
+// agent itself carries out only the directives about its own standing (disconnect, rotate). Which
+// are which is the protocol's table, DIRECTIVES in lib/domain/agent-protocol.ts. The agent's core
+// is given its backend by the program that runs it (cli.ts, the simulator, tests).
+
+/** A backend's log line; the agent's own log adds the cluster's name. */
+export type BackendLog = (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
 
 /** What a heartbeat may carry in `acks` (docs/protocol.md): a done id, or a failure with its reason. */
 export type AckEntry = string | { id: string; ok: false; reason: string };
@@ -18,14 +25,14 @@ export interface ClusterBackend {
    */
   readonly pace: "own" | "heartbeat";
   /** The directive types this cluster can carry out (the agent adds its own). */
-  readonly capabilities: string[];
+  readonly capabilities: readonly ClusterDirectiveType[];
   /** Reads the cluster's facts; `signal` abandons the read. Never throws: a failure keeps the last facts. */
   collect(signal?: AbortSignal): Promise<FactsReport>;
   /** When the facts were last read in full (-Infinity: never). */
   readonly factsReadAt: number;
   /** The latest facts, as a heartbeat reports them. */
   report(): FactsReport;
-  /** Starts a directive (called once per id); progress() carries it on. */
+  /** Starts a cluster directive, or one of a type it does not know (called once per id); progress() carries it on. */
   start(d: Directive): void;
   /** Advances every running directive one step. */
   progress(): Promise<void>;
@@ -36,3 +43,6 @@ export interface ClusterBackend {
   /** The versions recorded with the registration, when the backend's own facts do not survive a restart. */
   restore?(record: Pick<ClusterRecord, "agentVersion" | "kubernetesVersion">): void;
 }
+
+/** The backend itself, or how to make it with the agent's log (which names the cluster on every line). */
+export type BackendSource = ClusterBackend | ((log: BackendLog) => ClusterBackend);

@@ -2,13 +2,6 @@
 // acts on each id once, then keeps listing the id in `acks` until the server stops sending it:
 // an ack lost with a failed heartbeat is simply sent again.
 
-/**
- * The directives the agent carries out itself, whatever the cluster behind it: `disconnect` (leave
- * the fleet) and `rotate` (renew the certificate now: a fleet CA rollover). Reported with the
- * cluster's own as `capabilities` in every heartbeat, so the control plane sends only these.
- */
-export const AGENT_OWN_DIRECTIVES = ["disconnect", "rotate"] as const;
-
 export interface Directive {
   id: string;
   type: string;

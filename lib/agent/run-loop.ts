@@ -3,7 +3,8 @@ import type { AgentContext } from "./agent-context";
 import { AgentExit, EXIT_CODES, REREGISTER_POLL_MS, type AgentResult } from "./agent-options";
 import { jitteredInterval } from "./backoff";
 import type { AckEntry } from "./cluster-backend";
-import { AckTracker, AGENT_OWN_DIRECTIVES, type Directive } from "./directives";
+import { AGENT_DIRECTIVES, directiveExecutor, isDirectiveType, type AgentDirectiveType } from "../domain/agent-protocol";
+import { AckTracker, type Directive } from "./directives";
 import { describeFailure } from "./errors";
 import { requestJson } from "./http";
 import { parseHeartbeatAnswer, type HeartbeatAnswer } from "./protocol";
@@ -101,7 +102,7 @@ export class HeartbeatLoop {
     return {
       ...facts,
       // The agent's own and what the cluster allows (node actions may be off).
-      capabilities: [...new Set([...this.ctx.backend.capabilities, ...AGENT_OWN_DIRECTIVES])],
+      capabilities: [...new Set([...this.ctx.backend.capabilities, ...AGENT_DIRECTIVES])],
       ...(revision !== null ? { policy: { appliedRevision: revision } } : {}),
       acks,
     };
@@ -199,26 +200,33 @@ export class HeartbeatLoop {
   private applyDirective(d: Directive) {
     this.ctx.options.hooks?.onDirective?.(d);
     this.ctx.emit("debug", "DIRECTIVE_RECEIVED", `directive ${d.type}`, { id: d.id, type: d.type });
-    switch (d.type) {
-      case "disconnect":
-        this.disconnectId = d.id;
-        this.ctx.emit(
-          "info",
-          "DISCONNECT",
-          "disconnect requested: acknowledging, sending a final heartbeat, then deleting local state",
-          { id: d.id },
-        );
-        return;
-      case "rotate":
-        this.rotation.request();
-        this.ctx.emit("info", "ROTATE_REQUESTED", "the control plane asked for a new certificate (fleet CA rollover)", {
-          id: d.id,
-        });
-        return;
+    if (isDirectiveType(d.type) && directiveExecutor(d.type) === "agent") {
+      this.agentDirectives[d.type as AgentDirectiveType](d);
+      return;
     }
+    // The cluster's, and types this agent does not know: the backend says how it answers those.
     this.ctx.backend.start(d);
     this.ctx.facts.wake();
   }
+
+  /** The directives the agent carries out itself (typed by the protocol's table: each one is here). */
+  private readonly agentDirectives: { [T in AgentDirectiveType]: (d: Directive) => void } = {
+    disconnect: (d) => {
+      this.disconnectId = d.id;
+      this.ctx.emit(
+        "info",
+        "DISCONNECT",
+        "disconnect requested: acknowledging, sending a final heartbeat, then deleting local state",
+        { id: d.id },
+      );
+    },
+    rotate: (d) => {
+      this.rotation.request();
+      this.ctx.emit("info", "ROTATE_REQUESTED", "the control plane asked for a new certificate (fleet CA rollover)", {
+        id: d.id,
+      });
+    },
+  };
 
   private async disconnected(): Promise<AgentResult> {
     await this.ctx.forget("disconnected");

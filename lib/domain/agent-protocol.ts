@@ -200,3 +200,97 @@ export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
 }
 
 export const rotateRequestSchema = z.object({ csr: csrSchema });
+
+// ---- directives -------------------------------------------------------------------------------
+
+/** Who carries a directive out: the agent itself (its standing with the control plane), or the cluster behind it. */
+export type DirectiveExecutor = "agent" | "cluster";
+
+type DirectiveSpec = {
+  /** The directive's fields besides `id` and `type` (sent at the top level of the directive). */
+  payload: z.ZodObject;
+  by: DirectiveExecutor;
+  /**
+   * The capability that gates it: the agent reports the directive types it can carry out, and the
+   * control plane sends only those (all of them to an agent that reports none). `nodeActions`:
+   * offered only where the agent may act on nodes (the Kubernetes agent's --allow-node-actions).
+   */
+  offered: "always" | "nodeActions";
+  /** One line for docs/protocol.md's table. */
+  purpose: string;
+};
+
+/**
+ * Every directive type of the protocol: its payload, who carries it out, when it is offered. The
+ * server's createDirective, the agent's dispatch, both cluster backends' capability lists and the
+ * table in docs/protocol.md all come from here, so a new type is added here first.
+ */
+export const DIRECTIVES = {
+  disconnect: {
+    payload: z.object({ reason: z.string().max(200).optional() }),
+    by: "agent",
+    offered: "always",
+    purpose: "leave the fleet: acknowledge, send a final heartbeat, delete the agent's state",
+  },
+  rotate: {
+    payload: z.object({ caFingerprint: fingerprintSchema }),
+    by: "agent",
+    offered: "always",
+    purpose: "renew the certificate now (a fleet CA rollover; `caBundle` carries every trusted CA)",
+  },
+  upgrade: {
+    payload: z.object({ version: semverSchema, image: z.string().min(1).max(512), rolloutId: z.string().max(64).optional() }),
+    by: "cluster",
+    offered: "always",
+    purpose: "run agent `version` from the full `image` reference (a rollout)",
+  },
+  drain: {
+    payload: z.object({}),
+    by: "cluster",
+    offered: "always",
+    purpose: "report workloads until none is left (deregistration)",
+  },
+  resume: {
+    payload: z.object({}),
+    by: "cluster",
+    offered: "always",
+    purpose: "stop waiting for a drain (a cancelled deregistration)",
+  },
+  drainNodePool: {
+    payload: z.object({ nodePool: z.string().min(1).max(63) }),
+    by: "cluster",
+    offered: "nodeActions",
+    purpose: "cordon and drain the nodes of `nodePool` (retiring it)",
+  },
+} as const satisfies Record<string, DirectiveSpec>;
+
+export type DirectiveType = keyof typeof DIRECTIVES;
+/** The fields a directive of type T carries besides `id` and `type`. */
+export type DirectivePayload<T extends DirectiveType> = z.input<(typeof DIRECTIVES)[T]["payload"]>;
+type TypesBy<E extends DirectiveExecutor> = {
+  [T in DirectiveType]: (typeof DIRECTIVES)[T]["by"] extends E ? T : never;
+}[DirectiveType];
+/** Carried out by the agent itself, whatever the cluster behind it. */
+export type AgentDirectiveType = TypesBy<"agent">;
+/** Carried out in the cluster, by the agent's cluster backend. */
+export type ClusterDirectiveType = TypesBy<"cluster">;
+
+export const DIRECTIVE_TYPES = Object.keys(DIRECTIVES) as DirectiveType[];
+
+export function isDirectiveType(type: string): type is DirectiveType {
+  return Object.hasOwn(DIRECTIVES, type);
+}
+
+export function directiveExecutor(type: DirectiveType): DirectiveExecutor {
+  return DIRECTIVES[type].by;
+}
+
+/** The directive types the agent carries out itself: every agent reports these. */
+export const AGENT_DIRECTIVES = DIRECTIVE_TYPES.filter((t): t is AgentDirectiveType => DIRECTIVES[t].by === "agent");
+
+/** What a cluster backend reports it can carry out: every cluster directive, node actions only where allowed. */
+export function clusterCapabilities(o: { nodeActions: boolean }): ClusterDirectiveType[] {
+  return DIRECTIVE_TYPES.filter(
+    (t): t is ClusterDirectiveType => DIRECTIVES[t].by === "cluster" && (DIRECTIVES[t].offered === "always" || o.nodeActions),
+  );
+}

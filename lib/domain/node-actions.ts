@@ -1,7 +1,9 @@
 // Node-pool actions need an agent that says it can carry them out (PROTOCOL.md: `capabilities`).
 
+import type { DirectiveType } from "./agent-protocol";
+
 /** The directive a Retire sends, and the capability an agent advertises for it. */
-export const NODE_POOL_ACTION = "drainNodePool";
+export const NODE_POOL_ACTION = "drainNodePool" satisfies DirectiveType;
 
 /**
  * Why node-pool actions are unavailable for an agent with these capabilities; null when they are

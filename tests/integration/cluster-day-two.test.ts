@@ -1,6 +1,6 @@
 // The cluster page's day-two services on the engine TEST_ENGINE picks: agents' capabilities kept
-// as events, retiring a node pool only for an agent that advertises node actions, and owner and
-// notes audited with before and after.
+// on the cluster's row, retiring a node pool only for an agent that advertises node actions, and
+// owner and notes audited with before and after.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ApiError } from "@/lib/server/api/errors";
@@ -8,7 +8,7 @@ import type { Actor } from "@/lib/server/audit/record-audit";
 import { getCluster } from "@/lib/server/clusters/get-cluster";
 import { updateCluster } from "@/lib/server/clusters/update-cluster";
 import { db } from "@/lib/server/db/client";
-import { CAPABILITIES_EVENT, latestCapabilities, noteCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
+import { noteCapabilities, storedCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
 import { retireNodePool } from "@/lib/server/node-pools/node-pools";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
@@ -25,29 +25,47 @@ async function cluster(id: string) {
 /** noteCapabilities writes off the heartbeat's path: wait until the stored set is `want`. */
 async function stored(id: string, want: string[] | null) {
   for (let i = 0; i < 50; i++) {
-    const got = await latestCapabilities(id);
+    const got = await storedCapabilities(id);
     if (JSON.stringify(got) === JSON.stringify(want)) return;
     await new Promise((r) => setTimeout(r, 20));
   }
-  assert.deepEqual(await latestCapabilities(id), want);
+  assert.deepEqual(await storedCapabilities(id), want);
+}
+
+/** What a restarted instance remembers of the sets it saw: nothing. */
+function forgetSeenCapabilities() {
+  (globalThis as { __fleetProcessSingletons?: Map<string, unknown> }).__fleetProcessSingletons?.delete("agent-capabilities");
 }
 
 const code = (c: string) => (e: unknown) => e instanceof ApiError && e.code === c;
 
 describe(`cluster page services on ${testEngine()}`, () => {
-  test("capabilities are stored when the set changes, not on every heartbeat, and kept out of the history", async () => {
+  test("capabilities are stored on the cluster when the set changes, not on every heartbeat, and kept out of the history", async () => {
     await cluster("cl_caps1");
     noteCapabilities("cl_caps1", undefined);
     await stored("cl_caps1", null);
     noteCapabilities("cl_caps1", ["upgrade", "drainNodePool", "upgrade"]);
     await stored("cl_caps1", ["drainNodePool", "upgrade"]);
+    const row = () =>
+      db().cluster.findUniqueOrThrow({ where: { id: "cl_caps1" }, select: { capabilities: true, updatedAt: true } });
+    const first = await row();
+    assert.equal(first.capabilities, '["drainNodePool","upgrade"]');
+
+    // The same set again, from this instance or from one that has just started: no write.
+    await new Promise((r) => setTimeout(r, 15));
     noteCapabilities("cl_caps1", ["drainNodePool", "upgrade"]);
+    forgetSeenCapabilities();
+    noteCapabilities("cl_caps1", ["upgrade", "drainNodePool"]);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(await row(), first, "an unchanged set is not written again");
+
     noteCapabilities("cl_caps1", ["upgrade"]);
     await stored("cl_caps1", ["upgrade"]);
-    assert.equal(await db().clusterEvent.count({ where: { clusterId: "cl_caps1", kind: CAPABILITIES_EVENT } }), 2);
+    // Nothing in the history, which retention prunes: the column is the only record.
+    assert.equal(await db().clusterEvent.count({ where: { clusterId: "cl_caps1" } }), 0);
     const detail = await getCluster("cl_caps1");
     assert.deepEqual(detail.capabilities, ["upgrade"]);
-    assert.ok(!detail.events.some((e) => e.kind === CAPABILITIES_EVENT));
+    assert.deepEqual(detail.events, []);
   });
 
   test("a pool is retired unless the agent lists capabilities without node actions; twice is a conflict", async () => {

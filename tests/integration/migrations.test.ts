@@ -3,10 +3,10 @@
 // refuses a tampered or unknown history, and rolls back a failing migration.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, test } from "node:test";
+import { describe, test, type TestContext } from "node:test";
 import { promisify } from "node:util";
 import type { Env } from "@/lib/env";
 import { loadMigrations, migrate, type MigrateResult } from "@/lib/server/db/migrate";
@@ -117,18 +117,48 @@ describe(`migrate() on ${engine}`, () => {
     await assert.rejects(migrate(db.database), /9999_from_the_future/);
   });
 
+  test("0024 moves each cluster's newest capabilities event into Cluster.capabilities and drops those events", async (t) => {
+    // The history as it stood before 0024, then 0024 itself.
+    const root = process.cwd();
+    const { dir, write } = madeUpHistory(t);
+    const copy = (name: string) =>
+      write(name, readFileSync(path.join(root, "prisma/migrations", engine, name, "migration.sql"), "utf8"));
+    const capabilities = committed.find((n) => n.startsWith("0024_"))!;
+    for (const name of committed.filter((n) => n < capabilities)) copy(name);
+    const db = await databases.create();
+    process.chdir(dir);
+    await migrate(db.database);
+
+    const now = engine === "sqlite" ? Date.now() : "now()";
+    const at = (minutesAgo: number) =>
+      engine === "sqlite" ? String(Date.now() - minutesAgo * 60_000) : `now() - interval '${minutesAgo} minutes'`;
+    for (const id of ["cl_a", "cl_b", "cl_c"])
+      await db.exec(`INSERT INTO "Cluster" ("id", "name", "updatedAt") VALUES ('${id}', 'n-${id}', ${now})`);
+    const event = (clusterId: string, kind: string, toValue: string, minutesAgo: number) =>
+      db.exec(
+        `INSERT INTO "ClusterEvent" ("clusterId", "clusterName", "kind", "toValue", "reason", "at") VALUES ('${clusterId}', 'n', '${kind}', '${toValue}', 'r', ${at(minutesAgo)})`,
+      );
+    await event("cl_a", "capabilities", "upgrade", 30);
+    await event("cl_a", "capabilities", "drainNodePool,upgrade", 10); // the newest wins
+    await event("cl_a", "status", "Ready", 5);
+    await event("cl_b", "capabilities", "", 10); // reported an empty list: not the same as never
+    copy(capabilities);
+    await migrate(db.database);
+
+    const rows = await db.query<{ id: string; capabilities: string | null }>(
+      `SELECT "id", "capabilities" FROM "Cluster" ORDER BY "id"`,
+    );
+    assert.deepEqual(rows, [
+      { id: "cl_a", capabilities: '["drainNodePool","upgrade"]' },
+      { id: "cl_b", capabilities: "[]" },
+      { id: "cl_c", capabilities: null },
+    ]);
+    const kinds = await db.query<{ kind: string }>(`SELECT "kind" FROM "ClusterEvent"`);
+    assert.deepEqual(kinds, [{ kind: "status" }], "the capabilities events are gone, the history stays");
+  });
+
   test("a migration that fails leaves no trace of itself and is not recorded", async (t) => {
-    // migrationsDir() is relative to the working directory: point it at a made-up history.
-    const cwd = process.cwd();
-    const dir = mkdtempSync(path.join(tmpdir(), "fleet-it-migrations-"));
-    t.after(() => {
-      process.chdir(cwd);
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const write = (name: string, sql: string) => {
-      mkdirSync(path.join(dir, "prisma/migrations", engine, name), { recursive: true });
-      writeFileSync(path.join(dir, "prisma/migrations", engine, name, "migration.sql"), sql);
-    };
+    const { dir, write } = madeUpHistory(t);
     write("0001_ok", `CREATE TABLE "Good" ("id" INTEGER NOT NULL PRIMARY KEY);`);
     write("0002_broken", `CREATE TABLE "Half" ("id" INTEGER NOT NULL PRIMARY KEY);\nINSERT INTO "NoSuchTable" VALUES (1);`);
     const db = await databases.create();
@@ -144,6 +174,24 @@ describe(`migrate() on ${engine}`, () => {
     assert.equal(names.includes("0001_ok"), tables.includes("Good"));
   });
 });
+
+/**
+ * migrationsDir() is relative to the working directory: a temporary one to hold a made-up history
+ * (the test changes into it when it is written), removed after the test.
+ */
+function madeUpHistory(t: TestContext) {
+  const cwd = process.cwd();
+  const dir = mkdtempSync(path.join(tmpdir(), "fleet-it-migrations-"));
+  t.after(() => {
+    process.chdir(cwd);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const write = (name: string, sql: string) => {
+    mkdirSync(path.join(dir, "prisma/migrations", engine, name), { recursive: true });
+    writeFileSync(path.join(dir, "prisma/migrations", engine, name, "migration.sql"), sql);
+  };
+  return { dir, write };
+}
 
 type ChildOutcome = { ok: true; result: MigrateResult } | { ok: false; error: string };
 

@@ -17,6 +17,7 @@ import { FleetAgent } from "@/lib/agent/agent";
 import { systemClock } from "@/lib/agent/clock";
 import { MemoryLogger } from "@/lib/agent/log";
 import { MemoryStateStore } from "@/lib/agent/state";
+import { simulatedBackend } from "@/lib/agent/simulator/simulated-backend";
 import { staticTokenSource } from "@/lib/agent/token";
 
 const run = promisify(execFile);
@@ -218,7 +219,7 @@ describe("registration waiting for approval", () => {
         trust: { caPem: server.caPem },
         token: staticTokenSource(token),
         clusterCaFingerprint: `sha256:${"c".repeat(64)}`,
-        clusterUid: "7d3e2f10-aaaa-4bbb-8ccc-123456789abc",
+        cluster: simulatedBackend({ name, clusterUid: "7d3e2f10-aaaa-4bbb-8ccc-123456789abc" }),
         clock,
         logger,
         hooks,

@@ -1,5 +1,6 @@
 import YAML from "yaml";
 import { CLUSTER_INFO_NAME, KUBE_SYSTEM_NAMESPACE, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
+import { clusterCapabilities, isDirectiveType, type ClusterDirectiveType } from "../../domain/agent-protocol";
 import { errorText } from "../../domain/error-text";
 import { certificateFingerprint, firstPemBlock } from "../csr";
 import type { AckEntry, ClusterBackend } from "../cluster-backend";
@@ -95,8 +96,9 @@ export class KubeCluster implements ClusterBackend {
     this.o.client.close();
   }
 
-  get capabilities(): string[] {
-    return ["disconnect", "upgrade", "drain", "resume", ...(this.o.allowNodeActions ? ["drainNodePool"] : [])];
+  /** Every cluster directive; drainNodePool only with --allow-node-actions. */
+  get capabilities(): ClusterDirectiveType[] {
+    return clusterCapabilities({ nodeActions: this.o.allowNodeActions });
   }
 
   /** The API server's version as /version last gave it; none until it has answered once. */
@@ -299,28 +301,27 @@ export class KubeCluster implements ClusterBackend {
   }
 
   private async step(d: Directive, startedAt: number): Promise<DirectiveState> {
-    switch (d.type) {
-      case "upgrade":
-        return this.upgrade(d);
-      case "drain":
-        // The platform's own tooling moves the workloads; the agent only reports them until none is left.
-        return this.pods && this.pods.userPods === 0 && this.podsCountedAt > 0 ? { state: "done" } : { state: "running" };
-      case "drainNodePool":
-        return this.drainNodePool(d, startedAt);
-      case "resume":
-        // The deregistration was cancelled: stop waiting for a drain.
-        this.directives.finish("drain");
-        return { state: "done" };
-      default:
-        return { state: "failed", reason: `this agent does not know the directive type "${d.type}"` };
-    }
+    if (!isDirectiveType(d.type) || !Object.hasOwn(KUBE_DIRECTIVE_STEPS, d.type))
+      return { state: "failed", reason: `this agent does not know the directive type "${d.type}"` };
+    return KUBE_DIRECTIVE_STEPS[d.type as ClusterDirectiveType](this, d, startedAt);
+  }
+
+  /** A drain: the platform's own tooling moves the workloads; the agent only reports them until none is left. */
+  drainStep(): DirectiveState {
+    return this.pods && this.pods.userPods === 0 && this.podsCountedAt > 0 ? { state: "done" } : { state: "running" };
+  }
+
+  /** The deregistration was cancelled: stop waiting for a drain. */
+  resumeStep(): DirectiveState {
+    this.directives.finish("drain");
+    return { state: "done" };
   }
 
   private deploymentPath() {
     return `/apis/apps/v1/namespaces/${this.o.namespace}/deployments/${this.o.deployment}`;
   }
 
-  private async upgrade(d: Directive): Promise<DirectiveState> {
+  async upgrade(d: Directive): Promise<DirectiveState> {
     return upgradeRound(
       {
         client: this.o.client,
@@ -336,7 +337,7 @@ export class KubeCluster implements ClusterBackend {
     );
   }
 
-  private async drainNodePool(d: Directive, startedAt: number): Promise<DirectiveState> {
+  async drainNodePool(d: Directive, startedAt: number): Promise<DirectiveState> {
     if (!this.o.allowNodeActions) {
       return {
         state: "failed",
@@ -372,3 +373,17 @@ export class KubeCluster implements ClusterBackend {
     });
   }
 }
+
+/**
+ * One step of each cluster directive of the protocol's table (lib/domain/agent-protocol.ts), in a
+ * real cluster: typed by the table, so a new type does not compile until it is here. Each step is
+ * idempotent; it is repeated every round until done or failed.
+ */
+export const KUBE_DIRECTIVE_STEPS: {
+  [T in ClusterDirectiveType]: (k: KubeCluster, d: Directive, startedAt: number) => DirectiveState | Promise<DirectiveState>;
+} = {
+  upgrade: (k, d) => k.upgrade(d),
+  drain: (k) => k.drainStep(),
+  resume: (k) => k.resumeStep(),
+  drainNodePool: (k, d, startedAt) => k.drainNodePool(d, startedAt),
+};

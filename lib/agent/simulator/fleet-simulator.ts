@@ -5,6 +5,7 @@ import type { FaultKind, FaultShares } from "./simulate-args";
 import { seededRandom } from "../clock";
 import { generateRsaKeyPair, type KeyPair } from "../csr";
 import { SimulatedCluster } from "./simulated-cluster";
+import { SimulatedBackend } from "./simulated-backend";
 import { createTlsAgent } from "../http";
 import { silentLogger, type AgentLogger } from "../log";
 import { generateFleet, type SimClusterSpec } from "./metadata";
@@ -194,13 +195,12 @@ export class FleetSimulator {
       name: spec.name,
       labels: spec.labels,
       apiServerUrl: spec.apiServerUrl,
-      agentVersion: spec.facts.agentVersion,
       kubernetesVersion: spec.facts.kubernetesVersion,
       store: o.stateDir ? new FileStateStore(path.join(o.stateDir, spec.name)) : new MemoryStateStore(spec.name),
       trust: { caPem: o.caPem },
       token: o.token,
       clusterCaFingerprint: spec.clusterCaFingerprint,
-      facts,
+      cluster: (log) => new SimulatedBackend(facts, log),
       logger: o.logger ?? silentLogger,
       random,
       keys: pool ? async (current) => pool.next(current) : undefined,

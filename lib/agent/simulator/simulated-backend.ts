@@ -1,19 +1,16 @@
-import type { AckEntry, ClusterBackend } from "../cluster-backend";
+import type { AckEntry, BackendLog, ClusterBackend } from "../cluster-backend";
 import type { ClusterRecord } from "../state";
 import { directiveParam, type Directive } from "../directives";
 import type { FactsReport } from "../facts";
-import type { LogCode, LogFields, LogLevel } from "../log";
-import { isSemver } from "../../domain/semver";
-import type { FactsChange, SimulatedCluster } from "./simulated-cluster";
+import { hashSeed, seededRandom } from "../clock";
+import { AGENT_VERSION } from "../version";
+import { clusterCapabilities, isDirectiveType, type ClusterDirectiveType } from "../../domain/agent-protocol";
+import { DEFAULT_KUBERNETES_VERSION, isSemver } from "../../domain/semver";
+import { SimulatedCluster, simulatedClusterUid, type FactsChange } from "./simulated-cluster";
 
-// The simulated cluster behind an agent that has no real one (the reference agent's default, the
-// simulator's fleet): directives change its made-up facts over the next heartbeats, as a real
-// cluster's would, and are acknowledged at once, invalid ones too (there is nothing to retry).
-
-export type BackendLog = (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
-
-/** What a simulated cluster reports it can do (disconnect included); the agent adds rotate. */
-const SIMULATED_CAPABILITIES = ["disconnect", "drain", "upgrade", "drainNodePool"];
+// The simulated cluster behind an agent that has no real one (the CLI's --facts simulated, the
+// simulator's fleet, tests): directives change its made-up facts over the next heartbeats, as a
+// real cluster's would, and are acknowledged at once, invalid ones too (there is nothing to retry).
 
 function stringParam(d: Directive, ...keys: string[]): string | null {
   for (const key of keys) {
@@ -23,10 +20,52 @@ function stringParam(d: Directive, ...keys: string[]): string | null {
   return null;
 }
 
+/**
+ * How the simulated cluster carries out each cluster directive of the protocol's table
+ * (lib/domain/agent-protocol.ts): typed by the table, so a new type does not compile until it is here.
+ */
+export const SIMULATED_DIRECTIVES: { [T in ClusterDirectiveType]: (b: SimulatedBackend, d: Directive) => void } = {
+  upgrade: (b, d) => b.startUpgrade(d),
+  drain: (b, d) => {
+    b.facts.startDrain();
+    b.log("info", "DRAIN", "drain requested: evicting workloads", { id: d.id, pods: b.facts.workloads.pods });
+  },
+  resume: (b, d) => {
+    b.facts.stopDrain();
+    b.log("info", "DRAIN_CANCELLED", "deregistration cancelled: workloads come back", { id: d.id });
+  },
+  drainNodePool: (b, d) => {
+    const pool = stringParam(d, "nodePool", "name");
+    if (!pool || !b.facts.startNodePoolDrain(pool)) {
+      const message = `drainNodePool names no node pool of this cluster (${pool ?? "none"}): acknowledged and ignored`;
+      b.log("warn", "DIRECTIVE_INVALID", message, { id: d.id });
+      return;
+    }
+    b.log("info", "NODE_POOL_DRAIN", `draining node pool ${pool}`, { id: d.id, nodePool: pool });
+  },
+};
+
+/** What an agent without a real cluster is given: a plausible simulated one derived from its name. */
+export function simulatedBackend(o: {
+  name: string;
+  agentVersion?: string;
+  kubernetesVersion?: string;
+  clusterUid?: string;
+}): (log: BackendLog) => SimulatedBackend {
+  const facts = SimulatedCluster.typical({
+    agentVersion: o.agentVersion ?? AGENT_VERSION,
+    kubernetesVersion: o.kubernetesVersion ?? DEFAULT_KUBERNETES_VERSION,
+    random: seededRandom(hashSeed(o.name)),
+    clusterUid: o.clusterUid ?? simulatedClusterUid(o.name),
+  });
+  return (log) => new SimulatedBackend(facts, log);
+}
+
 export class SimulatedBackend implements ClusterBackend {
   /** One step per heartbeat answer: tests and the simulator count an upgrade in heartbeats. */
   readonly pace = "heartbeat";
-  readonly capabilities = SIMULATED_CAPABILITIES;
+  /** Every cluster directive: a simulated cluster has no node actions to withhold. */
+  readonly capabilities = clusterCapabilities({ nodeActions: true });
   /** Made-up facts need no reading: always fresh. */
   get factsReadAt(): number {
     return Infinity;
@@ -34,7 +73,7 @@ export class SimulatedBackend implements ClusterBackend {
 
   constructor(
     readonly facts: SimulatedCluster,
-    private readonly log: BackendLog,
+    readonly log: BackendLog,
   ) {}
 
   async collect(): Promise<FactsReport> {
@@ -60,38 +99,15 @@ export class SimulatedBackend implements ClusterBackend {
   }
 
   start(d: Directive): void {
-    switch (d.type) {
-      case "drain":
-        this.facts.startDrain();
-        this.log("info", "DRAIN", "drain requested: evicting workloads", { id: d.id, pods: this.facts.workloads.pods });
-        return;
-      case "upgrade":
-        return this.startUpgrade(d);
-      case "drainNodePool": {
-        const pool = stringParam(d, "nodePool", "name");
-        if (!pool || !this.facts.startNodePoolDrain(pool)) {
-          this.log(
-            "warn",
-            "DIRECTIVE_INVALID",
-            `drainNodePool names no node pool of this cluster (${pool ?? "none"}): acknowledged and ignored`,
-            { id: d.id },
-          );
-          return;
-        }
-        this.log("info", "NODE_POOL_DRAIN", `draining node pool ${pool}`, { id: d.id, nodePool: pool });
-        return;
-      }
-      default:
-        this.log(
-          "warn",
-          "DIRECTIVE_UNKNOWN",
-          `unknown directive type "${d.type}": acknowledged and ignored (a newer agent may support it)`,
-          { id: d.id },
-        );
+    if (isDirectiveType(d.type) && Object.hasOwn(SIMULATED_DIRECTIVES, d.type)) {
+      SIMULATED_DIRECTIVES[d.type as ClusterDirectiveType](this, d);
+      return;
     }
+    const message = `unknown directive type "${d.type}": acknowledged and ignored (a newer agent may support it)`;
+    this.log("warn", "DIRECTIVE_UNKNOWN", message, { id: d.id });
   }
 
-  private startUpgrade(d: Directive): void {
+  startUpgrade(d: Directive): void {
     const version = stringParam(d, "version", "agentVersion");
     const component = stringParam(d, "component");
     const kubernetes = stringParam(d, "kubernetesVersion") ?? (component === "kubernetes" ? version : null);

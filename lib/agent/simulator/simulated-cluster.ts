@@ -136,6 +136,11 @@ export class SimulatedCluster {
     this.draining = true;
   }
 
+  /** A cancelled deregistration: the drain stops and the workloads drift back. */
+  stopDrain() {
+    this.draining = false;
+  }
+
   startUpgrade(target: UpgradeTarget, steps = UPGRADE_STEPS) {
     this.upgrade = { target: { ...target }, remaining: Math.max(1, steps) };
   }

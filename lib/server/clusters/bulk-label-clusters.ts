@@ -5,27 +5,20 @@ import { labelChangeProblem, planLabelChange, type ClusterLabels } from "@/lib/d
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
+import { inChunks } from "@/lib/server/db/chunks";
 import { inTransaction } from "@/lib/server/db/transaction";
+import { changeClusterLabels } from "./cluster-labels";
 import { publish } from "@/lib/server/events/bus";
-import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 import { getSettings } from "@/lib/server/settings/settings";
 import { selectClusters, selectionForAudit } from "./select-clusters";
 
-/** Ids per statement: far below both engines' bound-parameter limits. */
-const CHUNK = 500;
 /** Changed clusters listed in the answer (the summary counts them all). */
 const ROWS_SHOWN = 200;
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
-}
 
 async function clusterLabels(ids: string[]): Promise<ClusterLabels[]> {
   const rows = (
     await Promise.all(
-      chunks(ids).map((chunk) =>
+      inChunks(ids).map((chunk) =>
         db().cluster.findMany({
           where: { id: { in: chunk } },
           select: { id: true, name: true, labels: { select: { key: true, value: true } } },
@@ -66,15 +59,10 @@ export async function bulkLabelClusters(actor: Actor, input: z.output<typeof bul
   const result: BulkLabelsResult = { dryRun: input.dryRun, summary: plan.summary, rows: plan.rows.slice(0, ROWS_SHOWN) };
   if (input.dryRun) return result;
 
-  const changedIds = plan.rows.map((r) => r.id);
-  const touched = [...Object.keys(change.set), ...change.remove];
   const now = new Date().toISOString();
   await inTransaction(async (tx, afterCommit) => {
-    for (const chunk of chunks(plan.rows)) {
-      await tx.clusterLabel.deleteMany({ where: { clusterId: { in: chunk.map((r) => r.id) }, key: { in: touched } } });
-      const rows = chunk.flatMap((r) => Object.entries(change.set).map(([key, value]) => ({ clusterId: r.id, key, value })));
-      if (rows.length) await tx.clusterLabel.createMany({ data: rows });
-    }
+    const ids = plan.rows.map((r) => r.id);
+    await changeClusterLabels(tx, afterCommit, ids, change);
     await recordAudit(tx, actor, "cluster.labels.bulk", null, {
       ...selectionForAudit(input),
       count: plan.summary.matched,
@@ -87,6 +75,5 @@ export async function bulkLabelClusters(actor: Actor, input: z.output<typeof bul
       for (const r of plan.rows) publish({ type: "cluster.updated", clusterId: r.id, name: r.name, at: now });
     });
   });
-  if (changedIds.length) await recomputeDesiredRevisions(changedIds);
   return result;
 }

@@ -9,7 +9,7 @@ import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
-import { CAPABILITIES_EVENT, latestCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
+import { parseStoredCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
 import { expandClusterLink } from "@/lib/domain/cluster-link";
 import { sameClusterPeers, statusChangesLastHour } from "./cluster-list-sql";
 
@@ -47,17 +47,11 @@ export async function getCluster(id: string) {
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-  const [[groups, fleetGroupCount], events, changes, sameCluster, capabilities] = await Promise.all([
+  const [[groups, fleetGroupCount], events, changes, sameCluster] = await Promise.all([
     loadGroups().then((all) => [groupsMatching(labels, all), all.length] as const),
-    // The history shows status and lifecycle; the agent's capabilities are a fact of their own.
-    db().clusterEvent.findMany({
-      where: { clusterId: id, kind: { not: CAPABILITIES_EVENT } },
-      orderBy: { at: "desc" },
-      take: 50,
-    }),
+    db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
     statusChangesLastHour([id], now),
     sameClusterPeers([id]),
-    latestCapabilities(id),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
@@ -85,7 +79,7 @@ export async function getCluster(id: string) {
     description: c.description,
     owner: c.owner,
     notes: c.notes,
-    capabilities,
+    capabilities: parseStoredCapabilities(c.capabilities),
     link: expandClusterLink(settings.clusterLinkTemplate, { id: c.id, name: c.name, labels }),
     health: { apiServer: c.apiServerHealth, logs: c.logsReporting, metrics: c.metricsReporting },
     workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount, userPods: c.userPodCount },

@@ -1,15 +1,15 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import type { z } from "zod";
 import type { updateClusterSchema } from "@/lib/contracts/clusters";
 import { missingRequiredLabels } from "@/lib/domain/labels";
 import { ApiError } from "@/lib/server/api/errors";
-import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
-import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
+import { replaceClusterLabels } from "./cluster-labels";
 
 /** Identity is what the agent proved at registration: never editable. */
 export const IMMUTABLE_FIELDS = ["id", "name", "caFingerprint", "registeredAt", "apiServerUrl", "registrationTokenId"] as const;
@@ -39,7 +39,7 @@ export async function updateCluster(actor: Actor, id: string, patch: z.output<ty
       throw new ApiError("missing_required_labels", `Required labels cannot be removed: ${missing.join(", ")}.`, { missing });
     }
   }
-  const name = await db().$transaction(async (tx) => {
+  const name = await inTransaction(async (tx, afterCommit) => {
     const cluster = await tx.cluster.findUnique({
       where: { id },
       select: { name: true, description: true, owner: true, notes: true, labels: true },
@@ -48,9 +48,7 @@ export async function updateCluster(actor: Actor, id: string, patch: z.output<ty
     const before = Object.fromEntries(cluster.labels.map((l) => [l.key, l.value]));
     const details: Record<string, unknown> = { name: cluster.name };
     if (patch.labels) {
-      await tx.clusterLabel.deleteMany({ where: { clusterId: id } });
-      const rows = Object.entries(patch.labels).map(([key, value]) => ({ clusterId: id, key, value }));
-      if (rows.length) await tx.clusterLabel.createMany({ data: rows });
+      await replaceClusterLabels(tx, afterCommit, [{ clusterId: id, labels: patch.labels }]);
       details.labels = diffLabels(before, patch.labels);
     }
     if (patch.description !== undefined) {
@@ -67,7 +65,6 @@ export async function updateCluster(actor: Actor, id: string, patch: z.output<ty
     await recordAudit(tx, actor, "cluster.update", { type: "cluster", id }, details);
     return cluster.name;
   });
-  if (patch.labels) await recomputeDesiredRevisions([id]);
   publish({ type: "cluster.updated", clusterId: id, name, at: new Date().toISOString() });
 }
 
@@ -97,9 +94,15 @@ export async function revokeClusterCertificates(actor: Actor, id: string, reason
       at: now,
     });
     if (!serials.length) throw new ApiError("conflict", "This cluster has no valid certificate to revoke.");
-    await tx.clusterEvent.create({
-      data: { clusterId: id, clusterName: cluster.name, kind: "certificate", toValue: "revoked", reason, at: now },
-    });
+    const event: ClusterEventRow = {
+      clusterId: id,
+      clusterName: cluster.name,
+      kind: "certificate",
+      toValue: "revoked",
+      reason,
+      at: now,
+    };
+    await tx.clusterEvent.create({ data: event });
     await recordAudit(tx, actor, "certificate.revoke", { type: "cluster", id }, { name: cluster.name, serials, reason });
     return serials;
   });

@@ -3,21 +3,32 @@ import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
 import { processSingleton } from "@/lib/server/process-singletons";
 
-// What each agent says it can carry out (its heartbeat's `capabilities`), kept where every
-// instance can read it: a ClusterEvent of this kind whenever the set changes. The cluster page
-// offers node-pool actions only to agents that advertise them.
-export const CAPABILITIES_EVENT = "capabilities";
+// What each agent says it can carry out (its heartbeat's `capabilities`), kept on the cluster's
+// row (Cluster.capabilities) where every instance can read it. The cluster page offers node-pool
+// actions only to agents that advertise them.
 
 // Heartbeats repeat the same set: the last one seen per cluster is remembered, and the stored
-// record is looked at again only this often (status-event retention may prune an old one).
+// set is looked at again only this often (the agent may have told another instance a different
+// set meanwhile, and this one would otherwise keep trusting what it saw last).
 const RECHECK_MS = 24 * 60 * 60_000;
 
-type Seen = { key: string; checkedAt: number };
+type Seen = { stored: string; checkedAt: number };
 const seen = () => processSingleton("agent-capabilities", () => new Map<string, Seen>());
 
-/** The set as stored: sorted, each once, comma-separated. */
-export function capabilitiesKey(capabilities: readonly string[]): string {
-  return [...new Set(capabilities)].sort().join(",");
+/** The set as stored: sorted, each once, a JSON array. */
+export function storedCapabilitiesText(capabilities: readonly string[]): string {
+  return JSON.stringify([...new Set(capabilities)].sort());
+}
+
+/** The stored text as a set; null when never reported (or unreadable: then the next heartbeat's set replaces it). */
+export function parseStoredCapabilities(text: string | null): string[] | null {
+  if (text === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) && parsed.every((c) => typeof c === "string") ? parsed : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -26,41 +37,25 @@ export function capabilitiesKey(capabilities: readonly string[]): string {
  */
 export function noteCapabilities(clusterId: string, capabilities: readonly string[] | undefined, now = new Date()): void {
   if (!capabilities) return;
-  const key = capabilitiesKey(capabilities);
+  const stored = storedCapabilitiesText(capabilities);
   const map = seen();
   const last = map.get(clusterId);
-  if (last && last.key === key && now.getTime() - last.checkedAt < RECHECK_MS) return;
-  map.set(clusterId, { key, checkedAt: now.getTime() });
-  void store(clusterId, key, now).catch((err: unknown) => {
-    map.delete(clusterId);
-    log.warn("could not record an agent's capabilities", { clusterId, error: String(err) });
-  });
-}
-
-async function store(clusterId: string, key: string, now: Date) {
-  const stored = await latestCapabilities(clusterId);
-  if (stored !== null && capabilitiesKey(stored) === key) return;
-  const cluster = await db().cluster.findUnique({ where: { id: clusterId }, select: { name: true } });
-  if (!cluster) return;
-  await db().clusterEvent.create({
-    data: {
-      clusterId,
-      clusterName: cluster.name,
-      kind: CAPABILITIES_EVENT,
-      fromValue: stored === null ? null : stored.join(","),
-      toValue: key,
-      reason: "The agent reports the directives it can carry out.",
-      at: now,
-    },
-  });
+  if (last && last.stored === stored && now.getTime() - last.checkedAt < RECHECK_MS) return;
+  map.set(clusterId, { stored, checkedAt: now.getTime() });
+  // One conditional statement: it matches (and writes) only when the stored set differs.
+  void db()
+    .cluster.updateMany({
+      where: { id: clusterId, OR: [{ capabilities: null }, { capabilities: { not: stored } }] },
+      data: { capabilities: stored },
+    })
+    .catch((err: unknown) => {
+      map.delete(clusterId);
+      log.warn("could not record an agent's capabilities", { clusterId, error: String(err) });
+    });
 }
 
 /** The capabilities the cluster's agent last reported; null when it never has (or an older agent). */
-export async function latestCapabilities(clusterId: string): Promise<string[] | null> {
-  const e = await db().clusterEvent.findFirst({
-    where: { clusterId, kind: CAPABILITIES_EVENT },
-    orderBy: { at: "desc" },
-    select: { toValue: true },
-  });
-  return e ? e.toValue.split(",").filter(Boolean) : null;
+export async function storedCapabilities(clusterId: string): Promise<string[] | null> {
+  const c = await db().cluster.findUnique({ where: { id: clusterId }, select: { capabilities: true } });
+  return parseStoredCapabilities(c?.capabilities ?? null);
 }

@@ -4,7 +4,7 @@ import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
 import { db } from "@/lib/server/db/client";
-import { agentContext, invalidateAgentContext } from "./agent-context";
+import { heartbeatContext, invalidateHeartbeatContext } from "./heartbeat-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import type { AgentIdentity } from "@/lib/server/agent-port/agent-identity";
 import { markFirstUse } from "@/lib/server/pki/retire-certificates";
@@ -40,7 +40,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     }
     await markFirstUse(agent);
   }
-  const context = await agentContext(agent.clusterId);
+  const context = await heartbeatContext(agent.clusterId);
   // Cached for 2 s like the context: no query in the steady state.
   const ca = heartbeatCaFields(await caState(), agent, hb.capabilities, now);
 
@@ -64,7 +64,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
           data: { ackedAt: now, failedReason: failed.get(id)! },
         });
       }
-      invalidateAgentContext();
+      invalidateHeartbeatContext();
     }
   }
   const capable = hb.capabilities ? new Set(hb.capabilities) : null;

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import type { HealthStatus } from "@/lib/domain/status";
 import type { Tx } from "@/lib/server/db/client";
 import { columns, insertInto, list, lockRowsInIdOrder, sql, viaPrisma } from "@/lib/server/db/sql";
@@ -57,7 +58,7 @@ export async function recordTransitions(
   await run.run(
     insertInto(
       "ClusterEvent",
-      recorded.map((t) => ({
+      recorded.map((t): ClusterEventRow => ({
         clusterId: t.cluster.id,
         clusterName: t.cluster.name,
         kind: "status",

@@ -1,11 +1,12 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import type { Phase } from "@/lib/domain/status";
 import type { Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
 import { asSqlTx, columns, insertInto, list, lockRowsInIdOrder, sql, type SqlTx } from "@/lib/server/db/sql";
 import { publish, type FleetEvent } from "@/lib/server/events/bus";
 import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 
 export type PhaseChange = {
@@ -100,7 +101,7 @@ async function enqueueRemoval(tx: SqlTx, { clusterId, clusterName, from, reason,
   });
 }
 
-function phaseEventRow({ clusterId, clusterName, from, to, reason, at }: PhaseChange) {
+function phaseEventRow({ clusterId, clusterName, from, to, reason, at }: PhaseChange): ClusterEventRow {
   return { clusterId, clusterName, kind: "phase", fromValue: from, toValue: to, reason, at };
 }
 
@@ -110,7 +111,7 @@ function afterPhaseChange(afterCommit: AfterCommit, change: PhaseChange) {
   const { clusterId, clusterName, from, to, at } = change;
   // Heartbeat answers carry only the phases that override status: registrations and upgrades
   // (thousands a minute in a busy fleet) leave the shared snapshot alone.
-  if (overridesStatus(from) || overridesStatus(to)) afterCommit(invalidateAgentContext);
+  if (overridesStatus(from) || overridesStatus(to)) afterCommit(invalidateHeartbeatContext);
   const event =
     change.publish ??
     ({

@@ -15,9 +15,8 @@ import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
 import type { Phase } from "@/lib/domain/status";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { createDirective } from "@/lib/server/agent-port/directives";
+import { createDirective, withdrawDirectives } from "@/lib/server/agent-port/directives";
 import { forgetCluster } from "@/lib/server/pki/certificate-cache";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { forgetClusterHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
@@ -184,15 +183,19 @@ async function actOnce(actor: Actor, clusterId: string, input: DeregistrationReq
       let directiveId = record?.directiveId ?? null;
       if (input.action === "start") directiveId = null;
       if (decision.next === "draining") {
-        await createDirective(tx, clusterId, "drain", {});
+        await createDirective(tx, afterCommit, { clusterId, type: "drain", payload: {} });
         await resetDrainSamples(tx, clusterId, { at: now, pods: cluster.userPodCount ?? cluster.podCount });
       }
       if (decision.next === "disconnecting")
-        directiveId = await createDirective(tx, clusterId, "disconnect", { reason: "deregistration" });
+        directiveId = await createDirective(tx, afterCommit, {
+          clusterId,
+          type: "disconnect",
+          payload: { reason: "deregistration" },
+        });
       if (decision.next === "cancelled") {
-        await tx.directive.deleteMany({ where: { clusterId, ackedAt: null, type: { in: ["drain", "disconnect"] } } });
+        await withdrawDirectives(tx, afterCommit, { clusterId, types: ["drain", "disconnect"] });
         // Tell the agent to resume: drained workloads may come back.
-        await createDirective(tx, clusterId, "resume", {});
+        await createDirective(tx, afterCommit, { clusterId, type: "resume", payload: {} });
         await resetDrainSamples(tx, clusterId);
       }
       const data = {
@@ -230,8 +233,7 @@ async function actOnce(actor: Actor, clusterId: string, input: DeregistrationReq
         // Someone else moved it since it was read: nothing is written, and the action is decided again.
         if (!moved) throw new PhaseMovedMeanwhile();
       } else {
-        // The phase stays (workloads moved), but the directives and the wizard's step changed.
-        afterCommit(invalidateAgentContext);
+        // The phase stays (workloads moved), but the wizard's step changed (directives queue their own refresh).
         afterCommit(() => publish({ type: "cluster.updated", clusterId, name: cluster.name, at: now.toISOString() }));
       }
       await recordAudit(tx, actor, `deregistration.${input.action}`, { type: "cluster", id: clusterId }, audit);

@@ -1,4 +1,5 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import { enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
@@ -62,15 +63,7 @@ type SeenState = { text: string | null; states: string };
 
 const statesOf = (items: { key: string; state: ChecklistState }[]) => items.map((i) => `${i.key}=${i.state}`).join(",");
 
-type EnrollmentEvent = {
-  clusterId: string;
-  clusterName: string;
-  kind: "enrollment";
-  fromValue: string;
-  toValue: string;
-  reason: string;
-  at: Date;
-};
+type EnrollmentEvent = ClusterEventRow & { kind: "enrollment"; fromValue: string };
 
 const cluster = columns("Cluster");
 const ENROLLMENT_COLUMNS = [

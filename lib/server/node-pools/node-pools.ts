@@ -1,10 +1,11 @@
 import "server-only";
+import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
-import { latestCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
+import { inTransaction } from "@/lib/server/db/transaction";
+import { storedCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
 import { nodeActionsProblem } from "@/lib/domain/node-actions";
 
 /**
@@ -16,8 +17,8 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
   // An agent that lists its capabilities without node actions would never be sent the directive
   // (PROTOCOL.md), so the pool would show Retiring forever: refused here. One that lists none is
   // sent it and answers with a failed ack if it cannot.
-  const capabilities = await latestCapabilities(clusterId);
-  await db().$transaction(async (tx) => {
+  const capabilities = await storedCapabilities(clusterId);
+  await inTransaction(async (tx, afterCommit) => {
     const p = await tx.nodePool.findUnique({
       where: { clusterId_name: { clusterId, name: pool } },
       include: { cluster: { select: { name: true } } },
@@ -30,18 +31,17 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
     const unavailable = nodeActionsProblem(capabilities);
     if (unavailable) throw new ApiError("incompatible_agent", unavailable, { capabilities });
     await tx.nodePool.update({ where: { id: p.id }, data: { state: "Retiring" } });
-    const directiveId = await createDirective(tx, clusterId, "drainNodePool", { nodePool: pool });
-    await tx.clusterEvent.create({
-      data: {
-        clusterId,
-        clusterName: p.cluster.name,
-        kind: "nodePool",
-        fromValue: "Active",
-        toValue: "Retiring",
-        reason: `${pool}: ${reason ?? "retired"}`,
-        at: now,
-      },
-    });
+    const directiveId = await createDirective(tx, afterCommit, { clusterId, type: "drainNodePool", payload: { nodePool: pool } });
+    const event: ClusterEventRow = {
+      clusterId,
+      clusterName: p.cluster.name,
+      kind: "nodePool",
+      fromValue: "Active",
+      toValue: "Retiring",
+      reason: `${pool}: ${reason ?? "retired"}`,
+      at: now,
+    };
+    await tx.clusterEvent.create({ data: event });
     await recordAudit(
       tx,
       actor,
@@ -50,7 +50,6 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
       { cluster: p.cluster.name, nodePool: pool, nodes: p.nodeCount, readyNodes: p.readyNodes, directiveId, reason },
     );
   });
-  invalidateAgentContext();
 }
 
 type Stale = { clusterIds: Set<string>; pools: number; nodes: number; asOf: number | null };

@@ -2,6 +2,7 @@ import "server-only";
 import { env } from "@/lib/env";
 import type { CaStatus, CaSummary } from "@/lib/contracts/settings";
 import { rolloverPercent } from "@/lib/domain/certificates";
+import type { DirectivePayload } from "@/lib/domain/agent-protocol";
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
@@ -191,7 +192,7 @@ export function heartbeatCaFields(
   agent: Pick<AgentIdentity, "issuerFingerprint">,
   capabilities: string[] | undefined,
   now: Date,
-): { caBundle?: string; directive?: { id: string; type: "rotate"; caFingerprint: string } } {
+): { caBundle?: string; directive?: { id: string; type: "rotate" } & DirectivePayload<"rotate"> } {
   const announce =
     !!state.rollover || (state.retired !== null && now.getTime() - state.retired.retiredAt.getTime() < ANNOUNCE_RETIRED_MS);
   if (!announce) return {};

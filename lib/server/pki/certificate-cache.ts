@@ -1,5 +1,5 @@
 import "server-only";
-import { Snapshot } from "@/lib/server/agent-port/snapshot";
+import { Snapshot } from "@/lib/server/cache/snapshot";
 import { db } from "@/lib/server/db/client";
 import { processSingleton } from "@/lib/server/process-singletons";
 

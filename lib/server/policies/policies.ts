@@ -10,8 +10,8 @@ import {
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
-import { Snapshot } from "@/lib/server/agent-port/snapshot";
+import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
+import { Snapshot } from "@/lib/server/cache/snapshot";
 import { selectorProblem } from "@/lib/domain/selector";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -81,7 +81,7 @@ export async function recomputeDesiredRevisions(clusterIds?: string[]): Promise<
     cursor = page[page.length - 1]!.id;
     if (page.length < 1000) break;
   }
-  if (changed) invalidateAgentContext();
+  if (changed) invalidateHeartbeatContext();
   return changed;
 }
 

@@ -5,6 +5,7 @@ import type { auditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
 import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
+import { newClusterLabelInserts } from "@/lib/server/clusters/cluster-labels";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { firstCertificateInsert, type CertificateRow } from "@/lib/server/pki/issue-certificate";
 import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
@@ -13,10 +14,12 @@ import { tokenExhausted } from "@/lib/server/tokens/token-refusals";
 /**
  * Everything a first registration writes, in the fewest statements: the token's use, then the
  * cluster, its labels, its certificate, the audit entry and the attempt, then the phase event.
- * Through Prisma's models each statement would pay the query compiler on the event loop, so
- * they are raw SQL in one transaction:
- * on PostgreSQL on the driver, the inserts in one statement (data-modifying CTEs); on SQLite, which
- * has no such CTEs, one insert per table on its in-process connection (no network to a round trip).
+ * Through Prisma's models each row would be a statement of its own (with a read-back and the
+ * transaction's BEGIN and COMMIT), each paying the query compiler on the event loop that also
+ * answers heartbeats, and a registration wave is many of them. So the statements are raw SQL in
+ * one transaction: on PostgreSQL on the driver, the inserts in one statement (data-modifying
+ * CTEs); on SQLite, which has no such CTEs, one insert per table on its in-process connection (no
+ * network to a round trip).
  * The token's use comes first, so an exhausted token writes nothing.
  */
 export type NewCluster = {
@@ -77,7 +80,6 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
 function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
   const { now, cluster, tokenId } = input;
   const clusterId = cluster.id;
-  const labels = Object.entries(input.labels).map(([key, value]) => ({ clusterId, key, value }));
   const statements = [
     insertInto("Cluster", [
       {
@@ -92,7 +94,7 @@ function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
         updatedAt: now,
       },
     ]),
-    ...(labels.length ? [insertInto("ClusterLabel", labels)] : []),
+    ...newClusterLabelInserts(afterCommit, clusterId, input.labels),
     firstCertificateInsert(afterCommit, input.certificate, now),
     insertInto(
       "AuditLog",

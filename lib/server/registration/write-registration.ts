@@ -1,9 +1,9 @@
 import "server-only";
-import type { Labels } from "@/lib/domain/labels";
 import { SUPERSEDED_REASON } from "@/lib/domain/reregistration";
 import type { Phase } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { replaceClusterLabels } from "@/lib/server/clusters/cluster-labels";
 import type { Tx } from "@/lib/server/db/client";
 import type { SqlTx } from "@/lib/server/db/sql";
 import { inTransaction } from "@/lib/server/db/transaction";
@@ -11,7 +11,6 @@ import { publish } from "@/lib/server/events/bus";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { storeCertificate, type CertificateRow } from "@/lib/server/pki/issue-certificate";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
-import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
 import { consumeTokenUse, tokenStillValid } from "@/lib/server/tokens/consume-token-use";
 import { tokenExhausted, tokenRevoked } from "@/lib/server/tokens/token-refusals";
 import type { Plan } from "./plan-registration";
@@ -42,7 +41,8 @@ export type RegistrationWrite = {
  * Writes a planned registration in one transaction: the token's use, the cluster (new, claimed
  * or re-registered), its labels, its certificate, the phase change, the audit entry and the
  * attempt; a claim or re-registration also revokes the certificates it supersedes. After the
- * commit the cluster's desired policy revisions are computed and cluster.registered is published.
+ * commit the cluster's desired policy revisions are computed (the label door queues it) and
+ * cluster.registered is published.
  * A new cluster keeps its one-statement form (write-new-cluster.ts): it is what a wave is made of.
  */
 export async function writeRegistration(w: RegistrationWrite): Promise<void> {
@@ -80,7 +80,7 @@ export async function writeRegistration(w: RegistrationWrite): Promise<void> {
   } else {
     await inTransaction((tx, afterCommit) => writeExisting(tx, afterCommit, w, plan, phase));
   }
-  await recomputeDesiredRevisions([clusterId]);
+  // Both writers queued the desired policy revisions' recomputation, done by now.
   publish({
     type: "cluster.registered",
     clusterId,
@@ -154,7 +154,7 @@ async function writeExisting(
     note: "superseded by re-registration",
     at: now,
   });
-  await replaceLabels(tx, clusterId, plan.labels);
+  await replaceClusterLabels(tx, afterCommit, [{ clusterId, labels: plan.labels }]);
   await storeCertificate(tx, w.certificate);
   const auditIdentity: Record<string, unknown> = {};
   if (plan.kind === "reregister") {
@@ -189,10 +189,4 @@ async function writeExisting(
       data: { result: "ok", sourceAddress: w.attempt.sourceAddress, tokenId, clusterName: agent.name, clusterId },
     });
   }
-}
-
-async function replaceLabels(tx: Tx, clusterId: string, labels: Labels) {
-  await tx.clusterLabel.deleteMany({ where: { clusterId } });
-  const rows = Object.entries(labels).map(([key, value]) => ({ clusterId, key, value }));
-  if (rows.length) await tx.clusterLabel.createMany({ data: rows });
 }

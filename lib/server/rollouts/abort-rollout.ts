@@ -2,7 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
+import { withdrawDirectives } from "@/lib/server/agent-port/directives";
 import { getRollout } from "./get-rollout";
 import { beginAction, commitAction } from "./rollout-action";
 
@@ -20,10 +20,7 @@ export async function abortRollout(actor: Actor, id: string, reason?: string) {
       select: { clusterId: true, directiveId: true },
     });
     const directiveIds = upgrading.flatMap((m) => (m.directiveId ? [m.directiveId] : []));
-    if (directiveIds.length) {
-      await tx.directive.deleteMany({ where: { id: { in: directiveIds }, ackedAt: null } });
-      afterCommit(invalidateAgentContext);
-    }
+    if (directiveIds.length) await withdrawDirectives(tx, afterCommit, { ids: directiveIds });
     await tx.rolloutCluster.updateMany({
       where: { rolloutId: id, state: { in: ["Pending", "Upgrading"] } },
       data: { state: "Skipped", error: "rollout aborted", finishedAt: now },

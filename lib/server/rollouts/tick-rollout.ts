@@ -9,7 +9,6 @@ import { inTransaction } from "@/lib/server/db/transaction";
 import { recordAudit, SYSTEM_ACTOR } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
-import { invalidateAgentContext } from "@/lib/server/heartbeats/agent-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
@@ -181,16 +180,15 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
       });
       if (!upgrading) throw new NotActive();
       // The full image reference (docs/protocol.md): an in-cluster agent patches its Deployment to it.
-      const directiveId = await createDirective(tx, m.clusterId, "upgrade", {
-        version: r.targetVersion,
-        image: agentImageFor(env().AGENT_IMAGE, r.targetVersion),
-        rolloutId: id,
+      const directiveId = await createDirective(tx, afterCommit, {
+        clusterId: m.clusterId,
+        type: "upgrade",
+        payload: { version: r.targetVersion, image: agentImageFor(env().AGENT_IMAGE, r.targetVersion), rolloutId: id },
       });
       await tx.rolloutCluster.update({
         where: { rolloutId_clusterId: { rolloutId: id, clusterId: m.clusterId } },
         data: { directiveId },
       });
-      afterCommit(invalidateAgentContext); // the next heartbeat answer carries the directive
       return true;
     }).catch((err: unknown) => {
       if (err instanceof NotActive) return false; // still Pending: the next tick looks at its phase again

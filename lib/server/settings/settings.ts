@@ -10,7 +10,7 @@ import {
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { processSingleton } from "@/lib/server/process-singletons";
-import { Snapshot } from "@/lib/server/agent-port/snapshot";
+import { Snapshot } from "@/lib/server/cache/snapshot";
 import { ApiError } from "@/lib/server/api/errors";
 import { fieldDetails } from "@/lib/server/api/read-body";
 

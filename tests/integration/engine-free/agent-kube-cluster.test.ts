@@ -39,7 +39,7 @@ describe("KubeCluster", () => {
 
   test("capabilities follow --allow-node-actions; a directive it cannot carry out is a failed ack with a reason", async () => {
     const { kube } = await setup(aksCluster());
-    assert.deepEqual(kube.capabilities, ["disconnect", "upgrade", "drain", "resume"]);
+    assert.deepEqual(kube.capabilities, ["upgrade", "drain", "resume"]);
     await kube.collect();
     kube.start({ id: "n1", type: "drainNodePool", nodePool: "user" });
     kube.start({ id: "u1", type: "upgrade", version: "1.5.0" });

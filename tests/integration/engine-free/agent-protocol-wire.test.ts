@@ -18,6 +18,7 @@ import { FakeClock } from "@/lib/agent/clock";
 import { certificateFingerprint, certificateMatchesKey, generateRsaKeyPair } from "@/lib/agent/csr";
 import { MemoryLogger, formatEntry } from "@/lib/agent/log";
 import { FileStateStore } from "@/lib/agent/state";
+import { simulatedBackend } from "@/lib/agent/simulator/simulated-backend";
 import { simulatedClusterUid } from "@/lib/agent/simulator/simulated-cluster";
 import { fileTokenSource, staticTokenSource } from "@/lib/agent/token";
 import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
@@ -290,10 +291,17 @@ function tokenFile(dir: string, token = TOKEN): string {
 
 const CLUSTER_FP = "sha256:" + "ab".repeat(32);
 
-function agentOptions(fleet: FakeFleet, stateDir: string, extra: Partial<FleetAgentOptions> = {}): FleetAgentOptions {
+/** A simulated cluster's agent (`clusterUid` forces the UID its simulated cluster reports). */
+function agentOptions(
+  fleet: FakeFleet,
+  stateDir: string,
+  { clusterUid, ...extra }: Partial<FleetAgentOptions> & { clusterUid?: string } = {},
+): FleetAgentOptions {
+  const name = extra.name ?? "prod-eu-1";
   return {
     server: fleet.url,
-    name: "prod-eu-1",
+    name,
+    cluster: simulatedBackend({ name, clusterUid }),
     labels: { env: "prod", region: "eu-west-1" },
     store: new FileStateStore(stateDir),
     trust: { caPem: fleet.ca.pem },

@@ -7,7 +7,7 @@ import { FactsDeadlineError, FactsLoop } from "@/lib/agent/facts-loop";
 
 /** A cluster whose reads hang until abandoned (`hang`), or answer at once. */
 class Backend implements ClusterBackend {
-  capabilities = ["drain"];
+  capabilities = ["drain" as const];
   readonly pace = "own";
   factsReadAt = -Infinity;
   hang = false;

@@ -13,13 +13,10 @@ function backend() {
   return { codes, facts, backend: new SimulatedBackend(facts, (_level, code) => codes.push(code)) };
 }
 
-test("it reports what it can do; the agent adds rotate; every ack goes out at once", () => {
+test("it reports every cluster directive (the agent adds its own); every ack goes out at once", () => {
   const { backend: b } = backend();
   assert.equal(b.pace, "heartbeat");
-  assert.deepEqual(
-    [...new Set([...b.capabilities, "disconnect", "rotate"])],
-    ["disconnect", "drain", "upgrade", "drainNodePool", "rotate"],
-  );
+  assert.deepEqual(b.capabilities, ["upgrade", "drain", "resume", "drainNodePool"]);
   assert.deepEqual(b.ackEntries(["a", "b"]), ["a", "b"]);
 });
 
@@ -41,6 +38,21 @@ test("drainNodePool names a pool of the cluster; unknown directive types are ack
   b.start({ id: "p1", type: "drainNodePool", nodePool: "workers" });
   b.start({ id: "x", type: "reticulate" });
   assert.deepEqual(codes, ["DIRECTIVE_INVALID", "NODE_POOL_DRAIN", "DIRECTIVE_UNKNOWN"]);
+});
+
+test("resume ends a drain: the workloads come back", async () => {
+  const { backend: b, codes, facts } = backend();
+  const pods = facts.workloads.pods;
+  b.start({ id: "d", type: "drain" });
+  for (let i = 0; i < 20; i++) await b.progress();
+  assert.equal(facts.workloads.pods, 0);
+  b.start({ id: "r", type: "resume" });
+  for (let i = 0; i < 20; i++) await b.progress();
+  assert.ok(facts.workloads.pods > pods / 2, `${facts.workloads.pods} of ${pods} pods back`);
+  assert.deepEqual(
+    codes.filter((c) => c.startsWith("DRAIN")),
+    ["DRAIN", "DRAIN_COMPLETE", "DRAIN_CANCELLED"],
+  );
 });
 
 test("the versions recorded with the registration survive a restart; an empty one is not a version", () => {

@@ -1,9 +1,9 @@
 // The outage buffer's rules (lib/server/heartbeats/heartbeat-buffer.ts) and the snapshots that
-// keep answering heartbeats while the database is away (lib/server/agent-port/snapshot.ts).
+// keep answering heartbeats while the database is away (lib/server/cache/snapshot.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { BUFFER_LIMITS, requeueCounts, requeueFacts, trimCounts, trimFacts } from "@/lib/server/heartbeats/heartbeat-buffer";
-import { Snapshot } from "@/lib/server/agent-port/snapshot";
+import { Snapshot } from "@/lib/server/cache/snapshot";
 
 type Facts = { at: Date; version: string };
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));

@@ -1,11 +1,12 @@
 import "server-only";
 import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
 import { db } from "@/lib/server/db/client";
-import { Snapshot } from "@/lib/server/agent-port/snapshot";
+import { Snapshot } from "@/lib/server/cache/snapshot";
 import { processSingleton } from "@/lib/server/process-singletons";
 
 export type OpenDirective = { id: string; type: string; payload: string };
-export type AgentContext = {
+/** What a heartbeat's answer says besides the status: the phase that may override it, the open directives, the policy. */
+export type HeartbeatContext = {
   phase: string | null;
   directives: OpenDirective[];
   /** Only for clusters whose desired policy revision differs from the applied one. */
@@ -15,14 +16,14 @@ export type AgentContext = {
 // What a heartbeat answer depends on besides the heartbeat itself: the lifecycle phases that
 // override status, and the directives not yet acknowledged. Both are rare, so the whole fleet's
 // worth is loaded at most once a second and shared by every heartbeat, instead of a query per
-// heartbeat. Changes made on this instance call invalidateAgentContext() and apply at once.
+// heartbeat. Changes made on this instance call invalidateHeartbeatContext() and apply at once.
 const MAX_AGE_MS = 1000;
 
 type Loaded = { phases: Map<string, string>; directives: Map<string, OpenDirective[]>; outOfSync: Map<string, string | null> };
 
 function snapshot(): Snapshot<Loaded> {
   return processSingleton(
-    "agent-context",
+    "heartbeat-context",
     () =>
       new Snapshot<Loaded>(async () => {
         const applied = db().cluster.fields.appliedPolicyRevision;
@@ -65,7 +66,7 @@ function snapshot(): Snapshot<Loaded> {
   );
 }
 
-export async function agentContext(clusterId: string): Promise<AgentContext> {
+export async function heartbeatContext(clusterId: string): Promise<HeartbeatContext> {
   const s = await snapshot().get();
   return {
     phase: s.phases.get(clusterId) ?? null,
@@ -75,6 +76,6 @@ export async function agentContext(clusterId: string): Promise<AgentContext> {
 }
 
 /** Call after changing a phase or a directive, so this instance's agents see it on their next heartbeat. */
-export function invalidateAgentContext() {
+export function invalidateHeartbeatContext() {
   snapshot().invalidate();
 }
