@@ -1,4 +1,5 @@
 import "server-only";
+import { dueToExpire, REQUEST_TRANSITIONS, WAITING_STATE } from "@/lib/domain/registration-request-states";
 import type { RegistrationRequest, RequestCandidate, RequestDecisions } from "@/lib/contracts/registration-requests";
 import type { Labels } from "@/lib/domain/labels";
 import { anotherApprovedReason, keyFingerprint } from "@/lib/domain/registration-approval";
@@ -24,6 +25,7 @@ import { viewOf, type RequestRow } from "./request-view";
 // other is told request_not_pending.
 
 const requests = columns("RegistrationRequest");
+const { approve, deny } = REQUEST_TRANSITIONS;
 
 /**
  * The pending request an operator decides on: by its id, or by cluster name when exactly one
@@ -32,11 +34,11 @@ const requests = columns("RegistrationRequest");
  */
 async function pendingRequest(idOrName: string, now: Date): Promise<RequestRow> {
   const r = await findByIdOrName(idOrName);
-  if (r.state === "pending" && r.expiresAt.getTime() <= now.getTime()) {
+  if (dueToExpire(r, now)) {
     await expireRequest(r.id, now);
-    throw notPending({ ...r, state: "expired" });
+    throw notPending({ ...r, state: REQUEST_TRANSITIONS.expire.to });
   }
-  if (r.state !== "pending") throw notPending(r);
+  if (r.state !== WAITING_STATE) throw notPending(r);
   return r;
 }
 
@@ -47,7 +49,7 @@ async function findByIdOrName(idOrName: string): Promise<RequestRow> {
     return r;
   }
   const waiting = await db().registrationRequest.findMany({
-    where: { name: idOrName, state: "pending" },
+    where: { name: idOrName, state: WAITING_STATE },
     orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }],
     take: AMBIGUOUS_LISTED + 1,
   });
@@ -152,9 +154,9 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
           await lockCandidateTokens(tx, r.name);
           const moved = await tx.run(
             sql`UPDATE ${requests.table}
-                SET ${requests("state")} = 'approved', ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},
+                SET ${requests("state")} = ${approve.to}, ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},
                     ${requests("decidedBy")} = ${actor.label}, ${requests("clusterId")} = ${clusterId}
-                WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = 'pending'`,
+                WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = ${approve.from}`,
           );
           if (moved !== 1) {
             const [decided] = await tx.rows<Pick<RequestRow, "state" | "decidedBy">>(
@@ -192,8 +194,8 @@ export async function denyRequest(actor: Actor, idOrName: string, reason: string
   const denied = await inTransaction(async (tx, afterCommit) => {
     if (r.tokenId) await lockToken(tx, r.tokenId);
     const moved = await tx.registrationRequest.updateMany({
-      where: { id: r.id, state: "pending" },
-      data: { state: "denied", pendingKey: null, reason, decidedAt: now, decidedBy: actor.label },
+      where: { id: r.id, state: deny.from },
+      data: { state: deny.to, pendingKey: null, reason, decidedAt: now, decidedBy: actor.label },
     });
     if (moved.count !== 1) throw notPending((await tx.registrationRequest.findUnique({ where: { id: r.id } })) ?? r);
     const released = await releaseUseIfLast(tx, r.tokenId, r.name);

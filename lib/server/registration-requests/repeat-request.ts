@@ -1,4 +1,5 @@
 import "server-only";
+import { REQUEST_TRANSITIONS } from "@/lib/domain/registration-request-states";
 import { REGISTRATION_REQUEST_TTL_DAYS } from "@/lib/contracts/registration-requests";
 import { answerFromEarlier, pendingApprovalReply, type PendingApprovalReply } from "@/lib/domain/registration-approval";
 import { storableText } from "@/lib/domain/storable-text";
@@ -113,8 +114,8 @@ async function approvedCertificate(clusterId: string, keyHash: string): Promise<
 export async function markCollected(r: RequestRow, sourceAddress: string | null, now: Date): Promise<void> {
   await db().$transaction(async (tx) => {
     const moved = await tx.registrationRequest.updateMany({
-      where: { id: r.id, state: "approved" },
-      data: { state: "completed", lastSeenAt: now },
+      where: { id: r.id, state: REQUEST_TRANSITIONS.collect.from },
+      data: { state: REQUEST_TRANSITIONS.collect.to, lastSeenAt: now },
     });
     await tx.registrationAttempt.create({
       data: {
