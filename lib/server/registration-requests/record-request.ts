@@ -6,7 +6,7 @@ import { keyFingerprint, pendingApprovalReply, pendingSlot } from "@/lib/domain/
 import { storableText } from "@/lib/domain/storable-text";
 import { ApiError } from "@/lib/server/api/errors";
 import { randomId } from "@/lib/server/auth/secrets";
-import { auditRow, type Actor } from "@/lib/server/audit/record-audit";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { log } from "@/lib/server/log";
@@ -81,20 +81,19 @@ export async function recordPendingRequest(n: NewRequest): Promise<RepeatAnswer>
           message: `waiting for an operator's approval (request ${id})`,
         },
       });
-      await tx.auditLog.create({
-        data: auditRow(
-          actor,
-          "registrationRequest.create",
-          { type: "registrationRequest", id },
-          {
-            name: req.name,
-            tokenId: token.id,
-            labels: n.labels,
-            sourceAddress,
-            keyFingerprint: keyFingerprint(n.keyHash),
-          },
-        ),
-      });
+      await recordAudit(
+        tx,
+        actor,
+        "registrationRequest.create",
+        { type: "registrationRequest", id },
+        {
+          name: req.name,
+          tokenId: token.id,
+          labels: n.labels,
+          sourceAddress,
+          keyFingerprint: keyFingerprint(n.keyHash),
+        },
+      );
       await enqueueWebhookEvent(tx, {
         type: "registration.pendingApproval",
         // The labels the cluster will carry: scoped subscriptions hear only of requests they match.

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Labels } from "@/lib/domain/labels";
 import { ApiError } from "@/lib/server/api/errors";
-import type { auditRow } from "@/lib/server/audit/record-audit";
+import { auditInsert, type AuditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
 import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
@@ -41,7 +41,7 @@ export type NewCluster = {
   certificate: CertificateRow;
   /** The Registration phase (from null), written by changePhase in the same transaction. */
   phase: PhaseChange;
-  audit: ReturnType<typeof auditRow> | ReturnType<typeof auditRow>[];
+  audit: AuditRow | AuditRow[];
   /** The attempt-log row ("ok"); null when no agent is on the line (an operator's approval). */
   attempt: { sourceAddress: string | null } | null;
   /**
@@ -96,10 +96,7 @@ function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
     ]),
     ...newClusterLabelInserts(afterCommit, clusterId, input.labels),
     firstCertificateInsert(afterCommit, input.certificate, now),
-    insertInto(
-      "AuditLog",
-      [input.audit].flat().map((a) => ({ ...a, at: now })),
-    ),
+    auditInsert([input.audit].flat(), now),
     ...(input.attempt
       ? [
           insertInto("RegistrationAttempt", [

@@ -2,7 +2,7 @@ import "server-only";
 import { SUPERSEDED_REASON } from "@/lib/domain/reregistration";
 import type { Phase } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
-import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { auditRow, recordAudit, type Actor, type AuditRow } from "@/lib/server/audit/record-audit";
 import { replaceClusterLabels } from "@/lib/server/clusters/cluster-labels";
 import type { Tx } from "@/lib/server/db/client";
 import type { SqlTx } from "@/lib/server/db/sql";
@@ -34,7 +34,7 @@ export type RegistrationWrite = {
    * recorded, `before` runs first in the transaction (the request's conditional state change),
    * and the approval's own audit entry goes with the cluster's.
    */
-  approval?: { by: string; requestId: string; before: (tx: SqlTx) => Promise<void>; audit: ReturnType<typeof auditRow> };
+  approval?: { by: string; requestId: string; before: (tx: SqlTx) => Promise<void>; audit: AuditRow };
 };
 
 /**
