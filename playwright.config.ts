@@ -42,6 +42,7 @@ const POSTGRES_SPECS = [
   "versions-capacity.spec.ts",
   "rollouts-staged.spec.ts",
   "tokens-mint.spec.ts",
+  "refusal-summary.spec.ts",
   "wizard-agent.spec.ts",
 ];
 

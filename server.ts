@@ -9,6 +9,7 @@ import { agentKeepAliveMs, createAgentServer, remoteAddress, stripIdentityHeader
 import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agent-port/agent-port";
+import { admitBody, BoundedRequest, refuseBeforeContinue } from "@/lib/server/net/body-limit";
 import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
 import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agent-port/tls-ticket-keys";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -54,7 +55,9 @@ async function main() {
   const proxies = trustedProxies(config.TRUSTED_PROXY_CIDRS);
   // The agent endpoints that carry secrets are refused here whatever the spelling (421); their
   // routes also refuse any request the agent port did not mark.
-  const consoleServer = http.createServer((req, res) => {
+  // Every body is bounded before Next sees it (lib/domain/body-limits.ts).
+  const consoleServer = http.createServer({ IncomingMessage: BoundedRequest }, (req, res) => {
+    if (!admitBody(req, res)) return;
     if (isAgentOnlyPath(req.url ?? "/")) return refuseOnConsolePort(res);
     stripIdentityHeaders(req);
     const peer = remoteAddress(req);
@@ -62,6 +65,7 @@ async function main() {
     stripUntrustedForwarding(req, proxies, peer);
     void handle(req, res);
   });
+  refuseBeforeContinue(consoleServer);
   consoleServer.keepAliveTimeout = 65_000;
   await listen(consoleServer, config.PORT, config.HOST);
   log.info("console listening", { url: `http://${displayHost(config.HOST)}:${config.PORT}`, database: config.database.dialect });

@@ -23,6 +23,7 @@ import { AttemptResultBadge } from "./attempt-result-badge";
 import { selectClass } from "@/components/ui/field-error";
 import { TableHead } from "@/components/ui/table-head";
 import { ScrollRegion } from "@/components/ui/scroll-region";
+import { RefusalSummaryCard } from "./refusal-summary";
 
 /**
  * Every registration attempt, newest first, with what a refusal means and what to do about it.
@@ -43,6 +44,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
 
   return (
     <div className="space-y-4">
+      <RefusalSummaryCard />
       <div className="flex flex-wrap items-end justify-between gap-4">
         <form
           role="search"
@@ -177,6 +179,15 @@ function AttemptRows({ attempt: a, tokenName }: { attempt: RegistrationAttempt; 
         </td>
         <td className={`${cell} w-56 whitespace-nowrap`}>
           <AttemptResultBadge result={a.result} />
+          {a.count > 1 && (
+            <span
+              data-testid="attempt-count"
+              className="ml-2 text-xs font-medium text-slate-600 tabular-nums dark:text-slate-400"
+              title={`${a.count.toLocaleString("en-US")} attempts counted in this row: past the first few of their minute, which are listed one by one`}
+            >
+              ×{a.count.toLocaleString("en-US")}
+            </span>
+          )}
         </td>
         <td className={`${cell} max-w-72`}>
           {a.clusterName ? (

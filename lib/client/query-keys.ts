@@ -43,6 +43,7 @@ export const queryKeys = {
   attempts: {
     all: ["registration-attempts"] as const,
     list: (filters: AttemptFilters) => ["registration-attempts", filters] as const,
+    refusals: ["registration-attempts", "refusals"] as const,
   },
   policies: {
     all: ["policies"] as const,

@@ -8,7 +8,13 @@ import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
 // Shapes of the answers: declared once, in lib/contracts.
-export type { FleetFacts, MintedToken, RegistrationAttempt, TokenView as RegistrationToken } from "@/lib/contracts/tokens";
+export type {
+  FleetFacts,
+  MintedToken,
+  RefusalSummary,
+  RegistrationAttempt,
+  TokenView as RegistrationToken,
+} from "@/lib/contracts/tokens";
 
 export type AttemptFilters = { result?: string; tokenId?: string; cursor?: string };
 export const ATTEMPTS_PAGE_SIZE = 20;
@@ -78,6 +84,15 @@ export function useRegistrationAttempts(filters: AttemptFilters) {
         schema: tokenRoutes.attempts.response,
       }),
     placeholderData: keepPreviousData,
+    refetchInterval: ATTEMPTS_REFRESH_MS,
+  });
+}
+
+/** Refused registrations of the last hour (the attempts log's summary card), at the log's pace. */
+export function useRefusalSummary() {
+  return useQuery({
+    queryKey: queryKeys.attempts.refusals,
+    queryFn: ({ signal }) => fetchJson(tokenRoutes.refusals.path, { signal, schema: tokenRoutes.refusals.response }),
     refetchInterval: ATTEMPTS_REFRESH_MS,
   });
 }

@@ -49,8 +49,21 @@ export const registrationAttemptSchema = z.object({
   clusterName: z.string().nullable(),
   clusterId: z.string().nullable(),
   message: z.string().nullable(),
+  /** Attempts the row stands for: 1, or refusals counted together past their source's budget (that minute's). */
+  count: z.number().int().min(1),
 });
 export type RegistrationAttempt = z.infer<typeof registrationAttemptSchema>;
+
+/** Refused registrations of the last hour, in all and from the sources that sent the most. */
+export const refusalSummarySchema = z.object({
+  since: isoTime,
+  windowMinutes: z.number(),
+  refused: z.number(),
+  /** Distinct source addresses among them. */
+  sources: z.number(),
+  topSources: z.array(z.object({ sourceAddress: z.string().nullable(), refused: z.number() })),
+});
+export type RefusalSummary = z.infer<typeof refusalSummarySchema>;
 
 /** Where an agent connects and whom it trusts: public facts only. */
 export const fleetFactsSchema = z.object({
@@ -101,6 +114,13 @@ export const tokenRoutes = {
     role: "viewer",
     query: attemptsQuerySchema,
     response: pageOf(registrationAttemptSchema),
+  }),
+  refusals: route({
+    method: "GET",
+    path: "/api/v1/registration-attempts/summary",
+    summary: "Refused registrations of the last hour: how many, and the source addresses that sent the most",
+    role: "viewer",
+    response: refusalSummarySchema,
   }),
   fleet: route({
     method: "GET",

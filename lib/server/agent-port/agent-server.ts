@@ -11,6 +11,7 @@ import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
 import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
+import { admitBody, BoundedRequest, refuseBeforeContinue } from "@/lib/server/net/body-limit";
 import type { ClientCertProxies } from "@/lib/env";
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -300,7 +301,15 @@ export function createAgentServer(state: CaState, options: AgentServerOptions): 
     sessionTimeout: SESSION_TIMEOUT_SECONDS,
   });
 
-  const server = https.createServer({ ...contextOptions(state), requestCert: true, rejectUnauthorized: false }, (req, res) => {
+  const serverOptions = {
+    ...contextOptions(state),
+    requestCert: true,
+    rejectUnauthorized: false,
+    IncomingMessage: BoundedRequest,
+  };
+  const server = https.createServer(serverOptions, (req, res) => {
+    // Every body is bounded before it is read, on every path (lib/domain/body-limits.ts).
+    if (!admitBody(req, res)) return;
     // The console and the admin API are not served here (docs/protocol.md): this port faces every cluster.
     if (!isProtocolPath(req.url ?? "/")) return reply(res, new ApiError("not_found", NOT_SERVED_HERE));
     const forwarded = req.headers[FORWARDED_CLIENT_CERT];
@@ -332,6 +341,7 @@ export function createAgentServer(state: CaState, options: AgentServerOptions): 
     serveProtocol(req, res);
   }) as AgentServer;
 
+  refuseBeforeContinue(server);
   addToGauge(OPEN_CONNECTIONS, OPEN_CONNECTIONS_HELP, 0); // present from the start, at 0
   server.on("secureConnection", (socket: TLSSocket) => {
     // Agents never renegotiate; refusing it keeps a connection's certificate the one of its handshake.

@@ -1,10 +1,12 @@
 import "server-only";
 import type http from "node:http";
 import type { z } from "zod";
+import { JSON_BODY_BYTES } from "@/lib/domain/body-limits";
 import { unstorableTextPath } from "@/lib/domain/storable-text";
 import { ApiError } from "./errors";
 
-export const MAX_BODY_BYTES = 64 * 1024;
+/** The limit the custom server enforces for the agent protocol and the admin API (lib/domain/body-limits.ts). */
+export const MAX_BODY_BYTES = JSON_BODY_BYTES;
 
 /**
  * Reads a JSON body of at most `limit` bytes. The size is checked from Content-Length first and

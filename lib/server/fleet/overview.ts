@@ -50,7 +50,8 @@ export async function overview() {
       statusCounts(now),
       heartbeatsPerMinute(15, now),
       db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
-      db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _count: { _all: true } }),
+      // Sums: a row may stand for many refusals (counted past their source's budget).
+      db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _sum: { count: true } }),
       longestNotReady(now, settings.notReadyThresholdSeconds, 5).then(byIds),
       db().certificate.findMany({
         where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
@@ -77,7 +78,7 @@ export async function overview() {
     }
   });
 
-  const byResult = Object.fromEntries(attempts.map((a) => [a.result, a._count._all]));
+  const byResult = Object.fromEntries(attempts.map((a) => [a.result, a._sum.count ?? 0]));
   return {
     now: now.toISOString(),
     counts: { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) },

@@ -1,8 +1,13 @@
 import "server-only";
 import type { z } from "zod";
-import type { attemptsQuerySchema } from "@/lib/contracts/tokens";
+import type { attemptsQuerySchema, RefusalSummary } from "@/lib/contracts/tokens";
+import { DEFERRED_RESULT, PENDING_APPROVAL } from "@/lib/domain/registration-errors";
 import { storableText } from "@/lib/domain/storable-text";
+import { RefusalBudget, UNRECORDED_RESULTS } from "@/lib/domain/refusal-budget";
 import { db } from "@/lib/server/db/client";
+import { columns, list, queryRows, sql } from "@/lib/server/db/sql";
+import { processSingleton } from "@/lib/server/process-singletons";
+import { deferredAttempts } from "./deferred-attempts";
 
 export type AttemptRecord = {
   result: string;
@@ -15,18 +20,38 @@ export type AttemptRecord = {
 
 const text = (value: string | null | undefined, max: number) => (value == null ? null : storableText(value, max));
 
-/** Records a refused registration as it was sent: odd characters escaped, never lost to the insert. */
-export async function recordAttempt(a: AttemptRecord): Promise<void> {
-  await db().registrationAttempt.create({
-    data: {
-      result: a.result,
-      sourceAddress: text(a.sourceAddress, 64),
-      tokenId: text(a.tokenId, 64),
-      clusterName: text(a.clusterName, 63),
-      clusterId: text(a.clusterId, 64),
-      message: text(a.message, 300),
-    },
-  });
+/**
+ * An attempt as the log stores it, odd characters escaped (never lost to the insert): the row any
+ * writer of the attempts log writes, in a transaction of its own or through recordAttempt.
+ */
+export function attemptRow(a: AttemptRecord) {
+  return {
+    result: a.result,
+    sourceAddress: text(a.sourceAddress, 64),
+    tokenId: text(a.tokenId, 64),
+    clusterName: text(a.clusterName, 63),
+    clusterId: text(a.clusterId, 64),
+    message: text(a.message, 300),
+  };
+}
+
+function refusalBudget(): RefusalBudget {
+  return processSingleton("registration-refusal-budget", () => new RefusalBudget());
+}
+
+/**
+ * Records a refused registration (the one door for refusals outside a transaction): a row of its
+ * own while its source (and token) is within its budget, else counted in the source's row of the
+ * minute and written in a batch (lib/domain/refusal-budget.ts). A 429 writes nothing.
+ * `tokenId`: only a token whose secret matched (RegistrationTrace).
+ */
+export async function recordAttempt(a: AttemptRecord, now = new Date()): Promise<void> {
+  if (UNRECORDED_RESULTS.has(a.result)) return;
+  if (refusalBudget().take(a.sourceAddress, a.tokenId ?? null, now.getTime()) === "count") {
+    deferredAttempts().count({ ...a, tokenId: a.tokenId ?? null, message: a.message ?? null, at: now });
+    return;
+  }
+  await db().registrationAttempt.create({ data: attemptRow(a) });
 }
 
 export async function listAttempts(q: z.infer<typeof attemptsQuerySchema>) {
@@ -44,5 +69,38 @@ export async function listAttempts(q: z.infer<typeof attemptsQuerySchema>) {
   return {
     items: page.map((r) => ({ ...r, at: r.at.toISOString() })),
     nextCursor: rows.length > q.limit ? String(page[page.length - 1]!.id) : null,
+  };
+}
+
+/** Results that are not refusals: a registration, a wait for approval, a deferral for load. */
+const NOT_REFUSED = ["ok", PENDING_APPROVAL, DEFERRED_RESULT];
+const REFUSAL_WINDOW_MINUTES = 60;
+const TOP_SOURCES = 5;
+const attempts = columns("RegistrationAttempt");
+
+/** Refused registrations of the last hour (counted rows summed): how many, from how many sources, and the top ones. */
+export async function summarizeRefusals(now = new Date()): Promise<RefusalSummary> {
+  const since = new Date(now.getTime() - REFUSAL_WINDOW_MINUTES * 60_000);
+  const where = { at: { gte: since }, result: { notIn: NOT_REFUSED } };
+  const [total, top, distinct] = await Promise.all([
+    db().registrationAttempt.aggregate({ where, _sum: { count: true } }),
+    db().registrationAttempt.groupBy({
+      by: ["sourceAddress"],
+      where,
+      _sum: { count: true },
+      orderBy: { _sum: { count: "desc" } },
+      take: TOP_SOURCES,
+    }),
+    queryRows<{ n: number | bigint }>(
+      sql`SELECT COUNT(DISTINCT ${attempts("sourceAddress")}) AS n FROM ${attempts.table}
+          WHERE ${attempts("at")} >= ${since} AND ${attempts("result")} NOT IN (${list(NOT_REFUSED)})`,
+    ),
+  ]);
+  return {
+    since: since.toISOString(),
+    windowMinutes: REFUSAL_WINDOW_MINUTES,
+    refused: total._sum.count ?? 0,
+    sources: Number(distinct[0]?.n ?? 0),
+    topSources: top.map((t) => ({ sourceAddress: t.sourceAddress, refused: t._sum.count ?? 0 })),
   };
 }

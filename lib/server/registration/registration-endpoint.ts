@@ -29,8 +29,9 @@ function nameFrom(body: unknown): string | null {
 
 /**
  * POST /api/agent/v1/register as a whole: the per-address rate limit, admission control, the
- * registration, and an attempt-log entry for every outcome (a success's entry, and a request's first
- * wait for approval, are written in their transactions; an `overloaded` one later, in a batch).
+ * registration, and an attempt-log entry for every outcome but a 429 (a success's entry, and a
+ * request's first wait for approval, are written in their transactions; an `overloaded` one later,
+ * in a batch; refusals past their source's budget are counted, not itemised).
  * The register entry of the protocol table (lib/server/agent-port/protocol-handlers.ts).
  */
 export async function handleRegistration(req: {
@@ -70,6 +71,9 @@ export async function handleRegistration(req: {
       deferredAttempts().record({ sourceAddress: req.sourceAddress, clusterName: nameFrom(body), bearer: req.token });
       return errorReply(err);
     }
+    // A 429 writes and logs nothing (the counter has it): it is the cheap answer to a flood.
+    if (code === "rate_limited") return errorReply(err);
+    // Past its source's budget a refusal is counted, not itemised (recordAttempt).
     await recordAttempt({
       result: code,
       sourceAddress: req.sourceAddress,

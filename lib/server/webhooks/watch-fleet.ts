@@ -51,12 +51,13 @@ export async function notifyExpiringCertificates(now = new Date()): Promise<numb
 export async function notifyRegistrationFailures(now = new Date()): Promise<number> {
   const since = new Date(now.getTime() - REGISTRATION_FAILURE_WINDOW_MINUTES * 60_000);
   const failed = { at: { gt: since }, result: { notIn: ["ok", PENDING_APPROVAL] } };
-  const failures = await db().registrationAttempt.count({ where: failed });
+  // A row may stand for many refusals (counted past their source's budget): sums, not row counts.
+  const failures = (await db().registrationAttempt.aggregate({ where: failed, _sum: { count: true } }))._sum.count ?? 0;
   if (failures <= REGISTRATION_FAILURE_THRESHOLD) return 0;
   const byResult = await db().registrationAttempt.groupBy({
     by: ["result"],
     where: failed,
-    _count: { _all: true },
+    _sum: { count: true },
   });
   return enqueueWebhookEvent(db(), {
     type: "registration.failureRate",
@@ -64,7 +65,7 @@ export async function notifyRegistrationFailures(now = new Date()): Promise<numb
       failures,
       windowMinutes: REGISTRATION_FAILURE_WINDOW_MINUTES,
       threshold: REGISTRATION_FAILURE_THRESHOLD,
-      byResult: Object.fromEntries(byResult.map((r) => [r.result, r._count._all])),
+      byResult: Object.fromEntries(byResult.map((r) => [r.result, r._sum.count ?? 0])),
     },
     occurredAt: now,
     dedupeKey: `registration-failures:${new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS).toISOString()}`,

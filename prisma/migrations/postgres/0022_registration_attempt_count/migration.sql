@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "RegistrationAttempt" ADD COLUMN     "count" INTEGER NOT NULL DEFAULT 1;
+
