@@ -16,7 +16,8 @@ import { writeRegistration } from "@/lib/server/registration/write-registration"
 import { getSettings } from "@/lib/server/settings/settings";
 import { denyPendingRequests } from "./deny-pending";
 import { expireRequest } from "./expire-requests";
-import { lockCandidateTokens, lockToken, releaseUseIfLast } from "./held-uses";
+import { lockToken } from "@/lib/server/tokens/lock-token";
+import { lockCandidateTokens, releaseUseIfLast } from "./held-uses";
 import { publishPendingCount } from "./pending-count";
 import { viewOf, type RequestRow } from "./request-view";
 

@@ -3,7 +3,8 @@ import { REQUEST_TRANSITIONS } from "@/lib/domain/registration-request-states";
 import type { Tx } from "@/lib/server/db/client";
 import { auditInsert, auditRow, type Actor } from "@/lib/server/audit/record-audit";
 import { asSqlTx, columns, sql, type Sql, type SqlTx } from "@/lib/server/db/sql";
-import { lockToken, releaseUseIfLast } from "./held-uses";
+import { lockToken } from "@/lib/server/tokens/lock-token";
+import { releaseUseIfLast } from "./held-uses";
 
 const requests = columns("RegistrationRequest");
 const { deny } = REQUEST_TRANSITIONS;

@@ -2,7 +2,8 @@ import "server-only";
 import { REQUEST_TRANSITIONS } from "@/lib/domain/registration-request-states";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { lockToken, releaseUseIfLast } from "./held-uses";
+import { lockToken } from "@/lib/server/tokens/lock-token";
+import { releaseUseIfLast } from "./held-uses";
 import { publishPendingCount } from "./pending-count";
 
 const BATCH = 500;
