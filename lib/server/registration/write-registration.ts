@@ -6,7 +6,7 @@ import { auditRow, recordAudit, type Actor, type AuditRow } from "@/lib/server/a
 import { replaceClusterLabels } from "@/lib/server/clusters/cluster-labels";
 import type { Tx } from "@/lib/server/db/client";
 import type { SqlTx } from "@/lib/server/db/sql";
-import { inTransaction } from "@/lib/server/db/transaction";
+import { inTransaction, type AfterCommit } from "@/lib/server/db/transaction";
 import { publish } from "@/lib/server/events/bus";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { storeCertificate, type CertificateRow } from "@/lib/server/pki/issue-certificate";
@@ -44,6 +44,8 @@ export type RegistrationWrite = {
  * commit the cluster's desired policy revisions are computed (the label door queues it) and
  * cluster.registered is published.
  * A new cluster keeps its one-statement form (write-new-cluster.ts): it is what a wave is made of.
+ * The transaction is opened here, not by the caller, because its kind follows the plan: a new
+ * cluster's runs on the driver, a claim's or a re-registration's through Prisma.
  */
 export async function writeRegistration(w: RegistrationWrite): Promise<void> {
   const { plan, clusterId, now } = w;
@@ -107,12 +109,13 @@ function auditDetails(w: RegistrationWrite, extra: Record<string, unknown> = {})
 /** A claim or a re-registration: the same cluster id, a new certificate, the old ones revoked. */
 async function writeExisting(
   tx: Tx,
-  afterCommit: Parameters<Parameters<typeof inTransaction>[0]>[1],
+  afterCommit: AfterCommit,
   w: RegistrationWrite,
   plan: Extract<Plan, { kind: "claim" | "reregister" }>,
   phase: (from: Phase | null, to: Phase, reason: string) => PhaseChange,
 ): Promise<void> {
   const { clusterId, now, agent, token } = w;
+  // An agent is on the line with its token: only an approval's held use may have lost its token.
   const tokenId = token.id!;
   if (plan.consumesUse) {
     // Lost the race for the last use (or the token was revoked a moment ago).
