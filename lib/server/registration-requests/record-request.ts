@@ -8,6 +8,8 @@ import { ApiError } from "@/lib/server/api/errors";
 import { randomId } from "@/lib/server/auth/secrets";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
+import { recordAttemptIn } from "@/lib/server/registration/registration-attempts";
+import { tokenExhausted } from "@/lib/server/tokens/token-refusals";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { log } from "@/lib/server/log";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
@@ -70,16 +72,13 @@ export async function recordPendingRequest(n: NewRequest): Promise<RepeatAnswer>
           notifiedAt: now,
         },
       });
-      if (!(await holdUse(tx, { id, tokenId: token.id, name: req.name }, now)))
-        throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
-      await tx.registrationAttempt.create({
-        data: {
-          result: "pending_approval",
-          sourceAddress,
-          tokenId: token.id,
-          clusterName: req.name,
-          message: `waiting for an operator's approval (request ${id})`,
-        },
+      if (!(await holdUse(tx, { id, tokenId: token.id, name: req.name }, now))) throw tokenExhausted();
+      await recordAttemptIn(tx, {
+        result: "pending_approval",
+        sourceAddress: n.sourceAddress,
+        tokenId: token.id,
+        clusterName: req.name,
+        message: `waiting for an operator's approval (request ${id})`,
       });
       await recordAudit(
         tx,

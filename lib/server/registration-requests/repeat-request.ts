@@ -2,9 +2,9 @@ import "server-only";
 import { REQUEST_TRANSITIONS } from "@/lib/domain/registration-request-states";
 import { REGISTRATION_REQUEST_TTL_DAYS } from "@/lib/contracts/registration-requests";
 import { answerFromEarlier, pendingApprovalReply, type PendingApprovalReply } from "@/lib/domain/registration-approval";
-import { storableText } from "@/lib/domain/storable-text";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
+import { recordAttemptIn } from "@/lib/server/registration/registration-attempts";
 import { expireRequest } from "./expire-requests";
 import { certificateKeyHash } from "./key-hash";
 import type { RequestRow } from "./request-view";
@@ -117,15 +117,13 @@ export async function markCollected(r: RequestRow, sourceAddress: string | null,
       where: { id: r.id, state: REQUEST_TRANSITIONS.collect.from },
       data: { state: REQUEST_TRANSITIONS.collect.to, lastSeenAt: now },
     });
-    await tx.registrationAttempt.create({
-      data: {
-        result: "ok",
-        sourceAddress: sourceAddress === null ? null : storableText(sourceAddress, 64),
-        tokenId: r.tokenId,
-        clusterName: r.name,
-        clusterId: r.clusterId,
-        ...(moved.count ? { message: `collected the certificate of approved request ${r.id}` } : {}),
-      },
+    await recordAttemptIn(tx, {
+      result: "ok",
+      sourceAddress,
+      tokenId: r.tokenId,
+      clusterName: r.name,
+      clusterId: r.clusterId,
+      ...(moved.count ? { message: `collected the certificate of approved request ${r.id}` } : {}),
     });
   });
 }

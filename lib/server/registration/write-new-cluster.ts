@@ -3,6 +3,7 @@ import type { Labels } from "@/lib/domain/labels";
 import { ApiError } from "@/lib/server/api/errors";
 import { auditInsert, type AuditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
+import { attemptInsert } from "./registration-attempts";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
 import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
 import { newClusterLabelInserts } from "@/lib/server/clusters/cluster-labels";
@@ -99,9 +100,10 @@ function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
     auditInsert([input.audit].flat(), now),
     ...(input.attempt
       ? [
-          insertInto("RegistrationAttempt", [
-            { at: now, result: "ok", sourceAddress: input.attempt.sourceAddress, tokenId, clusterName: cluster.name, clusterId },
-          ]),
+          attemptInsert(
+            { result: "ok", sourceAddress: input.attempt.sourceAddress, tokenId, clusterName: cluster.name, clusterId },
+            now,
+          ),
         ]
       : []),
   ];

@@ -5,6 +5,7 @@ import { ApiError } from "@/lib/server/api/errors";
 import { auditRow, recordAudit, type Actor, type AuditRow } from "@/lib/server/audit/record-audit";
 import { replaceClusterLabels } from "@/lib/server/clusters/cluster-labels";
 import type { Tx } from "@/lib/server/db/client";
+import { recordAttemptIn } from "./registration-attempts";
 import type { SqlTx } from "@/lib/server/db/sql";
 import { inTransaction, type AfterCommit } from "@/lib/server/db/transaction";
 import { publish } from "@/lib/server/events/bus";
@@ -188,8 +189,12 @@ async function writeExisting(
     }),
   );
   if (w.attempt) {
-    await tx.registrationAttempt.create({
-      data: { result: "ok", sourceAddress: w.attempt.sourceAddress, tokenId, clusterName: agent.name, clusterId },
+    await recordAttemptIn(tx, {
+      result: "ok",
+      sourceAddress: w.attempt.sourceAddress,
+      tokenId,
+      clusterName: agent.name,
+      clusterId,
     });
   }
 }

@@ -179,6 +179,19 @@ const RULES: Rule[] = [
     homes: ["pki/issue-certificate.ts"],
     find: (src) => rowWrites(src, "certificate", "Certificate", "create|createMany|createManyAndReturn|upsert"),
   },
+  {
+    name: "a registration-attempt row",
+    // recordAttempt (refusals within budget), recordAttemptIn and attemptInsert (in the caller's
+    // transaction); the batched writer counts refusals past the budget. Retention's pruning is no row.
+    homes: ["registration/registration-attempts.ts", "registration/deferred-attempts.ts"],
+    find: (src) =>
+      rowWrites(
+        src,
+        "registrationAttempt",
+        "RegistrationAttempt",
+        "create|createMany|createManyAndReturn|update|updateMany|upsert",
+      ),
+  },
 ];
 
 const ROOT = path.join(process.cwd(), "lib/server");
@@ -206,7 +219,7 @@ function sideDoors(files: { file: string; src: string }[]): string[] {
 }
 
 describe("one door each", () => {
-  test("no write of a phase, a status, a transition, a token use, a revocation, an audit row or a certificate outside its home", () => {
+  test("no write of a phase, a status, a transition, a token use, a revocation, an audit row, a certificate or an attempt row outside its home", () => {
     const files = sources().map((full) => ({
       file: path.relative(ROOT, full).split(path.sep).join("/"),
       src: readFileSync(full, "utf8"),
@@ -253,6 +266,8 @@ describe("one door each", () => {
     ["an audit row", 'await tx.$executeRawUnsafe(`INSERT INTO "AuditLog" ("action") VALUES ($1)`, "x");'],
     ["a certificate row", `await tx.certificate.create({ data: row });`],
     ["a certificate row", `statements.push(insertInto("Certificate", [row]));`],
+    ["a registration-attempt row", `await tx.registrationAttempt.create({ data: { result: "ok", sourceAddress } });`],
+    ["a registration-attempt row", `statements.push(insertInto("RegistrationAttempt", [{ at: now, result: "ok" }]));`],
   ];
   for (const [rule, src] of planted) {
     test(`finds ${rule} in: ${src.split("\n").pop()!.slice(0, 70)}`, () => {
