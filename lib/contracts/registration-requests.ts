@@ -4,7 +4,7 @@ import { REGISTRATION_REQUEST_STATES } from "@/lib/domain/registration-request-s
 import { idName, isoTime, labelsMap, pageOf } from "./common";
 import { route } from "./route";
 
-// Registrations that wait for an operator (tokens minted with requireApproval; PROTOCOL.md
+// Registrations that wait for an operator (tokens minted with requireApproval; docs/protocol.md
 // "Approval"). A request is checked in full when recorded and holds one of its token's uses.
 // Several keys may wait for one name, one request each; approving one denies the others. Its
 // states and transitions: lib/domain/registration-request-states.ts.

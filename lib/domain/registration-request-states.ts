@@ -1,4 +1,4 @@
-// A registration request as a pure state machine (PROTOCOL.md "Approval"): which states there
+// A registration request as a pure state machine (docs/protocol.md, "Approval"): which states there
 // are, which trigger moves a request from which state to which, and which states still hold a
 // token use. The server (lib/server/registration-requests/) writes each transition as one
 // conditional update on its `from` state, so of two triggers at once exactly one wins.
