@@ -2,6 +2,7 @@
 # `npm test`: the whole suite, failing fast, in this order:
 #   typecheck, lint, unit, integration (in-process, SQLite + PostgreSQL), build, system (the built
 #   server, SQLite + PostgreSQL), e2e on SQLite, e2e on PostgreSQL.
+# Typecheck, lint and unit run side by side, and so do integration and build (see PARALLEL_GROUPS).
 #
 #   bash scripts/test-all.sh                 everything
 #   bash scripts/test-all.sh unit lint       only these stages (in the order above)
@@ -154,20 +155,88 @@ stage_e2e_postgres() {
   return $rc
 }
 
-for stage in "${stages[@]}"; do
-  case $stage in
-    typecheck) run_stage typecheck npx tsc --noEmit ;;
-    lint) run_stage lint npm run lint --silent ;;
-    unit) run_stage unit bash scripts/test-unit.sh ;;
-    build) run_stage build npx next build ;;
+# stage_command <stage>: the command of one stage (an array in $cmd).
+stage_command() {
+  case $1 in
+    typecheck) cmd=(npx tsc --noEmit) ;;
+    lint) cmd=(npm run lint --silent) ;;
+    unit) cmd=(bash scripts/test-unit.sh) ;;
+    build) cmd=(npx next build) ;;
     integration | system)
-      folder=tests/$stage
       if $postgres_ok; then
-        run_stage "$stage" bash scripts/test-integration.sh "$folder"
+        cmd=(bash scripts/test-integration.sh "tests/$1")
       else
-        TEST_ENGINES=sqlite run_stage "$stage" bash scripts/test-integration.sh "$folder"
-        echo "$stage postgres: NOT RUN (PostgreSQL unreachable)" >>"$TEST_SUMMARY_FILE"
+        cmd=(env TEST_ENGINES=sqlite bash scripts/test-integration.sh "tests/$1")
+        echo "$1 postgres: NOT RUN (PostgreSQL unreachable)" >>"$TEST_SUMMARY_FILE"
       fi
+      ;;
+  esac
+}
+
+# run_together <stage>...: stages that share nothing run side by side, each into its own log,
+# shown whole once it ends: on two cores a type check beside a linter, or the build beside the
+# in-process database tests (mostly waiting on the databases), finish sooner than one by one.
+run_together() {
+  local name i pids=() names=() starts=() rc took failed=""
+  for name in "$@"; do
+    stage_command "$name"
+    printf '%s━━━ stage: %s ━━━%s  (%s, beside: %s)\n' "$C_BOLD" "$name" "$C_OFF" "${cmd[*]}" "$*"
+    starts+=("$(now)")
+    # Each records when it ended, so its time is its own, not its wait's.
+    (
+      "${cmd[@]}"
+      rc=$?
+      now >"$work/stage-$name.end"
+      exit $rc
+    ) >"$work/stage-$name.log" 2>&1 &
+    pids+=($!)
+    names+=("$name")
+  done
+  for i in "${!pids[@]}"; do
+    name=${names[$i]}
+    set +e
+    wait "${pids[$i]}"
+    rc=$?
+    set -e
+    printf '\n%s━━━ output of stage: %s ━━━%s\n' "$C_BOLD" "$name" "$C_OFF"
+    cat "$work/stage-$name.log"
+    took=$(awk -v a="${starts[$i]}" -v b="$(cat "$work/stage-$name.end" 2>/dev/null || now)" 'BEGIN { printf "%.1fs", b - a }')
+    if [ $rc -ne 0 ]; then
+      results+=("$(printf '%-14s FAILED  %8s' "$name" "$took")")
+      failed="$failed $name"
+    else
+      results+=("$(printf '%-14s ok      %8s' "$name" "$took")")
+      passed=$((passed + 1))
+    fi
+  done
+  if [ -n "$failed" ]; then
+    print_results
+    banner "$C_RED" "FAILED at stage(s):$failed" "" "Rerun just that stage: bash scripts/test-all.sh <stage>"
+    exit 1
+  fi
+}
+
+# Which stages run side by side; anything else runs alone, in order.
+PARALLEL_GROUPS=("typecheck lint unit" "integration build")
+i=0
+while [ $i -lt ${#stages[@]} ]; do
+  stage=${stages[$i]}
+  group=()
+  for g in "${PARALLEL_GROUPS[@]}"; do
+    if [[ " $g " == *" $stage "* ]]; then
+      for s in "${stages[@]:$i}"; do [[ " $g " == *" $s "* ]] && group+=("$s"); done
+      break
+    fi
+  done
+  if [ ${#group[@]} -gt 1 ]; then
+    run_together "${group[@]}"
+    i=$((i + ${#group[@]}))
+    continue
+  fi
+  case $stage in
+    typecheck | lint | unit | build | integration | system)
+      stage_command "$stage"
+      run_stage "$stage" "${cmd[@]}"
       ;;
     e2e-sqlite) E2E_DATABASE_URL="" run_stage e2e-sqlite playwright_run sqlite ;;
     e2e-postgres)
@@ -179,6 +248,7 @@ for stage in "${stages[@]}"; do
       fi
       ;;
   esac
+  i=$((i + 1))
 done
 
 print_results

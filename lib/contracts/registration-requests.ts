@@ -1,19 +1,15 @@
 import { z } from "zod";
 import { decodeRequestCursor } from "@/lib/domain/registration-approval";
+import { REGISTRATION_REQUEST_STATES } from "@/lib/domain/registration-request-states";
 import { idName, isoTime, labelsMap, pageOf } from "./common";
 import { route } from "./route";
 
-// Registrations that wait for an operator (tokens minted with requireApproval; PROTOCOL.md
+// Registrations that wait for an operator (tokens minted with requireApproval; docs/protocol.md
 // "Approval"). A request is checked in full when recorded and holds one of its token's uses.
-// Several keys may wait for one name, one request each; approving one denies the others.
-//   pending  -> approved (the cluster and its certificate exist; the agent collects them on its next try)
-//   approved -> completed (the agent collected its certificate)
-//   pending  -> denied (the use is released; the agent is told the reason: 403 registration_denied;
-//               by an operator, by the approval of another request for the name, or by its token's revocation)
-//   pending  -> expired (7 days without a decision: 410 registration_request_expired)
+// Several keys may wait for one name, one request each; approving one denies the others. Its
+// states and transitions: lib/domain/registration-request-states.ts.
 
-export const REGISTRATION_REQUEST_STATES = ["pending", "approved", "completed", "denied", "expired"] as const;
-export type RegistrationRequestState = (typeof REGISTRATION_REQUEST_STATES)[number];
+export { REGISTRATION_REQUEST_STATES, type RegistrationRequestState } from "@/lib/domain/registration-request-states";
 
 /** How long a request waits for a decision before it expires. */
 export const REGISTRATION_REQUEST_TTL_DAYS = 7;

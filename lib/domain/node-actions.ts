@@ -1,4 +1,4 @@
-// Node-pool actions need an agent that says it can carry them out (PROTOCOL.md: `capabilities`).
+// Node-pool actions need an agent that says it can carry them out (docs/protocol.md: `capabilities`).
 
 import type { DirectiveType } from "./agent-protocol";
 
@@ -8,7 +8,7 @@ export const NODE_POOL_ACTION = "drainNodePool" satisfies DirectiveType;
 /**
  * Why node-pool actions are unavailable for an agent with these capabilities; null when they are
  * available. An agent that reports no capabilities (an older one) is sent every directive
- * (PROTOCOL.md): if it cannot carry one out it answers with a failed ack, shown on the page.
+ * (docs/protocol.md): if it cannot carry one out it answers with a failed ack, shown on the page.
  */
 export function nodeActionsProblem(capabilities: readonly string[] | null): string | null {
   if (capabilities !== null && !capabilities.includes(NODE_POOL_ACTION)) {

@@ -15,15 +15,8 @@ import tls from "node:tls";
 import forge from "node-forge";
 import { makeKey } from "../../tests/helpers/csr";
 import { issueClientCertificate } from "../../lib/server/pki/client-certificate";
-import {
-  caSigner,
-  derToPem,
-  forgePublicKey,
-  loadOrCreateFleetCa,
-  randomSerialHex,
-  signCertificate,
-  type FleetCa,
-} from "../../lib/server/pki/fleet-ca";
+import { caSigner, loadOrCreateFleetCa, type FleetCa } from "../../lib/server/pki/fleet-ca";
+import { derToPem, forgePublicKey, randomSerialHex, signCertificate } from "../../lib/server/pki/x509";
 import { issueServerCertificate } from "../../lib/server/pki/server-certificate";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);

@@ -99,6 +99,7 @@ describe(`cluster labels' one door on ${testEngine()}`, () => {
       labels: { env: "prod" },
       certificate: {
         serial: "0ab4",
+        clusterId: "cl_lab4",
         fingerprint: `sha256:${"b".repeat(64)}`,
         pem: "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n",
         notBefore: now,

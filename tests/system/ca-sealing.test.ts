@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { kekId, unsealKey, type SealedKey } from "@/lib/server/pki/ca-key-seal";
-import { certificateFingerprint } from "@/lib/server/pki/fingerprint";
+import { certificateFingerprint } from "@/lib/server/pki/x509";
 import { startFleetServer, TEST_KEK, type FleetServer } from "../helpers/fleet-server";
 
 const KEK = Buffer.from(TEST_KEK, "base64");

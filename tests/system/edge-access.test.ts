@@ -238,7 +238,8 @@ describe("agent endpoints only on the agent port", () => {
   });
 
   test("listening on every address without METRICS_TOKEN, /api/metrics is 401 even for a loopback peer, and the start log says so", async () => {
-    await server.restart({ HOST: "0.0.0.0" });
+    // Beyond loopback a production server needs its public URL (sign-in never takes it from Host).
+    await server.restart({ HOST: "0.0.0.0", NEXTAUTH_URL: `http://127.0.0.1:${server.consolePort}` });
     const res = await plain(server, "GET", "/api/metrics");
     assert.equal(res.status, 401, res.text.slice(0, 200));
     assert.equal(res.json?.error, "unauthenticated");

@@ -5,7 +5,7 @@ import type { AgentIdentity } from "./agent-identity";
 import { caState } from "@/lib/server/pki/current-ca";
 import { handleRegistration } from "@/lib/server/registration/registration-endpoint";
 import { recordHeartbeat } from "@/lib/server/heartbeats/record-heartbeat";
-import { rotateCertificate } from "@/lib/server/clusters/rotate-certificate";
+import { rotateCertificate } from "@/lib/server/pki/rotate-certificate";
 import { signingAdmission } from "./admission";
 import { HEARTBEAT_SECONDS_BUCKETS } from "@/lib/server/metrics/fleet-metrics";
 

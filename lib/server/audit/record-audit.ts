@@ -1,6 +1,7 @@
 import "server-only";
 import { redactCredentials, urlsToOrigins } from "@/lib/domain/redact";
 import type { Db, Tx } from "@/lib/server/db/client";
+import { insertInto, type Sql } from "@/lib/server/db/sql";
 
 export type Actor = {
   type: "user" | "apiKey" | "agent" | "system";
@@ -33,7 +34,12 @@ function redact(value: unknown): unknown {
   return value;
 }
 
-/** An audit row as recordAudit writes it (for writers that batch it with other rows in raw SQL). */
+// The audit door: every audit entry is written by recordAudit, or built by auditRow and written
+// by auditInsert (tests/unit/server/one-door.test.ts holds every other file to that).
+
+export type AuditRow = ReturnType<typeof auditRow>;
+
+/** An audit row as recordAudit writes it (for writers that batch it with other rows in raw SQL: auditInsert). */
 export function auditRow(actor: Actor, action: string, target: AuditTarget, details: Record<string, unknown> = {}) {
   return {
     actorType: actor.type,
@@ -55,4 +61,12 @@ export async function recordAudit(
   details: Record<string, unknown> = {},
 ): Promise<void> {
   await client.auditLog.create({ data: auditRow(actor, action, target, details) });
+}
+
+/** Audit rows as one raw insert at `at`, for a writer that batches them with its other rows. */
+export function auditInsert(rows: readonly AuditRow[], at: Date): Sql {
+  return insertInto(
+    "AuditLog",
+    rows.map((r) => ({ ...r, at })),
+  );
 }

@@ -15,7 +15,7 @@ import { nodeActionsProblem } from "@/lib/domain/node-actions";
 export async function retireNodePool(actor: Actor, clusterId: string, pool: string, reason: string | null) {
   const now = new Date();
   // An agent that lists its capabilities without node actions would never be sent the directive
-  // (PROTOCOL.md), so the pool would show Retiring forever: refused here. One that lists none is
+  // (docs/protocol.md), so the pool would show Retiring forever: refused here. One that lists none is
   // sent it and answers with a failed ack if it cannot.
   const capabilities = await storedCapabilities(clusterId);
   await inTransaction(async (tx, afterCommit) => {

@@ -9,7 +9,7 @@ import { db } from "@/lib/server/db/client";
 import type { AgentIdentity } from "@/lib/server/agent-port/agent-identity";
 import { caState, invalidateCaState, type CaState } from "./current-ca";
 import { CA_SECRETS, createCa, encodeStoredCa, type FleetCa } from "./fleet-ca";
-import { certificateFingerprint } from "./fingerprint";
+import { certificateFingerprint } from "./x509";
 
 // Fleet CA rollover, in three moves:
 //  1. start: a new CA is created and stored (sealed) beside the current one. From then on every

@@ -97,7 +97,7 @@ export async function cachedCertificate(fingerprint: string): Promise<CachedCert
   return entry;
 }
 
-/** The cached entry only, without a lookup (markFirstUse updates it in place). */
+/** The cached entry only, without a lookup (retire-certificates.ts markFirstUse updates it in place). */
 export function peekCachedCertificate(fingerprint: string): CachedCertificate | undefined {
   return state().cache.get(fingerprint);
 }

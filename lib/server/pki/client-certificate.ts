@@ -1,17 +1,16 @@
 import "server-only";
 import forge from "node-forge";
+import { caSigner, type FleetCa } from "./fleet-ca";
 import {
-  caSigner,
   CLOCK_SKEW_MS,
   derToPem,
   forgePublicKey,
   randomSerialHex,
+  sha256Fingerprint,
   signCertificate,
   utf8Name,
   wholeSeconds,
-  type FleetCa,
-} from "./fleet-ca";
-import { sha256Fingerprint } from "./fingerprint";
+} from "./x509";
 
 export type IssuedClientCertificate = {
   pem: string;

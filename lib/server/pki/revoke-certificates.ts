@@ -43,11 +43,21 @@ export async function revokeCertificates(tx: Tx, afterCommit: AfterCommit, r: Re
 }
 
 /**
- * The writes that revoke these serials, unstarted (Prisma runs a statement when it is awaited),
- * for a caller that sends them as one batch transaction instead of an interactive one
- * (markFirstUse). The caller makes this instance forget the serials once they are committed.
+ * The same revocation of known serials sent as one batch transaction with `alongWith` (run
+ * first), for a caller that must not hold an interactive transaction (retire-certificates.ts);
+ * once committed, this instance's certificate cache forgets them.
  */
-export function revocationStatements(client: Db | Tx, r: Revocation & { certificates: string[] }) {
+export async function revokeCertificatesInBatch(
+  client: Db,
+  r: Revocation & { certificates: string[] },
+  alongWith: ReturnType<Db["certificate"]["updateMany"]>[],
+): Promise<void> {
+  await client.$transaction([...alongWith, ...revocationStatements(client, r)]);
+  forgetCertificates(r.certificates);
+}
+
+/** The writes that revoke these serials, unstarted (Prisma runs a statement when it is awaited). */
+function revocationStatements(client: Db | Tx, r: Revocation & { certificates: string[] }) {
   const serials = r.certificates;
   return [
     client.certificate.updateMany({

@@ -2,8 +2,8 @@ import "server-only";
 import { generateKeyPairSync } from "node:crypto";
 import { isIP } from "node:net";
 import forge from "node-forge";
+import { caSigner, type FleetCa } from "./fleet-ca";
 import {
-  caSigner,
   CLOCK_SKEW_MS,
   derToPem,
   randomSerialHex,
@@ -11,8 +11,7 @@ import {
   subjectKeyIdentifierOf,
   utf8Name,
   wholeSeconds,
-  type FleetCa,
-} from "./fleet-ca";
+} from "./x509";
 
 // Never encoded (signCertificate replaces it); any valid RSA public key object will do.
 const STAND_IN_KEY = forge.pki.setRsaPublicKey(new forge.jsbn.BigInteger("3"), new forge.jsbn.BigInteger("3"));

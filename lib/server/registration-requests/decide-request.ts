@@ -1,4 +1,5 @@
 import "server-only";
+import { dueToExpire, REQUEST_TRANSITIONS, WAITING_STATE } from "@/lib/domain/registration-request-states";
 import type { RegistrationRequest, RequestCandidate, RequestDecisions } from "@/lib/contracts/registration-requests";
 import type { Labels } from "@/lib/domain/labels";
 import { anotherApprovedReason, keyFingerprint } from "@/lib/domain/registration-approval";
@@ -8,18 +9,15 @@ import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-aud
 import { db } from "@/lib/server/db/client";
 import { columns, sql } from "@/lib/server/db/sql";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
-import { rememberNewCertificate } from "@/lib/server/pki/certificate-cache";
 import { caState } from "@/lib/server/pki/current-ca";
-import { CsrError } from "@/lib/server/pki/csr";
-import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
-import { recomputeDesiredRevisions } from "@/lib/server/policies/policies";
-import { writeNewCluster } from "@/lib/server/registration/write-new-cluster";
+import { issueCertificate } from "@/lib/server/pki/issue-certificate";
+import { writeRegistration } from "@/lib/server/registration/write-registration";
 import { getSettings } from "@/lib/server/settings/settings";
 import { denyPendingRequests } from "./deny-pending";
 import { expireRequest } from "./expire-requests";
-import { lockCandidateTokens, lockToken, releaseUseIfLast } from "./held-uses";
+import { lockToken } from "@/lib/server/tokens/lock-token";
+import { lockCandidateTokens, releaseUseIfLast } from "./held-uses";
 import { publishPendingCount } from "./pending-count";
 import { viewOf, type RequestRow } from "./request-view";
 
@@ -28,6 +26,7 @@ import { viewOf, type RequestRow } from "./request-view";
 // other is told request_not_pending.
 
 const requests = columns("RegistrationRequest");
+const { approve, deny } = REQUEST_TRANSITIONS;
 
 /**
  * The pending request an operator decides on: by its id, or by cluster name when exactly one
@@ -36,11 +35,11 @@ const requests = columns("RegistrationRequest");
  */
 async function pendingRequest(idOrName: string, now: Date): Promise<RequestRow> {
   const r = await findByIdOrName(idOrName);
-  if (r.state === "pending" && r.expiresAt.getTime() <= now.getTime()) {
+  if (dueToExpire(r, now)) {
     await expireRequest(r.id, now);
-    throw notPending({ ...r, state: "expired" });
+    throw notPending({ ...r, state: REQUEST_TRANSITIONS.expire.to });
   }
-  if (r.state !== "pending") throw notPending(r);
+  if (r.state !== WAITING_STATE) throw notPending(r);
   return r;
 }
 
@@ -51,7 +50,7 @@ async function findByIdOrName(idOrName: string): Promise<RequestRow> {
     return r;
   }
   const waiting = await db().registrationRequest.findMany({
-    where: { name: idOrName, state: "pending" },
+    where: { name: idOrName, state: WAITING_STATE },
     orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }],
     take: AMBIGUOUS_LISTED + 1,
   });
@@ -116,32 +115,22 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
   const r = await pendingRequest(idOrName, now);
   if (await db().cluster.findUnique({ where: { name: r.name }, select: { id: true } })) throw nameTaken(r.name);
   const [settings, cas] = await Promise.all([getSettings(), caState()]);
-  const ca = cas.issuing;
   const clusterId = `cl_${randomId(16)}`;
-  let cert;
-  try {
-    ({ cert } = await checkCsrAndSign(ca, r.csr, { clusterId, validityDays: settings.certificateValidityDays, now }));
-  } catch (err) {
-    // Checked when recorded; only a stricter server since could refuse it now.
-    if (err instanceof CsrError) throw new ApiError("invalid_csr", `The request's CSR is no longer accepted: ${err.message}`);
-    throw err;
-  }
+  // Checked when recorded; only a stricter server since could refuse it now.
+  const { row: certificate } = await issueCertificate(
+    cas.issuing,
+    r.csr,
+    { clusterId, validityDays: settings.certificateValidityDays, now },
+    "The request's CSR is no longer accepted",
+  );
   const labels = JSON.parse(r.labels) as Labels;
-  const certificate = {
-    serial: cert.serial,
-    fingerprint: cert.fingerprint,
-    pem: cert.pem,
-    notBefore: cert.notBefore,
-    notAfter: cert.notAfter,
-    issuerFingerprint: ca.fingerprint,
-  };
   try {
-    await writeNewCluster({
-      tokenId: r.tokenId,
-      tokenUse: "held",
+    await writeRegistration({
+      plan: { kind: "new", labels, proof: null, consumesUse: true },
+      clusterId,
       now,
-      cluster: {
-        id: clusterId,
+      token: { id: r.tokenId, name: r.tokenName },
+      agent: {
         name: r.name,
         caFingerprint: r.caFingerprint,
         apiServerUrl: r.apiServerUrl,
@@ -149,65 +138,41 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
         kubernetesVersion: r.kubernetesVersion,
         clusterUid: r.clusterUid,
       },
-      labels,
       certificate,
-      phase: {
-        clusterId,
-        clusterName: r.name,
-        from: null,
-        to: "Registration",
-        reason: `registered with token ${r.tokenName}, approved by ${actor.label}`,
-        at: now,
-        publish: false,
-      },
-      audit: [
-        auditRow(
-          actor,
-          "cluster.register",
-          { type: "cluster", id: clusterId },
-          {
-            name: r.name,
-            tokenId: r.tokenId,
-            requestId: r.id,
-            approvedBy: actor.label,
-            certificateSerial: cert.serial,
-            labels,
-          },
-        ),
-        auditRow(
+      actor,
+      // The agent is not on the line: its attempt is logged when it collects the certificate.
+      attempt: null,
+      approval: {
+        by: actor.label,
+        requestId: r.id,
+        audit: auditRow(
           actor,
           "registrationRequest.approve",
           { type: "registrationRequest", id: r.id },
-          {
-            name: r.name,
-            clusterId,
-            tokenId: r.tokenId,
-          },
+          { name: r.name, clusterId, tokenId: r.tokenId },
         ),
-      ],
-      // The agent is not on the line: its attempt is logged when it collects the certificate.
-      attempt: null,
-      before: async (tx) => {
-        await lockCandidateTokens(tx, r.name);
-        const moved = await tx.run(
-          sql`UPDATE ${requests.table}
-              SET ${requests("state")} = 'approved', ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},
-                  ${requests("decidedBy")} = ${actor.label}, ${requests("clusterId")} = ${clusterId}
-              WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = 'pending'`,
-        );
-        if (moved !== 1) {
-          const [decided] = await tx.rows<Pick<RequestRow, "state" | "decidedBy">>(
-            sql`SELECT ${requests.list("state", "decidedBy")} FROM ${requests.table} WHERE ${requests("id")} = ${r.id}`,
+        before: async (tx) => {
+          await lockCandidateTokens(tx, r.name);
+          const moved = await tx.run(
+            sql`UPDATE ${requests.table}
+                SET ${requests("state")} = ${approve.to}, ${requests("pendingKey")} = NULL, ${requests("decidedAt")} = ${now},
+                    ${requests("decidedBy")} = ${actor.label}, ${requests("clusterId")} = ${clusterId}
+                WHERE ${requests("id")} = ${r.id} AND ${requests("state")} = ${approve.from}`,
           );
-          throw notPending({ ...r, ...decided });
-        }
-        // The other candidates for the name: their agents are told which request won.
-        await denyPendingRequests(
-          tx,
-          { name: r.name, exceptId: r.id },
-          { actor, reason: anotherApprovedReason(r.id), now, context: { approvedRequestId: r.id } },
-          { tokenId: r.tokenId, name: r.name },
-        );
+          if (moved !== 1) {
+            const [decided] = await tx.rows<Pick<RequestRow, "state" | "decidedBy">>(
+              sql`SELECT ${requests.list("state", "decidedBy")} FROM ${requests.table} WHERE ${requests("id")} = ${r.id}`,
+            );
+            throw notPending({ ...r, ...decided });
+          }
+          // The other candidates for the name: their agents are told which request won.
+          await denyPendingRequests(
+            tx,
+            { name: r.name, exceptId: r.id },
+            { actor, reason: anotherApprovedReason(r.id), now, context: { approvedRequestId: r.id } },
+            { tokenId: r.tokenId, name: r.name },
+          );
+        },
       },
     });
   } catch (err) {
@@ -215,10 +180,7 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
     if (err instanceof ApiError && err.code === "cluster_conflict") throw nameTaken(r.name);
     throw err;
   }
-  rememberNewCertificate({ ...certificate, clusterId });
-  await recomputeDesiredRevisions([clusterId]);
   log.info("registration request approved", { requestId: r.id, clusterId, name: r.name, by: actor.label });
-  publish({ type: "cluster.registered", clusterId, name: r.name, reregistered: false, at: now.toISOString() });
   await publishPendingCount();
   return viewOf(await db().registrationRequest.findUniqueOrThrow({ where: { id: r.id } }));
 }
@@ -233,8 +195,8 @@ export async function denyRequest(actor: Actor, idOrName: string, reason: string
   const denied = await inTransaction(async (tx, afterCommit) => {
     if (r.tokenId) await lockToken(tx, r.tokenId);
     const moved = await tx.registrationRequest.updateMany({
-      where: { id: r.id, state: "pending" },
-      data: { state: "denied", pendingKey: null, reason, decidedAt: now, decidedBy: actor.label },
+      where: { id: r.id, state: deny.from },
+      data: { state: deny.to, pendingKey: null, reason, decidedAt: now, decidedBy: actor.label },
     });
     if (moved.count !== 1) throw notPending((await tx.registrationRequest.findUnique({ where: { id: r.id } })) ?? r);
     const released = await releaseUseIfLast(tx, r.tokenId, r.name);

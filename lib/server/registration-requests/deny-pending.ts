@@ -1,10 +1,13 @@
 import "server-only";
+import { REQUEST_TRANSITIONS } from "@/lib/domain/registration-request-states";
 import type { Tx } from "@/lib/server/db/client";
-import { auditRow, type Actor } from "@/lib/server/audit/record-audit";
-import { asSqlTx, columns, insertInto, sql, type Sql, type SqlTx } from "@/lib/server/db/sql";
-import { lockToken, releaseUseIfLast } from "./held-uses";
+import { auditInsert, auditRow, type Actor } from "@/lib/server/audit/record-audit";
+import { asSqlTx, columns, sql, type Sql, type SqlTx } from "@/lib/server/db/sql";
+import { lockToken } from "@/lib/server/tokens/lock-token";
+import { releaseUseIfLast } from "./held-uses";
 
 const requests = columns("RegistrationRequest");
+const { deny } = REQUEST_TRANSITIONS;
 
 export type DeniedRequest = { id: string; name: string; tokenId: string | null };
 
@@ -36,9 +39,9 @@ export async function denyPendingRequests(
       : sql`${requests("name")} = ${which.name} AND ${requests("id")} <> ${which.exceptId}`;
   const denied = await tx.rows<DeniedRequest>(
     sql`UPDATE ${requests.table}
-        SET ${requests("state")} = 'denied', ${requests("pendingKey")} = NULL, ${requests("reason")} = ${denial.reason},
+        SET ${requests("state")} = ${deny.to}, ${requests("pendingKey")} = NULL, ${requests("reason")} = ${denial.reason},
             ${requests("decidedAt")} = ${denial.now}, ${requests("decidedBy")} = ${denial.actor.label}
-        WHERE ${requests("state")} = 'pending' AND ${where}
+        WHERE ${requests("state")} = ${deny.from} AND ${where}
         RETURNING ${requests.list("id", "name", "tokenId")}`,
   );
   if (!denied.length) return [];
@@ -51,10 +54,9 @@ export async function denyPendingRequests(
     if (await releaseUseIfLast(tx, g.tokenId, g.name)) released.add(group);
   }
   await tx.run(
-    insertInto(
-      "AuditLog",
-      denied.map((r) => ({
-        ...auditRow(
+    auditInsert(
+      denied.map((r) =>
+        auditRow(
           denial.actor,
           "registrationRequest.deny",
           { type: "registrationRequest", id: r.id },
@@ -66,8 +68,8 @@ export async function denyPendingRequests(
             ...denial.context,
           },
         ),
-        at: denial.now,
-      })),
+      ),
+      denial.now,
     ),
   );
   return denied;

@@ -1,10 +1,13 @@
 import "server-only";
+import { REQUEST_TRANSITIONS } from "@/lib/domain/registration-request-states";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
-import { lockToken, releaseUseIfLast } from "./held-uses";
+import { lockToken } from "@/lib/server/tokens/lock-token";
+import { releaseUseIfLast } from "./held-uses";
 import { publishPendingCount } from "./pending-count";
 
 const BATCH = 500;
+const { expire } = REQUEST_TRANSITIONS;
 
 /**
  * Moves one pending request past its expiresAt to expired and gives its token use back (unless
@@ -17,8 +20,8 @@ export async function expireRequest(id: string, now: Date): Promise<boolean> {
   return inTransaction(async (tx, afterCommit) => {
     if (r.tokenId) await lockToken(tx, r.tokenId);
     const moved = await tx.registrationRequest.updateMany({
-      where: { id, state: "pending", expiresAt: { lte: now } },
-      data: { state: "expired", pendingKey: null },
+      where: { id, state: expire.from, expiresAt: { lte: now } },
+      data: { state: expire.to, pendingKey: null },
     });
     if (moved.count === 0) return false;
     await releaseUseIfLast(tx, r.tokenId, r.name);
@@ -30,7 +33,7 @@ export async function expireRequest(id: string, now: Date): Promise<boolean> {
 /** Pending requests past their expiresAt become expired (a batch per run); returns how many. */
 export async function expireRegistrationRequests(now = new Date()): Promise<number> {
   const due = await db().registrationRequest.findMany({
-    where: { state: "pending", expiresAt: { lte: now } },
+    where: { state: expire.from, expiresAt: { lte: now } },
     select: { id: true },
     orderBy: { expiresAt: "asc" },
     take: BATCH,

@@ -2,6 +2,7 @@ import "server-only";
 import { db, type Tx } from "@/lib/server/db/client";
 import { asSqlTx, columns, sql, type SqlTx } from "@/lib/server/db/sql";
 import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
+import { lockToken } from "@/lib/server/tokens/lock-token";
 import { releaseTokenUse } from "@/lib/server/tokens/release-token-use";
 
 // The token uses pending requests hold. A token registers one cluster per use, and several keys may
@@ -10,19 +11,9 @@ import { releaseTokenUse } from "@/lib/server/tokens/release-token-use";
 // when the last of them is denied or expires; when one is approved it becomes the cluster's. So a
 // key asking with a leaked single-use token cannot use it up before the real agent asks.
 //
-// Each change takes the token's row lock first (a no-op update): on PostgreSQL two transactions
-// counting the same token's requests at once would each miss the other's, and take or give back
-// a use twice. SQLite has one writer.
+// Each change takes the token's row lock first (lib/server/tokens/lock-token.ts).
 
-const token = columns("RegistrationToken");
 const requests = columns("RegistrationRequest");
-
-/** Locks the token's row until the end of the caller's transaction. */
-export async function lockToken(tx: Tx | SqlTx, tokenId: string): Promise<void> {
-  await asSqlTx(tx).run(
-    sql`UPDATE ${token.table} SET ${token("usedClusters")} = ${token("usedClusters")} WHERE ${token("id")} = ${tokenId}`,
-  );
-}
 
 /**
  * Locks, in id order, the tokens of every request pending for the name: an approval takes them

@@ -6,8 +6,10 @@ import { keyFingerprint, pendingApprovalReply, pendingSlot } from "@/lib/domain/
 import { storableText } from "@/lib/domain/storable-text";
 import { ApiError } from "@/lib/server/api/errors";
 import { randomId } from "@/lib/server/auth/secrets";
-import { auditRow, type Actor } from "@/lib/server/audit/record-audit";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
+import { recordAttemptIn } from "@/lib/server/registration/registration-attempts";
+import { tokenExhausted } from "@/lib/server/tokens/token-refusals";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { log } from "@/lib/server/log";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
@@ -70,31 +72,27 @@ export async function recordPendingRequest(n: NewRequest): Promise<RepeatAnswer>
           notifiedAt: now,
         },
       });
-      if (!(await holdUse(tx, { id, tokenId: token.id, name: req.name }, now)))
-        throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
-      await tx.registrationAttempt.create({
-        data: {
-          result: "pending_approval",
-          sourceAddress,
+      if (!(await holdUse(tx, { id, tokenId: token.id, name: req.name }, now))) throw tokenExhausted();
+      await recordAttemptIn(tx, {
+        result: "pending_approval",
+        sourceAddress: n.sourceAddress,
+        tokenId: token.id,
+        clusterName: req.name,
+        message: `waiting for an operator's approval (request ${id})`,
+      });
+      await recordAudit(
+        tx,
+        actor,
+        "registrationRequest.create",
+        { type: "registrationRequest", id },
+        {
+          name: req.name,
           tokenId: token.id,
-          clusterName: req.name,
-          message: `waiting for an operator's approval (request ${id})`,
+          labels: n.labels,
+          sourceAddress,
+          keyFingerprint: keyFingerprint(n.keyHash),
         },
-      });
-      await tx.auditLog.create({
-        data: auditRow(
-          actor,
-          "registrationRequest.create",
-          { type: "registrationRequest", id },
-          {
-            name: req.name,
-            tokenId: token.id,
-            labels: n.labels,
-            sourceAddress,
-            keyFingerprint: keyFingerprint(n.keyHash),
-          },
-        ),
-      });
+      );
       await enqueueWebhookEvent(tx, {
         type: "registration.pendingApproval",
         // The labels the cluster will carry: scoped subscriptions hear only of requests they match.

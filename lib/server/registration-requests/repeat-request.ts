@@ -1,9 +1,10 @@
 import "server-only";
+import { REQUEST_TRANSITIONS } from "@/lib/domain/registration-request-states";
 import { REGISTRATION_REQUEST_TTL_DAYS } from "@/lib/contracts/registration-requests";
 import { answerFromEarlier, pendingApprovalReply, type PendingApprovalReply } from "@/lib/domain/registration-approval";
-import { storableText } from "@/lib/domain/storable-text";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
+import { recordAttemptIn } from "@/lib/server/registration/registration-attempts";
 import { expireRequest } from "./expire-requests";
 import { certificateKeyHash } from "./key-hash";
 import type { RequestRow } from "./request-view";
@@ -113,18 +114,16 @@ async function approvedCertificate(clusterId: string, keyHash: string): Promise<
 export async function markCollected(r: RequestRow, sourceAddress: string | null, now: Date): Promise<void> {
   await db().$transaction(async (tx) => {
     const moved = await tx.registrationRequest.updateMany({
-      where: { id: r.id, state: "approved" },
-      data: { state: "completed", lastSeenAt: now },
+      where: { id: r.id, state: REQUEST_TRANSITIONS.collect.from },
+      data: { state: REQUEST_TRANSITIONS.collect.to, lastSeenAt: now },
     });
-    await tx.registrationAttempt.create({
-      data: {
-        result: "ok",
-        sourceAddress: sourceAddress === null ? null : storableText(sourceAddress, 64),
-        tokenId: r.tokenId,
-        clusterName: r.name,
-        clusterId: r.clusterId,
-        ...(moved.count ? { message: `collected the certificate of approved request ${r.id}` } : {}),
-      },
+    await recordAttemptIn(tx, {
+      result: "ok",
+      sourceAddress,
+      tokenId: r.tokenId,
+      clusterName: r.name,
+      clusterId: r.clusterId,
+      ...(moved.count ? { message: `collected the certificate of approved request ${r.id}` } : {}),
     });
   });
 }

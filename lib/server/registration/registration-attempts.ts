@@ -4,8 +4,8 @@ import type { attemptsQuerySchema, RefusalSummary } from "@/lib/contracts/tokens
 import { DEFERRED_RESULT, PENDING_APPROVAL } from "@/lib/domain/registration-errors";
 import { storableText } from "@/lib/domain/storable-text";
 import { RefusalBudget, UNRECORDED_RESULTS } from "@/lib/domain/refusal-budget";
-import { db } from "@/lib/server/db/client";
-import { columns, list, queryRows, sql } from "@/lib/server/db/sql";
+import { db, type Tx } from "@/lib/server/db/client";
+import { columns, insertInto, list, queryRows, sql, type Sql } from "@/lib/server/db/sql";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { deferredAttempts } from "./deferred-attempts";
 
@@ -33,6 +33,16 @@ export function attemptRow(a: AttemptRecord) {
     clusterId: text(a.clusterId, 64),
     message: text(a.message, 300),
   };
+}
+
+/** An attempt written in the caller's transaction, with what it records (a registration, a request recorded or collected). */
+export async function recordAttemptIn(tx: Tx, a: AttemptRecord): Promise<void> {
+  await tx.registrationAttempt.create({ data: attemptRow(a) });
+}
+
+/** The same row as one statement of a caller's raw batch (a new cluster's one-statement write). */
+export function attemptInsert(a: AttemptRecord, at: Date): Sql {
+  return insertInto("RegistrationAttempt", [{ at, ...attemptRow(a) }]);
 }
 
 function refusalBudget(): RefusalBudget {

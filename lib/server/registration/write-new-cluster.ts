@@ -1,13 +1,16 @@
 import "server-only";
 import type { Labels } from "@/lib/domain/labels";
 import { ApiError } from "@/lib/server/api/errors";
-import type { auditRow } from "@/lib/server/audit/record-audit";
+import { auditInsert, type AuditRow } from "@/lib/server/audit/record-audit";
 import { dialect } from "@/lib/server/db/client";
+import { attemptInsert } from "./registration-attempts";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
 import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
 import { newClusterLabelInserts } from "@/lib/server/clusters/cluster-labels";
 import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
+import { firstCertificateInsert, type CertificateRow } from "@/lib/server/pki/issue-certificate";
 import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
+import { tokenExhausted } from "@/lib/server/tokens/token-refusals";
 
 /**
  * Everything a first registration writes, in the fewest statements: the token's use, then the
@@ -35,17 +38,11 @@ export type NewCluster = {
     clusterUid: string | null;
   };
   labels: Labels;
-  certificate: {
-    serial: string;
-    fingerprint: string;
-    pem: string;
-    notBefore: Date;
-    notAfter: Date;
-    issuerFingerprint: string;
-  };
+  /** Issued for this cluster (lib/server/pki/issue-certificate.ts); cached once committed. */
+  certificate: CertificateRow;
   /** The Registration phase (from null), written by changePhase in the same transaction. */
   phase: PhaseChange;
-  audit: ReturnType<typeof auditRow> | ReturnType<typeof auditRow>[];
+  audit: AuditRow | AuditRow[];
   /** The attempt-log row ("ok"); null when no agent is on the line (an operator's approval). */
   attempt: { sourceAddress: string | null } | null;
   /**
@@ -64,7 +61,7 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
       inDriverTransaction(async (tx) => {
         await input.before?.(tx);
         if (input.tokenUse !== "held" && !(input.tokenId && (await consumeTokenUse(tx, input.tokenId, input.now))))
-          throw new ApiError("token_exhausted", "The registration token has no uses left; ask an operator for a new one.");
+          throw tokenExhausted();
         for (const statement of inserts(input, afterCommit)) await tx.run(statement);
         await changePhase(tx, afterCommit, input.phase);
       }),
@@ -99,16 +96,14 @@ function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
       },
     ]),
     ...newClusterLabelInserts(afterCommit, clusterId, input.labels),
-    insertInto("Certificate", [{ ...input.certificate, clusterId, createdAt: now }]),
-    insertInto(
-      "AuditLog",
-      [input.audit].flat().map((a) => ({ ...a, at: now })),
-    ),
+    firstCertificateInsert(afterCommit, input.certificate, now),
+    auditInsert([input.audit].flat(), now),
     ...(input.attempt
       ? [
-          insertInto("RegistrationAttempt", [
-            { at: now, result: "ok", sourceAddress: input.attempt.sourceAddress, tokenId, clusterName: cluster.name, clusterId },
-          ]),
+          attemptInsert(
+            { result: "ok", sourceAddress: input.attempt.sourceAddress, tokenId, clusterName: cluster.name, clusterId },
+            now,
+          ),
         ]
       : []),
   ];

@@ -1,4 +1,5 @@
 import "server-only";
+import { DECIDED_STATES } from "@/lib/domain/registration-request-states";
 import { env } from "@/lib/env";
 import { db, dialect, type Tx } from "@/lib/server/db/client";
 import type { Column, ModelName } from "@/lib/server/db/sql";
@@ -111,7 +112,7 @@ export async function pruneRegistrationRequests(now = new Date()): Promise<numbe
   const cutoff = retentionCutoff(now, (await getSettings()).registrationAttemptRetentionDays);
   const { count } = await db().registrationRequest.deleteMany({
     where: {
-      state: { in: ["approved", "completed", "denied", "expired"] },
+      state: { in: DECIDED_STATES },
       OR: [{ decidedAt: { lt: cutoff } }, { decidedAt: null, expiresAt: { lt: cutoff } }],
     },
   });

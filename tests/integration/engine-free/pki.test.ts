@@ -14,7 +14,7 @@ import { dbSecretStore, loadOrCreateFleetCa, type SecretStore } from "@/lib/serv
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
 import { CsrError, validateCsr } from "@/lib/server/pki/csr";
-import { certificateFingerprint, certificateSerial, verifyIssuedBy } from "@/lib/server/pki/fingerprint";
+import { certificateFingerprint, certificateSerial, verifyIssuedBy } from "@/lib/server/pki/x509";
 
 const DAY = 24 * 60 * 60 * 1000;
 const CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";

@@ -1,19 +1,18 @@
 import "server-only";
 import { rotateRequestSchema } from "@/lib/domain/agent-protocol";
+import { withinRenewalGrace } from "@/lib/domain/certificates";
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
-import { db } from "@/lib/server/db/client";
 import { recordAudit } from "@/lib/server/audit/record-audit";
+import { inTransaction } from "@/lib/server/db/transaction";
 import { getSettings } from "@/lib/server/settings/settings";
 import type { AgentIdentity } from "@/lib/server/agent-port/agent-identity";
-import { fleetCa } from "@/lib/server/pki/current-ca";
-import { CsrError } from "@/lib/server/pki/csr";
-import { checkCsrAndSign } from "@/lib/server/pki/signing-pool";
-import { withinRenewalGrace } from "@/lib/domain/certificates";
+import { fleetCa } from "./current-ca";
+import { issueCertificate, storeCertificate } from "./issue-certificate";
 
 /**
  * POST /api/agent/v1/rotate: a new certificate for the caller's cluster. The presented one stays
- * valid until the new one is first used (agent-identity.ts markFirstUse) or expires.
+ * valid until the new one is first used (retire-certificates.ts) or expires.
  */
 export async function rotateCertificate(agent: AgentIdentity, body: unknown): Promise<{ certificate: string }> {
   const settings = await getSettings();
@@ -24,32 +23,15 @@ export async function rotateCertificate(agent: AgentIdentity, body: unknown): Pr
     );
   }
   const { csr } = parseWith(rotateRequestSchema, body);
-  const ca = await fleetCa();
-  let cert;
-  try {
-    ({ cert } = await checkCsrAndSign(ca, csr, {
-      clusterId: agent.clusterId,
-      validityDays: settings.certificateValidityDays,
-    }));
-  } catch (err) {
-    if (err instanceof CsrError) throw new ApiError("invalid_csr", err.message);
-    throw err;
-  }
-  await db().$transaction(async (tx) => {
+  const { row } = await issueCertificate(await fleetCa(), csr, {
+    clusterId: agent.clusterId,
+    validityDays: settings.certificateValidityDays,
+  });
+  await inTransaction(async (tx) => {
     const cluster = await tx.cluster.findUnique({ where: { id: agent.clusterId }, select: { name: true } });
     if (!cluster)
       throw new ApiError("cluster_deregistered", "This cluster was deregistered; stop the agent and delete its state.");
-    await tx.certificate.create({
-      data: {
-        serial: cert.serial,
-        clusterId: agent.clusterId,
-        fingerprint: cert.fingerprint,
-        pem: cert.pem,
-        notBefore: cert.notBefore,
-        notAfter: cert.notAfter,
-        issuerFingerprint: ca.fingerprint,
-      },
-    });
+    await storeCertificate(tx, row);
     await recordAudit(
       tx,
       { type: "agent", id: agent.clusterId, label: cluster.name },
@@ -58,10 +40,10 @@ export async function rotateCertificate(agent: AgentIdentity, body: unknown): Pr
       {
         previousSerial: agent.serial,
         ...(agent.expired ? { renewedExpired: agent.notAfter.toISOString() } : {}),
-        serial: cert.serial,
-        notAfter: cert.notAfter.toISOString(),
+        serial: row.serial,
+        notAfter: row.notAfter.toISOString(),
       },
     );
   });
-  return { certificate: cert.pem };
+  return { certificate: row.pem };
 }
