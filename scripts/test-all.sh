@@ -177,7 +177,7 @@ stage_command() {
 # shown whole once it ends: on two cores a type check beside a linter, or the build beside the
 # in-process database tests (mostly waiting on the databases), finish sooner than one by one.
 run_together() {
-  local name pids=() names=() starts=() rc took failed=""
+  local name i pids=() names=() starts=() rc took failed=""
   for name in "$@"; do
     stage_command "$name"
     printf '%s━━━ stage: %s ━━━%s  (%s, beside: %s)\n' "$C_BOLD" "$name" "$C_OFF" "${cmd[*]}" "$*"
