@@ -81,7 +81,7 @@ export function RolloutsTable({ rollouts, groupNames }: { rollouts: Rollout[]; g
                   ) : (
                     <>
                       {Math.min(r.currentStage + 1, r.stages.length)} of {r.stages.length}
-                      {stage && <span className="text-slate-500"> · {stage.name}</span>}
+                      {stage && <span className="text-slate-600 dark:text-slate-400"> · {stage.name}</span>}
                     </>
                   )}
                 </td>
