@@ -145,6 +145,11 @@ test("the attempts listing, the overview and the Tokens page's summary show coun
   assert.ok(summary.refused >= FLOOD + 130);
   assert.ok(summary.sources >= 3);
 
+  // A refusal from an unknown address is a source of its own, so no one address is named for all.
+  const before = summary.sources;
+  await recordAttempt({ result: "token_invalid", sourceAddress: null }, now);
+  assert.equal((await summarizeRefusals(now)).sources, before + 1);
+
   // The overview's tally (last 24 hours) sums counts too.
   const o = await overview();
   assert.ok((o.registrations.byResult["token_invalid"] ?? 0) >= FLOOD - FLOOD / 10 + 130);

@@ -101,8 +101,11 @@ export async function summarizeRefusals(now = new Date()): Promise<RefusalSummar
       orderBy: { _sum: { count: "desc" } },
       take: TOP_SOURCES,
     }),
+    // Refusals whose address is unknown are a source of their own (COUNT(DISTINCT) skips NULL):
+    // else the page would name one address as the source of every refusal.
     queryRows<{ n: number | bigint }>(
-      sql`SELECT COUNT(DISTINCT ${attempts("sourceAddress")}) AS n FROM ${attempts.table}
+      sql`SELECT COUNT(DISTINCT ${attempts("sourceAddress")}) + MAX(CASE WHEN ${attempts("sourceAddress")} IS NULL THEN 1 ELSE 0 END) AS n
+          FROM ${attempts.table}
           WHERE ${attempts("at")} >= ${since} AND ${attempts("result")} NOT IN (${list(NOT_REFUSED)})`,
     ),
   ]);
