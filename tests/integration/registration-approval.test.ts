@@ -22,6 +22,7 @@ import { registrationBody } from "../helpers/agent-client";
 import { appDatabase } from "../helpers/app-database";
 import { csrForKey, makeKey } from "../helpers/csr";
 import { testEngine } from "../helpers/test-database";
+import { refuseWhileWaiting } from "@/lib/server/registration-requests/refuse-while-waiting";
 
 appDatabase();
 
@@ -265,6 +266,10 @@ describe(`approval between candidates on ${testEngine()}`, () => {
       const audit = await db().auditLog.findFirst({ where: { action: "settings.update" }, orderBy: { id: "desc" } });
       assert.match(audit!.details, /deniedKeyCooldownHours/);
       await db().registrationRequest.update({ where: { id }, data: { decidedAt: new Date(Date.now() - 3 * HOUR_MS) } });
+      // The check a token without approval goes through reads the decision's time as stored.
+      const { keyHash } = await db().registrationRequest.findUniqueOrThrow({ where: { id } });
+      await refuseWhileWaiting("denied-key", keyHash, new Date(), 2);
+      await assert.rejects(refuseWhileWaiting("denied-key", keyHash, new Date(), 4), /not one of ours/);
       const anew = await register((await mint(true)).token, "denied-key", k);
       assert.equal(anew.kind, "pending", "past the cooldown the key may ask anew");
       assert.notEqual((anew as { reply: { requestId: string } }).reply.requestId, id);
