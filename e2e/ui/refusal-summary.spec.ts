@@ -4,7 +4,7 @@
 // writer and the budget are covered by tests/integration/refusal-counting.test.ts.
 import { expect, asRole, test } from "../fixtures";
 import { execSql, sqlTimestamp } from "../support/database";
-import { saveScreenshots } from "../support/screenshots";
+import { savePhoneScreenshots, saveScreenshots } from "../support/screenshots";
 
 test.use(asRole("viewer"));
 
@@ -27,4 +27,12 @@ test("the Tokens page sums counted refusals in a card and shows each counted row
     .filter({ hasText: source });
   await expect(row.getByTestId("attempt-count")).toHaveText("×12,431");
   await saveScreenshots(page, testInfo, "registration-refusal-summary");
+
+  // On a phone the card wraps inside the screen: the address and the count stay readable.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(card).toContainText(source);
+  const box = (await card.boundingBox())!;
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  expect(await page.evaluate(() => document.scrollingElement!.scrollWidth)).toBeLessThanOrEqual(390);
+  await savePhoneScreenshots(page, testInfo, "registration-refusal-summary-phone");
 });
