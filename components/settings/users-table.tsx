@@ -16,11 +16,13 @@ function UserRow({
   user,
   isYou,
   onDisable,
+  onPasswordLink,
   ssoManagesRoles,
 }: {
   user: User;
   isYou: boolean;
   onDisable: (u: User) => void;
+  onPasswordLink: (u: User) => void;
   ssoManagesRoles: boolean;
 }) {
   const update = useUpdateUser();
@@ -73,6 +75,11 @@ function UserRow({
         <td className="px-4 py-2.5">
           <span className="flex flex-wrap items-center gap-2">
             {user.disabled ? <Badge tone="red">disabled</Badge> : <Badge tone="green">active</Badge>}
+            {!user.passwordSet && !user.sso && !user.disabled && (
+              <Badge tone="amber" title="Added with a set-password link they have not used yet">
+                awaiting password
+              </Badge>
+            )}
             {user.lockedFrom.length > 0 && (
               // Too many wrong passwords from these addresses; from anywhere else they still sign in.
               <Badge tone="amber" title={`Sign-in locked from ${user.lockedFrom.join(", ")}`}>
@@ -91,6 +98,12 @@ function UserRow({
           {user.lockedFrom.length > 0 && (
             <Button variant="ghost" className="h-8" disabled={unlock.isPending} onClick={() => unlock.mutate(user.id)}>
               Clear sign-in locks<span className="sr-only"> of {user.email}</span>
+            </Button>
+          )}
+          {!user.sso && !user.disabled && !isYou && (
+            // SSO users need no password; the server refuses it too (409 password_not_needed).
+            <Button variant="ghost" className="h-8" onClick={() => onPasswordLink(user)}>
+              Set-password link<span className="sr-only"> for {user.email}</span>
             </Button>
           )}
           {user.disabled ? (
@@ -128,11 +141,13 @@ export function UsersTable({
   users,
   currentEmail,
   onDisable,
+  onPasswordLink,
   ssoManagesRoles,
 }: {
   users: User[];
   currentEmail: string | null;
   onDisable: (u: User) => void;
+  onPasswordLink: (u: User) => void;
   /** An SSO role mapping is configured: SSO users' roles come from the provider. */
   ssoManagesRoles: boolean;
 }) {
@@ -148,6 +163,7 @@ export function UsersTable({
               user={u}
               isYou={u.email === currentEmail}
               onDisable={onDisable}
+              onPasswordLink={onPasswordLink}
               ssoManagesRoles={ssoManagesRoles}
             />
           ))}

@@ -1,7 +1,9 @@
 // API keys in Settings: an admin mints one, sees it exactly once, a pipeline uses it as a Bearer
 // token on the change gate, and revoking it locks the pipeline out. A viewer gets neither the
-// section nor the endpoints (checked on the API too, not only by the missing buttons).
+// section nor the endpoints (checked on the API too, not only by the missing buttons). Users: an
+// admin adds one with a typed password or a one-time set-password link.
 import { BASE_URL, SAME_ORIGIN, asRole, expect, expectApiError, test } from "../fixtures";
+import { LoginPage } from "../pages/login-page";
 
 test.describe("API keys as an admin", () => {
   test.use(asRole("admin"));
@@ -83,7 +85,8 @@ test.describe("API keys as an admin", () => {
     await page.getByRole("button", { name: "Add user" }).click();
     const dialog = page.getByRole("dialog", { name: "Add a user" });
     await dialog.getByLabel("Email").fill(email);
-    await dialog.getByLabel("Password").fill("e2e-user-password-1");
+    await dialog.getByLabel("A password I type now").check();
+    await dialog.getByLabel("Password", { exact: true }).fill("e2e-user-password-1");
     await dialog.getByLabel("Role").selectOption("operator");
     await dialog.getByRole("button", { name: "Add user" }).click();
     await expect(dialog).toBeHidden();
@@ -105,6 +108,43 @@ test.describe("API keys as an admin", () => {
       items: { email: string; role: string; disabled: boolean }[];
     };
     expect(users.items.find((u) => u.email === email)).toMatchObject({ role: "viewer", disabled: true });
+  });
+
+  test("an admin adds a user with a set-password link; they choose it once and sign in", async ({ page, browser }) => {
+    const email = `e2e-link-${Date.now().toString(36)}@fleet.test`;
+    await page.goto("/settings");
+    await page.getByRole("button", { name: "Add user" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add a user" });
+    await dialog.getByLabel("Email").fill(email);
+    await dialog.getByRole("button", { name: "Add user" }).click();
+    const reveal = page.getByRole("dialog", { name: `${email} was added` });
+    const link = (await reveal.getByTestId("password-link").textContent()) ?? "";
+    expect(new URL(link).pathname).toBe("/set-password");
+    await reveal.getByRole("button", { name: "Done" }).click();
+    await expect(page.locator(`tr[data-user="${email}"]`)).toContainText("awaiting password");
+
+    // The person, in a browser with no session: the page names them, the password is set once.
+    const theirs = await browser.newContext({ baseURL: BASE_URL });
+    try {
+      const them = await theirs.newPage();
+      await them.goto(link);
+      await expect(them.getByLabel("Email")).toHaveValue(email);
+      await expect(them).toHaveURL(/\/set-password$/); // the secret left the address bar
+      await them.getByLabel("New password").fill("their-own-passphrase");
+      await them.getByLabel("Repeat the password").fill("their-own-passphrase");
+      await them.getByRole("button", { name: "Set password" }).click();
+      await expect(them.getByRole("status")).toContainText("Your password is set");
+      await them.goto("about:blank"); // a fresh load, not a same-document jump to the fragment
+      await them.goto(link);
+      await expect(them.getByRole("alert")).toContainText("no longer works");
+
+      const login = new LoginPage(them);
+      await login.goto();
+      await login.signIn(email, "their-own-passphrase");
+      await expect(them).toHaveURL(/\/$/);
+    } finally {
+      await theirs.close();
+    }
   });
 });
 

@@ -125,6 +125,16 @@ export function useCreateUser() {
   });
 }
 
+/** A new set-password link for a user: the answer is shown once and never cached. */
+export function useCreatePasswordLink() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      fetchJson(routeUrl(userRoutes.passwordLink, { id }), { method: "POST", schema: userRoutes.passwordLink.response }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.users }),
+  });
+}
+
 export function useUpdateUser() {
   const client = useQueryClient();
   return useMutation({

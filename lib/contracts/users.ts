@@ -17,12 +17,21 @@ export const userSchema = z.object({
   disabled: z.boolean(),
   /** Signs in through single sign-on (linked to an OIDC subject); while a role mapping is configured, its role is the IdP's. */
   sso: z.boolean(),
+  /** Has a password (false: added with a set-password link not used yet, or SSO only). */
+  passwordSet: z.boolean(),
   lastLoginAt: isoTime.nullable(),
   createdAt: isoTime,
   /** Client addresses their password sign-in is locked from now (too many failures from there). */
   lockedFrom: z.array(z.string()),
 });
 export type User = z.infer<typeof userSchema>;
+
+/** A set-password link: shown once, to the admin who asked for it (never stored in the query cache). */
+export const passwordLinkSchema = z.object({ url: z.string().url(), expiresAt: isoTime });
+export type PasswordLink = z.infer<typeof passwordLinkSchema>;
+/** The answer to adding a user: their link when no password was typed. */
+export const createdUserSchema = userSchema.extend({ passwordLink: passwordLinkSchema.nullable() });
+export type CreatedUser = z.infer<typeof createdUserSchema>;
 export type UserInput = z.input<typeof createUserSchema>;
 export type UserPatch = z.input<typeof updateUserSchema>;
 
@@ -54,12 +63,25 @@ export const userRoutes = {
   create: route({
     method: "POST",
     path: "/api/v1/users",
-    summary: "Add a user (a signed-in admin only: an API key cannot create users)",
+    summary:
+      "Add a user (a signed-in admin only: an API key cannot create users); without a password the answer holds a one-time set-password link",
     role: "admin",
     session: true,
     body: createUserSchema,
-    response: userSchema,
+    response: createdUserSchema,
     status: 201,
+    noStore: true,
+  }),
+  passwordLink: route({
+    method: "POST",
+    path: "/api/v1/users/{id}/password-link",
+    summary:
+      "A one-time set-password link for a user (replaces any earlier link; not for single sign-on users); a signed-in admin only",
+    role: "admin",
+    session: true,
+    response: passwordLinkSchema,
+    status: 201,
+    noStore: true,
   }),
   update: route({
     method: "PATCH",

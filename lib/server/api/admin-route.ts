@@ -40,7 +40,7 @@ function consoleOrigin(): string {
  * the full Origin equals the console's, and a browser's Sec-Fetch-Site, when sent, says
  * same-origin (a sibling subdomain is same-site, and still not us).
  */
-function assertSameOrigin(req: NextRequest) {
+export function assertSameOrigin(req: NextRequest) {
   const origin = req.headers.get("origin");
   let originValue: string | null = null;
   try {

@@ -40,11 +40,15 @@ const STATUS = {
   ambiguous_request: 409,
   /** A single sign-on user's role while a role mapping is configured: set by the IdP's claims at each sign-in. */
   role_managed_by_sso: 409,
+  /** A set-password link for someone who signs in through single sign-on (they need no password). */
+  password_not_needed: 409,
   /** A bulk action whose confirmed count is not the selection's count now; details carry the current count. */
   count_changed: 409,
   cluster_deregistered: 410,
   /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
   registration_request_expired: 410,
+  /** A set-password link that is unknown, used, replaced by a newer one or expired (one code: nothing to learn from it). */
+  password_link_invalid: 410,
   agent_port_required: 421,
   /** A request under a Host name this server is not known by (metrics: DNS rebinding). */
   host_not_served: 421,

@@ -20,6 +20,7 @@ const omit = {
   registrationToken: { secretHash: true },
   secret: { value: true },
   webhookSubscription: { secret: true },
+  passwordLink: { tokenHash: true },
 } as const;
 
 // A burst (50 registrations at once, on a pool of 10) queues for a connection: wait up to 10 s

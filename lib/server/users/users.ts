@@ -1,5 +1,5 @@
 import "server-only";
-import type { User } from "@/lib/contracts/users";
+import type { CreatedUser, User } from "@/lib/contracts/users";
 import type { Role } from "@/lib/domain/roles";
 import type { CreateUserInput, UpdateUserInput } from "@/lib/domain/users";
 import { db } from "@/lib/server/db/client";
@@ -8,6 +8,7 @@ import { hashPassword } from "@/lib/server/auth/password";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getSettings } from "@/lib/server/settings/settings";
 import { lockedAddressesByAccount } from "@/lib/server/auth/login-throttle";
+import { mintPasswordLink } from "./password-links";
 
 function view(
   u: {
@@ -19,6 +20,7 @@ function view(
     lastLoginAt: Date | null;
     createdAt: Date;
     oidcSubject: string | null;
+    passwordHash?: string | null;
   },
   lockedFrom: string[] = [],
 ): User {
@@ -30,6 +32,7 @@ function view(
     role: u.role as Role,
     disabled: u.disabledAt !== null,
     sso: u.oidcSubject !== null,
+    passwordSet: Boolean(u.passwordHash),
     lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
     createdAt: u.createdAt.toISOString(),
     lockedFrom,
@@ -37,19 +40,30 @@ function view(
 }
 
 export async function listUsers(): Promise<User[]> {
-  const [users, locked] = await Promise.all([db().user.findMany({ orderBy: { createdAt: "asc" } }), lockedAddressesByAccount()]);
+  const [users, locked] = await Promise.all([
+    db().user.findMany({ orderBy: { createdAt: "asc" }, omit: { passwordHash: false } }),
+    lockedAddressesByAccount(),
+  ]);
   return users.map((u) => view(u, locked.get(u.email)));
 }
 
-export async function createUser(actor: Actor, input: CreateUserInput): Promise<User> {
-  const passwordHash = await hashPassword(input.password);
+/** Adds a user with the password an admin typed, or with none and a one-time set-password link for them. */
+export async function createUser(actor: Actor, input: CreateUserInput): Promise<CreatedUser> {
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
   return db().$transaction(async (tx) => {
     if (await tx.user.findUnique({ where: { email: input.email } })) {
       throw new ApiError("conflict", `A user with the email ${input.email} already exists.`);
     }
     const user = await tx.user.create({ data: { email: input.email, name: input.name ?? null, role: input.role, passwordHash } });
-    await recordAudit(tx, actor, "user.create", { type: "user", id: user.id }, { email: user.email, role: user.role });
-    return view(user);
+    await recordAudit(
+      tx,
+      actor,
+      "user.create",
+      { type: "user", id: user.id },
+      { email: user.email, role: user.role, password: passwordHash ? "typed by an admin" : "set-password link" },
+    );
+    const passwordLink = passwordHash ? null : await mintPasswordLink(tx, actor, user);
+    return { ...view({ ...user, passwordHash }), passwordLink };
   });
 }
 
@@ -73,6 +87,7 @@ export async function updateUser(actor: Actor, id: string, input: UpdateUserInpu
     }
     const user = await tx.user.update({
       where: { id },
+      omit: { passwordHash: false },
       data: {
         role: input.role,
         disabledAt: input.disabled === undefined ? undefined : input.disabled ? new Date() : null,
