@@ -9,6 +9,7 @@ import { NeedsAttention } from "@/components/overview/needs-attention";
 import { RegistrationSuccess } from "@/components/overview/registration-success";
 import { StatusCountCards } from "@/components/overview/status-count-cards";
 import { HealthLinks } from "@/components/overview/health-links";
+import { WaitingDecisions } from "@/components/overview/waiting-decisions";
 import { ThresholdNote } from "@/components/clusters/threshold-note";
 import { Card } from "@/components/ui/card";
 import { EnrollmentSummary } from "@/components/overview/enrollment-summary";
@@ -73,6 +74,7 @@ export function OverviewDashboard({ canMint }: { canMint: boolean }) {
             <StatusCountCards counts={o.counts} />
             <HealthLinks health={o.health} />
           </div>
+          <WaitingDecisions decisions={o.decisions} />
           <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
             <Card title="Heartbeats per second" action={<CurrentRate />} className="min-w-0">
               <HeartbeatRateChart minutes={o.heartbeatsPerMinute} now={o.now} />

@@ -10,7 +10,8 @@ export function formatRate(rate: number): string {
 
 /**
  * Registration success over the window against the objective. Only failures of the system count
- * against it; refusals that worked as designed are shown beside it, each list by code, and
+ * against it; refusals that worked as designed are shown beside it, each list by code (a
+ * registration waiting for an operator's approval is neither: it is counted on its own), and
  * attempts deferred for load (503 overloaded) are a third bucket outside the rate: the agent
  * retries, and each retry is an attempt of its own. The card
  * sits in a half-width column: it lays itself out by its own width (a container query), so the
@@ -47,6 +48,11 @@ export function RegistrationSuccess({ registrations: r }: { registrations: Overv
             ) : (
               <>
                 <Count n={r.total} strong /> attempts in the last {r.windowHours} h: <Count n={r.succeeded} /> succeeded,{" "}
+                {r.waiting > 0 && (
+                  <span data-testid="registration-waiting">
+                    <Count n={r.waiting} /> waiting for approval,{" "}
+                  </span>
+                )}
                 <Count n={r.refused} /> refused as designed,{" "}
                 <span data-testid="registration-deferred">
                   <Count n={r.deferred} /> deferred (overloaded)

@@ -8,6 +8,7 @@ import { LabelChips } from "@/components/ui/label-chips";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { CopyValue } from "@/components/clusters/copy-value";
 import { DefinitionList, Missing, Mono } from "@/components/clusters/definition-list";
+import { GroupLinks, VersionFlags } from "./request-facts";
 
 const STATE_TONES: Record<RegistrationRequest["state"], Tone> = {
   pending: "amber",
@@ -140,8 +141,10 @@ export function RequestCard({
               "Versions",
               <span key="v">
                 agent {request.agentVersion} · Kubernetes {request.kubernetesVersion ?? <Missing>unknown</Missing>}
+                <VersionFlags flags={request.versionFlags} className="mt-1" />
               </span>,
             ],
+            ["Joins groups", <GroupLinks key="g" groups={request.joinsGroups} />],
             [
               "Cluster UID",
               request.clusterUid ? <Mono key="u">{request.clusterUid}</Mono> : <Missing key="u">not reported</Missing>,

@@ -9,8 +9,11 @@ import {
   type QueueTab,
   type RegistrationRequest,
 } from "@/lib/client/registration-requests";
+import { useTokens } from "@/lib/client/tokens";
+import { selectorProblem } from "@/lib/domain/selector";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
+import { selectClass } from "@/components/ui/field-error";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { InlineError } from "@/components/ui/inline-error";
@@ -18,6 +21,10 @@ import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { Skeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { RequestCard } from "./request-card";
+import { RequestsTable } from "./requests-table";
+
+/** Cards show every fact of a few requests; the table lines many up to compare and decide in bulk. */
+type View = "cards" | "table";
 
 type Dialog =
   | { kind: "none" }
@@ -43,8 +50,16 @@ const SEARCH_DEBOUNCE_MS = 300;
 export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
   const [tab, setTab] = useState<QueueTab>("pending");
   const [search, setSearch] = useState("");
+  const [view, setView] = useState<View>("cards");
+  const [tokenId, setTokenId] = useState("");
+  const [selectorText, setSelectorText] = useState("");
   const q = useDebouncedValue(search.trim(), SEARCH_DEBOUNCE_MS);
-  const queue = useRegistrationRequests(tab, q);
+  const typedSelector = useDebouncedValue(selectorText.trim(), SEARCH_DEBOUNCE_MS);
+  // A selector that does not parse is said beside the field and not sent (the server would 400).
+  const selectorError = typedSelector ? selectorProblem(typedSelector) : null;
+  const selector = selectorError ? "" : typedSelector;
+  const queue = useRegistrationRequests(tab, { q, tokenId, selector });
+  const tokens = useTokens();
   const approve = useApproveRequest();
   const deny = useDenyRequest();
   const decide = useDecideRequests();
@@ -161,19 +176,83 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
       </div>
 
       <div id="requests-panel" role="tabpanel" aria-labelledby={`tab-${tab}`} className="space-y-4">
-        <div className="max-w-md">
-          <label htmlFor="requests-search" className="sr-only">
-            Search requests
-          </label>
-          <input
-            id="requests-search"
-            type="search"
-            className={inputClass}
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            placeholder="Search: name, key fingerprint, source address, token"
-          />
+        <div className="flex flex-wrap items-end gap-3">
+          <div className="w-full max-w-md space-y-1.5">
+            <label htmlFor="requests-search" className="block text-sm font-medium">
+              Search
+            </label>
+            <input
+              id="requests-search"
+              type="search"
+              className={inputClass}
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="Name, key fingerprint, source address, token"
+            />
+          </div>
+          <div className="space-y-1.5">
+            <label htmlFor="requests-token" className="block text-sm font-medium">
+              Token
+            </label>
+            <select
+              id="requests-token"
+              className={`${selectClass} w-56 max-w-full`}
+              value={tokenId}
+              onChange={(e) => {
+                setTokenId(e.target.value);
+                setSelected(new Set());
+              }}
+            >
+              <option value="">Any token</option>
+              {(tokens.data ?? [])
+                .filter((t) => t.requireApproval || t.id === tokenId)
+                .map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+            </select>
+          </div>
+          <div className="w-64 max-w-full space-y-1.5">
+            <label htmlFor="requests-selector" className="block text-sm font-medium">
+              Labels
+            </label>
+            <input
+              id="requests-selector"
+              className={inputClass}
+              value={selectorText}
+              onChange={(e) => {
+                setSelectorText(e.target.value);
+                setSelected(new Set());
+              }}
+              placeholder="env=prod,region in (eu)"
+              aria-invalid={selectorError ? true : undefined}
+              aria-describedby={selectorError ? "requests-selector-error" : undefined}
+            />
+          </div>
+          <div role="group" aria-label="View" className="ml-auto flex rounded-md border border-slate-300 dark:border-slate-700">
+            {(["cards", "table"] as const).map((v) => (
+              <button
+                key={v}
+                type="button"
+                aria-pressed={view === v}
+                onClick={() => setView(v)}
+                className={`h-9 px-3 text-sm first:rounded-l-md last:rounded-r-md ${
+                  view === v
+                    ? "bg-slate-900 text-white dark:bg-slate-100 dark:text-slate-900"
+                    : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+                }`}
+              >
+                {v === "cards" ? "Cards" : "Table"}
+              </button>
+            ))}
+          </div>
         </div>
+        {selectorError && (
+          <p id="requests-selector-error" className="text-sm text-rose-700 dark:text-rose-400">
+            The label selector is not valid: {selectorError}
+          </p>
+        )}
         {outcome && (
           <div
             role="status"
@@ -234,9 +313,10 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
             message={queue.error.message}
             onRetry={() => void queue.refetch()}
           />
-        ) : items.length === 0 && q ? (
+        ) : items.length === 0 && (q || tokenId || selector) ? (
           <EmptyState title="No request matches">
-            Nothing {tab === "pending" ? "waiting" : "decided"} matches “{q}”.
+            Nothing {tab === "pending" ? "waiting" : "decided"} matches {q ? `“${q}”` : "these filters"}
+            {q && (tokenId || selector) ? " with these filters" : ""}.
           </EmptyState>
         ) : items.length === 0 ? (
           tab === "pending" ? (
@@ -251,19 +331,31 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
           )
         ) : (
           <div className="space-y-4">
-            {items.map((r) => (
-              <RequestCard
-                key={r.id}
-                request={r}
-                selected={selected.has(r.id)}
-                onSelect={(on) => select(r.id, on)}
+            {view === "table" ? (
+              <RequestsTable
+                requests={items}
+                selected={selected}
+                onSelect={select}
                 canDecide={canDecide}
                 busy={busy}
-                onApprove={() => approveOne(r)}
-                onDeny={() => setDialog({ kind: "deny", requests: [r] })}
-                onCompare={() => setSearch(r.name)}
+                onApprove={approveOne}
+                onDeny={(r) => setDialog({ kind: "deny", requests: [r] })}
               />
-            ))}
+            ) : (
+              items.map((r) => (
+                <RequestCard
+                  key={r.id}
+                  request={r}
+                  selected={selected.has(r.id)}
+                  onSelect={(on) => select(r.id, on)}
+                  canDecide={canDecide}
+                  busy={busy}
+                  onApprove={() => approveOne(r)}
+                  onDeny={() => setDialog({ kind: "deny", requests: [r] })}
+                  onCompare={() => setSearch(r.name)}
+                />
+              ))
+            )}
             {queue.hasNextPage && (
               <div className="flex justify-center">
                 <Button variant="secondary" disabled={queue.isFetchingNextPage} onClick={() => void queue.fetchNextPage()}>

@@ -1,4 +1,4 @@
-import { DEFERRED_RESULT, explainRegistrationResult, type ProblemKind } from "@/lib/domain/registration-errors";
+import { DEFERRED_RESULT, explainRegistrationResult, PENDING_APPROVAL, type ProblemKind } from "@/lib/domain/registration-errors";
 import { Badge, type Tone } from "@/components/ui/badge";
 
 // By who has to act: amber for tokens (mint another), violet for agent configuration, red for
@@ -12,11 +12,19 @@ const KIND_TONE: Record<ProblemKind, Tone> = {
 };
 
 /**
- * A registration result: "registered" for ok, "deferred (overloaded)" for a refusal for load (the
- * agent retries: neither a refusal nor a failure), else its code, coloured by kind of problem.
+ * A registration result: "registered" for ok, "waiting for approval" for a registration an
+ * operator has yet to decide, "deferred (overloaded)" for a refusal for load (the agent retries:
+ * neither a refusal nor a failure), else its code, coloured by kind of problem.
  */
 export function AttemptResultBadge({ result }: { result: string }) {
   const e = explainRegistrationResult(result);
+  if (result === PENDING_APPROVAL)
+    return (
+      <Badge tone="blue" title={e.title}>
+        <span aria-hidden className="h-1.5 w-1.5 rounded-full bg-current" />
+        <span>waiting for approval</span>
+      </Badge>
+    );
   if (result === DEFERRED_RESULT)
     return (
       <Badge tone="neutral" title={e.title}>

@@ -3,6 +3,7 @@
 import { useMemo, useState } from "react";
 import {
   DEFERRED_RESULT,
+  PENDING_APPROVAL,
   explainRegistrationResult,
   PROBLEM_KIND_LABEL,
   PROBLEM_KINDS,
@@ -64,6 +65,7 @@ export function RegistrationAttemptsLog({ tokens }: { tokens: RegistrationToken[
             >
               <option value="">All results</option>
               <option value="ok">Registered (ok)</option>
+              <option value={PENDING_APPROVAL}>Waiting for approval ({PENDING_APPROVAL})</option>
               <option value={DEFERRED_RESULT}>Deferred ({DEFERRED_RESULT})</option>
               {PROBLEM_KINDS.map((kind) => (
                 <optgroup key={kind} label={PROBLEM_KIND_LABEL[kind]}>
@@ -226,7 +228,11 @@ function AttemptRows({ attempt: a, tokenName }: { attempt: RegistrationAttempt; 
             <div className="space-y-1 rounded-md bg-slate-50 px-3 py-2 text-sm dark:bg-slate-800/50">
               <p>
                 <span className="mr-1.5 text-xs font-semibold tracking-wide text-slate-500 uppercase dark:text-slate-400">
-                  {a.result === DEFERRED_RESULT ? "Not a failure" : e.kind ? PROBLEM_KIND_LABEL[e.kind] : "Problem"}
+                  {a.result === DEFERRED_RESULT || a.result === PENDING_APPROVAL
+                    ? "Not a failure"
+                    : e.kind
+                      ? PROBLEM_KIND_LABEL[e.kind]
+                      : "Problem"}
                 </span>
                 <span className="font-medium">{e.title}.</span>{" "}
                 <span className="text-slate-700 dark:text-slate-300">{e.meaning}</span>

@@ -37,8 +37,9 @@ export const queryKeys = {
   registrationRequests: {
     all: ["registration-requests"] as const,
     list: (state: string) => ["registration-requests", "list", state] as const,
-    /** The queue's pages: a tab and a search. */
-    queue: (tab: string, q: string) => ["registration-requests", "queue", tab, q] as const,
+    /** The queue's pages: a tab, a search, and the token and label filters ("" for none). */
+    queue: (tab: string, q: string, tokenId = "", selector = "") =>
+      ["registration-requests", "queue", tab, q, tokenId, selector] as const,
   },
   attempts: {
     all: ["registration-attempts"] as const,

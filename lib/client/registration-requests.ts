@@ -19,19 +19,39 @@ export type QueueTab = "pending" | "decided";
 // keeps the queue current while the stream is down, and refreshes "last asked" as agents repeat.
 const QUEUE_REFRESH_MS = 15_000;
 
-function listUrl(query: { state?: RegistrationRequestState | "decided"; q?: string; cursor?: string; limit?: number }) {
+/** What narrows the queue besides its tab: a search, a token, a label selector ("" for none). */
+export type QueueFilters = { q: string; tokenId: string; selector: string };
+
+function listUrl(query: {
+  state?: RegistrationRequestState | "decided";
+  q?: string;
+  tokenId?: string;
+  selector?: string;
+  cursor?: string;
+  limit?: number;
+}) {
   return routeUrl(routes.list, {}, { ...query, limit: query.limit === undefined ? undefined : String(query.limit) });
 }
 
 /**
  * The queue: pending requests or the decided ones, newest first, a page at a time ("Show more"
- * fetches the next), narrowed by a search (name, fingerprint, source address, token).
+ * fetches the next), narrowed by a search (name, fingerprint, source address, token), a token
+ * and a label selector.
  */
-export function useRegistrationRequests(tab: QueueTab, q: string) {
+export function useRegistrationRequests(tab: QueueTab, { q, tokenId, selector }: QueueFilters) {
   return useInfiniteQuery({
-    queryKey: queryKeys.registrationRequests.queue(tab, q),
+    queryKey: queryKeys.registrationRequests.queue(tab, q, tokenId, selector),
     queryFn: ({ signal, pageParam }) =>
-      fetchJson(listUrl({ state: tab, q: q || undefined, cursor: pageParam }), { signal, schema: routes.list.response }),
+      fetchJson(
+        listUrl({
+          state: tab,
+          q: q || undefined,
+          tokenId: tokenId || undefined,
+          selector: selector || undefined,
+          cursor: pageParam,
+        }),
+        { signal, schema: routes.list.response },
+      ),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     select: (data) => ({

@@ -31,16 +31,23 @@ export const overviewSchema = z.object({
     windowHours: z.number(),
     total: z.number(),
     succeeded: z.number(),
+    /** accepted and waiting for an operator's approval (202 pending_approval): neither refused nor failed, outside the rate */
+    waiting: z.number(),
     /** refused as designed (token used up or expired, missing label...): not against the objective */
     refused: z.number(),
     /** failures of the system (5xx, server-side errors): the only thing the objective counts */
     failed: z.number(),
     /** deferred for load (503 overloaded): the agent retries; neither refused nor failed, and outside the rate */
     deferred: z.number(),
-    /** 1 - failed / (total - deferred) */
+    /** 1 - failed / (total - deferred - waiting) */
     successRate: z.number().nullable(),
     objective: z.number(),
     byResult: z.record(z.string(), z.number()),
+  }),
+  /** What waits for a person's decision: registrations to approve, rollout stages to approve. */
+  decisions: z.object({
+    pendingRegistrations: z.number(),
+    rolloutsAwaitingApproval: z.array(z.object({ id: z.string(), name: z.string(), nextStage: z.string() })),
   }),
   /** From the server's last enrollment evaluation; null until its first one. */
   enrollment: z

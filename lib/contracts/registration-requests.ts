@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { VERSION_FLAGS } from "@/lib/domain/compatibility";
 import { decodeRequestCursor } from "@/lib/domain/registration-approval";
+import { checkSelectorText } from "@/lib/domain/selector";
 import { REGISTRATION_REQUEST_STATES } from "@/lib/domain/registration-request-states";
 import { idName, isoTime, labelsMap, pageOf } from "./common";
 import { route } from "./route";
@@ -34,6 +36,10 @@ export const registrationRequestSchema = z.object({
   clusterUid: z.string().nullable(),
   /** Active clusters that reported the same clusterUid: probably the same Kubernetes cluster. */
   sameClusterAs: z.array(idName),
+  /** What the compatibility matrix in force says of its agent and Kubernetes versions (empty: fine). */
+  versionFlags: z.array(z.enum(VERSION_FLAGS)),
+  /** The cluster groups whose selectors its labels match: where it lands once approved. */
+  joinsGroups: z.array(idName),
   firstSeenAt: isoTime,
   lastSeenAt: isoTime,
   expiresAt: isoTime,
@@ -58,6 +64,10 @@ export const registrationRequestsQuerySchema = z.object({
   name: z.string().trim().min(1).max(63).optional(),
   /** part of the name, the source address or the token's name, the token's id, or a key fingerprint (or its first hex digits) */
   q: z.string().trim().min(1).max(200).optional(),
+  /** requests made with this token */
+  tokenId: z.string().trim().min(1).max(64).optional(),
+  /** requests whose labels match this label selector */
+  selector: z.string().superRefine(checkSelectorText).optional(),
   limit: z.coerce.number().int().min(1).max(REQUESTS_PAGE_MAX).default(REQUESTS_PAGE_SIZE),
   /** `nextCursor` of the previous page */
   cursor: z

@@ -33,7 +33,8 @@ export type CompatibilityMatrix = z.infer<typeof compatibilityMatrixSchema>;
 /** The matrix shipped with this build (lib/domain/compatibility-matrix.json); admins may replace it. */
 export const SHIPPED_MATRIX: CompatibilityMatrix = compatibilityMatrixSchema.parse(shipped);
 
-export type VersionFlag = "incompatible" | "outdated" | "unsupported-kubernetes";
+export const VERSION_FLAGS = ["incompatible", "outdated", "unsupported-kubernetes"] as const;
+export type VersionFlag = (typeof VERSION_FLAGS)[number];
 
 export function agentAccepted(matrix: CompatibilityMatrix, agentVersion: string): boolean {
   return satisfies(agentVersion, matrix.acceptedAgentVersions);

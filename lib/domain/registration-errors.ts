@@ -246,10 +246,11 @@ export function agentAdvice(code: string): string | null {
  * where the server worked as designed and said no (an expired or used-up token, a missing label,
  * a bad CSR, a rate limit), which is shown beside the objective and never against it; or a
  * `failure` of the system itself (5xx, timeouts, server-side errors), the only thing the
- * objective counts. A code this console does not know counts as a failure: an objective must not
- * look better for a result nobody has classified.
+ * objective counts. A registration `waiting` for an operator's approval is none of these: it
+ * was accepted, and the decision is a person's. A code this console does not know counts as a
+ * failure: an objective must not look better for a result nobody has classified.
  */
-export type ObjectiveClass = "success" | "refusal" | "deferred" | "failure";
+export type ObjectiveClass = "success" | "waiting" | "refusal" | "deferred" | "failure";
 
 /** A registration refused for load (503 `overloaded`): the agent retries, and that try is recorded on its own. */
 export const DEFERRED_RESULT = "overloaded";
@@ -258,8 +259,8 @@ export function objectiveClass(code: string): ObjectiveClass {
   if (code === "ok") return "success";
   // Neither a decision nor a failure: the server asked for the attempt again later.
   if (code === DEFERRED_RESULT) return "deferred";
-  // The server did its job: the decision is an operator's.
-  if (code === PENDING_APPROVAL) return "refusal";
+  // Accepted and waiting for an operator's decision: nobody said no (yet), nothing failed.
+  if (code === PENDING_APPROVAL) return "waiting";
   if (isRegistrationErrorCode(code)) return FAILURES[code].kind === "server" ? "failure" : "refusal";
   return "failure";
 }
@@ -267,6 +268,8 @@ export function objectiveClass(code: string): ObjectiveClass {
 export type RegistrationTally = {
   total: number;
   succeeded: number;
+  /** accepted and waiting for an operator's approval: neither refused nor failed, outside the rate */
+  waiting: number;
   /** refused as designed: not counted against the objective */
   refused: number;
   /** failures of the system: the only thing the objective counts */
@@ -274,23 +277,24 @@ export type RegistrationTally = {
   /** deferred for load (503 overloaded): the agent's retry is an attempt of its own, so these are outside the rate */
   deferred: number;
   /**
-   * 1 - failed / (total - deferred), null without an attempt that was decided: refusals are the
-   * server doing its job, and a deferred attempt decides nothing.
+   * 1 - failed / (total - deferred - waiting), null without an attempt that was decided: refusals
+   * are the server doing its job, and a deferred or waiting attempt decides nothing (yet).
    */
   successRate: number | null;
 };
 
 /** Attempts by result code, tallied for the objective. */
 export function tallyRegistrations(byResult: Readonly<Record<string, number>>): RegistrationTally {
-  const t = { total: 0, succeeded: 0, refused: 0, failed: 0, deferred: 0 };
+  const t = { total: 0, succeeded: 0, waiting: 0, refused: 0, failed: 0, deferred: 0 };
   for (const [code, n] of Object.entries(byResult)) {
     t.total += n;
     const c = objectiveClass(code);
     if (c === "success") t.succeeded += n;
+    else if (c === "waiting") t.waiting += n;
     else if (c === "refusal") t.refused += n;
     else if (c === "deferred") t.deferred += n;
     else t.failed += n;
   }
-  const decided = t.total - t.deferred;
+  const decided = t.total - t.deferred - t.waiting;
   return { ...t, successRate: decided ? 1 - t.failed / decided : null };
 }

@@ -3,7 +3,7 @@
 // sharing one use of a token), a token without approval cannot take a name they wait for, a
 // decision by name is refused when it is not one choice, approving one denies the others, a
 // revoked token's requests are denied, a denied key is refused for the cooldown whatever the token,
-// and the queue pages and searches past 500 requests.
+// and the queue pages and searches past 500 requests, and filters by token and labels.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { publicKeyFingerprint } from "@/lib/agent/csr";
@@ -329,5 +329,56 @@ describe(`approval between candidates on ${testEngine()}`, () => {
     assert.throws(() => query({ cursor: "1~cl_forged" }), /not a cursor from a previous page/);
 
     assert.equal((await approveRequest(OPERATOR, "needle-in-queue")).id, needleId);
+  });
+
+  test("the queue filters by token and by a label selector across its batches; each request shows its version flags and the groups it would join", async () => {
+    const group = await db().clusterGroup.create({ data: { name: "gold-fleet", selector: "tier=gold" } });
+    const t = await mint(true, 1);
+    const now = Date.now();
+    await db().registrationRequest.createMany({
+      data: Array.from({ length: 610 }, (_, i) => ({
+        id: `rr_lbl${String(i).padStart(5, "0")}`,
+        name: `lbl-${i}`,
+        state: "pending",
+        pendingKey: `lbl-${i}:${String(i).padStart(64, "1")}`,
+        // One in fifty is gold, spread over the whole queue (past the first 500-row batch).
+        labels: JSON.stringify(i % 50 === 7 ? { tier: "gold" } : { tier: "bronze" }),
+        tokenId: i % 50 === 7 ? t.id : null,
+        tokenName: i % 50 === 7 ? t.name : "other",
+        keyHash: String(i).padStart(64, "1"),
+        csr: "",
+        caFingerprint: "sha256:x",
+        apiServerUrl: "https://lbl.example",
+        agentVersion: "1.3.2",
+        kubernetesVersion: "1.31.0",
+        firstSeenAt: new Date(now - 10 * HOUR_MS - i),
+        expiresAt: new Date(now + REGISTRATION_REQUEST_TTL_DAYS * 24 * HOUR_MS),
+      })),
+    });
+    const gold = new Set<string>();
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listRequests(query({ selector: "tier=gold", limit: "5", ...(cursor ? { cursor } : {}) }));
+      for (const r of page.items) {
+        assert.equal(r.labels.tier, "gold");
+        assert.ok(!gold.has(r.id), "no request on two pages");
+        gold.add(r.id);
+      }
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor && pages < 20);
+    assert.equal(gold.size, 13, "every gold request, across pages and batches");
+
+    const byToken = await listRequests(query({ tokenId: t.id, limit: "100" }));
+    assert.deepEqual(new Set(byToken.items.map((r) => r.id)), gold, "the token's requests are the gold ones");
+
+    const [one] = (await listRequests(query({ name: "lbl-7" }))).items;
+    assert.ok(one);
+    assert.ok(one.versionFlags.includes("unsupported-kubernetes"), "agent 1.3.2 does not support Kubernetes 1.31");
+    assert.deepEqual(one.joinsGroups, [{ id: group.id, name: "gold-fleet" }]);
+    const [dev] = (await listRequests(query({ name: "lbl-8" }))).items;
+    assert.deepEqual(dev?.joinsGroups, []);
+    assert.throws(() => query({ selector: "env in (" }), /selector|label/i);
   });
 });

@@ -11,6 +11,7 @@ import {
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 import { tallyRegistrations } from "@/lib/domain/registration-errors";
+import { countPending } from "@/lib/server/registration-requests/pending-count";
 
 const MINUTE = 60_000;
 export const REGISTRATION_OBJECTIVE = 0.999;
@@ -41,33 +42,58 @@ async function byIds(ids: string[]) {
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
+/** The stage a rollout awaiting approval starts once approved. */
+function nextStageName(r: { stages: string; currentStage: number }): string {
+  const stages = JSON.parse(r.stages) as { name?: string }[];
+  return stages[r.currentStage + 1]?.name ?? `stage ${r.currentStage + 2}`;
+}
+
 export async function overview() {
   const now = new Date();
   const settings = await getSettings();
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
-  const [counts, heartbeats, samples, attempts, notReady, expiring, candidates, flapping, degraded, sameCluster] =
-    await Promise.all([
-      statusCounts(now),
-      heartbeatsPerMinute(15, now),
-      db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
-      // Sums: a row may stand for many refusals (counted past their source's budget).
-      db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _sum: { count: true } }),
-      longestNotReady(now, settings.notReadyThresholdSeconds, 5).then(byIds),
-      db().certificate.findMany({
-        where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
-        orderBy: { notAfter: "asc" },
-        take: 5,
-        select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
-      }),
-      // Clusters lacking any required label: one query per required key.
-      Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20).then(byIds))),
-      countHealth("flapping", now, settings),
-      countHealth("degraded", now, settings),
-      sameClusterAttention(10).then(async ({ count, ids }) => {
-        const [rows, peers] = await Promise.all([byIds(ids), sameClusterPeers(ids)]);
-        return { total: count, items: rows.map((c) => ({ id: c.id, name: c.name, sameAs: peers.get(c.id) ?? [] })) };
-      }),
-    ]);
+  const [
+    counts,
+    heartbeats,
+    samples,
+    attempts,
+    notReady,
+    expiring,
+    candidates,
+    flapping,
+    degraded,
+    sameCluster,
+    pendingRegistrations,
+    awaitingApproval,
+  ] = await Promise.all([
+    statusCounts(now),
+    heartbeatsPerMinute(15, now),
+    db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
+    // Sums: a row may stand for many refusals (counted past their source's budget).
+    db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _sum: { count: true } }),
+    longestNotReady(now, settings.notReadyThresholdSeconds, 5).then(byIds),
+    db().certificate.findMany({
+      where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
+      orderBy: { notAfter: "asc" },
+      take: 5,
+      select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
+    }),
+    // Clusters lacking any required label: one query per required key.
+    Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20).then(byIds))),
+    countHealth("flapping", now, settings),
+    countHealth("degraded", now, settings),
+    sameClusterAttention(10).then(async ({ count, ids }) => {
+      const [rows, peers] = await Promise.all([byIds(ids), sameClusterPeers(ids)]);
+      return { total: count, items: rows.map((c) => ({ id: c.id, name: c.name, sameAs: peers.get(c.id) ?? [] })) };
+    }),
+    countPending(),
+    db().rollout.findMany({
+      where: { state: "AwaitingApproval" },
+      select: { id: true, name: true, stages: true, currentStage: true },
+      orderBy: { updatedAt: "asc" },
+      take: 10,
+    }),
+  ]);
 
   const missingById = new Map<string, { id: string; name: string; missing: string[] }>();
   candidates.forEach((list, i) => {
@@ -98,6 +124,10 @@ export async function overview() {
       ...tallyRegistrations(byResult),
       objective: REGISTRATION_OBJECTIVE,
       byResult,
+    },
+    decisions: {
+      pendingRegistrations,
+      rolloutsAwaitingApproval: awaitingApproval.map((r) => ({ id: r.id, name: r.name, nextStage: nextStageName(r) })),
     },
     // From this instance's last enrollment evaluation (every 10 s); null until the first one.
     enrollment: enrollmentSummary(),

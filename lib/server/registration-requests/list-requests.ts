@@ -1,10 +1,12 @@
 import "server-only";
 import type { RegistrationRequest, RegistrationRequestsQuery } from "@/lib/contracts/registration-requests";
+import type { Labels } from "@/lib/domain/labels";
 import { encodeRequestCursor, keyHashQuery } from "@/lib/domain/registration-approval";
+import { matchesSelector, parseSelector, type Selector } from "@/lib/domain/selector";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { countPending } from "./pending-count";
-import { requestViews, viewOf } from "./request-view";
+import { requestViews, viewOf, type RequestRow } from "./request-view";
 
 type Where = NonNullable<NonNullable<Parameters<ReturnType<typeof db>["registrationRequest"]["findMany"]>[0]>["where"]>;
 
@@ -25,35 +27,76 @@ function search(q: string): Where {
   };
 }
 
+type Cursor = { firstSeenAt: Date; id: string };
+
+/** Rows after `cursor` in the queue's order (newest first: first ask, then id). */
+function after(cursor: Cursor | undefined): Where[] {
+  if (!cursor) return [];
+  const { firstSeenAt, id } = cursor;
+  return [{ OR: [{ firstSeenAt: { lt: firstSeenAt } }, { firstSeenAt, id: { lt: id } }] }];
+}
+
+const ORDER = [{ firstSeenAt: "desc" as const }, { id: "desc" as const }];
+
+// Labels are JSON text in the row, the same on both engines, so a selector is matched here: the
+// queue is read in batches until a page is full, and one request reads at most SELECTOR_SCAN_ROWS
+// rows (the page may then be short, with a cursor to read on from).
+const SELECTOR_BATCH = 500;
+const SELECTOR_SCAN_ROWS = 5_000;
+
+async function selectorPage(where: Where[], selector: Selector, limit: number, cursor: Cursor | undefined) {
+  const matched: RequestRow[] = [];
+  let last: RequestRow | undefined;
+  let scanned = 0;
+  for (;;) {
+    const batch = await db().registrationRequest.findMany({
+      where: { AND: [...where, ...after(last ?? cursor)] },
+      orderBy: ORDER,
+      take: SELECTOR_BATCH,
+    });
+    for (const r of batch) {
+      last = r;
+      scanned += 1;
+      if (matchesSelector(JSON.parse(r.labels) as Labels, selector)) matched.push(r);
+      if (matched.length > limit) return { page: matched.slice(0, limit), more: true, readOn: null };
+    }
+    if (batch.length < SELECTOR_BATCH) return { page: matched, more: false, readOn: null };
+    if (scanned >= SELECTOR_SCAN_ROWS) return { page: matched, more: true, readOn: last ?? null };
+  }
+}
+
+/** One page of the queue and the row to read on from (null: the last page). */
+async function queuePage(
+  filters: Where[],
+  q: RegistrationRequestsQuery,
+): Promise<{ page: RequestRow[]; next: RequestRow | null }> {
+  if (q.selector) {
+    const found = await selectorPage(filters, parseSelector(q.selector), q.limit, q.cursor);
+    return { page: found.page, next: found.more ? (found.readOn ?? found.page.at(-1) ?? null) : null };
+  }
+  const rows = await db().registrationRequest.findMany({
+    where: { AND: [...filters, ...after(q.cursor)] },
+    orderBy: ORDER,
+    take: q.limit + 1,
+  });
+  const page = rows.slice(0, q.limit);
+  return { page, next: rows.length > q.limit ? (page.at(-1) ?? null) : null };
+}
+
 /**
  * Newest first, a page at a time (keyset: first ask, then id), optionally one state (or every
- * decided one), one name, or what a search finds; with how many are pending (the console's badge).
+ * decided one), one name, one token, what a search finds, or the labels a selector matches; with
+ * how many are pending (the console's badge).
  */
 export async function listRequests(q: RegistrationRequestsQuery) {
   const filters: Where[] = [];
   if (q.state === "decided") filters.push({ state: { not: "pending" } });
   else if (q.state) filters.push({ state: q.state });
   if (q.name) filters.push({ name: q.name });
+  if (q.tokenId) filters.push({ tokenId: q.tokenId });
   if (q.q) filters.push(search(q.q));
-  if (q.cursor) {
-    const { firstSeenAt, id } = q.cursor;
-    filters.push({ OR: [{ firstSeenAt: { lt: firstSeenAt } }, { firstSeenAt, id: { lt: id } }] });
-  }
-  const [rows, pending] = await Promise.all([
-    db().registrationRequest.findMany({
-      where: { AND: filters },
-      orderBy: [{ firstSeenAt: "desc" }, { id: "desc" }],
-      take: q.limit + 1,
-    }),
-    countPending(),
-  ]);
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return {
-    items: await requestViews(page),
-    nextCursor: rows.length > q.limit && last ? encodeRequestCursor(last) : null,
-    pending,
-  };
+  const [{ page, next }, pending] = await Promise.all([queuePage(filters, q), countPending()]);
+  return { items: await requestViews(page), nextCursor: next ? encodeRequestCursor(next) : null, pending };
 }
 
 export async function getRequest(id: string): Promise<RegistrationRequest> {

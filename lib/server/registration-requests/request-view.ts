@@ -1,23 +1,30 @@
 import "server-only";
 import type { RegistrationRequest, RegistrationRequestState } from "@/lib/contracts/registration-requests";
+import { versionFlags, type CompatibilityMatrix } from "@/lib/domain/compatibility";
 import type { Labels } from "@/lib/domain/labels";
 import { keyFingerprint } from "@/lib/domain/registration-approval";
+import { matchesSelector, parseSelector, type Selector } from "@/lib/domain/selector";
 import { db, type Db, type Tx } from "@/lib/server/db/client";
+import { getMatrix } from "@/lib/server/versions/compatibility";
 
 export type RequestRow = NonNullable<Awaited<ReturnType<Db["registrationRequest"]["findUnique"]>>>;
 
 type IdName = { id: string; name: string };
 
-/** What a request's view adds from other rows: its same-cluster peers and its name's pending count. */
-type Context = { sameClusterAs: IdName[]; pendingForName: number };
+/** A group's parsed selector, to see which groups a request would join. */
+export type GroupSelector = IdName & { selector: Selector };
+
+/** What a request's view adds from other rows: its same-cluster peers, its name's pending count, the matrix and the groups. */
+type Context = { sameClusterAs: IdName[]; pendingForName: number; matrix: CompatibilityMatrix; groups: readonly GroupSelector[] };
 
 /** The request as the API shows it: never the CSR; the key as its fingerprint. */
 export function requestView(r: RequestRow, context: Context): RegistrationRequest {
+  const labels = JSON.parse(r.labels) as Labels;
   return {
     id: r.id,
     name: r.name,
     state: r.state as RegistrationRequestState,
-    labels: JSON.parse(r.labels) as Labels,
+    labels,
     // A token pruned since keeps its name here; its id is gone with it.
     token: { id: r.tokenId ?? "", name: r.tokenName },
     sourceAddress: r.sourceAddress,
@@ -29,6 +36,8 @@ export function requestView(r: RequestRow, context: Context): RegistrationReques
     kubernetesVersion: r.kubernetesVersion,
     clusterUid: r.clusterUid,
     sameClusterAs: context.sameClusterAs,
+    versionFlags: versionFlags(context.matrix, r.agentVersion, r.kubernetesVersion),
+    joinsGroups: context.groups.filter((g) => matchesSelector(labels, g.selector)).map(({ id, name }) => ({ id, name })),
     firstSeenAt: r.firstSeenAt.toISOString(),
     lastSeenAt: r.lastSeenAt.toISOString(),
     expiresAt: r.expiresAt.toISOString(),
@@ -75,10 +84,33 @@ async function pendingByName(rows: readonly RequestRow[]): Promise<Map<string, n
   return new Map(groups.map((g) => [g.name, g._count._all]));
 }
 
+/** Every cluster group with its selector parsed (a selector that no longer parses matches nothing). */
+export async function groupSelectors(client: Db | Tx = db()): Promise<GroupSelector[]> {
+  const groups = await client.clusterGroup.findMany({
+    select: { id: true, name: true, selector: true },
+    orderBy: { name: "asc" },
+  });
+  return groups.flatMap((g) => {
+    try {
+      return [{ id: g.id, name: g.name, selector: parseSelector(g.selector) }];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** The views of these requests, with what each adds from other rows. */
 export async function requestViews(rows: readonly RequestRow[]): Promise<RegistrationRequest[]> {
-  const [same, pending] = await Promise.all([sameClusterAs(rows), pendingByName(rows)]);
-  return rows.map((r) => requestView(r, { sameClusterAs: same.get(r.id) ?? [], pendingForName: pending.get(r.name) ?? 0 }));
+  if (!rows.length) return [];
+  const [same, pending, { matrix }, groups] = await Promise.all([
+    sameClusterAs(rows),
+    pendingByName(rows),
+    getMatrix(),
+    groupSelectors(),
+  ]);
+  return rows.map((r) =>
+    requestView(r, { sameClusterAs: same.get(r.id) ?? [], pendingForName: pending.get(r.name) ?? 0, matrix, groups }),
+  );
 }
 
 export async function viewOf(r: RequestRow): Promise<RegistrationRequest> {

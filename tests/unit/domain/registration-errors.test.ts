@@ -72,7 +72,7 @@ test("the kinds match who has to act", () => {
   assert.equal(kind("label_not_allowed"), "configuration");
   assert.equal(kind("missing_required_labels"), "configuration");
   assert.equal(kind("cluster_conflict"), "configuration");
-  assert.equal(objectiveClass("pending_approval"), "refusal", "waiting for an operator never counts against the objective");
+  assert.equal(objectiveClass("pending_approval"), "waiting", "waiting for an operator is neither a refusal nor a failure");
   // The agent logs the same table's words when an operator's decision ends its registration.
   for (const code of ["registration_denied", "registration_request_expired"])
     assert.match(agentAdvice(code) ?? "", /stops asking/, code);
@@ -126,12 +126,17 @@ test("the objective counts failures of the system (5xx) only; refusals as design
 });
 
 test("the tally: refusals are shown beside the rate, failures of the system lower it", () => {
-  assert.deepEqual(tallyRegistrations({}), { total: 0, succeeded: 0, refused: 0, failed: 0, deferred: 0, successRate: null });
+  const none = { total: 0, succeeded: 0, waiting: 0, refused: 0, failed: 0, deferred: 0 };
+  assert.deepEqual(tallyRegistrations({}), { ...none, successRate: null });
   const t = tallyRegistrations({ ok: 980, token_exhausted: 15, token_expired: 4, internal: 1 });
-  assert.deepEqual(t, { total: 1000, succeeded: 980, refused: 19, failed: 1, deferred: 0, successRate: 0.999 });
+  assert.deepEqual(t, { ...none, total: 1000, succeeded: 980, refused: 19, failed: 1, successRate: 0.999 });
   // Deferred for load: a third bucket, outside the rate (the retries are attempts of their own).
   const burst = tallyRegistrations({ ok: 177, overloaded: 123 });
-  assert.deepEqual(burst, { total: 300, succeeded: 177, refused: 0, failed: 0, deferred: 123, successRate: 1 });
+  assert.deepEqual(burst, { ...none, total: 300, succeeded: 177, deferred: 123, successRate: 1 });
+  // Waiting for an operator's approval: not refused, and nothing decided yet.
+  const approvals = tallyRegistrations({ ok: 9, pending_approval: 6, internal: 1 });
+  assert.deepEqual(approvals, { ...none, total: 16, succeeded: 9, waiting: 6, failed: 1, successRate: 0.9 });
+  assert.equal(tallyRegistrations({ pending_approval: 3 }).successRate, null, "nothing decided yet");
   assert.equal(tallyRegistrations({ ok: 9, internal: 1, overloaded: 90 }).successRate, 0.9);
   assert.equal(tallyRegistrations({ overloaded: 5 }).successRate, null, "nothing decided yet");
   // Only refusals: the system did its job every time.
