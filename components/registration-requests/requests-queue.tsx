@@ -179,7 +179,7 @@ export function RequestsQueue({ canDecide }: { canDecide: boolean }) {
         <div className="flex flex-wrap items-end gap-3">
           <div className="w-full max-w-md space-y-1.5">
             <label htmlFor="requests-search" className="block text-sm font-medium">
-              Search
+              Search requests
             </label>
             <input
               id="requests-search"

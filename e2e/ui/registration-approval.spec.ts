@@ -209,6 +209,18 @@ test("two keys ask for one name: both wait side by side with their fingerprints;
     await expect(page.getByRole("article", { name })).toHaveCount(2);
     await saveScreenshots(page, testInfo, "approval-two-keys");
 
+    // At scale, the same queue as a table, narrowed by labels.
+    await page.getByRole("button", { name: "Table" }).click();
+    const rows = page.getByRole("table", { name: "Registration requests" }).getByRole("row").filter({ hasText: name });
+    await expect(rows).toHaveCount(2);
+    const labels = page.getByRole("textbox", { name: "Labels" });
+    await labels.fill("region=elsewhere");
+    await expect(page.getByText("No request matches")).toBeVisible();
+    await labels.fill("region=approval");
+    await expect(rows).toHaveCount(2);
+    await saveScreenshots(page, testInfo, "approval-table");
+    await page.getByRole("button", { name: "Cards" }).click();
+
     await ourCard.getByRole("button", { name: `Approve ${name}` }).click();
     await expect(page.getByRole("status").filter({ hasText: "Approved" })).toContainText(
       "The other request for this name was denied.",
