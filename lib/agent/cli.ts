@@ -183,6 +183,8 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
         namespace: stateRef.namespace,
         name: AGENT_OBJECT_NAMES.lease,
         identity: os.hostname(),
+        leaseDurationSeconds: args.leaseDurationSeconds,
+        retryPeriodMs: (args.leaseDurationSeconds * 1000) / 6,
         sleep: (ms, signal) => systemClock.sleep(ms, signal),
         log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
       })
