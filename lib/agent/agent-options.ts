@@ -8,6 +8,7 @@ import type { Failure, Phase } from "./errors";
 import type { AgentLogger, LogCode } from "./log";
 import type { StateStore } from "./state";
 import type { TrustSpec } from "./trust";
+import type { HeartbeatLease } from "../domain/agent-protocol";
 
 // What an embedder hands the agent (the CLI, the simulator, tests) and what a run ends with.
 
@@ -101,6 +102,8 @@ export interface FleetAgentOptions {
   registrationSlot?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** An https.Agent without client certificate trusting the same CA, shared by many agents. */
   anonymousAgent?: https.Agent;
+  /** The cluster's Lease this agent holds (state in a Secret): its heartbeats report it. */
+  lease?: { report(): HeartbeatLease | null };
   /** Delay before the first heartbeat (the simulator spreads its fleet over the interval). */
   firstHeartbeatDelayMs?: number;
   hooks?: AgentHooks;

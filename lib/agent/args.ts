@@ -22,6 +22,7 @@ export const DEFAULTS = {
   kubernetesVersion: DEFAULT_KUBERNETES_VERSION,
   timeoutSeconds: 15,
   drainTimeoutSeconds: 3_600,
+  leaseDurationSeconds: 30,
 } as const;
 
 export type FactsSource = "kubernetes" | "simulated";
@@ -59,6 +60,8 @@ export interface AgentArgs {
   clusterUid?: string;
   heartbeatIntervalSeconds?: number;
   timeoutSeconds: number;
+  /** The Lease's duration (state in a Secret); renewed every sixth of it. */
+  leaseDurationSeconds: number;
   logLevel: LogLevel;
 }
 
@@ -98,6 +101,8 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
   --version                  print this build's version and exit
   --heartbeat-interval S     override the server's heartbeat interval (seconds)
   --timeout S                per-request timeout in seconds (default ${DEFAULTS.timeoutSeconds})
+  --lease-duration S         the Lease's duration with --state-secret: renewed every sixth of it, taken
+                             over by a standby after it (default ${DEFAULTS.leaseDurationSeconds})
   --log-level L              debug | info | warn | error (default info)
 
 Exit codes: 0 stopped, disconnected or deregistered; 1 unexpected failure; 2 configuration
@@ -254,6 +259,7 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
       "cluster-uid",
       "heartbeat-interval",
       "timeout",
+      "lease-duration",
       "log-level",
     ],
     ["allow-node-actions"],
@@ -319,6 +325,8 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
     clusterUid,
     heartbeatIntervalSeconds: positiveNumber(str("heartbeat-interval"), "--heartbeat-interval", { max: 86_400 }),
     timeoutSeconds: positiveNumber(str("timeout"), "--timeout", { max: 600 }) ?? DEFAULTS.timeoutSeconds,
+    leaseDurationSeconds:
+      positiveNumber(str("lease-duration"), "--lease-duration", { integer: true, max: 3_600 }) ?? DEFAULTS.leaseDurationSeconds,
     logLevel: logLevel(str("log-level"), "info"),
   };
 }

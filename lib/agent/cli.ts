@@ -65,23 +65,26 @@ async function main(): Promise<number> {
     return EXIT_CODES.config;
   }
 
-  const agent = new FleetAgent({
-    server: args.server,
-    name: args.name,
-    labels: args.labels,
-    kubernetesVersion: args.kubernetesVersion,
-    // In a Deployment (state in a Secret) an exit only restarts the pod into the same refusal.
-    idleWhenRefused: !!args.stateSecret,
-    trust,
-    heartbeatIntervalSeconds: args.heartbeatIntervalSeconds,
-    requestTimeoutMs: args.timeoutSeconds * 1000,
-    logger,
-    store: setup.store,
-    token: setup.token,
-    clusterCaFingerprint: setup.clusterCaFingerprint,
-    apiServerUrl: setup.apiServerUrl,
-    cluster: setup.cluster,
-  });
+  const makeAgent = () =>
+    new FleetAgent({
+      server: args.server,
+      name: args.name,
+      labels: args.labels,
+      kubernetesVersion: args.kubernetesVersion,
+      // In a Deployment (state in a Secret) an exit only restarts the pod into the same refusal.
+      idleWhenRefused: !!args.stateSecret,
+      trust,
+      heartbeatIntervalSeconds: args.heartbeatIntervalSeconds,
+      requestTimeoutMs: args.timeoutSeconds * 1000,
+      logger,
+      store: setup.store,
+      token: setup.token,
+      clusterCaFingerprint: setup.clusterCaFingerprint,
+      apiServerUrl: setup.apiServerUrl,
+      cluster: setup.cluster,
+      lease: setup.lease,
+    });
+  let agent = makeAgent();
   const stopping = new AbortController();
   for (const signal of ["SIGTERM", "SIGINT"] as const)
     process.once(signal, () => {
@@ -97,19 +100,29 @@ async function main(): Promise<number> {
   };
   const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
   let exitCode: number = EXIT_CODES.ok;
-  if (!setup.lease || (await setup.lease.acquire(stopping.signal))) {
-    // Losing the Lease stops the agent with a failure: the restarted pod waits for it again.
-    let lost = false;
-    const renewing = setup.lease?.keepRenewing(stopping.signal, () => {
-      lost = true;
+  while (!setup.lease || (await setup.lease.acquire(stopping.signal))) {
+    // Renewals that fail do not end the run (heartbeats go on); another agent seen holding the
+    // Lease does: this one steps down to a standby and waits for the Lease again.
+    let steppedDown = false;
+    const renewal = new AbortController();
+    const stopRenewing = () => renewal.abort();
+    stopping.signal.addEventListener("abort", stopRenewing, { once: true });
+    const renewing = setup.lease?.keepRenewing(renewal.signal, () => {
+      steppedDown = true;
       agent.stop();
     });
     const result = await agent.run();
-    stopping.abort();
+    renewal.abort();
+    stopping.signal.removeEventListener("abort", stopRenewing);
     await renewing;
+    if (steppedDown && !stopping.signal.aborted) {
+      agent = makeAgent();
+      continue;
+    }
     // After a disconnect the agent's bindings are gone (and with them the right to update the Lease).
     if (result.outcome !== "disconnected" && result.outcome !== "deregistered") await setup.lease?.release();
-    exitCode = lost ? EXIT_CODES.failed : result.exitCode;
+    exitCode = result.exitCode;
+    break;
   }
   health?.close();
   setup.close?.();
@@ -170,7 +183,8 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
         namespace: stateRef.namespace,
         name: AGENT_OBJECT_NAMES.lease,
         identity: os.hostname(),
-        now: Date.now,
+        leaseDurationSeconds: args.leaseDurationSeconds,
+        retryPeriodMs: (args.leaseDurationSeconds * 1000) / 6,
         sleep: (ms, signal) => systemClock.sleep(ms, signal),
         log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
       })
@@ -189,6 +203,8 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
     podName: client.podNamespace ? os.hostname() : null,
     // An upgrade's previous image is recorded where the state is, when that is in the cluster.
     upgradeRecords: secretStore ?? undefined,
+    // Directives change the cluster only while this agent holds the Lease.
+    lease,
     now: Date.now,
     log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
   });

@@ -51,9 +51,10 @@ export type Phase = "trust" | "register" | "heartbeat" | "rotate";
  * What to do about a failure: `retry` (with backoff, or after `retryAfterMs`), `reject` (the
  * registration was refused for good: fix the flags or the token), `reregister` (our client
  * certificate is no longer accepted), `deregistered` (stop and delete state), `stopped` (we
- * aborted it ourselves).
+ * aborted it ourselves), `stepDown` (another agent of this cluster took over its Lease: stop
+ * acting for the cluster).
  */
-export type FailureAction = "retry" | "reject" | "reregister" | "deregistered" | "stopped";
+export type FailureAction = "retry" | "reject" | "reregister" | "deregistered" | "stopped" | "stepDown";
 
 export interface Failure {
   code: LogCode;
@@ -318,6 +319,14 @@ const PROTOCOL_ERRORS: Readonly<Record<string, ProtocolErrorRow>> = {
     action: "reregister",
     advice: () =>
       "this agent's client certificate was revoked (the cluster re-registered elsewhere, or an operator revoked it): write a new token to --token-file to re-register",
+  },
+  // Asking again cannot help: the other agent's heartbeats keep the newer Lease on record.
+  stale_lease_holder: {
+    code: "STALE_LEASE_HOLDER",
+    level: "error",
+    action: "stepDown",
+    advice: () =>
+      "another agent of this cluster took over the agent's Lease since this one last renewed it: stopping, so that only one agent acts for the cluster (the restarted pod waits for the Lease)",
   },
   cluster_deregistered: {
     code: "CLUSTER_DEREGISTERED",

@@ -76,6 +76,10 @@ export class HeartbeatLoop {
         const failure = describeFailure(err, "heartbeat", this.ctx.server);
         if (this.ctx.stopped || failure.action === "stopped") throw this.ctx.stoppedExit();
         if (failure.action === "deregistered") throw await this.ctx.deregistered(failure, "heartbeat");
+        if (failure.action === "stepDown") {
+          this.ctx.report(failure, "heartbeat");
+          throw new AgentExit({ outcome: "failed", exitCode: EXIT_CODES.failed, code: failure.code, message: failure.message });
+        }
         if (failure.action === "reregister") {
           // A revoked certificate's key is not proved again; an expired one's is (kept key).
           if (failure.code === "CERTIFICATE_REVOKED") this.registration.forgetKey();
@@ -99,12 +103,15 @@ export class HeartbeatLoop {
   private heartbeatBody(acks: AckEntry[]) {
     const revision = this.ctx.state?.cluster.appliedPolicyRevision ?? null;
     const facts = this.ctx.currentFacts();
+    // Who holds the cluster's Lease, as this agent last held it: the server refuses a stale holder.
+    const lease = this.ctx.options.lease?.report();
     return {
       ...facts,
       // The agent's own and what the cluster allows (node actions may be off).
       capabilities: [...new Set([...this.ctx.backend.capabilities, ...AGENT_DIRECTIVES])],
       ...(revision !== null ? { policy: { appliedRevision: revision } } : {}),
       acks,
+      ...(lease ? { lease } : {}),
     };
   }
 

@@ -85,6 +85,9 @@ export const KUBE_CALLS = {
     scope: "own",
     object: "agentLease",
   },
+  // The agent creates its Lease when missing (GitOps tools commonly leave Leases out of a sync).
+  // RBAC cannot limit `create` by name: this grants creating Leases in the agent's namespace only.
+  createLease: { kind: "resource", group: "coordination.k8s.io", resource: "leases", verb: "create", scope: "own" },
   getDeployment: { kind: "resource", group: "apps", resource: "deployments", verb: "get", scope: "own", object: "ownDeployment" },
   patchDeployment: {
     kind: "resource",
@@ -153,7 +156,7 @@ export const AGENT_OBJECT_NAMES = {
   deployment: "fleet-agent",
   tokenSecret: "fleet-agent-token",
   stateSecret: "fleet-agent-state",
-  /** The Lease the one active agent holds (created by the manifest: RBAC cannot limit `create` by name). */
+  /** The Lease the one active agent holds (the agent creates it when missing). */
   lease: "fleet-agent",
   roleBinding: "fleet-agent",
   clusterRoleBinding: "fleet-agent",

@@ -301,11 +301,11 @@ export type ManifestInstall = AgentInstall &
  * The manifest's objects: Namespace (Pod Security "restricted" enforced), ServiceAccount, the
  * read-only ClusterRole, a Role on the agent's own objects by name, a Role in kube-public for
  * cluster-info, the optional node-actions ClusterRole, bindings, the token Secret, the empty
- * state Secret and the empty Lease (RBAC cannot limit `create` by name, so the agent only updates
- * them) and the Deployment.
+ * state Secret (RBAC cannot limit `create` by name, so the agent only updates it) and the
+ * Deployment. No Lease: the agent creates its own (GitOps tools commonly leave Leases out).
  *
  * Identity lives in the state Secret, not on a volume: a pod rescheduled to another node keeps
- * the cluster's key, certificate and id; only the holder of the Lease writes it or heartbeats.
+ * the cluster's key, certificate and id; only the holder of the Lease writes it.
  *
  * The pod names no user: the image's numeric USER runs it and `runAsNonRoot` has the kubelet
  * check that, so platforms that assign users themselves (OpenShift's restricted-v2 refuses a
@@ -406,8 +406,6 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
       stringData: { token: install.token },
     },
     { apiVersion: "v1", kind: "Secret", metadata: metadata(names.stateSecret), type: "Opaque" },
-    // Empty: the running agent fills in holderIdentity and renews it (one writer of the state Secret).
-    { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: metadata(names.lease), spec: {} },
     {
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -481,7 +479,7 @@ export function agentManifest(install: ManifestInstall): string {
     "# cluster id in the fleet-agent-state Secret, so restarts and reschedules keep its identity.",
     "# It reads the cluster (nodes, pod counts, namespaces, the kube-system namespace's UID,",
     "# DaemonSets, /version, /readyz) and never changes it, except its own Deployment (upgrades,",
-    "# scale to 0 on disconnect), its Lease and, on disconnect, its own role bindings" +
+    "# scale to 0 on disconnect), the Lease it creates and, on disconnect, its own role bindings" +
       (install.allowNodeActions
         ? " and, for drainNodePool,\n# the nodes of a pool being retired (cordon, then evictions that honour PodDisruptionBudgets)."
         : ".\n# Node actions (drainNodePool: cordon and evict) are off; a manifest generated with them on\n# adds the fleet-agent-node-actions ClusterRole and --allow-node-actions."),

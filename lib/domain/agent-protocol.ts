@@ -76,6 +76,23 @@ export const ackSchema = z.union([
 ]);
 export type Ack = z.infer<typeof ackSchema>;
 
+/** An RFC 3339 time as the Kubernetes API writes metadata.creationTimestamp. */
+const KUBE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/;
+const isKubeTime = (v: string) => KUBE_TIME.test(v) && !Number.isNaN(Date.parse(v));
+const LEASE_TRANSITIONS_MAX = 2_147_483_647;
+
+/**
+ * The agent's coordination.k8s.io Lease as it last held it: holder identity, leaseTransitions and
+ * the Lease's creationTimestamp (a Lease deleted and created again starts counting anew). The
+ * control plane refuses a heartbeat whose Lease was taken over since (lib/domain/lease-holder.ts).
+ */
+export const heartbeatLeaseSchema = z.object({
+  holder: z.string().min(1).max(253),
+  transitions: z.number().int().min(0).max(LEASE_TRANSITIONS_MAX),
+  createdAt: z.string().max(64).refine(isKubeTime, "must be an RFC 3339 time").optional(),
+});
+export type HeartbeatLease = z.infer<typeof heartbeatLeaseSchema>;
+
 export const heartbeatRequestSchema = z.object({
   agentVersion: semverSchema,
   /** Absent when the agent could not read it (the API server's /version failed): shown as unknown. */
@@ -93,6 +110,8 @@ export const heartbeatRequestSchema = z.object({
   policy: z.object({ appliedRevision: z.string().max(64).nullable() }).optional(),
   acks: z.array(ackSchema).max(100).default([]),
   clusterUid: clusterUidSchema.optional(),
+  /** Sent by agents that hold a Lease in their cluster (state in a Secret). */
+  lease: heartbeatLeaseSchema.optional(),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 
@@ -118,6 +137,15 @@ const POOL_KEYS = new Set(Object.keys(nodePoolReportSchema.shape));
 const WORKLOAD_KEYS = new Set(["pods", "namespaces", "userPods"]);
 const HEALTH_KEYS = new Set(["apiServer", "logs", "metrics"]);
 const POLICY_KEYS = new Set(["appliedRevision"]);
+const LEASE_KEYS = new Set(Object.keys(heartbeatLeaseSchema.shape));
+
+function plainLease(v: unknown): HeartbeatLease | null {
+  if (!isObject(v) || !onlyKeys(v, LEASE_KEYS) || !isText(v.holder, 1, 253)) return null;
+  const t = v.transitions;
+  if (typeof t !== "number" || !Number.isSafeInteger(t) || t < 0 || t > LEASE_TRANSITIONS_MAX) return null;
+  if ("createdAt" in v && !(isText(v.createdAt, 0, 64) && isKubeTime(v.createdAt))) return null;
+  return { holder: v.holder, transitions: t, ...("createdAt" in v ? { createdAt: v.createdAt as string } : {}) };
+}
 
 function plainPool(v: unknown): NodePoolReport | null {
   if (!isObject(v) || !onlyKeys(v, POOL_KEYS)) return null;
@@ -195,6 +223,11 @@ export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
     const uid = v.clusterUid.toLowerCase();
     if (!CLUSTER_UID.test(uid)) return null;
     out.clusterUid = uid;
+  }
+  if ("lease" in v) {
+    const lease = plainLease(v.lease);
+    if (!lease) return null;
+    out.lease = lease;
   }
   return out;
 }

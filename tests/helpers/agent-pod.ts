@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { agentManifestObjects, type ManifestInstall } from "@/lib/domain/agent-manifest";
 import { buildImage, composeProcess, hostPath, type BuiltImage, type PodContainer, type PodSecurity } from "./container-image";
-import type { FakeKubeApi } from "./fake-kube-api";
+import { AGENT_OBJECT_NAMES } from "@/lib/domain/agent-kube-calls";
+import type { FakeKubeApi, RbacRule } from "./fake-kube-api";
 import { freePort } from "./fleet-server";
 
 /** Files and folders under `dir` made read-only (the manifest's readOnlyRootFilesystem) yet readable by any user. */
@@ -56,7 +57,8 @@ type PodSpec = {
 /**
  * What `kubectl apply` of the manifest does to the objects the agent reads: Secrets are created,
  * or get the manifest's keys with the rest kept (the agent's tombstone survives a GitOps
- * re-apply); the Lease is created if missing; the bindings exist; the Deployment runs its image.
+ * re-apply); a Lease (older manifests had one) is created if missing; the bindings exist, and
+ * the agent's namespace answers by its Role's rules (RBAC); the Deployment runs its image.
  */
 function applyManifest(kube: FakeKubeApi, objects: ReturnType<typeof agentManifestObjects>) {
   for (const o of objects) {
@@ -68,6 +70,8 @@ function applyManifest(kube: FakeKubeApi, objects: ReturnType<typeof agentManife
       else for (const [k, v] of Object.entries(data)) existing.data[k] = Buffer.from(v).toString("base64");
     } else if (o.kind === "Lease") {
       if (!kube.leases.has(`${namespace}/${name}`)) kube.addLease(name, namespace);
+    } else if (o.kind === "Role" && namespace === AGENT_OBJECT_NAMES.namespace) {
+      kube.namespaceRules = o.rules as unknown as RbacRule[];
     } else if (o.kind === "RoleBinding") kube.roleBindings.add(`${namespace}/${name}`);
     else if (o.kind === "ClusterRoleBinding") kube.clusterRoleBindings.add(name);
     else if (o.kind === "Deployment") {

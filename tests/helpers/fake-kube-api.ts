@@ -138,6 +138,9 @@ function strategicPatch(target: unknown, patch: unknown, key = ""): unknown {
   return out;
 }
 
+/** A PolicyRule of a Role, as the manifest writes it. */
+export type RbacRule = { apiGroups?: string[]; resources?: string[]; resourceNames?: string[]; verbs: string[] };
+
 export interface FakeKubeApiOptions {
   /** Bearer tokens accepted (a pod's token rotates: add the new one). */
   tokens: string[];
@@ -174,8 +177,16 @@ export class FakeKubeApi {
   /** Leases (coordination.k8s.io/v1) by "<namespace>/<name>". */
   readonly leases = new Map<
     string,
-    { metadata: { name: string; namespace: string; resourceVersion: string }; spec: Record<string, unknown> }
+    {
+      metadata: { name: string; namespace: string; resourceVersion: string; uid: string; creationTimestamp: string };
+      spec: Record<string, unknown>;
+    }
   >();
+  /**
+   * The rules of the Role bound to the token's user in the agent's namespace (set: requests on
+   * objects in that namespace are allowed only by them, as RBAC does; null: everything allowed).
+   */
+  namespaceRules: RbacRule[] | null = null;
   /** ClusterProfiles by "<namespace>/<name>". */
   readonly clusterProfiles = new Map<string, ClusterProfileObject>();
   /** false: the ClusterProfile CRD is not installed (its paths answer 404). */
@@ -197,6 +208,7 @@ export class FakeKubeApi {
   private readonly usedSockets = new WeakSet<net.Socket>();
   private server: https.Server;
   private rv = 100;
+  private lastCreatedAt = 0;
   private readonly namespace: string;
 
   constructor(
@@ -266,9 +278,49 @@ export class FakeKubeApi {
     if (nodeActions) this.clusterRoleBindings.add("fleet-agent-node-actions");
   }
 
-  /** A Lease as the manifest creates it: no holder yet. */
-  addLease(name: string, namespace = this.namespace) {
-    this.leases.set(`${namespace}/${name}`, { metadata: { name, namespace, resourceVersion: String(++this.rv) }, spec: {} });
+  /** A Lease as an older manifest created it: no holder yet. */
+  addLease(name: string, namespace = this.namespace, spec: Record<string, unknown> = {}) {
+    this.leases.set(`${namespace}/${name}`, {
+      metadata: {
+        name,
+        namespace,
+        resourceVersion: String(++this.rv),
+        uid: crypto.randomUUID(),
+        creationTimestamp: this.creationTimestamp(),
+      },
+      spec,
+    });
+  }
+
+  /** The API server's clock at second precision: an object created after another is never older. */
+  private creationTimestamp(): string {
+    this.lastCreatedAt = Math.max(Math.floor(Date.now() / 1000) * 1000, this.lastCreatedAt + 1000);
+    return new Date(this.lastCreatedAt).toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
+
+  /** 403 as RBAC answers it, when namespaceRules do not allow this request on an object in the agent's namespace. */
+  private forbidden(method: string, p: string): string | null {
+    if (!this.namespaceRules) return null;
+    const m = /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(\/[^/]+)?$/.exec(p);
+    if (!m || m[2] !== this.namespace) return null;
+    const [, group = "", , plural, name, sub] = m;
+    const resource = `${plural}${sub ?? ""}`;
+    const verb =
+      method === "GET"
+        ? name
+          ? "get"
+          : "list"
+        : ({ POST: "create", PUT: "update", PATCH: "patch", DELETE: "delete" }[method] ?? "");
+    const allowed = this.namespaceRules.some(
+      (r) =>
+        r.verbs.includes(verb) &&
+        (r.apiGroups ?? []).includes(group) &&
+        (r.resources ?? []).includes(resource) &&
+        (!r.resourceNames?.length || (!!name && r.resourceNames.includes(name))),
+    );
+    if (allowed) return null;
+    const what = group ? `${resource}.${group}` : resource;
+    return `${what}${name ? ` "${name}"` : ""} is forbidden: User "system:serviceaccount:${this.namespace}:fleet-agent" cannot ${verb} resource "${resource}" in API group "${group}" in the namespace "${this.namespace}"`;
   }
 
   secretText(name: string, key: string, namespace = this.namespace): string | undefined {
@@ -398,6 +450,8 @@ export class FakeKubeApi {
     if (!auth.startsWith("Bearer ") || !this.tokens.has(auth.slice(7))) {
       return this.send(res, 401, status(401, "Unauthorized", "Unauthorized"));
     }
+    const denied = this.forbidden(method, p);
+    if (denied) return this.send(res, 403, status(403, "Forbidden", denied));
     const metadataOnly = String(req.headers.accept ?? "").includes("as=PartialObjectMetadataList");
     const c = this.cluster;
     let m: RegExpExecArray | null;
@@ -594,6 +648,16 @@ export class FakeKubeApi {
       if (!set.delete(key))
         return this.send(res, 404, status(404, "NotFound", `${kind}.rbac.authorization.k8s.io "${m[2]}" not found`));
       return this.send(res, 200, { kind: "Status", apiVersion: "v1", status: "Success", details: { name: m[2], kind } });
+    }
+    if (method === "POST" && (m = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases$/.exec(p))) {
+      const created = body as { metadata?: { name?: string }; spec?: Record<string, unknown> };
+      const name = created.metadata?.name;
+      if (!name)
+        return this.send(res, 422, status(422, "Invalid", "Lease.coordination.k8s.io is invalid: metadata.name: Required value"));
+      if (this.leases.has(`${m[1]}/${name}`))
+        return this.send(res, 409, status(409, "AlreadyExists", `leases.coordination.k8s.io "${name}" already exists`));
+      this.addLease(name, m[1], created.spec ?? {});
+      return this.send(res, 201, { apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...this.leases.get(`${m[1]}/${name}`) });
     }
     if ((m = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases\/([^/]+)$/.exec(p))) {
       const key = `${m[1]}/${m[2]}`;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import crypto, { X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { KUBE_CALLS, type KubeCallName } from "@/lib/domain/agent-kube-calls";
@@ -99,6 +99,7 @@ function callOf(r: RecordedRequest): KubeCallName | null {
     ["patchDeployment", /^\/apis\/apps\/v1\/namespaces\/fleet-system\/deployments\/fleet-agent$/],
     ["getLease", /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/fleet-system\/leases\/fleet-agent$/],
     ["updateLease", /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/fleet-system\/leases\/fleet-agent$/],
+    ["createLease", /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/fleet-system\/leases$/],
     ["evictPod", /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/],
   ];
   return patterns.find(([name, re]) => re.test(r.path) && verbOf(KUBE_CALLS[name]) === r.method)?.[0] ?? null;
@@ -141,6 +142,14 @@ test("in a pod (EKS), as it ships: the image's bundle run by the manifest's comm
       agent.output,
     );
     const c = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+    // The manifest ships no Lease (Argo CD's default exclusions would leave it out anyway): the
+    // agent created its own, with the Role's unnamed `create` (the fake API answers by the Role).
+    assert.equal(
+      kube.requests.filter((r) => r.method === "POST" && r.path === "/apis/coordination.k8s.io/v1/namespaces/fleet-system/leases")
+        .length,
+      1,
+    );
+    assert.match(String(kube.leases.get("fleet-system/fleet-agent")?.spec.holderIdentity), /\S/, "held by the pod");
     assert.equal(c.kubernetesVersion, "1.31.4");
     assert.equal(c.agentVersion, AGENT_VERSION, "the build's own version (package.json's), baked into the bundle");
     // The kubelet's probes, on both address families of the pod (the agent listens on ::).
@@ -278,19 +287,20 @@ test("in a pod (EKS), as it ships: the image's bundle run by the manifest's comm
 });
 
 /** An agent in a pod of a fresh AKS-shaped cluster, registered and Ready; returns its cluster id. */
-async function agentInPod(name: string) {
+async function agentInPod(name: string, flags: string[] = []) {
   const saToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6InNhIn0." + crypto.randomBytes(24).toString("base64url");
   const kube = await new FakeKubeApi(aksCluster(), { tokens: [saToken] }).start();
   const saDir = kube.layOutServiceAccount(mkdtempSync(path.join(tmpdir(), "fleet-pod-")), saToken);
   kube.addSecret("fleet-agent-token", { token: await mint(name) });
   kube.addSecret("fleet-agent-state");
-  // As the manifest creates it: the agent heartbeats only while it holds the Lease.
+  // As an older manifest created it (the agent creates a missing one).
   kube.addLease("fleet-agent");
   kube.addAgentBindings();
   const agent = startAgent(
     [
       ...["--name", name, "--labels", "env=prod,region=westeurope"],
       ...["--state-secret", "fleet-system/fleet-agent-state", "--token-secret", "fleet-system/fleet-agent-token"],
+      ...flags,
     ],
     { KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(kube.port), FLEET_AGENT_SERVICE_ACCOUNT_DIR: saDir },
   );
@@ -307,31 +317,56 @@ async function agentInPod(name: string) {
   return { kube, agent, id };
 }
 
-test("an API server answering in 20 s: heartbeats keep the cluster Ready, its facts reported degraded", async () => {
+// The Lease's duration is 3 s here (renewed every 0.5 s, held for 2 s after a renewal) and every
+// API request times out after 5 s, so 20 s of an API server answering in 20 s spans more than six
+// lease durations: what a default 30 s Lease sees of a three-minute outage, in a bounded test.
+test("an API server answering in 20 s for several lease durations: heartbeats go on reporting it, the cluster stays Ready, the agent keeps its Lease", async () => {
   const threshold = await server.api("PATCH", "/api/v1/settings", { notReadyThresholdSeconds: 10 });
   assert.equal(threshold.status, 200, JSON.stringify(threshold.body));
-  const { kube, agent, id } = await agentInPod("aks-slow");
+  const { kube, agent, id } = await agentInPod("aks-slow", ["--lease-duration", "3", "--timeout", "5"]);
+  let exited: number | null | undefined;
+  void agent.exited.then((code) => (exited = code));
   try {
     kube.delayMs = 20_000;
     const slowFrom = Date.now();
-    const seen = new Set<string>();
+    const statuses = new Set<string>();
+    const health = new Set<string>();
+    while (Date.now() - slowFrom < 20_000) {
+      const d = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
+      statuses.add(d.status);
+      if (Date.parse(d.lastHeartbeatAt) > slowFrom) health.add(d.health?.apiServer);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(exited, undefined, `the agent is still running:\n${agent.output()}`);
+    assert.deepEqual([...statuses], ["Ready"], agent.output());
+    assert.ok(
+      health.has("degraded") || health.has("down"),
+      `heartbeats during the slow period reported the API server as it was: ${[...health]}`,
+    );
+    assert.match(
+      agent.output(),
+      /LEASE_RENEW_FAILING .*heartbeats go on/,
+      "the Lease went unrenewed for longer than its duration",
+    );
+    assert.doesNotMatch(agent.output(), /LEASE_LOST/);
+
+    kube.delayMs = 0;
     const detail = await until(
-      "the facts reported degraded",
+      "the API server reported ok again",
       async () => {
         const d = (await server.api("GET", `/api/v1/clusters/${id}`)).body;
-        seen.add(d.status);
-        return d.health?.apiServer === "degraded" && d;
+        statuses.add(d.status);
+        return d.health?.apiServer === "ok" && /renewed the Lease fleet-system\/fleet-agent again/.test(agent.output()) && d;
       },
-      60_000,
+      30_000,
       agent.output,
     );
-    // /readyz times out after the agent's 15 s: by then a heartbeat stuck behind it would be past the 10 s threshold.
-    assert.ok(Date.now() - slowFrom > 10_000);
-    assert.deepEqual([...seen], ["Ready"], agent.output());
-    assert.ok(Date.parse(detail.lastHeartbeatAt) > slowFrom + 10_000, "heartbeats went on while the API server was slow");
+    assert.deepEqual([...statuses], ["Ready"]);
+    assert.equal(kube.leases.get("fleet-system/fleet-agent")?.spec.holderIdentity, os.hostname(), "still the holder");
     const notReady = (detail.events as { to: string; at?: string }[]).filter((e) => e.to === "NotReady");
     assert.deepEqual(notReady, []);
-    assert.deepEqual(detail.nodePools.length, 2, "the last facts read are still reported");
+    assert.deepEqual(detail.nodePools.length, 2, "the last facts read were reported throughout");
+    assert.equal(exited, undefined);
   } finally {
     agent.child.kill("SIGKILL");
     await kube.stop();

@@ -12,6 +12,8 @@ export interface DirectiveRunsOptions {
   log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
   /** One step of a running directive (idempotent: it is repeated until done or failed). */
   step: (d: Directive, startedAt: number) => Promise<DirectiveState>;
+  /** false: running directives wait (unacknowledged, so the control plane repeats them). */
+  mayAct?: () => boolean;
 }
 
 /**
@@ -20,6 +22,7 @@ export interface DirectiveRunsOptions {
  */
 export class DirectiveRuns {
   private readonly runs = new Map<string, { directive: Directive; status: DirectiveState; startedAt: number }>();
+  private waitingLogged = false;
 
   constructor(private readonly o: DirectiveRunsOptions) {}
 
@@ -43,6 +46,14 @@ export class DirectiveRuns {
 
   /** Advances every running directive one step. */
   async progress(): Promise<void> {
+    if (this.o.mayAct && !this.o.mayAct()) {
+      if ([...this.runs.values()].some((e) => e.status.state === "running") && !this.waitingLogged) {
+        this.waitingLogged = true;
+        this.o.log("warn", "DIRECTIVE_WAITING", "directives wait until this agent holds its Lease again");
+      }
+      return;
+    }
+    this.waitingLogged = false;
     for (const entry of this.runs.values()) {
       if (entry.status.state !== "running") continue;
       try {

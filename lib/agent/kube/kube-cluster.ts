@@ -51,6 +51,8 @@ export interface KubeClusterOptions {
   upgradeTimeoutMs?: number;
   now: () => number;
   log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
+  /** When given, directives change the cluster only while this agent holds the Lease (one actor). */
+  lease?: { readonly held: boolean };
   /** Pods above which the pod list is recounted only every `bigRecountMs`. */
   bigClusterPods?: number;
   bigRecountMs?: number;
@@ -88,7 +90,12 @@ export class KubeCluster implements ClusterBackend {
 
   constructor(private readonly o: KubeClusterOptions) {
     this.upgradeRecords = o.upgradeRecords ?? memoryUpgradeRecords();
-    this.directives = new DirectiveRuns({ now: o.now, log: o.log, step: (d, startedAt) => this.step(d, startedAt) });
+    this.directives = new DirectiveRuns({
+      now: o.now,
+      log: o.log,
+      step: (d, startedAt) => this.step(d, startedAt),
+      mayAct: o.lease ? () => o.lease!.held : undefined,
+    });
   }
 
   /** Closes the keep-alive connection to the API server (the process can then exit). */

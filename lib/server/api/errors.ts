@@ -44,6 +44,8 @@ const STATUS = {
   password_not_needed: 409,
   /** A bulk action whose confirmed count is not the selection's count now; details carry the current count. */
   count_changed: 409,
+  /** A heartbeat from an agent whose Lease another agent of the same cluster took over since (lib/domain/lease-holder.ts). */
+  stale_lease_holder: 409,
   cluster_deregistered: 410,
   /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
   registration_request_expired: 410,

@@ -10,6 +10,7 @@ import type { AgentIdentity } from "@/lib/server/agent-port/agent-identity";
 import { markFirstUse } from "@/lib/server/pki/retire-certificates";
 import { enqueueHeartbeat } from "./heartbeat-writer";
 import { noteCapabilities } from "./agent-capabilities";
+import { checkLeaseHolder } from "./lease-holder";
 import { caState } from "@/lib/server/pki/current-ca";
 import { heartbeatCaFields } from "@/lib/server/pki/ca-rollover";
 
@@ -40,6 +41,8 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     }
     await markFirstUse(agent);
   }
+  // Before anything is recorded: a stale holder's acks and facts are not the cluster's.
+  await checkLeaseHolder(agent.clusterId, hb.lease, now);
   const context = await heartbeatContext(agent.clusterId);
   // Cached for 2 s like the context: no query in the steady state.
   const ca = heartbeatCaFields(await caState(), agent, hb.capabilities, now);

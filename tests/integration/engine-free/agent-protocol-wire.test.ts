@@ -878,6 +878,34 @@ describe("agent protocol over TLS", () => {
     assert.ok(logger.has("STATE_DELETED"));
   });
 
+  test("409 stale_lease_holder: the agent reports its Lease, and once refused as a stale holder it stops (exit 1) instead of retrying", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const logger = new MemoryLogger();
+    const lease = { holder: "fleet-agent-7d9f-abcde", transitions: 2, createdAt: "2026-12-06T08:00:00Z" };
+    fleet.heartbeatHook = (ctx) =>
+      ctx.n === 2
+        ? { status: 409, body: { error: "stale_lease_holder", message: "another agent took the Lease over" } }
+        : undefined;
+    try {
+      const result = await new FleetAgent(
+        agentOptions(fleet, path.join(tmpDir(), "s"), {
+          name: "stale-1",
+          token: staticTokenSource(TOKEN),
+          logger,
+          lease: { report: () => lease },
+        }),
+      ).run();
+      assert.deepEqual(fleet.heartbeats.at(-2)?.body.lease, lease, "the heartbeat carries the Lease as last held");
+      assert.equal(fleet.heartbeats.length, 2, "no retry after the refusal");
+      assert.equal(result.outcome, "failed");
+      assert.equal(result.exitCode, 1);
+      assert.equal(result.code, "STALE_LEASE_HOLDER");
+      assert.ok(logger.has("STALE_LEASE_HOLDER"));
+    } finally {
+      fleet.heartbeatHook = undefined;
+    }
+  });
+
   test("403 certificate_revoked: without a token it keeps retrying with advice; with one it re-registers and keeps its id", async () => {
     fleet.tokens.set(TOKEN, 2);
     const logger = new MemoryLogger();

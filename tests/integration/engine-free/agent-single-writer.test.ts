@@ -20,7 +20,7 @@ async function setup() {
       identity,
       leaseDurationSeconds: 30,
       retryPeriodMs: 5_000,
-      now: h.now,
+      monotonicNow: h.now,
       sleep: async (ms) => void h.advance(ms),
       log: (level, code, message) => h.logs.push(`${level} ${code} ${message}`),
     });
@@ -86,13 +86,19 @@ describe("the agent's Lease", () => {
     assert.equal(await d.tryAcquireOrRenew(), true, "no wait for the duration after a release");
   });
 
-  test("a missing Lease is named, with the fix", async () => {
-    const { api, lease } = await setup();
+  test("a missing Lease (a GitOps sync that leaves Leases out) is created through the API, holding it", async () => {
+    const { api, lease, spec } = await setup();
     api.leases.clear();
-    await assert.rejects(
-      lease("p").tryAcquireOrRenew(),
-      /Lease fleet-system\/fleet-agent does not exist: the manifest creates it/,
+    assert.equal(await lease("p").tryAcquireOrRenew(), true);
+    assert.equal(spec().holderIdentity, "p");
+    assert.deepEqual(
+      api.requests.filter((r) => r.path.includes("/leases")).map((r) => `${r.method} ${r.path}`),
+      [
+        "GET /apis/coordination.k8s.io/v1/namespaces/fleet-system/leases/fleet-agent",
+        "POST /apis/coordination.k8s.io/v1/namespaces/fleet-system/leases",
+      ],
     );
+    assert.equal(await lease("q").tryAcquireOrRenew(), false, "a second pod finds it held");
   });
 });
 

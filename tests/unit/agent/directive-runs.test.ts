@@ -61,3 +61,28 @@ test("a failed step's reason that is not text is sent as text", async () => {
   await r.progress();
   assert.deepEqual(r.ackEntries(["d1"]), [{ id: "d1", ok: false, reason: '{"why":"quota"}' }]);
 });
+
+test("while the agent does not hold its Lease, running directives wait (unacknowledged), with one line", async () => {
+  const lines: string[] = [];
+  let held = false;
+  let steps = 0;
+  const r = new DirectiveRuns({
+    now: () => 0,
+    log: (_level, code, message) => lines.push(`${code} ${message}`),
+    step: async () => {
+      steps += 1;
+      return { state: "done" };
+    },
+    mayAct: () => held,
+  });
+  r.start({ id: "d1", type: "upgrade" });
+  await r.progress();
+  await r.progress();
+  assert.equal(steps, 0, "nothing changed in the cluster");
+  assert.deepEqual(r.ackEntries(["d1"]), [], "not acknowledged: the control plane repeats it");
+  assert.deepEqual(lines, ["DIRECTIVE_WAITING directives wait until this agent holds its Lease again"]);
+  held = true;
+  await r.progress();
+  assert.equal(steps, 1);
+  assert.deepEqual(r.ackEntries(["d1"]), ["d1"]);
+});

@@ -26,6 +26,7 @@ describe("failure messages: one distinct, actionable code per cause", () => {
     [401, "client_certificate_required", "CLIENT_CERTIFICATE_REQUIRED", "reregister", /client certificate/],
     [403, "certificate_revoked", "CERTIFICATE_REVOKED", "reregister", /write a new token/],
     [410, "cluster_deregistered", "CLUSTER_DEREGISTERED", "deregistered", /deleting local state/],
+    [409, "stale_lease_holder", "STALE_LEASE_HOLDER", "stepDown", /another agent of this cluster took over the agent's Lease/],
     [503, "overloaded", "OVERLOADED", "retry", /waiting 7s as Retry-After asks, with jitter, on the same connection/],
     [503, "database_unavailable", "DATABASE_UNAVAILABLE", "retry", /cannot reach its database: waiting 7s/],
     [503, "unavailable", "SERVER_ERROR", "retry", /HTTP 503/],

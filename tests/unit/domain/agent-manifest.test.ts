@@ -12,7 +12,6 @@ import { Namespace } from "kubernetes-models/v1/Namespace";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { ServiceAccount } from "kubernetes-models/v1/ServiceAccount";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
-import { Lease } from "kubernetes-models/coordination.k8s.io/v1/Lease";
 import YAML from "yaml";
 import { AGENT_OBJECT_NAMES, KUBE_CALLS, type KubeCall } from "../../../lib/domain/agent-kube-calls";
 import {
@@ -124,7 +123,6 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Role,
   RoleBinding,
   Deployment,
-  Lease,
 };
 
 test("the manifest: every object, in order, valid against the Kubernetes OpenAPI schemas", () => {
@@ -144,7 +142,6 @@ test("the manifest: every object, in order, valid against the Kubernetes OpenAPI
         ...(allowNodeActions ? [`ClusterRole//${NODE_ACTIONS_ROLE}`, `ClusterRoleBinding//${NODE_ACTIONS_ROLE}`] : []),
         "Secret/fleet-system/fleet-agent-token",
         "Secret/fleet-system/fleet-agent-state",
-        "Lease/fleet-system/fleet-agent",
         "Deployment/fleet-system/fleet-agent",
       ],
     );
@@ -422,6 +419,16 @@ test("RBAC grants exactly the API calls the agent makes (KUBE_CALLS), nothing mo
       { apiGroups: [""], resources: ["namespaces"], resourceNames: ["kube-system"], verbs: ["get"] },
     ],
     "namespaces: list (counted), and get only on kube-system (its UID is the cluster's identity)",
+  );
+  const leases = [...granted(docs(agentManifest(MANIFEST)))].filter((g) => g.includes("/leases/"));
+  assert.deepEqual(
+    leases.sort(),
+    [
+      "create coordination.k8s.io/leases/* in fleet-system",
+      "get coordination.k8s.io/leases/fleet-agent in fleet-system",
+      "update coordination.k8s.io/leases/fleet-agent in fleet-system",
+    ],
+    "the agent creates its Lease when missing (in its own namespace: RBAC cannot name what is created), and reads and renews only that one",
   );
   const bindings = [...granted(docs(agentManifest({ ...MANIFEST, allowNodeActions: true })))].filter((g) =>
     g.includes("bindings/"),

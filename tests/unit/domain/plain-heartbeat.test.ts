@@ -88,6 +88,16 @@ const variants: [string, (b: Body) => unknown][] = [
   ["empty cluster UID", (b) => ({ ...b, clusterUid: "" })],
   ["cluster UID with a slash", (b) => ({ ...b, clusterUid: "kube/system" })],
   ["cluster UID too long", (b) => ({ ...b, clusterUid: "a".repeat(65) })],
+  ["lease", (b) => ({ ...b, lease: { holder: "fleet-agent-7d9f-abcde", transitions: 3, createdAt: "2026-12-06T08:00:00Z" } })],
+  [
+    "lease keys in another order",
+    (b) => ({ ...b, lease: { createdAt: "2026-12-06T08:00:00.5+01:00", transitions: 0, holder: "p" } }),
+  ],
+  ["lease without createdAt", (b) => ({ ...b, lease: { holder: "p", transitions: 1 } })],
+  ["lease with a bad time", (b) => ({ ...b, lease: { holder: "p", transitions: 1, createdAt: "yesterday" } })],
+  ["lease with negative transitions", (b) => ({ ...b, lease: { holder: "p", transitions: -1 } })],
+  ["lease with an empty holder", (b) => ({ ...b, lease: { holder: "", transitions: 1 } })],
+  ["lease with an unknown key", (b) => ({ ...b, lease: { holder: "p", transitions: 1, renewTime: "x" } })],
   ["array body", () => [base]],
   ["null body", () => null],
   [
