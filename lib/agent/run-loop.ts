@@ -61,6 +61,7 @@ export class HeartbeatLoop {
       try {
         const { answer, sentAcks } = await this.heartbeat();
         failures = 0;
+        await this.ctx.backend.afterHeartbeat?.(true);
         if (this.disconnectId && sentAcks.includes(this.disconnectId)) return await this.disconnected();
         await this.handleAnswer(answer);
         delay = jitteredInterval(this.ctx.intervalSeconds(), this.ctx.random);
@@ -76,6 +77,7 @@ export class HeartbeatLoop {
         const failure = describeFailure(err, "heartbeat", this.ctx.server);
         if (this.ctx.stopped || failure.action === "stopped") throw this.ctx.stoppedExit();
         if (failure.action === "deregistered") throw await this.ctx.deregistered(failure, "heartbeat");
+        await this.ctx.backend.afterHeartbeat?.(false);
         if (failure.action === "reregister") {
           // A revoked certificate's key is not proved again; an expired one's is (kept key).
           if (failure.code === "CERTIFICATE_REVOKED") this.registration.forgetKey();
