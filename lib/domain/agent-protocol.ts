@@ -80,17 +80,17 @@ export type AckCode = (typeof ACK_CODES)[number];
 /** An acknowledgement: a directive id (done), or a directive the agent could not carry out. */
 export const ackSchema = z.union([
   z.string().min(1).max(64),
-  z.object({
-    id: z.string().min(1).max(64),
-    ok: z.literal(false),
-    reason: z.string().trim().min(1).max(500),
+  z
+    .object({
+      id: z.string().min(1).max(64),
+      ok: z.literal(false),
+      reason: z.string().trim().min(1).max(500),
+      code: z.string().max(64).optional(),
+    })
     // An unknown code (a newer agent) is dropped: the ack stays a failure with its reason.
-    code: z
-      .string()
-      .max(64)
-      .optional()
-      .transform((c) => ((ACK_CODES as readonly string[]).includes(c ?? "") ? (c as AckCode) : undefined)),
-  }),
+    .transform(({ code, ...ack }): { id: string; ok: false; reason: string; code?: AckCode } =>
+      (ACK_CODES as readonly string[]).includes(code ?? "") ? { ...ack, code: code as AckCode } : ack,
+    ),
 ]);
 export type Ack = z.infer<typeof ackSchema>;
 
