@@ -30,6 +30,8 @@ export interface UpgradeRecord {
   startedAt: number;
   /** Wall-clock ms after which the previous template is restored (absolute: survives a restart). */
   deadline: number;
+  /** Set by a new version that rolled itself back: the previous agent fails the directive with it. */
+  failed?: string;
 }
 
 export interface UpgradeRecords {
@@ -68,6 +70,7 @@ export function parseUpgradeRecord(text: string): UpgradeRecord | null {
     version: typeof raw.version === "string" ? raw.version : null,
     image: raw.image,
     previousImage: raw.previousImage,
+    ...(typeof raw.failed === "string" ? { failed: raw.failed } : {}),
     startedAt,
     deadline: typeof raw.deadline === "number" ? raw.deadline : startedAt + DEFAULT_DEADLINE_MS,
   };
@@ -127,6 +130,11 @@ export async function upgradeRound(o: SelfUpgrade, d: Directive): Promise<Direct
   const record = await o.records.loadUpgrade();
   const mine = record?.directiveId === d.id ? record : null;
   const image = mine?.image ?? imageOnInstalledRepository(wanted, container.image);
+  if (mine?.failed) {
+    // The new version put this one back: report it rather than try again.
+    await o.records.saveUpgrade(null);
+    return { state: "failed", reason: mine.failed };
+  }
 
   const owner = gitOpsOwner(deployment.metadata, install?.clusterName ?? null);
   if (owner && !mine) {
@@ -238,7 +246,7 @@ function rollbackBody(o: SelfUpgrade, install: InstallOptions | null, container:
  */
 export async function settleOwnUpgrade(o: SelfUpgrade, heartbeatAccepted: boolean): Promise<void> {
   const record = await o.records.loadUpgrade();
-  if (!record || record.version !== o.agentVersion) return;
+  if (!record || record.version !== o.agentVersion || record.failed) return;
   if (heartbeatAccepted) {
     await o.records.saveUpgrade(null);
     o.log("info", "UPGRADE_CONFIRMED", `version ${o.agentVersion} heartbeats: the upgrade is done`, { id: record.directiveId });
@@ -250,7 +258,11 @@ export async function settleOwnUpgrade(o: SelfUpgrade, heartbeatAccepted: boolea
   const containers = deployment.spec?.template?.spec?.containers ?? [];
   const container = containers.find((c) => c.name === "agent") ?? containers[0];
   await applyDeployment(o, rollbackBody(o, recordedInstall(deployment), container?.name ?? "agent", record));
-  await o.records.saveUpgrade(null);
+  // Kept, marked: the restored agent fails the directive with this instead of starting it again.
+  await o.records.saveUpgrade({
+    ...record,
+    failed: `version ${o.agentVersion} had no heartbeat accepted by the fleet within ${Math.round((record.deadline - record.startedAt) / 1000)} s: it restored the previous image ${record.previousImage}`,
+  });
   o.log("warn", "UPGRADE_ROLLED_BACK", `no heartbeat accepted by the deadline: restored ${record.previousImage}`, {
     id: record.directiveId,
   });

@@ -206,7 +206,7 @@ describe("the agent's own upgrade", () => {
     }
   });
 
-  test("a new version that never gets a heartbeat accepted puts the previous template back at the deadline", async () => {
+  test("a new version that never gets a heartbeat accepted puts the previous template back at the deadline; the previous version then fails the directive", async () => {
     const h = await setup();
     const old = h.agent();
     old.start(UPGRADE);
@@ -218,8 +218,22 @@ describe("the agent's own upgrade", () => {
     h.advance(1);
     await next.afterHeartbeat(false);
     assert.equal(h.api.deploymentState().image, "fleet-registry/agent:1.4.0");
-    assert.equal(h.record(), undefined);
     assert.ok(h.logs.some((l) => l.startsWith("warn UPGRADE_ROLLED_BACK no heartbeat accepted")));
+
+    // The previous version is back and sees the directive again: it reports, it does not retry.
+    const restored = h.agent();
+    restored.start(UPGRADE);
+    await restored.progress();
+    assert.deepEqual(restored.ackEntries(["u"]), [
+      {
+        id: "u",
+        ok: false,
+        reason:
+          "version 1.5.0 had no heartbeat accepted by the fleet within 600 s: it restored the previous image fleet-registry/agent:1.4.0",
+      },
+    ]);
+    assert.equal(h.applies().length, 2, "the upgrade and the rollback, nothing more");
+    assert.equal(h.record(), undefined);
   });
 
   test("a full save of the state (a new registration) keeps the upgrade record", async () => {
