@@ -19,7 +19,10 @@ const TONE: Record<RolloutClusterState, Tone> = {
 };
 const STATES: RolloutClusterState[] = ["Pending", "Upgrading", "Succeeded", "Failed", "Skipped"];
 
-/** Every cluster of the rollout: its stage, state, versions before and now, timing and error. */
+/**
+ * Every cluster of the rollout: its stage, state, versions before and now, timing and error, and for
+ * a cluster whose agent is managed by GitOps, the image to put in its repository.
+ */
 export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
   const [filter, setFilter] = useState<RolloutClusterState | "all">("all");
   const rows = filter === "all" ? rollout.clusters : rollout.clusters.filter((c) => c.state === filter);
@@ -76,6 +79,14 @@ export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
                       </span>
                     )}
                     {c.error && <div className="mt-0.5 max-w-md text-xs text-rose-700 dark:text-rose-400">{c.error}</div>}
+                    {c.handoff && c.state === "Upgrading" && (
+                      <div
+                        data-testid="rollout-handoff"
+                        className="mt-0.5 max-w-md text-xs break-words text-amber-800 dark:text-amber-300"
+                      >
+                        {c.handoff}; done when the new version heartbeats
+                      </div>
+                    )}
                   </td>
                   <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">
                     {c.stage === NOT_PLANNED_STAGE ? "not planned" : (rollout.stages[c.stage]?.name ?? c.stage + 1)}

@@ -9,6 +9,7 @@ import { resolveClusterCaFingerprint } from "./cluster-ca";
 import { ConfigError } from "./errors";
 import { startHealthServer } from "./health";
 import { consoleLogger, type AgentLogger } from "./log";
+import { PreflightGate } from "./preflight";
 import { FileStateStore, type StateStore } from "./state";
 import { fileTokenSource } from "./token";
 import type { AgentArgs } from "./args";
@@ -91,11 +92,24 @@ async function main(): Promise<number> {
       stopping.abort();
       agent.stop();
     });
-  // Ready: heartbeating, or a standby waiting for the Lease (an upgrade's new pod must turn Ready
-  // for the rollout to stop the old agent that holds it).
+  // Ready: heartbeating, or a standby waiting for the Lease once its preflight passed (an
+  // upgrade's new pod must turn Ready for the rollout to stop the old agent that holds it, and
+  // only a version that works may: the old one is the one that rolls back).
+  const preflight = setup.lease
+    ? new PreflightGate({
+        store: setup.store,
+        server: args.server,
+        timeoutMs: args.timeoutSeconds * 1000,
+        everyMs: STANDBY_PREFLIGHT_MS,
+        when: () => !!setup.lease?.standby,
+        sleep: (ms, signal) => systemClock.sleep(ms, signal),
+        log: (level, code, message, fields) => logger.log({ level, code, message, fields }),
+      })
+    : null;
+  void preflight?.run(stopping.signal);
   const readiness = {
     get ready() {
-      return agent.ready || !!setup.lease?.standby;
+      return agent.ready || (!!setup.lease?.standby && !!preflight?.passed);
     },
   };
   const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
@@ -128,6 +142,9 @@ async function main(): Promise<number> {
   setup.close?.();
   return exitCode;
 }
+
+/** How often a standby repeats a failed preflight: the readiness probe's own pace. */
+const STANDBY_PREFLIGHT_MS = 10_000;
 
 /** Made-up facts (the simulator's cluster): state and token in files. Loaded on demand, like the real one. */
 async function simulatedCluster(args: AgentArgs, logger: AgentLogger) {

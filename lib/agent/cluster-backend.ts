@@ -1,4 +1,4 @@
-import type { ClusterDirectiveType } from "../domain/agent-protocol";
+import type { AckCode, ClusterDirectiveType } from "../domain/agent-protocol";
 import type { Directive } from "./directives";
 import type { FactsReport } from "./facts";
 import type { LogCode, LogFields, LogLevel } from "./log";
@@ -13,8 +13,8 @@ import type { ClusterRecord } from "./state";
 /** A backend's log line; the agent's own log adds the cluster's name. */
 export type BackendLog = (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
 
-/** What a heartbeat may carry in `acks` (docs/protocol.md): a done id, or a failure with its reason. */
-export type AckEntry = string | { id: string; ok: false; reason: string };
+/** What a heartbeat may carry in `acks` (docs/protocol.md): a done id, or a failure with its reason (and code). */
+export type AckEntry = string | { id: string; ok: false; reason: string; code?: AckCode };
 
 export interface ClusterBackend {
   /**
@@ -38,6 +38,8 @@ export interface ClusterBackend {
   progress(): Promise<void>;
   /** The acks to send for these ids: running ones are held back, failed ones carry their reason. */
   ackEntries(ids: string[]): AckEntry[];
+  /** After each heartbeat, accepted or not (an upgrade of the agent is confirmed by the first accepted one). */
+  afterHeartbeat?(accepted: boolean): Promise<void>;
   /** After the agent's state is gone (disconnect, deregistration): what leaving takes in the cluster. */
   leave?(): Promise<void>;
   /** The versions recorded with the registration, when the backend's own facts do not survive a restart. */

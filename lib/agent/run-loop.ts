@@ -61,6 +61,7 @@ export class HeartbeatLoop {
       try {
         const { answer, sentAcks } = await this.heartbeat();
         failures = 0;
+        await this.ctx.backend.afterHeartbeat?.(true);
         if (this.disconnectId && sentAcks.includes(this.disconnectId)) return await this.disconnected();
         await this.handleAnswer(answer);
         delay = jitteredInterval(this.ctx.intervalSeconds(), this.ctx.random);
@@ -80,6 +81,7 @@ export class HeartbeatLoop {
           this.ctx.report(failure, "heartbeat");
           throw new AgentExit({ outcome: "failed", exitCode: EXIT_CODES.failed, code: failure.code, message: failure.message });
         }
+        await this.ctx.backend.afterHeartbeat?.(false);
         if (failure.action === "reregister") {
           // A revoked certificate's key is not proved again; an expired one's is (kept key).
           if (failure.code === "CERTIFICATE_REVOKED") this.registration.forgetKey();

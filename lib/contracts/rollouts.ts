@@ -31,6 +31,8 @@ const rolloutMemberSchema = z.object({
   startedAt: isoTime.nullable(),
   finishedAt: isoTime.nullable(),
   error: z.string().nullable(),
+  /** Upgrading through a GitOps repository: the agent's sentence naming the image to put there. */
+  handoff: z.string().nullable(),
 });
 
 export const rolloutSchema = z.object({

@@ -216,7 +216,7 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 export type ManifestObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
 } & Record<string, Json>;
 
 /** The port of the agent's health endpoint (/healthz: the process answers; /readyz: registered and heartbeating). */
@@ -280,6 +280,20 @@ export function rbacRules(scope: "cluster" | "own" | "kube-public", nodeActions:
     rules.set(key, rule);
   }
   return [...rules.values()];
+}
+
+/**
+ * The Deployment's annotation holding the install's options (all but the token and the image):
+ * an upgrade regenerates the Deployment from them, so a version that needs a new flag gets it.
+ */
+export const AGENT_INSTALL_ANNOTATION = "fleet-registry.io/install";
+
+/** What the install annotation records: every option but the token (a secret) and the image (the version). */
+export type InstallOptions = Omit<ManifestInstall, "token" | "agentImage">;
+
+export function installOptions(install: ManifestInstall): InstallOptions {
+  const { token: _token, agentImage: _image, ...options } = install;
+  return options;
 }
 
 export type ManifestInstall = AgentInstall &
@@ -409,7 +423,10 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
     {
       apiVersion: "apps/v1",
       kind: "Deployment",
-      metadata: metadata(names.deployment),
+      metadata: {
+        ...metadata(names.deployment),
+        annotations: { [AGENT_INSTALL_ANNOTATION]: JSON.stringify(installOptions(install)) },
+      },
       spec: {
         replicas: 1,
         // The old agent runs until the new pod is Ready (as a standby for the Lease), so it can

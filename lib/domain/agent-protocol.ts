@@ -69,10 +69,28 @@ export type NodePoolReport = z.infer<typeof nodePoolReportSchema>;
 
 export const API_SERVER_HEALTH = ["ok", "degraded", "down"] as const;
 
+/**
+ * Why a directive was not carried out, when the control plane acts on it (optional, beside the
+ * reason). gitops_managed: an upgrade the agent leaves to the GitOps controller that owns its
+ * Deployment; the cluster counts as upgraded once the new version heartbeats.
+ */
+export const ACK_CODES = ["gitops_managed"] as const;
+export type AckCode = (typeof ACK_CODES)[number];
+
 /** An acknowledgement: a directive id (done), or a directive the agent could not carry out. */
 export const ackSchema = z.union([
   z.string().min(1).max(64),
-  z.object({ id: z.string().min(1).max(64), ok: z.literal(false), reason: z.string().trim().min(1).max(500) }),
+  z
+    .object({
+      id: z.string().min(1).max(64),
+      ok: z.literal(false),
+      reason: z.string().trim().min(1).max(500),
+      code: z.string().max(64).optional(),
+    })
+    // An unknown code (a newer agent) is dropped: the ack stays a failure with its reason.
+    .transform(({ code, ...ack }): { id: string; ok: false; reason: string; code?: AckCode } =>
+      (ACK_CODES as readonly string[]).includes(code ?? "") ? { ...ack, code: code as AckCode } : ack,
+    ),
 ]);
 export type Ack = z.infer<typeof ackSchema>;
 

@@ -101,18 +101,33 @@ export function decideRolloutAction(state: string, action: RolloutAction): Actio
 
 export type Outcome = { state: "Succeeded" | "Failed"; error: string | null };
 
+/** How the upgrade directive was acknowledged: failed (with the agent's reason and code), or not yet / done. */
+export type UpgradeAck = { failedReason: string | null; failedCode: string | null } | null;
+
+/**
+ * The upgrade the agent handed over instead of carrying it out (its Deployment belongs to a GitOps
+ * controller): the agent's sentence naming the image to put in the repository, or null.
+ */
+export function upgradeHandoff(ack: UpgradeAck): string | null {
+  return ack?.failedCode === "gitops_managed" && ack.failedReason ? ack.failedReason : null;
+}
+
 /**
  * An upgrading cluster's outcome, or null while it still may come back: Succeeded once it is
- * Ready on the target version, Failed when removed or past the per-cluster timeout.
+ * Ready on the target version; Failed when removed, when the agent acknowledged the upgrade as
+ * failed (a rollback, a reverted Deployment) or past the per-cluster timeout. An upgrade handed to
+ * a GitOps repository has no timeout: it is done when the new version heartbeats.
  */
 export function settleUpgrade(
   rollout: { targetVersion: string; clusterTimeoutSeconds: number },
-  member: { startedAt: Date | null },
+  member: { startedAt: Date | null; ack?: UpgradeAck },
   cluster: { agentVersion: string | null; ready: boolean } | null,
   now: Date,
 ): Outcome | null {
   if (!cluster) return { state: "Failed", error: "the cluster was removed during the upgrade" };
   if (cluster.agentVersion === rollout.targetVersion && cluster.ready) return { state: "Succeeded", error: null };
+  if (upgradeHandoff(member.ack ?? null)) return null;
+  if (member.ack?.failedReason) return { state: "Failed", error: `the agent could not upgrade: ${member.ack.failedReason}` };
   if (member.startedAt && now.getTime() - member.startedAt.getTime() > rollout.clusterTimeoutSeconds * 1000) {
     return {
       state: "Failed",

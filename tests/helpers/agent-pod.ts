@@ -75,8 +75,8 @@ function applyManifest(kube: FakeKubeApi, objects: ReturnType<typeof agentManife
     } else if (o.kind === "RoleBinding") kube.roleBindings.add(`${namespace}/${name}`);
     else if (o.kind === "ClusterRoleBinding") kube.clusterRoleBindings.add(name);
     else if (o.kind === "Deployment") {
-      const pod = (o.spec as unknown as { template: { spec: PodSpec } }).template.spec;
-      kube.setAgentImage(pod.containers[0]!.image);
+      // As applied: the install options recorded on it, which an upgrade regenerates it from.
+      kube.deployment = structuredClone({ ...o, metadata: { ...o.metadata, resourceVersion: "1", generation: 1 } });
     }
   }
 }

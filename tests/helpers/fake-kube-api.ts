@@ -693,7 +693,20 @@ export class FakeKubeApi {
           this.deployment = mergePatch(this.deployment, body) as Record<string, unknown>;
         else if (contentType === "application/strategic-merge-patch+json")
           this.deployment = strategicPatch(this.deployment, body) as Record<string, unknown>;
-        else return this.send(res, 415, status(415, "UnsupportedMediaType", "unsupported patch type"));
+        else if (contentType === "application/apply-patch+yaml") {
+          // Server-side apply, as far as the agent uses it: the applied fields win (forced),
+          // containers merge by name; ownership of fields is not modelled.
+          if (!query.fieldManager)
+            return this.send(res, 400, status(400, "BadRequest", "PATCH, fieldManager is required for apply patch"));
+          const applied = body as { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
+          if (applied?.apiVersion !== "apps/v1" || applied.kind !== "Deployment" || applied.metadata?.name !== meta.name)
+            return this.send(
+              res,
+              400,
+              status(400, "BadRequest", "the applied object's apiVersion, kind or name does not match the URL"),
+            );
+          this.deployment = strategicPatch(this.deployment, body) as Record<string, unknown>;
+        } else return this.send(res, 415, status(415, "UnsupportedMediaType", "unsupported patch type"));
         return this.send(res, 200, this.deployment);
       }
     }

@@ -11,6 +11,7 @@ import { subscribe, type FleetEvent } from "@/lib/server/events/bus";
 import { changePhase } from "@/lib/server/lifecycle/change-phase";
 import { abortRollout } from "@/lib/server/rollouts/abort-rollout";
 import { createRollout } from "@/lib/server/rollouts/create-rollout";
+import { getRollout } from "@/lib/server/rollouts/get-rollout";
 import { listRollouts } from "@/lib/server/rollouts/list-rollouts";
 import { tickRollout } from "@/lib/server/rollouts/tick-rollout";
 import { appDatabase } from "../helpers/app-database";
@@ -110,6 +111,55 @@ describe(`rollouts and phase changes on ${engine}`, () => {
     assert.equal((await db().cluster.findUniqueOrThrow({ where: { id: first! } })).phase, "Upgrading");
     assert.equal((await phaseEvents(first!)).length, 1);
     await abortRollout(SYSTEM_ACTOR, member.rolloutId);
+  });
+
+  test("an upgrade handed to a GitOps repository shows the image, never times out and succeeds when the new version heartbeats; a failed ack fails the cluster at once", async () => {
+    const [gitops, reverted] = await seedClusters("handoff", 2);
+    const rollout = await createRollout(SYSTEM_ACTOR, {
+      name: "to 1.5.0 (handoff)",
+      targetVersion: "1.5.0",
+      selector: "fleet=handoff",
+      stages: [{ name: "all", percent: 100 }],
+      maxUnavailable: 2,
+      waitSeconds: 0,
+      failureThreshold: 5,
+      clusterTimeoutSeconds: 600,
+      includeUnready: false,
+      requireApproval: false,
+    });
+    const directiveOf = async (clusterId: string) =>
+      (await db().rolloutCluster.findFirstOrThrow({ where: { rolloutId: rollout.id, clusterId } })).directiveId!;
+    // As recordHeartbeat writes the acks (the agent's reason and code).
+    const handoff =
+      "upgrade through your repository: image mirror.example/fleet/agent:1.5.0 (Argo CD manages the Deployment: annotation argocd.argoproj.io/tracking-id)";
+    await db().directive.update({
+      where: { id: await directiveOf(gitops!) },
+      data: { ackedAt: new Date(), failedReason: handoff, failedCode: "gitops_managed" },
+    });
+    await db().directive.update({
+      where: { id: await directiveOf(reverted!) },
+      data: { ackedAt: new Date(), failedReason: "the Deployment was reverted (GitOps?)", failedCode: null },
+    });
+    const later = new Date(Date.now() + 3_600_000);
+    await db().cluster.updateMany({ where: { id: { in: [gitops!, reverted!] } }, data: { lastHeartbeatAt: later } });
+    await tickRollout(rollout.id, later);
+    const members = new Map((await getRollout(rollout.id)).clusters.map((c) => [c.clusterId, c]));
+    assert.deepEqual(
+      [members.get(gitops!)?.state, members.get(gitops!)?.handoff],
+      ["Upgrading", handoff],
+      "an hour past the timeout, still waiting for the repository",
+    );
+    assert.deepEqual(
+      [members.get(reverted!)?.state, members.get(reverted!)?.error],
+      ["Failed", "the agent could not upgrade: the Deployment was reverted (GitOps?)"],
+    );
+
+    await db().cluster.update({ where: { id: gitops! }, data: { agentVersion: "1.5.0", lastHeartbeatAt: later } });
+    await tickRollout(rollout.id, later);
+    assert.equal(
+      (await db().rolloutCluster.findFirstOrThrow({ where: { rolloutId: rollout.id, clusterId: gitops! } })).state,
+      "Succeeded",
+    );
   });
 
   test("listRollouts reads in two queries however many rollouts there are", async () => {

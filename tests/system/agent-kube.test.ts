@@ -12,6 +12,7 @@ import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { KUBE_CALLS, type KubeCallName } from "@/lib/domain/agent-kube-calls";
+import { agentManifestObjects } from "@/lib/domain/agent-manifest";
 import { registerCluster } from "../helpers/agent-client";
 import { buildAgentImage, startAgentPod, type AgentPod } from "../helpers/agent-pod";
 import type { BuiltImage } from "../helpers/container-image";
@@ -229,10 +230,20 @@ test("in a pod (EKS), as it ships: the image's bundle run by the manifest's comm
       agent.output,
     );
     const patch = kube.requests.find((r) => r.method === "PATCH" && r.path.endsWith("/deployments/fleet-agent"))!;
-    assert.equal(patch.contentType, "application/strategic-merge-patch+json");
-    assert.deepEqual(patch.body, {
-      spec: { template: { spec: { containers: [{ name: "agent", image: "registry.example.com/fleet/agent:1.5.0" }] } } },
-    });
+    assert.deepEqual(
+      [patch.contentType, patch.query.fieldManager],
+      ["application/apply-patch+yaml", "fleet-agent"],
+      "server-side apply as its own field manager",
+    );
+    const applied = patch.body as {
+      metadata: { annotations: Record<string, string> };
+      spec: { template: { spec: { containers: { image: string; args: string[] }[] } } };
+    };
+    assert.ok(applied.metadata.annotations["fleet-registry.io/install"], "regenerated from the recorded install options");
+    const generated = agentManifestObjects({ ...install, agentImage: "registry.example.com/fleet/agent:1.5.0" }).find(
+      (o) => o.kind === "Deployment",
+    )!;
+    assert.deepEqual(applied.spec, generated.spec, "the whole Deployment of the new version, not only its image");
     // The fake has no kubelet to start the new pod: abort, and leave the fleet.
     const aborted = await server.api("POST", `/api/v1/rollouts/${rollout.body.id}/actions`, { action: "abort" });
     assert.equal(aborted.status, 200, JSON.stringify(aborted.body));

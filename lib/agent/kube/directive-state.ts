@@ -1,3 +1,4 @@
+import type { AckCode } from "../../domain/agent-protocol";
 import type { AckEntry } from "../cluster-backend";
 import type { Directive } from "../directives";
 import type { LogCode, LogFields, LogLevel } from "../log";
@@ -5,7 +6,7 @@ import { errorText, reasonText } from "../../domain/error-text";
 import { KubeApiError } from "./kube-client";
 
 /** Where a directive carried out in the cluster stands; acknowledged once done or failed. */
-export type DirectiveState = { state: "running" } | { state: "done" } | { state: "failed"; reason: string };
+export type DirectiveState = { state: "running" } | { state: "done" } | { state: "failed"; reason: string; code?: AckCode };
 
 export interface DirectiveRunsOptions {
   now: () => number;
@@ -90,7 +91,12 @@ export class DirectiveRuns {
       const entry = this.runs.get(id);
       if (!entry || entry.status.state === "done") out.push(id);
       else if (entry.status.state === "failed")
-        out.push({ id, ok: false, reason: (reasonText(entry.status.reason) || "failed").slice(0, 500) });
+        out.push({
+          id,
+          ok: false,
+          reason: (reasonText(entry.status.reason) || "failed").slice(0, 500),
+          ...(entry.status.code ? { code: entry.status.code } : {}),
+        });
     }
     return out;
   }

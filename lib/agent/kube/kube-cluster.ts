@@ -23,7 +23,7 @@ import {
 import { ACCEPT_METADATA_LIST, KubeApiError, KubeTimeoutError, type KubeClient } from "./kube-client";
 import { leaveCluster } from "./leave-cluster";
 import { drainNodePoolRound } from "./node-pool-drain";
-import { memoryUpgradeRecords, upgradeRound, type UpgradeRecords } from "./self-upgrade";
+import { memoryUpgradeRecords, settleOwnUpgrade, upgradeRound, type SelfUpgrade, type UpgradeRecords } from "./self-upgrade";
 
 // A real cluster behind the agent: reads the facts each heartbeat reports and carries out the
 // directives the control plane sends, each idempotent and acknowledged only once done.
@@ -87,6 +87,8 @@ export class KubeCluster implements ClusterBackend {
   private clusterUidProblemLogged = false;
 
   private readonly upgradeRecords: UpgradeRecords;
+  /** Set once an accepted heartbeat confirmed (or found nothing to confirm of) an upgrade to this version. */
+  private upgradeSettled = false;
 
   constructor(private readonly o: KubeClusterOptions) {
     this.upgradeRecords = o.upgradeRecords ?? memoryUpgradeRecords();
@@ -328,20 +330,32 @@ export class KubeCluster implements ClusterBackend {
     return `/apis/apps/v1/namespaces/${this.o.namespace}/deployments/${this.o.deployment}`;
   }
 
+  private selfUpgrade(): SelfUpgrade {
+    return {
+      client: this.o.client,
+      namespace: this.o.namespace,
+      deployment: this.o.deployment,
+      agentVersion: this.o.agentVersion,
+      records: this.upgradeRecords,
+      timeoutMs: this.o.upgradeTimeoutMs ?? UPGRADE_TIMEOUT_MS,
+      now: this.o.now(),
+      log: this.o.log,
+    };
+  }
+
   async upgrade(d: Directive): Promise<DirectiveState> {
-    return upgradeRound(
-      {
-        client: this.o.client,
-        namespace: this.o.namespace,
-        deployment: this.o.deployment,
-        agentVersion: this.o.agentVersion,
-        records: this.upgradeRecords,
-        timeoutMs: this.o.upgradeTimeoutMs ?? UPGRADE_TIMEOUT_MS,
-        now: this.o.now(),
-        log: this.o.log,
-      },
-      d,
-    );
+    return upgradeRound(this.selfUpgrade(), d);
+  }
+
+  /** An upgrade to this version is confirmed by its first accepted heartbeat, or undone past its deadline. */
+  async afterHeartbeat(accepted: boolean): Promise<void> {
+    if (this.upgradeSettled) return;
+    try {
+      await settleOwnUpgrade(this.selfUpgrade(), accepted);
+      if (accepted) this.upgradeSettled = true;
+    } catch (err) {
+      this.o.log("warn", "KUBE_API_ERROR", `could not settle this version's upgrade record: ${errorText(err)}`);
+    }
   }
 
   async drainNodePool(d: Directive, startedAt: number): Promise<DirectiveState> {

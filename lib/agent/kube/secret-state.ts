@@ -4,7 +4,7 @@ import { AGENT_REMOVE_COMMAND } from "../../domain/agent-kube-calls";
 import { StateError, TombstoneError, type AgentState, type ClusterRecord, type StateStore, type Tombstone } from "../state";
 import { backoffDelay } from "../backoff";
 import { KubeApiError, type KubeClient } from "./kube-client";
-import type { UpgradeRecord, UpgradeRecords } from "./self-upgrade";
+import { parseUpgradeRecord, type UpgradeRecord, type UpgradeRecords } from "./self-upgrade";
 
 // In a cluster the agent's identity (key, certificate, fleet CA, cluster id) lives in a Secret the
 // manifest creates empty (RBAC cannot limit `create` by name, so the agent only gets get/update/
@@ -128,7 +128,9 @@ export class SecretStateStore implements StateStore, UpgradeRecords {
   }
 
   async save(state: AgentState): Promise<void> {
-    await this.write(() => ({
+    // A whole new identity, but an upgrade in progress stays: it is how the way back is found.
+    await this.write((data) => ({
+      ...(data[KEYS.upgrade] ? { [KEYS.upgrade]: data[KEYS.upgrade] } : {}),
       [KEYS.key]: b64(state.keyPem),
       [KEYS.cert]: b64(state.certPem),
       [KEYS.ca]: b64(state.caPem),
@@ -153,15 +155,10 @@ export class SecretStateStore implements StateStore, UpgradeRecords {
     await this.write((data) => ({ ...data, [KEYS.pendingKey]: b64(keyPem) }));
   }
 
-  /**
-   * Replaces the credentials with a tombstone rather than deleting the Secret: GitOps re-applying
-   * the manifest would bring back an empty Secret and the used token, and the agent would
-   * crash-loop on a refused registration. An apply keeps data it did not set.
-   */
-  /** The upgrade in progress: the image to restore if the new pod never becomes Ready. */
+  /** The upgrade in progress: the pod template to restore if the new pod never becomes Ready. */
   async loadUpgrade(): Promise<UpgradeRecord | null> {
     const text = unb64((await this.read()).data?.[KEYS.upgrade]);
-    return text ? (JSON.parse(text) as UpgradeRecord) : null;
+    return text ? parseUpgradeRecord(text) : null;
   }
 
   async saveUpgrade(record: UpgradeRecord | null): Promise<void> {
@@ -171,6 +168,11 @@ export class SecretStateStore implements StateStore, UpgradeRecords {
     });
   }
 
+  /**
+   * Replaces the credentials with a tombstone rather than deleting the Secret: GitOps re-applying
+   * the manifest would bring back an empty Secret and the used token, and the agent would
+   * crash-loop on a refused registration. An apply keeps data it did not set.
+   */
   async destroy(tombstone?: Tombstone): Promise<void> {
     const data: Record<string, string> = tombstone ? { [KEYS.tombstone]: b64(JSON.stringify(tombstone)) } : {};
     await this.write(() => data);

@@ -47,8 +47,8 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
   // Cached for 2 s like the context: no query in the steady state.
   const ca = heartbeatCaFields(await caState(), agent, hb.capabilities, now);
 
-  const failed = new Map<string, string>();
-  for (const a of hb.acks) if (typeof a !== "string") failed.set(a.id, a.reason);
+  const failed = new Map<string, { reason: string; code: string | null }>();
+  for (const a of hb.acks) if (typeof a !== "string") failed.set(a.id, { reason: a.reason, code: a.code ?? null });
   const acked = new Set(hb.acks.map((a) => (typeof a === "string" ? a : a.id)));
   if (acked.size) {
     const open = context.directives.filter((d) => acked.has(d.id)).map((d) => d.id);
@@ -64,7 +64,7 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
       for (const id of open.filter((i) => failed.has(i))) {
         await db().directive.updateMany({
           where: { id, clusterId: agent.clusterId, ackedAt: null },
-          data: { ackedAt: now, failedReason: failed.get(id)! },
+          data: { ackedAt: now, failedReason: failed.get(id)!.reason, failedCode: failed.get(id)!.code },
         });
       }
       invalidateHeartbeatContext();

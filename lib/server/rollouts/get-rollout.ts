@@ -92,6 +92,7 @@ export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>):
         startedAt: c.startedAt?.toISOString() ?? null,
         finishedAt: c.finishedAt?.toISOString() ?? null,
         error: c.error,
+        handoff: c.handoff,
       })),
   };
 }

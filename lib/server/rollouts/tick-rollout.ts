@@ -1,5 +1,12 @@
 import "server-only";
-import { nextStep, pendingMemberAction, settleUpgrade, upgradeSlots, type StageSpec } from "@/lib/domain/rollouts";
+import {
+  nextStep,
+  pendingMemberAction,
+  settleUpgrade,
+  upgradeHandoff,
+  upgradeSlots,
+  type StageSpec,
+} from "@/lib/domain/rollouts";
 import { describeWindows, windowOpen } from "@/lib/domain/upgrade-windows";
 import { agentImageFor } from "@/lib/domain/agent-manifest";
 import { healthStatus } from "@/lib/domain/status";
@@ -35,10 +42,29 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
   );
 
   // 1. Settle the clusters that are upgrading: the outcome and the way back to Active together.
-  for (const m of r.clusters.filter((c) => c.state === "Upgrading")) {
+  const upgrading = r.clusters.filter((c) => c.state === "Upgrading");
+  const directiveIds = upgrading.flatMap((m) => (m.directiveId ? [m.directiveId] : []));
+  const acks = new Map(
+    (directiveIds.length
+      ? await db().directive.findMany({
+          where: { id: { in: directiveIds }, failedReason: { not: null } },
+          select: { id: true, failedReason: true, failedCode: true },
+        })
+      : []
+    ).map((d) => [d.id, d]),
+  );
+  for (const m of upgrading) {
     const c = clusters.get(m.clusterId) ?? null;
     const ready = !!c && healthStatus(c, now, notReadyThresholdSeconds) === "Ready";
-    const outcome = settleUpgrade(r, m, c && { agentVersion: c.agentVersion, ready }, now);
+    const ack = (m.directiveId && acks.get(m.directiveId)) || null;
+    // Handed to a GitOps repository: the rollout says which image to put there, and waits.
+    const handoff = upgradeHandoff(ack);
+    if (handoff && handoff !== m.handoff)
+      await db().rolloutCluster.updateMany({
+        where: { rolloutId: id, clusterId: m.clusterId, state: "Upgrading" },
+        data: { handoff },
+      });
+    const outcome = settleUpgrade(r, { ...m, ack }, c && { agentVersion: c.agentVersion, ready }, now);
     if (!outcome) continue;
     const settled = await inTransaction(async (tx, afterCommit) => {
       const done = await tx.rolloutCluster.updateMany({

@@ -1,10 +1,9 @@
 // KubeCluster against the loopback Kubernetes API in-process: how often pods are recounted, the
-// capabilities it reports, directives acknowledged only once done (failed ones with a reason),
-// and the agent's own upgrade (repository check, digest kept, rollback past the deadline).
+// capabilities it reports, directives acknowledged only once done (failed ones with a reason).
+// The agent's own upgrade: agent-self-upgrade.test.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { BIG_RECOUNT_MS, KubeCluster } from "@/lib/agent/kube/kube-cluster";
-import { SecretStateStore } from "@/lib/agent/kube/secret-state";
+import { BIG_RECOUNT_MS } from "@/lib/agent/kube/kube-cluster";
 import { startKubeCluster } from "../../helpers/kube-cluster-harness";
 import { aksCluster, bigCluster, type FakeCluster } from "../../helpers/kube-clusters";
 
@@ -66,91 +65,6 @@ describe("KubeCluster", () => {
     assert.deepEqual(withActions.kube.ackEntries(["n2"]), [
       { id: "n2", ok: false, reason: 'this cluster has no node pool named "nope"' },
     ]);
-  });
-
-  test("upgrade: patched once, held until the new version reports; the new agent acknowledges it without another patch", async () => {
-    const { api, kube } = await setup(aksCluster());
-    const upgrade = { id: "u", type: "upgrade", version: "1.5.0", image: "fleet-registry/agent:1.5.0" };
-    kube.start(upgrade);
-    await kube.progress();
-    await kube.progress();
-    assert.equal(api.deploymentState().image, "fleet-registry/agent:1.5.0");
-    assert.equal(api.writes().filter((r) => r.path.endsWith("/deployments/fleet-agent")).length, 1, "patched once");
-    assert.deepEqual(kube.ackEntries(["u"]), [], "held until the new agent reports");
-    const next = await startKubeCluster(aksCluster(), { agentVersion: "1.5.0" });
-    next.api.deployment = api.deployment;
-    next.kube.start(upgrade);
-    await next.kube.progress();
-    assert.deepEqual(next.kube.ackEntries(["u"]), ["u"]);
-    assert.equal(next.api.writes().length, 0, "the image was already there: no second patch");
-  });
-
-  test("upgrade: only the installed image's repository; a digest pin is patched as given", async () => {
-    const { api, kube } = await setup(aksCluster());
-    kube.start({ id: "evil", type: "upgrade", version: "1.5.0", image: "attacker.example/agent:1.5.0" });
-    kube.start({ id: "lookalike", type: "upgrade", version: "1.5.0", image: "fleet-registry/agent-debug:1.5.0" });
-    await kube.progress();
-    assert.deepEqual(kube.ackEntries(["evil", "lookalike"]), [
-      {
-        id: "evil",
-        ok: false,
-        reason: "the upgrade image attacker.example/agent:1.5.0 is not in the installed image's repository fleet-registry/agent",
-      },
-      {
-        id: "lookalike",
-        ok: false,
-        reason:
-          "the upgrade image fleet-registry/agent-debug:1.5.0 is not in the installed image's repository fleet-registry/agent",
-      },
-    ]);
-    assert.equal(api.writes().length, 0);
-    const pinned = `fleet-registry/agent:1.5.0@sha256:${"c".repeat(64)}`;
-    kube.start({ id: "pinned", type: "upgrade", version: "1.5.0", image: pinned });
-    await kube.progress();
-    assert.equal(api.deploymentState().image, pinned, "the digest is kept");
-  });
-
-  test("upgrade: a new pod not Ready in time gets the previous image back, recorded in the state Secret first", async () => {
-    const h = await startKubeCluster(aksCluster(), { upgradeTimeoutMs: 600_000 });
-    h.api.addSecret("fleet-agent-state");
-    const records = new SecretStateStore(h.client, { namespace: "fleet-system", name: "fleet-agent-state" });
-    const kube = new KubeCluster({
-      client: h.client,
-      agentVersion: "1.4.0",
-      namespace: "fleet-system",
-      deployment: "fleet-agent",
-      allowNodeActions: false,
-      upgradeRecords: records,
-      upgradeTimeoutMs: 600_000,
-      now: h.now,
-      log: () => undefined,
-    });
-    kube.start({ id: "u", type: "upgrade", version: "1.5.0", image: "fleet-registry/agent:1.5.0" });
-    await kube.progress();
-    assert.deepEqual(JSON.parse(h.api.secretText("fleet-agent-state", "upgrade.json")!), {
-      directiveId: "u",
-      image: "fleet-registry/agent:1.5.0",
-      previousImage: "fleet-registry/agent:1.4.0",
-      startedAt: h.now(),
-    });
-    const recordWrite = h.api.requests.findIndex((r) => r.method === "PUT" && r.path.endsWith("/secrets/fleet-agent-state"));
-    const patch = h.api.requests.findIndex((r) => r.method === "PATCH");
-    assert.ok(recordWrite >= 0 && recordWrite < patch, "recorded before the patch");
-    h.advance(599_000);
-    await kube.progress();
-    assert.deepEqual(kube.ackEntries(["u"]), []);
-    h.advance(1_000);
-    await kube.progress();
-    assert.equal(h.api.deploymentState().image, "fleet-registry/agent:1.4.0", "restored");
-    assert.deepEqual(kube.ackEntries(["u"]), [
-      {
-        id: "u",
-        ok: false,
-        reason:
-          "the new agent pod (fleet-registry/agent:1.5.0) was not Ready within 600 s: restored the previous image fleet-registry/agent:1.4.0",
-      },
-    ]);
-    assert.equal(h.api.secretText("fleet-agent-state", "upgrade.json"), undefined, "the record is cleared");
   });
 
   test("a continue token that expired (410) restarts the list once", async () => {

@@ -17,6 +17,7 @@ import { FleetAgent, type FleetAgentOptions } from "@/lib/agent/agent";
 import { FakeClock } from "@/lib/agent/clock";
 import { certificateFingerprint, certificateMatchesKey, generateRsaKeyPair } from "@/lib/agent/csr";
 import { MemoryLogger, formatEntry } from "@/lib/agent/log";
+import { preflight } from "@/lib/agent/preflight";
 import { FileStateStore } from "@/lib/agent/state";
 import { simulatedBackend } from "@/lib/agent/simulator/simulated-backend";
 import { simulatedClusterUid } from "@/lib/agent/simulator/simulated-cluster";
@@ -463,6 +464,38 @@ describe("agent protocol over TLS", () => {
     assert.equal(loaded?.fields?.key, `sha256:${keptHash}`, "the start names the kept key's fingerprint");
     assert.ok(logger.has("TRUST_STATE_CA"));
     assert.ok(fs.existsSync(stateDir), "stop keeps state");
+  });
+
+  test("preflight (a standby's readiness): state loaded and the stored certificate accepted over mutual TLS; not with a revoked certificate, a broken state or no fleet", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const stateDir = path.join(tmpDir(), "state");
+    const first = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "standby-1",
+        token: staticTokenSource(TOKEN),
+        hooks: { onHeartbeat: () => first.stop() },
+      }),
+    );
+    await first.run();
+    const store = new FileStateStore(stateDir);
+    const check = (server = fleet.url) => preflight({ store, server, timeoutMs: 5_000 });
+    const heartbeats = fleet.heartbeats.length;
+    assert.deepEqual(await check(), { ok: true });
+    assert.deepEqual(fleet.heartbeats.at(-1)?.body, {}, "an empty body: nothing reported");
+    assert.equal(fleet.heartbeats.length, heartbeats + 1);
+
+    fleet.revoked.add(fleet.clusters.get("standby-1")!.serial);
+    assert.deepEqual(await check(), { ok: false, reason: "the fleet refused the stored certificate (certificate_revoked)" });
+    fleet.revoked.clear();
+
+    const refused = await check(new URL("https://127.0.0.1:1"));
+    assert.equal(refused.ok, false);
+    assert.match((refused as { reason: string }).reason, /^the fleet could not be reached over mutual TLS/);
+
+    fs.writeFileSync(path.join(stateDir, "cluster.json"), "{ not json");
+    const broken = await check();
+    assert.equal(broken.ok, false);
+    assert.match((broken as { reason: string }).reason, /does not load: .*cluster\.json is not valid JSON/);
   });
 
   test("a wrong fingerprint pin refuses to start (exit 2) before sending any token", async () => {

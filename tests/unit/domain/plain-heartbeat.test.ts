@@ -125,3 +125,18 @@ test("plainHeartbeat gives exactly the schema's result or leaves the body to the
   assert.ok(plain >= 6, `only ${plain} bodies took the plain path`);
   assert.notEqual(plainHeartbeat(JSON.parse(JSON.stringify(base))), null);
 });
+
+test("a failed ack keeps a known code (gitops_managed) and drops one this server does not know", () => {
+  const body = (code: string) => ({
+    agentVersion: "1.4.0",
+    health: { apiServer: "ok", logs: false, metrics: false },
+    acks: [{ id: "u", ok: false, reason: "upgrade through your repository: image a:1.5.0", code }],
+  });
+  assert.equal(plainHeartbeat(body("gitops_managed")), null, "acks with a reason are the schema's");
+  assert.deepEqual(heartbeatRequestSchema.parse(body("gitops_managed")).acks, [
+    { id: "u", ok: false, reason: "upgrade through your repository: image a:1.5.0", code: "gitops_managed" },
+  ]);
+  assert.deepEqual(heartbeatRequestSchema.parse(body("from_the_future")).acks, [
+    { id: "u", ok: false, reason: "upgrade through your repository: image a:1.5.0" },
+  ]);
+});

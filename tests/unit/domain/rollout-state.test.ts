@@ -9,6 +9,7 @@ import {
   ROLLOUT_ACTIONS,
   ROLLOUT_STATES,
   settleUpgrade,
+  upgradeHandoff,
   stageState,
   upgradeSlots,
   type TickFacts,
@@ -58,6 +59,26 @@ describe("settling an upgrading cluster", () => {
       error: "not Ready on 1.5.0 within 600s (reports 1.4.0)",
     });
     assert.equal(settleUpgrade(rollout, { startedAt: ago(1) }, null, now)?.state, "Failed");
+  });
+  test("Failed at once when the agent acknowledged the upgrade as failed (a rollback, a reverted Deployment)", () => {
+    const ack = { failedReason: "the Deployment was reverted (GitOps?): it runs a:1.4.0 instead of a:1.5.0", failedCode: null };
+    assert.deepEqual(settleUpgrade(rollout, { startedAt: ago(10), ack }, { agentVersion: "1.4.0", ready: true }, now), {
+      state: "Failed",
+      error: "the agent could not upgrade: the Deployment was reverted (GitOps?): it runs a:1.4.0 instead of a:1.5.0",
+    });
+  });
+  test("handed to a GitOps repository: no timeout, Succeeded once the new version heartbeats", () => {
+    const ack = {
+      failedReason: "upgrade through your repository: image a:1.5.0 (Argo CD manages the Deployment)",
+      failedCode: "gitops_managed",
+    };
+    assert.equal(upgradeHandoff(ack), ack.failedReason);
+    assert.equal(upgradeHandoff({ ...ack, failedCode: null }), null);
+    assert.equal(settleUpgrade(rollout, { startedAt: ago(6000), ack }, { agentVersion: "1.4.0", ready: true }, now), null);
+    assert.deepEqual(settleUpgrade(rollout, { startedAt: ago(6000), ack }, { agentVersion: "1.5.0", ready: true }, now), {
+      state: "Succeeded",
+      error: null,
+    });
   });
 });
 
