@@ -25,11 +25,12 @@ export function useWebhooks() {
   });
 }
 
-export function useWebhookDeliveries(id: string) {
+/** A subscription's delivery log, newest first; `state`: only the deliveries in it. */
+export function useWebhookDeliveries(id: string, state?: WebhookDelivery["state"]) {
   return useQuery({
-    queryKey: queryKeys.webhooks.deliveries(id),
+    queryKey: queryKeys.webhooks.deliveries(id, state),
     queryFn: ({ signal }) =>
-      fetchJson(routeUrl(webhookRoutes.deliveries, { id }, { limit: "50" }), {
+      fetchJson(routeUrl(webhookRoutes.deliveries, { id }, { limit: "50", ...(state ? { state } : {}) }), {
         signal,
         schema: webhookRoutes.deliveries.response,
       }),
