@@ -57,6 +57,10 @@ for (const viewport of [
     await expect(reason).toContainText("a valid cluster name");
     await expect(copy).toHaveAccessibleDescription(/Needs a valid cluster name/);
     for (const key of fleet.requiredLabels) await expect(reason).toContainText(key);
+    // The text itself is a dimmed preview that says why it cannot be used yet.
+    const preview = manifest.locator("pre");
+    await expect(preview).toHaveAttribute("data-blocked", "");
+    await expect(preview).toHaveAccessibleDescription(/^Preview only, not ready to use: Needs a valid cluster name/);
 
     // The server address: editable, starting at the first AGENT_HOSTNAMES entry a pod can reach.
     const server = minted.getByLabel("Server address");
@@ -105,6 +109,7 @@ for (const viewport of [
     await expect(reason).toHaveCount(0);
     await expect(copy).toBeEnabled();
     await expect(download).toBeEnabled();
+    await expect(manifest.locator("pre")).not.toHaveAttribute("data-blocked");
     const text = manifest.locator("pre");
     await expect(text).toContainText("https://fleet.e2e.example:8443");
     await expect(text).toContainText("--allow-node-actions");
