@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { routeUrl } from "@/lib/contracts/route";
-import { webhookRoutes } from "@/lib/contracts/webhooks";
+import { webhookRoutes, type WebhookDelivery } from "@/lib/contracts/webhooks";
 import type { WebhookCreate, WebhookPatch } from "@/lib/domain/webhooks";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";

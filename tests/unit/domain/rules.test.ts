@@ -10,7 +10,7 @@ import {
   statusWithHealth,
   transitionReason,
 } from "@/lib/domain/status";
-import { blockingItems, enrollmentChecklist } from "@/lib/domain/enrollment";
+import { blockingItems, enrollmentChecklist, type EnrollmentFacts } from "@/lib/domain/enrollment";
 import { labelKeyProblem, labelValueProblem, missingRequiredLabels } from "@/lib/domain/labels";
 import { labelOutsideScope, mergeFixedLabels, tokenStatus } from "@/lib/domain/tokens";
 import { hasRole } from "@/lib/domain/roles";
@@ -151,7 +151,7 @@ describe("enrollment checklist", () => {
       assert.equal(items.find((i) => i.key === key)!.state, "pending", key);
   });
   test("a cluster whose heartbeat stopped is blocked on the heartbeat alone, not on Ready too", () => {
-    const blockedOn = (over: Partial<typeof base>) =>
+    const blockedOn = (over: Partial<EnrollmentFacts>) =>
       blockingItems(
         enrollmentChecklist({ ...base, ...over }, ["env", "region"], now, 60)
           .filter((i) => !i.ok)
