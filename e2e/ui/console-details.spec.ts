@@ -8,9 +8,10 @@ import { seedClusters } from "../support/seed-clusters";
 
 test.describe("console details", () => {
   test.use(asRole("admin"));
+  // Each test loads a page or two; generous for a shared 2-core machine.
+  test.describe.configure({ timeout: 90_000 });
 
   test("Settings: the layout shift of a hard load stays under 0.1", async ({ page }) => {
-    test.slow(); // a cold page on a shared machine
     // Every layout shift from the first paint on, as Core Web Vitals sums them (without input).
     await page.addInitScript(() => {
       const w = window as unknown as { __shifts: { value: number; sources: string[] }[] };
@@ -96,9 +97,11 @@ test.describe("console details", () => {
       [`np_${run}`, id, `e2e.${run}`, sqlTimestamp()],
     );
     await page.goto("/node-pools");
-    const kubelet = page.locator('a[href="/clusters?kubelet=1.27"]');
+    // The chart draws once it has measured its box.
+    const kubelet = page.locator('svg a[href="/clusters?kubelet=1.27"]');
+    await expect(kubelet).toBeAttached({ timeout: 30_000 });
     await expect(kubelet).toHaveAttribute("aria-label", /^1\.27: \d+ nodes\. Show these clusters$/);
-    const type = page.locator(`a[href="/clusters?instanceType=e2e.${run}"]`);
+    const type = page.locator(`svg a[href="/clusters?instanceType=e2e.${run}"]`);
     await expect(type).toHaveCount(1);
     await page.goto(`/clusters?instanceType=e2e.${run}`);
     await expect(page.getByText(`A node pool of instance type e2e.${run}`)).toBeVisible();

@@ -92,7 +92,7 @@ for (const viewport of [
     await expect(reason).not.toContainText("a valid cluster name");
     await server.fill("https://127.0.0.1:8443");
     await expect(server).toHaveAccessibleDescription(/loopback: inside a pod it is the pod itself/);
-    await expect(reason).toHaveText("Needs a server address a pod can reach.");
+    await expect(reason).toHaveText("Preview only, not ready to use: Needs a server address a pod can reach.");
     await expect(copy).toBeDisabled();
     await expect(download).toBeDisabled();
     // The command runs on a host, where loopback is fine: it is not held back for the address.
@@ -121,7 +121,7 @@ for (const viewport of [
 
     // A bad proxy holds it back again, naming the field.
     await minted.getByLabel("HTTPS proxy").fill("socks5://proxy:1080");
-    await expect(reason).toHaveText("Needs a valid HTTPS proxy.");
+    await expect(reason).toHaveText("Preview only, not ready to use: Needs a valid HTTPS proxy.");
     await expect(download).toBeDisabled();
     await minted.getByLabel("HTTPS proxy").fill("");
     await expect(download).toBeEnabled();
