@@ -20,7 +20,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
       <SkipLink />
       <RouteFocus />
       {/* The aside stretches to the page's full height (its background with it); its content sticks. */}
-      <aside className="hidden w-56 shrink-0 border-r border-slate-200 bg-white lg:block dark:border-slate-800 dark:bg-slate-900">
+      <aside
+        aria-label="Sidebar"
+        className="hidden w-56 shrink-0 border-r border-slate-200 bg-white lg:block dark:border-slate-800 dark:bg-slate-900"
+      >
         <div className="sticky top-0 flex max-h-screen flex-col overflow-y-auto px-3 py-4">
           <Brand className="mb-6 px-3" />
           <NavLinks items={items} />

@@ -10,7 +10,10 @@ import { inputClass } from "@/components/ui/field";
 import { DebouncedInput } from "./debounced-input";
 
 type FilterPatch = Partial<
-  Pick<ClusterFilters, "status" | "health" | "enrollment" | "blockedOn" | "duplicateUid" | "selector" | "group" | "q">
+  Pick<
+    ClusterFilters,
+    "status" | "health" | "enrollment" | "blockedOn" | "duplicateUid" | "selector" | "group" | "q" | "kubelet" | "instanceType"
+  >
 >;
 
 const HEALTH_LABELS: Record<HealthFilter, string> = {
@@ -149,6 +152,34 @@ export function ClusterFiltersBar({
             className="rounded px-1.5 text-sky-700 hover:underline dark:text-sky-400"
           >
             Remove<span className="sr-only"> the same-cluster filter</span>
+          </button>
+        </p>
+      )}
+      {filters.kubelet && (
+        <p className="col-span-2 flex items-center gap-2 text-sm md:col-span-12">
+          <span>
+            A node pool on kubelet <code className="font-mono text-xs">{filters.kubelet}</code>
+          </span>
+          <button
+            type="button"
+            onClick={() => onChange({ kubelet: undefined })}
+            className="rounded px-1.5 text-sky-700 hover:underline dark:text-sky-400"
+          >
+            Remove<span className="sr-only"> the kubelet filter</span>
+          </button>
+        </p>
+      )}
+      {filters.instanceType && (
+        <p className="col-span-2 flex items-center gap-2 text-sm md:col-span-12">
+          <span>
+            A node pool of instance type <code className="font-mono text-xs">{filters.instanceType}</code>
+          </span>
+          <button
+            type="button"
+            onClick={() => onChange({ instanceType: undefined })}
+            className="rounded px-1.5 text-sky-700 hover:underline dark:text-sky-400"
+          >
+            Remove<span className="sr-only"> the instance-type filter</span>
           </button>
         </p>
       )}

@@ -51,9 +51,7 @@ export function ClusterReasons({ reasons, all = false }: { reasons: readonly Clu
         {reasons.map((r, i) => (
           <span key={r.code} className="min-w-0 max-w-full" data-reason={r.code}>
             <Badge tone={TONE[r.code]}>
-              <span className="[overflow-wrap:anywhere]" suppressHydrationWarning>
-                {texts[i]}
-              </span>
+              <span className="[overflow-wrap:anywhere]">{texts[i]}</span>
             </Badge>
           </span>
         ))}

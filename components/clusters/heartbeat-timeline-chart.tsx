@@ -107,7 +107,7 @@ function describeGaps(s: GapSummary, notReadySpans: number, expectedPerBucket: n
     return `No gaps: heartbeats as expected in every one of the last ${s.minutes} minutes (${expected}).${notReady}`;
   return (
     `${gapSummaryText(s)}: ${s.gapMinutes} of the last ${s.minutes} minutes had missing heartbeats or the cluster NotReady ` +
-    `(${expected}); the longest gap ended ${clockTime(s.longestGapEnd!)}.${notReady}`
+    `(${expected}); ${s.ongoing > 0 && s.ongoing >= s.longestGap ? "the gap has not ended" : `the longest gap ended ${clockTime(s.longestGapEnd!)}`}.${notReady}`
   );
 }
 

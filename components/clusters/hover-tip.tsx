@@ -74,7 +74,6 @@ export function HoverTip({
             close();
           }
         }}
-        suppressHydrationWarning
       >
         {children}
       </span>

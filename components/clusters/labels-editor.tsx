@@ -42,6 +42,8 @@ export function LabelsEditor({
   const [focusRow, setFocusRow] = useState<string | null>(null);
   const editButtonId = useId();
   const returnFocus = useRef(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  const focusEditor = useRef(false);
 
   // Closing the editor removes the focused element; put focus back where editing started.
   useEffect(() => {
@@ -50,6 +52,13 @@ export function LabelsEditor({
       document.getElementById(editButtonId)?.focus();
     }
   }, [editing, editButtonId]);
+  // Opening it removes the button that had focus: move focus into the editor, to its first field.
+  useEffect(() => {
+    if (editing && focusEditor.current) {
+      focusEditor.current = false;
+      formRef.current?.querySelector<HTMLElement>("input:not([readonly]), button")?.focus();
+    }
+  }, [editing]);
 
   const problems = useMemo(() => rowProblems(rows, requiredLabels), [rows, requiredLabels]);
   const next = useMemo(() => labelsFromRows(rows), [rows]);
@@ -60,6 +69,7 @@ export function LabelsEditor({
     setRows(rowsFromLabels(labels, requiredLabels));
     setOutcome(null);
     setExplain(null);
+    focusEditor.current = true;
     setEditing(true);
   };
   const cancel = () => {
@@ -89,6 +99,7 @@ export function LabelsEditor({
         kind: "error",
         text: err instanceof ApiRequestError ? err.message : "The labels could not be saved; try again.",
       });
+      focusEditor.current = true;
       setEditing(true);
     }
   }
@@ -124,7 +135,7 @@ export function LabelsEditor({
           </div>
         </>
       ) : (
-        <form onSubmit={submit} noValidate aria-label="Edit labels" className="space-y-3">
+        <form ref={formRef} onSubmit={submit} noValidate aria-label="Edit labels" className="space-y-3">
           <div className="grid grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto] gap-x-2 gap-y-1 text-xs font-medium text-slate-500 dark:text-slate-400">
             <span>Key</span>
             <span>Value</span>

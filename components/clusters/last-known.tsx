@@ -13,7 +13,7 @@ export function AsOfNote({ asOf }: { asOf: string | null }) {
   const now = useNow();
   if (!asOf) return null;
   return (
-    <span className="text-xs text-slate-600 dark:text-slate-400" data-testid="as-of" suppressHydrationWarning>
+    <span className="text-xs text-slate-600 dark:text-slate-400" data-testid="as-of">
       as of <LocalTime iso={asOf} format="datetime" /> ({formatAgo(now - Date.parse(asOf))})
     </span>
   );

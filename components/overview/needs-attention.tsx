@@ -8,7 +8,8 @@ import { useNow } from "@/components/ui/relative-time";
 import { daysUntil, formatDuration, shortHex } from "@/components/ui/format";
 import { formatAgo, formatIn, formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
 
-const linkClass = "truncate font-medium text-sky-700 hover:underline dark:text-sky-400";
+// Names wrap (anywhere, as long generated names must) rather than being cut: a name is what a reader looks for.
+const linkClass = "font-medium text-sky-700 [overflow-wrap:anywhere] hover:underline dark:text-sky-400";
 
 /**
  * Clusters someone should look at: longest NotReady, certificates about to expire, missing labels,

@@ -73,9 +73,9 @@ export function RequestCard({
           />
         )}
         <div className="min-w-0 flex-1">
-          <h3 id={headingId} className="font-mono text-base font-semibold break-all">
+          <h2 id={headingId} className="font-mono text-base font-semibold break-all">
             {request.name}
-          </h3>
+          </h2>
           <p className="mt-0.5 text-xs text-slate-500 dark:text-slate-400">
             first asked <RelativeTime iso={request.firstSeenAt} /> · last asked <RelativeTime iso={request.lastSeenAt} />
             {pending && (

@@ -44,7 +44,7 @@ export function RolloutClustersTable({ rollout }: { rollout: Rollout }) {
               }`}
             >
               {s === "all" ? "All" : s}
-              <span className="text-slate-500 tabular-nums dark:text-slate-400">{n}</span>
+              <span className="text-slate-600 tabular-nums dark:text-slate-400">{n}</span>
             </button>
           );
         })}

@@ -341,7 +341,7 @@ export function RolloutForm({
         </Card>
       </div>
 
-      <aside className="sticky top-6 space-y-4">
+      <aside aria-label="Rollout plan" className="sticky top-6 space-y-4">
         <Card title="Plan">
           <div className="space-y-4">
             <div

@@ -1,11 +1,14 @@
 "use client";
 
 import Link from "next/link";
+import { useState } from "react";
+import { DELIVERY_STATES } from "@/lib/contracts/webhooks";
 import { useWebhookDeliveries, type Webhook, type WebhookDelivery } from "@/lib/client/webhooks";
 import { NOT_READY_HOLD_MS, WEBHOOK_EVENT_LABELS } from "@/lib/domain/webhooks";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
+import { inputClass } from "@/components/ui/field";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
@@ -42,13 +45,32 @@ function DeliveryCluster({ cluster }: { cluster: WebhookDelivery["cluster"] }) {
 
 /** A subscription's delivery log, newest first: state, attempts, the receiver's answer and latency. */
 export function WebhookDeliveriesDialog({ webhook, onClose }: { webhook: Webhook; onClose: () => void }) {
-  const log = useWebhookDeliveries(webhook.id);
+  const [state, setState] = useState<WebhookDelivery["state"] | "">("");
+  const log = useWebhookDeliveries(webhook.id, state || undefined);
   return (
     <Dialog title="Delivery log" description={<span className="break-all">{webhook.url}</span>} onClose={onClose}>
+      <label className="mb-3 flex items-center gap-2 text-sm">
+        <span className="text-slate-700 dark:text-slate-300">State</span>
+        <select
+          value={state}
+          onChange={(e) => setState(e.target.value as WebhookDelivery["state"] | "")}
+          className={`${inputClass} w-auto`}
+          data-testid="delivery-state-filter"
+        >
+          <option value="">All</option>
+          {DELIVERY_STATES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
       {log.isPending ? (
         <TableSkeleton rows={3} label="Loading deliveries" />
       ) : log.isError ? (
         <ErrorState title="Could not load the deliveries" message={log.error.message} onRetry={() => void log.refetch()} />
+      ) : log.data.length === 0 && state ? (
+        <EmptyState title={`No ${state} deliveries`}>No delivery in the log is {state}; “All” shows every one.</EmptyState>
       ) : log.data.length === 0 ? (
         <EmptyState title="Nothing sent yet">Events appear here as they happen; “Send test” sends one now.</EmptyState>
       ) : (

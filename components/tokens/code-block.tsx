@@ -31,11 +31,6 @@ export function CodeBlock({
           {title}
         </h3>
         <div className="flex flex-wrap items-center justify-end gap-2">
-          {blockedReason && (
-            <p id={`${id}-blocked`} data-testid={`${id}-blocked`} className="text-xs text-amber-800 dark:text-amber-300">
-              {blockedReason}
-            </p>
-          )}
           <CopyButton
             text={text}
             label={copyLabel}
@@ -45,13 +40,24 @@ export function CodeBlock({
           {actions}
         </div>
       </div>
+      {/* A blocked text is a preview: dimmed (in colours that keep it readable) and saying why, so
+          nobody copies it by hand from the box. */}
+      {blockedReason && (
+        <p id={`${id}-blocked`} data-testid={`${id}-blocked`} className="text-xs text-amber-800 dark:text-amber-300">
+          Preview only, not ready to use: {blockedReason}
+        </p>
+      )}
       <pre
         id={id}
         tabIndex={0}
-        aria-label={title}
-        className={`${maxHeight} overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-relaxed text-slate-800 dark:border-slate-800 dark:bg-slate-950 dark:text-slate-200 ${
-          wrap ? "wrap-anywhere whitespace-pre-wrap" : ""
-        }`}
+        aria-label={blockedReason ? `${title} (preview only)` : title}
+        aria-describedby={blockedReason ? `${id}-blocked` : undefined}
+        data-blocked={blockedReason ? "" : undefined}
+        className={`${maxHeight} overflow-auto rounded-md border p-3 font-mono text-xs leading-relaxed ${
+          blockedReason
+            ? "border-dashed border-amber-300 bg-slate-100 text-slate-600 dark:border-amber-800 dark:bg-slate-900 dark:text-slate-400"
+            : "border-slate-200 bg-slate-50 text-slate-800 dark:border-slate-800 dark:bg-slate-950 dark:text-slate-200"
+        } ${wrap ? "wrap-anywhere whitespace-pre-wrap" : ""}`}
       >
         {text}
       </pre>

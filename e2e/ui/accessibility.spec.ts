@@ -1,17 +1,24 @@
 // An axe-core scan of every console page, over a small live fleet, at desktop (1440 px) and phone
 // (390x844) widths in the light and the dark theme: no page may have a serious or critical
-// violation (contrast, names, table headers, scrollable regions...). One load per page: the
+// violation (contrast, names, table headers, scrollable regions...), nor a skipped heading level
+// or two unnamed landmarks of a kind. One load per page: the
 // viewport and the theme change in place, so four scans cost little more than one.
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { asRole, expect, test } from "../fixtures";
 import { consolePages, openConsolePage, seedFleet, stopFleet, type SeededFleet } from "../support/console-pages";
 
-/** Serious and critical violations on the page as it is now, one line each with up to three places. */
+/**
+ * Structure a screen-reader user navigates by, held to the same bar though axe rates it moderate:
+ * headings that skip no level, and landmarks of one kind told apart by their names.
+ */
+const STRUCTURE_RULES = ["heading-order", "landmark-unique", "landmark-complementary-is-top-level"];
+
+/** Serious and critical violations (and STRUCTURE_RULES') on the page as it is now, one line each with up to three places. */
 async function seriousViolations(page: Page, label: string): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).analyze();
   return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .filter((v) => v.impact === "serious" || v.impact === "critical" || STRUCTURE_RULES.includes(v.id))
     .map((v) => {
       const where = v.nodes
         .slice(0, 3)

@@ -57,6 +57,10 @@ for (const viewport of [
     await expect(reason).toContainText("a valid cluster name");
     await expect(copy).toHaveAccessibleDescription(/Needs a valid cluster name/);
     for (const key of fleet.requiredLabels) await expect(reason).toContainText(key);
+    // The text itself is a dimmed preview that says why it cannot be used yet.
+    const preview = manifest.locator("pre");
+    await expect(preview).toHaveAttribute("data-blocked", "");
+    await expect(preview).toHaveAccessibleDescription(/^Preview only, not ready to use: Needs a valid cluster name/);
 
     // The server address: editable, starting at the first AGENT_HOSTNAMES entry a pod can reach.
     const server = minted.getByLabel("Server address");
@@ -88,7 +92,7 @@ for (const viewport of [
     await expect(reason).not.toContainText("a valid cluster name");
     await server.fill("https://127.0.0.1:8443");
     await expect(server).toHaveAccessibleDescription(/loopback: inside a pod it is the pod itself/);
-    await expect(reason).toHaveText("Needs a server address a pod can reach.");
+    await expect(reason).toHaveText("Preview only, not ready to use: Needs a server address a pod can reach.");
     await expect(copy).toBeDisabled();
     await expect(download).toBeDisabled();
     // The command runs on a host, where loopback is fine: it is not held back for the address.
@@ -105,6 +109,7 @@ for (const viewport of [
     await expect(reason).toHaveCount(0);
     await expect(copy).toBeEnabled();
     await expect(download).toBeEnabled();
+    await expect(manifest.locator("pre")).not.toHaveAttribute("data-blocked");
     const text = manifest.locator("pre");
     await expect(text).toContainText("https://fleet.e2e.example:8443");
     await expect(text).toContainText("--allow-node-actions");
@@ -116,7 +121,7 @@ for (const viewport of [
 
     // A bad proxy holds it back again, naming the field.
     await minted.getByLabel("HTTPS proxy").fill("socks5://proxy:1080");
-    await expect(reason).toHaveText("Needs a valid HTTPS proxy.");
+    await expect(reason).toHaveText("Preview only, not ready to use: Needs a valid HTTPS proxy.");
     await expect(download).toBeDisabled();
     await minted.getByLabel("HTTPS proxy").fill("");
     await expect(download).toBeEnabled();

@@ -74,7 +74,7 @@ export const queryKeys = {
   webhooks: {
     all: ["webhooks"] as const,
     list: ["webhooks", "list"] as const,
-    deliveries: (id: string) => ["webhooks", "deliveries", id] as const,
+    deliveries: (id: string, state?: string) => ["webhooks", "deliveries", id, state ?? "all"] as const,
   },
   audit: {
     all: ["audit"] as const,

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { routeUrl } from "@/lib/contracts/route";
-import { webhookRoutes } from "@/lib/contracts/webhooks";
+import { webhookRoutes, type WebhookDelivery } from "@/lib/contracts/webhooks";
 import type { WebhookCreate, WebhookPatch } from "@/lib/domain/webhooks";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
@@ -25,11 +25,12 @@ export function useWebhooks() {
   });
 }
 
-export function useWebhookDeliveries(id: string) {
+/** A subscription's delivery log, newest first; `state`: only the deliveries in it. */
+export function useWebhookDeliveries(id: string, state?: WebhookDelivery["state"]) {
   return useQuery({
-    queryKey: queryKeys.webhooks.deliveries(id),
+    queryKey: queryKeys.webhooks.deliveries(id, state),
     queryFn: ({ signal }) =>
-      fetchJson(routeUrl(webhookRoutes.deliveries, { id }, { limit: "50" }), {
+      fetchJson(routeUrl(webhookRoutes.deliveries, { id }, { limit: "50", ...(state ? { state } : {}) }), {
         signal,
         schema: webhookRoutes.deliveries.response,
       }),

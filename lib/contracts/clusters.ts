@@ -32,6 +32,10 @@ export const clusterFilterSchema = z.object({
   selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),
+  /** clusters with a node pool on this kubelet version, or on any patch of this minor ("1.31") */
+  kubelet: z.string().trim().max(64).optional(),
+  /** clusters with a node pool of this instance type */
+  instanceType: z.string().trim().max(200).optional(),
 });
 export type ClusterFilterInput = z.infer<typeof clusterFilterSchema>;
 

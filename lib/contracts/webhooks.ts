@@ -52,6 +52,8 @@ export const webhookWithSecretSchema = webhookSchema.extend({ secret: z.string()
 
 export const deliveriesQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** only the deliveries in this state (the failed ones, say); absent: all */
+  state: z.enum(DELIVERY_STATES).optional(),
 });
 
 export const webhookRoutes = {

@@ -24,6 +24,22 @@ export const CHECKLIST_LABELS: Record<ChecklistKey, string> = {
   metrics: "Metrics reporting",
 };
 
+/**
+ * Items that cannot pass while another does not, for the same cause: a cluster with no recent
+ * heartbeat is not Ready either. Such a cluster is blocked on the cause alone (the Overview's
+ * counts, the list's "blocked on" filter and column), so one NotReady cluster is not counted twice;
+ * "Ready" then counts the clusters that heartbeat but are not Ready (apiServer down).
+ */
+export const BLOCKED_ONLY_WITHOUT: Partial<Record<ChecklistKey, ChecklistKey>> = { ready: "heartbeat" };
+
+/** The items a cluster is blocked on, of those not passing: less the ones another of them explains. */
+export function blockingItems(notPassing: readonly ChecklistKey[]): ChecklistKey[] {
+  return notPassing.filter((key) => {
+    const cause = BLOCKED_ONLY_WITHOUT[key];
+    return !cause || !notPassing.includes(cause);
+  });
+}
+
 export type EnrollmentFacts = {
   registeredAt: Date | null;
   phase: string;

@@ -24,6 +24,8 @@ export type GapSummary = {
   gaps: number;
   longestGap: number;
   longestGapEnd: number | null;
+  /** minutes of the gap still open at the newest minute; 0 when the cluster is heartbeating again */
+  ongoing: number;
 };
 
 /** A young cluster's timeline starts at its registration, with at least this many minutes shown. */
@@ -116,7 +118,7 @@ export function summarizeGaps(bars: readonly GapBar[]): GapSummary {
   let run = 0;
   let longestGap = 0;
   let longestGapEnd: number | null = null;
-  for (const b of bars) {
+  for (const [i, b] of bars.entries()) {
     if (b.count === null) continue;
     minutes++;
     if (b.why !== null) {
@@ -127,16 +129,24 @@ export function summarizeGaps(bars: readonly GapBar[]): GapSummary {
         longestGap = run;
         longestGapEnd = b.t;
       }
-    } else run = 0;
+    } else if (!(i === bars.length - 1 && b.count === 0)) run = 0;
+    // The minute still filling with no heartbeat yet neither ends a gap nor is one.
   }
-  return { minutes, gapMinutes, gaps, longestGap, longestGapEnd };
+  return { minutes, gapMinutes, gaps, longestGap, longestGapEnd, ongoing: run };
 }
 
-/** "No gaps" or "2 gaps · longest 7 min": the chart's header and its legend say the same. */
+/**
+ * "No gaps", "2 gaps · longest 7 min", or while the newest gap has not ended "1 gap · gap ongoing,
+ * 12 min so far": a gap still open is not over, however long it has lasted. The chart's header and
+ * its legend say the same.
+ */
 export function gapSummaryText(s: GapSummary): string {
   if (s.minutes === 0) return "No heartbeat history yet";
   if (s.gaps === 0) return "No gaps";
-  return `${s.gaps} gap${s.gaps === 1 ? "" : "s"} · longest ${s.longestGap} min`;
+  const count = `${s.gaps} gap${s.gaps === 1 ? "" : "s"}`;
+  if (s.ongoing === 0) return `${count} · longest ${s.longestGap} min`;
+  const longest = s.longestGap > s.ongoing ? ` · longest ${s.longestGap} min` : "";
+  return `${count} · gap ongoing, ${s.ongoing} min so far${longest}`;
 }
 
 /** The NotReady spans as they fall on the bars: first and last minute of each (for shading). */

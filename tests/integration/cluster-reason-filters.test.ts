@@ -19,7 +19,7 @@ import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { db } from "@/lib/server/db/client";
 import { getSettings, updateSettings } from "@/lib/server/settings/settings";
 import { enrollmentSummary, evaluateEnrollment } from "@/lib/server/lifecycle/enrollment";
-import { CHECKLIST_KEYS } from "@/lib/domain/enrollment";
+import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -255,5 +255,16 @@ describe(`the cluster list's reasons and filters on ${testEngine()}`, () => {
       some += got.total;
     }
     assert.ok(some > 0, "some cluster is blocked on something");
+  });
+
+  test("a cluster whose heartbeat stopped is blocked on the heartbeat, not on Ready as well", async () => {
+    await evaluateEnrollment(new Date());
+    const on = async (key: ChecklistKey) =>
+      (await listClusters(listClustersQuerySchema.parse({ blockedOn: key }))).items.map((c) => c.name);
+    assert.ok((await on("heartbeat")).includes("c-stale"));
+    assert.ok(!(await on("ready")).includes("c-stale"));
+    const stale = (await listClusters(listClustersQuerySchema.parse({ q: "c-stale" }))).items[0]!;
+    assert.ok(stale.enrollmentBlockedOn?.includes("heartbeat"));
+    assert.ok(!stale.enrollmentBlockedOn?.includes("ready"));
   });
 });

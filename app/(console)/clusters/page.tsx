@@ -1,16 +1,16 @@
 import type { Metadata } from "next";
-import { HydrationBoundary } from "@tanstack/react-query";
 import { hasRole } from "@/lib/domain/roles";
 import { openPage, type PageProps } from "@/lib/server/console/open-page";
 import { ClustersView } from "./clusters-view";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 export const metadata: Metadata = { title: "Clusters" };
 
 export default async function ClustersPage(props: PageProps) {
-  const { principal, state } = await openPage("/clusters", props);
+  const { principal, state, now } = await openPage("/clusters", props);
   return (
-    <HydrationBoundary state={state}>
+    <PageHydration state={state} now={now}>
       <ClustersView canMint={hasRole(principal.role, "operator")} />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

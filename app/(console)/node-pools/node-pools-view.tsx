@@ -152,7 +152,13 @@ export function NodePoolsView() {
             unit="nodes"
             // As tall as the instance types beside it, so the two cards end level.
             height={Math.max(220, horizontalChartHeight(fleet.instanceTypes.length))}
-            bars={kubelets.map((k) => ({ name: k.minor, value: k.count, color: KUBELET_COLOR, note: k.patches.join(", ") }))}
+            bars={kubelets.map((k) => ({
+              name: k.minor,
+              value: k.count,
+              color: KUBELET_COLOR,
+              note: k.patches.join(", "),
+              href: `/clusters?kubelet=${encodeURIComponent(k.minor)}`,
+            }))}
           />
         </Card>
         <Card title="Instance types">
@@ -162,6 +168,7 @@ export function NodePoolsView() {
             rows={fleet.instanceTypes.map((t) => ({ name: t.type, nodes: t.nodes }))}
             category="Instance type"
             series={[{ key: "nodes", name: "Nodes", color: INSTANCE_COLOR }]}
+            href={(row) => `/clusters?instanceType=${encodeURIComponent(row.name)}`}
           />
         </Card>
       </div>

@@ -4,12 +4,12 @@ import { hasRole } from "@/lib/domain/roles";
 import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { RolloutsView } from "./rollouts-view";
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 export const metadata: Metadata = { title: "Rollouts" };
 
 export default async function RolloutsPage() {
-  const { principal, state } = await openPage("/rollouts");
+  const { principal, state, now } = await openPage("/rollouts");
   const canCreate = hasRole(principal.role, "operator");
   return (
     <>
@@ -27,9 +27,9 @@ export default async function RolloutsPage() {
           ) : null
         }
       />
-      <HydrationBoundary state={state}>
+      <PageHydration state={state} now={now}>
         <RolloutsView canCreate={canCreate} />
-      </HydrationBoundary>
+      </PageHydration>
     </>
   );
 }

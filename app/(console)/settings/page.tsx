@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import { HydrationBoundary } from "@tanstack/react-query";
 import { env } from "@/lib/env";
 import { openPage } from "@/lib/server/console/open-page";
 import { Card } from "@/components/ui/card";
@@ -12,13 +11,14 @@ import { SettingsForm } from "./settings-form";
 import { SsoSection } from "./sso-section";
 import { UsersSection } from "./users-section";
 import { WebhooksSection } from "./webhooks-section";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
-  const { principal, state } = await openPage("/settings");
+  const { principal, state, now } = await openPage("/settings");
   return (
-    <HydrationBoundary state={state}>
+    <PageHydration state={state} now={now}>
       <PageHeader
         title="Settings"
         description="Fleet-wide rules. Every change is audited and applies to all instances within seconds."
@@ -35,6 +35,6 @@ export default async function SettingsPage() {
         <UsersSection currentEmail={principal.user?.email ?? null} />
         <SsoSection provider={env().oidc ? { name: env().oidc!.name, issuer: env().oidc!.issuer } : null} />
       </div>
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

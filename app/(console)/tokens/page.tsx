@@ -3,12 +3,12 @@ import { hasRole } from "@/lib/domain/roles";
 import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { TokensView } from "./tokens-view";
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 export const metadata: Metadata = { title: "Tokens" };
 
 export default async function TokensPage() {
-  const { principal, state } = await openPage("/tokens");
+  const { principal, state, now } = await openPage("/tokens");
   return (
     <>
       <PageHeader
@@ -16,9 +16,9 @@ export default async function TokensPage() {
         description="Clusters join the fleet by presenting a token. Each is shown once, limited in time, uses and labels, and can be revoked."
       />
       {/* Hiding the controls is a courtesy; the API refuses viewers' mints and revocations regardless. */}
-      <HydrationBoundary state={state}>
+      <PageHydration state={state} now={now}>
         <TokensView canManage={hasRole(principal.role, "operator")} />
-      </HydrationBoundary>
+      </PageHydration>
     </>
   );
 }

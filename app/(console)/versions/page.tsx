@@ -2,15 +2,15 @@ import type { Metadata } from "next";
 import { hasRole } from "@/lib/domain/roles";
 import { openPage } from "@/lib/server/console/open-page";
 import { VersionsView } from "./versions-view";
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 export const metadata: Metadata = { title: "Versions" };
 
 export default async function VersionsPage() {
-  const { principal, state } = await openPage("/versions");
+  const { principal, state, now } = await openPage("/versions");
   return (
-    <HydrationBoundary state={state}>
+    <PageHydration state={state} now={now}>
       <VersionsView canEdit={hasRole(principal.role, "admin")} canRollout={hasRole(principal.role, "operator")} />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

@@ -74,11 +74,11 @@ export function DeregistrationStepper({
                   : "pt-1"
               }`}
             >
-              <h3 className={`text-sm font-semibold ${state === "upcoming" ? "text-slate-500 dark:text-slate-400" : ""}`}>
+              <h2 className={`text-sm font-semibold ${state === "upcoming" ? "text-slate-500 dark:text-slate-400" : ""}`}>
                 <span className="sr-only">Step {i + 1}: </span>
                 {step.title}
                 <span className="sr-only"> ({MARK[state].word})</span>
-              </h3>
+              </h2>
               <p className="mt-0.5 text-sm text-slate-600 dark:text-slate-400">{step.description}</p>
               {body && <div className="mt-3">{body}</div>}
             </div>

@@ -1,11 +1,12 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Cell, LabelList, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Cell, LabelList, Rectangle, Tooltip, XAxis, YAxis, type BarShapeProps } from "recharts";
 import { ChartFigure } from "./chart-figure";
 import { ChartTooltip } from "./chart-tooltip";
 import { axisProps } from "./chart-colors";
 
-export type DistributionBar = { name: string; value: number; color: string; note?: string };
+/** `href`: where the bar leads (e.g. the cluster list filtered to it); the bar becomes a link. */
+export type DistributionBar = { name: string; value: number; color: string; note?: string; href?: string };
 
 /**
  * A count per category (versions, instance types) as vertical bars, each with its own colour,
@@ -61,6 +62,16 @@ export function DistributionBarChart({
             radius={[3, 3, 0, 0]}
             maxBarSize={48}
             isAnimationActive={false}
+            shape={(props: BarShapeProps) => {
+              const b = props.payload as DistributionBar;
+              const bar = <Rectangle {...props} />;
+              if (!b.href || !b.value) return bar;
+              return (
+                <a href={b.href} aria-label={`${b.name}: ${b.value.toLocaleString()} ${unit}. Show these clusters`}>
+                  {bar}
+                </a>
+              );
+            }}
           >
             {bars.map((b) => (
               <Cell key={b.name} fill={b.color} />

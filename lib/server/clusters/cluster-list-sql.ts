@@ -9,7 +9,7 @@ import {
   type SameClusterRef,
 } from "@/lib/domain/cluster-reason";
 import { HEALTH_RULES, type ClusterStatus } from "@/lib/domain/status";
-import type { ChecklistKey } from "@/lib/domain/enrollment";
+import { BLOCKED_ONLY_WITHOUT, type ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import type { ListClustersQuery } from "@/lib/contracts/clusters";
 import { columns, list, queryRows, raw, sql, Sql } from "@/lib/server/db/sql";
@@ -35,6 +35,10 @@ export type ClusterFilter = {
   text?: string;
   /** true: clusters flagged "Same cluster as" (another active cluster reports their UID); false: the others */
   duplicateUid?: boolean;
+  /** a node pool on this kubelet version, or on any patch of this minor */
+  kubelet?: string;
+  /** a node pool of this instance type */
+  instanceType?: string;
 };
 
 /** The cluster row every statement here reads, as `"Cluster" c`; the rest by their own names. */
@@ -42,6 +46,7 @@ const cluster = columns("Cluster", "c");
 const clusterTable = columns("Cluster");
 const label = columns("ClusterLabel");
 const event = columns("ClusterEvent");
+const pool = columns("NodePool");
 
 export type ClusterSort = ListClustersQuery["sort"];
 
@@ -153,13 +158,29 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
   if (filter.blockedOn) {
     // The evaluator stores JSON.stringify({ [key]: { state, since } }), so a passing item reads
     // exactly so; a cluster it has not evaluated yet is blocked on everything.
-    const passing = `%${JSON.stringify(filter.blockedOn)}:{"state":"pass"%`;
+    const passing = (key: ChecklistKey) => `%${JSON.stringify(key)}:{"state":"pass"%`;
     terms.push(
-      sql`${cluster("enrolledAt")} IS NULL AND (${cluster("enrollment")} IS NULL OR ${cluster("enrollment")} NOT LIKE ${passing})`,
+      sql`${cluster("enrolledAt")} IS NULL AND (${cluster("enrollment")} IS NULL OR ${cluster("enrollment")} NOT LIKE ${passing(filter.blockedOn)})`,
     );
+    // An item another explains counts only while that one passes (BLOCKED_ONLY_WITHOUT).
+    const cause = BLOCKED_ONLY_WITHOUT[filter.blockedOn];
+    if (cause) terms.push(sql`${cluster("enrollment")} LIKE ${passing(cause)}`);
   }
   if (filter.duplicateUid !== undefined)
     terms.push(filter.duplicateUid ? sameClusterCondition() : sql`NOT ${sameClusterCondition()}`);
+  if (filter.kubelet) {
+    // Agents report the kubelet's version as the node does ("v1.31.4"); the capacity page groups by minor.
+    const v = filter.kubelet.replace(/^v/, "");
+    const patches = `${escapeLike(v)}.%`;
+    terms.push(
+      sql`${cluster("id")} IN (SELECT ${pool("clusterId")} FROM ${pool.table} WHERE ${pool("kubeletVersion")} IN (${v}, ${`v${v}`})
+        OR ${pool("kubeletVersion")} LIKE ${patches} ESCAPE '\\' OR ${pool("kubeletVersion")} LIKE ${`v${patches}`} ESCAPE '\\')`,
+    );
+  }
+  if (filter.instanceType)
+    terms.push(
+      sql`${cluster("id")} IN (SELECT ${pool("clusterId")} FROM ${pool.table} WHERE ${pool("instanceType")} = ${filter.instanceType})`,
+    );
   if (filter.enrollment)
     terms.push(
       filter.enrollment === "enrolled" ? sql`${cluster("enrolledAt")} IS NOT NULL` : sql`${cluster("enrolledAt")} IS NULL`,
@@ -227,7 +248,9 @@ export async function clusterPage(
     !filter.enrollment &&
     !filter.blockedOn &&
     !filter.text &&
-    filter.duplicateUid === undefined;
+    filter.duplicateUid === undefined &&
+    !filter.kubelet &&
+    !filter.instanceType;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);

@@ -3,7 +3,7 @@ import type { ClusterFilterInput, ClusterList, ClusterListItem, ListClustersQuer
 import { offsetFromCursorText } from "@/lib/domain/paging";
 import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
 import { clusterReasons } from "@/lib/domain/cluster-reason";
-import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
+import { blockingItems, CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
@@ -50,6 +50,8 @@ export async function resolveClusterFilter(q: ClusterFilterInput): Promise<Clust
     blockedOn: q.blockedOn,
     text: q.q,
     duplicateUid: q.duplicateUid === undefined ? undefined : q.duplicateUid === "true",
+    kubelet: q.kubelet,
+    instanceType: q.instanceType,
   };
 }
 
@@ -83,7 +85,7 @@ export function enrollmentBlockedOn(stored: string | null, enrolledAt: Date | nu
   if (enrolledAt) return [];
   if (!stored) return null;
   const items = parseStored(stored);
-  return CHECKLIST_KEYS.filter((k) => items[k] && items[k].state !== "pass");
+  return blockingItems(CHECKLIST_KEYS.filter((k) => items[k] && items[k].state !== "pass"));
 }
 
 /** The rows of these clusters as list items, in the order of `ids` (a cluster deleted meanwhile is left out). */

@@ -1,6 +1,6 @@
 import "server-only";
 import type { ClusterEventRow } from "@/lib/domain/cluster-events";
-import { enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
+import { blockingItems, enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
 import { updateFromValues, type ValuesColumn } from "@/lib/server/db/bulk-update";
@@ -109,10 +109,9 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
       const complete = items.every((i) => i.ok);
       summary.total++;
       if (complete) summary.enrolled++;
-      for (const i of items) {
-        summary.labels[i.key] = i.label;
-        if (!i.ok) summary.blockedBy[i.key] = (summary.blockedBy[i.key] ?? 0) + 1;
-      }
+      for (const i of items) summary.labels[i.key] = i.label;
+      for (const key of blockingItems(items.filter((i) => !i.ok).map((i) => i.key)))
+        summary.blockedBy[key] = (summary.blockedBy[key] ?? 0) + 1;
       const states = statesOf(items);
       const enrolledAt = complete ? (c.enrolledAt ?? now) : null;
       const enrolledAtSame = (enrolledAt?.getTime() ?? null) === (c.enrolledAt?.getTime() ?? null);

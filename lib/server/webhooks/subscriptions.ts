@@ -229,9 +229,13 @@ export async function sendTestWebhook(actor: Actor, id: string) {
   return deliveryView(delivery, new Set());
 }
 
-export async function listDeliveries(id: string, limit: number) {
+export async function listDeliveries(id: string, limit: number, state?: WebhookDelivery["state"]) {
   await findRow(id);
-  const rows = await db().webhookDelivery.findMany({ where: { subscriptionId: id }, orderBy: { seq: "desc" }, take: limit });
+  const rows = await db().webhookDelivery.findMany({
+    where: { subscriptionId: id, ...(state ? { state } : {}) },
+    orderBy: { seq: "desc" },
+    take: limit,
+  });
   // Which of the clusters named are still registered (one query for the page): the others are not linked.
   const ids = [...new Set(rows.flatMap((r) => (r.clusterId ? [r.clusterId] : [])))];
   const existing = ids.length

@@ -22,6 +22,8 @@ describe("cluster list filters in the URL", () => {
       selector: "env=prod,region in (eu,us),!legacy",
       group: "g1",
       q: "eu",
+      kubelet: "1.31",
+      instanceType: "m5.large",
       sort: "lastHeartbeatAt",
       order: "desc",
       cursor: "NTA",
@@ -50,6 +52,8 @@ describe("cluster list filters in the URL", () => {
       selector: undefined,
       group: undefined,
       q: undefined,
+      kubelet: undefined,
+      instanceType: undefined,
       cursor: undefined,
       pageSize: undefined,
     });

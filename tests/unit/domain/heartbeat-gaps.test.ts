@@ -69,7 +69,7 @@ describe("heartbeatGapBars", () => {
       [null, 4, null, 3, null, null, null, null],
     );
     const s = summarizeGaps(bars);
-    assert.deepEqual(s, { minutes: 8, gapMinutes: 4, gaps: 2, longestGap: 3, longestGapEnd: T0 + 5 * 60_000 });
+    assert.deepEqual(s, { minutes: 8, gapMinutes: 4, gaps: 2, longestGap: 3, longestGapEnd: T0 + 5 * 60_000, ongoing: 0 });
     assert.equal(gapSummaryText(s), "2 gaps · longest 3 min");
     assert.deepEqual(notReadyBands(bars), [{ x1: T0 + 4 * 60_000, x2: T0 + 5 * 60_000 }]);
   });
@@ -83,6 +83,28 @@ describe("heartbeatGapBars", () => {
     assert.equal(s.gapMinutes, 5);
     assert.notEqual(gapSummaryText(s), "No gaps");
     assert.deepEqual(notReadyBands(bars), [{ x1: T0 + 60_000, x2: T0 + 5 * 60_000 }]);
+  });
+
+  test("a gap that has not ended says so, not 'longest'", () => {
+    // NotReady since minute 1 and still: the summary must not read as a gap that is over.
+    const notReady = heartbeatGapBars(
+      items([4, 4, 4, 4, 4, 4]),
+      4,
+      minute(0),
+      [{ from: T0 + 60_000, to: null }],
+      T0 + 5 * 60_000 + 1_000,
+    );
+    assert.equal(gapSummaryText(summarizeGaps(notReady)), "1 gap · gap ongoing, 5 min so far");
+    // Silent for two whole minutes, not NotReady yet: the minute still filling does not end the gap.
+    const silent = heartbeatGapBars(items([4, 4, 0, 0, 0]), 4, minute(0), [], T0 + 4 * 60_000 + 30_000);
+    assert.equal(summarizeGaps(silent).ongoing, 2);
+    assert.equal(gapSummaryText(summarizeGaps(silent)), "1 gap · gap ongoing, 2 min so far");
+    // An earlier, longer gap is still named as the longest.
+    const again = heartbeatGapBars(items([4, 0, 0, 0, 4, 0, 0]), 4, minute(0), [], T0 + 7 * 60_000);
+    assert.equal(gapSummaryText(summarizeGaps(again)), "2 gaps · gap ongoing, 2 min so far · longest 3 min");
+    // Heartbeats again: the gap is over.
+    const over = heartbeatGapBars(items([4, 0, 0, 4, 4]), 4, minute(0), [], T0 + 5 * 60_000);
+    assert.equal(gapSummaryText(summarizeGaps(over)), "1 gap · longest 2 min");
   });
 
   test("minutes before registration are neither counted nor gaps; a young timeline is cropped", () => {

@@ -10,7 +10,7 @@ import {
   statusWithHealth,
   transitionReason,
 } from "@/lib/domain/status";
-import { enrollmentChecklist } from "@/lib/domain/enrollment";
+import { blockingItems, enrollmentChecklist, type EnrollmentFacts } from "@/lib/domain/enrollment";
 import { labelKeyProblem, labelValueProblem, missingRequiredLabels } from "@/lib/domain/labels";
 import { labelOutsideScope, mergeFixedLabels, tokenStatus } from "@/lib/domain/tokens";
 import { hasRole } from "@/lib/domain/roles";
@@ -149,6 +149,22 @@ describe("enrollment checklist", () => {
     );
     for (const key of ["ready", "heartbeat", "logs", "metrics"])
       assert.equal(items.find((i) => i.key === key)!.state, "pending", key);
+  });
+  test("a cluster whose heartbeat stopped is blocked on the heartbeat alone, not on Ready too", () => {
+    const blockedOn = (over: Partial<EnrollmentFacts>) =>
+      blockingItems(
+        enrollmentChecklist({ ...base, ...over }, ["env", "region"], now, 60)
+          .filter((i) => !i.ok)
+          .map((i) => i.key),
+      );
+    assert.deepEqual(blockedOn({ lastHeartbeatAt: new Date(now.getTime() - 120_000) }), ["heartbeat"]);
+    assert.deepEqual(blockedOn({ lastHeartbeatAt: null, logsReporting: null, metricsReporting: null }), [
+      "heartbeat",
+      "logs",
+      "metrics",
+    ]);
+    // Heartbeating but not Ready: Ready is the cause.
+    assert.deepEqual(blockedOn({ apiServerHealth: "down" }), ["ready"]);
   });
 });
 

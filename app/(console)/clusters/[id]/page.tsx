@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { cache } from "react";
-import { HydrationBoundary } from "@tanstack/react-query";
 import { hasRole } from "@/lib/domain/roles";
 import { openPage } from "@/lib/server/console/open-page";
 import { db } from "@/lib/server/db/client";
 import { ClusterView } from "./cluster-view";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -23,11 +23,11 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 export default async function ClusterPage(props: Props) {
   const { id } = await props.params;
-  const [name, { principal, state }] = await Promise.all([clusterName(id), openPage("/clusters/[id]", props)]);
+  const [name, { principal, state, now }] = await Promise.all([clusterName(id), openPage("/clusters/[id]", props)]);
   if (!name) notFound();
   return (
-    <HydrationBoundary state={state}>
+    <PageHydration state={state} now={now}>
       <ClusterView id={id} canEdit={hasRole(principal.role, "operator")} />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

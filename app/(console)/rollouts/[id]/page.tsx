@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { HydrationBoundary } from "@tanstack/react-query";
 import { hasRole } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
 import { openPage } from "@/lib/server/console/open-page";
 import { rolloutOnce } from "@/lib/server/console/page-queries";
 import { RolloutView } from "./rollout-view";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -26,11 +26,11 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function RolloutPage(props: Props) {
   const { id } = await props.params;
   // The stages come with the page (the same read as the metadata's); the island keeps them live.
-  const [rollout, { principal, state }] = await Promise.all([load(id), openPage("/rollouts/[id]", props)]);
+  const [rollout, { principal, state, now }] = await Promise.all([load(id), openPage("/rollouts/[id]", props)]);
   if (!rollout) notFound();
   return (
-    <HydrationBoundary state={state}>
+    <PageHydration state={state} now={now}>
       <RolloutView id={id} canAct={hasRole(principal.role, "operator")} />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }

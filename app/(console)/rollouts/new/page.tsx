@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { HydrationBoundary } from "@tanstack/react-query";
 import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { VERSION_FLAGS } from "@/lib/contracts/settings";
@@ -9,6 +8,7 @@ import { clustersParam } from "@/components/rollouts/rollout-draft";
 import { clusterFilterSchema } from "@/lib/contracts/clusters";
 import { selectClusters } from "@/lib/server/clusters/select-clusters";
 import { NewRolloutView } from "./new-rollout-view";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 export const metadata: Metadata = { title: "New rollout" };
 
@@ -33,7 +33,7 @@ async function prefilledClusters(search: Search): Promise<string[]> {
 
 export default async function NewRolloutPage(props: { searchParams: Promise<Search> }) {
   // The role first: the prefill reads clusters only for someone who may plan a rollout.
-  const { state } = await openPage("/rollouts/new", props);
+  const { state, now } = await openPage("/rollouts/new", props);
   const clusterIds = await prefilledClusters(await props.searchParams);
   return (
     <>
@@ -46,9 +46,9 @@ export default async function NewRolloutPage(props: { searchParams: Promise<Sear
         title="New rollout"
         description="Pick a version and the clusters, split them into stages, and set how carefully to go. It starts at once."
       />
-      <HydrationBoundary state={state}>
+      <PageHydration state={state} now={now}>
         <NewRolloutView clusterIds={clusterIds} />
-      </HydrationBoundary>
+      </PageHydration>
     </>
   );
 }

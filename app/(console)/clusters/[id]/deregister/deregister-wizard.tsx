@@ -267,7 +267,7 @@ function Wizard({
       )}
       <div className="grid grid-cols-1 lg:grid-cols-[minmax(0,1fr)_20rem] items-start gap-6">
         <DeregistrationStepper states={states} render={body} />
-        <aside className="space-y-4">
+        <aside aria-label="Deregistration summary" className="space-y-4">
           <DeregistrationSummary d={d} canAct={canAct} onCancel={can("cancel") ? () => open("cancel") : undefined} />
           {d.forced.length > 0 && <ForcedSkips forced={d.forced} />}
         </aside>

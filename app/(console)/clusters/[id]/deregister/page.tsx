@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { HydrationBoundary } from "@tanstack/react-query";
 import { hasRole } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
 import { openPage } from "@/lib/server/console/open-page";
 import { deregistrationOnce } from "@/lib/server/console/page-queries";
 import { DeregisterWizard } from "./deregister-wizard";
+import { PageHydration } from "@/components/shell/page-hydration";
 
 type Props = { params: Promise<{ id: string }> };
 
@@ -27,11 +27,11 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function DeregisterPage(props: Props) {
   const { id } = await props.params;
   // The current step comes with the page (no spinner); the island keeps it live.
-  const [initial, { principal, state }] = await Promise.all([load(id), openPage("/clusters/[id]/deregister", props)]);
+  const [initial, { principal, state, now }] = await Promise.all([load(id), openPage("/clusters/[id]/deregister", props)]);
   if (!initial) notFound();
   return (
-    <HydrationBoundary state={state}>
+    <PageHydration state={state} now={now}>
       <DeregisterWizard clusterId={id} canAct={hasRole(principal.role, "operator")} />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }
