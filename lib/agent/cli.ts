@@ -8,7 +8,9 @@ import { systemClock } from "./clock";
 import { resolveClusterCaFingerprint } from "./cluster-ca";
 import { ConfigError } from "./errors";
 import { startHealthServer } from "./health";
+import { configureProxy } from "./http";
 import { consoleLogger, type AgentLogger } from "./log";
+import { AgentMetrics } from "./metrics";
 import { FileStateStore, type StateStore } from "./state";
 import { fileTokenSource } from "./token";
 import type { AgentArgs } from "./args";
@@ -37,7 +39,36 @@ async function main(): Promise<number> {
     console.error(`fleet-agent CONFIG_INVALID ${err.message}\n\n${AGENT_USAGE}`);
     return EXIT_CODES.config;
   }
-  const logger = consoleLogger({ level: args.logLevel, fields: { cluster: args.name } });
+  // Metrics are made before the agent and its Lease (they read both at scrape time) and see every
+  // log entry before the level filter.
+  const live: { agent?: FleetAgent; lease?: AgentLease } = {};
+  const metrics = args.metrics
+    ? new AgentMetrics({
+        version: AGENT_VERSION,
+        ready: () => !!live.agent?.ready,
+        lease: () =>
+          live.lease
+            ? {
+                held: live.lease.held,
+                holder: live.lease.lastRecord?.holder ?? null,
+                transitions: live.lease.lastRecord?.transitions ?? null,
+              }
+            : null,
+      })
+    : null;
+  const output = consoleLogger({ level: args.logLevel, format: args.logFormat, fields: { cluster: args.name } });
+  const logger = metrics ? metrics.logger(output) : output;
+
+  try {
+    configureProxy({
+      connectTimeoutMs: args.timeoutSeconds * 1000,
+      caPem: args.proxyCaFile ? await readProxyCaFile(args.proxyCaFile) : undefined,
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    logger.log({ level: "error", code: err.code, message: err.message });
+    return EXIT_CODES.config;
+  }
 
   let trust: TrustSpec;
   try {
@@ -80,8 +111,11 @@ async function main(): Promise<number> {
     token: setup.token,
     clusterCaFingerprint: setup.clusterCaFingerprint,
     apiServerUrl: setup.apiServerUrl,
-    cluster: setup.cluster,
+    cluster: metrics ? metrics.instrument(setup.cluster) : setup.cluster,
+    hooks: metrics?.hooks(),
   });
+  live.agent = agent;
+  live.lease = setup.lease;
   const stopping = new AbortController();
   for (const signal of ["SIGTERM", "SIGINT"] as const)
     process.once(signal, () => {
@@ -94,6 +128,7 @@ async function main(): Promise<number> {
     get ready() {
       return agent.ready || !!setup.lease?.standby;
     },
+    ...(metrics ? { metrics: () => metrics.render() } : {}),
   };
   const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
   let exitCode: number = EXIT_CODES.ok;
@@ -114,6 +149,20 @@ async function main(): Promise<number> {
   health?.close();
   setup.close?.();
   return exitCode;
+}
+
+/** The --proxy-ca-file bundle: PEM certificates, read once at start. */
+async function readProxyCaFile(file: string): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new ConfigError("CONFIG_INVALID", `--proxy-ca-file ${file} cannot be read: ${errorText(err)}`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----"))
+    throw new ConfigError("CONFIG_INVALID", `--proxy-ca-file ${file} holds no PEM certificate`);
+  return text;
 }
 
 /** Made-up facts (the simulator's cluster): state and token in files. Loaded on demand, like the real one. */

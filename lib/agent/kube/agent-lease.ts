@@ -50,6 +50,9 @@ export class AgentLease {
   private waitingLogged = false;
   private waiting = false;
 
+  /** The Lease's holder and leaseTransitions as last read or written (the agent's /metrics). */
+  lastRecord: { holder: string | null; transitions: number } | null = null;
+
   constructor(private readonly o: AgentLeaseOptions) {}
 
   get location(): string {
@@ -96,6 +99,7 @@ export class AgentLease {
     const spec = lease.spec ?? {};
     const now = this.o.now();
     const holder = spec.holderIdentity || "";
+    this.lastRecord = { holder: holder || null, transitions: spec.leaseTransitions ?? 0 };
     if (holder && holder !== this.o.identity) {
       // Expiry is judged by when this agent last saw the record change, not by the holder's
       // renewTime: the two clocks need not agree.
@@ -139,6 +143,7 @@ export class AgentLease {
       this.o.log("info", "LEASE_ACQUIRED", `holding the ${this.location}`, { identity: this.o.identity });
       this.waitingLogged = false;
     }
+    this.lastRecord = { holder: this.o.identity, transitions: next.spec?.leaseTransitions ?? 0 };
     this.observed = null;
     this.waiting = false;
     this.lastRenew = now;
