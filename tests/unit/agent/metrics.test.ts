@@ -1,7 +1,6 @@
 // The agent's /metrics (--metrics): what platform teams alert on, in Prometheus's text format, and
 // served only when asked for.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { parseAgentArgs, UsageError } from "@/lib/agent/args";
@@ -117,10 +116,6 @@ test("facts rounds are timed per part and aged from the last full read; the Leas
   // A part a backend reports on its own appears beside it.
   metrics.factsRead({ part: "pods", durationMs: 30_000, readAt: now - 60_000 });
   assert.equal(value(metrics.render(), 'fleet_agent_facts_age_seconds{part="pods"}'), 60);
-
-  const promtool = spawnSync("promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
-  // promtool is installed in CI (.ci/run); where it is not, the grammar check above stands alone.
-  if (!promtool.error) assert.equal(promtool.status, 0, promtool.stdout + promtool.stderr);
 });
 
 test("/metrics is served on the health port only with --metrics", async () => {
