@@ -1,7 +1,7 @@
 "use client";
 
 import { proxyCaProblem, type AgentOpsOptions } from "@/lib/domain/agent-manifest";
-import { inputClass } from "@/components/ui/field";
+import { textareaClass } from "@/components/ui/reason-dialog";
 import { FieldError } from "@/components/ui/field-error";
 
 /** The manifest's options for platform teams as the page edits them: the proxy CA as typed. */
@@ -33,7 +33,8 @@ export function ProxyCaField({ value, onChange, problem }: Props & { problem: st
       </label>
       <textarea
         id="agent-proxy-ca"
-        className={`${inputClass} h-20 font-mono text-xs`}
+        rows={3}
+        className={`${textareaClass} resize-y font-mono text-xs`}
         placeholder="-----BEGIN CERTIFICATE-----"
         value={value.proxyCaPem}
         spellCheck={false}
