@@ -20,6 +20,7 @@ import { inputClass } from "@/components/ui/field";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
 import { AgentAdvancedOptions, AgentOptionField } from "./agent-advanced-options";
+import { EMPTY_OPS_INPUT, MonitoringOptions, parseOpsInput, ProxyCaField } from "./agent-ops-options";
 import { EnrollmentNeeds } from "./enrollment-needs";
 import { CodeBlock } from "./code-block";
 import { downloadText } from "./download";
@@ -102,6 +103,8 @@ export function MintedTokenPanel({
   const [httpsProxy, setHttpsProxy] = useState("");
   const [noProxy, setNoProxy] = useState("");
   const proxyProblem = httpsProxy.trim() ? proxyUrlProblem(httpsProxy) : null;
+  const [opsInput, setOpsInput] = useState(EMPTY_OPS_INPUT);
+  const ops = parseOpsInput(opsInput);
   const optionProblems = [
     ...Object.keys(parsedOptions.problems).map(
       (k) =>
@@ -113,6 +116,7 @@ export function MintedTokenPanel({
         })[k] ?? k,
     ),
     ...(proxyProblem ? ["HTTPS proxy"] : []),
+    ...(ops.proxyCaProblem ? ["proxy CA bundle"] : []),
   ];
   const labelProblems = suggested.filter((s) => labelProblem(s.key)).map((s) => s.key);
   const manifestBlocked = manifestBlockers({ nameProblem: nameError, labelProblems, serverProblem, optionProblems });
@@ -311,6 +315,7 @@ export function MintedTokenPanel({
                       Hosts and networks reached directly, comma-separated (NO_PROXY); the Kubernetes API usually is.
                     </p>
                   </div>
+                  <ProxyCaField value={opsInput} onChange={setOpsInput} problem={ops.proxyCaProblem} />
                 </div>
                 <div className="flex items-start gap-2">
                   <input
@@ -332,6 +337,7 @@ export function MintedTokenPanel({
                   </div>
                 </div>
               </fieldset>
+              <MonitoringOptions value={opsInput} onChange={setOpsInput} />
               <AgentAdvancedOptions
                 value={advanced}
                 problems={parsedOptions.problems}
@@ -367,6 +373,7 @@ export function MintedTokenPanel({
                   allowNodeActions: nodeActions,
                   ...(httpsProxy.trim() && !proxyProblem ? { httpsProxy: httpsProxy.trim() } : {}),
                   ...(noProxy.trim() ? { noProxy: noProxy.replace(/\s+/g, "") } : {}),
+                  ...ops.options,
                 })}
                 clusterName={clusterName}
                 blockedReason={reason(manifestBlocked)}

@@ -68,7 +68,7 @@ for (const viewport of [
     await expect(server).toHaveValue(reachable ?? fleet.agentUrl);
 
     // Node actions, the proxy and the API server URL are on the page, not hidden.
-    for (const label of ["Allow node actions", "HTTPS proxy", "No proxy for", "API server URL"])
+    for (const label of ["Allow node actions", "HTTPS proxy", "No proxy for", "Proxy CA bundle", "API server URL"])
       await expect(minted.getByLabel(label, { exact: true })).toBeVisible();
     await expect(minted.getByTestId("enrollment-needs")).toContainText("A group whose selector matches its labels");
     await expect(minted.getByTestId("enrollment-needs")).toContainText("optional until the fleet has a group");
@@ -125,6 +125,21 @@ for (const viewport of [
     await expect(download).toBeDisabled();
     await minted.getByLabel("HTTPS proxy").fill("");
     await expect(download).toBeEnabled();
+
+    // An https:// proxy's CA: a PEM bundle or nothing; metrics and JSON logs when ticked.
+    await minted.getByLabel("HTTPS proxy").fill("https://proxy.e2e.example:3129");
+    await minted.getByLabel("Proxy CA bundle").fill("not a certificate");
+    await expect(reason).toHaveText("Needs a valid proxy CA bundle.");
+    await expect(download).toBeDisabled();
+    await minted.getByLabel("Proxy CA bundle").fill("-----BEGIN CERTIFICATE-----\nMIIBe2e\n-----END CERTIFICATE-----");
+    await minted.getByLabel("Expose Prometheus metrics").check();
+    await minted.getByLabel("JSON logs").check();
+    await expect(download).toBeEnabled();
+    await expect(text).toContainText("--proxy-ca-file");
+    await expect(text).toContainText("fleet-agent-proxy-ca");
+    await expect(text).toContainText("--metrics");
+    await expect(text).toContainText("fleet-agent-metrics");
+    await expect(text).toContainText("--log-format");
 
     if (viewport.name === "desktop") await saveScreenshots(page, testInfo, "first-cluster-manifest-ready");
     else {

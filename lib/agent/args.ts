@@ -3,7 +3,7 @@ import { DNS_LABEL, labelKeyProblem, labelValueProblem } from "../domain/labels"
 import { DEFAULT_KUBERNETES_VERSION, isSemver } from "../domain/semver";
 import { CLUSTER_UID } from "../domain/agent-protocol";
 import { normalizeFingerprint } from "./csr";
-import { isLogLevel, type LogLevel } from "./log";
+import { isLogFormat, isLogLevel, type LogFormat, type LogLevel } from "./log";
 import { AGENT_VERSION } from "./version";
 
 // The agent's command line, parsed and validated up front so a typo fails at start with the
@@ -63,6 +63,11 @@ export interface AgentArgs {
   /** The Lease's duration (state in a Secret); renewed every sixth of it. */
   leaseDurationSeconds: number;
   logLevel: LogLevel;
+  logFormat: LogFormat;
+  /** Serve Prometheus metrics at /metrics on the health port. */
+  metrics: boolean;
+  /** CA bundle (PEM) that an https:// proxy's certificate is verified against, beside Node's roots. */
+  proxyCaFile?: string;
 }
 
 export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--state-dir DIR | --state-secret NS/NAME) (--ca-file FILE | --ca-fingerprint sha256:HEX) [options]
@@ -87,6 +92,8 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
                              makes a prefix), beyond kube-*, openshift-*, gke-*, gmp-*, cattle-*,
                              calico-system, tigera-operator and gatekeeper-system
   --health-port P            serve /healthz (the process answers) and /readyz (registered, heartbeating)
+  --metrics                  also serve Prometheus metrics at /metrics on the health port
+  --proxy-ca-file FILE       CA bundle (PEM) for an https:// HTTPS_PROXY's own certificate
   --ca-file FILE             trust exactly this fleet CA (PEM)
   --ca-fingerprint sha256:H  fetch the fleet CA once and trust it only if its SHA-256 matches
   --cluster-ca-file FILE     this cluster's own CA (default: in-cluster service account CA,
@@ -104,6 +111,7 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
   --lease-duration S         the Lease's duration with --state-secret: renewed every sixth of it, taken
                              over by a standby after it (default ${DEFAULTS.leaseDurationSeconds})
   --log-level L              debug | info | warn | error (default info)
+  --log-format F             text (default) | json: one object per line (time, level, code, message, fields)
 
 Exit codes: 0 stopped, disconnected or deregistered; 1 unexpected failure; 2 configuration
 error; 3 registration refused (token, labels, name conflict, denied by an operator).`;
@@ -209,6 +217,12 @@ function logLevel(value: string | undefined, fallback: LogLevel): LogLevel {
   return value;
 }
 
+function logFormat(value: string | undefined): LogFormat {
+  if (value === undefined) return "text";
+  if (!isLogFormat(value)) fail(`--log-format must be text or json (got "${value}")`);
+  return value;
+}
+
 function namespaceList(value: string | undefined, flag: string): string[] {
   const items = (value ?? "")
     .split(",")
@@ -261,8 +275,10 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
       "timeout",
       "lease-duration",
       "log-level",
+      "log-format",
+      "proxy-ca-file",
     ],
-    ["allow-node-actions"],
+    ["allow-node-actions", "metrics"],
   );
   const server = parseServerUrl(str("server"));
   const name = str("name") ?? fail("--name is required (the cluster's name, a DNS-1123 label)");
@@ -288,6 +304,7 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
   for (const flag of ["agent-version", "kubernetes-version", "cluster-uid"])
     if (facts === "kubernetes" && str(flag) !== undefined)
       fail(`--${flag} is for simulated facts only: with a real cluster the agent reports what it reads`);
+  if (str("metrics") && !str("health-port")) fail("--metrics is served on the health port: give --health-port too");
   if (str("ca-file") && str("ca-fingerprint")) fail("give either --ca-file or --ca-fingerprint, not both");
   const clusterUid = str("cluster-uid")?.toLowerCase();
   if (clusterUid !== undefined && !CLUSTER_UID.test(clusterUid))
@@ -328,5 +345,8 @@ export function parseAgentArgs(argv: string[], env: Record<string, string | unde
     leaseDurationSeconds:
       positiveNumber(str("lease-duration"), "--lease-duration", { integer: true, max: 3_600 }) ?? DEFAULTS.leaseDurationSeconds,
     logLevel: logLevel(str("log-level"), "info"),
+    logFormat: logFormat(str("log-format")),
+    metrics: str("metrics") === "true",
+    proxyCaFile: str("proxy-ca-file"),
   };
 }

@@ -8,7 +8,9 @@ import { systemClock } from "./clock";
 import { resolveClusterCaFingerprint } from "./cluster-ca";
 import { ConfigError } from "./errors";
 import { startHealthServer } from "./health";
+import { configureProxy } from "./http";
 import { consoleLogger, type AgentLogger } from "./log";
+import { AgentMetrics } from "./metrics";
 import { PreflightGate } from "./preflight";
 import { FileStateStore, type StateStore } from "./state";
 import { fileTokenSource } from "./token";
@@ -38,7 +40,36 @@ async function main(): Promise<number> {
     console.error(`fleet-agent CONFIG_INVALID ${err.message}\n\n${AGENT_USAGE}`);
     return EXIT_CODES.config;
   }
-  const logger = consoleLogger({ level: args.logLevel, fields: { cluster: args.name } });
+  // Metrics are made before the agent and its Lease (they read both at scrape time) and see every
+  // log entry before the level filter.
+  const live: { agent?: FleetAgent; lease?: AgentLease } = {};
+  const metrics = args.metrics
+    ? new AgentMetrics({
+        version: AGENT_VERSION,
+        ready: () => !!live.agent?.ready,
+        lease: () =>
+          live.lease
+            ? {
+                held: live.lease.held,
+                holder: live.lease.lastRecord?.holder ?? null,
+                transitions: live.lease.lastRecord?.transitions ?? null,
+              }
+            : null,
+      })
+    : null;
+  const output = consoleLogger({ level: args.logLevel, format: args.logFormat, fields: { cluster: args.name } });
+  const logger = metrics ? metrics.logger(output) : output;
+
+  try {
+    configureProxy({
+      connectTimeoutMs: args.timeoutSeconds * 1000,
+      caPem: args.proxyCaFile ? await readProxyCaFile(args.proxyCaFile) : undefined,
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    logger.log({ level: "error", code: err.code, message: err.message });
+    return EXIT_CODES.config;
+  }
 
   let trust: TrustSpec;
   try {
@@ -66,8 +97,10 @@ async function main(): Promise<number> {
     return EXIT_CODES.config;
   }
 
-  const makeAgent = () =>
-    new FleetAgent({
+  // Instrumented once: an agent made anew after stepping down reports into the same series.
+  const cluster = metrics ? metrics.instrument(setup.cluster) : setup.cluster;
+  const makeAgent = () => {
+    const made = new FleetAgent({
       server: args.server,
       name: args.name,
       labels: args.labels,
@@ -82,10 +115,15 @@ async function main(): Promise<number> {
       token: setup.token,
       clusterCaFingerprint: setup.clusterCaFingerprint,
       apiServerUrl: setup.apiServerUrl,
-      cluster: setup.cluster,
+      cluster,
       lease: setup.lease,
+      hooks: metrics?.hooks(),
     });
+    live.agent = made;
+    return made;
+  };
   let agent = makeAgent();
+  live.lease = setup.lease;
   const stopping = new AbortController();
   for (const signal of ["SIGTERM", "SIGINT"] as const)
     process.once(signal, () => {
@@ -111,6 +149,7 @@ async function main(): Promise<number> {
     get ready() {
       return agent.ready || (!!setup.lease?.standby && !!preflight?.passed);
     },
+    ...(metrics ? { metrics: () => metrics.render() } : {}),
   };
   const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
   let exitCode: number = EXIT_CODES.ok;
@@ -145,6 +184,20 @@ async function main(): Promise<number> {
 
 /** How often a standby repeats a failed preflight: the readiness probe's own pace. */
 const STANDBY_PREFLIGHT_MS = 10_000;
+
+/** The --proxy-ca-file bundle: PEM certificates, read once at start. */
+async function readProxyCaFile(file: string): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new ConfigError("CONFIG_INVALID", `--proxy-ca-file ${file} cannot be read: ${errorText(err)}`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----"))
+    throw new ConfigError("CONFIG_INVALID", `--proxy-ca-file ${file} holds no PEM certificate`);
+  return text;
+}
 
 /** Made-up facts (the simulator's cluster): state and token in files. Loaded on demand, like the real one. */
 async function simulatedCluster(args: AgentArgs, logger: AgentLogger) {

@@ -2,10 +2,13 @@ import http from "node:http";
 
 // The pod's probes. /healthz answers as long as the process runs its event loop: a control-plane
 // outage must not make Kubernetes restart every agent of the fleet at once. /readyz reports
-// whether the agent is registered and heartbeating.
+// whether the agent is registered and heartbeating. With --metrics, /metrics serves Prometheus's
+// text format on the same port.
 
 export interface HealthSubject {
   readonly ready: boolean;
+  /** The Prometheus exposition; absent: no /metrics (404). */
+  metrics?(): string;
 }
 
 /**
@@ -38,6 +41,8 @@ function healthServer(subject: HealthSubject): http.Server {
       res
         .writeHead(ready ? 200 : 503, { "content-type": "text/plain" })
         .end(ready ? "ready\n" : "not registered or not heartbeating\n");
+    } else if (path === "/metrics" && subject.metrics) {
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(subject.metrics());
     } else {
       res.writeHead(404).end();
     }

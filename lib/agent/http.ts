@@ -20,6 +20,16 @@ export interface ClientIdentity {
 const MAX_TLS_SESSIONS = 16;
 
 /**
+ * The egress proxy's settings beside HTTPS_PROXY/NO_PROXY, process-wide as those are: the CA
+ * bundle an https:// proxy's certificate is checked against (--proxy-ca-file) and how long a proxy
+ * may take to open a tunnel (the request timeout).
+ */
+const proxySettings: { caPem?: string; connectTimeoutMs?: number } = {};
+export function configureProxy(settings: { caPem?: string; connectTimeoutMs?: number }): void {
+  Object.assign(proxySettings, settings);
+}
+
+/**
  * An https.Agent that tunnels through the HTTPS_PROXY with CONNECT when the environment asks for
  * it (the TLS session, client certificate included, runs end to end inside the tunnel), and
  * connects directly otherwise. Either way a new connection resumes the last TLS session (the
@@ -60,9 +70,10 @@ export class EnvProxyAgent extends https.Agent {
     // The agent hands its own options merged with the request's: TLS fields included.
     const options = requestOptions as tls.ConnectionOptions & { host?: string; port?: number };
     const host = options.host ?? "localhost";
-    const proxy = this.proxy === undefined ? proxyFor(host, process.env) : this.proxy;
+    const port = options.port ?? 443;
+    const proxy = this.proxy === undefined ? proxyFor(host, process.env, port) : this.proxy;
     if (!proxy || !callback) return this.connectTls(options);
-    connectTunnel(proxy, host, options.port ?? 443).then(
+    connectTunnel(proxy, host, port, { proxyCaPem: proxySettings.caPem, timeoutMs: proxySettings.connectTimeoutMs }).then(
       (socket) =>
         callback(
           null,

@@ -150,8 +150,36 @@ export function formatEntry(entry: LogEntry, time: Date): string {
   return redact(parts.join(" "));
 }
 
+export const LOG_FORMATS = ["text", "json"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+export function isLogFormat(v: string): v is LogFormat {
+  return (LOG_FORMATS as readonly string[]).includes(v);
+}
+
+/**
+ * `{"time":"2026-11-29T10:00:00.000Z","level":"warn","code":"TOKEN_EXPIRED","message":"...","fields":{...}}`:
+ * one object per line for log pipelines (Loki, Elasticsearch, Cloud Logging) that parse JSON.
+ * Each string is redacted before it is encoded, so the line stays valid JSON.
+ */
+export function formatJsonEntry(entry: LogEntry, time: Date): string {
+  const fields: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(entry.fields ?? {})) {
+    if (value === undefined) continue;
+    fields[key] = typeof value === "string" ? redact(value) : value;
+  }
+  return JSON.stringify({
+    time: time.toISOString(),
+    level: entry.level,
+    code: entry.code,
+    message: redact(entry.message),
+    fields,
+  });
+}
+
 export interface ConsoleLoggerOptions {
   level?: LogLevel;
+  /** text (default): the prefixed line above; json: formatJsonEntry. */
+  format?: LogFormat;
   /** Defaults to stdout for debug/info and stderr for warn/error. */
   write?: (line: string, level: LogLevel) => void;
   now?: () => number;
@@ -162,6 +190,7 @@ export interface ConsoleLoggerOptions {
 export function consoleLogger(options: ConsoleLoggerOptions = {}): AgentLogger {
   const threshold = LEVELS.indexOf(options.level ?? "info");
   const now = options.now ?? Date.now;
+  const format = options.format === "json" ? formatJsonEntry : formatEntry;
   const write =
     options.write ??
     ((line: string, level: LogLevel) =>
@@ -170,7 +199,7 @@ export function consoleLogger(options: ConsoleLoggerOptions = {}): AgentLogger {
     log(entry) {
       if (LEVELS.indexOf(entry.level) < threshold) return;
       const fields = options.fields ? { ...options.fields, ...entry.fields } : entry.fields;
-      write(formatEntry({ ...entry, fields }, new Date(now())), entry.level);
+      write(format({ ...entry, fields }, new Date(now())), entry.level);
     },
   };
 }

@@ -309,7 +309,73 @@ export type ManifestInstall = AgentInstall &
     /** Egress proxy for the connection to the fleet (HTTPS_PROXY / NO_PROXY in the pod). */
     httpsProxy?: string;
     noProxy?: string;
+  } & AgentOpsOptions;
+
+/** What platform teams set around the agent: metrics, log format, the proxy's CA. */
+export type AgentOpsOptions = {
+  /** Serve Prometheus metrics at /metrics on the health port, with a Service to scrape. */
+  metrics?: boolean;
+  /** One JSON object per log line instead of text. */
+  logFormat?: "json";
+  /** PEM bundle an https:// proxy's certificate is checked against (a ConfigMap mounted in the pod). */
+  proxyCaPem?: string;
+};
+
+export const PROXY_CA_CONFIG_MAP = "fleet-agent-proxy-ca";
+export const PROXY_CA_MOUNT = "/etc/fleet-agent/proxy-ca";
+export const METRICS_SERVICE = "fleet-agent-metrics";
+
+/** Why a proxy CA bundle is unusable, or null. */
+export function proxyCaProblem(pem: string): string | null {
+  return /^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----$/.test(pem.trim())
+    ? null
+    : "Paste the proxy's CA certificate(s) in PEM, from -----BEGIN CERTIFICATE----- to -----END CERTIFICATE-----.";
+}
+
+/** The agent flags of the ops options, after the others. */
+function opsArgs(options: AgentOpsOptions): string[] {
+  return [
+    ...(options.metrics ? ["--metrics"] : []),
+    ...(options.logFormat ? ["--log-format", options.logFormat] : []),
+    ...(options.proxyCaPem ? ["--proxy-ca-file", `${PROXY_CA_MOUNT}/ca.crt`] : []),
+  ];
+}
+
+/** The pod's volume and mount for the proxy CA ConfigMap, when one is given. */
+function opsVolumes(options: AgentOpsOptions) {
+  if (!options.proxyCaPem) return { volumes: [], mounts: [] };
+  return {
+    volumes: [{ name: "proxy-ca", configMap: { name: PROXY_CA_CONFIG_MAP } }],
+    mounts: [{ name: "proxy-ca", mountPath: PROXY_CA_MOUNT, readOnly: true }],
   };
+}
+
+/** The proxy CA ConfigMap (before the Deployment) and the metrics Service (after it), when asked for. */
+function opsObjects(
+  options: AgentOpsOptions,
+  metadata: (name: string) => ManifestObject["metadata"],
+): { beforeDeployment: ManifestObject[]; afterDeployment: ManifestObject[] } {
+  const caProblem = options.proxyCaPem === undefined ? null : proxyCaProblem(options.proxyCaPem);
+  if (caProblem) throw new Error(caProblem);
+  return {
+    beforeDeployment: options.proxyCaPem
+      ? [{ apiVersion: "v1", kind: "ConfigMap", metadata: metadata(PROXY_CA_CONFIG_MAP), data: { "ca.crt": options.proxyCaPem } }]
+      : [],
+    afterDeployment: options.metrics
+      ? [
+          {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: metadata(METRICS_SERVICE),
+            spec: {
+              selector: { ...AGENT_POD_SELECTOR },
+              ports: [{ name: "metrics", port: AGENT_HEALTH_PORT, targetPort: "health", protocol: "TCP" }],
+            },
+          },
+        ]
+      : [],
+  };
+}
 
 /**
  * The manifest's objects: Namespace (Pod Security "restricted" enforced), ServiceAccount, the
@@ -359,7 +425,10 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
     String(AGENT_HEALTH_PORT),
     ...(install.allowNodeActions ? ["--allow-node-actions"] : []),
     ...(install.systemNamespaces?.length ? ["--system-namespaces", install.systemNamespaces.join(",")] : []),
+    ...opsArgs(install),
   ];
+  const ops = opsObjects(install, (name) => metadata(name));
+  const opsPod = opsVolumes(install);
   const env = [
     ...(install.httpsProxy ? [{ name: "HTTPS_PROXY", value: install.httpsProxy }] : []),
     ...(install.noProxy ? [{ name: "NO_PROXY", value: install.noProxy }] : []),
@@ -420,6 +489,7 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
       stringData: { token: install.token },
     },
     { apiVersion: "v1", kind: "Secret", metadata: metadata(names.stateSecret), type: "Opaque" },
+    ...ops.beforeDeployment,
     {
       apiVersion: "apps/v1",
       kind: "Deployment",
@@ -473,14 +543,15 @@ export function agentManifestObjects(install: ManifestInstall): ManifestObject[]
                   capabilities: { drop: ["ALL"] },
                   seccompProfile: { type: "RuntimeDefault" },
                 },
-                volumeMounts: [{ name: "tmp", mountPath: "/tmp" }],
+                volumeMounts: [{ name: "tmp", mountPath: "/tmp" }, ...opsPod.mounts],
               },
             ],
-            volumes: [{ name: "tmp", emptyDir: { sizeLimit: "16Mi" } }],
+            volumes: [{ name: "tmp", emptyDir: { sizeLimit: "16Mi" } }, ...opsPod.volumes],
           },
         },
       },
     },
+    ...ops.afterDeployment,
   );
   return objects;
 }

@@ -1,6 +1,9 @@
-// A loopback HTTP proxy that answers CONNECT only, recording each tunnel's target and its
-// Proxy-Authorization header: what a corporate egress proxy does for TLS traffic.
+// A loopback proxy that answers CONNECT only, recording each tunnel's target and its
+// Proxy-Authorization header: what a corporate egress proxy does for TLS traffic. Spoken to over
+// plain HTTP, or over TLS when given a certificate (an https:// proxy); `silent` accepts the
+// connection and never answers (a proxy that hangs).
 import http from "node:http";
+import https from "node:https";
 import net from "node:net";
 
 export interface ConnectProxy {
@@ -11,15 +14,28 @@ export interface ConnectProxy {
   close(): void;
 }
 
-export async function startConnectProxy(): Promise<ConnectProxy> {
+export interface ConnectProxyOptions {
+  tls?: { keyPem: string; certPem: string };
+  silent?: boolean;
+  /** Listen on ::1 instead of 127.0.0.1. */
+  ipv6?: boolean;
+}
+
+export async function startConnectProxy(options: ConnectProxyOptions = {}): Promise<ConnectProxy> {
   const connects: string[] = [];
   const tunnels: net.Socket[] = [];
-  const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+  const refuse = (_req: http.IncomingMessage, res: http.ServerResponse) => res.writeHead(405).end();
+  const proxy = options.tls
+    ? https.createServer({ key: options.tls.keyPem, cert: options.tls.certPem }, refuse)
+    : http.createServer(refuse);
   proxy.on("connect", (req: http.IncomingMessage, client: net.Socket) => {
     connects.push(`${req.url} ${req.headers["proxy-authorization"] ?? ""}`.trim());
     tunnels.push(client);
-    const [host, port] = String(req.url).split(":");
-    const upstream = net.connect(Number(port), host, () => {
+    if (options.silent) return;
+    const url = String(req.url);
+    const colon = url.lastIndexOf(":");
+    const host = url.slice(0, colon).replace(/^\[|\]$/g, "");
+    const upstream = net.connect(Number(url.slice(colon + 1)), host, () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       tunnels.push(upstream);
       upstream.pipe(client);
@@ -27,11 +43,12 @@ export async function startConnectProxy(): Promise<ConnectProxy> {
     });
     upstream.on("error", () => client.destroy());
   });
-  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+  const host = options.ipv6 ? "::1" : "127.0.0.1";
+  await new Promise<void>((r) => proxy.listen(0, host, r));
   const port = (proxy.address() as net.AddressInfo).port;
   return {
     port,
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? "https" : "http"}://${options.ipv6 ? "[::1]" : host}:${port}`,
     connects,
     close() {
       for (const t of tunnels) t.destroy();

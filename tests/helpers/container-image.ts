@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 export type Instruction = { op: string; value: string };
-export type Stage = { base: string; name: string | null; instructions: Instruction[] };
+/** `platform`: FROM's --platform flag as written (e.g. `$BUILDPLATFORM`), else null. */
+export type Stage = { base: string; name: string | null; platform: string | null; instructions: Instruction[] };
 
 /**
  * The ENTRYPOINT of the base images we build on, from their image config (`docker inspect`):
@@ -32,8 +33,10 @@ export function parseDockerfile(text: string): Stage[] {
     const op = match[1]!.toUpperCase();
     const value = match[2]!.trim();
     if (op === "FROM") {
-      const [base, as, name] = value.split(/\s+/);
-      stages.push({ base: base!, name: as?.toUpperCase() === "AS" ? name! : null, instructions: [] });
+      const words = value.split(/\s+/);
+      const platform = words[0]?.startsWith("--platform=") ? words.shift()!.slice("--platform=".length) : null;
+      const [base, as, name] = words;
+      stages.push({ base: base!, name: as?.toUpperCase() === "AS" ? name! : null, platform, instructions: [] });
     } else {
       const stage = stages.at(-1);
       if (!stage) throw new Error(`${op} before FROM`);

@@ -54,7 +54,8 @@ function forgeKeys() {
   return { publicKey: forge.pki.publicKeyFromPem(k.publicKeyPem), privateKey: forge.pki.privateKeyFromPem(k.privateKeyPem) };
 }
 
-function makeCa() {
+/** A self-signed CA and a serving certificate for 127.0.0.1 and localhost (PEM). */
+export function makeCa() {
   const keys = forgeKeys();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;

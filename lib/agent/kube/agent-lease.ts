@@ -70,6 +70,9 @@ export class AgentLease {
   private readonly monotonic: () => number;
   private readonly wall: () => number;
 
+  /** The Lease's holder and leaseTransitions as last read or written (the agent's /metrics). */
+  lastRecord: { holder: string | null; transitions: number } | null = null;
+
   constructor(private readonly o: AgentLeaseOptions) {
     this.monotonic = o.monotonicNow ?? (() => performance.now());
     this.wall = o.wallNow ?? Date.now;
@@ -152,6 +155,7 @@ export class AgentLease {
     const lease = found.lease;
     const spec = lease.spec ?? {};
     const holder = spec.holderIdentity || "";
+    this.lastRecord = { holder: holder || null, transitions: spec.leaseTransitions ?? 0 };
     if (holder && holder !== this.o.identity) {
       // Expiry is judged by when this agent last saw the record change, not by the holder's
       // renewTime: the two clocks need not agree.
@@ -200,6 +204,7 @@ export class AgentLease {
       transitions: lease.spec?.leaseTransitions ?? 0,
       ...(lease.metadata.creationTimestamp ? { createdAt: lease.metadata.creationTimestamp } : {}),
     };
+    this.lastRecord = { holder: this.o.identity, transitions: this.mine.transitions };
     this.observed = null;
     this.waiting = false;
     this.heldUntil = now + (this.durationMs * 2) / 3;

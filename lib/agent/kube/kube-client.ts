@@ -113,7 +113,7 @@ function loadKubeconfigs(list: string): KubeConfig {
   return config;
 }
 
-/** The kubeconfig's `proxy-url`: an HTTP proxy the connection tunnels through with CONNECT. */
+/** The kubeconfig's `proxy-url`: an HTTP(S) proxy the connection tunnels through with CONNECT. */
 function proxyOf(config: KubeConfig, source: string): URL | null {
   const raw = config.getCurrentCluster()?.proxyUrl;
   if (!raw) return null;
@@ -123,10 +123,10 @@ function proxyOf(config: KubeConfig, source: string): URL | null {
   } catch {
     // reported below without echoing the value, which may carry credentials
   }
-  if (proxy?.protocol !== "http:") {
+  if (proxy?.protocol !== "http:" && proxy?.protocol !== "https:") {
     throw new ConfigError(
       "CONFIG_INVALID",
-      `the ${source} names a proxy-url the agent cannot use${proxy ? ` (${proxy.protocol}//${proxy.host})` : ""}: only http:// proxies (CONNECT) are supported`,
+      `the ${source} names a proxy-url the agent cannot use${proxy ? ` (${proxy.protocol}//${proxy.host})` : ""}: only http:// and https:// proxies (CONNECT) are supported`,
     );
   }
   return proxy;

@@ -63,7 +63,7 @@ function proxyEnv() {
 
 /** A CONNECT tunnel through `proxy` to the checked address, then TLS to the host name inside it. */
 async function tunnel(proxy: URL, address: string, port: number, servername: string, signal: AbortSignal): Promise<Duplex> {
-  const socket = await connectTunnel(proxy, address, port, signal);
+  const socket = await connectTunnel(proxy, address, port, { signal });
   return tls.connect({ socket, servername: net.isIP(servername) ? undefined : servername, host: servername });
 }
 
@@ -83,7 +83,7 @@ export async function postWebhook(
     const secure = u.protocol === "https:";
     const port = Number(u.port) || (secure ? 443 : 80);
     const target = await resolveTarget(u.hostname, opts.allowPrivate);
-    const proxy = secure ? proxyFor(u.hostname, proxyEnv()) : null;
+    const proxy = secure ? proxyFor(u.hostname, proxyEnv(), port) : null;
     const socket = proxy ? await tunnel(proxy, target.address, port, u.hostname, abort.signal) : null;
     const statusCode = await new Promise<number>((resolve, reject) => {
       const options: https.RequestOptions = {

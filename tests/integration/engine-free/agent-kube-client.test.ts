@@ -99,7 +99,9 @@ describe("KubeClient", () => {
     assert.throws(
       () => load(socks),
       (err: unknown) =>
-        err instanceof ConfigError && /only http:\/\/ proxies/.test(err.message) && !err.message.includes("secret"),
+        err instanceof ConfigError &&
+        /only http:\/\/ and https:\/\/ proxies/.test(err.message) &&
+        !err.message.includes("secret"),
     );
   });
 

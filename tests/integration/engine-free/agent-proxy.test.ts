@@ -3,10 +3,10 @@
 import assert from "node:assert/strict";
 import https from "node:https";
 import { after, before, describe, test } from "node:test";
-import { EnvProxyAgent } from "@/lib/agent/http";
-import { proxyFor } from "@/lib/net/proxy-tunnel";
+import { configureProxy, EnvProxyAgent } from "@/lib/agent/http";
+import { connectTunnel, proxyFor } from "@/lib/net/proxy-tunnel";
 import { startConnectProxy, type ConnectProxy } from "../../helpers/connect-proxy";
-import { FakeKubeApi } from "../../helpers/fake-kube-api";
+import { FakeKubeApi, makeCa } from "../../helpers/fake-kube-api";
 import { aksCluster } from "../../helpers/kube-clusters";
 
 describe("egress proxy", () => {
@@ -67,5 +67,55 @@ describe("egress proxy", () => {
     // The server certificate is still verified inside the tunnel.
     process.env.NO_PROXY = "";
     await assert.rejects(get(new EnvProxyAgent({ keepAlive: false })), /self-signed|unable to verify|certificate/i);
+  });
+
+  test("an https:// proxy: TLS to the proxy checked against --proxy-ca-file, then the tunnel inside it", async () => {
+    const pki = makeCa();
+    const tlsProxy = await startConnectProxy({ tls: { keyPem: pki.serverKeyPem, certPem: pki.serverCertPem } });
+    try {
+      process.env.HTTPS_PROXY = tlsProxy.url;
+      process.env.NO_PROXY = "";
+      // The proxy's own CA is not a public root: without the bundle the handshake with the proxy fails.
+      configureProxy({ caPem: undefined });
+      await assert.rejects(
+        get(new EnvProxyAgent({ ca: target.caPem, keepAlive: false })),
+        /self-signed|unable to verify|certificate/i,
+      );
+      assert.equal(tlsProxy.connects.length, 0, "no CONNECT over an untrusted TLS connection");
+      configureProxy({ caPem: pki.caPem });
+      assert.equal(await get(new EnvProxyAgent({ ca: target.caPem, keepAlive: false })), 200);
+      assert.deepEqual(tlsProxy.connects, [`127.0.0.1:${target.port}`]);
+    } finally {
+      configureProxy({ caPem: undefined });
+      tlsProxy.close();
+    }
+  });
+
+  test("a proxy that never answers CONNECT fails the tunnel after its deadline", async () => {
+    const hanging = await startConnectProxy({ silent: true });
+    try {
+      await assert.rejects(
+        connectTunnel(new URL(hanging.url), "127.0.0.1", target.port, { timeoutMs: 200 }),
+        (err: NodeJS.ErrnoException) => {
+          assert.equal(err.code, "ETIMEDOUT");
+          assert.match(err.message, /opened no tunnel/);
+          return true;
+        },
+      );
+      assert.equal(hanging.connects.length, 1);
+    } finally {
+      hanging.close();
+    }
+  });
+
+  test("a proxy on an IPv6 literal is reached at its address", async () => {
+    const v6 = await startConnectProxy({ ipv6: true });
+    try {
+      const socket = await connectTunnel(new URL(v6.url), "127.0.0.1", target.port);
+      socket.destroy();
+      assert.deepEqual(v6.connects, [`127.0.0.1:${target.port}`]);
+    } finally {
+      v6.close();
+    }
   });
 });
