@@ -266,6 +266,13 @@ export const clusterDetailSchema = clusterListItemSchema.omit(LIST_ONLY).extend(
   link: z
     .union([z.object({ url: z.string(), host: z.string() }), z.object({ url: z.null(), missingLabels: z.array(z.string()) })])
     .nullable(),
+  /**
+   * The kubectl context (Settings: kubeContextTemplate) filled in for this cluster, which every
+   * command the page offers names with --context; null when none is set (the current context).
+   */
+  kubeContext: z
+    .union([z.object({ context: z.string() }), z.object({ context: z.null(), missingLabels: z.array(z.string()) })])
+    .nullable(),
   health: z.object({ apiServer: z.string().nullable(), logs: z.boolean().nullable(), metrics: z.boolean().nullable() }),
   /** userPods: pods outside system namespaces and DaemonSets, when the agent reports them (real clusters). */
   workloads: z

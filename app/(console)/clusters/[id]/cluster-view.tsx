@@ -27,6 +27,7 @@ import { ClusterIdentityCard } from "@/components/clusters/cluster-identity-card
 import { ClusterNotesCard } from "@/components/clusters/cluster-notes-card";
 import { CopyValue } from "@/components/clusters/copy-value";
 import { NotReadyNextSteps } from "@/components/clusters/not-ready-next-steps";
+import { KubectlCommandsCard } from "@/components/clusters/kubectl-commands-card";
 import { LabelChip } from "@/components/ui/label-chips";
 import { ClusterReasons } from "@/components/clusters/cluster-reasons";
 import { AsOfNote, LastKnown } from "@/components/clusters/last-known";
@@ -172,6 +173,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
           <ClusterStatusCard cluster={c} />
           <ClusterNotesCard cluster={c} canEdit={canEdit} onSave={(patch) => updateNotes.mutateAsync(patch)} />
           <ClusterRuntimeCard cluster={c} />
+          <KubectlCommandsCard cluster={c} />
           <CertificateCard certificate={c.certificate} canRevoke={canEdit} onRevoke={(reason) => revoke.mutateAsync(reason)} />
           <EnrollmentChecklist enrollment={c.enrollment} />
           <ClusterGroupsCard groups={c.groups} />
