@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { AgentImageWarning } from "@/components/tokens/agent-image-warning";
 import { CompatibilityMatrixTable } from "@/components/versions/compatibility-matrix-table";
 import { DistributionBarChart } from "@/components/ui/charts/distribution-bar-chart";
 import { FlaggedClustersTable } from "@/components/versions/flagged-clusters-table";
@@ -89,6 +90,9 @@ export function VersionsView({ canEdit, canRollout }: { canEdit: boolean; canRol
   return (
     <>
       <PageHeader title="Versions" description={DESCRIPTION} actions={actions} />
+      <div className="mb-6 empty:hidden">
+        <AgentImageWarning />
+      </div>
       {versions.isPending ? (
         <VersionsSkeleton />
       ) : versions.isError ? (
