@@ -35,6 +35,8 @@ export type ClusterFilter = {
   text?: string;
   /** true: clusters flagged "Same cluster as" (another active cluster reports their UID); false: the others */
   duplicateUid?: boolean;
+  /** true: clusters whose snooze is in force (lib/domain/cluster-snooze.ts); false: the others */
+  snoozed?: boolean;
 };
 
 /** The cluster row every statement here reads, as `"Cluster" c`; the rest by their own names. */
@@ -134,6 +136,15 @@ export async function statusChangesLastHour(ids: readonly string[], now: Date): 
   return new Map(rows.map((r) => [r.clusterId, Number(r.n)]));
 }
 
+/**
+ * `c`'s snooze is in force at `now` (lib/domain/cluster-snooze.ts, snoozeActive): not yet ended,
+ * and neither its status nor its phase recorded since it was given.
+ */
+export function snoozeActiveCondition(now: Date): Sql {
+  return sql`(${cluster("snoozedUntil")} IS NOT NULL AND ${cluster("snoozedAt")} IS NOT NULL AND ${cluster("snoozedUntil")} > ${now}
+    AND ${cluster("statusChangedAt")} <= ${cluster("snoozedAt")} AND ${cluster("phaseChangedAt")} <= ${cluster("snoozedAt")})`;
+}
+
 /** For filters that read no setting (a selector alone). */
 const NO_RULES: FilterRules = { notReadyThresholdSeconds: 0, flappingThresholdPerHour: 0 };
 
@@ -160,6 +171,8 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
   }
   if (filter.duplicateUid !== undefined)
     terms.push(filter.duplicateUid ? sameClusterCondition() : sql`NOT ${sameClusterCondition()}`);
+  if (filter.snoozed !== undefined)
+    terms.push(filter.snoozed ? snoozeActiveCondition(now) : sql`NOT ${snoozeActiveCondition(now)}`);
   if (filter.enrollment)
     terms.push(
       filter.enrollment === "enrolled" ? sql`${cluster("enrolledAt")} IS NOT NULL` : sql`${cluster("enrolledAt")} IS NULL`,
@@ -168,7 +181,11 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
     // Names are lowercase DNS labels, so a lowercase match is case-insensitive on both engines.
     const contains = `%${escapeLike(filter.text.toLowerCase())}%`;
     const prefix = `${escapeLike(filter.text)}%`;
-    terms.push(sql`(${cluster("name")} LIKE ${contains} ESCAPE '\\' OR ${cluster("id")} LIKE ${prefix} ESCAPE '\\')`);
+    // Owner and notes are free text in any case: lowered like the text.
+    terms.push(
+      sql`(${cluster("name")} LIKE ${contains} ESCAPE '\\' OR ${cluster("id")} LIKE ${prefix} ESCAPE '\\'
+        OR lower(${cluster("owner")}) LIKE ${contains} ESCAPE '\\' OR lower(${cluster("notes")}) LIKE ${contains} ESCAPE '\\')`,
+    );
   }
   return terms.length ? sql`WHERE ${Sql.join(terms, " AND ")}` : sql``;
 }
@@ -227,7 +244,8 @@ export async function clusterPage(
     !filter.enrollment &&
     !filter.blockedOn &&
     !filter.text &&
-    filter.duplicateUid === undefined;
+    filter.duplicateUid === undefined &&
+    filter.snoozed === undefined;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);
@@ -287,9 +305,12 @@ export async function countHealth(health: HealthFilter, now: Date, rules: Filter
   return countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause({ health }, now, rules)}`);
 }
 
-/** How many clusters are flagged "Same cluster as", and up to `limit` of their ids by UID then name (the Overview's). */
-export async function sameClusterAttention(limit: number): Promise<{ count: number; ids: string[] }> {
-  const where = sql`WHERE ${sameClusterCondition()}`;
+/**
+ * How many clusters are flagged "Same cluster as", and up to `limit` of their ids by UID then name
+ * (the Overview's needs attention: snoozed clusters are left out).
+ */
+export async function sameClusterAttention(limit: number, now = new Date()): Promise<{ count: number; ids: string[] }> {
+  const where = sql`WHERE ${sameClusterCondition()} AND NOT ${snoozeActiveCondition(now)}`;
   const [count, rows] = await Promise.all([
     countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
     queryRows<{ id: string }>(
@@ -299,23 +320,35 @@ export async function sameClusterAttention(limit: number): Promise<{ count: numb
   return { count, ids: rows.map((r) => r.id) };
 }
 
-/** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */
+/** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list; snoozed ones are left out). */
 export async function longestNotReady(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
-    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${statusCondition("NotReady", now, thresholdSeconds)}
+    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${statusCondition("NotReady", now, thresholdSeconds)} AND NOT ${snoozeActiveCondition(now)}
         ORDER BY ${cluster("statusChangedAt")} ASC, ${cluster("id")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
 }
 
-/** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index). */
-export async function missingLabel(key: string, limit: number): Promise<string[]> {
+/** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index; snoozed ones are left out). */
+export async function missingLabel(key: string, limit: number, now = new Date()): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
     sql`SELECT ${cluster("id")} FROM ${cluster.table}
-        WHERE ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
+        WHERE NOT ${snoozeActiveCondition(now)} AND ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
         ORDER BY ${cluster("name")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
+}
+
+/** How many clusters are snoozed now, and up to `limit` of their ids, the snooze ending soonest first (the Overview's). */
+export async function snoozedClusters(limit: number, now: Date): Promise<{ count: number; ids: string[] }> {
+  const where = sql`WHERE ${snoozeActiveCondition(now)}`;
+  const [count, rows] = await Promise.all([
+    countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
+    queryRows<{ id: string }>(
+      sql`SELECT ${cluster("id")} FROM ${cluster.table} ${where} ORDER BY ${cluster("snoozedUntil")} ASC, ${cluster("id")} ASC LIMIT ${limit}`,
+    ),
+  ]);
+  return { count, ids: rows.map((r) => r.id) };
 }
 
 /** Clusters by computed status in one pass, optionally within a selector. */

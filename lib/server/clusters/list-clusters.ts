@@ -3,6 +3,7 @@ import type { ClusterFilterInput, ClusterList, ClusterListItem, ListClustersQuer
 import { offsetFromCursorText } from "@/lib/domain/paging";
 import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
 import { clusterReasons } from "@/lib/domain/cluster-reason";
+import { SNOOZE_SELECT, snoozeView } from "@/lib/domain/cluster-snooze";
 import { CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { clusterStatus } from "@/lib/domain/status";
@@ -50,6 +51,7 @@ export async function resolveClusterFilter(q: ClusterFilterInput): Promise<Clust
     blockedOn: q.blockedOn,
     text: q.q,
     duplicateUid: q.duplicateUid === undefined ? undefined : q.duplicateUid === "true",
+    snoozed: q.snoozed === undefined ? undefined : q.snoozed === "true",
   };
 }
 
@@ -70,7 +72,9 @@ export const LIST_ITEM_SELECT = {
   registeredAt: true,
   enrolledAt: true,
   enrollment: true,
-  statusChangedAt: true,
+  owner: true,
+  notes: true,
+  ...SNOOZE_SELECT,
   labels: { select: { key: true, value: true } },
   nodePools: { select: { nodeCount: true } },
 } as const;
@@ -119,6 +123,9 @@ export async function listItems(ids: readonly string[], now: Date, settings: Set
       notReadySince: status === "NotReady" ? c.statusChangedAt.toISOString() : null,
       enrolledAt: c.enrolledAt?.toISOString() ?? null,
       enrollmentBlockedOn: enrollmentBlockedOn(c.enrollment, c.enrolledAt),
+      owner: c.owner,
+      notes: c.notes,
+      snooze: snoozeView(c, now),
     };
   });
 }

@@ -61,7 +61,7 @@ test("the OpenAPI document covers the fixed protocol paths with their zod reques
   const list = op("/api/v1/clusters", "get")!.parameters!.map((p) => p.name);
   for (const q of ["status", "selector", "group", "q", "limit", "cursor"]) assert.ok(list.includes(q), q);
   const gate = op("/api/v1/gate", "get")!.parameters!.map((p) => p.name);
-  assert.deepEqual(gate.sort(), ["group", "ignoreNotReadyLongerThan", "maxUnready", "selector"]);
+  assert.deepEqual(gate.sort(), ["group", "ignoreNotReadyLongerThan", "maxUnready", "selector", "tolerateSnoozed"]);
 });
 
 test("every declared admin route is in the document once, with its role, body, query and success status", () => {
