@@ -120,6 +120,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     label: "Kubernetes",
     className: "w-[9%]",
     defaultShown: true,
+    sort: "kubernetesVersion",
     render: (c) => <span className={mono}>{c.kubernetesVersion ?? "unknown"}</span>,
   },
   {
@@ -127,6 +128,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     label: "Agent",
     className: "w-[7%]",
     defaultShown: true,
+    sort: "agentVersion",
     render: (c) => <span className={mono}>{c.agentVersion ?? "—"}</span>,
   },
   {

@@ -14,7 +14,23 @@ import { mintedTokenSchema } from "./tokens";
 // Requests
 
 /** notReadySince: NotReady clusters by how long they have been (the rest after them, in either order) */
-export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status", "notReadySince"] as const;
+/** agentVersion, kubernetesVersion: in version order (1.9 before 1.10), clusters without one last */
+export const CLUSTER_SORTS = [
+  "name",
+  "lastHeartbeatAt",
+  "registeredAt",
+  "status",
+  "notReadySince",
+  "agentVersion",
+  "kubernetesVersion",
+] as const;
+
+/** A version or the start of one (1, 1.30, 1.30.2; a leading v is ignored): the list's version filters. */
+const versionFilter = z
+  .string()
+  .trim()
+  .regex(/^v?\d{1,6}(\.\d{1,6}){0,2}$/, { error: "must be a version or its start, e.g. 1.30 or 1.30.2" })
+  .optional();
 
 /**
  * Which clusters a list shows: the list, the export, saved views and "all N matching" bulk
@@ -30,6 +46,9 @@ export const clusterFilterSchema = z.object({
   blockedOn: z.enum(CHECKLIST_KEYS).optional(),
   /** true: clusters another active cluster shares its kube-system UID with ("Same cluster as"); false: the rest */
   duplicateUid: z.enum(["true", "false"]).optional(),
+  /** clusters whose agent, or Kubernetes, version is this one or starts with it (1.30 matches 1.30.2 and v1.30.0) */
+  agentVersion: versionFilter,
+  kubernetesVersion: versionFilter,
   /** true: clusters an operator snoozed (the snooze still in force); false: the rest */
   snoozed: z.enum(["true", "false"]).optional(),
   selector: z.string().superRefine(checkSelectorText).optional(),

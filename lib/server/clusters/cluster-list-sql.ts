@@ -12,6 +12,7 @@ import { HEALTH_RULES, type ClusterStatus } from "@/lib/domain/status";
 import type { ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import type { ListClustersQuery } from "@/lib/contracts/clusters";
+import { dialect } from "@/lib/server/db/client";
 import { columns, list, queryRows, raw, sql, Sql } from "@/lib/server/db/sql";
 import { conditionSql, cutoff, ruleCondition, statusColumn, statusCondition } from "./status-sql";
 
@@ -37,6 +38,9 @@ export type ClusterFilter = {
   duplicateUid?: boolean;
   /** true: clusters whose snooze is in force (lib/domain/cluster-snooze.ts); false: the others */
   snoozed?: boolean;
+  /** the agent's, or Kubernetes', version is this or starts with it (a leading v ignored on both sides) */
+  agentVersion?: string;
+  kubernetesVersion?: string;
 };
 
 /** The cluster row every statement here reads, as `"Cluster" c`; the rest by their own names. */
@@ -155,6 +159,32 @@ function escapeLike(text: string): string {
 /** The settings a filter reads. */
 export type FilterRules = { notReadyThresholdSeconds: number; flappingThresholdPerHour: number };
 
+type VersionColumn = "agentVersion" | "kubernetesVersion";
+
+/** The version filter: `1.30` matches 1.30, 1.30.2 and v1.30.0-gke.1, never 1.3 or 1.300. */
+function versionCondition(column: VersionColumn, version: string): Sql {
+  const v = version.replace(/^v/, "");
+  const bare = sql`ltrim(${cluster(column)}, 'v')`;
+  return sql`(${bare} = ${v} OR ${bare} LIKE ${`${escapeLike(v)}.%`} ESCAPE '\\' OR ${bare} LIKE ${`${escapeLike(v)}-%`} ESCAPE '\\')`;
+}
+
+/**
+ * A version's major, minor and patch as integers (NULL when it has none), so a sort is in version
+ * order (1.9 before 1.10), not string order; the text itself breaks ties (pre-releases, suffixes).
+ */
+function versionParts(column: VersionColumn): Sql[] {
+  const col = cluster(column);
+  if (dialect() === "postgres")
+    return ["^v?(\\d+)", "^v?\\d+\\.(\\d+)", "^v?\\d+\\.\\d+\\.(\\d+)"].map(
+      (pattern) => sql`CAST(substring(${col} from ${raw(`'${pattern}'`)}) AS INTEGER)`,
+    );
+  // SQLite has no regular expressions; CAST reads the leading digits of what follows each dot.
+  const s = sql`ltrim(${col}, 'v')`;
+  const afterMajor = sql`(CASE WHEN instr(${s}, '.') > 0 THEN substr(${s}, instr(${s}, '.') + 1) END)`;
+  const afterMinor = sql`(CASE WHEN instr(${afterMajor}, '.') > 0 THEN substr(${afterMajor}, instr(${afterMajor}, '.') + 1) END)`;
+  return [sql`CAST(${s} AS INTEGER)`, sql`CAST(${afterMajor} AS INTEGER)`, sql`CAST(${afterMinor} AS INTEGER)`];
+}
+
 function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql {
   const thresholdSeconds = rules.notReadyThresholdSeconds;
   const terms: Sql[] = [];
@@ -171,6 +201,8 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
   }
   if (filter.duplicateUid !== undefined)
     terms.push(filter.duplicateUid ? sameClusterCondition() : sql`NOT ${sameClusterCondition()}`);
+  if (filter.agentVersion) terms.push(versionCondition("agentVersion", filter.agentVersion));
+  if (filter.kubernetesVersion) terms.push(versionCondition("kubernetesVersion", filter.kubernetesVersion));
   if (filter.snoozed !== undefined)
     terms.push(filter.snoozed ? snoozeActiveCondition(now) : sql`NOT ${snoozeActiveCondition(now)}`);
   if (filter.enrollment)
@@ -209,6 +241,14 @@ function orderBy(sort: ClusterSort, order: "asc" | "desc", now: Date, thresholdS
       return sql`${statusColumn(now, thresholdSeconds)} ${direction}, ${cluster("id")} ASC`;
     case "notReadySince":
       return nullsLast(notReadySinceColumn(now, thresholdSeconds));
+    case "agentVersion":
+    case "kubernetesVersion":
+      return Sql.join(
+        [...versionParts(sort), cluster(sort)]
+          .map((part) => sql`${part} ${direction} NULLS LAST`)
+          .concat(sql`${cluster("id")} ASC`),
+        ", ",
+      );
   }
 }
 
@@ -245,7 +285,9 @@ export async function clusterPage(
     !filter.blockedOn &&
     !filter.text &&
     filter.duplicateUid === undefined &&
-    filter.snoozed === undefined;
+    filter.snoozed === undefined &&
+    !filter.agentVersion &&
+    !filter.kubernetesVersion;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);

@@ -52,6 +52,8 @@ export async function resolveClusterFilter(q: ClusterFilterInput): Promise<Clust
     text: q.q,
     duplicateUid: q.duplicateUid === undefined ? undefined : q.duplicateUid === "true",
     snoozed: q.snoozed === undefined ? undefined : q.snoozed === "true",
+    agentVersion: q.agentVersion,
+    kubernetesVersion: q.kubernetesVersion,
   };
 }
 
