@@ -11,7 +11,8 @@ import { AgentImageWarning } from "@/components/tokens/agent-image-warning";
 import { CompatibilityMatrixTable } from "@/components/versions/compatibility-matrix-table";
 import { DistributionBarChart } from "@/components/ui/charts/distribution-bar-chart";
 import { FlaggedClustersTable } from "@/components/versions/flagged-clusters-table";
-import { MatrixEditorDialog, ResetMatrixDialog } from "@/components/versions/matrix-editor-dialog";
+import { ResetMatrixDialog } from "@/components/versions/matrix-editor-dialog";
+import { MatrixTableEditor } from "@/components/versions/matrix-table-editor";
 import { StatCard } from "@/components/ui/stat-card";
 import { VersionsSkeleton } from "@/components/versions/versions-skeleton";
 import { agentStanding, byVersion, kubernetesByMinor, FLAG_INFO } from "@/components/versions/version-math";
@@ -152,7 +153,7 @@ export function VersionsView({ canEdit, canRollout }: { canEdit: boolean; canRol
           </Card>
         </div>
       )}
-      {dialog === "edit" && data && <MatrixEditorDialog matrix={data.matrix} onClose={() => setDialog(null)} />}
+      {dialog === "edit" && data && <MatrixTableEditor matrix={data.matrix} onClose={() => setDialog(null)} />}
       {dialog === "reset" && <ResetMatrixDialog onClose={() => setDialog(null)} />}
     </>
   );
