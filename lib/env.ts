@@ -5,6 +5,8 @@ import { isIP } from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { BUILD_AGENT_VERSION } from "./build-version";
+import { agentImageWarning, effectiveAgentImage } from "./domain/agent-image";
 import { isCidr } from "./domain/client-address";
 import { emailSchema } from "./domain/email";
 
@@ -88,8 +90,11 @@ const schema = z.object({
    * a registration wave yields to heartbeats; 0 turns it off.
    */
   SIGNING_MAX_EVENT_LOOP_LAG_MS: z.coerce.number().int().min(0).default(100),
-  /** Container image the console's Kubernetes manifests run the agent from. */
-  AGENT_IMAGE: z.string().min(1).default("fleet-registry/agent:0.1.0"),
+  /**
+   * Container image the console's Kubernetes manifests run the agent from (without a tag: this
+   * build's agent version). Unset, a placeholder no registry serves, and the console warns.
+   */
+  AGENT_IMAGE: z.string().min(1).optional(),
   /** Background jobs (status sweeper). Off for processes that only serve. */
   FLEET_WORKERS: z.enum(["on", "off"]).default("on"),
   /** Request the console's first pages once after a start, so the first visitor finds them warm. */
@@ -116,6 +121,9 @@ export type Env = z.infer<typeof schema> & {
   /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
   fleetCaKek: Buffer | null;
   checkApiResponses: boolean;
+  /** The agent image manifests and upgrades use (lib/domain/agent-image.ts), and why it needs an admin, if it does. */
+  agentImage: string;
+  agentImageWarning: string | null;
   /** Who may forward an agent's client certificate to the agent port; null: nobody. */
   clientCertProxies: ClientCertProxies | null;
 };
@@ -166,6 +174,8 @@ function load(source: NodeJS.ProcessEnv): Env {
     oidc,
     fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE),
     checkApiResponses,
+    agentImage: effectiveAgentImage(e.AGENT_IMAGE, BUILD_AGENT_VERSION),
+    agentImageWarning: agentImageWarning(e.AGENT_IMAGE, BUILD_AGENT_VERSION),
     clientCertProxies: clientCertProxies(e.TRUSTED_CLIENT_CERT_PROXY_CIDRS, e.CLIENT_CERT_PROXY_FINGERPRINTS),
     // Last: a bad value of another setting is the more specific message.
     authUrl: signInUrl(e.NEXTAUTH_URL, e.HOST, e.PORT, e.NODE_ENV),

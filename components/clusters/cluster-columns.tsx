@@ -66,6 +66,18 @@ export function EnrollmentCell({ c }: { c: ClusterListItem }) {
   );
 }
 
+/** An operator snoozed this cluster: until when, who looks after it and why (whole on hover and focus). */
+function SnoozedChip({ snooze }: { snooze: NonNullable<ClusterListItem["snooze"]> }) {
+  const tip = `Snoozed by ${snooze.by ?? "an operator"} until ${snooze.until}; looked after by ${snooze.owner}: ${snooze.reason}`;
+  return (
+    <span className="mb-0.5 block" data-testid="snoozed-chip">
+      <HoverTip text={`Snoozed (${snooze.owner})`} tip={tip} className="text-xs font-medium text-violet-800 dark:text-violet-300">
+        Snoozed ({snooze.owner})<span className="sr-only">: {snooze.reason}</span>
+      </HoverTip>
+    </span>
+  );
+}
+
 export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
   {
     // Why the cluster is not plainly healthy (lib/domain/cluster-reason.ts, worded in cluster-reasons.tsx).
@@ -74,7 +86,12 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     className: "w-[18%]",
     defaultShown: true,
     besideStatus: true,
-    render: (c) => <ClusterReasons reasons={c.reasons} />,
+    render: (c) => (
+      <>
+        {c.snooze && <SnoozedChip snooze={c.snooze} />}
+        <ClusterReasons reasons={c.reasons} />
+      </>
+    ),
   },
   {
     // Enrollment has its own column: a fleet still enrolling must not bury the reasons above.
@@ -103,6 +120,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     label: "Kubernetes",
     className: "w-[9%]",
     defaultShown: true,
+    sort: "kubernetesVersion",
     render: (c) => <span className={mono}>{c.kubernetesVersion ?? "unknown"}</span>,
   },
   {
@@ -110,6 +128,7 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     label: "Agent",
     className: "w-[7%]",
     defaultShown: true,
+    sort: "agentVersion",
     render: (c) => <span className={mono}>{c.agentVersion ?? "—"}</span>,
   },
   {
@@ -117,6 +136,25 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     label: "Region",
     className: "w-[9%]",
     render: (c) => <span className={`[overflow-wrap:anywhere] ${muted}`}>{labelValue(c.labels, "region") || "—"}</span>,
+  },
+  {
+    // Who looks after the cluster and its notes (descriptive, set on the cluster page); the list's search finds both.
+    key: "owner",
+    label: "Owner and notes",
+    className: "w-[14%]",
+    render: (c) =>
+      c.owner || c.notes ? (
+        <span className="block text-xs" data-testid="cluster-owner-cell">
+          {c.owner && <span className="block font-medium [overflow-wrap:anywhere]">{c.owner}</span>}
+          {c.notes && (
+            <HoverTip text={c.notes} className={muted} lines={2}>
+              {c.notes}
+            </HoverTip>
+          )}
+        </span>
+      ) : (
+        <span className={muted}>—</span>
+      ),
   },
   {
     key: "nodes",

@@ -34,6 +34,8 @@ const SORT_NAMES: Record<ListSort, string> = {
   lastHeartbeatAt: "last seen",
   registeredAt: "registration",
   notReadySince: "NotReady since",
+  agentVersion: "agent version",
+  kubernetesVersion: "Kubernetes version",
 };
 
 /**

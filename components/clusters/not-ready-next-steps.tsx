@@ -1,16 +1,12 @@
 import type { ClusterDetail } from "@/lib/client/clusters";
-import { AGENT_OBJECT_NAMES, AGENT_POD_SELECTOR } from "@/lib/domain/agent-kube-calls";
+import { AGENT_OBJECT_NAMES } from "@/lib/domain/agent-kube-calls";
+import { AGENT_POD_LABEL_SELECTOR as selector, agentKubectlCommands } from "@/lib/domain/kube-context";
 import { Card } from "@/components/ui/card";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { CopyValue } from "./copy-value";
 
 // The names the shipped manifest uses (lib/domain/agent-manifest.ts), so the commands work as pasted.
 const AGENT_NAMESPACE = AGENT_OBJECT_NAMES.namespace;
-const selector = Object.entries(AGENT_POD_SELECTOR)
-  .map(([k, v]) => `${k}=${v}`)
-  .join(",");
-export const AGENT_POD_COMMAND = `kubectl -n ${AGENT_NAMESPACE} get pods -l ${selector}`;
-export const AGENT_LOGS_COMMAND = `kubectl -n ${AGENT_NAMESPACE} logs deploy/${AGENT_OBJECT_NAMES.deployment}`;
 
 /** What the agent last said went wrong: a directive it could not carry out, or its API server down. */
 function lastError(c: ClusterDetail): { text: string; at: string | null } | null {
@@ -25,6 +21,9 @@ function lastError(c: ClusterDetail): { text: string; at: string | null } | null
 /** For a NotReady cluster: where to look next, in the order an engineer would. */
 export function NotReadyNextSteps({ cluster }: { cluster: ClusterDetail }) {
   const error = lastError(cluster);
+  // With the admin's context template, each command names this cluster's kubectl context.
+  const commands = agentKubectlCommands(cluster.kubeContext?.context ?? null);
+  const command = (id: string) => commands.find((c) => c.id === id)!.command;
   return (
     <Card title="What to check next" className="border-rose-200 dark:border-rose-900">
       <ol className="list-decimal space-y-4 pl-5 text-sm" data-testid="not-ready-next-steps">
@@ -45,13 +44,13 @@ export function NotReadyNextSteps({ cluster }: { cluster: ClusterDetail }) {
             )}
           </p>
           <div className="mt-1.5 rounded-md bg-slate-50 px-3 py-2 dark:bg-slate-800/60">
-            <CopyValue value={AGENT_POD_COMMAND} what="the pod command" />
+            <CopyValue value={command("pods")} what="the pod command" />
           </div>
         </li>
         <li>
           <p>Read its log (it says why it cannot reach the registry, or its API server):</p>
           <div className="mt-1.5 rounded-md bg-slate-50 px-3 py-2 dark:bg-slate-800/60">
-            <CopyValue value={AGENT_LOGS_COMMAND} what="the log command" />
+            <CopyValue value={command("logs")} what="the log command" />
           </div>
         </li>
         <li>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { Overview } from "@/lib/client/overview";
 import { Card } from "@/components/ui/card";
+import { SnoozedClusters } from "./snoozed-clusters";
 import { useNow } from "@/components/ui/relative-time";
 import { daysUntil, formatDuration, shortHex } from "@/components/ui/format";
 import { formatAgo, formatIn, formatInstant, viewerTimeZone } from "@/lib/domain/time-format";
@@ -26,6 +27,7 @@ export function NeedsAttention({ attention, notReadyTotal }: { attention: Overvi
         <ExpiringCertificates items={attention.certificatesExpiring} />
         <MissingLabels items={attention.missingLabels} />
         {attention.sameCluster.total > 0 && <SameCluster {...attention.sameCluster} />}
+        {attention.snoozed.total > 0 && <SnoozedClusters {...attention.snoozed} />}
       </div>
     </section>
   );

@@ -13,6 +13,7 @@ import {
   preCreatedClusterSchema,
   type ClusterDetail,
 } from "@/lib/contracts/clusters";
+import type { SnoozeClusterInput } from "@/lib/contracts/clusters";
 import { deregistrationSchema, type DeregistrationRequest } from "@/lib/contracts/deregistration";
 import { fleetFactsSchema } from "@/lib/contracts/tokens";
 import { listQueryParams, type ClusterFilters } from "./cluster-filters";
@@ -138,6 +139,27 @@ export function useUpdateClusterNotes(id: string) {
       fetchJson(routeUrl(clusterRoutes.update, { id }), { method: "PATCH", body: patch, schema: clusterRoutes.update.response }),
     onSuccess: (detail) => client.setQueryData(queryKeys.clusters.detail(id), detail),
     onSettled: () => void client.invalidateQueries({ queryKey: queryKeys.audit.all }),
+  });
+}
+
+/** Snooze a known-broken cluster, or end its snooze (operators): POST / DELETE /api/v1/clusters/{id}/snooze, audited. */
+export function useSnoozeCluster(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: SnoozeClusterInput | null) =>
+      input
+        ? fetchJson(routeUrl(clusterRoutes.snooze, { id }), {
+            method: "POST",
+            body: input,
+            schema: clusterRoutes.snooze.response,
+          })
+        : fetchJson(routeUrl(clusterRoutes.unsnooze, { id }), { method: "DELETE", schema: clusterRoutes.unsnooze.response }),
+    onSuccess: (detail) => client.setQueryData(queryKeys.clusters.detail(id), detail),
+    onSettled: () => {
+      void client.invalidateQueries({ queryKey: queryKeys.clusters.lists });
+      void client.invalidateQueries({ queryKey: queryKeys.overview });
+      void client.invalidateQueries({ queryKey: queryKeys.audit.all });
+    },
   });
 }
 

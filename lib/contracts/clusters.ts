@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { clusterNameSchema } from "@/lib/domain/agent-protocol";
 import { ENROLLMENT_FILTERS, HEALTH_FILTERS } from "@/lib/domain/cluster-reason";
+import { SNOOZE_OWNER_MAX, SNOOZE_REASON_MAX } from "@/lib/domain/cluster-snooze";
 import { CHECKLIST_KEYS } from "@/lib/domain/enrollment";
 import { labelKeySchema, labelsSchema } from "@/lib/domain/labels";
 import { checkSelectorText } from "@/lib/domain/selector";
@@ -13,7 +14,23 @@ import { mintedTokenSchema } from "./tokens";
 // Requests
 
 /** notReadySince: NotReady clusters by how long they have been (the rest after them, in either order) */
-export const CLUSTER_SORTS = ["name", "lastHeartbeatAt", "registeredAt", "status", "notReadySince"] as const;
+/** agentVersion, kubernetesVersion: in version order (1.9 before 1.10), clusters without one last */
+export const CLUSTER_SORTS = [
+  "name",
+  "lastHeartbeatAt",
+  "registeredAt",
+  "status",
+  "notReadySince",
+  "agentVersion",
+  "kubernetesVersion",
+] as const;
+
+/** A version or the start of one (1, 1.30, 1.30.2; a leading v is ignored): the list's version filters. */
+const versionFilter = z
+  .string()
+  .trim()
+  .regex(/^v?\d{1,6}(\.\d{1,6}){0,2}$/, { error: "must be a version or its start, e.g. 1.30 or 1.30.2" })
+  .optional();
 
 /**
  * Which clusters a list shows: the list, the export, saved views and "all N matching" bulk
@@ -29,6 +46,11 @@ export const clusterFilterSchema = z.object({
   blockedOn: z.enum(CHECKLIST_KEYS).optional(),
   /** true: clusters another active cluster shares its kube-system UID with ("Same cluster as"); false: the rest */
   duplicateUid: z.enum(["true", "false"]).optional(),
+  /** clusters whose agent, or Kubernetes, version is this one or starts with it (1.30 matches 1.30.2 and v1.30.0) */
+  agentVersion: versionFilter,
+  kubernetesVersion: versionFilter,
+  /** true: clusters an operator snoozed (the snooze still in force); false: the rest */
+  snoozed: z.enum(["true", "false"]).optional(),
   selector: z.string().superRefine(checkSelectorText).optional(),
   group: z.string().max(200).optional(),
   q: z.string().trim().max(200).optional(),
@@ -158,6 +180,24 @@ export const updateClusterSchema = z
 
 export const revokeCertificateSchema = z.object({ reason: z.string().trim().min(3).max(300) }).strict();
 
+/** POST /api/v1/clusters/{id}/snooze: silence a known-broken cluster until a time (lib/domain/cluster-snooze.ts). */
+export const snoozeClusterSchema = z
+  .object({
+    until: z.iso.datetime({ offset: true, error: "must be an ISO 8601 time, e.g. 2026-12-07T09:00:00Z" }),
+    reason: z
+      .string({ error: "is required: say why the cluster is snoozed" })
+      .trim()
+      .min(3, { error: "is required: say why the cluster is snoozed (at least 3 characters)" })
+      .max(SNOOZE_REASON_MAX, { error: `is at most ${SNOOZE_REASON_MAX} characters` }),
+    owner: z
+      .string({ error: "is required: who looks after the cluster meanwhile" })
+      .trim()
+      .min(1, { error: "is required: who looks after the cluster meanwhile" })
+      .max(SNOOZE_OWNER_MAX, { error: `is at most ${SNOOZE_OWNER_MAX} characters` }),
+  })
+  .strict();
+export type SnoozeClusterInput = z.input<typeof snoozeClusterSchema>;
+
 export const retireNodePoolSchema = z.object({ reason: z.string().trim().max(300).optional() }).strict();
 
 export const heartbeatsQuerySchema = z.object({
@@ -184,6 +224,16 @@ export const clusterReasonSchema = z.discriminatedUnion("code", [
   z.object({ code: z.literal("missingLabels"), keys: z.array(z.string()) }),
 ]);
 
+/** A snooze in force: until when, why, who looks after the cluster, who snoozed it and when. */
+export const clusterSnoozeSchema = z.object({
+  until: isoTime,
+  at: isoTime,
+  reason: z.string(),
+  owner: z.string(),
+  by: z.string().nullable(),
+});
+export type ClusterSnooze = z.infer<typeof clusterSnoozeSchema>;
+
 export const clusterListItemSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -203,6 +253,11 @@ export const clusterListItemSchema = z.object({
   enrolledAt: isoTime.nullable(),
   /** the checklist items holding a cluster that is not enrolled back; null before its first evaluation */
   enrollmentBlockedOn: z.array(z.enum(CHECKLIST_KEYS)).nullable(),
+  /** who looks after the cluster, and notes (descriptive, operators) */
+  owner: z.string().nullable(),
+  notes: z.string().nullable(),
+  /** the snooze in force; null when none (or it ended: expired, or the status or phase changed) */
+  snooze: clusterSnoozeSchema.nullable(),
 });
 /** What the list shows of enrollment and NotReady time; the cluster page has the whole checklist and history. */
 const LIST_ONLY = { notReadySince: true, enrolledAt: true, enrollmentBlockedOn: true } as const;
@@ -259,8 +314,6 @@ export const clusterDetailSchema = clusterListItemSchema.omit(LIST_ONLY).extend(
   clusterUid: z.string().nullable(),
   registrationToken: idName.nullable(),
   description: z.string().nullable(),
-  owner: z.string().nullable(),
-  notes: z.string().nullable(),
   /**
    * Directives the agent last said it can carry out (its heartbeat's `capabilities`); null when it
    * has not said (an older agent, or no heartbeat yet).
@@ -269,6 +322,13 @@ export const clusterDetailSchema = clusterListItemSchema.omit(LIST_ONLY).extend(
   /** The admin's link out (Settings: clusterLinkTemplate) filled in for this cluster; null when none is set. */
   link: z
     .union([z.object({ url: z.string(), host: z.string() }), z.object({ url: z.null(), missingLabels: z.array(z.string()) })])
+    .nullable(),
+  /**
+   * The kubectl context (Settings: kubeContextTemplate) filled in for this cluster, which every
+   * command the page offers names with --context; null when none is set (the current context).
+   */
+  kubeContext: z
+    .union([z.object({ context: z.string() }), z.object({ context: z.null(), missingLabels: z.array(z.string()) })])
     .nullable(),
   health: z.object({ apiServer: z.string().nullable(), logs: z.boolean().nullable(), metrics: z.boolean().nullable() }),
   /** userPods: pods outside system namespaces and DaemonSets, when the agent reports them (real clusters). */
@@ -467,6 +527,24 @@ export const clusterRoutes = {
     role: "operator",
     body: retireNodePoolSchema,
     bodyOptional: true,
+    response: clusterDetailSchema,
+  }),
+  snooze: route({
+    method: "POST",
+    path: "/api/v1/clusters/{id}/snooze",
+    summary:
+      "Snooze a known-broken cluster until a time, with a reason and who looks after it: it leaves needs attention, its webhook alerts " +
+      "stop, and a gate may tolerate it, until the time or until its status or phase changes. Audited. 400 invalid_request (a past end, " +
+      "or more than 30 days ahead)",
+    role: "operator",
+    body: snoozeClusterSchema,
+    response: clusterDetailSchema,
+  }),
+  unsnooze: route({
+    method: "DELETE",
+    path: "/api/v1/clusters/{id}/snooze",
+    summary: "End a cluster's snooze now (its alerts and needs attention resume). Audited",
+    role: "operator",
     response: clusterDetailSchema,
   }),
 };

@@ -73,6 +73,11 @@ export const overviewSchema = z.object({
         z.object({ id: z.string(), name: z.string(), sameAs: z.array(z.object({ id: z.string(), name: z.string() })) }),
       ),
     }),
+    /** clusters an operator snoozed (left out of the lists above until the snooze ends): how many, the soonest to end first */
+    snoozed: z.object({
+      total: z.number(),
+      items: z.array(z.object({ id: z.string(), name: z.string(), until: isoTime, owner: z.string(), reason: z.string() })),
+    }),
   }),
 });
 export type Overview = z.infer<typeof overviewSchema>;
@@ -139,6 +144,11 @@ export const gateQuerySchema = z
     maxUnready: toleranceText(parseMaxUnready).optional(),
     /** leave out of the target set the clusters NotReady for longer than this (30m, 2h, 1d) */
     ignoreNotReadyLongerThan: toleranceText(parseDuration).optional(),
+    /**
+     * true: leave out of the target set the unready clusters an operator snoozed (listed under
+     * `snoozed`); false: judge them like the rest. Unset: the group's own setting (gateTolerateSnoozed), else false.
+     */
+    tolerateSnoozed: z.enum(["true", "false"]).optional(),
   })
   .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
 export type GateQuery = z.infer<typeof gateQuerySchema>;
@@ -176,6 +186,24 @@ export const gateResultSchema = z.object({
     /** "ignored 1 NotReady for more than 30m", or null when nothing is ignored by asking */
     text: z.string().nullable(),
   }),
+  /** unready clusters an operator snoozed, left out because snoozed clusters were tolerated: listed, not judged */
+  snoozed: z
+    .object({
+      tolerated: z.boolean(),
+      clusters: z.array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          until: isoTime,
+          reason: z.string(),
+          owner: z.string(),
+          reasons: z.array(z.string()),
+        }),
+      ),
+      /** "left out 1 snoozed: db-eu-1", or null when none was left out */
+      text: z.string().nullable(),
+    })
+    .optional(),
 });
 export type GateResult = z.infer<typeof gateResultSchema>;
 

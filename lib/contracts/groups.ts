@@ -17,6 +17,8 @@ export const groupSchema = z.object({
   upgradeWindows: upgradeWindowsSchema.nullable(),
   upgradeTimeZone: z.string().nullable(),
   maxUnavailable: z.number().nullable(),
+  /** GET /gate?group= leaves snoozed unready clusters out unless the request says tolerateSnoozed=false */
+  gateTolerateSnoozed: z.boolean(),
   counts: groupCountsSchema.nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,

@@ -79,6 +79,8 @@ export const fleetFactsSchema = z.object({
   caFingerprint: z.string(),
   caNotAfter: isoTime,
   agentImage: z.string(),
+  /** Why the agent image needs an admin (AGENT_IMAGE unset or a placeholder), with what to set; null when it does not. */
+  agentImageWarning: z.string().nullable(),
   notReadyThresholdSeconds: z.number(),
   heartbeatIntervalSeconds: z.number(),
   requiredLabels: z.array(z.string()),

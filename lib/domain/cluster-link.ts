@@ -10,11 +10,12 @@ const PLACEHOLDER = /\{([^{}]*)\}/g;
 
 export type LinkTemplateProblem = { message: string };
 
-type Part = { kind: "text"; text: string } | { kind: "name" } | { kind: "id" } | { kind: "label"; key: string };
+/** A cluster template's pieces: fixed text and the {name}, {id} and {label:<key>} placeholders. */
+export type TemplatePart = { kind: "text"; text: string } | { kind: "name" } | { kind: "id" } | { kind: "label"; key: string };
 
-/** The template's parts, or the first problem with a placeholder. */
-function parse(template: string): Part[] | LinkTemplateProblem {
-  const parts: Part[] = [];
+/** The template's parts, or the first problem with a placeholder (the kubectl context template reads the same syntax). */
+export function parseClusterTemplate(template: string): TemplatePart[] | LinkTemplateProblem {
+  const parts: TemplatePart[] = [];
   let last = 0;
   for (const m of template.matchAll(PLACEHOLDER)) {
     parts.push({ kind: "text", text: template.slice(last, m.index) });
@@ -58,8 +59,8 @@ const FIXED_AUTHORITY = /^https?:\/\/[^/\\?#]+[/\\?#]/i;
  * that ends them, so a cluster's name or labels fill only the path, query and fragment: a link
  * never leads to a host a label chose.
  */
-function fixedOrigin(parts: readonly Part[]): string | null {
-  // parse() starts with the text before the first placeholder: the whole template when there is none.
+function fixedOrigin(parts: readonly TemplatePart[]): string | null {
+  // parseClusterTemplate() starts with the text before the first placeholder: the whole template when there is none.
   const head = parts[0]?.kind === "text" ? parts[0].text : "";
   const fixed = parts.length === 1 ? head : FIXED_AUTHORITY.exec(head.replace(PARSER_IGNORES, ""))?.[0];
   return fixed && isWebUrl(fixed) ? new URL(fixed).origin : null;
@@ -72,7 +73,7 @@ function fixedOrigin(parts: readonly Part[]): string | null {
  */
 export function clusterLinkTemplateProblem(template: string): string | null {
   if (template.length > MAX_CLUSTER_LINK_TEMPLATE) return `The template is at most ${MAX_CLUSTER_LINK_TEMPLATE} characters.`;
-  const parts = parse(template);
+  const parts = parseClusterTemplate(template);
   if (!Array.isArray(parts)) return parts.message;
   const sample = fill(parts, { id: "c-sample", name: "sample-cluster", labels: new Proxy({}, { get: () => "value" }) });
   const origin = fixedOrigin(parts);
@@ -84,7 +85,7 @@ export function clusterLinkTemplateProblem(template: string): string | null {
   return "The template must give an http or https URL, e.g. https://headlamp.example.com/c/{name}.";
 }
 
-function fill(parts: readonly Part[], c: { id: string; name: string; labels: Record<string, string> }): string {
+function fill(parts: readonly TemplatePart[], c: { id: string; name: string; labels: Record<string, string> }): string {
   return parts
     .map((p) => {
       if (p.kind === "text") return p.text;
@@ -106,7 +107,7 @@ export function expandClusterLink(
   cluster: { id: string; name: string; labels: Record<string, string> },
 ): ClusterLink | null {
   if (!template) return null;
-  const parts = parse(template);
+  const parts = parseClusterTemplate(template);
   if (!Array.isArray(parts)) return null;
   const missingLabels = parts.flatMap((p) => (p.kind === "label" && !Object.hasOwn(cluster.labels, p.key) ? [p.key] : []));
   if (missingLabels.length) return { url: null, missingLabels: [...new Set(missingLabels)] };

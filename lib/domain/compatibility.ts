@@ -30,8 +30,19 @@ export const compatibilityMatrixSchema = z
   .strict();
 export type CompatibilityMatrix = z.infer<typeof compatibilityMatrixSchema>;
 
-/** The matrix shipped with this build (lib/domain/compatibility-matrix.json); admins may replace it. */
-export const SHIPPED_MATRIX: CompatibilityMatrix = compatibilityMatrixSchema.parse(shipped);
+/**
+ * The matrix shipped with a build (lib/domain/compatibility-matrix.json): its control plane
+ * version and its recommended agent are the build's own (package.json "version" and
+ * "agentVersion", lib/build-version.ts), so the console never recommends an agent the build does
+ * not ship. Admins may replace it.
+ */
+export function shippedMatrix(build: { version: string; agentVersion: string }): CompatibilityMatrix {
+  return compatibilityMatrixSchema.parse({
+    ...shipped,
+    controlPlaneVersion: build.version,
+    recommendedAgentVersion: build.agentVersion,
+  });
+}
 
 export const VERSION_FLAGS = ["incompatible", "outdated", "unsupported-kubernetes"] as const;
 export type VersionFlag = (typeof VERSION_FLAGS)[number];

@@ -19,6 +19,8 @@ const upgradePolicy = {
   upgradeWindows: upgradeWindowsSchema.nullable().optional(),
   upgradeTimeZone: timeZoneSchema.nullable().optional(),
   maxUnavailable: z.number().int().min(1).max(10_000).nullable().optional(),
+  /** the change gate for this group leaves snoozed unready clusters out unless a request says otherwise */
+  gateTolerateSnoozed: z.boolean().optional(),
 };
 
 export const createGroupSchema = z

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { clusterLinkTemplateProblem } from "./cluster-link";
+import { kubeContextTemplateProblem } from "./kube-context";
 import { labelKeyProblem } from "./labels";
 import { DEFAULT_DENIED_KEY_COOLDOWN_HOURS } from "./registration-approval";
 import { SSO_ROLE_MAPPING_LABEL, ssoRoleMappingSchema } from "./sso-roles";
@@ -32,6 +33,8 @@ export const SETTING_LABELS = {
   hubAllowPrivateTargets: "Allow a ClusterProfile hub on a private address",
   // The cluster page's link out (lib/domain/cluster-link.ts).
   clusterLinkTemplate: "Cluster link template",
+  // The kubectl context each cluster's commands name (lib/domain/kube-context.ts).
+  kubeContextTemplate: "kubectl context template",
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 
@@ -125,6 +128,18 @@ export const settingsSchema = z.object({
       if (problem) ctx.addIssue({ code: "custom", message: `${SETTING_LABELS.clusterLinkTemplate}: ${problem}` });
     })
     .nullable(),
+  /**
+   * The kubectl context each cluster's "what to check next" commands name (`--context`): a
+   * template with {name}, {id} and {label:<key>}; null: the commands run in the current context.
+   */
+  kubeContextTemplate: z
+    .string({ error: `${SETTING_LABELS.kubeContextTemplate} must be a text template, or null for none.` })
+    .trim()
+    .superRefine((t, ctx) => {
+      const problem = kubeContextTemplateProblem(t);
+      if (problem) ctx.addIssue({ code: "custom", message: `${SETTING_LABELS.kubeContextTemplate}: ${problem}` });
+    })
+    .nullable(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -182,4 +197,5 @@ export const DEFAULT_SETTINGS: Settings = {
   // webhooks there says nothing about the hub.
   hubAllowPrivateTargets: false,
   clusterLinkTemplate: null,
+  kubeContextTemplate: null,
 };

@@ -46,7 +46,14 @@ export const webhookPayloadSchema = z.object({
   type: z.enum(WEBHOOK_EVENT_TYPES),
   occurredAt: z.string().describe("ISO 8601 time of the change"),
   cluster: z
-    .object({ id: z.string(), name: z.string(), labels: z.record(z.string(), z.string()) })
+    .object({
+      id: z.string(),
+      name: z.string(),
+      labels: z.record(z.string(), z.string()),
+      owner: z.string().nullable().optional().describe("Who looks after the cluster (descriptive, set by operators)"),
+      notes: z.string().nullable().optional().describe("The cluster's notes"),
+      url: z.string().optional().describe("The cluster's page in the console (absolute, from the configured public URL)"),
+    })
     .optional()
     .describe("The cluster the event is about, when there is one"),
   data: z.record(z.string(), z.unknown()).describe("The event's own fields (from, to, reason, counts, ...)"),
@@ -55,7 +62,8 @@ export type WebhookPayload = z.infer<typeof webhookPayloadSchema>;
 
 /** One line a person reads in Slack (or any `{"text"}` receiver). */
 export function slackText(p: WebhookPayload): string {
-  const who = p.cluster ? `cluster *${p.cluster.name}*` : "";
+  // Slack's link syntax, so the name leads to the cluster's page.
+  const who = p.cluster ? (p.cluster.url ? `cluster *<${p.cluster.url}|${p.cluster.name}>*` : `cluster *${p.cluster.name}*`) : "";
   const d = p.data as Record<string, unknown>;
   const reason = typeof d.reason === "string" && d.reason ? ` (${d.reason})` : "";
   switch (p.type) {

@@ -7,6 +7,7 @@ import { mintToken, registerCluster, registerWith, registrationBody, rideOut, SY
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 import { until } from "../helpers/until";
 import { sessionCookie } from "../helpers/console-session";
+import { BUILD_AGENT_VERSION } from "@/lib/build-version";
 
 let server: FleetServer;
 before(async () => {
@@ -103,7 +104,7 @@ test("an incompatible agent cannot register", async () => {
   assert.equal(res.body.error, "incompatible_agent");
   const versions = await server.api("GET", "/api/v1/versions");
   assert.equal(versions.status, 200);
-  assert.equal(versions.body.matrix.recommendedAgentVersion, "1.5.0");
+  assert.equal(versions.body.matrix.recommendedAgentVersion, BUILD_AGENT_VERSION, "this build's own agent");
 });
 
 test("a rollout upgrades stage by stage; a failing canary pauses it; resume and abort", async () => {

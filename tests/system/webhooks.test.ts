@@ -334,7 +334,9 @@ describe(`webhook delivery on ${engine}`, () => {
       "rollout.paused",
     ]);
     // Its labels went with it.
-    assert.deepEqual(byType.get("cluster.removed")?.cluster, { id: "c-events", name: "events", labels: {} });
+    const { url, ...removed } = byType.get("cluster.removed")!.cluster!;
+    assert.deepEqual(removed, { id: "c-events", name: "events", labels: {}, owner: null, notes: null });
+    assert.match(url!, /^http:\/\/[^/]+\/clusters\/c-events$/, "a link back to the cluster's page");
     assert.deepEqual(byType.get("cluster.removed")?.data, { from: "Deregistration", reason: "decommissioned" });
     assert.deepEqual(byType.get("cluster.certificateExpiring")?.cluster?.labels, { env: "prod" });
     assert.equal(byType.get("cluster.certificateExpiring")?.data.serial, "ab01");

@@ -60,6 +60,8 @@ const SORT_LABELS: Record<ListSort, string> = {
   registeredAt: "Registered",
   status: "Status",
   notReadySince: "NotReady since",
+  agentVersion: "Agent version",
+  kubernetesVersion: "Kubernetes version",
 };
 
 const ORDER_WORDS = {

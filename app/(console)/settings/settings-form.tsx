@@ -66,6 +66,7 @@ function toDraft(s: Settings): Draft {
     auditLogRetentionDays: String(s.auditLogRetentionDays),
     deniedKeyCooldownHours: String(s.deniedKeyCooldownHours),
     clusterLinkTemplate: s.clusterLinkTemplate ?? "",
+    kubeContextTemplate: s.kubeContextTemplate ?? "",
   };
 }
 
@@ -87,6 +88,7 @@ function fromDraft(d: Draft) {
     auditLogRetentionDays: Number(d.auditLogRetentionDays),
     deniedKeyCooldownHours: Number(d.deniedKeyCooldownHours),
     clusterLinkTemplate: d.clusterLinkTemplate.trim() || null,
+    kubeContextTemplate: d.kubeContextTemplate.trim() || null,
   };
 }
 
@@ -223,6 +225,17 @@ function Editor({ current }: { current: Settings }) {
               placeholder="https://headlamp.example.com/c/{name}"
               hint="Each cluster's page links here (“Open in …”). Placeholders: {name}, {id}, {label:<key>}, URL-encoded, in the path, query or fragment only: the scheme and host are fixed. Empty: no link."
               error={errors.clusterLinkTemplate}
+            />
+          </div>
+          <div className="sm:col-span-2">
+            <Field
+              id="kubeContextTemplate"
+              label={SETTING_LABELS.kubeContextTemplate}
+              value={draft.kubeContextTemplate}
+              onChange={set("kubeContextTemplate")}
+              placeholder="gke_my-project_europe-west1_{name}"
+              hint="The kubectl context each cluster's commands name with --context. Placeholders: {name}, {id}, {label:<key>}. Empty: commands run in the current context."
+              error={errors.kubeContextTemplate}
             />
           </div>
         </div>

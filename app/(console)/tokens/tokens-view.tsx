@@ -5,6 +5,7 @@ import { useFleetFacts, useTokens, type MintedToken, type RegistrationToken } fr
 import { Button } from "@/components/ui/button";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { AgentImageWarning } from "@/components/tokens/agent-image-warning";
 import { MintTokenForm } from "@/components/tokens/mint-token-form";
 import { MintedTokenPanel } from "@/components/tokens/minted-token-panel";
 import { RegistrationAttemptsLog } from "@/components/tokens/registration-attempts-log";
@@ -29,6 +30,7 @@ export function TokensView({ canManage }: { canManage: boolean }) {
 
   return (
     <div className="space-y-10">
+      <AgentImageWarning />
       <section aria-labelledby="tokens-heading" className="space-y-4">
         <div className="flex min-h-9 items-center justify-between gap-4">
           <h2 id="tokens-heading" className="text-base font-semibold">

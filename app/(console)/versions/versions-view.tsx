@@ -7,10 +7,12 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { AgentImageWarning } from "@/components/tokens/agent-image-warning";
 import { CompatibilityMatrixTable } from "@/components/versions/compatibility-matrix-table";
 import { DistributionBarChart } from "@/components/ui/charts/distribution-bar-chart";
 import { FlaggedClustersTable } from "@/components/versions/flagged-clusters-table";
-import { MatrixEditorDialog, ResetMatrixDialog } from "@/components/versions/matrix-editor-dialog";
+import { ResetMatrixDialog } from "@/components/versions/matrix-editor-dialog";
+import { MatrixTableEditor } from "@/components/versions/matrix-table-editor";
 import { StatCard } from "@/components/ui/stat-card";
 import { VersionsSkeleton } from "@/components/versions/versions-skeleton";
 import { agentStanding, byVersion, kubernetesByMinor, FLAG_INFO } from "@/components/versions/version-math";
@@ -89,6 +91,9 @@ export function VersionsView({ canEdit, canRollout }: { canEdit: boolean; canRol
   return (
     <>
       <PageHeader title="Versions" description={DESCRIPTION} actions={actions} />
+      <div className="mb-6 empty:hidden">
+        <AgentImageWarning />
+      </div>
       {versions.isPending ? (
         <VersionsSkeleton />
       ) : versions.isError ? (
@@ -148,7 +153,7 @@ export function VersionsView({ canEdit, canRollout }: { canEdit: boolean; canRol
           </Card>
         </div>
       )}
-      {dialog === "edit" && data && <MatrixEditorDialog matrix={data.matrix} onClose={() => setDialog(null)} />}
+      {dialog === "edit" && data && <MatrixTableEditor matrix={data.matrix} onClose={() => setDialog(null)} />}
       {dialog === "reset" && <ResetMatrixDialog onClose={() => setDialog(null)} />}
     </>
   );

@@ -12,6 +12,7 @@ import { HEALTH_RULES, type ClusterStatus } from "@/lib/domain/status";
 import { BLOCKED_ONLY_WITHOUT, type ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import type { ListClustersQuery } from "@/lib/contracts/clusters";
+import { dialect } from "@/lib/server/db/client";
 import { columns, list, queryRows, raw, sql, Sql } from "@/lib/server/db/sql";
 import { conditionSql, cutoff, ruleCondition, statusColumn, statusCondition } from "./status-sql";
 
@@ -39,6 +40,11 @@ export type ClusterFilter = {
   kubelet?: string;
   /** a node pool of this instance type */
   instanceType?: string;
+  /** true: clusters whose snooze is in force (lib/domain/cluster-snooze.ts); false: the others */
+  snoozed?: boolean;
+  /** the agent's, or Kubernetes', version is this or starts with it (a leading v ignored on both sides) */
+  agentVersion?: string;
+  kubernetesVersion?: string;
 };
 
 /** The cluster row every statement here reads, as `"Cluster" c`; the rest by their own names. */
@@ -139,6 +145,15 @@ export async function statusChangesLastHour(ids: readonly string[], now: Date): 
   return new Map(rows.map((r) => [r.clusterId, Number(r.n)]));
 }
 
+/**
+ * `c`'s snooze is in force at `now` (lib/domain/cluster-snooze.ts, snoozeActive): not yet ended,
+ * and neither its status nor its phase recorded since it was given.
+ */
+export function snoozeActiveCondition(now: Date): Sql {
+  return sql`(${cluster("snoozedUntil")} IS NOT NULL AND ${cluster("snoozedAt")} IS NOT NULL AND ${cluster("snoozedUntil")} > ${now}
+    AND ${cluster("statusChangedAt")} <= ${cluster("snoozedAt")} AND ${cluster("phaseChangedAt")} <= ${cluster("snoozedAt")})`;
+}
+
 /** For filters that read no setting (a selector alone). */
 const NO_RULES: FilterRules = { notReadyThresholdSeconds: 0, flappingThresholdPerHour: 0 };
 
@@ -148,6 +163,32 @@ function escapeLike(text: string): string {
 
 /** The settings a filter reads. */
 export type FilterRules = { notReadyThresholdSeconds: number; flappingThresholdPerHour: number };
+
+type VersionColumn = "agentVersion" | "kubernetesVersion";
+
+/** The version filter: `1.30` matches 1.30, 1.30.2 and v1.30.0-gke.1, never 1.3 or 1.300. */
+function versionCondition(column: VersionColumn, version: string): Sql {
+  const v = version.replace(/^v/, "");
+  const bare = sql`ltrim(${cluster(column)}, 'v')`;
+  return sql`(${bare} = ${v} OR ${bare} LIKE ${`${escapeLike(v)}.%`} ESCAPE '\\' OR ${bare} LIKE ${`${escapeLike(v)}-%`} ESCAPE '\\')`;
+}
+
+/**
+ * A version's major, minor and patch as integers (NULL when it has none), so a sort is in version
+ * order (1.9 before 1.10), not string order; the text itself breaks ties (pre-releases, suffixes).
+ */
+function versionParts(column: VersionColumn): Sql[] {
+  const col = cluster(column);
+  if (dialect() === "postgres")
+    return ["^v?(\\d+)", "^v?\\d+\\.(\\d+)", "^v?\\d+\\.\\d+\\.(\\d+)"].map(
+      (pattern) => sql`CAST(substring(${col} from ${raw(`'${pattern}'`)}) AS INTEGER)`,
+    );
+  // SQLite has no regular expressions; CAST reads the leading digits of what follows each dot.
+  const s = sql`ltrim(${col}, 'v')`;
+  const afterMajor = sql`(CASE WHEN instr(${s}, '.') > 0 THEN substr(${s}, instr(${s}, '.') + 1) END)`;
+  const afterMinor = sql`(CASE WHEN instr(${afterMajor}, '.') > 0 THEN substr(${afterMajor}, instr(${afterMajor}, '.') + 1) END)`;
+  return [sql`CAST(${s} AS INTEGER)`, sql`CAST(${afterMajor} AS INTEGER)`, sql`CAST(${afterMinor} AS INTEGER)`];
+}
 
 function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql {
   const thresholdSeconds = rules.notReadyThresholdSeconds;
@@ -181,6 +222,10 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
     terms.push(
       sql`${cluster("id")} IN (SELECT ${pool("clusterId")} FROM ${pool.table} WHERE ${pool("instanceType")} = ${filter.instanceType})`,
     );
+  if (filter.agentVersion) terms.push(versionCondition("agentVersion", filter.agentVersion));
+  if (filter.kubernetesVersion) terms.push(versionCondition("kubernetesVersion", filter.kubernetesVersion));
+  if (filter.snoozed !== undefined)
+    terms.push(filter.snoozed ? snoozeActiveCondition(now) : sql`NOT ${snoozeActiveCondition(now)}`);
   if (filter.enrollment)
     terms.push(
       filter.enrollment === "enrolled" ? sql`${cluster("enrolledAt")} IS NOT NULL` : sql`${cluster("enrolledAt")} IS NULL`,
@@ -189,7 +234,11 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
     // Names are lowercase DNS labels, so a lowercase match is case-insensitive on both engines.
     const contains = `%${escapeLike(filter.text.toLowerCase())}%`;
     const prefix = `${escapeLike(filter.text)}%`;
-    terms.push(sql`(${cluster("name")} LIKE ${contains} ESCAPE '\\' OR ${cluster("id")} LIKE ${prefix} ESCAPE '\\')`);
+    // Owner and notes are free text in any case: lowered like the text.
+    terms.push(
+      sql`(${cluster("name")} LIKE ${contains} ESCAPE '\\' OR ${cluster("id")} LIKE ${prefix} ESCAPE '\\'
+        OR lower(${cluster("owner")}) LIKE ${contains} ESCAPE '\\' OR lower(${cluster("notes")}) LIKE ${contains} ESCAPE '\\')`,
+    );
   }
   return terms.length ? sql`WHERE ${Sql.join(terms, " AND ")}` : sql``;
 }
@@ -213,6 +262,14 @@ function orderBy(sort: ClusterSort, order: "asc" | "desc", now: Date, thresholdS
       return sql`${statusColumn(now, thresholdSeconds)} ${direction}, ${cluster("id")} ASC`;
     case "notReadySince":
       return nullsLast(notReadySinceColumn(now, thresholdSeconds));
+    case "agentVersion":
+    case "kubernetesVersion":
+      return Sql.join(
+        [...versionParts(sort), cluster(sort)]
+          .map((part) => sql`${part} ${direction} NULLS LAST`)
+          .concat(sql`${cluster("id")} ASC`),
+        ", ",
+      );
   }
 }
 
@@ -250,7 +307,10 @@ export async function clusterPage(
     !filter.text &&
     filter.duplicateUid === undefined &&
     !filter.kubelet &&
-    !filter.instanceType;
+    !filter.instanceType &&
+    filter.snoozed === undefined &&
+    !filter.agentVersion &&
+    !filter.kubernetesVersion;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
   const windowed = exact && Boolean(filter.selector?.length);
@@ -310,9 +370,12 @@ export async function countHealth(health: HealthFilter, now: Date, rules: Filter
   return countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause({ health }, now, rules)}`);
 }
 
-/** How many clusters are flagged "Same cluster as", and up to `limit` of their ids by UID then name (the Overview's). */
-export async function sameClusterAttention(limit: number): Promise<{ count: number; ids: string[] }> {
-  const where = sql`WHERE ${sameClusterCondition()}`;
+/**
+ * How many clusters are flagged "Same cluster as", and up to `limit` of their ids by UID then name
+ * (the Overview's needs attention: snoozed clusters are left out).
+ */
+export async function sameClusterAttention(limit: number, now = new Date()): Promise<{ count: number; ids: string[] }> {
+  const where = sql`WHERE ${sameClusterCondition()} AND NOT ${snoozeActiveCondition(now)}`;
   const [count, rows] = await Promise.all([
     countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
     queryRows<{ id: string }>(
@@ -322,23 +385,35 @@ export async function sameClusterAttention(limit: number): Promise<{ count: numb
   return { count, ids: rows.map((r) => r.id) };
 }
 
-/** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list). */
+/** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list; snoozed ones are left out). */
 export async function longestNotReady(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
-    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${statusCondition("NotReady", now, thresholdSeconds)}
+    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${statusCondition("NotReady", now, thresholdSeconds)} AND NOT ${snoozeActiveCondition(now)}
         ORDER BY ${cluster("statusChangedAt")} ASC, ${cluster("id")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
 }
 
-/** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index). */
-export async function missingLabel(key: string, limit: number): Promise<string[]> {
+/** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index; snoozed ones are left out). */
+export async function missingLabel(key: string, limit: number, now = new Date()): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
     sql`SELECT ${cluster("id")} FROM ${cluster.table}
-        WHERE ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
+        WHERE NOT ${snoozeActiveCondition(now)} AND ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
         ORDER BY ${cluster("name")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
+}
+
+/** How many clusters are snoozed now, and up to `limit` of their ids, the snooze ending soonest first (the Overview's). */
+export async function snoozedClusters(limit: number, now: Date): Promise<{ count: number; ids: string[] }> {
+  const where = sql`WHERE ${snoozeActiveCondition(now)}`;
+  const [count, rows] = await Promise.all([
+    countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
+    queryRows<{ id: string }>(
+      sql`SELECT ${cluster("id")} FROM ${cluster.table} ${where} ORDER BY ${cluster("snoozedUntil")} ASC, ${cluster("id")} ASC LIMIT ${limit}`,
+    ),
+  ]);
+  return { count, ids: rows.map((r) => r.id) };
 }
 
 /** Clusters by computed status in one pass, optionally within a selector. */

@@ -23,6 +23,11 @@ const CSV_COLUMNS = [
   "reasons",
   "lastHeartbeatAt",
   "registeredAt",
+  "owner",
+  "notes",
+  "snoozedUntil",
+  "snoozeOwner",
+  "snoozeReason",
 ] as const;
 
 function csvLine(c: ClusterListItem): string {
@@ -41,6 +46,11 @@ function csvLine(c: ClusterListItem): string {
     c.reasons.map((r) => r.code).join(";"),
     c.lastHeartbeatAt,
     c.registeredAt,
+    c.owner,
+    c.notes,
+    c.snooze?.until ?? null,
+    c.snooze?.owner ?? null,
+    c.snooze?.reason ?? null,
   ]);
 }
 

@@ -11,6 +11,8 @@ import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 import { parseStoredCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
 import { expandClusterLink } from "@/lib/domain/cluster-link";
+import { expandKubeContext } from "@/lib/domain/kube-context";
+import { snoozeView } from "@/lib/domain/cluster-snooze";
 import { sameClusterPeers, statusChangesLastHour } from "./cluster-list-sql";
 
 export type LoadedGroup = { id: string; name: string; selector: Selector | null };
@@ -79,8 +81,10 @@ export async function getCluster(id: string) {
     description: c.description,
     owner: c.owner,
     notes: c.notes,
+    snooze: snoozeView(c, now),
     capabilities: parseStoredCapabilities(c.capabilities),
     link: expandClusterLink(settings.clusterLinkTemplate, { id: c.id, name: c.name, labels }),
+    kubeContext: expandKubeContext(settings.kubeContextTemplate, { id: c.id, name: c.name, labels }),
     health: { apiServer: c.apiServerHealth, logs: c.logsReporting, metrics: c.metricsReporting },
     workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount, userPods: c.userPodCount },
     appliedPolicyRevision: c.appliedPolicyRevision,

@@ -4,6 +4,7 @@ import { offsetFromCursorText } from "@/lib/domain/paging";
 import { parseSelector, SelectorError, type Selector } from "@/lib/domain/selector";
 import { clusterReasons } from "@/lib/domain/cluster-reason";
 import { blockingItems, CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
+import { SNOOZE_SELECT, snoozeView } from "@/lib/domain/cluster-snooze";
 import { parseStored } from "@/lib/server/lifecycle/enrollment";
 import { clusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
@@ -52,6 +53,9 @@ export async function resolveClusterFilter(q: ClusterFilterInput): Promise<Clust
     duplicateUid: q.duplicateUid === undefined ? undefined : q.duplicateUid === "true",
     kubelet: q.kubelet,
     instanceType: q.instanceType,
+    snoozed: q.snoozed === undefined ? undefined : q.snoozed === "true",
+    agentVersion: q.agentVersion,
+    kubernetesVersion: q.kubernetesVersion,
   };
 }
 
@@ -72,7 +76,9 @@ export const LIST_ITEM_SELECT = {
   registeredAt: true,
   enrolledAt: true,
   enrollment: true,
-  statusChangedAt: true,
+  owner: true,
+  notes: true,
+  ...SNOOZE_SELECT,
   labels: { select: { key: true, value: true } },
   nodePools: { select: { nodeCount: true } },
 } as const;
@@ -121,6 +127,9 @@ export async function listItems(ids: readonly string[], now: Date, settings: Set
       notReadySince: status === "NotReady" ? c.statusChangedAt.toISOString() : null,
       enrolledAt: c.enrolledAt?.toISOString() ?? null,
       enrollmentBlockedOn: enrollmentBlockedOn(c.enrollment, c.enrolledAt),
+      owner: c.owner,
+      notes: c.notes,
+      snooze: snoozeView(c, now),
     };
   });
 }

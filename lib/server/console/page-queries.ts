@@ -101,7 +101,11 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
     pageQuery(rolloutRoutes.get, queryKeys.rollouts.detail(param(req, "id")), () => rolloutOnce(param(req, "id"))),
     groups(),
   ],
-  "/versions": () => [pageQuery(settingsRoutes.versions, queryKeys.versions, () => versionsOverview())],
+  "/versions": () => [
+    pageQuery(settingsRoutes.versions, queryKeys.versions, () => versionsOverview()),
+    // The agent image warning (AGENT_IMAGE unset or a placeholder) renders with the page.
+    pageQuery(tokenRoutes.fleet, queryKeys.fleet, () => fleetFacts()),
+  ],
   "/node-pools": () => [pageQuery(fleetRoutes.capacity, queryKeys.nodePools.capacity("region"), () => capacity("region"))],
   "/audit": (req) => {
     const filters = auditFilterFromSearchParams(req.search);

@@ -7,6 +7,7 @@ import {
   missingLabel,
   sameClusterAttention,
   sameClusterPeers,
+  snoozedClusters,
 } from "@/lib/server/clusters/cluster-list-sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
@@ -63,6 +64,7 @@ export async function overview() {
     flapping,
     degraded,
     sameCluster,
+    snoozed,
     pendingRegistrations,
     awaitingApproval,
   ] = await Promise.all([
@@ -79,12 +81,29 @@ export async function overview() {
       select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
     }),
     // Clusters lacking any required label: one query per required key.
-    Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20).then(byIds))),
+    Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20, now).then(byIds))),
     countHealth("flapping", now, settings),
     countHealth("degraded", now, settings),
-    sameClusterAttention(10).then(async ({ count, ids }) => {
+    sameClusterAttention(10, now).then(async ({ count, ids }) => {
       const [rows, peers] = await Promise.all([byIds(ids), sameClusterPeers(ids)]);
       return { total: count, items: rows.map((c) => ({ id: c.id, name: c.name, sameAs: peers.get(c.id) ?? [] })) };
+    }),
+    snoozedClusters(10, now).then(async ({ count, ids }) => {
+      const rows = await db().cluster.findMany({
+        where: { id: { in: ids } },
+        select: { id: true, name: true, snoozedUntil: true, snoozeOwner: true, snoozeReason: true },
+        orderBy: [{ snoozedUntil: "asc" }, { id: "asc" }],
+      });
+      return {
+        total: count,
+        items: rows.map((c) => ({
+          id: c.id,
+          name: c.name,
+          until: c.snoozedUntil!.toISOString(),
+          owner: c.snoozeOwner ?? "",
+          reason: c.snoozeReason ?? "",
+        })),
+      };
     }),
     countPending(),
     db().rollout.findMany({
@@ -147,6 +166,7 @@ export async function overview() {
       })),
       missingLabels: [...missingById.values()].slice(0, 10),
       sameCluster,
+      snoozed,
     },
   };
 }

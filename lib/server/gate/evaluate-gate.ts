@@ -9,6 +9,7 @@ import { gateFacts } from "@/lib/server/clusters/gate-facts";
 import { selectionSelector } from "@/lib/server/clusters/list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { groupsMatching, loadGroups } from "@/lib/server/clusters/get-cluster";
+import { snoozedPart, snoozesIn, toleratesSnoozed } from "./gate-snoozes";
 
 const MAX_CLUSTERS = 5000;
 const CHUNK = 200;
@@ -49,6 +50,10 @@ export async function evaluateGate(q: GateQuery, now = new Date()): Promise<Gate
       "invalid_request",
       `The selection matches ${page.total} clusters; the gate evaluates at most ${MAX_CLUSTERS}.`,
     );
+  // Snoozed clusters (an operator's known-broken ones) leave the target set when tolerated and unready.
+  const tolerateSnoozed = await toleratesSnoozed(q);
+  const snoozes = tolerateSnoozed ? await snoozesIn(selector, now, MAX_CLUSTERS) : new Map<string, never>();
+  const snoozedOut: NonNullable<GateResult["snoozed"]>["clusters"] = [];
   const groups = await loadGroups();
   const groupCounts = new Map<string, number>();
   const results: GateCluster[] = [];
@@ -89,6 +94,11 @@ export async function evaluateGate(q: GateQuery, now = new Date()): Promise<Gate
       if (c.phase !== "Active") reasons.push(`phase is ${c.phase}, not Active`);
       if (status !== "Ready") reasons.push(`status is ${status}, not Ready`);
       for (const i of items) if (!i.ok && i.key !== "ready") reasons.push(`${i.label}: ${i.reason}`);
+      const snooze = reasons.length ? snoozes.get(c.id) : undefined;
+      if (snooze) {
+        snoozedOut.push({ id: c.id, name: c.name, ...snooze, reasons });
+        continue;
+      }
       results.push({ id: c.id, name: c.name, status, phase: c.phase, enrolled: items.every((i) => i.ok), reasons });
     }
   }
@@ -120,5 +130,6 @@ export async function evaluateGate(q: GateQuery, now = new Date()): Promise<Gate
       clusters: ignored,
       text: verdict.ignoredText,
     },
+    snoozed: snoozedPart(tolerateSnoozed, snoozedOut),
   };
 }

@@ -18,6 +18,7 @@ type GroupRow = {
   upgradeWindows: string | null;
   upgradeTimeZone: string | null;
   maxUnavailable: number | null;
+  gateTolerateSnoozed: boolean;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -48,6 +49,7 @@ async function view(g: GroupRow, counts?: GroupCounts) {
     upgradeWindows: storedWindows(g).windows,
     upgradeTimeZone: g.upgradeTimeZone,
     maxUnavailable: g.maxUnavailable,
+    gateTolerateSnoozed: g.gateTolerateSnoozed,
     counts: selectorError ? null : (counts ?? (await countsFor(g.selector))),
     createdAt: g.createdAt.toISOString(),
     updatedAt: g.updatedAt.toISOString(),
@@ -83,6 +85,7 @@ export async function createGroup(actor: Actor, input: z.infer<typeof createGrou
         upgradeWindows: input.upgradeWindows?.length ? JSON.stringify(input.upgradeWindows) : null,
         upgradeTimeZone: input.upgradeTimeZone ?? null,
         maxUnavailable: input.maxUnavailable ?? null,
+        gateTolerateSnoozed: input.gateTolerateSnoozed ?? false,
       },
     });
     await recordAudit(

@@ -209,7 +209,7 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
       const directiveId = await createDirective(tx, afterCommit, {
         clusterId: m.clusterId,
         type: "upgrade",
-        payload: { version: r.targetVersion, image: agentImageFor(env().AGENT_IMAGE, r.targetVersion), rolloutId: id },
+        payload: { version: r.targetVersion, image: agentImageFor(env().agentImage, r.targetVersion), rolloutId: id },
       });
       await tx.rolloutCluster.update({
         where: { rolloutId_clusterId: { rolloutId: id, clusterId: m.clusterId } },

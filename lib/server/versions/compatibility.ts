@@ -1,11 +1,13 @@
 import "server-only";
-import { compatibilityMatrixSchema, SHIPPED_MATRIX, versionFlags, type CompatibilityMatrix } from "@/lib/domain/compatibility";
+import { compatibilityMatrixSchema, shippedMatrix, versionFlags, type CompatibilityMatrix } from "@/lib/domain/compatibility";
+import { BUILD_AGENT_VERSION, BUILD_VERSION } from "@/lib/build-version";
 import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { processSingleton } from "@/lib/server/process-singletons";
 import type { FlaggedQuery } from "@/lib/contracts/settings";
 
 const KEY = "compatibilityMatrix";
+const SHIPPED_MATRIX = shippedMatrix({ version: BUILD_VERSION, agentVersion: BUILD_AGENT_VERSION });
 const CACHE_MS = 2_000;
 const g = processSingleton("compatibility-matrix", () => ({
   cached: null as { at: number; value: CompatibilityMatrix; edited: boolean } | null,

@@ -13,6 +13,8 @@ import {
 import type { HealthStatus } from "@/lib/domain/status";
 import type { Db, Tx } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
+import { SNOOZE_SELECT, snoozeView } from "@/lib/domain/cluster-snooze";
+import { env } from "@/lib/env";
 
 // The outbox's writer. Events are enqueued in the transaction of the change they report (a
 // status transition, a removal, a rollout pause), so an event is never sent for a change that
@@ -66,6 +68,19 @@ async function labelsOf(client: Db | Tx, event: WebhookEvent): Promise<Record<st
   return Object.fromEntries(rows.map((l) => [l.key, l.value]));
 }
 
+/** The cluster's page in the console, absolute (the configured public URL), for a receiver to link to. */
+export function clusterPageUrl(id: string): string {
+  return new URL(`/clusters/${encodeURIComponent(id)}`, env().authUrl).toString();
+}
+
+type ClusterContext = { owner: string | null; notes: string | null; snooze: ReturnType<typeof snoozeView> };
+
+/** What a payload tells of its cluster besides labels, and its snooze; null when the cluster is gone (a removal). */
+async function clusterContext(client: Db | Tx, id: string, at: Date): Promise<ClusterContext | null> {
+  const c = await client.cluster.findUnique({ where: { id }, select: { owner: true, notes: true, ...SNOOZE_SELECT } });
+  return c && { owner: c.owner, notes: c.notes, snooze: snoozeView(c, at) };
+}
+
 /**
  * Writes one delivery per subscriber in scope; returns how many. Pass the transaction of the
  * change, and the enabled subscriptions when the caller has read them already.
@@ -85,6 +100,9 @@ export async function enqueueWebhookEvent(
   // Scoped subscriptions hear only of what their selector matches now.
   const subscribers = candidates.filter((s) => inWebhookScope(s.scope, labels));
   if (!subscribers.length) return 0;
+  const context = event.cluster ? await clusterContext(client, event.cluster.id, event.occurredAt) : null;
+  // A snoozed cluster's alerts are kept in the delivery log as suppressed, never sent (a test event still goes).
+  const snoozed = event.subscriptionIds ? null : context?.snooze;
   let written = 0;
   for (const { id: subscriptionId } of subscribers) {
     const id = randomUUID();
@@ -92,7 +110,17 @@ export async function enqueueWebhookEvent(
       id,
       type: event.type,
       occurredAt: event.occurredAt.toISOString(),
-      ...(event.cluster ? { cluster: { ...event.cluster, labels: labels ?? {} } } : {}),
+      ...(event.cluster
+        ? {
+            cluster: {
+              ...event.cluster,
+              labels: labels ?? {},
+              owner: context?.owner ?? null,
+              notes: context?.notes ?? null,
+              url: clusterPageUrl(event.cluster.id),
+            },
+          }
+        : {}),
       data: event.data,
     };
     const row = {
@@ -104,6 +132,12 @@ export async function enqueueWebhookEvent(
       dedupeKey: event.dedupeKey ?? null,
       nextAttemptAt: new Date(event.occurredAt.getTime() + (event.holdMs ?? 0)),
       createdAt: event.occurredAt,
+      ...(snoozed
+        ? {
+            state: "suppressed",
+            lastError: `Cluster snoozed until ${snoozed.until} by ${snoozed.by ?? "an operator"}: ${snoozed.reason}`,
+          }
+        : {}),
     };
     try {
       await client.webhookDelivery.create({ data: row });

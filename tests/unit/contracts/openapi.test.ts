@@ -61,7 +61,7 @@ test("the OpenAPI document covers the fixed protocol paths with their zod reques
   const list = op("/api/v1/clusters", "get")!.parameters!.map((p) => p.name);
   for (const q of ["status", "selector", "group", "q", "limit", "cursor"]) assert.ok(list.includes(q), q);
   const gate = op("/api/v1/gate", "get")!.parameters!.map((p) => p.name);
-  assert.deepEqual(gate.sort(), ["group", "ignoreNotReadyLongerThan", "maxUnready", "selector"]);
+  assert.deepEqual(gate.sort(), ["group", "ignoreNotReadyLongerThan", "maxUnready", "selector", "tolerateSnoozed"]);
 });
 
 test("every declared admin route is in the document once, with its role, body, query and success status", () => {
@@ -119,7 +119,8 @@ test("the wrapper's answer check: a reply missing a declared field is named, Dat
     agentUrls: ["https://localhost:8443"],
     caFingerprint: "sha256:00",
     caNotAfter: new Date("2027-01-01T00:00:00Z"),
-    agentImage: "fleet-registry/agent:0.1.0",
+    agentImage: "fleet-registry/agent:1.4.0",
+    agentImageWarning: null,
     notReadyThresholdSeconds: 60,
     heartbeatIntervalSeconds: 15,
     requiredLabels: ["env"],

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { compare, satisfies } from "@/lib/domain/semver";
-import { SHIPPED_MATRIX, versionFlags, agentAccepted, compatibilityMatrixSchema } from "@/lib/domain/compatibility";
+import { shippedMatrix, versionFlags, agentAccepted, compatibilityMatrixSchema } from "@/lib/domain/compatibility";
+import { BUILD_AGENT_VERSION, BUILD_VERSION } from "@/lib/build-version";
+
+const SHIPPED_MATRIX = shippedMatrix({ version: BUILD_VERSION, agentVersion: BUILD_AGENT_VERSION });
 import { planStages } from "@/lib/domain/rollouts";
 import { windowOpen } from "@/lib/domain/upgrade-windows";
 import { desiredRevision } from "@/lib/domain/policies";
@@ -28,6 +31,14 @@ describe("semantic versions", () => {
 describe("compatibility matrix", () => {
   test("the shipped matrix is valid", () => {
     assert.ok(compatibilityMatrixSchema.safeParse(SHIPPED_MATRIX).success);
+  });
+  test("the shipped matrix recommends this build's own agent, so a fleet on it is not outdated", () => {
+    assert.equal(SHIPPED_MATRIX.recommendedAgentVersion, BUILD_AGENT_VERSION);
+    assert.equal(SHIPPED_MATRIX.controlPlaneVersion, BUILD_VERSION);
+    const row = SHIPPED_MATRIX.agents.find((a) => satisfies(BUILD_AGENT_VERSION, a.agentVersions));
+    assert.ok(row, "a row covers this build's agent");
+    assert.ok(agentAccepted(SHIPPED_MATRIX, BUILD_AGENT_VERSION));
+    assert.deepEqual(versionFlags(SHIPPED_MATRIX, BUILD_AGENT_VERSION, "1.30.2"), []);
   });
   test("flags incompatible agents, outdated agents and unsupported Kubernetes", () => {
     const m = {

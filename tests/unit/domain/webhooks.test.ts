@@ -218,6 +218,11 @@ describe("payload", () => {
       /rollout \*v2\* paused/,
     );
   });
+  test("with the cluster's page, the slack text links the name to it", () => {
+    const url = "https://fleet.example.com/clusters/c-1";
+    const text = slackText({ ...payload, cluster: { ...payload.cluster!, owner: "team-db", notes: null, url } });
+    assert.match(text, /cluster \*<https:\/\/fleet\.example\.com\/clusters\/c-1\|prod-eu-1>\* is NotReady/);
+  });
   test("a webhook URL is stored as the WHATWG parser reads it, and checked in that form", () => {
     const canonical = (url: string) => {
       const parsed = webhookCreateSchema.safeParse({ url, events: ["cluster.removed"] });

@@ -9,6 +9,7 @@ import {
   useFleet,
   useRetireNodePool,
   useRevokeCertificate,
+  useSnoozeCluster,
   useUpdateClusterNotes,
   useUpdateLabels,
   type ClusterDetail,
@@ -27,6 +28,8 @@ import { ClusterIdentityCard } from "@/components/clusters/cluster-identity-card
 import { ClusterNotesCard } from "@/components/clusters/cluster-notes-card";
 import { CopyValue } from "@/components/clusters/copy-value";
 import { NotReadyNextSteps } from "@/components/clusters/not-ready-next-steps";
+import { KubectlCommandsCard } from "@/components/clusters/kubectl-commands-card";
+import { ClusterSnoozeCard } from "@/components/clusters/cluster-snooze-card";
 import { LabelChip } from "@/components/ui/label-chips";
 import { ClusterReasons } from "@/components/clusters/cluster-reasons";
 import { AsOfNote, LastKnown } from "@/components/clusters/last-known";
@@ -57,6 +60,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
   const fleet = useFleet();
   const updateLabels = useUpdateLabels(id);
   const updateNotes = useUpdateClusterNotes(id);
+  const snooze = useSnoozeCluster(id);
   const retirePool = useRetireNodePool(id);
   const revoke = useRevokeCertificate(id);
   // The re-enrolment token lives here, in component state, only until its panel is closed.
@@ -171,7 +175,15 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
         <div className="min-w-0 space-y-6">
           <ClusterStatusCard cluster={c} />
           <ClusterNotesCard cluster={c} canEdit={canEdit} onSave={(patch) => updateNotes.mutateAsync(patch)} />
+          <ClusterSnoozeCard
+            cluster={c}
+            canEdit={canEdit}
+            pending={snooze.isPending}
+            error={snooze.error}
+            onSnooze={(input) => snooze.mutateAsync(input)}
+          />
           <ClusterRuntimeCard cluster={c} />
+          <KubectlCommandsCard cluster={c} />
           <CertificateCard certificate={c.certificate} canRevoke={canEdit} onRevoke={(reason) => revoke.mutateAsync(reason)} />
           <EnrollmentChecklist enrollment={c.enrollment} />
           <ClusterGroupsCard groups={c.groups} />
