@@ -150,6 +150,13 @@ describe("enrollment checklist", () => {
     for (const key of ["ready", "heartbeat", "logs", "metrics"])
       assert.equal(items.find((i) => i.key === key)!.state, "pending", key);
   });
+  test("heartbeats whose logs and metrics are not read yet are pending, and say so", () => {
+    const items = enrollmentChecklist({ ...base, logsReporting: null, metricsReporting: null }, [], now, 60);
+    for (const key of ["logs", "metrics"]) {
+      const item = items.find((i) => i.key === key)!;
+      assert.deepEqual([item.state, item.reason], ["pending", "not yet read by the agent"], key);
+    }
+  });
 });
 
 describe("labels, tokens, roles", () => {
