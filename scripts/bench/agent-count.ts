@@ -35,8 +35,8 @@ peakRss = Math.max(peakRss, process.memoryUsage().rss);
 client.close();
 console.log(
   JSON.stringify({
-    nodes: facts.nodePools.reduce((n, p) => n + p.nodeCount, 0),
-    pools: facts.nodePools.length,
+    nodes: (facts.nodePools ?? []).reduce((n, p) => n + p.nodeCount, 0),
+    pools: facts.nodePools?.length ?? 0,
     pods: pods.pods,
     userPods: pods.userPods,
     collectMs: Math.round(collectMs),
