@@ -202,6 +202,8 @@ export class FakeKubeApi {
   private nodeHistoryFrom = 0;
   private readonly nodeWatchers = new Set<http.ServerResponse>();
   private readonly usedSockets = new WeakSet<net.Socket>();
+  /** The pods the last first page of a pod list saw, per field selector. */
+  private readonly podSnapshots = new Map<string, FakePod[]>();
   private server: https.Server;
   private rv = 100;
   private readonly namespace: string;
@@ -538,14 +540,21 @@ export class FakeKubeApi {
       });
     }
     if (method === "GET" && p === "/api/v1/pods") {
-      const pods = this.podsMatching(query.fieldSelector);
+      // A continued list is served from the snapshot its first page saw, as the API server serves
+      // it from that page's revision (and a 150,000-pod list is filtered once, not per page).
+      const key = query.fieldSelector ?? "";
+      const snapshot = query.continue ? this.podSnapshots.get(key) : undefined;
+      const pods = snapshot ?? this.podsMatching(query.fieldSelector);
+      this.podSnapshots.set(key, pods);
       if (metadataOnly) {
-        const items = pods.map((pod) => ({
+        // Paged first, then shaped: a 150,000-pod list is shaped one page at a time, as served.
+        const list = this.page(pods, query, "PartialObjectMetadataList", "meta.k8s.io/v1");
+        const items = list.items.map((pod) => ({
           kind: "PartialObjectMetadata",
           apiVersion: "meta.k8s.io/v1",
           metadata: pod.metadata,
         }));
-        return this.send(res, 200, this.page(items, query, "PartialObjectMetadataList", "meta.k8s.io/v1"));
+        return this.send(res, 200, { ...list, items });
       }
       return this.send(res, 200, this.page(pods, query, "PodList"));
     }
