@@ -160,7 +160,15 @@ export const OPTIONAL_COLUMNS: readonly OptionalColumn[] = [
     key: "nodes",
     label: "Nodes",
     className: "w-[7%]",
-    render: (c) => <span className={`tabular-nums ${muted}`}>{c.nodeCount ?? "—"}</span>,
+    // No pools reported yet is "not yet read", never 0 nodes.
+    render: (c) =>
+      c.nodeCount === null ? (
+        <span className={muted} title="not yet read">
+          —<span className="sr-only"> not yet read</span>
+        </span>
+      ) : (
+        <span className={`tabular-nums ${muted}`}>{c.nodeCount}</span>
+      ),
   },
 ];
 

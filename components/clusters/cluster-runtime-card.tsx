@@ -12,7 +12,7 @@ const API_SERVER: Record<string, { tone: Tone; text: string }> = {
 };
 
 function flowing(value: boolean | null) {
-  if (value === null) return <Missing>no report yet</Missing>;
+  if (value === null) return <Missing>not yet read</Missing>;
   return value ? <Badge tone="green">flowing</Badge> : <Badge tone="red">not flowing</Badge>;
 }
 
@@ -32,7 +32,7 @@ export function ClusterRuntimeCard({ cluster }: { cluster: ClusterDetail }) {
               ) : cluster.health.apiServer ? (
                 <span>{cluster.health.apiServer}</span>
               ) : (
-                <Missing>no report yet</Missing>
+                <Missing>not yet read</Missing>
               ),
             ],
             ["Logs", flowing(cluster.health.logs)],
@@ -48,7 +48,7 @@ export function ClusterRuntimeCard({ cluster }: { cluster: ClusterDetail }) {
                   {cluster.workloads.userPods != null && ` · ${cluster.workloads.userPods.toLocaleString()} user pods`}
                 </span>
               ) : (
-                <Missing>no report yet</Missing>
+                <Missing>not yet read</Missing>
               ),
             ],
             [

@@ -24,7 +24,7 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
   if (pools.length === 0) {
-    return <p className="text-sm text-slate-600 dark:text-slate-400">The agent has not reported any node pools yet.</p>;
+    return <p className="text-sm text-slate-600 dark:text-slate-400">Node pools: not yet read by the agent.</p>;
   }
   const nodes = pools.reduce((n, p) => n + p.nodeCount, 0);
   const ready = pools.reduce((n, p) => n + p.readyNodes, 0);

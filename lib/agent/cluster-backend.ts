@@ -28,7 +28,7 @@ export interface ClusterBackend {
   readonly capabilities: readonly ClusterDirectiveType[];
   /** Reads the cluster's facts; `signal` abandons the read. Never throws: a failure keeps the last facts. */
   collect(signal?: AbortSignal): Promise<FactsReport>;
-  /** When the facts were last read in full (-Infinity: never). */
+  /** When the API server's health was last read (-Infinity: never): older than a round, "ok" is reported degraded. */
   readonly factsReadAt: number;
   /** The latest facts, as a heartbeat reports them. */
   report(): FactsReport;

@@ -5,7 +5,9 @@ import type { FactsReport } from "./facts";
 // The cluster's facts are read on their own schedule, never in a heartbeat's way: a 150,000-pod
 // recount, a slow API server or a long drain step must not delay the heartbeat that keeps the
 // cluster Ready. Each round reads the facts (abandoned past a deadline), then moves the running
-// directives on; the heartbeat sends the latest facts, marked degraded once they are too old.
+// directives on; the heartbeat sends the latest facts (each part once read: the first heartbeat
+// after a start goes at once, with what has been read so far, possibly nothing), the API server's
+// health marked degraded once it is too old.
 
 /** A round never gets less than this: a full recount of a very big cluster takes tens of seconds. */
 export const FACTS_DEADLINE_MS = 60_000;
@@ -29,7 +31,9 @@ export interface FactsLoopOptions {
 
 /** How the agent moves a backend's facts on, whatever its pace. */
 export interface FactsDriver {
-  /** Resolves once there are facts to report (the first read of a real cluster). */
+  /** Starts reading (a real cluster's rounds); a heartbeat never waits for it. */
+  start(): void;
+  /** Resolves once the first read is over (registration reports the version it read). */
   ready(): Promise<void>;
   /** The facts a heartbeat sends now. */
   report(): FactsReport;
@@ -112,7 +116,7 @@ export class FactsLoop implements FactsDriver {
   report(): FactsReport {
     const facts = this.backend.report();
     const stale = this.o.clock.now() - this.backend.factsReadAt > this.deadlineMs() + this.o.intervalMs();
-    if (!stale || facts.health.apiServer !== "ok") return facts;
+    if (!stale || !facts.health || facts.health.apiServer !== "ok") return facts;
     return { ...facts, health: { ...facts.health, apiServer: "degraded" } };
   }
 }
@@ -120,6 +124,7 @@ export class FactsLoop implements FactsDriver {
 /** A backend whose facts move one step per heartbeat answer (a simulated cluster): nothing runs between. */
 export class HeartbeatPace implements FactsDriver {
   constructor(private readonly backend: ClusterBackend) {}
+  start(): void {}
   async ready(): Promise<void> {}
   report(): FactsReport {
     return this.backend.report();

@@ -120,8 +120,9 @@ export class HeartbeatLoop {
   private async heartbeat(): Promise<{ answer: HeartbeatAnswer; sentAcks: string[] }> {
     const state = this.ctx.state;
     if (!state || !this.ctx.mtls) throw new Error("heartbeat before registration");
-    // The first heartbeat waits for the first read of the cluster; later ones never wait.
-    await this.ctx.facts.ready();
+    // No heartbeat waits for the cluster's facts: the first one after a start goes with none
+    // ("not yet read": the control plane keeps the last it has), later ones with the parts read.
+    this.ctx.facts.start();
     const ids = this.acks.acks(this.ctx.clock.now());
     const acks = this.ctx.backend.ackEntries(ids);
     const sent = acks.map((a) => (typeof a === "string" ? a : a.id));

@@ -24,7 +24,7 @@ export type KubeCall =
       kind: "resource";
       group: string;
       resource: string;
-      verb: "get" | "list" | "update" | "patch" | "delete" | "create";
+      verb: "get" | "list" | "watch" | "update" | "patch" | "delete" | "create";
       /** cluster: any namespace or cluster-scoped; own: the agent's namespace; kube-public. */
       scope: "cluster" | "own" | "kube-public";
       /** Set when RBAC limits the call to one object (resourceNames). */
@@ -37,6 +37,8 @@ export const KUBE_CALLS = {
   version: { kind: "nonResource", path: "/version", verb: "get" },
   readyz: { kind: "nonResource", path: "/readyz", verb: "get" },
   listNodes: { kind: "resource", group: "", resource: "nodes", verb: "list", scope: "cluster" },
+  // Nodes are listed once, then watched: a round costs the API server nothing unless they changed.
+  watchNodes: { kind: "resource", group: "", resource: "nodes", verb: "watch", scope: "cluster" },
   listPods: { kind: "resource", group: "", resource: "pods", verb: "list", scope: "cluster" },
   listNamespaces: { kind: "resource", group: "", resource: "namespaces", verb: "list", scope: "cluster" },
   // Its metadata.uid is the cluster's own identity (clusterUid): the same cluster registered twice shows.

@@ -111,25 +111,37 @@ export const heartbeatLeaseSchema = z.object({
 });
 export type HeartbeatLease = z.infer<typeof heartbeatLeaseSchema>;
 
+/** The most node pools one heartbeat carries; an agent with more sums the rest into one. */
+export const MAX_NODE_POOLS = 200;
+/** The parts of the facts an agent reads on its own: `factAges` gives each one's age in seconds. */
+export const FACT_AGE_PARTS = ["kubernetesVersion", "nodePools", "namespaces", "pods", "apiServer", "logs", "metrics"] as const;
+const ageSeconds = z.number().int().min(0).max(1_000_000_000);
+
+// A fact part that is absent has not been read yet (the agent just started, or its cluster is
+// slow): the server keeps what it stored last for it, never takes it for zero.
 export const heartbeatRequestSchema = z.object({
   agentVersion: semverSchema,
   /** Absent when the agent could not read it (the API server's /version failed): shown as unknown. */
   kubernetesVersion: kubernetesVersionSchema.optional(),
   nodePools: z
     .array(nodePoolReportSchema)
-    .max(200)
+    .max(MAX_NODE_POOLS)
     .refine((p) => new Set(p.map((x) => x.name)).size === p.length, "node pool names must be unique")
-    .default([]),
+    .optional(),
   /** userPods: pods outside system namespaces, DaemonSets and the agent; drains wait for it. */
   workloads: z.object({ pods: count, namespaces: count, userPods: count.optional() }).optional(),
   /** Directive types this agent can carry out; when present only those are sent. */
   capabilities: z.array(z.string().min(1).max(64)).max(50).optional(),
-  health: z.object({ apiServer: z.enum(API_SERVER_HEALTH), logs: z.boolean(), metrics: z.boolean() }),
+  health: z
+    .object({ apiServer: z.enum(API_SERVER_HEALTH), logs: z.boolean().optional(), metrics: z.boolean().optional() })
+    .optional(),
   policy: z.object({ appliedRevision: z.string().max(64).nullable() }).optional(),
   acks: z.array(ackSchema).max(100).default([]),
   clusterUid: clusterUidSchema.optional(),
   /** Sent by agents that hold a Lease in their cluster (state in a Secret). */
   lease: heartbeatLeaseSchema.optional(),
+  /** Seconds since each part sent was read (informational). */
+  factAges: z.partialRecord(z.enum(FACT_AGE_PARTS), ageSeconds).optional(),
 });
 export type HeartbeatRequest = z.infer<typeof heartbeatRequestSchema>;
 
@@ -164,6 +176,7 @@ function plainLease(v: unknown): HeartbeatLease | null {
   if ("createdAt" in v && !(isText(v.createdAt, 0, 64) && isKubeTime(v.createdAt))) return null;
   return { holder: v.holder, transitions: t, ...("createdAt" in v ? { createdAt: v.createdAt as string } : {}) };
 }
+const AGE_KEYS: ReadonlySet<string> = new Set(FACT_AGE_PARTS);
 
 function plainPool(v: unknown): NodePoolReport | null {
   if (!isObject(v) || !onlyKeys(v, POOL_KEYS)) return null;
@@ -194,9 +207,9 @@ export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
   if (!isObject(v) || !onlyKeys(v, HEARTBEAT_KEYS) || !isSemver(v.agentVersion)) return null;
   const kubernetes = "kubernetesVersion" in v ? kubernetesVersion(v.kubernetesVersion) : undefined;
   if (kubernetes === null) return null;
-  let nodePools: NodePoolReport[] = [];
+  let nodePools: NodePoolReport[] | undefined;
   if ("nodePools" in v) {
-    if (!Array.isArray(v.nodePools) || v.nodePools.length > 200) return null;
+    if (!Array.isArray(v.nodePools) || v.nodePools.length > MAX_NODE_POOLS) return null;
     nodePools = [];
     const names = new Set<string>();
     for (const p of v.nodePools) {
@@ -206,7 +219,9 @@ export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
       nodePools.push(pool);
     }
   }
-  const out: HeartbeatRequest = { agentVersion: v.agentVersion, kubernetesVersion: kubernetes, nodePools } as HeartbeatRequest;
+  const out = { agentVersion: v.agentVersion } as HeartbeatRequest;
+  if (kubernetes !== undefined) out.kubernetesVersion = kubernetes;
+  if (nodePools) out.nodePools = nodePools;
   if ("workloads" in v) {
     const w = v.workloads;
     if (!isObject(w) || !onlyKeys(w, WORKLOAD_KEYS) || !isCount(w.pods) || !isCount(w.namespaces)) return null;
@@ -222,10 +237,16 @@ export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
     if (!Array.isArray(c) || c.length > 50 || !c.every((t) => isText(t, 1, 64))) return null;
     out.capabilities = [...(c as string[])];
   }
-  const h = v.health;
-  if (!isObject(h) || !onlyKeys(h, HEALTH_KEYS) || !API_SERVER_HEALTH.includes(h.apiServer as never)) return null;
-  if (typeof h.logs !== "boolean" || typeof h.metrics !== "boolean") return null;
-  out.health = { apiServer: h.apiServer as (typeof API_SERVER_HEALTH)[number], logs: h.logs, metrics: h.metrics };
+  if ("health" in v) {
+    const h = v.health;
+    if (!isObject(h) || !onlyKeys(h, HEALTH_KEYS) || !API_SERVER_HEALTH.includes(h.apiServer as never)) return null;
+    if (("logs" in h && typeof h.logs !== "boolean") || ("metrics" in h && typeof h.metrics !== "boolean")) return null;
+    out.health = {
+      apiServer: h.apiServer as (typeof API_SERVER_HEALTH)[number],
+      ...("logs" in h ? { logs: h.logs as boolean } : {}),
+      ...("metrics" in h ? { metrics: h.metrics as boolean } : {}),
+    };
+  }
   if ("policy" in v) {
     const p = v.policy;
     if (!isObject(p) || !onlyKeys(p, POLICY_KEYS) || !("appliedRevision" in p)) return null;
@@ -246,6 +267,13 @@ export function plainHeartbeat(v: unknown): HeartbeatRequest | null {
     const lease = plainLease(v.lease);
     if (!lease) return null;
     out.lease = lease;
+  }
+  if ("factAges" in v) {
+    const a = v.factAges;
+    if (!isObject(a) || !onlyKeys(a, AGE_KEYS)) return null;
+    if (!Object.values(a).every((n) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0 && n <= 1_000_000_000))
+      return null;
+    out.factAges = { ...(a as Record<(typeof FACT_AGE_PARTS)[number], number>) };
   }
   return out;
 }

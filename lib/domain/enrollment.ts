@@ -116,14 +116,14 @@ export function enrollmentChecklist(
             `applied ${f.appliedPolicyRevision ?? "nothing"}, desired ${f.desiredPolicyRevision}`,
           ),
     f.logsReporting === null
-      ? item("logs", "pending", "no heartbeat yet")
+      ? item("logs", "pending", heard ? "not yet read by the agent" : "no heartbeat yet")
       : item(
           "logs",
           f.logsReporting ? "pass" : "fail",
           f.logsReporting ? "agent reports logs flowing" : "agent reports logs not flowing",
         ),
     f.metricsReporting === null
-      ? item("metrics", "pending", "no heartbeat yet")
+      ? item("metrics", "pending", heard ? "not yet read by the agent" : "no heartbeat yet")
       : item(
           "metrics",
           f.metricsReporting ? "pass" : "fail",

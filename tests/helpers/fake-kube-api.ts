@@ -1,7 +1,7 @@
 // A loopback HTTPS server that answers the Kubernetes REST API's paths, verbs, content types and
 // JSON shapes for one of the clusters in kube-clusters.ts: enough of the contract for the agent
 // (no API server can run on these machines). It checks the bearer token like an API server,
-// pages lists with limit/continue, serves pods as PartialObjectMetadataList when asked, applies
+// pages lists with limit/continue, watches nodes from a resourceVersion (410 Gone once expired), serves pods as PartialObjectMetadataList when asked, applies
 // merge and strategic-merge patches to the Deployment and nodes, honours a PodDisruptionBudget
 // with 429 on evictions, and records every request for the tests to assert. As a hub it serves
 // ClusterProfiles (multicluster.x-k8s.io/v1alpha1): server-side apply of the object and of its
@@ -200,13 +200,22 @@ export class FakeKubeApi {
   kubeSystemUid: string = crypto.randomUUID();
   /** true: the token's user may not get the kube-system namespace (an older manifest's RBAC: 403). */
   kubeSystemForbidden = false;
+  /** Called with each request as it arrives, before it is answered (a test stops a round mid-list). */
+  onRequest: ((r: RecordedRequest) => void) | null = null;
   /** Every answer waits this long (a slow API server). */
   delayMs = 0;
   /** The next this-many list requests carrying a continue token answer 410 Expired (etcd compacted it). */
   expireContinue = 0;
   /** The next this-many requests on a connection that already served one are met with a reset. */
   resetReusedSockets = 0;
+  /** Node changes since the API server started, for watches (each with the resourceVersion it made). */
+  private readonly nodeEvents: { rv: number; type: "ADDED" | "MODIFIED" | "DELETED"; object: unknown }[] = [];
+  /** Watches of nodes from a resourceVersion below this answer 410 Gone (etcd compacted it). */
+  private nodeHistoryFrom = 0;
+  private readonly nodeWatchers = new Set<http.ServerResponse>();
   private readonly usedSockets = new WeakSet<net.Socket>();
+  /** The pods the last first page of a pod list saw, per field selector. */
+  private readonly podSnapshots = new Map<string, FakePod[]>();
   private server: https.Server;
   private rv = 100;
   private lastCreatedAt = 0;
@@ -259,7 +268,71 @@ export class FakeKubeApi {
     return this;
   }
 
+  /** Open watches of nodes. */
+  get nodeWatches(): number {
+    return this.nodeWatchers.size;
+  }
+
+  /** A node changed (added, patched, deleted): a new resourceVersion, sent to every watch of nodes. */
+  private nodeChanged(type: "ADDED" | "MODIFIED" | "DELETED", node: FakeCluster["nodes"][number]) {
+    node.metadata.resourceVersion = String(++this.rv);
+    const event = { rv: this.rv, type, object: { kind: "Node", apiVersion: "v1", ...node } };
+    this.nodeEvents.push(event);
+    const line = JSON.stringify({ type, object: event.object }) + "\n";
+    for (const res of this.nodeWatchers) res.write(line);
+  }
+
+  addNode(node: FakeCluster["nodes"][number]) {
+    this.cluster.nodes.push(node);
+    this.nodeChanged("ADDED", node);
+  }
+
+  updateNode(name: string, change: (node: FakeCluster["nodes"][number]) => void) {
+    const node = this.cluster.nodes.find((n) => n.metadata.name === name);
+    if (!node) throw new Error(`no node ${name}`);
+    change(node);
+    this.nodeChanged("MODIFIED", node);
+  }
+
+  removeNode(name: string) {
+    const i = this.cluster.nodes.findIndex((n) => n.metadata.name === name);
+    const [node] = this.cluster.nodes.splice(i, 1);
+    if (node) this.nodeChanged("DELETED", node);
+  }
+
+  /** etcd compacted: open watches of nodes end with 410 Gone, and none can start from before now. */
+  expireNodeWatches() {
+    this.nodeHistoryFrom = this.rv + 1;
+    const gone = JSON.stringify({ type: "ERROR", object: status(410, "Expired", "too old resource version") }) + "\n";
+    for (const res of this.nodeWatchers) res.end(gone);
+    this.nodeWatchers.clear();
+  }
+
+  private watchNodes(req: http.IncomingMessage, res: http.ServerResponse, query: Record<string, string>) {
+    const from = Number(query.resourceVersion ?? "0");
+    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    if (from < this.nodeHistoryFrom) {
+      return res.end(
+        JSON.stringify({ type: "ERROR", object: status(410, "Expired", `too old resource version: ${from}`) }) + "\n",
+      );
+    }
+    for (const e of this.nodeEvents) if (e.rv > from) res.write(JSON.stringify({ type: e.type, object: e.object }) + "\n");
+    this.nodeWatchers.add(res);
+    const timer = setTimeout(() => res.end(), Number(query.timeoutSeconds ?? 1800) * 1000);
+    timer.unref();
+    req.socket.on("close", () => {
+      clearTimeout(timer);
+      this.nodeWatchers.delete(res);
+    });
+    res.on("finish", () => {
+      clearTimeout(timer);
+      this.nodeWatchers.delete(res);
+    });
+  }
+
   async stop() {
+    for (const res of this.nodeWatchers) res.end();
+    this.nodeWatchers.clear();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -433,6 +506,7 @@ export class FakeKubeApi {
       userAgent: String(req.headers["user-agent"] ?? ""),
       body,
     });
+    this.onRequest?.(this.requests.at(-1)!);
     if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     if (query.continue && this.expireContinue > 0) {
       this.expireContinue -= 1;
@@ -467,6 +541,8 @@ export class FakeKubeApi {
       if (this.readyz === 500) return this.send(res, 500, "[-]etcd failed: reason withheld\nreadyz check failed", "text/plain");
       return this.send(res, 200, "ok", "text/plain");
     }
+    if (method === "GET" && p === "/api/v1/nodes" && (query.watch === "1" || query.watch === "true"))
+      return this.watchNodes(req, res, query);
     if (method === "GET" && p === "/api/v1/nodes") return this.send(res, 200, this.page(c.nodes, query, "NodeList"));
     if (method === "PATCH" && (m = /^\/api\/v1\/nodes\/([^/]+)$/.exec(p))) {
       const node = c.nodes.find((n) => n.metadata.name === m![1]);
@@ -483,6 +559,7 @@ export class FakeKubeApi {
         );
       }
       Object.assign(node, strategicPatch(node, body));
+      this.nodeChanged("MODIFIED", node);
       return this.send(res, 200, node);
     }
     if (method === "GET" && p === "/api/v1/namespaces") {
@@ -518,14 +595,21 @@ export class FakeKubeApi {
       });
     }
     if (method === "GET" && p === "/api/v1/pods") {
-      const pods = this.podsMatching(query.fieldSelector);
+      // A continued list is served from the snapshot its first page saw, as the API server serves
+      // it from that page's revision (and a 150,000-pod list is filtered once, not per page).
+      const key = query.fieldSelector ?? "";
+      const snapshot = query.continue ? this.podSnapshots.get(key) : undefined;
+      const pods = snapshot ?? this.podsMatching(query.fieldSelector);
+      this.podSnapshots.set(key, pods);
       if (metadataOnly) {
-        const items = pods.map((pod) => ({
+        // Paged first, then shaped: a 150,000-pod list is shaped one page at a time, as served.
+        const list = this.page(pods, query, "PartialObjectMetadataList", "meta.k8s.io/v1");
+        const items = list.items.map((pod) => ({
           kind: "PartialObjectMetadata",
           apiVersion: "meta.k8s.io/v1",
           metadata: pod.metadata,
         }));
-        return this.send(res, 200, this.page(items, query, "PartialObjectMetadataList", "meta.k8s.io/v1"));
+        return this.send(res, 200, { ...list, items });
       }
       return this.send(res, 200, this.page(pods, query, "PodList"));
     }

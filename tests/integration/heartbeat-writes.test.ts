@@ -76,6 +76,22 @@ describe(`heartbeat writes on ${engine}`, () => {
     assert.equal(await read(), moved, "a new UID is written");
   });
 
+  test("two heartbeats coalesced into one write: the parts only the older one carried are kept", async () => {
+    await db().cluster.create({ data: { id: "c-parts-a", name: "c-parts-a" } });
+    const at = Date.UTC(2026, 10, 30, 14, 0, 0);
+    const pools = [{ name: "workers", nodeCount: 4, readyNodes: 4 }];
+    enqueueHeartbeat("c-parts-a", { ...facts(new Date(at)), nodePools: pools, podCount: 7, namespaceCount: 2 });
+    const none = { podCount: null, userPodCount: null, namespaceCount: null, nodePools: null };
+    enqueueHeartbeat("c-parts-a", { ...facts(new Date(at + 1_000)), ...none, apiServerHealth: null, logsReporting: null });
+    await flushHeartbeats(true);
+    const row = await db().cluster.findUniqueOrThrow({ where: { id: "c-parts-a" }, include: { nodePools: true } });
+    assert.deepEqual([row.podCount, row.namespaceCount, row.apiServerHealth, row.logsReporting], [7, 2, "ok", true]);
+    assert.deepEqual(
+      row.nodePools.map((p) => [p.name, p.nodeCount]),
+      [["workers", 4]],
+    );
+  });
+
   test("1,200 clusters: counts add up across flushes, onto rows Prisma wrote, and skip removed clusters", async () => {
     const ids = Array.from({ length: 1200 }, (_, i) => `c-bucket-${String(i).padStart(4, "0")}`);
     await db().cluster.createMany({ data: ids.map((id) => ({ id, name: id })) });

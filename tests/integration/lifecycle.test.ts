@@ -42,18 +42,22 @@ const cluster = (id: string) => callRoute(clusterRoutes.get, {}, () => getCluste
 
 /** A heartbeat as the agent port answers it: the identity from the certificate, then the service. */
 async function beat(certificate: string, applied: string | null) {
-  const cert = new X509Certificate(certificate);
-  const headers = new Headers({
-    [IDENTITY_HEADERS.fingerprint]: fingerprintOf(cert.fingerprint256),
-    [IDENTITY_HEADERS.serial]: normalizeSerial(cert.serialNumber),
-  });
-  const reply = await recordHeartbeat(await agentIdentity(headers), {
+  return beatWith(certificate, {
     agentVersion: "1.4.0",
     kubernetesVersion: "1.30.2",
     workloads: { pods: 5, namespaces: 2 },
     health: { apiServer: "ok", logs: true, metrics: true },
     policy: { appliedRevision: applied },
   });
+}
+
+async function beatWith(certificate: string, body: Record<string, unknown>) {
+  const cert = new X509Certificate(certificate);
+  const headers = new Headers({
+    [IDENTITY_HEADERS.fingerprint]: fingerprintOf(cert.fingerprint256),
+    [IDENTITY_HEADERS.serial]: normalizeSerial(cert.serialNumber),
+  });
+  const reply = await recordHeartbeat(await agentIdentity(headers), body);
   // The server's writer and enrollment job run on timers; here they run when the test asks.
   await flushHeartbeats(true);
   await evaluateEnrollment();
@@ -61,6 +65,46 @@ async function beat(certificate: string, applied: string | null) {
 }
 
 describe(`provisioning, policies and enrollment on ${testEngine()}`, () => {
+  test("facts not read yet are absent: never stored as zeros, and the last ones stay until new ones arrive", async () => {
+    const token = await callRoute(tokenRoutes.mint, { body: { name: "facts", maxClusters: 1 } }, ({ body }) =>
+      mintToken(ADMIN, body),
+    );
+    assert.equal(token.status, 201, JSON.stringify(token.body));
+    const registered = await registerCluster(
+      token.body.token,
+      registrationBody("facts-1", { labels: { env: "dev", region: "eu-west-1" } }).body,
+      {
+        sourceAddress: "127.0.0.1",
+      },
+    );
+    if (registered.kind !== "registered") return assert.fail(JSON.stringify(registered));
+    const { clusterId, certificate } = registered.response;
+
+    // An agent that just started: no facts read yet.
+    const first = await beatWith(certificate, { agentVersion: "1.4.0", acks: [] });
+    assert.equal(first.status, "Ready", "not read is not down");
+    let shown = (await cluster(clusterId)).body;
+    assert.deepEqual([shown.nodeCount, shown.workloads, shown.health.apiServer, shown.health.logs], [null, null, null, null]);
+
+    const pools = [{ name: "workers", nodeCount: 12, readyNodes: 11, kubeletVersion: "1.30.2", cpuCores: 48, memoryGiB: 192 }];
+    await beatWith(certificate, {
+      agentVersion: "1.4.0",
+      kubernetesVersion: "1.30.2",
+      nodePools: pools,
+      workloads: { pods: 120, namespaces: 9, userPods: 40 },
+      health: { apiServer: "ok", logs: true, metrics: false },
+      factAges: { nodePools: 3, pods: 61 },
+    });
+    // Restarted: the first heartbeat again carries nothing but what it has read (the API server's health).
+    await beatWith(certificate, { agentVersion: "1.4.1", health: { apiServer: "degraded" } });
+    shown = (await cluster(clusterId)).body;
+    assert.equal(shown.nodeCount, 12, "the stored pools stay");
+    assert.deepEqual(shown.workloads, { pods: 120, namespaces: 9, userPods: 40 });
+    assert.deepEqual(shown.health, { apiServer: "degraded", logs: true, metrics: false });
+    assert.equal(shown.kubernetesVersion, "1.30.2");
+    assert.equal(shown.agentVersion, "1.4.1");
+  });
+
   test("an admin pre-creates a cluster; an agent claims it with a bound token; policies sync; it becomes Enrolled; draining freezes revisions", async () => {
     const pre = await provision({ name: "claimed-1", labels: { region: "eu-west-1", team: "platform" } });
     assert.equal(pre.status, 201, JSON.stringify(pre.body));

@@ -73,7 +73,7 @@ function startAgent(args: string[], env: Record<string, string>) {
 /** The KUBE_CALLS entry a recorded request is, or null: every request must be one of them. */
 function callOf(r: RecordedRequest): KubeCallName | null {
   const verbOf = (call: (typeof KUBE_CALLS)[KubeCallName]) =>
-    ({ get: "GET", list: "GET", update: "PUT", patch: "PATCH", delete: "DELETE", create: "POST" })[call.verb];
+    ({ get: "GET", list: "GET", watch: "GET", update: "PUT", patch: "PATCH", delete: "DELETE", create: "POST" })[call.verb];
   const patterns: [KubeCallName, RegExp][] = [
     ["version", /^\/version$/],
     ["readyz", /^\/readyz$/],

@@ -1,4 +1,4 @@
-import type { ApiServerHealth, FactsReport, NodePoolFacts } from "../facts";
+import type { ApiServerHealth, CompleteFacts, NodePoolFacts } from "../facts";
 import { parseQuantity } from "./quantity";
 
 // What a real cluster's API objects say, as the heartbeat body of docs/protocol.md. Pure: the Kubernetes
@@ -8,6 +8,8 @@ import { parseQuantity } from "./quantity";
 export interface KubeMeta {
   name: string;
   namespace?: string;
+  /** Read from watch events (where the watch goes on from); not kept by slimNode. */
+  resourceVersion?: string;
   /** Set once the pod is being deleted (an eviction went through, or someone deleted it). */
   deletionTimestamp?: string;
   labels?: Record<string, string>;
@@ -231,6 +233,40 @@ export function nodePoolsOf(nodes: KubeNode[]): NodePoolFacts[] {
     });
 }
 
+/** The pool that carries the totals of the pools beyond the protocol's limit. */
+export const OTHER_POOL = "other";
+
+/**
+ * At most `max` pools, as the protocol allows: the largest `max - 1` by node count (then by name),
+ * and one `other` pool with the totals of the rest (a real pool named "other" is among the rest,
+ * so names stay unique). `folded` is how many pools went into `other` (0: none).
+ */
+export function capNodePools(pools: NodePoolFacts[], max: number): { pools: NodePoolFacts[]; folded: number } {
+  if (pools.length <= max) return { pools, folded: 0 };
+  const ranked = [...pools].sort((a, b) => b.nodeCount - a.nodeCount || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const kept: NodePoolFacts[] = [];
+  const rest: NodePoolFacts[] = [];
+  for (const pool of ranked) (kept.length < max - 1 && pool.name !== OTHER_POOL ? kept : rest).push(pool);
+  let kubelet: string | null = null;
+  for (const p of rest)
+    if (p.kubeletVersion && (!kubelet || compareVersions(p.kubeletVersion, kubelet) < 0)) kubelet = p.kubeletVersion;
+  const other: NodePoolFacts = {
+    name: OTHER_POOL,
+    nodeCount: rest.reduce((n, p) => n + p.nodeCount, 0),
+    readyNodes: rest.reduce((n, p) => n + p.readyNodes, 0),
+    ...(kubelet ? { kubeletVersion: kubelet } : {}),
+    cpuCores: round(
+      rest.reduce((n, p) => n + p.cpuCores, 0),
+      2,
+    ),
+    memoryGiB: round(
+      rest.reduce((n, p) => n + p.memoryGiB, 0),
+      1,
+    ),
+  };
+  return { pools: [...kept, other], folded: rest.length };
+}
+
 export function isTerminal(pod: KubePod): boolean {
   return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 }
@@ -277,7 +313,7 @@ export function apiServerHealth(readyz: ReadyzResult): ApiServerHealth {
   return "degraded";
 }
 
-export function factsFromCluster(objects: ClusterObjects, agentVersion: string): FactsReport {
+export function factsFromCluster(objects: ClusterObjects, agentVersion: string): CompleteFacts {
   const kubernetesVersion = kubernetesVersionOf(objects.gitVersion);
   if (!kubernetesVersion) throw new Error(`the API server's /version gitVersion "${objects.gitVersion}" is not a version`);
   return {

@@ -50,12 +50,23 @@ export function kubeStatus(body: unknown): { reason?: string; message?: string; 
   };
 }
 
+/** 410 Expired: the continue token (or a watch's resourceVersion) is older than etcd keeps. */
+export function isExpiredContinue(err: unknown): boolean {
+  return err instanceof KubeApiError && err.status === 410;
+}
+
 /** The API server accepted the connection but did not answer in time: slow, not gone. */
 export class KubeTimeoutError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "KubeTimeoutError";
   }
+}
+
+/** One event of a watch; BOOKMARK carries only the resourceVersion reached. */
+export interface WatchEvent<T> {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: T;
 }
 
 export interface KubeResponse {
@@ -77,7 +88,15 @@ export interface KubeRequest {
   signal?: AbortSignal;
 }
 
-const METHOD_OF_VERB = { get: "GET", list: "GET", update: "PUT", patch: "PATCH", delete: "DELETE", create: "POST" } as const;
+const METHOD_OF_VERB = {
+  get: "GET",
+  list: "GET",
+  watch: "GET",
+  update: "PUT",
+  patch: "PATCH",
+  delete: "DELETE",
+  create: "POST",
+} as const;
 const MAX_BODY = 64 * 1024 * 1024;
 
 /**
@@ -261,6 +280,95 @@ export class KubeClient {
   }
 
   /**
+   * A watch (`?watch=1`) from `resourceVersion`: each event as it arrives (newline-delimited JSON),
+   * until the API server ends it after `timeoutSeconds`, `signal` aborts it, or it fails. An ERROR
+   * event (410 Gone: the resourceVersion is older than the API server keeps) rejects with its
+   * status, as does an answer other than 200. Silence longer than the server's own timeout (with
+   * bookmarks asked for, an API server writes at least every minute) is a dead connection.
+   */
+  async watch<T>(
+    call: KubeCallName,
+    apiPath: string,
+    o: { resourceVersion: string; timeoutSeconds: number; signal?: AbortSignal; onEvent: (e: WatchEvent<T>) => void },
+  ): Promise<void> {
+    const url = new URL(this.server);
+    url.pathname = url.pathname.replace(/\/$/, "") + apiPath;
+    const query = {
+      watch: "1",
+      allowWatchBookmarks: "true",
+      resourceVersion: o.resourceVersion,
+      timeoutSeconds: o.timeoutSeconds,
+    };
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
+    const opts: https.RequestOptions = { method: "GET", headers: { accept: "application/json", "user-agent": USER_AGENT } };
+    await this.config.applyToHTTPSOptions(opts);
+    opts.agent = this.agentFor(opts);
+    opts.signal = o.signal;
+    await new Promise<void>((resolve, reject) => {
+      const req = https.request(url, opts, (r) => {
+        let buffered = "";
+        const fail = (err: Error) => {
+          req.destroy();
+          reject(err);
+        };
+        r.setEncoding("utf8");
+        r.on("data", (chunk: string) => {
+          buffered += chunk;
+          if (r.statusCode !== 200) return;
+          let nl: number;
+          while ((nl = buffered.indexOf("\n")) >= 0) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (!line) continue;
+            let event: WatchEvent<T>;
+            try {
+              event = JSON.parse(line) as WatchEvent<T>;
+            } catch {
+              return fail(new Error(`${call}: the API server sent a watch event that is not JSON`));
+            }
+            if (event.type === "ERROR") {
+              const st = event.object as { code?: number; reason?: string; message?: string };
+              return fail(
+                new KubeApiError(
+                  st.code ?? 500,
+                  st.reason ?? "Error",
+                  `${call} (watch) ended: ${st.message ?? "error event"}`,
+                  call,
+                ),
+              );
+            }
+            o.onEvent(event);
+          }
+        });
+        r.on("end", () => {
+          if (r.statusCode === 200) return resolve();
+          let body: unknown = null;
+          try {
+            body = JSON.parse(buffered);
+          } catch {
+            // not a Status
+          }
+          const st = kubeStatus(body);
+          reject(
+            new KubeApiError(
+              r.statusCode ?? 0,
+              st.reason ?? `HTTP ${r.statusCode}`,
+              `${call} (watch ${url.pathname}) failed with HTTP ${r.statusCode}${st.message ? `: ${st.message}` : ""}`,
+              call,
+            ),
+          );
+        });
+        r.on("error", reject);
+      });
+      req.setTimeout((o.timeoutSeconds + 60) * 1000, () =>
+        req.destroy(new KubeTimeoutError(`the watch ${call} was silent for longer than ${o.timeoutSeconds + 60} s`)),
+      );
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  /**
    * The keep-alive agent for these TLS options, built again when their bytes change: kubelet
    * rewrites ca.crt when the cluster CA rotates, and an exec plugin may return a new client
    * certificate at any time. The library's own per-request agent is dropped (it would cost a
@@ -314,6 +422,25 @@ export class KubeClient {
     });
   }
 
+  /** One page of a list: its items, the token of the next page (none: the list is complete) and its resourceVersion. */
+  async listPage<T>(
+    call: KubeCallName,
+    apiPath: string,
+    options: { limit?: number; fieldSelector?: string; accept?: string; signal?: AbortSignal; continue?: string } = {},
+  ): Promise<{ items: T[]; continue?: string; resourceVersion?: string }> {
+    const res = await this.request(call, apiPath, {
+      accept: options.accept,
+      signal: options.signal,
+      query: { limit: options.limit ?? 500, fieldSelector: options.fieldSelector, continue: options.continue },
+    });
+    const list = res.body as { items?: T[]; metadata?: { continue?: string; resourceVersion?: string } };
+    return {
+      items: list.items ?? [],
+      continue: list.metadata?.continue || undefined,
+      resourceVersion: list.metadata?.resourceVersion || undefined,
+    };
+  }
+
   /**
    * Every item of a list, page by page (`limit`/`continue`), folding each page into the value
    * `start` makes, so a 150,000-pod list is never held in memory at once. A continue token lives
@@ -327,28 +454,34 @@ export class KubeClient {
     onPage: (into: A, items: T[]) => void,
     options: { limit?: number; fieldSelector?: string; accept?: string; signal?: AbortSignal } = {},
   ): Promise<A> {
+    return (await this.listAll(call, apiPath, start, onPage, options)).into;
+  }
+
+  /** listPages, with the resourceVersion of the list (where a watch of it starts). */
+  async listAll<T, A>(
+    call: KubeCallName,
+    apiPath: string,
+    start: () => A,
+    onPage: (into: A, items: T[]) => void,
+    options: { limit?: number; fieldSelector?: string; accept?: string; signal?: AbortSignal } = {},
+  ): Promise<{ into: A; resourceVersion?: string }> {
     let into = start();
     let token: string | undefined;
     let restarted = false;
     for (;;) {
-      let res: KubeResponse;
+      let page: { items: T[]; continue?: string; resourceVersion?: string };
       try {
-        res = await this.request(call, apiPath, {
-          accept: options.accept,
-          signal: options.signal,
-          query: { limit: options.limit ?? 500, fieldSelector: options.fieldSelector, continue: token },
-        });
+        page = await this.listPage<T>(call, apiPath, { ...options, continue: token });
       } catch (err) {
-        if (!(err instanceof KubeApiError && err.status === 410 && token && !restarted)) throw err;
+        if (!(isExpiredContinue(err) && token && !restarted)) throw err;
         restarted = true;
         token = undefined;
         into = start();
         continue;
       }
-      const list = res.body as { items?: T[]; metadata?: { continue?: string } };
-      onPage(into, list.items ?? []);
-      token = list.metadata?.continue || undefined;
-      if (!token) return into;
+      onPage(into, page.items);
+      token = page.continue;
+      if (!token) return { into, resourceVersion: page.resourceVersion };
     }
   }
 }

@@ -1,26 +1,28 @@
 import YAML from "yaml";
 import { CLUSTER_INFO_NAME, KUBE_SYSTEM_NAMESPACE, METRICS_API_SERVICE_NAME } from "../../domain/agent-kube-calls";
-import { clusterCapabilities, isDirectiveType, type ClusterDirectiveType } from "../../domain/agent-protocol";
+import { clusterCapabilities, isDirectiveType, MAX_NODE_POOLS, type ClusterDirectiveType } from "../../domain/agent-protocol";
 import { errorText } from "../../domain/error-text";
 import { certificateFingerprint, firstPemBlock } from "../csr";
 import type { AckEntry, ClusterBackend } from "../cluster-backend";
 import { directiveParam, type Directive } from "../directives";
-import type { ApiServerHealth, FactsReport } from "../facts";
+import type { ApiServerHealth, FactPart, FactsReport, NodePoolFacts } from "../facts";
 import type { LogCode, LogFields, LogLevel } from "../log";
 import { DirectiveRuns, type DirectiveState } from "./directive-state";
 import {
   apiServerHealth,
-  countPods,
-  factsFromCluster,
-  slimNode,
+  capNodePools,
+  isLogCollector,
+  kubernetesVersionOf,
+  metricsAvailable,
+  nodePoolsOf,
   type KubeApiService,
   type KubeDaemonSet,
-  type KubeNode,
-  type KubePod,
   type PodCounts,
   type ReadyzResult,
 } from "./facts-from-cluster";
 import { ACCEPT_METADATA_LIST, KubeApiError, KubeTimeoutError, type KubeClient } from "./kube-client";
+import { NodeWatch } from "./node-watch";
+import { PodCountScan } from "./pod-count";
 import { leaveCluster } from "./leave-cluster";
 import { drainNodePoolRound } from "./node-pool-drain";
 import { memoryUpgradeRecords, settleOwnUpgrade, upgradeRound, type SelfUpgrade, type UpgradeRecords } from "./self-upgrade";
@@ -63,24 +65,29 @@ export const BIG_CLUSTER_PODS = 5_000;
 export const BIG_RECOUNT_MS = 5 * 60_000;
 /** While a drain waits for user pods, they are recounted at least this often. */
 const DRAIN_RECOUNT_MS = 60_000;
-/**
- * Nodes per page: a node as the API server sends it is ~20 KB (managedFields, images), so a page
- * of 500 is ~10 MB of JSON held three times over (bytes, text, objects) while it is read.
- */
-const NODE_PAGE = 100;
-const NON_TERMINAL = "status.phase!=Succeeded,status.phase!=Failed";
+/** The most node pools a heartbeat may carry (the protocol's limit); the rest are summed into one. */
+export const MAX_REPORTED_POOLS = MAX_NODE_POOLS;
+/** A part of the facts and when it was read. */
+type Part<T> = { value: T; readAt: number };
+
 export const DRAIN_TIMEOUT_MS = 60 * 60_000;
 export const UPGRADE_TIMEOUT_MS = 10 * 60_000;
 
 export class KubeCluster implements ClusterBackend {
   readonly pace = "own";
-  private last: FactsReport | null = null;
-  /** The newest /readyz verdict, reported at once (a round may still be reading the rest). */
-  private apiServer: ApiServerHealth | null = null;
-  factsReadAt = -Infinity;
-  private pods: PodCounts | null = null;
-  private podsCountedAt = 0;
-  private nodes: KubeNode[] = [];
+  /** Each part of the facts as last read, with when: a part not read yet is absent from the report. */
+  private readonly parts: {
+    kubernetesVersion?: Part<string>;
+    nodePools?: Part<NodePoolFacts[]>;
+    namespaces?: Part<number>;
+    pods?: Part<PodCounts>;
+    apiServer?: Part<ApiServerHealth>;
+    logs?: Part<boolean>;
+    metrics?: Part<boolean>;
+  } = {};
+  private readonly nodeWatch: NodeWatch;
+  private readonly podScan: PodCountScan;
+  private foldedLogged = false;
   private readonly directives: DirectiveRuns;
   /** The kube-system namespace's UID, once read (it never changes). */
   private clusterUid: string | null = null;
@@ -98,10 +105,13 @@ export class KubeCluster implements ClusterBackend {
       step: (d, startedAt) => this.step(d, startedAt),
       mayAct: o.lease ? () => o.lease!.held : undefined,
     });
+    this.nodeWatch = new NodeWatch({ client: o.client, log: o.log });
+    this.podScan = new PodCountScan({ client: o.client, namespace: o.namespace, systemNamespaces: o.systemNamespaces });
   }
 
-  /** Closes the keep-alive connection to the API server (the process can then exit). */
+  /** Stops the watch of nodes and closes the keep-alive connection to the API server (the process can then exit). */
   close() {
+    this.nodeWatch.close();
     this.o.client.close();
   }
 
@@ -112,7 +122,12 @@ export class KubeCluster implements ClusterBackend {
 
   /** The API server's version as /version last gave it; none until it has answered once. */
   get kubernetesVersion(): string | undefined {
-    return this.last?.kubernetesVersion;
+    return this.parts.kubernetesVersion?.value;
+  }
+
+  /** When /readyz was last asked (whatever it answered): how current the API server's health is. */
+  get factsReadAt(): number {
+    return this.parts.apiServer?.readAt ?? -Infinity;
   }
 
   // ---- identity ---------------------------------------------------------------------------
@@ -190,104 +205,167 @@ export class KubeCluster implements ClusterBackend {
   }
 
   private podRecountDue(now: number): boolean {
-    if (!this.pods) return true;
-    const big = this.pods.pods >= (this.o.bigClusterPods ?? BIG_CLUSTER_PODS);
+    const pods = this.parts.pods;
+    if (!pods || this.podScan.underWay) return true;
+    const big = pods.value.pods >= (this.o.bigClusterPods ?? BIG_CLUSTER_PODS);
     let every = big ? (this.o.bigRecountMs ?? BIG_RECOUNT_MS) : 0;
     if (this.directives.running("drain")) every = Math.min(every, DRAIN_RECOUNT_MS);
-    return now - this.podsCountedAt >= every;
+    return now - pods.readAt >= every;
   }
 
-  /** Counts non-terminal pods page by page, reading metadata only. */
+  /** Counts non-terminal pods page by page, reading metadata only, to the end (the benchmark's). */
   async countPods(signal?: AbortSignal): Promise<PodCounts> {
-    return this.o.client.listPages<KubePod, PodCounts>(
-      "listPods",
-      "/api/v1/pods",
-      () => ({ pods: 0, userPods: 0 }),
-      (counts, items) => countPods(items, this.o.namespace, counts, this.o.systemNamespaces),
-      { fieldSelector: NON_TERMINAL, accept: ACCEPT_METADATA_LIST, signal },
-    );
+    const scan = new PodCountScan({
+      client: this.o.client,
+      namespace: this.o.namespace,
+      systemNamespaces: this.o.systemNamespaces,
+    });
+    const counts = await scan.run(signal);
+    if (!counts) throw signal?.reason ?? new Error("the pod count was abandoned");
+    return counts;
   }
 
   /**
-   * Reads the cluster's facts; `signal` abandons the read (its round's deadline). A read that
-   * fails keeps the last facts: /readyz alone says how the API server is, so a list that fails
-   * while /readyz is fine is not "degraded", and one that does not answer at all is "down" (the
-   * heartbeat still goes out: the agent is alive, its cluster is not).
+   * The parts of the facts other than /readyz, in the order a round reads them: the cheap ones
+   * first, the pod count (tens of seconds on a very big cluster) last. Each is kept as soon as
+   * it is read.
+   */
+  private readonly readers: { part: string; read: (signal: AbortSignal | undefined, now: number) => Promise<void> }[] = [
+    {
+      part: "version",
+      read: async (signal, now) => {
+        const body = (await this.o.client.request("version", "/version", { signal })).body as { gitVersion?: string } | null;
+        const version = kubernetesVersionOf(body?.gitVersion);
+        if (!version) throw new Error(`the API server's /version gitVersion "${body?.gitVersion ?? ""}" is not a version`);
+        this.parts.kubernetesVersion = { value: version, readAt: now };
+      },
+    },
+    {
+      part: "nodes",
+      read: async (signal, now) => {
+        await this.nodeWatch.sync(signal);
+        const { pools, folded } = capNodePools(nodePoolsOf(this.nodeWatch.current), MAX_REPORTED_POOLS);
+        if (folded && !this.foldedLogged) {
+          this.foldedLogged = true;
+          this.o.log(
+            "info",
+            "NODE_POOLS_FOLDED",
+            `this cluster has more node pools than a heartbeat may carry (${MAX_REPORTED_POOLS}): reporting the ${MAX_REPORTED_POOLS - 1} largest and "other" with the totals of the remaining ${folded}`,
+          );
+        }
+        this.parts.nodePools = { value: pools, readAt: now };
+      },
+    },
+    {
+      part: "namespaces",
+      read: async (signal, now) => {
+        const namespaces = await this.o.client.listPages(
+          "listNamespaces",
+          "/api/v1/namespaces",
+          () => ({ n: 0 }),
+          (into, items) => (into.n += items.length),
+          { accept: ACCEPT_METADATA_LIST, signal },
+        );
+        this.parts.namespaces = { value: namespaces.n, readAt: now };
+      },
+    },
+    {
+      part: "DaemonSets",
+      read: async (signal, now) => {
+        const daemonSets = await this.o.client.listPages<KubeDaemonSet, KubeDaemonSet[]>(
+          "listDaemonSets",
+          "/apis/apps/v1/daemonsets",
+          () => [],
+          (into, items) => into.push(...items),
+          { signal },
+        );
+        this.parts.logs = { value: daemonSets.some(isLogCollector), readAt: now };
+      },
+    },
+    {
+      part: "metrics APIService",
+      read: async (signal, now) => {
+        const metrics = await this.o.client.request(
+          "getMetricsApiService",
+          `/apis/apiregistration.k8s.io/v1/apiservices/${METRICS_API_SERVICE_NAME}`,
+          { allow: [404], signal },
+        );
+        this.parts.metrics = {
+          value: metricsAvailable(metrics.status === 200 ? (metrics.body as KubeApiService) : null),
+          readAt: now,
+        };
+      },
+    },
+    {
+      part: "pods",
+      read: async (signal, now) => {
+        if (!this.podRecountDue(now)) return;
+        const counts = await this.podScan.run(signal);
+        if (counts) this.parts.pods = { value: counts, readAt: now };
+        else if (!this.podScan.underWay) return;
+        else this.o.log("debug", "FACTS_PART_PENDING", `the pod count goes on next round (${this.podScan.pages} pages so far)`);
+      },
+    },
+  ];
+
+  /**
+   * Reads the cluster's facts, part by part, each kept as soon as it is read; `signal` abandons
+   * the rest (its round's deadline), and the pod count goes on next round where it stopped. A
+   * part that fails keeps its last value: /readyz alone says how the API server is, so a list
+   * that fails while /readyz is fine is not "degraded", and one that does not answer at all is
+   * "down" (the heartbeat still goes out: the agent is alive, its cluster is not).
    */
   async collect(signal?: AbortSignal): Promise<FactsReport> {
     const now = this.o.now();
-    const readyz = await this.readyz(signal);
-    this.apiServer = apiServerHealth(readyz);
+    this.parts.apiServer = { value: apiServerHealth(await this.readyz(signal)), readAt: now };
     await this.readClusterUid(signal);
-    try {
-      const c = this.o.client;
-      const version = (await c.request("version", "/version", { signal })).body as { gitVersion?: string };
-      // Only the fields read are kept of each page; the previous (slim) list stays for a drain
-      // in progress until this one is complete.
-      const nodes = await c.listPages<KubeNode, KubeNode[]>(
-        "listNodes",
-        "/api/v1/nodes",
-        () => [],
-        (into, items) => {
-          for (const node of items) into.push(slimNode(node));
-        },
-        { signal, limit: NODE_PAGE },
-      );
-      const namespaces = await c.listPages(
-        "listNamespaces",
-        "/api/v1/namespaces",
-        () => ({ n: 0 }),
-        (into, items) => (into.n += items.length),
-        { accept: ACCEPT_METADATA_LIST, signal },
-      );
-      const daemonSets = await c.listPages<KubeDaemonSet, KubeDaemonSet[]>(
-        "listDaemonSets",
-        "/apis/apps/v1/daemonsets",
-        () => [],
-        (into, items) => into.push(...items),
-        { signal },
-      );
-      const metrics = await c.request(
-        "getMetricsApiService",
-        `/apis/apiregistration.k8s.io/v1/apiservices/${METRICS_API_SERVICE_NAME}`,
-        { allow: [404], signal },
-      );
-      if (this.podRecountDue(now)) {
-        this.pods = await this.countPods(signal);
-        this.podsCountedAt = now;
+    for (const { part, read } of this.readers) {
+      if (signal?.aborted) {
+        this.o.log(
+          "warn",
+          "KUBE_API_ERROR",
+          `could not read the cluster's ${part} and what follows: ${errorText(signal.reason)}`,
+        );
+        break;
       }
-      this.nodes = nodes;
-      this.last = factsFromCluster(
-        {
-          gitVersion: version.gitVersion ?? "",
-          nodes,
-          namespaces: namespaces.n,
-          pods: this.pods!,
-          daemonSets,
-          metricsApiService: metrics.status === 200 ? (metrics.body as KubeApiService) : null,
-          readyz,
-        },
-        this.o.agentVersion,
-      );
-      this.factsReadAt = this.o.now();
-    } catch (err) {
-      this.o.log("warn", "KUBE_API_ERROR", `could not read the cluster's facts: ${errorText(signal?.reason ?? err)}`);
+      try {
+        await read(signal, now);
+      } catch (err) {
+        this.o.log(
+          "warn",
+          "KUBE_API_ERROR",
+          `could not read the cluster's ${part}: ${errorText(signal?.aborted ? signal.reason : err)}`,
+        );
+      }
     }
     return this.report();
   }
 
-  /** The last facts read, with the newest /readyz verdict. */
+  /** The parts read so far (absent: not read yet), with the newest /readyz verdict and each part's age. */
   report(): FactsReport {
-    const base = this.last ?? {
-      agentVersion: this.o.agentVersion,
-      nodePools: [],
-      workloads: { pods: 0, namespaces: 0 },
-      health: { apiServer: "down" as const, logs: false, metrics: false },
-    };
+    const p = this.parts;
+    const now = this.o.now();
+    const factAges: Partial<Record<FactPart, number>> = {};
+    for (const [name, part] of Object.entries(p) as [FactPart, Part<unknown> | undefined][])
+      if (part) factAges[name] = Math.max(0, Math.round((now - part.readAt) / 1000));
     return {
-      ...base,
-      health: { ...base.health, apiServer: this.apiServer ?? base.health.apiServer },
+      agentVersion: this.o.agentVersion,
+      ...(p.kubernetesVersion ? { kubernetesVersion: p.kubernetesVersion.value } : {}),
+      ...(p.nodePools ? { nodePools: p.nodePools.value } : {}),
+      ...(p.pods && p.namespaces
+        ? { workloads: { pods: p.pods.value.pods, namespaces: p.namespaces.value, userPods: p.pods.value.userPods } }
+        : {}),
+      ...(p.apiServer
+        ? {
+            health: {
+              apiServer: p.apiServer.value,
+              ...(p.logs ? { logs: p.logs.value } : {}),
+              ...(p.metrics ? { metrics: p.metrics.value } : {}),
+            },
+          }
+        : {}),
       ...(this.clusterUid ? { clusterUid: this.clusterUid } : {}),
+      ...(Object.keys(factAges).length ? { factAges } : {}),
     };
   }
 
@@ -317,7 +395,7 @@ export class KubeCluster implements ClusterBackend {
 
   /** A drain: the platform's own tooling moves the workloads; the agent only reports them until none is left. */
   drainStep(): DirectiveState {
-    return this.pods && this.pods.userPods === 0 && this.podsCountedAt > 0 ? { state: "done" } : { state: "running" };
+    return this.parts.pods?.value.userPods === 0 ? { state: "done" } : { state: "running" };
   }
 
   /** The deregistration was cancelled: stop waiting for a drain. */
@@ -366,10 +444,19 @@ export class KubeCluster implements ClusterBackend {
           "node actions are off on this agent: run it with --allow-node-actions and the fleet-agent-node-actions ClusterRole",
       };
     }
+    // Seen before the nodes were first read (right after a start): wait for them, within the deadline.
+    if (!this.parts.nodePools) {
+      const timeoutMs = this.o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
+      if (this.o.now() - startedAt < timeoutMs) return { state: "running" };
+      return {
+        state: "failed",
+        reason: `the cluster's nodes could not be read within ${Math.round(timeoutMs / 1000)} s: nothing was cordoned`,
+      };
+    }
     return drainNodePoolRound(
       {
         client: this.o.client,
-        nodes: this.nodes,
+        nodes: this.nodeWatch.current,
         ownPod: this.o.podName ? { namespace: this.o.namespace, name: this.o.podName } : null,
         startedAt,
         timeoutMs: this.o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS,

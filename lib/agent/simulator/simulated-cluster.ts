@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { ApiServerHealth, FactsReport, NodePoolFacts } from "../facts";
+import type { ApiServerHealth, CompleteFacts, NodePoolFacts } from "../facts";
 
 // A made-up cluster for the reference agent without a cluster and for the simulator. It reacts to
 // directives the way a real cluster would, over a few heartbeats, so the control plane's views can
@@ -207,7 +207,7 @@ export class SimulatedCluster {
     return changes;
   }
 
-  report(): FactsReport {
+  report(): CompleteFacts {
     return {
       agentVersion: this.agentVersion,
       kubernetesVersion: this.kubernetesVersion,

@@ -10,20 +10,26 @@ import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { requeueCounts, requeueFacts, trimCounts, trimFacts } from "./heartbeat-buffer";
 
-/** The facts one heartbeat reports, as stored on the cluster row. */
+/**
+ * The facts one heartbeat reports, as stored on the cluster row. An agent sends each part once it
+ * has read it: a part it has not read yet (null here) keeps the stored one, never becomes zero.
+ */
 export type HeartbeatFacts = {
   at: Date;
   agentVersion: string;
   /** null: not reported this time, the stored one stays. */
   kubernetesVersion: string | null;
-  apiServerHealth: string;
-  logsReporting: boolean;
-  metricsReporting: boolean;
+  /** null (each): not read yet, the stored one stays. */
+  apiServerHealth: string | null;
+  logsReporting: boolean | null;
+  metricsReporting: boolean | null;
+  /** null: workloads not read yet, the stored counts (all three) stay. */
   podCount: number | null;
   userPodCount: number | null;
   namespaceCount: number | null;
   appliedPolicyRevision: string | null | undefined;
-  nodePools: NodePoolReport[];
+  /** null: not read yet, the stored pools stay. */
+  nodePools: NodePoolReport[] | null;
   /** The kube-system UID, when reported: written only when it differs from what this process wrote. */
   clusterUid?: string;
 };
@@ -96,12 +102,34 @@ function state(): State {
 
 export function enqueueHeartbeat(clusterId: string, facts: HeartbeatFacts) {
   const s = state();
-  s.pending.set(clusterId, facts);
+  const queued = s.pending.get(clusterId);
+  s.pending.set(clusterId, queued ? withKeptParts(facts, queued) : facts);
   const key = `${clusterId}|${Math.floor(facts.at.getTime() / MINUTE) * MINUTE}`;
   s.buckets.set(key, (s.buckets.get(key) ?? 0) + 1);
   s.received++;
   bound(s);
   schedule(s);
+}
+
+/**
+ * Newer facts, with the parts they lack taken from older facts not written yet: coalescing two
+ * heartbeats must not lose a part only the older one carried.
+ */
+function withKeptParts(newer: HeartbeatFacts, older: HeartbeatFacts): HeartbeatFacts {
+  const kept = { ...newer };
+  kept.kubernetesVersion ??= older.kubernetesVersion;
+  kept.apiServerHealth ??= older.apiServerHealth;
+  kept.logsReporting ??= older.logsReporting;
+  kept.metricsReporting ??= older.metricsReporting;
+  kept.nodePools ??= older.nodePools;
+  kept.clusterUid ??= older.clusterUid;
+  if (kept.appliedPolicyRevision === undefined) kept.appliedPolicyRevision = older.appliedPolicyRevision;
+  if (kept.podCount === null) {
+    kept.podCount = older.podCount;
+    kept.userPodCount = older.userPodCount;
+    kept.namespaceCount = older.namespaceCount;
+  }
+  return kept;
 }
 
 /** Keeps the queue within its caps (only reachable while flushes fail, or for a huge fleet). */
@@ -235,6 +263,10 @@ export async function flushHeartbeats(force = false): Promise<void> {
       }
       // The database is away or too busy: the batch goes back into the queue (newer facts win)
       // and is tried again every RETRY_MS, counts included, within the buffer's caps.
+      for (const [id, newer] of s.pending) {
+        const failed = due.get(id);
+        if (failed) s.pending.set(id, withKeptParts(newer, failed));
+      }
       requeueFacts(s.pending, due);
       requeueCounts(s.buckets, buckets);
       s.bucketsWrittenAt = 0;
@@ -272,12 +304,14 @@ async function write(
   // needed for those (one Prisma query per flush, compiled on the event loop, was a good part
   // of the writer's time at 10,000 clusters). Only clusters whose pools are rewritten (rare in the
   // steady state) are looked up, since a pool row needs its cluster.
-  const poolsDue: [string, HeartbeatFacts, string][] = [];
+  const poolsDue: [string, HeartbeatFacts & { nodePools: NodePoolReport[] }, string][] = [];
   for (const [id, f] of due) {
+    if (!f.nodePools) continue;
     const hash = poolsHash(f.nodePools);
     // Bounded per flush (see POOL_REWRITES_PER_FLUSH); a cluster past the bound keeps its old
     // hash, so its next heartbeat writes the pools.
-    if (poolHashes.get(id) !== hash && poolsDue.length < POOL_REWRITES_PER_FLUSH) poolsDue.push([id, f, hash]);
+    if (poolHashes.get(id) !== hash && poolsDue.length < POOL_REWRITES_PER_FLUSH)
+      poolsDue.push([id, { ...f, nodePools: f.nodePools }, hash]);
   }
   const alive = new Set<string>();
   if (poolsDue.length) {
@@ -349,6 +383,15 @@ const PLAIN_FACTS = FACT_COLUMNS.map(([c]) => c).filter(
     c !== "id" && c !== "revisionReported" && c !== "appliedPolicyRevision",
 );
 
+const KEPT_WHEN_NULL: ReadonlySet<string> = new Set([
+  "kubernetesVersion",
+  "clusterUid",
+  "apiServerHealth",
+  "logsReporting",
+  "metricsReporting",
+  "podCount",
+] satisfies Column<"Cluster">[]);
+
 /** The facts of many clusters, one UPDATE ... FROM (VALUES ...) per 500 (rows sorted by id). */
 function factUpdates(due: [string, HeartbeatFacts][], uids: ReadonlyMap<string, string>) {
   const rows = due.map(([id, f]) => [
@@ -373,12 +416,15 @@ function factUpdates(due: [string, HeartbeatFacts][], uids: ReadonlyMap<string, 
     (v) =>
       Sql.join(
         PLAIN_FACTS
-          // An agent that could not read its API server's version sends none: keep the last known.
-          // The same for the UID, which is sent only when it changed.
+          // A part the agent has not read (yet) is null: keep the last known. The same for the
+          // UID, which is sent only when it changed. The three workload counts travel together:
+          // a null pod count keeps all three (userPodCount may be null when reported).
           .map((c) =>
-            c === "kubernetesVersion" || c === "clusterUid"
+            KEPT_WHEN_NULL.has(c)
               ? sql`${cluster(c)} = COALESCE(${v(c)}, ${cluster.qualified(c)})`
-              : sql`${cluster(c)} = ${v(c)}`,
+              : c === "userPodCount" || c === "namespaceCount"
+                ? sql`${cluster(c)} = CASE WHEN ${v("podCount")} IS NULL THEN ${cluster.qualified(c)} ELSE ${v(c)} END`
+                : sql`${cluster(c)} = ${v(c)}`,
           )
           .concat(
             sql`${cluster("appliedPolicyRevision")} = CASE WHEN ${v("revisionReported")} = 1 THEN ${v("appliedPolicyRevision")} ELSE ${cluster.qualified("appliedPolicyRevision")} END`,

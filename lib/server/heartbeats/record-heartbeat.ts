@@ -77,20 +77,22 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     at: now,
     agentVersion: hb.agentVersion,
     kubernetesVersion: hb.kubernetesVersion ?? null,
-    apiServerHealth: hb.health.apiServer,
-    logsReporting: hb.health.logs,
-    metricsReporting: hb.health.metrics,
+    // A part the agent has not read yet is absent: null keeps the stored one (heartbeat-writer.ts).
+    apiServerHealth: hb.health?.apiServer ?? null,
+    logsReporting: hb.health?.logs ?? null,
+    metricsReporting: hb.health?.metrics ?? null,
     podCount: hb.workloads?.pods ?? null,
     userPodCount: hb.workloads?.userPods ?? null,
     namespaceCount: hb.workloads?.namespaces ?? null,
     appliedPolicyRevision: hb.policy ? hb.policy.appliedRevision : undefined,
-    nodePools: hb.nodePools,
+    nodePools: hb.nodePools ?? null,
     ...(hb.clusterUid ? { clusterUid: hb.clusterUid } : {}),
   });
 
   return {
     status: clusterStatus(
-      { phase: context.phase ?? "Active", lastHeartbeatAt: now, apiServerHealth: hb.health.apiServer },
+      // Health not read yet counts as not down, as a cluster with no report does.
+      { phase: context.phase ?? "Active", lastHeartbeatAt: now, apiServerHealth: hb.health?.apiServer ?? null },
       now,
       settings.notReadyThresholdSeconds,
     ),

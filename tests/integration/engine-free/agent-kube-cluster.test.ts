@@ -70,29 +70,37 @@ describe("KubeCluster", () => {
   test("a continue token that expired (410) restarts the list once", async () => {
     const { api, kube } = await setup(aksCluster(), false, 2);
     const expected = await kube.collect();
-    assert.equal(expected.health.apiServer, "ok");
+    assert.equal(expected.health?.apiServer, "ok");
     const before = api.requests.length;
     api.expireContinue = 1;
     const restarted = await kube.collect();
     assert.deepEqual(restarted, expected, "the same facts: nothing counted twice, nothing lost");
-    const lists = api.requests.slice(before).filter((r) => r.path === "/api/v1/nodes");
+    const lists = api.requests.slice(before).filter((r) => r.path === "/api/v1/namespaces");
     assert.deepEqual(
       lists.map((r) => r.query.continue ?? ""),
-      ["", lists[1]!.query.continue, "", lists[3]!.query.continue],
-      "the nodes list: first page, an expired continue, then from the start again",
+      ["", lists[1]!.query.continue, "", lists[3]!.query.continue, lists[4]!.query.continue],
+      "the namespaces list: first page, an expired continue, then from the start again",
     );
     assert.ok(lists[1]!.query.continue);
   });
 
-  test("a list that fails while /readyz is fine: the last facts, and the API server ok", async () => {
+  test("a list that fails while /readyz is fine: that part as last read, the others anew, and the API server ok", async () => {
     const { api, kube, logs } = await setup(aksCluster(), false, 2);
     const expected = await kube.collect();
-    // Expired again on the restart: the read fails.
+    // Expired again on the restart: the namespaces list fails.
     api.cluster.gitVersion = "v1.32.0";
+    api.cluster.namespaces.push("new-team");
     api.expireContinue = 2;
     const failed = await kube.collect();
-    assert.deepEqual(failed, expected, "the last facts, with the API server ok as /readyz says");
-    assert.match(logs.at(-1)!, /KUBE_API_ERROR .*listNodes .*410/);
+    assert.deepEqual(
+      failed,
+      { ...expected, kubernetesVersion: "1.32.0" },
+      "the last namespace count, with the API server ok as /readyz says",
+    );
+    assert.ok(
+      logs.some((l) => /^warn KUBE_API_ERROR .*namespaces: listNamespaces .*410/.test(l)),
+      logs.join("\n"),
+    );
   });
 
   test("clusterUid: the kube-system namespace's UID, read once; when RBAC forbids it the facts go without it, logged once", async () => {
@@ -109,8 +117,8 @@ describe("KubeCluster", () => {
     const facts = await denied.kube.collect();
     await denied.kube.collect();
     assert.equal(facts.clusterUid, undefined);
-    assert.equal(facts.health.apiServer, "ok", "the rest of the facts are read as usual");
-    assert.equal(facts.nodePools.length > 0, true);
+    assert.equal(facts.health?.apiServer, "ok", "the rest of the facts are read as usual");
+    assert.equal(facts.nodePools!.length > 0, true);
     const lines = denied.logs.filter((l) => l.includes("CLUSTER_UID_UNKNOWN"));
     assert.equal(lines.length, 1, "logged once, not every round");
     assert.match(lines[0]!, /^warn CLUSTER_UID_UNKNOWN .*403.*namespaces\/kube-system/);
@@ -121,10 +129,10 @@ describe("KubeCluster", () => {
   test("the API server unreachable: the last facts with apiServer down", async () => {
     const { api, kube } = await setup(aksCluster());
     const ok = await kube.collect();
-    assert.equal(ok.health.apiServer, "ok");
+    assert.equal(ok.health?.apiServer, "ok");
     await api.stop();
     const down = await kube.collect();
-    assert.equal(down.health.apiServer, "down");
+    assert.equal(down.health?.apiServer, "down");
     assert.deepEqual(down.nodePools, ok.nodePools);
   });
 });

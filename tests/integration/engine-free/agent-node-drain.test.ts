@@ -96,7 +96,7 @@ describe("drainNodePool", () => {
     const { kube, cordons, evictions } = await setup(cluster);
     const facts = await kube.collect();
     assert.deepEqual(
-      facts.nodePools.map((p) => [p.name, p.nodeCount]),
+      facts.nodePools!.map((p) => [p.name, p.nodeCount]),
       [
         ["c5.large", 1],
         ["control-plane", 2],

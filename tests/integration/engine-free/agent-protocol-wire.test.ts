@@ -17,6 +17,7 @@ import { FleetAgent, type FleetAgentOptions } from "@/lib/agent/agent";
 import { FakeClock } from "@/lib/agent/clock";
 import { certificateFingerprint, certificateMatchesKey, generateRsaKeyPair } from "@/lib/agent/csr";
 import { MemoryLogger, formatEntry } from "@/lib/agent/log";
+import type { ClusterBackend } from "@/lib/agent/cluster-backend";
 import { preflight } from "@/lib/agent/preflight";
 import { FileStateStore } from "@/lib/agent/state";
 import { simulatedBackend } from "@/lib/agent/simulator/simulated-backend";
@@ -464,6 +465,46 @@ describe("agent protocol over TLS", () => {
     assert.equal(loaded?.fields?.key, `sha256:${keptHash}`, "the start names the kept key's fingerprint");
     assert.ok(logger.has("TRUST_STATE_CA"));
     assert.ok(fs.existsSync(stateDir), "stop keeps state");
+  });
+
+  test("after a start the first heartbeat goes at once, without the facts not read yet", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const stateDir = path.join(tmpDir(), "state");
+    const first = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "slow-facts",
+        token: staticTokenSource(TOKEN),
+        hooks: { onHeartbeat: () => first.stop() },
+      }),
+    );
+    assert.equal((await first.run()).outcome, "stopped");
+    // A cluster whose every read hangs until its round's deadline (a busy API server).
+    const hanging: ClusterBackend = {
+      pace: "own",
+      capabilities: [],
+      factsReadAt: -Infinity,
+      collect: (signal) =>
+        new Promise((resolve) => signal?.addEventListener("abort", () => resolve({ agentVersion: "1.4.0" }), { once: true })),
+      report: () => ({ agentVersion: "1.4.0" }),
+      start: () => undefined,
+      progress: async () => undefined,
+      ackEntries: (ids) => ids,
+    };
+    const before = fleet.heartbeats.length;
+    const second = new FleetAgent(
+      agentOptions(fleet, stateDir, {
+        name: "slow-facts",
+        cluster: hanging,
+        trust: { fromState: true },
+        hooks: { onHeartbeat: () => second.stop() },
+      }),
+    );
+    assert.equal((await second.run()).outcome, "stopped");
+    const sent = fleet.heartbeats.at(-1)!.body;
+    assert.equal(fleet.heartbeats.length, before + 1);
+    for (const part of ["nodePools", "workloads", "health", "kubernetesVersion"])
+      assert.equal(sent[part], undefined, `${part}: not yet read`);
+    assert.ok(heartbeatRequestSchema.safeParse(sent).success, "a valid heartbeat");
   });
 
   test("preflight (a standby's readiness): state loaded and the stored certificate accepted over mutual TLS; not with a revoked certificate, a broken state or no fleet", async () => {

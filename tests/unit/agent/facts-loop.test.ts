@@ -73,16 +73,16 @@ test("a read past its deadline is abandoned, and the directives still move on", 
 test("facts older than a round may take are reported degraded; down stays down; fresh ones as read", async () => {
   const { backend, loop, advance } = setup(1_000, 5_000);
   await loop.round();
-  assert.equal(loop.report().health.apiServer, "ok");
+  assert.equal(loop.report().health?.apiServer, "ok");
   advance(6_000);
-  assert.equal(loop.report().health.apiServer, "ok", "within a deadline and an interval");
+  assert.equal(loop.report().health?.apiServer, "ok", "within a deadline and an interval");
   advance(1);
   assert.deepEqual(loop.report(), { ...backend.facts, health: { ...backend.facts.health, apiServer: "degraded" } });
   backend.facts = { ...backend.facts, health: { ...backend.facts.health, apiServer: "down" } };
-  assert.equal(loop.report().health.apiServer, "down");
+  assert.equal(loop.report().health?.apiServer, "down");
   await loop.round();
   backend.facts = { ...backend.facts, health: { ...backend.facts.health, apiServer: "ok" } };
-  assert.equal(loop.report().health.apiServer, "ok");
+  assert.equal(loop.report().health?.apiServer, "ok");
 });
 
 test("rounds run on their own: the first at start, the next on wake (a directive), none after close", async () => {
@@ -97,4 +97,15 @@ test("rounds run on their own: the first at start, the next on wake (a directive
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(backend.collects, 2);
   assert.deepEqual(errors, []);
+});
+
+test("before the first read ends the facts go as they are (no health yet), and start() does not wait for the read", async () => {
+  const { backend, loop } = setup(1_000, 5_000);
+  backend.hang = true;
+  backend.facts = { agentVersion: "1.4.0" };
+  const seen = backend.nextRound();
+  loop.start();
+  await seen;
+  assert.deepEqual(loop.report(), { agentVersion: "1.4.0" }, "not yet read: no parts, not a degraded or down API server");
+  loop.close();
 });

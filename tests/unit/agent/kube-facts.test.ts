@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
   apiServerHealth,
+  capNodePools,
   countPods,
   factsFromCluster,
   isLogCollector,
@@ -182,5 +183,40 @@ describe("facts from a cluster's API objects", () => {
     const teams = ["openshift", "shop", "calico-system-extra", "acme-platform-logs", "ops"].map(pod);
     assert.deepEqual(countPods(teams, "fleet-system"), { pods: 5, userPods: 5 }, "only whole names or the listed prefixes");
     assert.deepEqual(countPods(teams, "fleet-system", undefined, ["acme-platform-", "ops"]), { pods: 5, userPods: 3 });
+  });
+});
+
+describe("node pools beyond the protocol's limit", () => {
+  const pool = (name: string, nodes: number, kubelet = "1.31.2") => ({
+    name,
+    nodeCount: nodes,
+    readyNodes: nodes - 1,
+    kubeletVersion: kubelet,
+    instanceType: "m6i.large",
+    cpuCores: 2 * nodes,
+    memoryGiB: 8 * nodes,
+  });
+
+  test("within the limit: as read", () => {
+    const pools = [pool("a", 1), pool("b", 2)];
+    assert.deepEqual(capNodePools(pools, 3), { pools, folded: 0 });
+  });
+
+  test("beyond it: the largest, then 'other' with the totals and the oldest kubelet of the rest; a pool named other is folded", () => {
+    const pools = [pool("small", 1, "1.29.0"), pool("big", 9), pool("other", 3), pool("mid", 5), pool("tiny", 1)];
+    const { pools: capped, folded } = capNodePools(pools, 3);
+    assert.equal(folded, 3);
+    assert.deepEqual(
+      capped.map((p) => p.name),
+      ["big", "mid", "other"],
+    );
+    assert.deepEqual(capped[2], {
+      name: "other",
+      nodeCount: 5,
+      readyNodes: 2,
+      kubeletVersion: "1.29.0",
+      cpuCores: 10,
+      memoryGiB: 40,
+    });
   });
 });

@@ -38,6 +38,10 @@ const variants: [string, (b: Body) => unknown][] = [
     (b) => ({ ...b, nodePools: [{ readyNodes: 1, kubeletVersion: "v1.2.3", nodeCount: 1, name: "p" }] }),
   ],
   ["unknown key", (b) => ({ ...b, extra: 1 })],
+  ["no facts read yet", (b) => ({ agentVersion: b.agentVersion, acks: [] })],
+  ["health without logs and metrics", (b) => ({ ...b, health: { apiServer: "degraded" } })],
+  ["facts with their ages", (b) => ({ ...b, factAges: { nodePools: 3, pods: 120, apiServer: 0 } })],
+  ["an age of an unknown part", (b) => ({ ...b, factAges: { nodes: 3 } })],
   ["unknown pool key", (b) => ({ ...b, nodePools: [{ name: "p", nodeCount: 1, readyNodes: 1, zone: "a" }] })],
   [
     "duplicate pool names",

@@ -166,6 +166,13 @@ describe("enrollment checklist", () => {
     // Heartbeating but not Ready: Ready is the cause.
     assert.deepEqual(blockedOn({ apiServerHealth: "down" }), ["ready"]);
   });
+  test("heartbeats whose logs and metrics are not read yet are pending, and say so", () => {
+    const items = enrollmentChecklist({ ...base, logsReporting: null, metricsReporting: null }, [], now, 60);
+    for (const key of ["logs", "metrics"]) {
+      const item = items.find((i) => i.key === key)!;
+      assert.deepEqual([item.state, item.reason], ["pending", "not yet read by the agent"], key);
+    }
+  });
 });
 
 describe("labels, tokens, roles", () => {
