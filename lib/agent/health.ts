@@ -6,6 +6,8 @@ import http from "node:http";
 
 export interface HealthSubject {
   readonly ready: boolean;
+  /** Why not, in a few words (an idle agent says what it waits for). */
+  readonly reason?: string | null;
 }
 
 /**
@@ -37,7 +39,7 @@ function healthServer(subject: HealthSubject): http.Server {
       const ready = subject.ready;
       res
         .writeHead(ready ? 200 : 503, { "content-type": "text/plain" })
-        .end(ready ? "ready\n" : "not registered or not heartbeating\n");
+        .end(ready ? "ready\n" : `not ready: ${subject.reason ?? "not registered or not heartbeating"}\n`);
     } else {
       res.writeHead(404).end();
     }
