@@ -104,7 +104,8 @@ export class Registration {
           `no registration token${where ? ` in ${where}` : ""}: mint one in the console (Tokens) and write it to --token-file`,
         );
       }
-      this.ctx.waiting = `no identity in ${this.ctx.options.store.location} and no registration token${where ? ` in ${where}` : ""}`;
+      // A reason set before (the state belongs to another cluster) says more than "no token".
+      this.ctx.waiting ??= `no identity in ${this.ctx.options.store.location} and no registration token${where ? ` in ${where}` : ""}`;
       this.ctx.emit(
         first ? "warn" : "debug",
         "TOKEN_AWAITED",
