@@ -104,12 +104,15 @@ export class Registration {
           `no registration token${where ? ` in ${where}` : ""}: mint one in the console (Tokens) and write it to --token-file`,
         );
       }
-      // A reason set before (the state belongs to another cluster) says more than "no token".
+      // A reason given before (the state belongs to another cluster) says more than "no token".
+      const explained = this.ctx.waiting !== null;
       this.ctx.waiting ??= `no identity in ${this.ctx.options.store.location} and no registration token${where ? ` in ${where}` : ""}`;
       this.ctx.emit(
         first ? "warn" : "debug",
         "TOKEN_AWAITED",
-        `${this.ctx.options.store.location} holds no identity and no tombstone, and there is no unused registration token${where ? ` in ${where}` : ""}: nothing to register with. If a GitOps sync replaced the state Secret (Argo CD Replace=true, a re-created Secret), this cluster's identity is gone: exclude that Secret from the sync, then mint a token in the console and put it in ${where ?? "the token source"}. Waiting for one`,
+        explained
+          ? `no unused registration token${where ? ` in ${where}` : ""}: waiting for one`
+          : `${this.ctx.options.store.location} holds no identity and no tombstone, and there is no unused registration token${where ? ` in ${where}` : ""}: nothing to register with. If a GitOps sync replaced the state Secret (Argo CD Replace=true, a re-created Secret), this cluster's identity is gone: exclude that Secret from the sync, then mint a token in the console and put it in ${where ?? "the token source"}. Waiting for one`,
         { checkEvery: `${REREGISTER_POLL_MS / 1000}s` },
       );
       await this.ctx.sleep(REREGISTER_POLL_MS);
