@@ -1,11 +1,13 @@
 "use client";
 
 import { useState } from "react";
-import type { NodePool } from "@/lib/client/clusters";
+import type { DrainOptions, NodePool } from "@/lib/client/clusters";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { formatMemory } from "@/components/ui/format";
-import { ReasonDialog } from "@/components/ui/reason-dialog";
+import { Dialog } from "@/components/ui/dialog";
+import { ReasonForm } from "@/components/ui/reason-dialog";
+import { DrainOptionsFields, NO_DRAIN_OPTIONS } from "./drain-options";
 
 const th = "px-4 py-2.5 font-medium";
 const td = "px-4 py-2.5";
@@ -15,7 +17,7 @@ export type PoolActions = {
   unavailable: string | null;
   /** the cluster's pods as last reported (the agent does not count them per pool) */
   workloads: { pods: number; userPods?: number | null } | null;
-  onRetire: (pool: string, reason: string | undefined) => Promise<unknown>;
+  onRetire: (pool: string, reason: string | undefined, drain: DrainOptions) => Promise<unknown>;
 };
 
 /** Node pools as the agent last reported them; with `actions` (operators), a Retire per pool. */
@@ -23,6 +25,7 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
   const [retiring, setRetiring] = useState<NodePool | null>(null);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [drain, setDrain] = useState<DrainOptions>(NO_DRAIN_OPTIONS);
   if (pools.length === 0) {
     return <p className="text-sm text-slate-600 dark:text-slate-400">Node pools: not yet read by the agent.</p>;
   }
@@ -98,6 +101,7 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
                         aria-describedby={actions.unavailable ? "node-actions-unavailable" : undefined}
                         onClick={() => {
                           setError(null);
+                          setDrain(NO_DRAIN_OPTIONS);
                           setRetiring(p);
                         }}
                       >
@@ -114,26 +118,31 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
         </table>
       </div>
       {actions && retiring && (
-        <ReasonDialog
+        <Dialog
           title={`Retire node pool ${retiring.name}?`}
           description={<RetireSummary pool={retiring} workloads={actions.workloads} />}
-          reasonRequired={false}
-          reasonHint="Kept in the audit log."
-          confirmLabel="Retire pool"
-          pendingLabel="Retiring…"
-          variant="danger"
-          pending={pending}
-          error={error}
           onClose={() => setRetiring(null)}
-          onConfirm={(reason) => {
-            setPending(true);
-            actions
-              .onRetire(retiring.name, reason)
-              .then(() => setRetiring(null))
-              .catch(setError)
-              .finally(() => setPending(false));
-          }}
-        />
+        >
+          <DrainOptionsFields value={drain} disabled={pending} onChange={setDrain} />
+          <ReasonForm
+            reasonRequired={false}
+            reasonHint="Kept in the audit log."
+            confirmLabel="Retire pool"
+            pendingLabel="Retiring…"
+            variant="danger"
+            pending={pending}
+            error={error}
+            onClose={() => setRetiring(null)}
+            onConfirm={(reason) => {
+              setPending(true);
+              actions
+                .onRetire(retiring.name, reason, drain)
+                .then(() => setRetiring(null))
+                .catch(setError)
+                .finally(() => setPending(false));
+            }}
+          />
+        </Dialog>
       )}
     </>
   );

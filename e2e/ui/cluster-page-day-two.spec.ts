@@ -165,6 +165,12 @@ test.describe("the cluster page on day two", () => {
       await expect(dialog).toBeVisible();
       await expect(dialog.getByTestId("retire-summary")).toContainText("3 nodes");
       await expect(dialog.getByTestId("retire-summary")).toContainText("42 pods (17 of them user pods)");
+      // What the drain may lose is chosen here, off by default, each with its consequence beside it.
+      const bare = dialog.getByRole("checkbox", { name: "Evict pods no controller recreates" });
+      await expect(bare).not.toBeChecked();
+      await expect(bare).toHaveAccessibleDescription(/deleted for good/);
+      await expect(dialog.getByRole("checkbox", { name: "Evict pods with emptyDir data" })).not.toBeChecked();
+      await bare.check();
       await dialog.getByLabel("Reason").fill(`e2e retire ${run}`);
       await saveScreenshots(page, testInfo, "cluster-retire-dialog");
       await savePhoneScreenshots(page, testInfo, "cluster-retire-dialog-phone");
@@ -178,9 +184,11 @@ test.describe("the cluster page on day two", () => {
 
       // The agent is sent the directive; the retirement is audited with the pool's counts.
       const directives = await able.heartbeat({ capabilities: ["drainNodePool"], nodePools: POOLS });
-      expect(directives.some((d) => d.type === "drainNodePool" && d.nodePool === "general")).toBe(true);
+      const drain = directives.find((d) => d.type === "drainNodePool" && d.nodePool === "general");
+      expect(drain).toMatchObject({ force: true });
+      expect(drain).not.toHaveProperty("deleteEmptyDirData");
       const audit = await okJson<Audit>(await admin.get(`/api/v1/audit?action=nodePool.retire&target=${able.clusterId}`));
-      expect(audit.items[0]?.details).toMatchObject({ nodePool: "general", nodes: 3, reason: `e2e retire ${run}` });
+      expect(audit.items[0]?.details).toMatchObject({ nodePool: "general", nodes: 3, reason: `e2e retire ${run}`, force: true });
 
       // The API as an attacker or a script would call it.
       const retire = (api: APIRequestContext, id: string, pool: string) =>

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import type https from "node:https";
 import { backoffDelay, DEFAULT_BACKOFF, retryAfterDelay, type BackoffPolicy } from "./backoff";
 import { systemClock, type Clock } from "./clock";
@@ -10,7 +11,7 @@ import { createTlsAgent } from "./http";
 import { silentLogger, type AgentLogger, type LogCode, type LogFields, type LogLevel } from "./log";
 import { DEFAULT_INTERVAL_SECONDS } from "./protocol";
 import { certificateLifetime, type CertLifetime } from "./rotation";
-import type { AgentState, Tombstone } from "./state";
+import { StateUnavailableError, type AgentState, type Tombstone } from "./state";
 import { DEFAULT_KUBERNETES_VERSION } from "../domain/semver";
 import { errorText } from "../domain/error-text";
 import { AgentExit, EXIT_CODES, REREGISTER_POLL_MS, type FleetAgentOptions } from "./agent-options";
@@ -36,6 +37,11 @@ export class AgentContext {
   mtls: https.Agent | null = null;
   anon: https.Agent | null = null;
   lifetime: CertLifetime | null = null;
+  /** Why the agent is not Ready while it idles (no token, a tombstone, another cluster's state): /readyz says it. */
+  waiting: string | null = null;
+  /** The last token a registration was sent with (a refusal waits for a different one). */
+  lastToken: string | null = null;
+  private usedTokenNoticed = false;
   /** The versions the cluster was last reported running: what the state records. */
   readonly versions: { agentVersion: string; kubernetesVersion: string };
 
@@ -82,6 +88,7 @@ export class AgentContext {
 
   adopt(state: AgentState) {
     this.state = state;
+    this.waiting = null;
     this.lifetime = certificateLifetime(state.certPem);
     const old = this.mtls;
     this.mtls = createTlsAgent(this.requireCa(), { keyPem: state.keyPem, certPem: state.certPem });
@@ -107,19 +114,66 @@ export class AgentContext {
     }
   }
 
+  /**
+   * The registration token, unless it is the one this identity was registered with: a token
+   * deleted once used and put back (GitOps re-applying its Secret) is used up. It is ignored, said
+   * once, and its Secret left alone (deleting it again would only start a fight with the sync).
+   */
+  async readToken(): Promise<string | null> {
+    const source = this.options.token;
+    const token = source ? await source.read() : null;
+    if (!token || !source?.consumed) return token;
+    const used = this.state?.cluster.usedTokenSha256;
+    if (!used || tokenSha256(token) !== used) return token;
+    if (!this.usedTokenNoticed) {
+      this.usedTokenNoticed = true;
+      this.emit(
+        "info",
+        "TOKEN_ALREADY_USED",
+        `the token in ${source.describe} is the one this agent registered with (used up; put back by a GitOps sync?): ignoring it and leaving it where it is`,
+      );
+    }
+    return null;
+  }
+
   async tokenAvailable(): Promise<boolean> {
-    return !!this.options.token && !!(await this.options.token.read().catch(() => null));
+    return !!(await this.readToken().catch(() => null));
   }
 
   async newKeys(): Promise<KeyPair> {
     return this.options.keys ? this.options.keys(this.state?.keyPem) : generateRsaKeyPair();
   }
 
-  /** Local I/O failures (permissions, full disk) are configuration problems, not network ones. */
+  /**
+   * A step on the state store, retried with backoff while the store is unavailable (its API busy,
+   * restarting or throttling: StateUnavailableError); any other failure is the caller's.
+   */
+  async storeStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!(err instanceof StateUnavailableError)) throw err;
+        if (this.stopped) throw this.stoppedExit();
+        const delay = backoffDelay(attempt, this.random, this.backoff);
+        this.emit("warn", "STATE_UNAVAILABLE", `could not ${what}: ${err.message}; retrying`, {
+          retryIn: `${(delay / 1000).toFixed(1)}s`,
+        });
+        await this.sleep(delay);
+        if (this.stopped) throw this.stoppedExit();
+      }
+    }
+  }
+
+  /**
+   * Local I/O failures (permissions, full disk, a Secret RBAC does not grant) are configuration
+   * problems, not network ones; a state store that is only unavailable for now is waited for.
+   */
   async localStep<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      return await this.storeStep(what, fn);
     } catch (err) {
+      if (err instanceof AgentExit) throw err;
       if (err instanceof ConfigError) throw err;
       throw new ConfigError("CONFIG_INVALID", `could not ${what}: ${(err as Error).message}`);
     }
@@ -164,15 +218,16 @@ export class AgentContext {
    * repeats the refused request.
    */
   private async awaitNewToken(failure: Failure): Promise<void> {
-    const refused = await this.options.token?.read().catch(() => null);
+    const refused = this.lastToken ?? (await this.options.token?.read().catch(() => null));
     const where = this.options.token?.describe ?? "the token file";
     this.emit("warn", failure.code, `registration refused for good: waiting for a new token in ${where}`, {
       checkEvery: `${REREGISTER_POLL_MS / 1000}s`,
     });
+    this.waiting = `registration refused (${failure.code}): waiting for a new token in ${where}`;
     for (;;) {
       await this.sleep(REREGISTER_POLL_MS);
       if (this.stopped) throw this.stoppedExit();
-      const now = await this.options.token?.read().catch(() => null);
+      const now = await this.readToken().catch(() => null);
       if (now && now !== refused) return;
     }
   }
@@ -243,4 +298,9 @@ export class AgentContext {
   emit(level: LogLevel, code: LogCode, message: string, fields?: LogFields) {
     this.logger.log({ level, code, message, fields: { cluster: this.options.name, ...fields } });
   }
+}
+
+/** How a used token is recognised without keeping it. */
+export function tokenSha256(token: string): string {
+  return crypto.createHash("sha256").update(token).digest("hex");
 }

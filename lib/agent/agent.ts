@@ -57,6 +57,12 @@ export class FleetAgent {
     const window = Math.max(60_000, 3 * this.ctx.intervalSeconds() * 1000);
     return !!this.clusterId && this.ctx.clock.now() - this.loop.lastOkAt <= window;
   }
+  /** Why the agent is not Ready (null when it is): what /readyz answers with its 503. */
+  get notReadyReason(): string | null {
+    if (this.ready) return null;
+    if (this.ctx.waiting) return this.ctx.waiting;
+    return this.clusterId ? "no heartbeat accepted recently" : "not registered yet";
+  }
   get appliedPolicyRevision(): string | null {
     return this.ctx.state?.cluster.appliedPolicyRevision ?? null;
   }
@@ -84,8 +90,9 @@ export class FleetAgent {
     });
     let result: AgentResult;
     try {
-      const loaded = await this.loadState();
-      this.ctx.caPem = await this.ctx.retrying("trust", () => establishTrust(this.ctx, loaded));
+      const stored = await this.loadState();
+      this.ctx.caPem = await this.ctx.retrying("trust", () => establishTrust(this.ctx, stored));
+      const loaded = stored && (await this.bindToCluster(stored));
       if (loaded) this.ctx.adopt(loaded);
       else await this.ctx.retrying("register", () => this.registration.register(false));
       result = await this.loop.run();
@@ -98,8 +105,9 @@ export class FleetAgent {
   }
 
   private async loadState(): Promise<AgentState | null> {
+    const store = this.ctx.options.store;
     try {
-      const state = await this.ctx.options.store.load();
+      const state = await this.ctx.storeStep(`read ${store.location}`, () => store.load());
       if (this.ctx.options.store.recovered) {
         this.ctx.emit("warn", "STATE_RECOVERED", "finished a certificate rotation that was interrupted", {
           state: this.ctx.options.store.location,
@@ -115,7 +123,10 @@ export class FleetAgent {
       return state;
     } catch (err) {
       if (err instanceof TombstoneError) throw await this.idleAfterLeaving(err);
-      if (!(err instanceof StateError)) throw err;
+      if (err instanceof AgentExit) throw err;
+      // Refused (RBAC, a missing namespace, an unreadable directory): waiting will not change it.
+      if (!(err instanceof StateError))
+        throw new ConfigError("CONFIG_INVALID", `could not read ${store.location}: ${errorText(err)}`);
       if (await this.ctx.tokenAvailable()) {
         this.ctx.emit("warn", "STATE_INVALID", `local state is unusable (${err.message}): registering again with the token`, {
           state: this.ctx.options.store.location,
@@ -136,8 +147,42 @@ export class FleetAgent {
    */
   private async idleAfterLeaving(err: TombstoneError): Promise<AgentExit> {
     this.ctx.emit("warn", "STATE_TOMBSTONE", err.message, { state: this.ctx.options.store.location });
+    this.ctx.waiting = `this cluster was ${err.tombstone.reason} from the fleet: idle until removed`;
     while (!this.ctx.stopped) await this.ctx.sleep(REREGISTER_POLL_MS);
     return this.ctx.stoppedExit();
+  }
+
+  /**
+   * The state belongs to the Kubernetes cluster whose kube-system namespace UID it records. A state
+   * restored or copied into another cluster (a Velero restore into a DR cluster, a cloned cluster)
+   * is not acted on: two clusters must never share an id, so the agent neither heartbeats nor
+   * re-registers as it; it registers this cluster anew (new key) once a token is there. A state
+   * written before the UID was kept is bound to the cluster it is read in. Null: register anew.
+   */
+  private async bindToCluster(state: AgentState): Promise<AgentState | null> {
+    const backend = this.ctx.backend;
+    const store = this.ctx.options.store;
+    const uid = backend.clusterIdentity
+      ? await this.ctx.storeStep("read the cluster's identity (the kube-system namespace)", () => backend.clusterIdentity!())
+      : (backend.report().clusterUid ?? null);
+    // Unknown (RBAC of an older manifest): nothing to compare, as before the UID was kept.
+    if (!uid) return state;
+    const { cluster } = state;
+    if (!cluster.clusterUid) {
+      const bound = { ...cluster, clusterUid: uid };
+      await this.ctx.localStep(`record the cluster's identity in ${store.location}`, () => store.saveCluster(bound));
+      return { ...state, cluster: bound };
+    }
+    if (cluster.clusterUid === uid) return state;
+    const where = this.ctx.options.token?.describe ?? "--token-file";
+    this.ctx.emit(
+      "error",
+      "STATE_OTHER_CLUSTER",
+      `${store.location} holds the identity of cluster ${cluster.clusterId} (${cluster.name}), registered from the Kubernetes cluster whose kube-system namespace has UID ${cluster.clusterUid}, but this cluster's is ${uid}: the state was restored or copied from another cluster (a backup restored into a DR cluster, a cloned cluster). Two clusters must never share an id, so this agent does not act as ${cluster.clusterId}: it registers this cluster anew, with a new key, once a registration token is in ${where} (mint one in the console), and the copied identity is then replaced`,
+      { clusterId: cluster.clusterId, storedUid: cluster.clusterUid, clusterUid: uid },
+    );
+    this.ctx.waiting = `the state belongs to another cluster (kube-system UID ${cluster.clusterUid}): waiting to register this one anew`;
+    return null;
   }
 
   private resultOf(err: unknown): AgentResult {

@@ -84,7 +84,8 @@ export const AGENT_USAGE = `Usage: npm run agent -- --server URL --name NAME (--
   --facts kubernetes|simulated
                              report the cluster's real facts (default when a kubeconfig or a pod's
                              service account is there) or made-up ones (demos, tests)
-  --deployment NS/NAME       the agent's own Deployment (default: <pod namespace>/fleet-agent)
+  --deployment NS/NAME       the agent's own Deployment in a pod (default: <pod namespace>/fleet-agent);
+                             run from outside the cluster the agent has none and changes nothing of it
   --allow-node-actions       carry out drainNodePool (cordon and evict; needs the node-actions ClusterRole)
   --drain-timeout S          fail a drainNodePool whose pods are not all gone after S seconds
                              (default ${DEFAULTS.drainTimeoutSeconds})

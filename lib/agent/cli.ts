@@ -150,6 +150,9 @@ async function main(): Promise<number> {
       return agent.ready || (!!setup.lease?.standby && !!preflight?.passed);
     },
     ...(metrics ? { metrics: () => metrics.render() } : {}),
+    get reason() {
+      return agent.notReadyReason;
+    },
   };
   const health = args.healthPort ? await startHealthServer(args.healthPort, readiness) : null;
   let exitCode: number = EXIT_CODES.ok;
@@ -245,6 +248,15 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
     message: `reading the cluster through the ${client.source}`,
     fields: { apiServer: client.server, nodeActions: args.allowNodeActions },
   });
+  // Outside a pod the agent has no objects in the cluster: an install there is another agent's.
+  const inPod = client.podNamespace !== null;
+  if (!inPod) {
+    logger.log({
+      level: "info",
+      code: "OUTSIDE_CLUSTER",
+      message: `run from outside the cluster (${client.source}): this agent has no Deployment or role bindings there, so a disconnect leaves the cluster as it is and an upgrade directive fails; an agent installed in the cluster is not touched`,
+    });
+  }
   const stateRef = args.stateSecret ? parseSecretRef(args.stateSecret)! : null;
   // State in a Secret can be reached by several replicas: only the Lease's holder writes it.
   const lease = stateRef
@@ -265,7 +277,7 @@ async function kubernetesCluster(args: AgentArgs, logger: AgentLogger) {
     client,
     agentVersion: args.agentVersion,
     namespace: deploymentNs,
-    deployment: deploymentName,
+    deployment: inPod ? deploymentName : null,
     allowNodeActions: args.allowNodeActions,
     systemNamespaces: args.systemNamespaces,
     drainTimeoutMs: args.drainTimeoutSeconds * 1000,

@@ -42,6 +42,12 @@ export interface ClusterBackend {
   afterHeartbeat?(accepted: boolean): Promise<void>;
   /** After the agent's state is gone (disconnect, deregistration): what leaving takes in the cluster. */
   leave?(): Promise<void>;
+  /**
+   * The cluster's own identity (the kube-system namespace's UID), read now; null when it cannot be
+   * known (RBAC). Throws StateUnavailableError while the API cannot answer. Without this method the
+   * agent takes the UID its facts report.
+   */
+  clusterIdentity?(): Promise<string | null>;
   /** The versions recorded with the registration, when the backend's own facts do not survive a restart. */
   restore?(record: Pick<ClusterRecord, "agentVersion" | "kubernetesVersion">): void;
 }

@@ -9,6 +9,8 @@ export interface HealthSubject {
   readonly ready: boolean;
   /** The Prometheus exposition; absent: no /metrics (404). */
   metrics?(): string;
+  /** Why not, in a few words (an idle agent says what it waits for). */
+  readonly reason?: string | null;
 }
 
 /**
@@ -40,7 +42,7 @@ function healthServer(subject: HealthSubject): http.Server {
       const ready = subject.ready;
       res
         .writeHead(ready ? 200 : 503, { "content-type": "text/plain" })
-        .end(ready ? "ready\n" : "not registered or not heartbeating\n");
+        .end(ready ? "ready\n" : `not ready: ${subject.reason ?? "not registered or not heartbeating"}\n`);
     } else if (path === "/metrics" && subject.metrics) {
       res.writeHead(200, { "content-type": "text/plain; version=0.0.4; charset=utf-8" }).end(subject.metrics());
     } else {

@@ -9,7 +9,8 @@ import {
   publicKeyFingerprint,
   type KeyPair,
 } from "./csr";
-import type { AgentContext } from "./agent-context";
+import { tokenSha256, type AgentContext } from "./agent-context";
+import { REREGISTER_POLL_MS } from "./agent-options";
 import { backoffDelay } from "./backoff";
 import { BadResponseError, ConfigError, ProtocolError, type Failure } from "./errors";
 import { requestJsonAnswer } from "./http";
@@ -76,14 +77,51 @@ export class Registration {
     return keys;
   }
 
-  async register(reregister: boolean): Promise<void> {
-    const token = this.pending?.token ?? (this.ctx.options.token ? await this.ctx.options.token.read() : null);
-    if (!token) {
-      throw new ConfigError(
-        "TOKEN_FILE_MISSING",
-        `no registration token${this.ctx.options.token ? ` in ${this.ctx.options.token.describe}` : ""}: mint one in the console (Tokens) and write it to --token-file`,
+  /**
+   * The token to register with: the one in the token source now (an operator may have replaced it
+   * while a request waits for approval: the request goes on with the new one, same key, same
+   * body), else the one the waiting request was sent with. With none at all, an agent in a
+   * Deployment waits for one (an exit would crash-loop), any other stops with a configuration error.
+   */
+  private async token(): Promise<string> {
+    for (let first = true; ; first = false) {
+      const token = (await this.ctx.readToken()) ?? this.pending?.token;
+      if (token) {
+        if (this.pending && token !== this.pending.token) {
+          this.ctx.emit(
+            "info",
+            "APPROVAL_PENDING",
+            `the registration token in ${this.ctx.options.token?.describe ?? "the token source"} was replaced while request ${this.pending.requestId} waits for approval: asking again with it, with the same key and request`,
+            { requestId: this.pending.requestId },
+          );
+        }
+        return token;
+      }
+      const where = this.ctx.options.token?.describe;
+      if (!this.ctx.options.idleWhenRefused) {
+        throw new ConfigError(
+          "TOKEN_FILE_MISSING",
+          `no registration token${where ? ` in ${where}` : ""}: mint one in the console (Tokens) and write it to --token-file`,
+        );
+      }
+      // A reason given before (the state belongs to another cluster) says more than "no token".
+      const explained = this.ctx.waiting !== null;
+      this.ctx.waiting ??= `no identity in ${this.ctx.options.store.location} and no registration token${where ? ` in ${where}` : ""}`;
+      this.ctx.emit(
+        first ? "warn" : "debug",
+        "TOKEN_AWAITED",
+        explained
+          ? `no unused registration token${where ? ` in ${where}` : ""}: waiting for one`
+          : `${this.ctx.options.store.location} holds no identity and no tombstone, and there is no unused registration token${where ? ` in ${where}` : ""}: nothing to register with. If a GitOps sync replaced the state Secret (Argo CD Replace=true, a re-created Secret), this cluster's identity is gone: exclude that Secret from the sync, then mint a token in the console and put it in ${where ?? "the token source"}. Waiting for one`,
+        { checkEvery: `${REREGISTER_POLL_MS / 1000}s` },
       );
+      await this.ctx.sleep(REREGISTER_POLL_MS);
+      if (this.ctx.stopped) throw this.ctx.stoppedExit();
     }
+  }
+
+  async register(reregister: boolean): Promise<void> {
+    let token = await this.token();
     const caFingerprint =
       this.ctx.state?.cluster.clusterCaFingerprint ||
       (await this.ctx.localStep("read the cluster CA", () => this.clusterCaFingerprint()));
@@ -113,6 +151,7 @@ export class Registration {
         `registering cluster ${this.ctx.options.name}`,
         { server: this.ctx.server.origin, token: this.ctx.options.token?.describe, key: publicKeyFingerprint(keys.publicKeyPem) },
       );
+      this.ctx.lastToken = token;
       const raw = await requestJsonAnswer(
         this.ctx.server,
         AGENT_API.register,
@@ -140,6 +179,7 @@ export class Registration {
       }
       if (!result.pending) break;
       await this.awaitApproval(token, result.body, result.pending, result.keys);
+      token = await this.token();
     }
     const { keys } = result;
     const answer = result.answer!;
@@ -176,6 +216,10 @@ export class Registration {
       agentVersion: this.ctx.versions.agentVersion,
       kubernetesVersion: this.ctx.versions.kubernetesVersion,
       appliedPolicyRevision: previous?.appliedPolicyRevision ?? null,
+      // The identity belongs to this Kubernetes cluster (a copy of the state elsewhere is refused).
+      ...(facts.clusterUid ? { clusterUid: facts.clusterUid } : {}),
+      // A token deleted once used may come back (GitOps): recognised, not sent again.
+      ...(this.ctx.options.token?.consumed ? { usedTokenSha256: tokenSha256(token) } : {}),
     };
     const state: AgentState = { keyPem: keys.privateKeyPem, certPem: answer.certificate, caPem, cluster };
     await this.saveRegistration(state);
@@ -222,6 +266,7 @@ export class Registration {
   ): Promise<void> {
     const first = this.pending?.requestId !== pending.requestId;
     this.pending = { token, body, requestId: pending.requestId };
+    this.ctx.waiting = `registration request ${pending.requestId} waits for an operator's approval`;
     // A little jitter after the wait: agents minted with one token must not come back together.
     const delay = Math.round(pending.retryAfterMs * (1 + 0.1 * this.ctx.random()));
     const where = pending.consoleUrl;
@@ -268,6 +313,7 @@ export class Registration {
     const first = !this.noticed;
     this.noticed = true;
     const where = this.ctx.options.token?.describe ?? "the token file";
+    this.ctx.waiting = `the control plane no longer accepts this agent's certificate (${failure.code}): waiting for a re-enrolment token in ${where}`;
     this.ctx.emit(
       first ? "error" : "debug",
       "REREGISTRATION_NEEDED",

@@ -20,6 +20,13 @@ export interface ClusterRecord {
   agentVersion: string;
   kubernetesVersion: string;
   appliedPolicyRevision: string | null;
+  /**
+   * The UID of the kube-system namespace of the cluster this identity belongs to: a state restored
+   * into another cluster (a backup, a clone) is told apart by it (agent.ts, bindToCluster).
+   */
+  clusterUid?: string;
+  /** SHA-256 (hex) of the token this identity was registered with: that token put back later is recognised as used. */
+  usedTokenSha256?: string;
 }
 
 export interface AgentState {
@@ -34,6 +41,17 @@ export class StateError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "StateError";
+  }
+}
+
+/**
+ * The store cannot be read or written now (its API answered 5xx or 429, or did not answer): retried
+ * with backoff, never a configuration error. Refusals (401, 403, a missing namespace) are not this.
+ */
+export class StateUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "StateUnavailableError";
   }
 }
 
@@ -154,6 +172,8 @@ function parseCluster(text: string, where: string): ClusterRecord {
     agentVersion: typeof r.agentVersion === "string" ? r.agentVersion : "",
     kubernetesVersion: typeof r.kubernetesVersion === "string" ? r.kubernetesVersion : "",
     appliedPolicyRevision: typeof r.appliedPolicyRevision === "string" ? r.appliedPolicyRevision : null,
+    ...(typeof r.clusterUid === "string" && r.clusterUid ? { clusterUid: r.clusterUid } : {}),
+    ...(typeof r.usedTokenSha256 === "string" && r.usedTokenSha256 ? { usedTokenSha256: r.usedTokenSha256 } : {}),
   };
 }
 

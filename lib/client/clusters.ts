@@ -162,15 +162,21 @@ export function useSnoozeCluster(id: string) {
     },
   });
 }
+/** What a node pool's drain may lose (kubectl drain's --force and --delete-emptydir-data). */
+export type DrainOptions = { force: boolean; deleteEmptyDirData: boolean };
 
 /** Retires one node pool: the agent drains it (drainNodePool directive). */
 export function useRetireNodePool(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ pool, reason }: { pool: string; reason: string }) =>
+    mutationFn: ({ pool, reason, drain }: { pool: string; reason: string; drain?: DrainOptions }) =>
       fetchJson(routeUrl(clusterRoutes.retireNodePool, { id, pool }), {
         method: "POST",
-        body: reason ? { reason } : {},
+        body: {
+          ...(reason ? { reason } : {}),
+          ...(drain?.force ? { force: true } : {}),
+          ...(drain?.deleteEmptyDirData ? { deleteEmptyDirData: true } : {}),
+        },
         schema: clusterRoutes.retireNodePool.response,
       }),
     onSuccess: (detail) => client.setQueryData(queryKeys.clusters.detail(id), detail),

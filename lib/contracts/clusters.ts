@@ -198,7 +198,15 @@ export const snoozeClusterSchema = z
   .strict();
 export type SnoozeClusterInput = z.input<typeof snoozeClusterSchema>;
 
-export const retireNodePoolSchema = z.object({ reason: z.string().trim().max(300).optional() }).strict();
+export const retireNodePoolSchema = z
+  .object({
+    reason: z.string().trim().max(300).optional(),
+    /** Evict pods no controller recreates (they are gone for good), as kubectl drain --force. */
+    force: z.boolean().optional(),
+    /** Evict pods with emptyDir volumes (their data is deleted), as kubectl drain --delete-emptydir-data. */
+    deleteEmptyDirData: z.boolean().optional(),
+  })
+  .strict();
 
 export const heartbeatsQuerySchema = z.object({
   minutes: z.coerce
@@ -522,7 +530,9 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/{id}/node-pools/{pool}/retire",
     summary:
-      "Retire a node pool (drainNodePool directive); the body and its reason are optional. 404 not_found (no such pool), " +
+      "Retire a node pool (drainNodePool directive); the body and its fields are optional. Without `force` a pod no " +
+      "controller recreates refuses the drain, without `deleteEmptyDirData` a pod with emptyDir data does (the directive " +
+      "fails naming them; retire again allowing it). 404 not_found (no such pool), " +
       "422 incompatible_agent (its agent does not advertise drainNodePool), 409 conflict (already retiring)",
     role: "operator",
     body: retireNodePoolSchema,

@@ -336,10 +336,17 @@ export const DIRECTIVES = {
     purpose: "stop waiting for a drain (a cancelled deregistration)",
   },
   drainNodePool: {
-    payload: z.object({ nodePool: z.string().min(1).max(63) }),
+    // As kubectl drain's flags: without them a pod no controller recreates, or one with emptyDir
+    // data, refuses the drain instead of being lost.
+    payload: z.object({
+      nodePool: z.string().min(1).max(63),
+      force: z.boolean().optional(),
+      deleteEmptyDirData: z.boolean().optional(),
+    }),
     by: "cluster",
     offered: "nodeActions",
-    purpose: "cordon and drain the nodes of `nodePool` (retiring it)",
+    purpose:
+      "cordon and drain the nodes of `nodePool` (retiring it); optional `force` and `deleteEmptyDirData` allow evicting pods no controller recreates and pods with emptyDir data, as kubectl drain's flags",
   },
 } as const satisfies Record<string, DirectiveSpec>;
 

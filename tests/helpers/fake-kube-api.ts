@@ -169,6 +169,11 @@ export class FakeKubeApi {
    */
   readonly evictionFaults = new Map<string, (500 | "NamespaceTerminating")[]>();
   readonly secrets = new Map<string, Secret>();
+  /**
+   * Statuses the next requests for Secrets are answered with, one each, before they are served: 503
+   * (an API server restarting), 429 (API Priority and Fairness throttling), 403 (RBAC).
+   */
+  readonly secretFailures: (503 | 429 | 403)[] = [];
   /** The next updates of Secrets that lose to a concurrent writer (409 Conflict), each bumping the resourceVersion. */
   secretConflicts = 0;
   deployment: Record<string, unknown>;
@@ -687,6 +692,15 @@ export class FakeKubeApi {
     }
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(p))) {
       const key = `${m[1]}/${m[2]}`;
+      const failure = this.secretFailures.shift();
+      if (failure) {
+        const [reason, message]: [string, string] = {
+          503: ["ServiceUnavailable", "the server is currently unable to handle the request"],
+          429: ["TooManyRequests", "the server has received too many requests and has asked us to try again later"],
+          403: ["Forbidden", `secrets "${m[2]}" is forbidden: User cannot get resource "secrets" in the namespace "${m[1]}"`],
+        }[failure] as [string, string];
+        return this.send(res, failure, status(failure, reason, message));
+      }
       const secret = this.secrets.get(key);
       if (!secret) return this.send(res, 404, status(404, "NotFound", `secrets "${m[2]}" not found`));
       if (method === "GET") return this.send(res, 200, { apiVersion: "v1", kind: "Secret", ...secret });

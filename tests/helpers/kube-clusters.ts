@@ -30,11 +30,13 @@ export interface FakePod {
     namespace: string;
     uid: string;
     labels?: Record<string, string>;
+    /** kubernetes.io/config.mirror on a static pod's mirror, as the kubelet writes it. */
+    annotations?: Record<string, string>;
     /** Being deleted: the API server still lists it until its containers stop. */
     deletionTimestamp?: string;
     ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller: boolean }[];
   };
-  spec: { nodeName: string };
+  spec: { nodeName: string; volumes?: { name: string; emptyDir?: { sizeLimit?: string } }[] };
   status: { phase: string };
 }
 

@@ -91,6 +91,32 @@ describe(`cluster page services on ${testEngine()}`, () => {
     await assert.rejects(retireNodePool(ACTOR, "cl_missing", "general", null), code("not_found"));
   });
 
+  test("a drain the agent refused may be asked again allowing what it would lose, audited; one under way may not", async () => {
+    await cluster("cl_pool2");
+    await retireNodePool(ACTOR, "cl_pool2", "general", null);
+    const first = await db().directive.findFirstOrThrow({ where: { clusterId: "cl_pool2", type: "drainNodePool" } });
+    assert.deepEqual(JSON.parse(first.payload), { nodePool: "general" }, "nothing may be lost unless asked");
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool2", "general", null, { force: true }), code("conflict"));
+    // The agent refuses: a bare pod would be lost (a failed ack closes the directive).
+    await db().directive.update({
+      where: { id: first.id },
+      data: { ackedAt: new Date(), failedReason: "node pool general was not drained, as kubectl drain would not" },
+    });
+    await retireNodePool(ACTOR, "cl_pool2", "general", "bare debug pods may go", { force: true, deleteEmptyDirData: true });
+    const again = await db().directive.findFirstOrThrow({
+      where: { clusterId: "cl_pool2", type: "drainNodePool", ackedAt: null },
+    });
+    assert.deepEqual(JSON.parse(again.payload), { nodePool: "general", force: true, deleteEmptyDirData: true });
+    const audit = await db().auditLog.findFirstOrThrow({
+      where: { action: "nodePool.retire", targetId: "cl_pool2" },
+      orderBy: { id: "desc" },
+    });
+    assert.deepEqual(
+      [JSON.parse(audit.details).force, JSON.parse(audit.details).deleteEmptyDirData, JSON.parse(audit.details).reason],
+      [true, true, "bare debug pods may go"],
+    );
+  });
+
   test("owner and notes are saved, cleared and audited with before and after", async () => {
     await cluster("cl_owner1");
     await updateCluster(ACTOR, "cl_owner1", { owner: "team-a", notes: "runbook: x" });

@@ -24,6 +24,9 @@ import { ACCEPT_METADATA_LIST, KubeApiError, KubeTimeoutError, type KubeClient }
 import { NodeWatch } from "./node-watch";
 import { PodCountScan } from "./pod-count";
 import { leaveCluster } from "./leave-cluster";
+import { isTransientKubeError } from "./transient";
+import { StateUnavailableError } from "../state";
+import { drainOptionsOf } from "./drain-filters";
 import { drainNodePoolRound } from "./node-pool-drain";
 import { memoryUpgradeRecords, settleOwnUpgrade, upgradeRound, type SelfUpgrade, type UpgradeRecords } from "./self-upgrade";
 
@@ -37,9 +40,13 @@ export type { AckEntry } from "../cluster-backend";
 export interface KubeClusterOptions {
   client: KubeClient;
   agentVersion: string;
-  /** The agent's namespace and Deployment (its own objects). */
+  /**
+   * The agent's namespace and Deployment (its own objects). Deployment null: the agent runs outside
+   * the cluster (a kubeconfig on a laptop) and has no objects there; whatever agent is installed in
+   * the cluster is not its own, so neither an upgrade nor a disconnect touches it.
+   */
   namespace: string;
-  deployment: string;
+  deployment: string | null;
   allowNodeActions: boolean;
   /** Namespaces (or "prefix-") whose pods are not user pods, beyond the built-in ones. */
   systemNamespaces?: readonly string[];
@@ -166,7 +173,7 @@ export class KubeCluster implements ClusterBackend {
    * flag one cluster registered twice. Read until it answers; a failure (an older manifest
    * without the grant, say) is logged once and the facts go out without it.
    */
-  private async readClusterUid(signal?: AbortSignal): Promise<void> {
+  private async readClusterUid(signal?: AbortSignal, waitWhenBusy = false): Promise<void> {
     if (this.clusterUid) return;
     try {
       const res = await this.o.client.request("getKubeSystemNamespace", `/api/v1/namespaces/${KUBE_SYSTEM_NAMESPACE}`, {
@@ -176,6 +183,8 @@ export class KubeCluster implements ClusterBackend {
       if (typeof uid !== "string" || !uid) throw new Error("the namespace has no metadata.uid");
       this.clusterUid = uid.toLowerCase();
     } catch (err) {
+      if (waitWhenBusy && isTransientKubeError(err))
+        throw new StateUnavailableError(`the API server cannot tell the cluster's identity now: ${errorText(err)}`);
       if (this.clusterUidProblemLogged || signal?.aborted) return;
       this.clusterUidProblemLogged = true;
       this.o.log(
@@ -184,6 +193,16 @@ export class KubeCluster implements ClusterBackend {
         `could not read the kube-system namespace's UID (${errorText(err)}): reporting without clusterUid, so the console cannot tell whether this cluster is registered twice; the manifest grants "get" on namespaces/kube-system`,
       );
     }
+  }
+
+  /**
+   * The cluster's identity for the agent's state (agent.ts, bindToCluster): read now, before
+   * anything acts as the stored cluster. A busy API server is waited for (StateUnavailableError);
+   * a refusal (an older manifest's RBAC) is null, logged once.
+   */
+  async clusterIdentity(): Promise<string | null> {
+    await this.readClusterUid(undefined, true);
+    return this.clusterUid;
   }
 
   // ---- facts ------------------------------------------------------------------------------
@@ -408,11 +427,11 @@ export class KubeCluster implements ClusterBackend {
     return `/apis/apps/v1/namespaces/${this.o.namespace}/deployments/${this.o.deployment}`;
   }
 
-  private selfUpgrade(): SelfUpgrade {
+  private selfUpgrade(deployment: string): SelfUpgrade {
     return {
       client: this.o.client,
       namespace: this.o.namespace,
-      deployment: this.o.deployment,
+      deployment,
       agentVersion: this.o.agentVersion,
       records: this.upgradeRecords,
       timeoutMs: this.o.upgradeTimeoutMs ?? UPGRADE_TIMEOUT_MS,
@@ -422,14 +441,21 @@ export class KubeCluster implements ClusterBackend {
   }
 
   async upgrade(d: Directive): Promise<DirectiveState> {
-    return upgradeRound(this.selfUpgrade(), d);
+    if (this.o.deployment === null) {
+      return {
+        state: "failed",
+        reason:
+          "this agent runs outside the cluster (--kubeconfig) and has no Deployment there to upgrade: upgrade the program where it runs; an agent installed in the cluster is not this one",
+      };
+    }
+    return upgradeRound(this.selfUpgrade(this.o.deployment), d);
   }
 
   /** An upgrade to this version is confirmed by its first accepted heartbeat, or undone past its deadline. */
   async afterHeartbeat(accepted: boolean): Promise<void> {
-    if (this.upgradeSettled) return;
+    if (this.upgradeSettled || this.o.deployment === null) return;
     try {
-      await settleOwnUpgrade(this.selfUpgrade(), accepted);
+      await settleOwnUpgrade(this.selfUpgrade(this.o.deployment), accepted);
       if (accepted) this.upgradeSettled = true;
     } catch (err) {
       this.o.log("warn", "KUBE_API_ERROR", `could not settle this version's upgrade record: ${errorText(err)}`);
@@ -460,6 +486,10 @@ export class KubeCluster implements ClusterBackend {
         ownPod: this.o.podName ? { namespace: this.o.namespace, name: this.o.podName } : null,
         startedAt,
         timeoutMs: this.o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS,
+        options: drainOptionsOf({
+          force: directiveParam(d, "force"),
+          deleteEmptyDirData: directiveParam(d, "deleteEmptyDirData"),
+        }),
         now: this.o.now(),
         log: this.o.log,
       },
@@ -472,6 +502,14 @@ export class KubeCluster implements ClusterBackend {
 
   /** After a disconnect: scale the agent to 0 and delete its role bindings (leave-cluster.ts). */
   async leave(): Promise<void> {
+    if (this.o.deployment === null) {
+      this.o.log(
+        "info",
+        "OUTSIDE_CLUSTER",
+        "run from outside the cluster (--kubeconfig): nothing in the cluster is this agent's, so nothing there was scaled or deleted; an agent installed in the cluster, if any, is left as it is",
+      );
+      return;
+    }
     await leaveCluster({
       client: this.o.client,
       namespace: this.o.namespace,

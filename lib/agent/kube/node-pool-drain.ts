@@ -1,10 +1,13 @@
 import type { LogCode, LogFields, LogLevel } from "../log";
 import type { DirectiveState } from "./directive-state";
-import { isTerminal, nodePoolSourceOf, type KubeNode, type KubePod } from "./facts-from-cluster";
-import { ACCEPT_METADATA_LIST, KubeApiError, kubeStatus, type KubeClient } from "./kube-client";
+import { drainVerdict, type DrainOptions, type DrainPod } from "./drain-filters";
+import { nodePoolSourceOf, type KubeNode } from "./facts-from-cluster";
+import { KubeApiError, kubeStatus, type KubeClient } from "./kube-client";
 
-// drainNodePool as `kubectl drain` does it, one round per heartbeat: cordon the pool's nodes, then
-// ask the Eviction API for every pod that would not come straight back. A pod the API server
+// drainNodePool as `kubectl drain` does it, one round per heartbeat: refuse (before cordoning)
+// when a pod would be lost for good (drain-filters.ts: no controller, emptyDir data) unless the
+// directive allows it, cordon the pool's nodes, then ask the Eviction API for every pod that would
+// not come straight back. A pod the API server
 // refuses for now (a PodDisruptionBudget's 429, the 500 of a pod under several budgets, the 403
 // of a namespace being deleted) is asked again next round while the others carry on; a pod being
 // deleted is waited for, not evicted again; the agent's own pod goes last. The directive fails
@@ -19,6 +22,8 @@ export interface NodePoolDrain {
   /** When the directive started, and how long it may take. */
   startedAt: number;
   timeoutMs: number;
+  /** What the directive allows to be lost (kubectl drain's --force and --delete-emptydir-data). */
+  options: DrainOptions;
   now: number;
   log: (level: LogLevel, code: LogCode, message: string, fields?: LogFields) => void;
 }
@@ -29,7 +34,7 @@ const NAMESPACE_TERMINATING = "NamespaceTerminating";
 
 type EvictionAnswer = "evicted" | "gone" | "retry";
 
-async function evict(client: KubeClient, pod: KubePod): Promise<{ answer: EvictionAnswer; why?: string }> {
+async function evict(client: KubeClient, pod: DrainPod): Promise<{ answer: EvictionAnswer; why?: string }> {
   const { name, namespace } = pod.metadata;
   const res = await client.request("evictPod", `/api/v1/namespaces/${namespace}/pods/${name}/eviction`, {
     body: { apiVersion: "policy/v1", kind: "Eviction", metadata: { name, namespace } },
@@ -58,9 +63,28 @@ async function evict(client: KubeClient, pod: KubePod): Promise<{ answer: Evicti
   }
 }
 
-/** Pods a drain leaves alone: finished, a DaemonSet's (they would come straight back), static mirror pods. */
-function staysOnNode(pod: KubePod): boolean {
-  return isTerminal(pod) || (pod.metadata.ownerReferences ?? []).some((o) => o.kind === "DaemonSet" || o.kind === "Node");
+/** Only what a drain decides on is kept of each pod (a node's pods are read whole, for their volumes). */
+function slimPod(pod: DrainPod): DrainPod {
+  const { name, namespace, deletionTimestamp, annotations, ownerReferences } = pod.metadata;
+  const mirror = annotations?.["kubernetes.io/config.mirror"];
+  return {
+    metadata: {
+      name,
+      namespace,
+      deletionTimestamp,
+      ...(mirror !== undefined ? { annotations: { "kubernetes.io/config.mirror": mirror } } : {}),
+      ownerReferences: ownerReferences?.map((o) => ({ kind: o.kind, name: o.name, controller: o.controller })),
+    },
+    spec: {
+      volumes: (pod.spec?.volumes ?? []).filter((v) => v.emptyDir !== undefined).map((v) => ({ name: v.name, emptyDir: {} })),
+    },
+    status: { phase: pod.status?.phase },
+  };
+}
+
+/** "a, b, c, and 4 more" */
+function someOf(items: string[], max = 10): string {
+  return items.slice(0, max).join(", ") + (items.length > max ? `, and ${items.length - max} more` : "");
 }
 
 /** One round of draining `pool`; called each heartbeat until it is done or failed. */
@@ -78,6 +102,34 @@ export async function drainNodePoolRound(o: NodePoolDrain, pool: unknown, id: st
     };
   }
   const c = o.client;
+  // Read whole (not as metadata) for their volumes; one node at a time, so a page is ~110 pods.
+  const podsOf = new Map<string, DrainPod[]>();
+  for (const node of nodes) {
+    const pods = await c.listPages<DrainPod, DrainPod[]>(
+      "listPods",
+      "/api/v1/pods",
+      () => [],
+      (into, items) => into.push(...items.map(slimPod)),
+      { fieldSelector: `spec.nodeName=${node.metadata.name},${NON_TERMINAL}` },
+    );
+    podsOf.set(node.metadata.name, pods);
+  }
+  const isOwn = (pod: DrainPod) =>
+    !!o.ownPod && pod.metadata.namespace === o.ownPod.namespace && pod.metadata.name === o.ownPod.name;
+  const blocked: string[] = [];
+  for (const pods of podsOf.values()) {
+    for (const pod of pods) {
+      // Already being deleted: it is leaving, lost or not.
+      if (pod.metadata.deletionTimestamp) continue;
+      const verdict = drainVerdict(pod, o.options, isOwn(pod));
+      if (verdict.action === "blocked") blocked.push(`${pod.metadata.namespace}/${pod.metadata.name} (${verdict.why})`);
+    }
+  }
+  if (blocked.length > 0) {
+    const reason = `node pool ${pool} was not drained, as kubectl drain would not: ${blocked.length} pod(s) would be lost for good: ${someOf(blocked)}. Move them first, or retire the pool again allowing it (force: evict pods no controller recreates; deleteEmptyDirData: evict pods with emptyDir data)`;
+    o.log("warn", "DRAIN_BLOCKED", reason, { id, nodePool: pool });
+    return { state: "failed", reason };
+  }
   for (const node of nodes) {
     if (node.spec?.unschedulable) continue;
     await c.request("cordonNode", `/api/v1/nodes/${node.metadata.name}`, {
@@ -89,20 +141,13 @@ export async function drainNodePoolRound(o: NodePoolDrain, pool: unknown, id: st
   }
   const left: string[] = [];
   const waiting = new Map<string, number>();
-  let own: KubePod | null = null;
+  let own: DrainPod | null = null;
   for (const node of nodes) {
-    const pods = await c.listPages<KubePod, KubePod[]>(
-      "listPods",
-      "/api/v1/pods",
-      () => [],
-      (into, items) => into.push(...items),
-      { fieldSelector: `spec.nodeName=${node.metadata.name},${NON_TERMINAL}`, accept: ACCEPT_METADATA_LIST },
-    );
-    for (const pod of pods) {
-      if (staysOnNode(pod)) continue;
+    for (const pod of podsOf.get(node.metadata.name) ?? []) {
+      if (drainVerdict(pod, o.options, isOwn(pod)).action === "skip") continue;
       const { name, namespace } = pod.metadata;
       const ref = `${namespace}/${name}`;
-      if (o.ownPod && namespace === o.ownPod.namespace && name === o.ownPod.name) {
+      if (isOwn(pod)) {
         own = pod;
         continue;
       }

@@ -1,10 +1,20 @@
 import type { TokenSource } from "../agent";
 import { certificateMatchesKey } from "../csr";
 import { AGENT_REMOVE_COMMAND } from "../../domain/agent-kube-calls";
-import { StateError, TombstoneError, type AgentState, type ClusterRecord, type StateStore, type Tombstone } from "../state";
+import {
+  StateError,
+  StateUnavailableError,
+  TombstoneError,
+  type AgentState,
+  type ClusterRecord,
+  type StateStore,
+  type Tombstone,
+} from "../state";
+import { errorText } from "../../domain/error-text";
 import { backoffDelay } from "../backoff";
 import { KubeApiError, type KubeClient } from "./kube-client";
 import { parseUpgradeRecord, type UpgradeRecord, type UpgradeRecords } from "./self-upgrade";
+import { isTransientKubeError } from "./transient";
 
 // In a cluster the agent's identity (key, certificate, fleet CA, cluster id) lives in a Secret the
 // manifest creates empty (RBAC cannot limit `create` by name, so the agent only gets get/update/
@@ -62,8 +72,18 @@ export class SecretStateStore implements StateStore, UpgradeRecords {
     return `/api/v1/namespaces/${this.ref.namespace}/secrets/${this.ref.name}`;
   }
 
+  /** A busy or restarting API server is StateUnavailableError (retried); a refusal stays what it is. */
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isTransientKubeError(err)) throw new StateUnavailableError(`${this.location} cannot be reached now: ${errorText(err)}`);
+      throw err;
+    }
+  }
+
   private async read(): Promise<SecretObject> {
-    const res = await this.client.request("getStateSecret", this.path(), { allow: [404] });
+    const res = await this.call(() => this.client.request("getStateSecret", this.path(), { allow: [404] }));
     if (res.status === 404) {
       throw new StateError(`${this.location} does not exist: the manifest creates it empty (kubectl apply it again)`);
     }
@@ -81,9 +101,11 @@ export class SecretStateStore implements StateStore, UpgradeRecords {
       const secret = await this.read();
       const data = change({ ...(secret.data ?? {}) });
       try {
-        await this.client.request("updateStateSecret", this.path(), {
-          body: { apiVersion: "v1", kind: "Secret", metadata: secret.metadata, type: secret.type ?? "Opaque", data },
-        });
+        await this.call(() =>
+          this.client.request("updateStateSecret", this.path(), {
+            body: { apiVersion: "v1", kind: "Secret", metadata: secret.metadata, type: secret.type ?? "Opaque", data },
+          }),
+        );
         return;
       } catch (err) {
         if (!(err instanceof KubeApiError && err.status === 409) || attempt + 1 >= CONFLICT_RETRIES) throw err;

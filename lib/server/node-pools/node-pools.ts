@@ -1,7 +1,7 @@
 import "server-only";
 import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import { ApiError } from "@/lib/server/api/errors";
-import { db } from "@/lib/server/db/client";
+import { db, type Tx } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
 import { inTransaction } from "@/lib/server/db/transaction";
@@ -12,7 +12,14 @@ import { nodeActionsProblem } from "@/lib/domain/node-actions";
  * Retires a node pool: a `drainNodePool` directive goes to the agent and the pool shows
  * Retiring; when the agent stops reporting the pool (drained), the heartbeat writer removes it.
  */
-export async function retireNodePool(actor: Actor, clusterId: string, pool: string, reason: string | null) {
+export async function retireNodePool(
+  actor: Actor,
+  clusterId: string,
+  pool: string,
+  reason: string | null,
+  /** What the drain may lose (kubectl drain's --force, --delete-emptydir-data); off by default. */
+  drain: { force?: boolean; deleteEmptyDirData?: boolean } = {},
+) {
   const now = new Date();
   // An agent that lists its capabilities without node actions would never be sent the directive
   // (docs/protocol.md), so the pool would show Retiring forever: refused here. One that lists none is
@@ -27,16 +34,27 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
       const cluster = await tx.cluster.findUnique({ where: { id: clusterId }, select: { id: true } });
       throw new ApiError("not_found", cluster ? "No such node pool on this cluster." : "No cluster with this id.");
     }
-    if (p.state === "Retiring") throw new ApiError("conflict", "This node pool is already being retired.");
+    // A drain the agent refused or gave up on (its directive closed as failed) may be asked again,
+    // e.g. allowing what it refused to lose; one still under way may not.
+    if (p.state === "Retiring" && (await drainUnderWay(tx, clusterId, pool)))
+      throw new ApiError("conflict", "This node pool is already being retired.");
     const unavailable = nodeActionsProblem(capabilities);
     if (unavailable) throw new ApiError("incompatible_agent", unavailable, { capabilities });
     await tx.nodePool.update({ where: { id: p.id }, data: { state: "Retiring" } });
-    const directiveId = await createDirective(tx, afterCommit, { clusterId, type: "drainNodePool", payload: { nodePool: pool } });
+    const options = {
+      ...(drain.force ? { force: true } : {}),
+      ...(drain.deleteEmptyDirData ? { deleteEmptyDirData: true } : {}),
+    };
+    const directiveId = await createDirective(tx, afterCommit, {
+      clusterId,
+      type: "drainNodePool",
+      payload: { nodePool: pool, ...options },
+    });
     const event: ClusterEventRow = {
       clusterId,
       clusterName: p.cluster.name,
       kind: "nodePool",
-      fromValue: "Active",
+      fromValue: p.state,
       toValue: "Retiring",
       reason: `${pool}: ${reason ?? "retired"}`,
       at: now,
@@ -47,9 +65,18 @@ export async function retireNodePool(actor: Actor, clusterId: string, pool: stri
       actor,
       "nodePool.retire",
       { type: "cluster", id: clusterId },
-      { cluster: p.cluster.name, nodePool: pool, nodes: p.nodeCount, readyNodes: p.readyNodes, directiveId, reason },
+      { cluster: p.cluster.name, nodePool: pool, nodes: p.nodeCount, readyNodes: p.readyNodes, directiveId, reason, ...options },
     );
   });
+}
+
+/** A drainNodePool for this pool not yet acknowledged (done or failed). */
+async function drainUnderWay(tx: Tx, clusterId: string, pool: string): Promise<boolean> {
+  const open = await tx.directive.findMany({
+    where: { clusterId, type: "drainNodePool", ackedAt: null },
+    select: { payload: true },
+  });
+  return open.some((d) => (JSON.parse(d.payload) as { nodePool?: unknown }).nodePool === pool);
 }
 
 type Stale = { clusterIds: Set<string>; pools: number; nodes: number; asOf: number | null };

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { startKubeCluster } from "../../helpers/kube-cluster-harness";
-import { gkeCluster, type FakeCluster, type FakeNode } from "../../helpers/kube-clusters";
+import { gkeCluster, type FakeCluster, type FakeNode, type FakePod } from "../../helpers/kube-clusters";
 
 const HIGHMEM = "gke-prod-us-highmem-5e6f7a8b-p2l1";
 
@@ -83,6 +83,57 @@ describe("drainNodePool", () => {
     assert.match(ack!.reason, /node pool highmem was not drained within 600 s: 1 pod\(s\) left/);
     assert.ok(ack!.reason.includes(`search/${stuck}`), ack!.reason);
     assert.match(ack!.reason, /a PodDisruptionBudget does not allow it now/);
+  });
+
+  test("as kubectl drain: a bare pod and one with emptyDir data refuse the drain, named, before anything is cordoned; force and deleteEmptyDirData allow them; DaemonSet and mirror pods stay", async () => {
+    const cluster = gkeCluster();
+    const statefulSet = cluster.pods.find((p) => p.metadata.namespace === "search")!;
+    const pod = (name: string, extra: Partial<FakePod["metadata"]>, volumes?: FakePod["spec"]["volumes"]): FakePod => ({
+      metadata: { name, namespace: "search", uid: `uid-${name}`, ...extra },
+      spec: { nodeName: HIGHMEM, ...(volumes ? { volumes } : {}) },
+      status: { phase: "Running" },
+    });
+    cluster.pods.push(
+      pod("debug-shell", {}),
+      pod("indexer-0", { ownerReferences: statefulSet.metadata.ownerReferences }, [{ name: "scratch", emptyDir: {} }]),
+      pod(`kube-proxy-${HIGHMEM}`, { namespace: "kube-system", annotations: { "kubernetes.io/config.mirror": "3f1a" } }),
+    );
+    const { api, kube, cordons, evictions } = await setup(cluster);
+    await kube.collect();
+    kube.start({ id: "n1", type: "drainNodePool", nodePool: "highmem" });
+    await kube.progress();
+    const [refused] = kube.ackEntries(["n1"]) as { id: string; ok: false; reason: string }[];
+    assert.equal(refused?.ok, false);
+    assert.match(
+      refused!.reason,
+      /node pool highmem was not drained, as kubectl drain would not: 2 pod\(s\) would be lost for good/,
+    );
+    assert.ok(refused!.reason.includes("search/debug-shell (no controller would recreate it (force))"), refused!.reason);
+    assert.ok(refused!.reason.includes("search/indexer-0 (its emptyDir data would be deleted (deleteEmptyDirData))"));
+    assert.deepEqual([cordons().length, evictions().length], [0, 0], "refused before anything changed");
+
+    // Allowing one of the two is not enough.
+    kube.start({ id: "n2", type: "drainNodePool", nodePool: "highmem", force: true });
+    await kube.progress();
+    const [still] = kube.ackEntries(["n2"]) as { reason: string }[];
+    assert.match(still!.reason, /1 pod\(s\) would be lost for good: search\/indexer-0/);
+
+    kube.start({ id: "n3", type: "drainNodePool", payload: { nodePool: "highmem", force: true, deleteEmptyDirData: true } });
+    for (let i = 0; i < 4 && kube.ackEntries(["n3"]).length === 0; i++) await kube.progress();
+    assert.deepEqual(kube.ackEntries(["n3"]), ["n3"]);
+    assert.ok(evictions().includes("debug-shell") && evictions().includes("indexer-0"));
+    assert.ok(
+      !evictions().some((n) => n.startsWith("kube-proxy-") || n.startsWith("fluentbit-gke")),
+      "mirror and DaemonSet pods stay",
+    );
+    const left = api.cluster.pods.filter((p) => p.spec.nodeName === HIGHMEM).map((p) => p.metadata.name);
+    assert.ok(left.includes(`kube-proxy-${HIGHMEM}`));
+    assert.equal(
+      left.filter((n) => !n.startsWith("kube-proxy-") && !n.startsWith("fluentbit-gke") && !n.startsWith("gke-metrics-agent"))
+        .length,
+      0,
+      left.join(" "),
+    );
   });
 
   test("control-plane nodes are a pool of their own that is never cordoned; fallback pools are refused", async () => {

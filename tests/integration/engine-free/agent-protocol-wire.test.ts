@@ -19,11 +19,15 @@ import { certificateFingerprint, certificateMatchesKey, generateRsaKeyPair } fro
 import { MemoryLogger, formatEntry } from "@/lib/agent/log";
 import type { ClusterBackend } from "@/lib/agent/cluster-backend";
 import { preflight } from "@/lib/agent/preflight";
+import { SecretStateStore, secretTokenSource } from "@/lib/agent/kube/secret-state";
 import { FileStateStore } from "@/lib/agent/state";
 import { simulatedBackend } from "@/lib/agent/simulator/simulated-backend";
 import { simulatedClusterUid } from "@/lib/agent/simulator/simulated-cluster";
 import { fileTokenSource, staticTokenSource } from "@/lib/agent/token";
 import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
+import { FakeKubeApi } from "../../helpers/fake-kube-api";
+import { startKubeCluster } from "../../helpers/kube-cluster-harness";
+import { eksCluster } from "../../helpers/kube-clusters";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const TOKEN = "frt_testpublicid_" + "s3cr3t".repeat(6);
@@ -1331,6 +1335,50 @@ describe("agent and simulator as processes", () => {
     }
   });
 
+  test("cli from a laptop (--kubeconfig) next to an in-cluster install: its upgrade and disconnect touch nothing in the cluster, and it says so", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const api = await new FakeKubeApi(eksCluster(), { tokens: ["laptop-admin"] }).start();
+    api.addAgentBindings();
+    const kubeconfig = path.join(dir, "laptop-kubeconfig");
+    fs.writeFileSync(kubeconfig, api.kubeconfig("laptop-admin"));
+    const installed = api.deploymentState();
+    fleet.interval = 1;
+    let upgradeAck: { id: string; reason?: string } | undefined;
+    fleet.heartbeatHook = (ctx) => {
+      if (fleet.heartbeats.filter((h) => h.clusterId === ctx.clusterId).length === 2)
+        fleet.directive(ctx.clusterId, { id: "up-1", type: "upgrade", version: "9.9.9", image: "fleet-registry/agent:9.9.9" });
+      const ack = ((ctx.body.acks as unknown[]) ?? []).find((a) => (a as { id?: string }).id === "up-1");
+      if (ack && !upgradeAck) {
+        upgradeAck = ack as { id: string; reason?: string };
+        fleet.directive(ctx.clusterId, { id: "bye-1", type: "disconnect" });
+      }
+      return undefined;
+    };
+    try {
+      const r = await run("cli.ts", [
+        ...["--server", fleet.url.href, "--ca-file", path.join(dir, "ca.pem"), "--heartbeat-interval", "0.2"],
+        ...["--kubeconfig", kubeconfig, "--name", "laptop-1", "--labels", "env=dev,region=eu-west-1"],
+        ...["--token-file", tokenFile(dir), "--state-dir", path.join(dir, "laptop-state")],
+      ]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /fleet-agent OUTSIDE_CLUSTER run from outside the cluster \(kubeconfig /);
+      assert.match(r.stdout, /fleet-agent OUTSIDE_CLUSTER .*nothing there was scaled or deleted/);
+      assert.match(r.stdout, /fleet-agent DISCONNECTED /);
+      assert.deepEqual(api.deploymentState(), installed, "the in-cluster agent's Deployment as it was");
+      assert.deepEqual([...api.roleBindings, ...api.clusterRoleBindings].sort(), [
+        "fleet-agent",
+        "fleet-system/fleet-agent",
+        "kube-public/fleet-agent-cluster-info",
+      ]);
+      assert.deepEqual(api.writes(), [], "not one write to the cluster");
+      assert.match(upgradeAck?.reason ?? "", /runs outside the cluster \(--kubeconfig\) and has no Deployment there to upgrade/);
+    } finally {
+      fleet.heartbeatHook = undefined;
+      fleet.interval = 30;
+      await api.stop();
+    }
+  });
+
   test("simulate: a small fleet registers over real TLS, heartbeats, and stops by itself at --duration", async () => {
     fleet.tokens.set(TOKEN, 100);
     const before = fleet.heartbeats.length;
@@ -1377,5 +1425,223 @@ describe("agent and simulator as processes", () => {
       "degraded clusters report it",
     );
     for (const b of beats) assert.equal(heartbeatRequestSchema.safeParse(b.body).success, true);
+  });
+});
+
+// ---- in a cluster: state and token in Secrets of the loopback Kubernetes API ----------------
+
+describe("the agent in a cluster, installed by GitOps", () => {
+  let fleet: FakeFleet;
+  before(async () => {
+    fleet = await FakeFleet.start();
+  });
+  after(async () => {
+    await fleet.close();
+  });
+
+  const STATE = { namespace: "fleet-system", name: "fleet-agent-state" };
+  const TOKEN_SECRET = { namespace: "fleet-system", name: "fleet-agent-token" };
+
+  /** The loopback Kubernetes API with the manifest's empty state Secret (and a token Secret when given). */
+  async function cluster(token?: string) {
+    const h = await startKubeCluster(eksCluster());
+    h.api.addSecret(STATE.name);
+    if (token) h.api.addSecret(TOKEN_SECRET.name, { token });
+    return { ...h, store: new SecretStateStore(h.client, STATE), token: secretTokenSource(h.client, TOKEN_SECRET) };
+  }
+
+  /** As the CLI runs it with --state-secret and --token-secret (a simulated cluster behind it). */
+  function inCluster(
+    k: Awaited<ReturnType<typeof cluster>>,
+    name: string,
+    extra: Partial<FleetAgentOptions> & { clusterUid?: string } = {},
+  ): FleetAgentOptions {
+    return agentOptions(fleet, "", { name, store: k.store, token: k.token, idleWhenRefused: true, ...extra });
+  }
+
+  /** Lets `run` go on until `done()` holds (the FakeClock's sleeps return at once). */
+  async function until(done: () => boolean, what: string) {
+    for (let i = 0; i < 5_000 && !done(); i++) await new Promise((r) => setTimeout(r, 2));
+    assert.ok(done(), what);
+  }
+
+  test("state Secret errors that pass (503, 429) are waited for with backoff, then it registers; 403 is configuration (exit 2)", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const k = await cluster(TOKEN);
+    k.api.secretFailures.push(503, 429, 503);
+    const logger = new MemoryLogger();
+    const agent: FleetAgent = new FleetAgent(
+      inCluster(k, "secret-busy-1", { logger, clock: new FakeClock(), hooks: { onHeartbeat: () => agent.stop() } }),
+    );
+    const result = await agent.run();
+    assert.equal(result.outcome, "stopped", `${result.code} ${result.message}`);
+    assert.ok(agent.clusterId, "registered once the API server answered");
+    const waits = logger.entries.filter((e) => e.code === "STATE_UNAVAILABLE");
+    assert.equal(waits.length, 3);
+    assert.match(waits[0]!.message, /Secret fleet-system\/fleet-agent-state cannot be reached now: .*HTTP 503/);
+
+    const refused = await cluster(TOKEN);
+    refused.api.secretFailures.push(403);
+    const denied = await new FleetAgent(inCluster(refused, "secret-rbac-1", { logger: new MemoryLogger() })).run();
+    assert.deepEqual([denied.outcome, denied.exitCode], ["config", 2]);
+    assert.match(denied.message, /could not read Secret fleet-system\/fleet-agent-state: .*HTTP 403/);
+  });
+
+  test("a state Secret wiped by a sync with no token idles, Ready=false saying why, then registers once a token is there; that token put back later is recognised as used and left alone", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const k = await cluster();
+    const logger = new MemoryLogger();
+    let revokedRefusals = 0;
+    const first: FleetAgent = new FleetAgent(
+      inCluster(k, "wiped-1", { logger, clock: new FakeClock(), hooks: { onHeartbeat: () => first.stop() } }),
+    );
+    const run = first.run();
+    after(() => first.stop());
+    await until(() => logger.has("TOKEN_AWAITED"), "waits for a token");
+    assert.equal(first.ready, false);
+    assert.match(
+      first.notReadyReason ?? "",
+      /^no identity in Secret fleet-system\/fleet-agent-state and no registration token in Secret fleet-system\/fleet-agent-token$/,
+    );
+    assert.match(logger.entries.find((e) => e.code === "TOKEN_AWAITED")!.message, /Argo CD Replace=true/);
+    k.api.addSecret(TOKEN_SECRET.name, { token: TOKEN });
+    assert.equal((await run).outcome, "stopped");
+    assert.ok(first.clusterId);
+    assert.equal(logger.entries.filter((e) => e.code === "TOKEN_AWAITED" && e.level === "warn").length, 1, "said once");
+    assert.equal(k.api.secrets.has("fleet-system/fleet-agent-token"), false, "the used token's Secret was deleted");
+
+    // GitOps puts the token Secret back; later the certificate is refused: the agent does not try
+    // the used token, says so once, and leaves its Secret alone.
+    k.api.addSecret(TOKEN_SECRET.name, { token: TOKEN });
+    fleet.revoked.add(fleet.clusters.get("wiped-1")!.serial);
+    const registers = fleet.registers.length;
+    const later = new MemoryLogger();
+    const second: FleetAgent = new FleetAgent(
+      inCluster(k, "wiped-1", {
+        logger: later,
+        clock: new FakeClock(),
+        hooks: { onFailure: (f) => void (f.code === "CERTIFICATE_REVOKED" && ++revokedRefusals >= 3 && second.stop()) },
+      }),
+    );
+    assert.equal((await second.run()).outcome, "stopped");
+    assert.equal(fleet.registers.length, registers, "no registration with the used token");
+    assert.equal(later.entries.filter((e) => e.code === "TOKEN_ALREADY_USED").length, 1);
+    assert.match(
+      later.entries.find((e) => e.code === "TOKEN_ALREADY_USED")!.message,
+      /the token in Secret fleet-system\/fleet-agent-token is the one this agent registered with/,
+    );
+    assert.ok(k.api.secrets.has("fleet-system/fleet-agent-token"), "left where GitOps put it");
+    const deletes = k.api.requests.filter((r) => r.method === "DELETE" && r.path.endsWith("/secrets/fleet-agent-token"));
+    assert.equal(deletes.length, 1, "deleted once, after the registration: no fight with the sync");
+  });
+
+  test("a state restored into another cluster (another kube-system UID) is not acted on: no heartbeat as the old id; it registers anew with a new key once a token is there", async () => {
+    fleet.tokens.set(TOKEN, 1);
+    const k = await cluster(TOKEN);
+    const original: FleetAgent = new FleetAgent(
+      inCluster(k, "velero-1", {
+        clusterUid: "0b9c2a6e-4d1f-4b8e-9a63-1c2d3e4f5a6b",
+        clock: new FakeClock(),
+        hooks: { onHeartbeat: () => original.stop() },
+      }),
+    );
+    assert.equal((await original.run()).outcome, "stopped");
+    const oldId = original.clusterId!;
+    const stored = JSON.parse(k.api.secretText(STATE.name, "cluster.json")!);
+    assert.equal(stored.clusterUid, "0b9c2a6e-4d1f-4b8e-9a63-1c2d3e4f5a6b", "the identity is bound to its cluster");
+    const oldKey = k.api.secretText(STATE.name, "key.pem")!;
+
+    // Velero restores the namespace, state Secret included, into a DR cluster.
+    const beats = fleet.heartbeats.length;
+    const logger = new MemoryLogger();
+    const restored: FleetAgent = new FleetAgent(
+      inCluster(k, "velero-1", {
+        clusterUid: "7e57c0de-0000-4000-8000-00000000d15a",
+        logger,
+        clock: new FakeClock(),
+        hooks: { onHeartbeat: () => restored.stop() },
+      }),
+    );
+    const run = restored.run();
+    after(() => restored.stop());
+    await until(() => logger.has("TOKEN_AWAITED"), "waits for a token to register anew");
+    assert.equal(fleet.heartbeats.length, beats, "no heartbeat as the old cluster");
+    const why = logger.entries.find((e) => e.code === "STATE_OTHER_CLUSTER")!;
+    assert.equal(why.level, "error");
+    assert.match(why.message, new RegExp(`holds the identity of cluster ${oldId} .*Two clusters must never share an id`));
+    assert.match(restored.notReadyReason ?? "", /the state belongs to another cluster/);
+    fleet.tokens.set(TOKEN, 1);
+    k.api.addSecret(TOKEN_SECRET.name, { token: TOKEN });
+    assert.equal((await run).outcome, "stopped");
+    const reg = fleet.registers.at(-1)!;
+    assert.notEqual(
+      csrPublicKey(String(reg.body.csr)),
+      crypto.createPublicKey(oldKey).export({ type: "spki", format: "pem" }).toString(),
+      "a new key: the copied one belongs to the other cluster's identity",
+    );
+    assert.equal(reg.body.clusterUid, "7e57c0de-0000-4000-8000-00000000d15a");
+    assert.equal(JSON.parse(k.api.secretText(STATE.name, "cluster.json")!).clusterUid, "7e57c0de-0000-4000-8000-00000000d15a");
+  });
+
+  test("a token replaced while the request waits for approval: asked again with the new one, same key, same request; a restart while pending asks with the same key", async () => {
+    const rotated = "frt_rotatedid_" + "r0t4t3d".repeat(4);
+    fleet.tokens.set(TOKEN, 1);
+    fleet.tokens.set(rotated, 1);
+    let current = TOKEN;
+    let pending = 0;
+    let agent: FleetAgent | null = null;
+    const seen = fleet.registers.length;
+    fleet.registerHook = () => {
+      // The replaced token was revoked: only a repeat that carries the new one is still waiting.
+      if (fleet.registers.at(-1)!.auth !== `Bearer ${current}`)
+        return { status: 401, body: { error: "token_revoked", message: "This registration token was revoked." } };
+      if (++pending > 3) return undefined;
+      if (pending === 1) current = rotated;
+      if (pending === 2) setImmediate(() => agent!.stop());
+      return { status: 202, body: { status: "pending_approval", requestId: "rr_rot", retryAfterSeconds: 5 } };
+    };
+    const stateDir = path.join(tmpDir(), "s");
+    const options = (logger: MemoryLogger, hooks: FleetAgentOptions["hooks"] = {}) =>
+      agentOptions(fleet, stateDir, {
+        name: "rotated-1",
+        token: { describe: "Secret fleet-system/fleet-agent-token", read: async () => current },
+        clock: new FakeClock(),
+        logger,
+        hooks,
+      });
+    try {
+      const logger = new MemoryLogger();
+      agent = new FleetAgent(options(logger));
+      const first = await agent.run();
+      assert.equal(first.outcome, "stopped", `${first.code} ${first.message}`);
+      assert.match(
+        logger.entries.find((e) => e.code === "APPROVAL_PENDING" && /was replaced/.test(e.message))!.message,
+        /the registration token in Secret fleet-system\/fleet-agent-token was replaced while request rr_rot waits for approval/,
+      );
+      // The pod restarts while the request still waits.
+      const restarted: FleetAgent = new FleetAgent(options(new MemoryLogger(), { onHeartbeat: () => restarted.stop() }));
+      agent = restarted;
+      assert.equal((await restarted.run()).outcome, "stopped");
+      assert.ok(restarted.clusterId);
+      const attempts = fleet.registers.slice(seen);
+      assert.deepEqual(
+        attempts.map((a) => a.auth),
+        [TOKEN, rotated, rotated, rotated].map((t) => `Bearer ${t}`),
+      );
+      assert.deepEqual(attempts[1]!.body, attempts[0]!.body, "the same request, CSR included, with the new token");
+      const keys = new Set(attempts.map((a) => csrPublicKey(String(a.body.csr))));
+      assert.equal(keys.size, 1, "one key across the token change and the restart");
+    } finally {
+      fleet.registerHook = undefined;
+      agent?.stop();
+    }
+  });
+
+  test("KubeCluster tells the cluster's identity: the kube-system UID; unknown when RBAC refuses it", async () => {
+    const k = await cluster();
+    assert.equal(await k.kube.clusterIdentity(), k.api.kubeSystemUid.toLowerCase());
+    const other = await cluster();
+    other.api.kubeSystemForbidden = true;
+    assert.equal(await other.kube.clusterIdentity(), null);
   });
 });

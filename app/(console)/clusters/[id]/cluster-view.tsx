@@ -161,7 +161,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
                     ? {
                         unavailable: nodeActionsProblem(c.capabilities),
                         workloads: c.workloads,
-                        onRetire: (pool, reason) => retirePool.mutateAsync({ pool, reason: reason ?? "" }),
+                        onRetire: (pool, reason, drain) => retirePool.mutateAsync({ pool, reason: reason ?? "", drain }),
                       }
                     : undefined
                 }
