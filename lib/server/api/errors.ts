@@ -42,6 +42,8 @@ const STATUS = {
   role_managed_by_sso: 409,
   /** A bulk action whose confirmed count is not the selection's count now; details carry the current count. */
   count_changed: 409,
+  /** Approving a rollout's next stage while an upgraded cluster of the finished stage is not Ready on the target. */
+  canaries_not_ready: 409,
   cluster_deregistered: 410,
   /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
   registration_request_expired: 410,
