@@ -5,7 +5,9 @@ import type { NodePool } from "@/lib/client/clusters";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { formatMemory } from "@/components/ui/format";
-import { ReasonDialog } from "@/components/ui/reason-dialog";
+import type { RetireNodePoolInput } from "@/lib/contracts/clusters";
+import type { HealthStatus } from "@/lib/domain/status";
+import { RetirePoolDialog, type PoolWorkloads } from "./retire-pool-dialog";
 
 const th = "px-4 py-2.5 font-medium";
 const td = "px-4 py-2.5";
@@ -14,8 +16,10 @@ export type PoolActions = {
   /** why Retire is unavailable (the agent does not advertise node actions); null when it is */
   unavailable: string | null;
   /** the cluster's pods as last reported (the agent does not count them per pool) */
-  workloads: { pods: number; userPods?: number | null } | null;
-  onRetire: (pool: string, reason: string | undefined) => Promise<unknown>;
+  workloads: PoolWorkloads;
+  /** retiring is refused unless the cluster is Ready */
+  clusterHealth: HealthStatus;
+  onRetire: (pool: string, input: RetireNodePoolInput) => Promise<unknown>;
 };
 
 /** Node pools as the agent last reported them; with `actions` (operators), a Retire per pool. */
@@ -114,21 +118,18 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
         </table>
       </div>
       {actions && retiring && (
-        <ReasonDialog
-          title={`Retire node pool ${retiring.name}?`}
-          description={<RetireSummary pool={retiring} workloads={actions.workloads} />}
-          reasonRequired={false}
-          reasonHint="Kept in the audit log."
-          confirmLabel="Retire pool"
-          pendingLabel="Retiring…"
-          variant="danger"
+        <RetirePoolDialog
+          pool={retiring}
+          pools={pools}
+          clusterHealth={actions.clusterHealth}
+          workloads={actions.workloads}
           pending={pending}
           error={error}
           onClose={() => setRetiring(null)}
-          onConfirm={(reason) => {
+          onConfirm={(input) => {
             setPending(true);
             actions
-              .onRetire(retiring.name, reason)
+              .onRetire(retiring.name, input)
               .then(() => setRetiring(null))
               .catch(setError)
               .finally(() => setPending(false));
@@ -136,24 +137,6 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
         />
       )}
     </>
-  );
-}
-
-function RetireSummary({ pool, workloads }: { pool: NodePool; workloads: PoolActions["workloads"] }) {
-  const pods = workloads
-    ? `${workloads.pods} pod${workloads.pods === 1 ? "" : "s"}${workloads.userPods != null ? ` (${workloads.userPods} of them user pods)` : ""}`
-    : null;
-  return (
-    <span data-testid="retire-summary">
-      The agent cordons and drains the pool&apos;s{" "}
-      <strong>
-        {pool.nodeCount} node{pool.nodeCount === 1 ? "" : "s"}
-      </strong>{" "}
-      ({pool.readyNodes} ready); the pods on them are evicted and rescheduled elsewhere.{" "}
-      {pods
-        ? `The cluster runs ${pods} in all; the agent does not count them per pool.`
-        : "The agent has not reported the cluster's pods."}
-    </span>
   );
 }
 

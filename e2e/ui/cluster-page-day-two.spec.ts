@@ -165,6 +165,10 @@ test.describe("the cluster page on day two", () => {
       await expect(dialog).toBeVisible();
       await expect(dialog.getByTestId("retire-summary")).toContainText("3 nodes");
       await expect(dialog.getByTestId("retire-summary")).toContainText("42 pods (17 of them user pods)");
+      // The pool's name typed and a reason, like removing a cluster.
+      await dialog.getByRole("button", { name: "Retire pool" }).click();
+      await expect(dialog).toContainText("Type the pool name exactly as shown (general) to confirm.");
+      await dialog.getByLabel("Type general to confirm").fill("general");
       await dialog.getByLabel("Reason").fill(`e2e retire ${run}`);
       await saveScreenshots(page, testInfo, "cluster-retire-dialog");
       await savePhoneScreenshots(page, testInfo, "cluster-retire-dialog-phone");
@@ -175,6 +179,13 @@ test.describe("the cluster page on day two", () => {
       await expect(dialog).toHaveCount(0);
       await expect(pools.getByRole("row").filter({ hasText: "general" }).getByText("Retiring")).toBeVisible();
       await expect(page.getByRole("button", { name: /^Retire general\s*…$/ })).toHaveCount(0);
+      // batch is now the cluster's last active pool: the dialog says why it cannot be retired.
+      await page.getByRole("button", { name: /^Retire batch\s*…$/ }).click();
+      const last = page.getByRole("dialog", { name: "Retire node pool batch?" });
+      await expect(last.getByTestId("retire-refused")).toContainText("last active node pool");
+      await expect(last.getByRole("button", { name: "Retire pool" })).toHaveCount(0);
+      await saveScreenshots(page, testInfo, "cluster-retire-refused");
+      await last.getByRole("button", { name: "Close" }).click();
 
       // The agent is sent the directive; the retirement is audited with the pool's counts.
       const directives = await able.heartbeat({ capabilities: ["drainNodePool"], nodePools: POOLS });
@@ -184,13 +195,16 @@ test.describe("the cluster page on day two", () => {
 
       // The API as an attacker or a script would call it.
       const retire = (api: APIRequestContext, id: string, pool: string) =>
-        api.post(`/api/v1/clusters/${id}/node-pools/${pool}/retire`, { data: {}, headers: SAME_ORIGIN });
+        api.post(`/api/v1/clusters/${id}/node-pools/${pool}/retire`, { data: { reason: "e2e" }, headers: SAME_ORIGIN });
       const again = await retire(operator, able.clusterId, "general");
       expect(again.status()).toBe(409);
       expect((await again.json()).error).toBe("conflict");
       const missing = await retire(operator, able.clusterId, "no-such-pool");
       expect(missing.status()).toBe(404);
       expect((await retire(operator, "no-such-cluster", "general")).status()).toBe(404);
+      const lastPool = await retire(operator, able.clusterId, "batch");
+      expect(lastPool.status()).toBe(409);
+      expect((await lastPool.json()).error).toBe("last_node_pool");
       expect((await retire(viewer, able.clusterId, "batch")).status()).toBe(403);
       const unsupported = await retire(operator, unable.clusterId, "general");
       expect(unsupported.status()).toBe(422);

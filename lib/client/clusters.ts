@@ -12,6 +12,7 @@ import {
   clusterListSchema,
   preCreatedClusterSchema,
   type ClusterDetail,
+  type RetireNodePoolInput,
 } from "@/lib/contracts/clusters";
 import { deregistrationSchema, type DeregistrationRequest } from "@/lib/contracts/deregistration";
 import { fleetFactsSchema } from "@/lib/contracts/tokens";
@@ -145,10 +146,10 @@ export function useUpdateClusterNotes(id: string) {
 export function useRetireNodePool(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ pool, reason }: { pool: string; reason: string }) =>
+    mutationFn: ({ pool, ...body }: { pool: string } & RetireNodePoolInput) =>
       fetchJson(routeUrl(clusterRoutes.retireNodePool, { id, pool }), {
         method: "POST",
-        body: reason ? { reason } : {},
+        body,
         schema: clusterRoutes.retireNodePool.response,
       }),
     onSuccess: (detail) => client.setQueryData(queryKeys.clusters.detail(id), detail),
