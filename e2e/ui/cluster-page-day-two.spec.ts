@@ -160,6 +160,10 @@ test.describe("the cluster page on day two", () => {
       const pools = page.getByRole("table").filter({ hasText: "Instance type" });
       await expect(pools.getByRole("row").filter({ hasText: "general" })).toBeVisible();
       await saveScreenshots(page, testInfo, "cluster-node-pools");
+      // Retiring needs the cluster Ready: a heartbeat now keeps it so through the dialog's screenshots.
+      const beat = () =>
+        able.heartbeat({ capabilities: ["disconnect", "upgrade", "drainNodePool"], nodePools: POOLS, workloads: WORKLOADS });
+      await beat();
       await page.getByRole("button", { name: /^Retire general\s*…$/ }).click();
       const dialog = page.getByRole("dialog", { name: "Retire node pool general?" });
       await expect(dialog).toBeVisible();
@@ -172,6 +176,7 @@ test.describe("the cluster page on day two", () => {
       await dialog.getByLabel("Reason").fill(`e2e retire ${run}`);
       await saveScreenshots(page, testInfo, "cluster-retire-dialog");
       await savePhoneScreenshots(page, testInfo, "cluster-retire-dialog-phone");
+      await beat();
       const box = (await dialog.boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(390);
@@ -180,6 +185,7 @@ test.describe("the cluster page on day two", () => {
       await expect(pools.getByRole("row").filter({ hasText: "general" }).getByText("Retiring")).toBeVisible();
       await expect(page.getByRole("button", { name: /^Retire general\s*…$/ })).toHaveCount(0);
       // batch is now the cluster's last active pool: the dialog says why it cannot be retired.
+      await beat();
       await page.getByRole("button", { name: /^Retire batch\s*…$/ }).click();
       const last = page.getByRole("dialog", { name: "Retire node pool batch?" });
       await expect(last.getByTestId("retire-refused")).toContainText("last active node pool");

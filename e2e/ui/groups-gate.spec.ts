@@ -12,7 +12,7 @@ test.describe("the change gate per group", () => {
     const run = `gate${Date.now().toString(36)}`;
     const now = sqlTimestamp();
     const old = sqlTimestamp(new Date(Date.now() - 10 * 60_000));
-    // Two Ready clusters and one NotReady for ten minutes, labelled for this run only.
+    // Two clusters heartbeating and one silent for ten minutes, labelled for this run only.
     const rows = [0, 1, 2].map((i): [string, string, string] => [`cl_${run}${i}`, `${run}-${i}`, i === 2 ? old : now]);
     await execSql(
       `INSERT INTO "Cluster" ("id", "name", "phase", "registeredAt", "lastHeartbeatAt", "apiServerHealth", "createdAt", "updatedAt") VALUES ${rows.map(() => "(?, ?, 'Active', ?, ?, 'ok', ?, ?)").join(", ")}`,
@@ -30,27 +30,32 @@ test.describe("the change gate per group", () => {
     });
     expect(created.status(), await created.text()).toBe(201);
     const api = async (query: string) =>
-      (await (await viewer.get(`/api/v1/gate?group=${run}${query}`)).json()) as { pass: boolean; summary: string };
+      (await (await viewer.get(`/api/v1/gate?group=${run}${query}`)).json()) as {
+        pass: boolean;
+        summary: string;
+        tolerance: { unready: number; total: number };
+      };
 
+    // None of them is enrolled (no env or region), and one is NotReady: the gate fails.
+    const strict = await api("");
+    expect(strict.pass).toBe(false);
     await page.goto("/groups");
     const gateCell = page.locator(`tr[data-group="${run}"]`).getByTestId("group-gate");
     await expect(gateCell).toContainText("Fail", { timeout: 30_000 });
-    await expect(gateCell).toContainText("1 of 3 failing");
+    await expect(gateCell).toContainText(`${strict.tolerance.unready} of ${strict.tolerance.total} failing`);
     await gateCell.click();
 
     await expect(page).toHaveURL(new RegExp(`/groups/${run}/gate$`));
-    const strict = await api("");
-    expect(strict.pass).toBe(false);
     await expect(page.getByTestId("gate-summary")).toHaveText(strict.summary, { timeout: 30_000 });
     await expect(page.getByTestId("gate-verdict")).toContainText("Fail");
     await expect(page.getByTestId("gate-failing-list")).toContainText(`${run}-2`);
     await expect(page.getByTestId("gate-failing-list")).toContainText("status is NotReady, not Ready");
 
-    // A tolerance of one: the page's URL carries it and the verdict is the API's with it.
-    await page.getByLabel("Unready clusters allowed").fill("1");
+    // A tolerance of all three: the page's URL carries it and the verdict is the API's with it.
+    await page.getByLabel("Unready clusters allowed").fill("3");
     await page.getByRole("button", { name: "Apply" }).click();
-    await expect(page).toHaveURL(/maxUnready=1/);
-    const tolerant = await api("&maxUnready=1");
+    await expect(page).toHaveURL(/maxUnready=3/);
+    const tolerant = await api("&maxUnready=3");
     expect(tolerant.pass).toBe(true);
     await expect(page.getByTestId("gate-summary")).toHaveText(tolerant.summary);
     await expect(page.getByTestId("gate-verdict")).toContainText("Pass");
