@@ -136,7 +136,7 @@ test.describe("the cluster page on day two", () => {
     playwright,
     apiAs,
   }, testInfo) => {
-    test.setTimeout(120_000);
+    test.setTimeout(180_000);
     const admin = await apiAs("admin");
     const operator = await apiAs("operator");
     const viewer = await apiAs("viewer");
@@ -184,20 +184,18 @@ test.describe("the cluster page on day two", () => {
       await expect(dialog).toHaveCount(0);
       await expect(pools.getByRole("row").filter({ hasText: "general" }).getByText("Retiring")).toBeVisible();
       await expect(page.getByRole("button", { name: /^Retire general\s*…$/ })).toHaveCount(0);
+      // The agent is sent the directive; the retirement is audited with the pool's counts.
+      const directives = await able.heartbeat({ capabilities: ["drainNodePool"], nodePools: POOLS });
+      expect(directives.some((d) => d.type === "drainNodePool" && d.nodePool === "general")).toBe(true);
+      const audit = await okJson<Audit>(await admin.get(`/api/v1/audit?action=nodePool.retire&target=${able.clusterId}`));
+      expect(audit.items[0]?.details).toMatchObject({ nodePool: "general", nodes: 3, reason: `e2e retire ${run}` });
       // batch is now the cluster's last active pool: the dialog says why it cannot be retired.
-      await beat();
       await page.getByRole("button", { name: /^Retire batch\s*…$/ }).click();
       const last = page.getByRole("dialog", { name: "Retire node pool batch?" });
       await expect(last.getByTestId("retire-refused")).toContainText("last active node pool");
       await expect(last.getByRole("button", { name: "Retire pool" })).toHaveCount(0);
       await saveScreenshots(page, testInfo, "cluster-retire-refused");
       await last.getByRole("button", { name: "Close" }).click();
-
-      // The agent is sent the directive; the retirement is audited with the pool's counts.
-      const directives = await able.heartbeat({ capabilities: ["drainNodePool"], nodePools: POOLS });
-      expect(directives.some((d) => d.type === "drainNodePool" && d.nodePool === "general")).toBe(true);
-      const audit = await okJson<Audit>(await admin.get(`/api/v1/audit?action=nodePool.retire&target=${able.clusterId}`));
-      expect(audit.items[0]?.details).toMatchObject({ nodePool: "general", nodes: 3, reason: `e2e retire ${run}` });
 
       // The API as an attacker or a script would call it.
       const retire = (api: APIRequestContext, id: string, pool: string) =>
