@@ -211,7 +211,12 @@ test.describe("the cluster page on day two", () => {
       expect((await lastPool.json()).error).toBe("last_node_pool");
       expect((await retire(viewer, able.clusterId, "batch")).status()).toBe(403);
       // (Ready, so the agent's missing capability is what refuses it)
-      await unable.heartbeat({ capabilities: ["disconnect", "upgrade"], nodePools: POOLS, workloads: WORKLOADS });
+      await heartbeatUntil(
+        unable,
+        admin,
+        { capabilities: ["disconnect", "upgrade"], nodePools: POOLS, workloads: WORKLOADS },
+        (d) => d.status === "Ready",
+      );
       const unsupported = await retire(operator, unable.clusterId, "general");
       expect(unsupported.status()).toBe(422);
       expect((await unsupported.json()).error).toBe("incompatible_agent");
