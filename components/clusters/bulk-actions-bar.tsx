@@ -19,6 +19,7 @@ export function BulkActionsBar({
   onClear,
   onEditLabels,
   onDrain,
+  onRetirePool,
 }: {
   selection: Selection;
   /** the whole page is selected and more clusters match than the page shows */
@@ -28,6 +29,7 @@ export function BulkActionsBar({
   onClear: () => void;
   onEditLabels: () => void;
   onDrain: () => void;
+  onRetirePool: () => void;
 }) {
   // The server refuses it too: "all matching" no filter is the whole fleet.
   const wholeFleet = selection.kind === "matching" && isEmptyFilter(filterOf(selection.filters));
@@ -65,14 +67,23 @@ export function BulkActionsBar({
         >
           Drain and deregister…
         </Button>
+        <Button
+          variant="secondary"
+          className="h-8 text-rose-700 disabled:opacity-60 dark:text-rose-300"
+          onClick={onRetirePool}
+          disabled={wholeFleet}
+          aria-describedby={wholeFleet ? "bulk-drain-needs-filter" : undefined}
+        >
+          Retire a pool…
+        </Button>
         <Button variant="ghost" className="h-8" onClick={onClear}>
           Clear selection
         </Button>
       </div>
       {wholeFleet && (
         <p id="bulk-drain-needs-filter" className="w-full text-xs text-slate-600 sm:text-right dark:text-slate-400">
-          Drain and deregister needs a filter: with none, &ldquo;all matching&rdquo; is the whole fleet. Filter the list or pick
-          clusters.
+          Drain and deregister, and retiring a pool, need a filter: with none, &ldquo;all matching&rdquo; is the whole fleet.
+          Filter the list or pick clusters.
         </p>
       )}
     </div>

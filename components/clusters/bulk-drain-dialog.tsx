@@ -10,7 +10,8 @@ import { InlineError } from "@/components/ui/inline-error";
 import { ReasonForm } from "@/components/ui/reason-dialog";
 import { selectionText } from "./bulk-selection-text";
 
-function ResultList({ result }: { result: BulkDeregistrationResult }) {
+/** The clusters a bulk action could not act on, each with why. */
+export function ResultList({ result }: { result: BulkDeregistrationResult }) {
   const failed = result.results.filter((r) => !r.ok);
   if (!failed.length) return null;
   return (
@@ -57,7 +58,7 @@ function Counts({ title, rows }: { title: string; rows: { label: string; count: 
 }
 
 /** The selection by env, region and group, so a wide selection shows what it spans before it is confirmed. */
-function Breakdown({ breakdown }: { breakdown: SelectionBreakdown }) {
+export function Breakdown({ breakdown }: { breakdown: SelectionBreakdown }) {
   const byLabel = (rows: SelectionBreakdown["env"]) =>
     rows.map((r) =>
       r.value === null ? { label: "(not set)", count: r.count, muted: true } : { label: r.value, count: r.count },

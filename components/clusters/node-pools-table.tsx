@@ -1,13 +1,13 @@
 "use client";
 
 import { useState } from "react";
-import type { DrainOptions, NodePool } from "@/lib/client/clusters";
+import type { NodePool } from "@/lib/client/clusters";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { formatMemory } from "@/components/ui/format";
-import { Dialog } from "@/components/ui/dialog";
-import { ReasonForm } from "@/components/ui/reason-dialog";
-import { DrainOptionsFields, NO_DRAIN_OPTIONS } from "./drain-options";
+import type { RetireNodePoolInput } from "@/lib/contracts/clusters";
+import type { HealthStatus } from "@/lib/domain/status";
+import { RetirePoolDialog, type PoolWorkloads } from "./retire-pool-dialog";
 
 const th = "px-4 py-2.5 font-medium";
 const td = "px-4 py-2.5";
@@ -16,8 +16,10 @@ export type PoolActions = {
   /** why Retire is unavailable (the agent does not advertise node actions); null when it is */
   unavailable: string | null;
   /** the cluster's pods as last reported (the agent does not count them per pool) */
-  workloads: { pods: number; userPods?: number | null } | null;
-  onRetire: (pool: string, reason: string | undefined, drain: DrainOptions) => Promise<unknown>;
+  workloads: PoolWorkloads;
+  /** retiring is refused unless the cluster is Ready */
+  clusterHealth: HealthStatus;
+  onRetire: (pool: string, input: RetireNodePoolInput) => Promise<unknown>;
 };
 
 /** Node pools as the agent last reported them; with `actions` (operators), a Retire per pool. */
@@ -25,7 +27,6 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
   const [retiring, setRetiring] = useState<NodePool | null>(null);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [drain, setDrain] = useState<DrainOptions>(NO_DRAIN_OPTIONS);
   if (pools.length === 0) {
     return <p className="text-sm text-slate-600 dark:text-slate-400">Node pools: not yet read by the agent.</p>;
   }
@@ -101,7 +102,6 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
                         aria-describedby={actions.unavailable ? "node-actions-unavailable" : undefined}
                         onClick={() => {
                           setError(null);
-                          setDrain(NO_DRAIN_OPTIONS);
                           setRetiring(p);
                         }}
                       >
@@ -118,51 +118,25 @@ export function NodePoolsTable({ pools, actions }: { pools: readonly NodePool[];
         </table>
       </div>
       {actions && retiring && (
-        <Dialog
-          title={`Retire node pool ${retiring.name}?`}
-          description={<RetireSummary pool={retiring} workloads={actions.workloads} />}
+        <RetirePoolDialog
+          pool={retiring}
+          pools={pools}
+          clusterHealth={actions.clusterHealth}
+          workloads={actions.workloads}
+          pending={pending}
+          error={error}
           onClose={() => setRetiring(null)}
-        >
-          <DrainOptionsFields value={drain} disabled={pending} onChange={setDrain} />
-          <ReasonForm
-            reasonRequired={false}
-            reasonHint="Kept in the audit log."
-            confirmLabel="Retire pool"
-            pendingLabel="Retiring…"
-            variant="danger"
-            pending={pending}
-            error={error}
-            onClose={() => setRetiring(null)}
-            onConfirm={(reason) => {
-              setPending(true);
-              actions
-                .onRetire(retiring.name, reason, drain)
-                .then(() => setRetiring(null))
-                .catch(setError)
-                .finally(() => setPending(false));
-            }}
-          />
-        </Dialog>
+          onConfirm={(input) => {
+            setPending(true);
+            actions
+              .onRetire(retiring.name, input)
+              .then(() => setRetiring(null))
+              .catch(setError)
+              .finally(() => setPending(false));
+          }}
+        />
       )}
     </>
-  );
-}
-
-function RetireSummary({ pool, workloads }: { pool: NodePool; workloads: PoolActions["workloads"] }) {
-  const pods = workloads
-    ? `${workloads.pods} pod${workloads.pods === 1 ? "" : "s"}${workloads.userPods != null ? ` (${workloads.userPods} of them user pods)` : ""}`
-    : null;
-  return (
-    <span data-testid="retire-summary">
-      The agent cordons and drains the pool&apos;s{" "}
-      <strong>
-        {pool.nodeCount} node{pool.nodeCount === 1 ? "" : "s"}
-      </strong>{" "}
-      ({pool.readyNodes} ready); the pods on them are evicted and rescheduled elsewhere.{" "}
-      {pods
-        ? `The cluster runs ${pods} in all; the agent does not count them per pool.`
-        : "The agent has not reported the cluster's pods."}
-    </span>
   );
 }
 

@@ -5,6 +5,7 @@ import { describeWindows } from "@/lib/domain/upgrade-windows";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { GateCell } from "./gate-cell";
 import { GroupCountsBar } from "./group-counts-bar";
 import { TableHead } from "@/components/ui/table-head";
 import { ScrollRegion } from "@/components/ui/scroll-region";
@@ -28,7 +29,7 @@ export function GroupsTable({
     >
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Cluster groups by name</caption>
-        <TableHead columns={["Group", "Selector", "Clusters", "Upgrade windows", "Updated"]} actions={canEdit} />
+        <TableHead columns={["Group", "Selector", "Clusters", "Gate", "Upgrade windows", "Updated"]} actions={canEdit} />
         <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
           {groups.map((g) => (
             <tr key={g.id} data-group={g.name} className="align-middle">
@@ -60,6 +61,9 @@ export function GroupsTable({
                     </p>
                   </div>
                 )}
+              </td>
+              <td className="px-4 py-3">
+                <GateCell group={g.name} usable={g.counts !== null} />
               </td>
               <td className="max-w-64 px-4 py-3 text-xs text-slate-600 dark:text-slate-400" data-testid="group-windows">
                 {describeWindows({ windows: g.upgradeWindows, timeZone: g.upgradeTimeZone })}

@@ -5,11 +5,13 @@ import { useRolloutAction, type Rollout } from "@/lib/client/rollouts";
 import { Button } from "@/components/ui/button";
 import { InlineError } from "@/components/ui/inline-error";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
+import { ApproveStageDialog } from "./approve-stage-dialog";
 
 /** Pause, resume, approve the next stage and abort, offered only when the rollout's state allows them. */
 export function RolloutActions({ rollout }: { rollout: Rollout }) {
   const act = useRolloutAction(rollout.id);
   const [aborting, setAborting] = useState(false);
+  const [approving, setApproving] = useState(false);
   const active = rollout.state === "Running" || rollout.state === "Paused" || rollout.state === "AwaitingApproval";
   const nextStage = rollout.stages[rollout.currentStage + 1];
   if (!active) return null;
@@ -27,8 +29,13 @@ export function RolloutActions({ rollout }: { rollout: Rollout }) {
           </Button>
         )}
         {rollout.state === "AwaitingApproval" && nextStage && (
-          <Button disabled={act.isPending} onClick={() => act.mutate({ action: "approve" })}>
-            {act.isPending && act.variables?.action === "approve" ? "Approving…" : `Approve stage ${nextStage.name}`}
+          <Button
+            onClick={() => {
+              act.reset();
+              setApproving(true);
+            }}
+          >
+            Approve stage {nextStage.name}…
           </Button>
         )}
         <Button
@@ -41,7 +48,22 @@ export function RolloutActions({ rollout }: { rollout: Rollout }) {
           Abort…
         </Button>
       </div>
-      {!aborting && act.error && <InlineError error={act.error} className="max-w-md" />}
+      {!aborting && !approving && act.error && <InlineError error={act.error} className="max-w-md" />}
+      {approving && nextStage && (
+        <ApproveStageDialog
+          rollout={rollout}
+          nextStage={nextStage.name}
+          pending={act.isPending}
+          error={act.error}
+          onApprove={({ reason, override }) =>
+            act.mutate(
+              { action: "approve", ...(reason ? { reason } : {}), ...(override ? { override } : {}) },
+              { onSuccess: () => setApproving(false) },
+            )
+          }
+          onClose={() => setApproving(false)}
+        />
+      )}
       {aborting && (
         <ReasonDialog
           title={`Abort ${rollout.name}?`}

@@ -1,4 +1,10 @@
-import { createRolloutSchema, planStages, type CreateRolloutInput, type StageSpec } from "@/lib/domain/rollouts";
+import {
+  createRolloutSchema,
+  planStages,
+  SOAK_DEFAULT_SECONDS,
+  type CreateRolloutInput,
+  type StageSpec,
+} from "@/lib/domain/rollouts";
 
 // The rollout form's state as typed (strings), turned into the API's input and checked with the
 // same schema the server uses. Pure, no React.
@@ -67,7 +73,7 @@ export function initialDraft(targetVersion: string, clusterIds: string[] = []): 
     requireApproval: false,
     stages: STAGE_PRESETS[0]!.stages(),
     maxUnavailable: "1",
-    waitSeconds: "60",
+    waitSeconds: String(SOAK_DEFAULT_SECONDS),
     failureThreshold: "1",
     clusterTimeoutSeconds: "600",
   };

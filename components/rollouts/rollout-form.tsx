@@ -293,12 +293,12 @@ export function RolloutForm({
             />
             <Field
               id="rollout-wait"
-              label="Wait between stages (seconds)"
+              label="Soak time per stage (seconds)"
               type="number"
               min={0}
               value={draft.waitSeconds}
               onChange={(e) => set({ waitSeconds: e.target.value })}
-              hint="Time to watch a finished stage before the next starts."
+              hint="Each upgraded cluster must stay Ready on the new version this long before the next stage; one that turns NotReady pauses the rollout."
               error={errors.waitSeconds}
             />
             <Field
@@ -328,7 +328,7 @@ export function RolloutForm({
               checked={draft.requireApproval}
               onChange={(v) => set({ requireApproval: v })}
               label="Require approval before each next stage"
-              hint="After a stage and its wait, the rollout stops in “awaiting approval” until an operator approves."
+              hint="After a stage and its soak, the rollout stops in “awaiting approval” until an operator approves."
             />
             <Checkbox
               id="rollout-include-unready"

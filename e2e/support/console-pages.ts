@@ -8,7 +8,7 @@ import { startSimulator, stopSimulator, waitForReadyClusters, type Simulator } f
 
 const CLUSTERS = 3;
 
-export type SeededFleet = { clusterId: string; rolloutId: string; simulator: Simulator };
+export type SeededFleet = { clusterId: string; rolloutId: string; group: string; simulator: Simulator };
 
 /** Registers three simulated clusters (left running), a group selecting them and a rollout over them. */
 export async function seedFleet(
@@ -34,7 +34,7 @@ export async function seedFleet(
         headers: SAME_ORIGIN,
       }),
     );
-    return { clusterId: clusters[0]!.id, rolloutId: rollout.id, simulator };
+    return { clusterId: clusters[0]!.id, rolloutId: rollout.id, group: `e2e-${run}`, simulator };
   } finally {
     await admin.dispose();
   }
@@ -45,7 +45,7 @@ export async function stopFleet(fleet: SeededFleet | undefined): Promise<void> {
 }
 
 /** The console's pages, each with its own URL (detail pages of the seeded cluster and rollout). */
-export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId">): { name: string; path: string }[] {
+export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId" | "group">): { name: string; path: string }[] {
   return [
     { name: "overview", path: "/" },
     { name: "clusters", path: "/clusters" },
@@ -54,6 +54,7 @@ export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId">
     { name: "tokens", path: "/tokens" },
     { name: "approvals", path: "/registration-requests" },
     { name: "groups", path: "/groups" },
+    { name: "group gate", path: `/groups/${fleet.group}/gate` },
     { name: "versions", path: "/versions" },
     { name: "node pools", path: "/node-pools" },
     { name: "policies", path: "/policies" },

@@ -44,7 +44,7 @@ test.describe("accessibility", () => {
   test.afterAll(async () => stopFleet(fleet));
 
   // The list of pages is fixed; only the detail pages' ids wait for the seeded fleet.
-  for (const { name } of consolePages({ clusterId: "", rolloutId: "" })) {
+  for (const { name } of consolePages({ clusterId: "", rolloutId: "", group: "" })) {
     test(`${name}: no serious or critical axe violation at either width in the light or the dark theme`, async ({ page }) => {
       const { path } = consolePages(fleet!).find((p) => p.name === name)!;
       await page.setViewportSize(DESKTOP);

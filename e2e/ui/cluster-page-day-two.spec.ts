@@ -136,7 +136,7 @@ test.describe("the cluster page on day two", () => {
     playwright,
     apiAs,
   }, testInfo) => {
-    test.setTimeout(120_000);
+    test.setTimeout(180_000);
     const admin = await apiAs("admin");
     const operator = await apiAs("operator");
     const viewer = await apiAs("viewer");
@@ -160,6 +160,10 @@ test.describe("the cluster page on day two", () => {
       const pools = page.getByRole("table").filter({ hasText: "Instance type" });
       await expect(pools.getByRole("row").filter({ hasText: "general" })).toBeVisible();
       await saveScreenshots(page, testInfo, "cluster-node-pools");
+      // Retiring needs the cluster Ready: a heartbeat now keeps it so through the dialog's screenshots.
+      const beat = () =>
+        able.heartbeat({ capabilities: ["disconnect", "upgrade", "drainNodePool"], nodePools: POOLS, workloads: WORKLOADS });
+      await beat();
       await page.getByRole("button", { name: /^Retire general\s*…$/ }).click();
       const dialog = page.getByRole("dialog", { name: "Retire node pool general?" });
       await expect(dialog).toBeVisible();
@@ -171,9 +175,14 @@ test.describe("the cluster page on day two", () => {
       await expect(bare).toHaveAccessibleDescription(/deleted for good/);
       await expect(dialog.getByRole("checkbox", { name: "Evict pods with emptyDir data" })).not.toBeChecked();
       await bare.check();
+      // The pool's name typed and a reason, like removing a cluster.
+      await dialog.getByRole("button", { name: "Retire pool" }).click();
+      await expect(dialog).toContainText("Type the pool name exactly as shown (general) to confirm.");
+      await dialog.getByLabel("Type general to confirm").fill("general");
       await dialog.getByLabel("Reason").fill(`e2e retire ${run}`);
       await saveScreenshots(page, testInfo, "cluster-retire-dialog");
       await savePhoneScreenshots(page, testInfo, "cluster-retire-dialog-phone");
+      await beat();
       const box = (await dialog.boundingBox())!;
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(390);
@@ -181,7 +190,6 @@ test.describe("the cluster page on day two", () => {
       await expect(dialog).toHaveCount(0);
       await expect(pools.getByRole("row").filter({ hasText: "general" }).getByText("Retiring")).toBeVisible();
       await expect(page.getByRole("button", { name: /^Retire general\s*…$/ })).toHaveCount(0);
-
       // The agent is sent the directive; the retirement is audited with the pool's counts.
       const directives = await able.heartbeat({ capabilities: ["drainNodePool"], nodePools: POOLS });
       const drain = directives.find((d) => d.type === "drainNodePool" && d.nodePool === "general");
@@ -189,17 +197,34 @@ test.describe("the cluster page on day two", () => {
       expect(drain).not.toHaveProperty("deleteEmptyDirData");
       const audit = await okJson<Audit>(await admin.get(`/api/v1/audit?action=nodePool.retire&target=${able.clusterId}`));
       expect(audit.items[0]?.details).toMatchObject({ nodePool: "general", nodes: 3, reason: `e2e retire ${run}`, force: true });
+      // batch is now the cluster's last active pool: the dialog says why it cannot be retired.
+      await page.getByRole("button", { name: /^Retire batch\s*…$/ }).click();
+      const last = page.getByRole("dialog", { name: "Retire node pool batch?" });
+      await expect(last.getByTestId("retire-refused")).toContainText("last active node pool");
+      await expect(last.getByRole("button", { name: "Retire pool" })).toHaveCount(0);
+      await saveScreenshots(page, testInfo, "cluster-retire-refused");
+      await last.getByRole("button", { name: "Close" }).click();
 
       // The API as an attacker or a script would call it.
       const retire = (api: APIRequestContext, id: string, pool: string) =>
-        api.post(`/api/v1/clusters/${id}/node-pools/${pool}/retire`, { data: {}, headers: SAME_ORIGIN });
+        api.post(`/api/v1/clusters/${id}/node-pools/${pool}/retire`, { data: { reason: "e2e" }, headers: SAME_ORIGIN });
       const again = await retire(operator, able.clusterId, "general");
       expect(again.status()).toBe(409);
       expect((await again.json()).error).toBe("conflict");
       const missing = await retire(operator, able.clusterId, "no-such-pool");
       expect(missing.status()).toBe(404);
       expect((await retire(operator, "no-such-cluster", "general")).status()).toBe(404);
+      const lastPool = await retire(operator, able.clusterId, "batch");
+      expect(lastPool.status()).toBe(409);
+      expect((await lastPool.json()).error).toBe("last_node_pool");
       expect((await retire(viewer, able.clusterId, "batch")).status()).toBe(403);
+      // (Ready, so the agent's missing capability is what refuses it)
+      await heartbeatUntil(
+        unable,
+        admin,
+        { capabilities: ["disconnect", "upgrade"], nodePools: POOLS, workloads: WORKLOADS },
+        (d) => d.status === "Ready",
+      );
       const unsupported = await retire(operator, unable.clusterId, "general");
       expect(unsupported.status()).toBe(422);
       expect((await unsupported.json()).error).toBe("incompatible_agent");

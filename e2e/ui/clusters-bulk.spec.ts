@@ -470,6 +470,42 @@ test.describe("bulk drain guards", () => {
     await guardedDrain(page, testInfo, apiAs, "bulk-drain-phone");
   });
 
+  test("retiring a pool on the selection shows who would retire and why not, and needs the count and a reason", async ({
+    page,
+  }, testInfo) => {
+    test.setTimeout(90_000);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const run = `r${Date.now().toString(36)}`;
+    await seedClusters(run);
+    const now = sqlTimestamp();
+    // Every cluster has pools spot and general, but the first has spot alone: its last pool.
+    const pools = Array.from({ length: COUNT }, (_, i) => `cl_e2ebulk${run}${String(i).padStart(3, "0")}`).flatMap((id, i) =>
+      (i ? ["spot", "general"] : ["spot"]).map((name) => [`np_${id}_${name}`, id, name, 2, 2, now]),
+    );
+    await execSql(
+      `INSERT INTO "NodePool" ("id", "clusterId", "name", "nodeCount", "readyNodes", "updatedAt") VALUES ${pools.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`,
+      pools.flat(),
+    );
+    await selectAllMatching(page, run);
+    await page.getByRole("button", { name: "Retire a pool…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Retire a node pool on the selection" });
+    await dialog.getByLabel("Node pool name").fill("spot");
+    await dialog.getByRole("button", { name: "Check" }).click();
+    await expect(dialog.getByTestId("bulk-retire-count")).toContainText(
+      `${COUNT} clusters selected; pool spot can retire on ${COUNT - 1} of them`,
+      { timeout: 30_000 },
+    );
+    await expect(dialog.getByTestId("bulk-drain-breakdown")).toContainText("prod");
+    await expect(dialog).toContainText("spot is the cluster's last active node pool");
+    const confirm = dialog.getByRole("button", { name: `Retire spot on ${COUNT - 1} clusters` });
+    await confirm.click();
+    await expect(dialog).toContainText(`Type the count exactly as shown (${COUNT}) to confirm.`);
+    await expect(dialog).toContainText("Say why; the reason is kept in the audit log.");
+    await themeShots(page, testInfo, "bulk-retire-pool");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toHaveCount(0);
+  });
+
   for (const [name, size] of [
     ["desktop", { width: 1440, height: 900 }],
     ["phone", { width: 390, height: 844 }],
@@ -485,8 +521,8 @@ test.describe("bulk drain guards", () => {
       await expect(page.getByTestId("bulk-selection")).toContainText("clusters matching the current filter");
       const drain = page.getByRole("button", { name: "Drain and deregister…" });
       await expect(drain).toBeDisabled();
-      await expect(drain).toHaveAccessibleDescription(/needs a filter/);
-      await expect(page.getByText(/Drain and deregister needs a filter/)).toBeVisible();
+      await expect(drain).toHaveAccessibleDescription(/need a filter/);
+      await expect(page.getByText(/Drain and deregister, and retiring a pool, need a filter/)).toBeVisible();
       await expect(page.getByRole("button", { name: "Edit labels…" })).toBeEnabled();
       await themeShots(page, testInfo, `bulk-drain-no-filter-${name}`);
       const api = await apiAs("operator");

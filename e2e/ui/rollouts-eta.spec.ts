@@ -69,7 +69,7 @@ test.describe("rollout plan before the start", () => {
       await page.getByLabel("Rollout name").fill(`e2e eta ${run}`);
       await page.getByLabel("Target agent version").fill("1.5.0");
       await page.getByLabel("Max unavailable").fill("2");
-      await page.getByLabel("Wait between stages (seconds)").fill("30");
+      await page.getByLabel("Soak time per stage (seconds)").fill("30");
 
       // The form: five chosen, three to upgrade (one already on 1.5.0, one NotReady), and the ETA.
       const form = page.getByTestId("form-plan");

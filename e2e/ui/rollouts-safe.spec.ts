@@ -64,7 +64,7 @@ test.describe("safe rollouts", () => {
       // (the form waits for the version matrix; generous on a busy CI machine)
       await expect(page.getByRole("radio", { name: "These 4 clusters" })).toBeChecked({ timeout: 30_000 });
       await page.getByLabel("Rollout name").fill(`e2e safe ${run}`);
-      await page.getByLabel("Wait between stages (seconds)").fill("0");
+      await page.getByLabel("Soak time per stage (seconds)").fill("0");
       await page.getByLabel("Max unavailable").fill("2");
       await page.getByLabel("Require approval before each next stage").check();
       await page.getByRole("button", { name: "Start rollout…" }).click();
@@ -126,7 +126,15 @@ test.describe("safe rollouts", () => {
         late.clusterId,
       ]);
 
-      await page.getByRole("button", { name: "Approve stage rest" }).click();
+      // Approval shows the canary stage's evidence first: each cluster's status, version and Ready since.
+      await page.getByRole("button", { name: "Approve stage rest…" }).click();
+      const approve = page.getByRole("dialog", { name: "Approve stage rest?" });
+      const evidence = approve.getByTestId("stage-evidence").locator("tr", { hasText: canary.name });
+      await expect(evidence).toContainText("Ready");
+      await expect(evidence).toContainText("1.5.0");
+      await expect(approve.getByTestId("approval-refused")).toHaveCount(0);
+      await saveScreenshots(page, testInfo, "rollout-approve-stage");
+      await approve.getByRole("button", { name: "Approve stage rest", exact: true }).click();
       await expect(page.getByRole("heading", { level: 1, name: `e2e safe ${run}` })).toContainText("Running");
       // The dead one is skipped at its turn, not started (it would hold the stage until its timeout).
       await expect.poll(async () => (await member(late))?.state, { timeout: 20_000 }).toBe("Skipped");

@@ -98,7 +98,7 @@ test.describe("staged agent rollout", () => {
       await expect(stages.getByRole("listitem").nth(1)).toContainText(`${CLUSTERS - 1} clusters`);
       await expect(page.getByRole("img", { name: `Plan: canary 1 cluster, rest ${CLUSTERS - 1} clusters` })).toBeVisible();
       await page.getByLabel("Max unavailable").fill("3");
-      await page.getByLabel("Wait between stages (seconds)").fill("2");
+      await page.getByLabel("Soak time per stage (seconds)").fill("2");
       await page.getByLabel("Per-cluster timeout (seconds)").fill("90");
       await saveScreenshots(page, testInfo, "rollouts-new");
       await page.setViewportSize({ width: 1280, height: 800 });

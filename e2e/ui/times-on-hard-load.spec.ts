@@ -72,7 +72,7 @@ test.describe("times on a hard load", () => {
         headers: SAME_ORIGIN,
       }),
     );
-    const pages = consolePages({ clusterId, rolloutId: rollout.id });
+    const pages = consolePages({ clusterId, rolloutId: rollout.id, group });
 
     // Every page rendered once: a clock kept from then on is now behind the data's times.
     for (const { path } of pages) await serverText(page, path);

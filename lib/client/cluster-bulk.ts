@@ -2,7 +2,13 @@
 
 import { useCallback, useSyncExternalStore } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { clusterRoutes, type BulkDeregistrationInput, type BulkLabelsInput, type SavedViewInput } from "@/lib/contracts/clusters";
+import {
+  clusterRoutes,
+  type BulkDeregistrationInput,
+  type BulkLabelsInput,
+  type BulkRetireNodePoolInput,
+  type SavedViewInput,
+} from "@/lib/contracts/clusters";
 import { routeUrl } from "@/lib/contracts/route";
 import { filterOf, filtersToSearchParams, type ClusterFilters } from "./cluster-filters";
 import { fetchJson } from "./fetch-json";
@@ -76,6 +82,21 @@ export function useBulkDeregistration() {
         method: "POST",
         body,
         schema: clusterRoutes.bulkDeregistration.response,
+      }),
+    onSuccess: (r) => {
+      if (!r.dryRun) invalidateClusters(client);
+    },
+  });
+}
+
+export function useBulkRetireNodePool() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: BulkRetireNodePoolInput) =>
+      fetchJson(clusterRoutes.bulkRetireNodePool.path, {
+        method: "POST",
+        body,
+        schema: clusterRoutes.bulkRetireNodePool.response,
       }),
     onSuccess: (r) => {
       if (!r.dryRun) invalidateClusters(client);

@@ -12,6 +12,7 @@ import {
   clusterListSchema,
   preCreatedClusterSchema,
   type ClusterDetail,
+  type RetireNodePoolInput,
 } from "@/lib/contracts/clusters";
 import type { SnoozeClusterInput } from "@/lib/contracts/clusters";
 import { deregistrationSchema, type DeregistrationRequest } from "@/lib/contracts/deregistration";
@@ -169,14 +170,10 @@ export type DrainOptions = { force: boolean; deleteEmptyDirData: boolean };
 export function useRetireNodePool(id: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ pool, reason, drain }: { pool: string; reason: string; drain?: DrainOptions }) =>
+    mutationFn: ({ pool, ...body }: { pool: string } & RetireNodePoolInput) =>
       fetchJson(routeUrl(clusterRoutes.retireNodePool, { id, pool }), {
         method: "POST",
-        body: {
-          ...(reason ? { reason } : {}),
-          ...(drain?.force ? { force: true } : {}),
-          ...(drain?.deleteEmptyDirData ? { deleteEmptyDirData: true } : {}),
-        },
+        body,
         schema: clusterRoutes.retireNodePool.response,
       }),
     onSuccess: (detail) => client.setQueryData(queryKeys.clusters.detail(id), detail),

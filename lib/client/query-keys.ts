@@ -2,6 +2,8 @@ import type { AuditFilter } from "@/lib/contracts/audit";
 import type { AttemptFilters } from "@/lib/contracts/tokens";
 import type { ClusterFilters } from "./cluster-filters";
 
+type GateKey = { group?: string; selector?: string; maxUnready?: string; ignoreNotReadyLongerThan?: string };
+
 // Every query key the console uses, from one factory, so invalidation is never a guess. Keys are
 // hierarchical by the endpoint they read: invalidating `clusters.all` reaches every list, detail,
 // heartbeat timeline and match count; the event stream (live-events.ts) finds its queries here.
@@ -28,6 +30,8 @@ export const queryKeys = {
     list: ["groups", "list"] as const,
     preview: (selector: string) => ["groups", "preview", selector] as const,
   },
+  /** GET /api/v1/gate: one verdict per selection and tolerance (the page and the Groups column share it) */
+  gate: (q: GateKey) => ["gate", q.group ?? "", q.selector ?? "", q.maxUnready ?? "", q.ignoreNotReadyLongerThan ?? ""] as const,
   /** The minted token itself has no key on purpose: it must never sit in the query cache. */
   tokens: {
     all: ["registration-tokens"] as const,

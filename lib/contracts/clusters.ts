@@ -131,6 +131,30 @@ export const bulkDeregistrationSchema = z
   });
 export type BulkDeregistrationInput = z.input<typeof bulkDeregistrationSchema>;
 
+/**
+ * Retire one node pool (by name) on each selected cluster, behind the bulk drain's guard: a
+ * reason and `confirmCount` besides a dry run, a filter that sets a condition and does not match
+ * the whole fleet. Clusters without the pool, not Ready, or where it is the last active pool are
+ * reported, not fatal.
+ */
+export const bulkRetireNodePoolSchema = z
+  .object({
+    ...selectionShape,
+    pool: z.string().trim().min(1).max(253),
+    reason: z.string().trim().max(300).optional(),
+    confirmCount: z.number().int().min(0).optional(),
+    dryRun: z.boolean().default(false),
+  })
+  .strict()
+  .refine(oneSelection, oneSelectionMessage)
+  .superRefine((b, ctx) => {
+    if (b.dryRun) return;
+    if (!b.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "is required: say why the pool is retired" });
+    if (b.confirmCount === undefined)
+      ctx.addIssue({ code: "custom", path: ["confirmCount"], message: "is required: the number of clusters confirmed" });
+  });
+export type BulkRetireNodePoolInput = z.input<typeof bulkRetireNodePoolSchema>;
+
 export const savedViewInputSchema = z
   .object({
     name: z.string().trim().min(1).max(80),
@@ -198,15 +222,17 @@ export const snoozeClusterSchema = z
   .strict();
 export type SnoozeClusterInput = z.input<typeof snoozeClusterSchema>;
 
+/** Retiring a pool drains its nodes: always with a reason (audited); what the drain may lose is opt-in. */
 export const retireNodePoolSchema = z
   .object({
-    reason: z.string().trim().max(300).optional(),
+    reason: z.string().trim().min(1, "is required: say why the pool is retired").max(300),
     /** Evict pods no controller recreates (they are gone for good), as kubectl drain --force. */
     force: z.boolean().optional(),
     /** Evict pods with emptyDir volumes (their data is deleted), as kubectl drain --delete-emptydir-data. */
     deleteEmptyDirData: z.boolean().optional(),
   })
   .strict();
+export type RetireNodePoolInput = z.output<typeof retireNodePoolSchema>;
 
 export const heartbeatsQuerySchema = z.object({
   minutes: z.coerce
@@ -461,6 +487,15 @@ export const clusterRoutes = {
     body: bulkDeregistrationSchema,
     response: bulkDeregistrationResultSchema,
   }),
+  bulkRetireNodePool: route({
+    method: "POST",
+    path: "/api/v1/clusters/bulk/retire-node-pool",
+    summary:
+      "Retire the node pool `pool` on many clusters (ids, or a filter evaluated now); a result per cluster (`started`: pools retired). Guarded like bulk drain: a reason and `confirmCount` (409 count_changed), a filter with a condition (400 filter_required) that does not match the whole fleet (400 filter_matches_fleet). Each cluster is refused as a single retirement is (not_found, cluster_not_ready, last_node_pool, incompatible_agent, conflict). `dryRun` answers the count, its breakdown and who would retire",
+    role: "operator",
+    body: bulkRetireNodePoolSchema,
+    response: bulkDeregistrationResultSchema,
+  }),
   listViews: route({
     method: "GET",
     path: "/api/v1/clusters/views",
@@ -530,13 +565,13 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/{id}/node-pools/{pool}/retire",
     summary:
-      "Retire a node pool (drainNodePool directive); the body and its fields are optional. Without `force` a pod no " +
-      "controller recreates refuses the drain, without `deleteEmptyDirData` a pod with emptyDir data does (the directive " +
-      "fails naming them; retire again allowing it). 404 not_found (no such pool), " +
-      "422 incompatible_agent (its agent does not advertise drainNodePool), 409 conflict (already retiring)",
+      "Retire a node pool (drainNodePool directive) with a reason. Without `force` a pod no controller recreates " +
+      "refuses the drain, without `deleteEmptyDirData` a pod with emptyDir data does (the directive fails naming them; " +
+      "retire again allowing it). 404 not_found (no such pool), 422 incompatible_agent (its agent does not advertise " +
+      "drainNodePool), 409 conflict (a drain under way), 409 cluster_not_ready (the cluster is not Ready), " +
+      "409 last_node_pool (its last active pool)",
     role: "operator",
     body: retireNodePoolSchema,
-    bodyOptional: true,
     response: clusterDetailSchema,
   }),
   snooze: route({

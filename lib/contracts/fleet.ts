@@ -153,6 +153,13 @@ export const gateQuerySchema = z
   .refine((q) => q.selector !== undefined || q.group !== undefined, { message: "name a selector or a group" });
 export type GateQuery = z.infer<typeof gateQuerySchema>;
 
+/** A group's gate view as its URL names it: the API's own tolerance parameters, unchecked. */
+export function gateQueryFromSearch(group: string, search: URLSearchParams): GateQuery {
+  const maxUnready = search.get("maxUnready")?.trim();
+  const ignore = search.get("ignoreNotReadyLongerThan")?.trim();
+  return { group, ...(maxUnready ? { maxUnready } : {}), ...(ignore ? { ignoreNotReadyLongerThan: ignore } : {}) };
+}
+
 const gateClusterSchema = z.object({
   id: z.string(),
   name: z.string(),

@@ -1,11 +1,19 @@
 import { z } from "zod";
 import { createRolloutSchema, MEMBER_STATES, ROLLOUT_ACTIONS, ROLLOUT_STATES } from "@/lib/domain/rollouts";
+import { HEALTH_STATUSES } from "@/lib/domain/status";
 import { isoTime, itemsOf } from "./common";
 import { route } from "./route";
 
 export const rolloutActionSchema = z
-  .object({ action: z.enum(ROLLOUT_ACTIONS), reason: z.string().trim().max(300).optional() })
-  .strict();
+  .object({
+    action: z.enum(ROLLOUT_ACTIONS),
+    reason: z.string().trim().max(300).optional(),
+    /** approve although a canary is not Ready on the target (needs a reason; audited as an override) */
+    override: z.boolean().optional(),
+  })
+  .strict()
+  .refine((a) => !a.override || a.action === "approve", { message: "only an approval can be overridden", path: ["override"] })
+  .refine((a) => !a.override || !!a.reason, { message: "an override needs a reason", path: ["reason"] });
 export type RolloutActionInput = z.infer<typeof rolloutActionSchema>;
 
 const rolloutStageSchema = z.object({
@@ -55,6 +63,31 @@ export const rolloutSchema = z.object({
   failureThreshold: z.number(),
   clusterTimeoutSeconds: z.number(),
   stageCompletedAt: isoTime.nullable(),
+  /**
+   * The current stage's evidence once it has finished (soaking or awaiting approval): each of its
+   * clusters with its live status, version and Ready since; null before the stage finishes.
+   */
+  evidence: z
+    .object({
+      stage: z.number(),
+      soakSeconds: z.number(),
+      soakedAt: isoTime.nullable(),
+      /** why approving now is refused (an override with a reason goes on anyway), or null */
+      problem: z.string().nullable(),
+      canaries: z.array(
+        z.object({
+          clusterId: z.string(),
+          name: z.string().nullable(),
+          state: z.enum(MEMBER_STATES),
+          health: z.enum(HEALTH_STATUSES).nullable(),
+          agentVersion: z.string().nullable(),
+          readySince: isoTime.nullable(),
+          judged: z.boolean(),
+          problem: z.string().nullable(),
+        }),
+      ),
+    })
+    .nullable(),
   createdAt: isoTime,
   finishedAt: isoTime.nullable(),
   totals: z.object({

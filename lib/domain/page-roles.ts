@@ -19,6 +19,8 @@ export const CONSOLE_PAGES = [
   // Watching a deregistration is for everyone; its steps are the API's to refuse.
   { route: "/clusters/[id]/deregister", role: "viewer" },
   { route: "/groups", role: "viewer", nav: { label: "Groups" } },
+  // The change gate a pipeline asks (GET /api/v1/gate?group=), for one group.
+  { route: "/groups/[name]/gate", role: "viewer" },
   { route: "/tokens", role: "viewer", nav: { label: "Tokens" } },
   // Approving lets a cluster in: the queue is for those who may decide.
   { route: "/registration-requests", role: "operator", nav: { label: "Approvals", badge: "pendingApprovals" } },

@@ -5,6 +5,10 @@ import type { HealthStatus } from "./status";
 
 // Staged agent upgrades: a canary of N clusters, then batches by percentage of the rest.
 
+/** The soak time's default and ceiling (a rollout's `waitSeconds`). */
+export const SOAK_DEFAULT_SECONDS = 300;
+export const SOAK_MAX_SECONDS = 86_400;
+
 export const stageSpecSchema = z.union([
   z.object({ name: z.string().trim().min(1).max(40), clusters: z.number().int().min(1).max(100_000) }).strict(),
   z.object({ name: z.string().trim().min(1).max(40), percent: z.number().int().min(1).max(100) }).strict(),
@@ -26,7 +30,13 @@ export const createRolloutSchema = z
         { name: "rest", percent: 100 },
       ]),
     maxUnavailable: z.number().int().min(1).max(10_000).default(1),
-    waitSeconds: z.number().int().min(0).max(86_400).default(60),
+    /**
+     * The soak: after a stage's last cluster settles, every cluster it upgraded must stay Ready on
+     * the target for this long (each counted from when it was last seen becoming Ready) before the
+     * stage passes. Longer than the NotReady threshold, so a cluster that stops heartbeating is
+     * seen within it.
+     */
+    waitSeconds: z.number().int().min(0).max(SOAK_MAX_SECONDS).default(SOAK_DEFAULT_SECONDS),
     failureThreshold: z.number().int().min(1).max(10_000).default(1),
     /** how long one cluster may take to come back Ready on the target version */
     clusterTimeoutSeconds: z.number().int().min(10).max(86_400).default(600),
@@ -149,9 +159,80 @@ export type TickFacts = {
   requireApproval: boolean;
 };
 
+/**
+ * One cluster of the current stage as evidence that the stage is healthy: its member state, its
+ * live health (null: removed from the fleet), the version it reports and since when it has been
+ * Ready on it (the later of its upgrade settling and its last recorded move to Ready).
+ */
+export type CanaryFacts = {
+  clusterId: string;
+  name: string | null;
+  state: string;
+  health: HealthStatus | null;
+  agentVersion: string | null;
+  readySince: Date | null;
+};
+
+export type CanaryCheck = CanaryFacts & {
+  /** upgraded in this stage, so its health is the stage's evidence (skipped and failed ones are not) */
+  judged: boolean;
+  /** why a judged cluster is not evidence of a healthy stage, or null */
+  problem: string | null;
+};
+
+export type StageEvidence = {
+  canaries: CanaryCheck[];
+  /** "canary eu-1: NotReady" (and how many more), or null while every judged cluster is Ready on the target */
+  unhealthy: string | null;
+  /** no cluster of the stage was upgraded: nothing shows the new version works */
+  noneUpgraded: boolean;
+  /** when the last judged cluster will have soaked (null: none judged, or one not Ready) */
+  soakedAt: Date | null;
+};
+
+/**
+ * The evidence a finished stage offers: each upgraded cluster must be Ready on the target version;
+ * the stage has soaked once each has been so for `soakSeconds`.
+ */
+export function stageEvidence(targetVersion: string, soakSeconds: number, members: CanaryFacts[]): StageEvidence {
+  const canaries = members.map((m): CanaryCheck => {
+    const judged = m.state === "Succeeded";
+    let problem: string | null = null;
+    if (judged) {
+      if (m.health === null) problem = "removed from the fleet";
+      else if (m.health !== "Ready") problem = m.health;
+      else if (m.agentVersion !== targetVersion) problem = `reports ${m.agentVersion ?? "no version"}, not ${targetVersion}`;
+    }
+    return { ...m, judged, problem };
+  });
+  const judged = canaries.filter((c) => c.judged);
+  const failing = judged.filter((c) => c.problem);
+  const first = failing[0];
+  const unhealthy = first
+    ? `canary ${first.name ?? first.clusterId}: ${first.problem}${failing.length > 1 ? ` (and ${failing.length - 1} more)` : ""}`
+    : null;
+  let soakedAt: Date | null = null;
+  if (judged.length && !failing.length && judged.every((c) => c.readySince)) {
+    const latest = Math.max(...judged.map((c) => c.readySince!.getTime()));
+    soakedAt = new Date(latest + soakSeconds * 1000);
+  }
+  return { canaries, unhealthy, noneUpgraded: judged.length === 0, soakedAt };
+}
+
+/**
+ * Why approving the next stage is refused now, or null: every upgraded cluster of the stage must
+ * be Ready on the target (an operator may override with a reason, audited as such).
+ */
+export function approvalProblem(evidence: StageEvidence): string | null {
+  if (evidence.unhealthy) return `Not every canary is Ready on the new version: ${evidence.unhealthy}.`;
+  if (evidence.noneUpgraded) return "No cluster of this stage was upgraded, so nothing shows the new version works.";
+  return null;
+}
+
 /** What a running rollout does next, once its upgrading clusters have been settled. */
 export type RolloutStep =
-  | { kind: "pause"; failures: number; reason: string }
+  /** too many failures, or a canary not Ready on the target during the soak */
+  | { kind: "pause"; cause: "failures" | "canary"; failures: number; reason: string }
   /** the current stage just finished: note when, then wait */
   | { kind: "stage-finished" }
   | { kind: "wait" }
@@ -162,17 +243,27 @@ export type RolloutStep =
   /** start more upgrades in the current stage (within max unavailable and the upgrade window) */
   | { kind: "upgrade" };
 
-export function nextStep(r: TickFacts, members: { stage: number; state: string }[], now: Date): RolloutStep {
+export function nextStep(
+  r: TickFacts,
+  members: { stage: number; state: string }[],
+  evidence: StageEvidence,
+  now: Date,
+): RolloutStep {
   const failures = members.filter((m) => m.state === "Failed").length - r.failureBaseline;
   if (failures >= r.failureThreshold)
     return {
       kind: "pause",
+      cause: "failures",
       failures,
       reason: `${failures} cluster(s) failed to upgrade (threshold ${r.failureThreshold})`,
     };
   if (!members.filter((m) => m.stage === r.currentStage).every((m) => memberFinished(m.state))) return { kind: "upgrade" };
   if (!r.stageCompletedAt) return { kind: "stage-finished" };
+  // The soak: a canary that stops being Ready on the target stops the rollout here, as Argo
+  // Rollouts' analysis and Flagger's checks do, rather than letting the next stage start.
+  if (evidence.unhealthy) return { kind: "pause", cause: "canary", failures, reason: `${evidence.unhealthy} during the soak` };
   if (now.getTime() - r.stageCompletedAt.getTime() < r.waitSeconds * 1000) return { kind: "wait" };
+  if (evidence.soakedAt && now < evidence.soakedAt) return { kind: "wait" };
   if (r.currentStage + 1 >= r.stageCount) return { kind: "complete" };
   return r.requireApproval ? { kind: "await-approval" } : { kind: "next-stage", stage: r.currentStage + 1 };
 }

@@ -3,6 +3,7 @@
 // owner and notes audited with before and after.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { retireNodePoolSchema } from "@/lib/contracts/clusters";
 import { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { getCluster } from "@/lib/server/clusters/get-cluster";
@@ -17,10 +18,16 @@ appDatabase();
 
 const ACTOR: Actor = { type: "user", id: null, label: "ops@example.com" };
 
+/** A Ready cluster with two node pools (general, batch). */
 async function cluster(id: string) {
-  await db().cluster.create({ data: { id, name: `n-${id}`, phase: "Active", registeredAt: new Date() } });
+  await db().cluster.create({
+    data: { id, name: `n-${id}`, phase: "Active", registeredAt: new Date(), lastHeartbeatAt: new Date(), apiServerHealth: "ok" },
+  });
   await db().nodePool.create({ data: { clusterId: id, name: "general", nodeCount: 3, readyNodes: 3 } });
+  await db().nodePool.create({ data: { clusterId: id, name: "batch", nodeCount: 2, readyNodes: 2 } });
 }
+
+const why = (reason: string) => ({ reason });
 
 /** noteCapabilities writes off the heartbeat's path: wait until the stored set is `want`. */
 async function stored(id: string, want: string[] | null) {
@@ -71,38 +78,67 @@ describe(`cluster page services on ${testEngine()}`, () => {
   test("a pool is retired unless the agent lists capabilities without node actions; twice is a conflict", async () => {
     // An older agent lists no capabilities: it is sent the directive (and nacks it if it cannot).
     await cluster("cl_pool0");
-    await retireNodePool(ACTOR, "cl_pool0", "general", null);
+    await retireNodePool(ACTOR, "cl_pool0", "general", why("older agent"));
     assert.equal(await db().directive.count({ where: { clusterId: "cl_pool0", type: "drainNodePool" } }), 1);
 
     await cluster("cl_pool1");
     noteCapabilities("cl_pool1", ["upgrade"]);
     await stored("cl_pool1", ["upgrade"]);
-    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "general", null), code("incompatible_agent"));
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "general", why("x")), code("incompatible_agent"));
     noteCapabilities("cl_pool1", ["upgrade", "drainNodePool"]);
     await stored("cl_pool1", ["drainNodePool", "upgrade"]);
-    await retireNodePool(ACTOR, "cl_pool1", "general", "smaller nodes");
+    await retireNodePool(ACTOR, "cl_pool1", "general", why("smaller nodes"));
     const pool = await db().nodePool.findFirstOrThrow({ where: { clusterId: "cl_pool1", name: "general" } });
     assert.equal(pool.state, "Retiring");
     assert.equal(await db().directive.count({ where: { clusterId: "cl_pool1", type: "drainNodePool" } }), 1);
     const audit = await db().auditLog.findFirstOrThrow({ where: { action: "nodePool.retire", targetId: "cl_pool1" } });
     assert.match(audit.details, /"nodes":3/);
-    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "general", null), code("conflict"));
-    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "nope", null), code("not_found"));
-    await assert.rejects(retireNodePool(ACTOR, "cl_missing", "general", null), code("not_found"));
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "general", why("x")), code("conflict"));
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool1", "nope", why("x")), code("not_found"));
+    await assert.rejects(retireNodePool(ACTOR, "cl_missing", "general", why("x")), code("not_found"));
+  });
+
+  test("retiring is refused on the last active pool and on a cluster that is not Ready, and needs a reason", async () => {
+    await cluster("cl_last");
+    await retireNodePool(ACTOR, "cl_last", "general", why("smaller nodes"));
+    // batch is now the only pool not being retired.
+    await assert.rejects(retireNodePool(ACTOR, "cl_last", "batch", why("x")), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.code, "last_node_pool");
+      assert.equal(e.status, 409);
+      assert.match(e.message, /batch is the cluster's last active node pool/);
+      return true;
+    });
+
+    await cluster("cl_dead");
+    await db().cluster.update({ where: { id: "cl_dead" }, data: { lastHeartbeatAt: new Date(Date.now() - 3600_000) } });
+    await assert.rejects(retireNodePool(ACTOR, "cl_dead", "general", why("x")), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.code, "cluster_not_ready");
+      assert.match(e.message, /The cluster is NotReady/);
+      return true;
+    });
+    assert.equal(await db().directive.count({ where: { clusterId: { in: ["cl_last", "cl_dead"] } } }), 1, "only the first");
+    assert.equal(retireNodePoolSchema.safeParse({}).success, false, "a reason is required");
+    assert.equal(retireNodePoolSchema.safeParse({ reason: "  " }).success, false);
   });
 
   test("a drain the agent refused may be asked again allowing what it would lose, audited; one under way may not", async () => {
     await cluster("cl_pool2");
-    await retireNodePool(ACTOR, "cl_pool2", "general", null);
+    await retireNodePool(ACTOR, "cl_pool2", "general", why("smaller nodes"));
     const first = await db().directive.findFirstOrThrow({ where: { clusterId: "cl_pool2", type: "drainNodePool" } });
     assert.deepEqual(JSON.parse(first.payload), { nodePool: "general" }, "nothing may be lost unless asked");
-    await assert.rejects(retireNodePool(ACTOR, "cl_pool2", "general", null, { force: true }), code("conflict"));
+    await assert.rejects(retireNodePool(ACTOR, "cl_pool2", "general", { ...why("again"), force: true }), code("conflict"));
     // The agent refuses: a bare pod would be lost (a failed ack closes the directive).
     await db().directive.update({
       where: { id: first.id },
       data: { ackedAt: new Date(), failedReason: "node pool general was not drained, as kubectl drain would not" },
     });
-    await retireNodePool(ACTOR, "cl_pool2", "general", "bare debug pods may go", { force: true, deleteEmptyDirData: true });
+    await retireNodePool(ACTOR, "cl_pool2", "general", {
+      ...why("bare debug pods may go"),
+      force: true,
+      deleteEmptyDirData: true,
+    });
     const again = await db().directive.findFirstOrThrow({
       where: { clusterId: "cl_pool2", type: "drainNodePool", ackedAt: null },
     });

@@ -15,6 +15,9 @@ import type { Principal } from "@/lib/server/auth/principal";
 import { pageData, type PageQuery } from "@/lib/server/console/page-data";
 import { PAGE_QUERIES, type PageRequest } from "@/lib/server/console/page-queries";
 import { db } from "@/lib/server/db/client";
+import { fleetRoutes, type GateQuery, type GateResult } from "@/lib/contracts/fleet";
+import { evaluateGate } from "@/lib/server/gate/evaluate-gate";
+import { createGroup } from "@/lib/server/groups/groups";
 import { createRollout } from "@/lib/server/rollouts/create-rollout";
 import { mintToken } from "@/lib/server/tokens/mint-token";
 import { registerCluster } from "@/lib/server/registration/register-cluster";
@@ -72,10 +75,15 @@ describe(`console pages' first data on ${testEngine()}`, () => {
     const { body } = registrationBody("ssr-waiting", { csr: csrForKey(makeKey().privateKeyPem), clusterUid: "uid-ssr" });
     await registerCluster(token.token, body, { sourceAddress: "203.0.113.9" });
     await recordAudit(db(), SYSTEM_ACTOR, "settings.update", { type: "settings", id: "fleet" });
+    await createGroup(SYSTEM_ACTOR, { name: "ssr", selector: "fleet=ssr" });
   });
 
   const request = (route: string): PageRequest => ({
-    params: route.includes("[id]") ? { id: route.startsWith("/rollouts") ? ids.rollout! : ids.cluster! } : {},
+    params: route.includes("[id]")
+      ? { id: route.startsWith("/rollouts") ? ids.rollout! : ids.cluster! }
+      : route.includes("[name]")
+        ? { name: "ssr" }
+        : {},
     search: new URLSearchParams(),
   });
 
@@ -113,6 +121,37 @@ describe(`console pages' first data on ${testEngine()}`, () => {
     assert.equal(rollout.name, "to 1.5.0");
     assert.ok(await first("/settings", "/api/v1/settings"));
     assert.ok(await first("/rollouts/new", "/api/v1/versions"));
+  });
+
+  test("a group's gate view answers what GET /api/v1/gate answers for the same query, under the key its island uses", async () => {
+    const search = new URLSearchParams({ maxUnready: "1", ignoreNotReadyLongerThan: "2h" });
+    // A second cluster of the group, NotReady for a few minutes: failing, not ignored.
+    await db().cluster.create({
+      data: {
+        id: "cl_ssr2",
+        name: "ssr-2",
+        phase: "Active",
+        lastHeartbeatAt: new Date(Date.now() - 10 * 60_000),
+        apiServerHealth: "ok",
+        labels: { create: [{ key: "fleet", value: "ssr" }] },
+      },
+    });
+    const [q] = PAGE_QUERIES["/groups/[name]/gate"]({ params: { name: "ssr" }, search });
+    assert.equal(hashKey(q!.key), hashKey(queryKeys.gate({ group: "ssr", maxUnready: "1", ignoreNotReadyLongerThan: "2h" })));
+    const page = valueOf(await pageData(principal("viewer"), [q!]), q!) as GateResult;
+    const api = await evaluateGate(
+      fleetRoutes.gate.query!.parse({ group: "ssr", maxUnready: "1", ignoreNotReadyLongerThan: "2h" }) as GateQuery,
+    );
+    assert.equal(page.pass, api.pass);
+    assert.equal(page.summary, api.summary);
+    assert.deepEqual(page.tolerance, api.tolerance);
+    assert.deepEqual(
+      page.clusters.map((c) => [c.name, c.reasons]),
+      api.clusters.map((c) => [c.name, c.reasons]),
+    );
+    const failing = page.clusters.find((c) => c.name === "ssr-2");
+    assert.ok(failing?.reasons.includes("status is NotReady, not Ready"), JSON.stringify(failing));
+    await db().cluster.delete({ where: { id: "cl_ssr2" } });
   });
 
   test("the audit page asks for what its URL names, under the key its island uses", async () => {

@@ -478,7 +478,10 @@ test("the protocol's new fields server-side: capabilities filter directives, a f
       {
         agentVersion: "1.4.0",
         kubernetesVersion: "1.30.2",
-        nodePools: [{ name: "spot", nodeCount: 2, readyNodes: 2 }],
+        nodePools: [
+          { name: "spot", nodeCount: 2, readyNodes: 2 },
+          { name: "general", nodeCount: 3, readyNodes: 3 },
+        ],
         workloads: { pods: 50, namespaces: 5, userPods: 4 },
         health: { apiServer: "ok", logs: true, metrics: true },
         acks: [],
@@ -487,8 +490,9 @@ test("the protocol's new fields server-side: capabilities filter directives, a f
       { client },
     );
   assert.equal((await hb({})).status, 200);
-  await until("the pool stored", async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.nodePools?.length === 1);
-  assert.equal((await server.api("POST", `/api/v1/clusters/${id}/node-pools/spot/retire`, {})).status, 200);
+  await until("the pools stored", async () => (await server.api("GET", `/api/v1/clusters/${id}`)).body.nodePools?.length === 2);
+  const retired = await server.api("POST", `/api/v1/clusters/${id}/node-pools/spot/retire`, { reason: "spot is gone" });
+  assert.equal(retired.status, 200, JSON.stringify(retired.body));
 
   // An agent that says it cannot drain node pools is not sent drainNodePool; an older one (no capabilities) is.
   const limited = await hb({ capabilities: ["disconnect", "upgrade", "drain"] });

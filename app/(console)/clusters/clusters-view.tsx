@@ -26,6 +26,7 @@ import { ListPager } from "@/components/clusters/list-pager";
 import { ListTools, SavedViews } from "@/components/clusters/list-tools";
 import { BulkActionsBar } from "@/components/clusters/bulk-actions-bar";
 import { BulkDrainDialog } from "@/components/clusters/bulk-drain-dialog";
+import { BulkRetirePoolDialog } from "@/components/clusters/bulk-retire-pool-dialog";
 import { BulkLabelsDialog } from "@/components/clusters/bulk-labels-dialog";
 import { DEFAULT_COLUMNS } from "@/components/clusters/cluster-columns";
 import { useColumnChoice, type Selection } from "@/lib/client/cluster-bulk";
@@ -96,7 +97,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
   });
   if (picked.filterKey !== filterKey) setPicked({ filterKey, ids: new Set(), matching: false });
   // The selection is copied when a dialog opens, so what the dialog acts on cannot shift under it.
-  const [bulkDialog, setBulkDialog] = useState<{ kind: "labels" | "drain"; selection: Selection } | null>(null);
+  const [bulkDialog, setBulkDialog] = useState<{ kind: "labels" | "drain" | "retire-pool"; selection: Selection } | null>(null);
   const [preCreate, setPreCreate] = useState<{ kind: "closed" } | { kind: "dialog" } | { kind: "created"; created: PreCreated }>({
     kind: "closed",
   });
@@ -194,6 +195,9 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
       )}
       {bulkDialog?.kind === "labels" && <BulkLabelsDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
       {bulkDialog?.kind === "drain" && <BulkDrainDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
+      {bulkDialog?.kind === "retire-pool" && (
+        <BulkRetirePoolDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />
+      )}
       <div className="space-y-4">
         <button
           type="button"
@@ -303,6 +307,7 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
             onClear={() => setPicked({ filterKey, ids: new Set(), matching: false })}
             onEditLabels={() => setBulkDialog({ kind: "labels", selection })}
             onDrain={() => setBulkDialog({ kind: "drain", selection })}
+            onRetirePool={() => setBulkDialog({ kind: "retire-pool", selection })}
           />
         )}
 

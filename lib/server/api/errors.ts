@@ -46,6 +46,12 @@ const STATUS = {
   count_changed: 409,
   /** A heartbeat from an agent whose Lease another agent of the same cluster took over since (lib/domain/lease-holder.ts). */
   stale_lease_holder: 409,
+  /** Approving a rollout's next stage while an upgraded cluster of the finished stage is not Ready on the target. */
+  canaries_not_ready: 409,
+  /** Retiring a node pool of a cluster that is not Ready: its agent would not carry the drain out. */
+  cluster_not_ready: 409,
+  /** Retiring a cluster's last active node pool. */
+  last_node_pool: 409,
   cluster_deregistered: 410,
   /** A registration request that waited longer than REGISTRATION_REQUEST_TTL_DAYS for a decision. */
   registration_request_expired: 410,

@@ -4,7 +4,7 @@ import { AUDIT_PAGE_SIZE, auditFilterFromSearchParams, auditRoutes } from "@/lib
 import { clusterProfileRoutes } from "@/lib/contracts/cluster-profiles";
 import { clusterRoutes } from "@/lib/contracts/clusters";
 import { deregistrationRoutes } from "@/lib/contracts/deregistration";
-import { fleetRoutes } from "@/lib/contracts/fleet";
+import { fleetRoutes, gateQueryFromSearch } from "@/lib/contracts/fleet";
 import { groupRoutes } from "@/lib/contracts/groups";
 import { policyRoutes } from "@/lib/contracts/policies";
 import { registrationRequestRoutes } from "@/lib/contracts/registration-requests";
@@ -24,6 +24,7 @@ import { getCluster } from "@/lib/server/clusters/get-cluster";
 import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { fleetFacts } from "@/lib/server/fleet/fleet-facts";
 import { overview } from "@/lib/server/fleet/overview";
+import { evaluateGate } from "@/lib/server/gate/evaluate-gate";
 import { listGroups } from "@/lib/server/groups/groups";
 import { getDeregistration } from "@/lib/server/lifecycle/deregistration";
 import { capacity } from "@/lib/server/node-pools/node-pools";
@@ -73,6 +74,14 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
     pageQuery(deregistrationRoutes.get, queryKeys.deregistration(param(req, "id")), () => deregistrationOnce(param(req, "id"))),
   ],
   "/groups": () => [groups()],
+  "/groups/[name]/gate": (req) => {
+    // The URL's tolerance, answered by the API's own service: the page's verdict is the pipeline's.
+    const q = gateQueryFromSearch(param(req, "name"), req.search);
+    return [
+      pageQuery(fleetRoutes.gate, queryKeys.gate(q), () => evaluateGate(parseWith(fleetRoutes.gate.query, q, "query"))),
+      groups(),
+    ];
+  },
   "/tokens": () => [
     pageQuery(tokenRoutes.list, queryKeys.tokens.list, async () => ({ items: await listTokens() })),
     pageQuery(tokenRoutes.fleet, queryKeys.fleet, () => fleetFacts()),

@@ -6,44 +6,71 @@ import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { createDirective } from "@/lib/server/agent-port/directives";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { storedCapabilities } from "@/lib/server/heartbeats/agent-capabilities";
-import { nodeActionsProblem } from "@/lib/domain/node-actions";
+import { nodeActionsProblem, retirePoolRefusal } from "@/lib/domain/node-actions";
+import { healthStatus } from "@/lib/domain/status";
+import type { RetireNodePoolInput } from "@/lib/contracts/clusters";
+import { getSettings } from "@/lib/server/settings/settings";
+
+/**
+ * The pool to retire, or why it may not be: no such pool or cluster (not_found), already retiring
+ * (conflict), the cluster not Ready or this its last active pool (retirePoolRefusal), an agent
+ * that lists its capabilities without node actions (incompatible_agent: it would never be sent
+ * the directive (docs/protocol.md), so the pool would show Retiring forever). One that lists none
+ * is sent it and answers with a failed ack if it cannot.
+ */
+export async function checkRetire(
+  reader: Pick<Tx, "nodePool" | "cluster" | "directive">,
+  clusterId: string,
+  pool: string,
+  now: Date,
+) {
+  const [{ notReadyThresholdSeconds }, capabilities] = await Promise.all([getSettings(), storedCapabilities(clusterId)]);
+  const p = await reader.nodePool.findUnique({
+    where: { clusterId_name: { clusterId, name: pool } },
+    include: {
+      cluster: {
+        select: {
+          name: true,
+          phase: true,
+          lastHeartbeatAt: true,
+          apiServerHealth: true,
+          nodePools: { select: { name: true, state: true } },
+        },
+      },
+    },
+  });
+  if (!p) {
+    const cluster = await reader.cluster.findUnique({ where: { id: clusterId }, select: { id: true } });
+    throw new ApiError("not_found", cluster ? "No such node pool on this cluster." : "No cluster with this id.");
+  }
+  // A drain the agent refused or gave up on (its directive closed as failed) may be asked again,
+  // e.g. allowing what it refused to lose; one still under way may not.
+  if (p.state === "Retiring" && (await drainUnderWay(reader, clusterId, pool)))
+    throw new ApiError("conflict", "This node pool is already being retired.");
+  const refusal = retirePoolRefusal(
+    { health: healthStatus(p.cluster, now, notReadyThresholdSeconds) },
+    p.cluster.nodePools,
+    pool,
+  );
+  if (refusal) throw new ApiError(refusal.code, refusal.message);
+  const unavailable = nodeActionsProblem(capabilities);
+  if (unavailable) throw new ApiError("incompatible_agent", unavailable, { capabilities });
+  return p;
+}
 
 /**
  * Retires a node pool: a `drainNodePool` directive goes to the agent and the pool shows
  * Retiring; when the agent stops reporting the pool (drained), the heartbeat writer removes it.
  */
-export async function retireNodePool(
-  actor: Actor,
-  clusterId: string,
-  pool: string,
-  reason: string | null,
-  /** What the drain may lose (kubectl drain's --force, --delete-emptydir-data); off by default. */
-  drain: { force?: boolean; deleteEmptyDirData?: boolean } = {},
-) {
+export async function retireNodePool(actor: Actor, clusterId: string, pool: string, input: RetireNodePoolInput) {
   const now = new Date();
-  // An agent that lists its capabilities without node actions would never be sent the directive
-  // (docs/protocol.md), so the pool would show Retiring forever: refused here. One that lists none is
-  // sent it and answers with a failed ack if it cannot.
-  const capabilities = await storedCapabilities(clusterId);
+  const { reason } = input;
   await inTransaction(async (tx, afterCommit) => {
-    const p = await tx.nodePool.findUnique({
-      where: { clusterId_name: { clusterId, name: pool } },
-      include: { cluster: { select: { name: true } } },
-    });
-    if (!p) {
-      const cluster = await tx.cluster.findUnique({ where: { id: clusterId }, select: { id: true } });
-      throw new ApiError("not_found", cluster ? "No such node pool on this cluster." : "No cluster with this id.");
-    }
-    // A drain the agent refused or gave up on (its directive closed as failed) may be asked again,
-    // e.g. allowing what it refused to lose; one still under way may not.
-    if (p.state === "Retiring" && (await drainUnderWay(tx, clusterId, pool)))
-      throw new ApiError("conflict", "This node pool is already being retired.");
-    const unavailable = nodeActionsProblem(capabilities);
-    if (unavailable) throw new ApiError("incompatible_agent", unavailable, { capabilities });
+    const p = await checkRetire(tx, clusterId, pool, now);
     await tx.nodePool.update({ where: { id: p.id }, data: { state: "Retiring" } });
     const options = {
-      ...(drain.force ? { force: true } : {}),
-      ...(drain.deleteEmptyDirData ? { deleteEmptyDirData: true } : {}),
+      ...(input.force ? { force: true } : {}),
+      ...(input.deleteEmptyDirData ? { deleteEmptyDirData: true } : {}),
     };
     const directiveId = await createDirective(tx, afterCommit, {
       clusterId,
@@ -56,7 +83,7 @@ export async function retireNodePool(
       kind: "nodePool",
       fromValue: p.state,
       toValue: "Retiring",
-      reason: `${pool}: ${reason ?? "retired"}`,
+      reason: `${pool}: ${reason}`,
       at: now,
     };
     await tx.clusterEvent.create({ data: event });
@@ -71,7 +98,7 @@ export async function retireNodePool(
 }
 
 /** A drainNodePool for this pool not yet acknowledged (done or failed). */
-async function drainUnderWay(tx: Tx, clusterId: string, pool: string): Promise<boolean> {
+async function drainUnderWay(tx: Pick<Tx, "directive">, clusterId: string, pool: string): Promise<boolean> {
   const open = await tx.directive.findMany({
     where: { clusterId, type: "drainNodePool", ackedAt: null },
     select: { payload: true },

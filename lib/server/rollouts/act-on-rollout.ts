@@ -6,9 +6,16 @@ import { approveRollout } from "./approve-rollout";
 import { pauseRollout } from "./pause-rollout";
 import { resumeRollout } from "./resume-rollout";
 
-const VERBS = { pause: pauseRollout, resume: resumeRollout, abort: abortRollout, approve: approveRollout };
-
 /** POST /api/v1/rollouts/{id}/actions: one of the operator's verbs. */
 export function actOnRollout(actor: Actor, id: string, input: RolloutActionInput) {
-  return VERBS[input.action](actor, id, input.reason);
+  switch (input.action) {
+    case "pause":
+      return pauseRollout(actor, id, input.reason);
+    case "resume":
+      return resumeRollout(actor, id, input.reason);
+    case "abort":
+      return abortRollout(actor, id, input.reason);
+    case "approve":
+      return approveRollout(actor, id, input.reason, input.override ?? false);
+  }
 }

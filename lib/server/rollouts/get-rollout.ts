@@ -1,14 +1,23 @@
 import "server-only";
 import type { Rollout } from "@/lib/contracts/rollouts";
-import { estimateRemaining, stageState, type MemberState, type RolloutState, type StageSpec } from "@/lib/domain/rollouts";
+import {
+  approvalProblem,
+  estimateRemaining,
+  stageState,
+  type MemberState,
+  type RolloutState,
+  type StageSpec,
+} from "@/lib/domain/rollouts";
 import { ApiError } from "@/lib/server/api/errors";
 import { db, type Db } from "@/lib/server/db/client";
+import { getSettings } from "@/lib/server/settings/settings";
+import { currentStageEvidence, evidenceClusters, type EvidenceCluster } from "./stage-evidence";
 
 /** What reads rollouts: the app's client, or in tests one that counts its queries. */
 export type RolloutReader = Pick<Db, "rollout" | "cluster">;
 
 type RolloutRow = NonNullable<Awaited<ReturnType<typeof findWithMembers>>>;
-type ClusterFacts = { id: string; name: string; agentVersion: string | null };
+type ClusterFacts = EvidenceCluster;
 
 function findWithMembers(id: string) {
   return db().rollout.findUnique({ where: { id }, include: { clusters: true } });
@@ -21,21 +30,54 @@ export async function findRollout(id: string): Promise<RolloutRow> {
   return r;
 }
 
-/** Names and versions of the clusters of these rollouts, in one query. */
-export async function clusterFacts(rollouts: RolloutRow[], reader: RolloutReader = db()): Promise<Map<string, ClusterFacts>> {
-  const ids = [...new Set(rollouts.flatMap((r) => r.clusters.map((c) => c.clusterId)))];
-  const rows = ids.length
-    ? await reader.cluster.findMany({ where: { id: { in: ids } }, select: { id: true, name: true, agentVersion: true } })
-    : [];
-  return new Map(rows.map((c) => [c.id, c]));
+/** Names, versions and health facts of the clusters of these rollouts, in one query. */
+export function clusterFacts(rollouts: RolloutRow[], reader: RolloutReader = db()): Promise<Map<string, ClusterFacts>> {
+  return evidenceClusters(
+    reader,
+    rollouts.flatMap((r) => r.clusters.map((c) => c.clusterId)),
+  );
 }
 
 export async function getRollout(id: string) {
   const r = await findRollout(id);
-  return rolloutView(r, await clusterFacts([r]));
+  const { notReadyThresholdSeconds } = await getSettings();
+  return rolloutView(r, await clusterFacts([r]), new Date(), notReadyThresholdSeconds);
 }
 
-export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>): Rollout {
+/** The current stage's evidence while it soaks or awaits approval; null before it finishes. */
+function evidenceView(
+  r: RolloutRow,
+  clusters: Map<string, ClusterFacts>,
+  now: Date,
+  thresholdSeconds: number,
+): Rollout["evidence"] {
+  const finished = r.state === "AwaitingApproval" || ((r.state === "Running" || r.state === "Paused") && r.stageCompletedAt);
+  if (!finished) return null;
+  const e = currentStageEvidence(r, clusters, now, thresholdSeconds);
+  return {
+    stage: r.currentStage,
+    soakSeconds: r.waitSeconds,
+    soakedAt: e.soakedAt?.toISOString() ?? null,
+    problem: approvalProblem(e),
+    canaries: e.canaries.map((c) => ({
+      clusterId: c.clusterId,
+      name: c.name,
+      state: c.state as MemberState,
+      health: c.health,
+      agentVersion: c.agentVersion,
+      readySince: c.readySince?.toISOString() ?? null,
+      judged: c.judged,
+      problem: c.problem,
+    })),
+  };
+}
+
+export function rolloutView(
+  r: RolloutRow,
+  clusters: Map<string, ClusterFacts>,
+  now: Date,
+  notReadyThresholdSeconds: number,
+): Rollout {
   const count = (state: string, members = r.clusters) => members.filter((m) => m.state === state).length;
   const specs = JSON.parse(r.stages) as StageSpec[];
   const stages = specs.map((s, i) => {
@@ -70,6 +112,7 @@ export function rolloutView(r: RolloutRow, clusters: Map<string, ClusterFacts>):
     failureThreshold: r.failureThreshold,
     clusterTimeoutSeconds: r.clusterTimeoutSeconds,
     stageCompletedAt: r.stageCompletedAt?.toISOString() ?? null,
+    evidence: evidenceView(r, clusters, now, notReadyThresholdSeconds),
     createdAt: r.createdAt.toISOString(),
     finishedAt: r.finishedAt?.toISOString() ?? null,
     totals: {

@@ -20,6 +20,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 import { clusterWindowGroups, groupsWithWindows, type WindowGroup } from "@/lib/server/groups/group-windows";
+import { currentStageEvidence, evidenceClusters } from "./stage-evidence";
 
 /** Thrown inside a transaction to undo it: the cluster left Active between the read and the claim. */
 class NotActive extends Error {}
@@ -32,13 +33,9 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
   const r = await db().rollout.findUnique({ where: { id }, include: { clusters: true } });
   if (!r || r.state !== "Running") return;
   const { notReadyThresholdSeconds } = await getSettings();
-  const clusters = new Map(
-    (
-      await db().cluster.findMany({
-        where: { id: { in: r.clusters.map((c) => c.clusterId) } },
-        select: { id: true, name: true, agentVersion: true, phase: true, lastHeartbeatAt: true, apiServerHealth: true },
-      })
-    ).map((c) => [c.id, c]),
+  const clusters = await evidenceClusters(
+    db(),
+    r.clusters.map((c) => c.clusterId),
   );
 
   // 1. Settle the clusters that are upgrading: the outcome and the way back to Active together.
@@ -90,15 +87,19 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
         });
       return true;
     });
-    if (settled) m.state = outcome.state;
+    if (settled) {
+      m.state = outcome.state;
+      m.finishedAt = now;
+    }
   }
 
-  const step = nextStep({ ...r, stageCount: (JSON.parse(r.stages) as StageSpec[]).length }, r.clusters, now);
+  const evidence = currentStageEvidence(r, clusters, now, notReadyThresholdSeconds);
+  const step = nextStep({ ...r, stageCount: (JSON.parse(r.stages) as StageSpec[]).length }, r.clusters, evidence, now);
   // "Waiting for a window" is about starting upgrades; any other step ends it.
   if (step.kind !== "upgrade" && r.waitingReason !== null)
     await db().rollout.updateMany({ where: { id }, data: { waitingReason: null } });
   switch (step.kind) {
-    // 2. Too many failures pause the rollout.
+    // 2. Too many failures, or a canary not Ready on the target during the soak, pause the rollout.
     case "pause":
       await inTransaction(async (tx) => {
         const paused = await tx.rollout.updateMany({
@@ -116,9 +117,14 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
           SYSTEM_ACTOR,
           "rollout.pause",
           { type: "rollout", id },
-          { name: r.name, reason: "failure threshold reached", failures: step.failures },
+          step.cause === "canary"
+            ? { name: r.name, reason: step.reason, stage: r.currentStage }
+            : { name: r.name, reason: "failure threshold reached", failures: step.failures },
         );
-        log.warn("rollout paused: failure threshold reached", { rollout: r.name, failures: step.failures });
+        log.warn(`rollout paused: ${step.cause === "canary" ? "a canary is not Ready" : "failure threshold reached"}`, {
+          rollout: r.name,
+          reason: step.reason,
+        });
       });
       return;
     // 3. The current stage finished: wait, then move on (or complete).

@@ -10,6 +10,7 @@ import {
   ROLLOUT_STATES,
   settleUpgrade,
   upgradeHandoff,
+  stageEvidence,
   stageState,
   upgradeSlots,
   type TickFacts,
@@ -94,26 +95,29 @@ describe("the next step of a running rollout", () => {
     ...over,
   });
   const m = (stage: number, state: string) => ({ stage, state });
+  // No cluster to judge: the soak's evidence neither holds nor pauses (tests/unit/domain/rollout-soak.test.ts).
+  const quiet = stageEvidence("1.5.0", 60, []);
 
   test("failures at the threshold pause it; failures accepted by a resume do not count", () => {
     const members = [m(0, "Failed"), m(1, "Pending")];
-    assert.deepEqual(nextStep(facts(), members, now), {
+    assert.deepEqual(nextStep(facts(), members, quiet, now), {
       kind: "pause",
+      cause: "failures",
       failures: 1,
       reason: "1 cluster(s) failed to upgrade (threshold 1)",
     });
-    assert.equal(nextStep(facts({ failureBaseline: 1 }), members, now).kind, "stage-finished");
+    assert.equal(nextStep(facts({ failureBaseline: 1 }), members, quiet, now).kind, "stage-finished");
   });
   test("an unfinished stage starts more upgrades", () => {
-    assert.equal(nextStep(facts(), [m(0, "Upgrading"), m(0, "Succeeded")], now).kind, "upgrade");
-    assert.equal(nextStep(facts(), [m(0, "Pending")], now).kind, "upgrade");
+    assert.equal(nextStep(facts(), [m(0, "Upgrading"), m(0, "Succeeded")], quiet, now).kind, "upgrade");
+    assert.equal(nextStep(facts(), [m(0, "Pending")], quiet, now).kind, "upgrade");
   });
   test("a finished stage is noted, waited for, then the next one starts; after the last, complete", () => {
     const done = [m(0, "Succeeded"), m(0, "Skipped"), m(1, "Pending")];
-    assert.equal(nextStep(facts(), done, now).kind, "stage-finished");
-    assert.equal(nextStep(facts({ stageCompletedAt: ago(59) }), done, now).kind, "wait");
-    assert.deepEqual(nextStep(facts({ stageCompletedAt: ago(60) }), done, now), { kind: "next-stage", stage: 1 });
-    assert.deepEqual(nextStep(facts({ currentStage: 1, stageCompletedAt: ago(60) }), [m(1, "Succeeded")], now), {
+    assert.equal(nextStep(facts(), done, quiet, now).kind, "stage-finished");
+    assert.equal(nextStep(facts({ stageCompletedAt: ago(59) }), done, quiet, now).kind, "wait");
+    assert.deepEqual(nextStep(facts({ stageCompletedAt: ago(60) }), done, quiet, now), { kind: "next-stage", stage: 1 });
+    assert.deepEqual(nextStep(facts({ currentStage: 1, stageCompletedAt: ago(60) }), [m(1, "Succeeded")], quiet, now), {
       kind: "complete",
     });
   });
@@ -136,12 +140,13 @@ describe("the next step of a running rollout", () => {
   });
   test("with approval required, a finished stage waits for approval instead of moving on; the last one completes", () => {
     const done = [m(0, "Succeeded"), m(1, "Pending")];
-    assert.deepEqual(nextStep(facts({ requireApproval: true, stageCompletedAt: ago(60) }), done, now), {
+    assert.deepEqual(nextStep(facts({ requireApproval: true, stageCompletedAt: ago(60) }), done, quiet, now), {
       kind: "await-approval",
     });
-    assert.equal(nextStep(facts({ requireApproval: true, stageCompletedAt: ago(59) }), done, now).kind, "wait");
+    assert.equal(nextStep(facts({ requireApproval: true, stageCompletedAt: ago(59) }), done, quiet, now).kind, "wait");
     assert.equal(
-      nextStep(facts({ requireApproval: true, currentStage: 1, stageCompletedAt: ago(60) }), [m(1, "Succeeded")], now).kind,
+      nextStep(facts({ requireApproval: true, currentStage: 1, stageCompletedAt: ago(60) }), [m(1, "Succeeded")], quiet, now)
+        .kind,
       "complete",
     );
   });

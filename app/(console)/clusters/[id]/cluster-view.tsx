@@ -16,6 +16,7 @@ import {
 } from "@/lib/client/clusters";
 import { gapSummaryText, heartbeatGapBars, notReadyIntervals, summarizeGaps } from "@/lib/domain/heartbeat-gaps";
 import { nodeActionsProblem } from "@/lib/domain/node-actions";
+import { isHealthStatus } from "@/lib/domain/status";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useLiveEvents } from "@/lib/client/live-events";
 import type { MintedToken } from "@/lib/client/tokens";
@@ -161,7 +162,8 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
                     ? {
                         unavailable: nodeActionsProblem(c.capabilities),
                         workloads: c.workloads,
-                        onRetire: (pool, reason, drain) => retirePool.mutateAsync({ pool, reason: reason ?? "", drain }),
+                        clusterHealth: isHealthStatus(c.status) ? c.status : "NotReady",
+                        onRetire: (pool, input) => retirePool.mutateAsync({ pool, ...input }),
                       }
                     : undefined
                 }

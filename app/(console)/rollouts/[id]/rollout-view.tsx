@@ -227,7 +227,7 @@ export function RolloutView({ id, canAct }: { id: string; canAct: boolean }) {
               <code className="font-mono">{r.targetVersion}</code>
             </Setting>
             <Setting label="Max unavailable">{r.maxUnavailable}</Setting>
-            <Setting label="Wait between stages">{formatDuration(r.waitSeconds * 1000)}</Setting>
+            <Setting label="Soak time per stage">{formatDuration(r.waitSeconds * 1000)}</Setting>
             <Setting label="Failure threshold">{r.failureThreshold}</Setting>
             <Setting label="Per-cluster timeout">{formatDuration(r.clusterTimeoutSeconds * 1000)}</Setting>
             <Setting label="Approval between stages">{r.requireApproval ? "required" : "no"}</Setting>

@@ -4,9 +4,6 @@ import { getCluster } from "@/lib/server/clusters/get-cluster";
 import { retireNodePool } from "@/lib/server/node-pools/node-pools";
 
 export const POST = adminRoute(clusterRoutes.retireNodePool, async ({ principal, params, body }) => {
-  await retireNodePool(principal.actor, params.id, decodeURIComponent(params.pool), body.reason ?? null, {
-    force: body.force,
-    deleteEmptyDirData: body.deleteEmptyDirData,
-  });
+  await retireNodePool(principal.actor, params.id, decodeURIComponent(params.pool), body);
   return getCluster(params.id);
 });

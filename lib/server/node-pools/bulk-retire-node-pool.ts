@@ -1,0 +1,62 @@
+import "server-only";
+import type { z } from "zod";
+import type { BulkDeregistrationResult, bulkRetireNodePoolSchema } from "@/lib/contracts/clusters";
+import { ApiError, knownError } from "@/lib/server/api/errors";
+import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
+import { guardedSelection, selectionBreakdown } from "@/lib/server/clusters/bulk-guard";
+import { selectionForAudit } from "@/lib/server/clusters/select-clusters";
+import { db } from "@/lib/server/db/client";
+import { checkRetire, retireNodePool } from "./node-pools";
+
+type Result = BulkDeregistrationResult["results"][number];
+
+/**
+ * POST /api/v1/clusters/bulk/retire-node-pool: retires the pool of that name on each selected
+ * cluster, one at a time through the single retirement (each audited there, with its refusals:
+ * no such pool, not Ready, the last active pool), behind the bulk drain's guard (bulk-guard.ts),
+ * plus one audit entry for the bulk action. `dryRun` says which would retire and breaks the
+ * selection down.
+ */
+export async function bulkRetireNodePool(
+  actor: Actor,
+  input: z.output<typeof bulkRetireNodePoolSchema>,
+): Promise<BulkDeregistrationResult> {
+  const ids = await guardedSelection(input, `retiring pool ${input.pool} on`);
+  const rows = await db().cluster.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, name: true, labels: { select: { key: true, value: true } } },
+  });
+  const names = new Map(rows.map((c) => [c.id, c.name]));
+  const results: Result[] = [];
+  const now = new Date();
+  for (const id of ids) {
+    const name = names.get(id) ?? id;
+    try {
+      if (input.dryRun) await checkRetire(db(), id, input.pool, now);
+      else await retireNodePool(actor, id, input.pool, { reason: input.reason ?? "" });
+      results.push({ id, name, ok: true });
+    } catch (err) {
+      const known = knownError(err);
+      if (!(known instanceof ApiError) || known.status >= 500) throw err;
+      results.push({ id, name, ok: false, error: known.code, message: known.message });
+    }
+  }
+  const started = results.filter((r) => r.ok).length;
+  if (input.dryRun)
+    return {
+      dryRun: true,
+      matched: ids.length,
+      breakdown: await selectionBreakdown(rows.map((r) => Object.fromEntries(r.labels.map((l) => [l.key, l.value])))),
+      started,
+      results,
+    };
+  await recordAudit(db(), actor, "nodePool.bulk_retire", null, {
+    ...selectionForAudit(input),
+    nodePool: input.pool,
+    count: ids.length,
+    retired: started,
+    reason: input.reason,
+    failed: results.filter((r) => !r.ok).map((r) => ({ id: r.id, name: r.name, error: r.error })),
+  });
+  return { dryRun: false, matched: ids.length, started, results };
+}
