@@ -10,7 +10,7 @@ import { formatInstant, formatRelative, viewerTimeZone } from "@/lib/domain/time
 const RenderedAt = createContext<number | null>(null);
 
 /** Renders `children` (a console page) against `now`, the instant its data was read on the server. */
-export function NowProvider({ now, children }: { now: number; children: ReactNode }) {
+export function NowProvider({ now, children }: { now: number; children?: ReactNode }) {
   return <RenderedAt value={now}>{children}</RenderedAt>;
 }
 

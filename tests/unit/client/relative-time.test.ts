@@ -16,23 +16,21 @@ const text = (el: ReturnType<typeof createElement>) => renderToString(el).replac
 describe("relative times rendered on the server", () => {
   test("read against the page's render instant", () => {
     assert.equal(
-      text(createElement(NowProvider, { now: T, children: createElement(RelativeTime, { iso: ago(90_000) }) })),
+      text(createElement(NowProvider, { now: T }, createElement(RelativeTime, { iso: ago(90_000) }))),
       "1 min 30 s ago",
     );
     // Another page, rendered later: its own instant, not the first one's.
     assert.equal(
-      text(createElement(NowProvider, { now: T + 3_600_000, children: createElement(RelativeTime, { iso: ago(90_000) }) })),
+      text(createElement(NowProvider, { now: T + 3_600_000 }, createElement(RelativeTime, { iso: ago(90_000) }))),
       "1 h 1 min ago",
     );
     assert.equal(
       text(
-        createElement(NowProvider, {
-          now: T,
-          children: createElement(TokenExpiry, {
-            expiresAt: new Date(T + 30 * 86_400_000).toISOString(),
-            revokedAt: ago(600_000),
-          }),
-        }),
+        createElement(
+          NowProvider,
+          { now: T },
+          createElement(TokenExpiry, { expiresAt: new Date(T + 30 * 86_400_000).toISOString(), revokedAt: ago(600_000) }),
+        ),
       ),
       "revoked 10 min ago",
     );
