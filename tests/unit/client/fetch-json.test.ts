@@ -26,6 +26,9 @@ const item = {
   notReadySince: null,
   enrolledAt: "2026-11-30T00:05:00.000Z",
   enrollmentBlockedOn: [],
+  owner: null,
+  notes: null,
+  snooze: null,
 };
 const list = {
   items: [item],
