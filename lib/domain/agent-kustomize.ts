@@ -11,6 +11,7 @@
 import YAML from "yaml";
 import { AGENT_OBJECT_NAMES } from "./agent-kube-calls";
 import {
+  AGENT_INSTALL_ANNOTATION,
   agentManifestObjects,
   formatLabelsFlag,
   METRICS_SERVICE,
@@ -183,10 +184,25 @@ export function agentSettings(install: ManifestInstall): Record<string, unknown>
   };
 }
 
+/**
+ * The objects without the Deployment's install annotation. It records one cluster's options as one
+ * JSON text, which kustomize's replacements cannot fill in from the settings; without it the
+ * agent's upgrade applies the new image alone (and a Deployment that Argo CD or Flux manages is
+ * upgraded through the repository anyway).
+ */
+export function withoutInstallAnnotation(objects: readonly ManifestObject[]): ManifestObject[] {
+  return objects.map((o) => {
+    if (!o.metadata.annotations || !(AGENT_INSTALL_ANNOTATION in o.metadata.annotations)) return o;
+    const { [AGENT_INSTALL_ANNOTATION]: _dropped, ...annotations } = o.metadata.annotations;
+    const { annotations: _all, ...rest } = o.metadata;
+    return { ...o, metadata: Object.keys(annotations).length ? { ...rest, annotations } : rest };
+  });
+}
+
 /** Every file of deploy/agent, by path relative to it. */
 export function agentKustomizeFiles(): Record<string, string> {
   const files: Record<string, string> = {};
-  const base = agentManifestObjects(PLACEHOLDER);
+  const base = withoutInstallAnnotation(agentManifestObjects(PLACEHOLDER));
   const baseArgs = argsOf(base);
   const at = (flag: string) => baseArgs.indexOf(flag) + 1;
 

@@ -6,322 +6,39 @@ import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
-import https from "node:https";
 import net from "node:net";
-import os from "node:os";
 import path from "node:path";
-import type { TLSSocket } from "node:tls";
 import { after, before, describe, test } from "node:test";
 import forge from "node-forge";
-import { FleetAgent, type FleetAgentOptions } from "@/lib/agent/agent";
+import { FleetAgent } from "@/lib/agent/agent";
 import { FakeClock } from "@/lib/agent/clock";
-import { certificateFingerprint, certificateMatchesKey, generateRsaKeyPair } from "@/lib/agent/csr";
+import { certificateFingerprint, certificateMatchesKey } from "@/lib/agent/csr";
 import { MemoryLogger, formatEntry } from "@/lib/agent/log";
 import type { ClusterBackend } from "@/lib/agent/cluster-backend";
 import { preflight } from "@/lib/agent/preflight";
-import { SecretStateStore, secretTokenSource } from "@/lib/agent/kube/secret-state";
 import { FileStateStore } from "@/lib/agent/state";
-import { simulatedBackend } from "@/lib/agent/simulator/simulated-backend";
 import { simulatedClusterUid } from "@/lib/agent/simulator/simulated-cluster";
 import { fileTokenSource, staticTokenSource } from "@/lib/agent/token";
 import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
 import { FakeKubeApi } from "../../helpers/fake-kube-api";
-import { startKubeCluster } from "../../helpers/kube-cluster-harness";
 import { eksCluster } from "../../helpers/kube-clusters";
+import {
+  ROOT,
+  TOKEN,
+  makeCa,
+  csrPublicKey,
+  FakeFleet,
+  tmpDir,
+  removeTmpDirs,
+  tokenFile,
+  CLUSTER_FP,
+  agentOptions,
+  mode,
+  type HeartbeatCtx,
+  type Reply,
+} from "../../helpers/wire-fleet";
 
-const ROOT = path.resolve(import.meta.dirname, "../../..");
-const TOKEN = "frt_testpublicid_" + "s3cr3t".repeat(6);
-
-// ---- a fake fleet: CA, server certificate, protocol handlers --------------------------------
-
-interface Ca {
-  key: forge.pki.rsa.PrivateKey;
-  cert: forge.pki.Certificate;
-  pem: string;
-}
-
-async function makeCa(cn: string): Promise<Ca> {
-  const keys = await generateRsaKeyPair();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(keys.publicKeyPem);
-  cert.serialNumber = "01" + crypto.randomBytes(8).toString("hex");
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 365 * 86_400_000);
-  cert.setSubject([{ name: "commonName", value: cn }]);
-  cert.setIssuer([{ name: "commonName", value: cn }]);
-  cert.setExtensions([
-    { name: "basicConstraints", cA: true, critical: true },
-    { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
-  ]);
-  const key = forge.pki.privateKeyFromPem(keys.privateKeyPem) as forge.pki.rsa.PrivateKey;
-  cert.sign(key, forge.md.sha256.create());
-  return { key, cert, pem: forge.pki.certificateToPem(cert) };
-}
-
-function issue(
-  ca: Ca,
-  publicKey: forge.pki.PublicKey,
-  cn: string,
-  opts: { hosts?: string[]; notBefore?: number; notAfter?: number } = {},
-): { pem: string; serial: string } {
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = publicKey;
-  const serial = "02" + crypto.randomBytes(8).toString("hex");
-  cert.serialNumber = serial;
-  cert.validity.notBefore = new Date(opts.notBefore ?? Date.now() - 60_000);
-  cert.validity.notAfter = new Date(opts.notAfter ?? Date.now() + 86_400_000);
-  cert.setSubject([{ name: "commonName", value: cn }]);
-  cert.setIssuer(ca.cert.subject.attributes);
-  const ext: object[] = [{ name: "basicConstraints", cA: false }];
-  if (opts.hosts) {
-    ext.push({ name: "extKeyUsage", serverAuth: true });
-    ext.push({
-      name: "subjectAltName",
-      altNames: opts.hosts.map((h) => (net.isIP(h) ? { type: 7, ip: h } : { type: 2, value: h })),
-    });
-  } else {
-    ext.push({ name: "extKeyUsage", clientAuth: true });
-  }
-  cert.setExtensions(ext);
-  cert.sign(ca.key, forge.md.sha256.create());
-  return { pem: forge.pki.certificateToPem(cert), serial: serial.toUpperCase() };
-}
-
-/** The SPKI PEM of a CSR's public key. */
-function csrPublicKey(csrPem: string): string {
-  return forge.pki.publicKeyToPem(forge.pki.certificationRequestFromPem(csrPem).publicKey!).replace(/\r\n/g, "\n");
-}
-
-type Reply = { status: number; body: unknown; headers?: Record<string, string> };
-interface HeartbeatCtx {
-  clusterId: string;
-  serial: string;
-  body: Record<string, unknown>;
-  n: number;
-}
-
-class FakeFleet {
-  readonly ca: Ca;
-  private server!: https.Server;
-  url!: URL;
-  /** token -> uses left */
-  tokens = new Map<string, number>([[TOKEN, 1]]);
-  registers: Array<{ auth: string | undefined; body: Record<string, unknown> }> = [];
-  heartbeats: HeartbeatCtx[] = [];
-  rotations = 0;
-  clusters = new Map<string, { id: string; fingerprint: string; serial: string; publicKey: string }>();
-  revoked = new Set<string>();
-  gone = new Set<string>();
-  directives = new Map<string, Array<Record<string, unknown>>>();
-  interval = 30;
-  desiredPolicyRevision: string | null = null;
-  /** Validity of issued client certificates. */
-  certTimes: () => { notBefore: number; notAfter: number } = () => ({
-    notBefore: Date.now() - 60_000,
-    notAfter: Date.now() + 86_400_000,
-  });
-  registerHook?: (body: Record<string, unknown>, n: number) => Reply | undefined;
-  heartbeatHook?: (ctx: HeartbeatCtx) => Reply | undefined;
-  /** Answer heartbeat number n (1-based, this fleet's count) only after this many ms. */
-  heartbeatDelayMs?: (n: number) => number;
-  /** The client port of every heartbeat request: one port means one connection. */
-  heartbeatPorts: number[] = [];
-  caAsJson = false;
-  /** Registrations to carry out and then answer with a dropped connection (a lost answer). */
-  dropRegisterAnswers = 0;
-
-  private constructor(ca: Ca) {
-    this.ca = ca;
-  }
-
-  static async start(options: { hosts?: string[]; ca?: Ca } = {}): Promise<FakeFleet> {
-    const fleet = new FakeFleet(options.ca ?? (await makeCa("fake fleet CA")));
-    const serverKeys = await generateRsaKeyPair();
-    const serverCert = issue(fleet.ca, forge.pki.publicKeyFromPem(serverKeys.publicKeyPem), "fleet agent endpoint", {
-      hosts: options.hosts ?? ["127.0.0.1", "localhost"],
-    });
-    fleet.server = https.createServer(
-      { key: serverKeys.privateKeyPem, cert: serverCert.pem, ca: fleet.ca.pem, requestCert: true, rejectUnauthorized: false },
-      (req, res) => void fleet.handle(req, res),
-    );
-    await new Promise<void>((resolve) => fleet.server.listen(0, "127.0.0.1", resolve));
-    const port = (fleet.server.address() as net.AddressInfo).port;
-    fleet.url = new URL(`https://127.0.0.1:${port}`);
-    return fleet;
-  }
-
-  async close() {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  directive(clusterId: string, d: Record<string, unknown>) {
-    this.directives.set(clusterId, [...(this.directives.get(clusterId) ?? []), d]);
-  }
-
-  private reply(res: http.ServerResponse, r: Reply) {
-    res.writeHead(r.status, { "content-type": "application/json", ...r.headers });
-    res.end(JSON.stringify(r.body));
-  }
-
-  private error(status: number, error: string, message = error, headers?: Record<string, string>): Reply {
-    return { status, body: { error, message }, headers };
-  }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString("utf8");
-    const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
-    if (req.method === "GET" && req.url === "/api/agent/v1/ca") {
-      if (this.caAsJson) return this.reply(res, { status: 200, body: { certificate: this.ca.pem } });
-      res.writeHead(200, { "content-type": "application/x-pem-file" });
-      return res.end(this.ca.pem);
-    }
-    if (req.method === "POST" && req.url === "/api/agent/v1/register") {
-      const reply = this.register(req, body);
-      if (reply.status === 201 && this.dropRegisterAnswers > 0) {
-        this.dropRegisterAnswers -= 1;
-        return res.socket?.destroy();
-      }
-      return this.reply(res, reply);
-    }
-    if (req.method === "POST" && req.url === "/api/agent/v1/heartbeat") {
-      this.heartbeatPorts.push(req.socket.remotePort ?? 0);
-      const delay = this.heartbeatDelayMs?.(this.heartbeatPorts.length) ?? 0;
-      if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
-      return this.reply(res, this.heartbeat(req, body));
-    }
-    if (req.method === "POST" && req.url === "/api/agent/v1/rotate") return this.reply(res, this.rotate(req, body));
-    return this.reply(res, this.error(404, "not_found"));
-  }
-
-  private register(req: http.IncomingMessage, body: Record<string, unknown>): Reply {
-    this.registers.push({ auth: req.headers.authorization, body });
-    const hooked = this.registerHook?.(body, this.registers.length);
-    if (hooked) return hooked;
-    const token = req.headers.authorization?.replace(/^Bearer /, "");
-    if (!token) return this.error(401, "token_missing");
-    const uses = this.tokens.get(token);
-    if (uses === undefined) return this.error(401, "token_invalid");
-    const csr = forge.pki.certificationRequestFromPem(String(body.csr));
-    if (!csr.verify()) return this.error(400, "invalid_csr");
-    const name = String(body.name);
-    const existing = this.clusters.get(name);
-    // Kept key (docs/protocol.md, re-registration: kept key): the key of the current certificate proves the
-    // retry; the token may be exhausted and no use is consumed.
-    const keptKey = !!existing && existing.publicKey === csrPublicKey(String(body.csr));
-    if (!keptKey && uses <= 0) return this.error(401, "token_exhausted");
-    if (existing && existing.fingerprint !== body.caFingerprint) return this.error(409, "cluster_conflict");
-    if (!keptKey) this.tokens.set(token, uses - 1);
-    const id = existing?.id ?? "c_" + crypto.randomBytes(6).toString("hex");
-    if (existing) this.revoked.add(existing.serial);
-    const cert = issue(this.ca, csr.publicKey!, id, this.certTimes());
-    this.clusters.set(name, {
-      id,
-      fingerprint: String(body.caFingerprint),
-      serial: cert.serial,
-      publicKey: csrPublicKey(String(body.csr)),
-    });
-    return {
-      status: 201,
-      body: {
-        clusterId: id,
-        certificate: cert.pem,
-        caCertificate: this.ca.pem,
-        heartbeatIntervalSeconds: this.interval,
-        heartbeatPath: "/api/agent/v1/heartbeat",
-      },
-    };
-  }
-
-  private identity(req: http.IncomingMessage): { clusterId: string; serial: string } | Reply {
-    const socket = req.socket as TLSSocket;
-    const peer = socket.getPeerCertificate();
-    if (!socket.authorized || !peer?.subject) return this.error(401, "client_certificate_required");
-    const serial = peer.serialNumber.toUpperCase();
-    if (this.revoked.has(serial)) return this.error(403, "certificate_revoked");
-    const clusterId = String(peer.subject.CN);
-    if (this.gone.has(clusterId)) return this.error(410, "cluster_deregistered");
-    return { clusterId, serial };
-  }
-
-  private heartbeat(req: http.IncomingMessage, body: Record<string, unknown>): Reply {
-    const who = this.identity(req);
-    if ("status" in who) return who;
-    const ctx: HeartbeatCtx = { ...who, body, n: this.heartbeats.length + 1 };
-    this.heartbeats.push(ctx);
-    const hooked = this.heartbeatHook?.(ctx);
-    if (hooked) return hooked;
-    const acks = new Set((body.acks as string[] | undefined) ?? []);
-    const pending = (this.directives.get(who.clusterId) ?? []).filter((d) => !acks.has(String(d.id)));
-    this.directives.set(who.clusterId, pending);
-    return {
-      status: 200,
-      body: {
-        status: "Ready",
-        heartbeatIntervalSeconds: this.interval,
-        desiredPolicyRevision: this.desiredPolicyRevision,
-        directives: pending,
-      },
-    };
-  }
-
-  private rotate(req: http.IncomingMessage, body: Record<string, unknown>): Reply {
-    const who = this.identity(req);
-    if ("status" in who) return who;
-    const csr = forge.pki.certificationRequestFromPem(String(body.csr));
-    if (!csr.verify()) return this.error(400, "invalid_csr");
-    this.rotations += 1;
-    const cert = issue(this.ca, csr.publicKey!, who.clusterId);
-    return { status: 200, body: { certificate: cert.pem } };
-  }
-}
-
-// ---- helpers ------------------------------------------------------------------------------
-
-const tmpDirs: string[] = [];
-after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-
-function tmpDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "fleet-agent-test-"));
-  tmpDirs.push(dir);
-  return dir;
-}
-
-function tokenFile(dir: string, token = TOKEN): string {
-  const file = path.join(dir, "token");
-  fs.writeFileSync(file, token + "\n", { mode: 0o600 });
-  return file;
-}
-
-const CLUSTER_FP = "sha256:" + "ab".repeat(32);
-
-/** A simulated cluster's agent (`clusterUid` forces the UID its simulated cluster reports). */
-function agentOptions(
-  fleet: FakeFleet,
-  stateDir: string,
-  { clusterUid, ...extra }: Partial<FleetAgentOptions> & { clusterUid?: string } = {},
-): FleetAgentOptions {
-  const name = extra.name ?? "prod-eu-1";
-  return {
-    server: fleet.url,
-    name,
-    cluster: simulatedBackend({ name, clusterUid }),
-    labels: { env: "prod", region: "eu-west-1" },
-    store: new FileStateStore(stateDir),
-    trust: { caPem: fleet.ca.pem },
-    clusterCaFingerprint: CLUSTER_FP,
-    clock: new FakeClock(),
-    random: () => 0.5,
-    requestTimeoutMs: 5_000,
-    ...extra,
-  };
-}
-
-function mode(file: string): number {
-  return fs.statSync(file).mode & 0o777;
-}
+after(removeTmpDirs);
 
 // ---- tests ----------------------------------------------------------------------------------
 
@@ -960,8 +677,11 @@ describe("agent protocol over TLS", () => {
     fleet.tokens.set(TOKEN, 1);
     const logger = new MemoryLogger();
     const lease = { holder: "fleet-agent-7d9f-abcde", transitions: 2, createdAt: "2026-12-06T08:00:00Z" };
-    fleet.heartbeatHook = (ctx) =>
-      ctx.n === 2
+    // Counted here: the fleet's own count includes the heartbeats of the tests before this one.
+    let beats = 0;
+    const before = fleet.heartbeats.length;
+    fleet.heartbeatHook = () =>
+      ++beats === 2
         ? { status: 409, body: { error: "stale_lease_holder", message: "another agent took the Lease over" } }
         : undefined;
     try {
@@ -974,7 +694,7 @@ describe("agent protocol over TLS", () => {
         }),
       ).run();
       assert.deepEqual(fleet.heartbeats.at(-2)?.body.lease, lease, "the heartbeat carries the Lease as last held");
-      assert.equal(fleet.heartbeats.length, 2, "no retry after the refusal");
+      assert.equal(fleet.heartbeats.length - before, 2, "no retry after the refusal");
       assert.equal(result.outcome, "failed");
       assert.equal(result.exitCode, 1);
       assert.equal(result.code, "STALE_LEASE_HOLDER");
@@ -1425,223 +1145,5 @@ describe("agent and simulator as processes", () => {
       "degraded clusters report it",
     );
     for (const b of beats) assert.equal(heartbeatRequestSchema.safeParse(b.body).success, true);
-  });
-});
-
-// ---- in a cluster: state and token in Secrets of the loopback Kubernetes API ----------------
-
-describe("the agent in a cluster, installed by GitOps", () => {
-  let fleet: FakeFleet;
-  before(async () => {
-    fleet = await FakeFleet.start();
-  });
-  after(async () => {
-    await fleet.close();
-  });
-
-  const STATE = { namespace: "fleet-system", name: "fleet-agent-state" };
-  const TOKEN_SECRET = { namespace: "fleet-system", name: "fleet-agent-token" };
-
-  /** The loopback Kubernetes API with the manifest's empty state Secret (and a token Secret when given). */
-  async function cluster(token?: string) {
-    const h = await startKubeCluster(eksCluster());
-    h.api.addSecret(STATE.name);
-    if (token) h.api.addSecret(TOKEN_SECRET.name, { token });
-    return { ...h, store: new SecretStateStore(h.client, STATE), token: secretTokenSource(h.client, TOKEN_SECRET) };
-  }
-
-  /** As the CLI runs it with --state-secret and --token-secret (a simulated cluster behind it). */
-  function inCluster(
-    k: Awaited<ReturnType<typeof cluster>>,
-    name: string,
-    extra: Partial<FleetAgentOptions> & { clusterUid?: string } = {},
-  ): FleetAgentOptions {
-    return agentOptions(fleet, "", { name, store: k.store, token: k.token, idleWhenRefused: true, ...extra });
-  }
-
-  /** Lets `run` go on until `done()` holds (the FakeClock's sleeps return at once). */
-  async function until(done: () => boolean, what: string) {
-    for (let i = 0; i < 5_000 && !done(); i++) await new Promise((r) => setTimeout(r, 2));
-    assert.ok(done(), what);
-  }
-
-  test("state Secret errors that pass (503, 429) are waited for with backoff, then it registers; 403 is configuration (exit 2)", async () => {
-    fleet.tokens.set(TOKEN, 1);
-    const k = await cluster(TOKEN);
-    k.api.secretFailures.push(503, 429, 503);
-    const logger = new MemoryLogger();
-    const agent: FleetAgent = new FleetAgent(
-      inCluster(k, "secret-busy-1", { logger, clock: new FakeClock(), hooks: { onHeartbeat: () => agent.stop() } }),
-    );
-    const result = await agent.run();
-    assert.equal(result.outcome, "stopped", `${result.code} ${result.message}`);
-    assert.ok(agent.clusterId, "registered once the API server answered");
-    const waits = logger.entries.filter((e) => e.code === "STATE_UNAVAILABLE");
-    assert.equal(waits.length, 3);
-    assert.match(waits[0]!.message, /Secret fleet-system\/fleet-agent-state cannot be reached now: .*HTTP 503/);
-
-    const refused = await cluster(TOKEN);
-    refused.api.secretFailures.push(403);
-    const denied = await new FleetAgent(inCluster(refused, "secret-rbac-1", { logger: new MemoryLogger() })).run();
-    assert.deepEqual([denied.outcome, denied.exitCode], ["config", 2]);
-    assert.match(denied.message, /could not read Secret fleet-system\/fleet-agent-state: .*HTTP 403/);
-  });
-
-  test("a state Secret wiped by a sync with no token idles, Ready=false saying why, then registers once a token is there; that token put back later is recognised as used and left alone", async () => {
-    fleet.tokens.set(TOKEN, 1);
-    const k = await cluster();
-    const logger = new MemoryLogger();
-    let revokedRefusals = 0;
-    const first: FleetAgent = new FleetAgent(
-      inCluster(k, "wiped-1", { logger, clock: new FakeClock(), hooks: { onHeartbeat: () => first.stop() } }),
-    );
-    const run = first.run();
-    after(() => first.stop());
-    await until(() => logger.has("TOKEN_AWAITED"), "waits for a token");
-    assert.equal(first.ready, false);
-    assert.match(
-      first.notReadyReason ?? "",
-      /^no identity in Secret fleet-system\/fleet-agent-state and no registration token in Secret fleet-system\/fleet-agent-token$/,
-    );
-    assert.match(logger.entries.find((e) => e.code === "TOKEN_AWAITED")!.message, /Argo CD Replace=true/);
-    k.api.addSecret(TOKEN_SECRET.name, { token: TOKEN });
-    assert.equal((await run).outcome, "stopped");
-    assert.ok(first.clusterId);
-    assert.equal(logger.entries.filter((e) => e.code === "TOKEN_AWAITED" && e.level === "warn").length, 1, "said once");
-    assert.equal(k.api.secrets.has("fleet-system/fleet-agent-token"), false, "the used token's Secret was deleted");
-
-    // GitOps puts the token Secret back; later the certificate is refused: the agent does not try
-    // the used token, says so once, and leaves its Secret alone.
-    k.api.addSecret(TOKEN_SECRET.name, { token: TOKEN });
-    fleet.revoked.add(fleet.clusters.get("wiped-1")!.serial);
-    const registers = fleet.registers.length;
-    const later = new MemoryLogger();
-    const second: FleetAgent = new FleetAgent(
-      inCluster(k, "wiped-1", {
-        logger: later,
-        clock: new FakeClock(),
-        hooks: { onFailure: (f) => void (f.code === "CERTIFICATE_REVOKED" && ++revokedRefusals >= 3 && second.stop()) },
-      }),
-    );
-    assert.equal((await second.run()).outcome, "stopped");
-    assert.equal(fleet.registers.length, registers, "no registration with the used token");
-    assert.equal(later.entries.filter((e) => e.code === "TOKEN_ALREADY_USED").length, 1);
-    assert.match(
-      later.entries.find((e) => e.code === "TOKEN_ALREADY_USED")!.message,
-      /the token in Secret fleet-system\/fleet-agent-token is the one this agent registered with/,
-    );
-    assert.ok(k.api.secrets.has("fleet-system/fleet-agent-token"), "left where GitOps put it");
-    const deletes = k.api.requests.filter((r) => r.method === "DELETE" && r.path.endsWith("/secrets/fleet-agent-token"));
-    assert.equal(deletes.length, 1, "deleted once, after the registration: no fight with the sync");
-  });
-
-  test("a state restored into another cluster (another kube-system UID) is not acted on: no heartbeat as the old id; it registers anew with a new key once a token is there", async () => {
-    fleet.tokens.set(TOKEN, 1);
-    const k = await cluster(TOKEN);
-    const original: FleetAgent = new FleetAgent(
-      inCluster(k, "velero-1", {
-        clusterUid: "0b9c2a6e-4d1f-4b8e-9a63-1c2d3e4f5a6b",
-        clock: new FakeClock(),
-        hooks: { onHeartbeat: () => original.stop() },
-      }),
-    );
-    assert.equal((await original.run()).outcome, "stopped");
-    const oldId = original.clusterId!;
-    const stored = JSON.parse(k.api.secretText(STATE.name, "cluster.json")!);
-    assert.equal(stored.clusterUid, "0b9c2a6e-4d1f-4b8e-9a63-1c2d3e4f5a6b", "the identity is bound to its cluster");
-    const oldKey = k.api.secretText(STATE.name, "key.pem")!;
-
-    // Velero restores the namespace, state Secret included, into a DR cluster.
-    const beats = fleet.heartbeats.length;
-    const logger = new MemoryLogger();
-    const restored: FleetAgent = new FleetAgent(
-      inCluster(k, "velero-1", {
-        clusterUid: "7e57c0de-0000-4000-8000-00000000d15a",
-        logger,
-        clock: new FakeClock(),
-        hooks: { onHeartbeat: () => restored.stop() },
-      }),
-    );
-    const run = restored.run();
-    after(() => restored.stop());
-    await until(() => logger.has("TOKEN_AWAITED"), "waits for a token to register anew");
-    assert.equal(fleet.heartbeats.length, beats, "no heartbeat as the old cluster");
-    const why = logger.entries.find((e) => e.code === "STATE_OTHER_CLUSTER")!;
-    assert.equal(why.level, "error");
-    assert.match(why.message, new RegExp(`holds the identity of cluster ${oldId} .*Two clusters must never share an id`));
-    assert.match(restored.notReadyReason ?? "", /the state belongs to another cluster/);
-    fleet.tokens.set(TOKEN, 1);
-    k.api.addSecret(TOKEN_SECRET.name, { token: TOKEN });
-    assert.equal((await run).outcome, "stopped");
-    const reg = fleet.registers.at(-1)!;
-    assert.notEqual(
-      csrPublicKey(String(reg.body.csr)),
-      crypto.createPublicKey(oldKey).export({ type: "spki", format: "pem" }).toString(),
-      "a new key: the copied one belongs to the other cluster's identity",
-    );
-    assert.equal(reg.body.clusterUid, "7e57c0de-0000-4000-8000-00000000d15a");
-    assert.equal(JSON.parse(k.api.secretText(STATE.name, "cluster.json")!).clusterUid, "7e57c0de-0000-4000-8000-00000000d15a");
-  });
-
-  test("a token replaced while the request waits for approval: asked again with the new one, same key, same request; a restart while pending asks with the same key", async () => {
-    const rotated = "frt_rotatedid_" + "r0t4t3d".repeat(4);
-    fleet.tokens.set(TOKEN, 1);
-    fleet.tokens.set(rotated, 1);
-    let current = TOKEN;
-    let pending = 0;
-    let agent: FleetAgent | null = null;
-    const seen = fleet.registers.length;
-    fleet.registerHook = () => {
-      // The replaced token was revoked: only a repeat that carries the new one is still waiting.
-      if (fleet.registers.at(-1)!.auth !== `Bearer ${current}`)
-        return { status: 401, body: { error: "token_revoked", message: "This registration token was revoked." } };
-      if (++pending > 3) return undefined;
-      if (pending === 1) current = rotated;
-      if (pending === 2) setImmediate(() => agent!.stop());
-      return { status: 202, body: { status: "pending_approval", requestId: "rr_rot", retryAfterSeconds: 5 } };
-    };
-    const stateDir = path.join(tmpDir(), "s");
-    const options = (logger: MemoryLogger, hooks: FleetAgentOptions["hooks"] = {}) =>
-      agentOptions(fleet, stateDir, {
-        name: "rotated-1",
-        token: { describe: "Secret fleet-system/fleet-agent-token", read: async () => current },
-        clock: new FakeClock(),
-        logger,
-        hooks,
-      });
-    try {
-      const logger = new MemoryLogger();
-      agent = new FleetAgent(options(logger));
-      const first = await agent.run();
-      assert.equal(first.outcome, "stopped", `${first.code} ${first.message}`);
-      assert.match(
-        logger.entries.find((e) => e.code === "APPROVAL_PENDING" && /was replaced/.test(e.message))!.message,
-        /the registration token in Secret fleet-system\/fleet-agent-token was replaced while request rr_rot waits for approval/,
-      );
-      // The pod restarts while the request still waits.
-      const restarted: FleetAgent = new FleetAgent(options(new MemoryLogger(), { onHeartbeat: () => restarted.stop() }));
-      agent = restarted;
-      assert.equal((await restarted.run()).outcome, "stopped");
-      assert.ok(restarted.clusterId);
-      const attempts = fleet.registers.slice(seen);
-      assert.deepEqual(
-        attempts.map((a) => a.auth),
-        [TOKEN, rotated, rotated, rotated].map((t) => `Bearer ${t}`),
-      );
-      assert.deepEqual(attempts[1]!.body, attempts[0]!.body, "the same request, CSR included, with the new token");
-      const keys = new Set(attempts.map((a) => csrPublicKey(String(a.body.csr))));
-      assert.equal(keys.size, 1, "one key across the token change and the restart");
-    } finally {
-      fleet.registerHook = undefined;
-      agent?.stop();
-    }
-  });
-
-  test("KubeCluster tells the cluster's identity: the kube-system UID; unknown when RBAC refuses it", async () => {
-    const k = await cluster();
-    assert.equal(await k.kube.clusterIdentity(), k.api.kubeSystemUid.toLowerCase());
-    const other = await cluster();
-    other.api.kubeSystemForbidden = true;
-    assert.equal(await other.kube.clusterIdentity(), null);
   });
 });
