@@ -180,6 +180,8 @@ async function main(): Promise<number> {
     exitCode = result.exitCode;
     break;
   }
+  // Ends what runs beside the agent (the standby's preflight), so the process can exit.
+  stopping.abort();
   health?.close();
   setup.close?.();
   return exitCode;

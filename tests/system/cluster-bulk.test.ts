@@ -278,7 +278,7 @@ test("the export streams every matching cluster as CSV (escaped, formula-safe, I
   const lines = (await csv.text()).split("\r\n");
   assert.equal(
     lines[0],
-    "id,name,status,phase,labels,kubernetesVersion,agentVersion,nodeCount,reasons,lastHeartbeatAt,registeredAt",
+    "id,name,status,phase,labels,kubernetesVersion,agentVersion,nodeCount,reasons,lastHeartbeatAt,registeredAt,owner,notes,snoozedUntil,snoozeOwner,snoozeReason",
   );
   assert.equal(lines.length, 3, "header, one cluster, the final line break");
   assert.ok(

@@ -69,6 +69,7 @@ test("what creates or changes who can sign in, or mints keys, refuses even an ad
     "PATCH /api/v1/users/{id}",
     "POST /api/v1/api-keys",
     "POST /api/v1/users",
+    "POST /api/v1/users/{id}/password-link",
   ]);
   for (const c of sessionOnly) {
     const body = c.method === "DELETE" ? undefined : {};

@@ -335,7 +335,8 @@ test("upgrade windows over HTTP: a zone that is not IANA is a 400 naming the fie
 
 test("the flagged versions list pages past any cap; a plan names the clusters it skips", async () => {
   for (const n of ["flag-1", "flag-2", "flag-3"])
-    await registerCluster(server, n, { body: { agentVersion: "1.4.0", labels: { env: "dev", region: "eu", flagged: "yes" } } });
+    // Older than this build's agent (the recommended version): flagged outdated.
+    await registerCluster(server, n, { body: { agentVersion: "1.3.0", labels: { env: "dev", region: "eu", flagged: "yes" } } });
   const overview = await server.api("GET", "/api/v1/versions");
   const total = overview.body.flaggedTotal;
   assert.ok(total >= 3, `flagged total ${total}`);
