@@ -129,7 +129,7 @@ for (const viewport of [
     // An https:// proxy's CA: a PEM bundle or nothing; metrics and JSON logs when ticked.
     await minted.getByLabel("HTTPS proxy").fill("https://proxy.e2e.example:3129");
     await minted.getByLabel("Proxy CA bundle").fill("not a certificate");
-    await expect(reason).toHaveText("Needs a valid proxy CA bundle.");
+    await expect(reason).toHaveText("Preview only, not ready to use: Needs a valid proxy CA bundle.");
     await expect(download).toBeDisabled();
     await minted.getByLabel("Proxy CA bundle").fill("-----BEGIN CERTIFICATE-----\nMIIBe2e\n-----END CERTIFICATE-----");
     await minted.getByLabel("Expose Prometheus metrics").check();
