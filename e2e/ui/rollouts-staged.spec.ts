@@ -86,7 +86,8 @@ test.describe("staged agent rollout", () => {
       await page.goto("/rollouts/new");
       await page.getByLabel("Rollout name").fill(`e2e rollout ${run}`);
       const version = page.getByLabel("Target agent version");
-      await expect(version).toHaveValue("1.5.0"); // the matrix's recommended version is suggested
+      await expect(version).toHaveValue("1.4.0"); // this build's agent version (the recommended one) is suggested
+      await version.fill("1.5.0");
       // The radios are visually hidden inside their labels (a segmented control): click the label.
       await page.locator("label", { hasText: "By label selector" }).click();
       await expect(page.getByRole("radio", { name: "By label selector" })).toBeChecked();
