@@ -1,7 +1,12 @@
 import "server-only";
-import { isEmptyFilter, type ClusterFilterInput, type SelectionBreakdown } from "@/lib/contracts/clusters";
+import {
+  isEmptyFilter,
+  type BulkDeregistrationResult,
+  type ClusterFilterInput,
+  type SelectionBreakdown,
+} from "@/lib/contracts/clusters";
 import { matchesSelector } from "@/lib/domain/selector";
-import { ApiError } from "@/lib/server/api/errors";
+import { ApiError, knownError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { usableGroupSelector } from "@/lib/server/groups/group-selector";
 import { selectClusters } from "./select-clusters";
@@ -37,6 +42,38 @@ export async function guardedSelection(input: GuardedSelection, verb: string): P
       { count: ids.length, confirmed: input.confirmCount },
     );
   return ids;
+}
+
+type BulkResult = BulkDeregistrationResult["results"][number];
+
+/**
+ * Runs `act` on each selected cluster in turn: a refusal it returns, or a 4xx it throws, is that
+ * cluster's result, never the bulk action's failure (a 5xx still is). Also hands back the
+ * selection's breakdown for a dry run.
+ */
+export async function actOnEach(ids: string[], act: (id: string) => Promise<{ error: string; message: string } | void>) {
+  const rows = await db().cluster.findMany({
+    where: { id: { in: ids } },
+    select: { id: true, name: true, labels: { select: { key: true, value: true } } },
+  });
+  const names = new Map(rows.map((c) => [c.id, c.name]));
+  const results: BulkResult[] = [];
+  for (const id of ids) {
+    const name = names.get(id) ?? id;
+    try {
+      const refused = await act(id);
+      results.push(refused ? { id, name, ok: false, ...refused } : { id, name, ok: true });
+    } catch (err) {
+      const known = knownError(err);
+      if (!(known instanceof ApiError) || known.status >= 500) throw err;
+      results.push({ id, name, ok: false, error: known.code, message: known.message });
+    }
+  }
+  return {
+    results,
+    started: results.filter((r) => r.ok).length,
+    breakdown: () => selectionBreakdown(rows.map((r) => Object.fromEntries(r.labels.map((l) => [l.key, l.value])))),
+  };
 }
 
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

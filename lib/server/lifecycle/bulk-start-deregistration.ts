@@ -1,14 +1,11 @@
 import "server-only";
 import type { z } from "zod";
 import type { BulkDeregistrationResult, bulkDeregistrationSchema } from "@/lib/contracts/clusters";
-import { ApiError, knownError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { guardedSelection, selectionBreakdown } from "@/lib/server/clusters/bulk-guard";
+import { actOnEach, guardedSelection } from "@/lib/server/clusters/bulk-guard";
 import { selectionForAudit } from "@/lib/server/clusters/select-clusters";
 import { db } from "@/lib/server/db/client";
 import { actOnDeregistration, getDeregistration } from "./deregistration";
-
-type Result = BulkDeregistrationResult["results"][number];
 
 /**
  * POST /api/v1/clusters/bulk/deregistration: the wizard's first step ("start": drain) for each
@@ -23,38 +20,20 @@ export async function bulkStartDeregistration(
   input: z.output<typeof bulkDeregistrationSchema>,
 ): Promise<BulkDeregistrationResult> {
   const ids = await guardedSelection(input, "draining");
-  const rows = await db().cluster.findMany({
-    where: { id: { in: ids } },
-    select: { id: true, name: true, labels: { select: { key: true, value: true } } },
-  });
-  const names = new Map(rows.map((c) => [c.id, c.name]));
-  const results: Result[] = [];
-  for (const id of ids) {
-    const name = names.get(id) ?? id;
-    try {
-      if (input.dryRun) {
-        const state = await getDeregistration(id);
-        results.push(
-          state.availableActions.includes("start")
-            ? { id, name, ok: true }
-            : { id, name, ok: false, error: "invalid_transition", message: `Its wizard is at "${state.step}".` },
-        );
-      } else {
-        await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
-        results.push({ id, name, ok: true });
-      }
-    } catch (err) {
-      const known = knownError(err);
-      if (!(known instanceof ApiError) || known.status >= 500) throw err;
-      results.push({ id, name, ok: false, error: known.code, message: known.message });
+  const { results, started, breakdown } = await actOnEach(ids, async (id) => {
+    if (!input.dryRun) {
+      await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
+      return;
     }
-  }
-  const started = results.filter((r) => r.ok).length;
+    const state = await getDeregistration(id);
+    if (!state.availableActions.includes("start"))
+      return { error: "invalid_transition", message: `Its wizard is at "${state.step}".` };
+  });
   if (input.dryRun)
     return {
       dryRun: true,
       matched: ids.length,
-      breakdown: await selectionBreakdown(rows.map((r) => Object.fromEntries(r.labels.map((l) => [l.key, l.value])))),
+      breakdown: await breakdown(),
       started,
       results,
     };

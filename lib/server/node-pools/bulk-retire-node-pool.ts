@@ -1,14 +1,11 @@
 import "server-only";
 import type { z } from "zod";
 import type { BulkDeregistrationResult, bulkRetireNodePoolSchema } from "@/lib/contracts/clusters";
-import { ApiError, knownError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { guardedSelection, selectionBreakdown } from "@/lib/server/clusters/bulk-guard";
+import { actOnEach, guardedSelection } from "@/lib/server/clusters/bulk-guard";
 import { selectionForAudit } from "@/lib/server/clusters/select-clusters";
 import { db } from "@/lib/server/db/client";
 import { checkRetire, retireNodePool } from "./node-pools";
-
-type Result = BulkDeregistrationResult["results"][number];
 
 /**
  * POST /api/v1/clusters/bulk/retire-node-pool: retires the pool of that name on each selected
@@ -22,31 +19,16 @@ export async function bulkRetireNodePool(
   input: z.output<typeof bulkRetireNodePoolSchema>,
 ): Promise<BulkDeregistrationResult> {
   const ids = await guardedSelection(input, `retiring pool ${input.pool} on`);
-  const rows = await db().cluster.findMany({
-    where: { id: { in: ids } },
-    select: { id: true, name: true, labels: { select: { key: true, value: true } } },
-  });
-  const names = new Map(rows.map((c) => [c.id, c.name]));
-  const results: Result[] = [];
   const now = new Date();
-  for (const id of ids) {
-    const name = names.get(id) ?? id;
-    try {
-      if (input.dryRun) await checkRetire(db(), id, input.pool, now);
-      else await retireNodePool(actor, id, input.pool, { reason: input.reason ?? "" });
-      results.push({ id, name, ok: true });
-    } catch (err) {
-      const known = knownError(err);
-      if (!(known instanceof ApiError) || known.status >= 500) throw err;
-      results.push({ id, name, ok: false, error: known.code, message: known.message });
-    }
-  }
-  const started = results.filter((r) => r.ok).length;
+  const { results, started, breakdown } = await actOnEach(ids, async (id) => {
+    if (input.dryRun) await checkRetire(db(), id, input.pool, now);
+    else await retireNodePool(actor, id, input.pool, { reason: input.reason ?? "" });
+  });
   if (input.dryRun)
     return {
       dryRun: true,
       matched: ids.length,
-      breakdown: await selectionBreakdown(rows.map((r) => Object.fromEntries(r.labels.map((l) => [l.key, l.value])))),
+      breakdown: await breakdown(),
       started,
       results,
     };
