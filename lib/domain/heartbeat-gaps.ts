@@ -14,6 +14,8 @@ export type GapBar = {
   gap: number | null;
   /** why the minute is a gap: no heartbeat, fewer than expected, or the cluster was NotReady */
   why: "none" | "short" | "notReady" | null;
+  /** the minute still filling was NotReady but the cluster has recovered since: the gap has ended */
+  recovered?: true;
 };
 
 export type GapSummary = {
@@ -34,11 +36,13 @@ export const MIN_BARS = 30;
 /**
  * NotReady spans from status transitions (any order). A transition into NotReady opens a span, a
  * transition out of it closes it; a span still open ends now. When the cluster is NotReady now
- * but its opening transition is older than the events at hand, the span starts at `currentSince`.
+ * but its opening transition is older than the events at hand, the span starts at `current.since`.
+ * When it is Ready now but its recovery is not recorded yet (the sweeper records transitions a few
+ * seconds late), the span is closed at `current.now`: it has ended, only when is not known yet.
  */
 export function notReadyIntervals(
   events: readonly { kind: string; from: string | null; to: string; at: string }[],
-  current: { status: string; since: string | null },
+  current: { status: string; since: string | null; now: number },
 ): NotReadyInterval[] {
   const transitions = events.filter((e) => e.kind === "status").sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   const out: NotReadyInterval[] = [];
@@ -59,8 +63,7 @@ export function notReadyIntervals(
     const since = current.since ? Date.parse(current.since) : null;
     out.push({ from: open ?? since ?? -Infinity, to: null });
   } else if (open !== null) {
-    // The events say NotReady but the status has moved on since (the sweeper records late).
-    out.push({ from: open, to: null });
+    out.push({ from: open, to: current.now });
   }
   return out;
 }
@@ -92,9 +95,12 @@ export function heartbeatGapBars(
   const bars = items.map((m): GapBar => {
     const t = Date.parse(m.at);
     if (t < since) return { t, count: null, gap: null, why: null };
-    const inNotReady = notReady.some((i) => i.from < t + MINUTE && (i.to === null ? now : i.to) > t);
+    const overlapping = notReady.filter((i) => i.from < t + MINUTE && (i.to === null ? now : i.to) > t);
+    const inNotReady = overlapping.length > 0;
     // The registration minute and the minute still filling are partial: only NotReady makes them gaps.
     const open = t >= currentMinute || t === since;
+    if (inNotReady && t >= currentMinute && overlapping.every((i) => i.to !== null))
+      return { t, count: m.count, gap: Math.max(full - m.count, 0) || null, why: "notReady", recovered: true };
     const why = inNotReady
       ? "notReady"
       : open
@@ -132,7 +138,7 @@ export function summarizeGaps(bars: readonly GapBar[]): GapSummary {
     } else if (!(i === bars.length - 1 && b.count === 0)) run = 0;
     // The minute still filling with no heartbeat yet neither ends a gap nor is one.
   }
-  return { minutes, gapMinutes, gaps, longestGap, longestGapEnd, ongoing: run };
+  return { minutes, gapMinutes, gaps, longestGap, longestGapEnd, ongoing: bars.at(-1)?.recovered ? 0 : run };
 }
 
 /**

@@ -20,20 +20,20 @@ describe("notReadyIntervals", () => {
       { kind: "phase", from: "Registration", to: "Active", at: minute(1) },
       { kind: "status", from: "Ready", to: "NotReady", at: minute(5) },
     ];
-    assert.deepEqual(notReadyIntervals(events, { status: "Ready", since: minute(9) }), [
+    assert.deepEqual(notReadyIntervals(events, { status: "Ready", since: minute(9), now: T0 + 10 * 60_000 }), [
       { from: T0 + 5 * 60_000, to: T0 + 9 * 60_000 },
     ]);
   });
 
   test("a cluster NotReady now has an open span, from its transition or its status time", () => {
     const into = [{ kind: "status", from: "Ready", to: "NotReady", at: minute(4) }];
-    assert.deepEqual(notReadyIntervals(into, { status: "NotReady", since: minute(4) }), [{ from: T0 + 4 * 60_000, to: null }]);
-    assert.deepEqual(notReadyIntervals([], { status: "NotReady", since: minute(2) }), [{ from: T0 + 2 * 60_000, to: null }]);
+    assert.deepEqual(notReadyIntervals(into, { status: "NotReady", since: minute(4), now: T0 + 5 * 60_000 }), [{ from: T0 + 4 * 60_000, to: null }]);
+    assert.deepEqual(notReadyIntervals([], { status: "NotReady", since: minute(2), now: T0 + 5 * 60_000 }), [{ from: T0 + 2 * 60_000, to: null }]);
   });
 
   test("a recovery whose start is older than the events covers everything before it", () => {
     const events = [{ kind: "status", from: "NotReady", to: "Ready", at: minute(3) }];
-    assert.deepEqual(notReadyIntervals(events, { status: "Ready", since: minute(3) }), [
+    assert.deepEqual(notReadyIntervals(events, { status: "Ready", since: minute(3), now: T0 + 5 * 60_000 }), [
       { from: -Infinity, to: T0 + 3 * 60_000 },
     ]);
   });
@@ -105,6 +105,23 @@ describe("heartbeatGapBars", () => {
     // Heartbeats again: the gap is over.
     const over = heartbeatGapBars(items([4, 0, 0, 4, 4]), 4, minute(0), [], T0 + 5 * 60_000);
     assert.equal(gapSummaryText(summarizeGaps(over)), "1 gap · longest 2 min");
+  });
+
+  test("a cluster Ready again ends its gap at once, before the minute is over or the sweeper has recorded it", () => {
+    const now = T0 + 4 * 60_000 + 40_000;
+    // NotReady from 2:30; Ready again (heartbeat at 4:20), the sweeper has not recorded the recovery yet.
+    const events = [{ kind: "status", from: "Ready", to: "NotReady", at: new Date(T0 + 150_000).toISOString() }];
+    const spans = notReadyIntervals(events, { status: "Ready", since: minute(2), now });
+    assert.deepEqual(spans, [{ from: T0 + 150_000, to: now }]);
+    const bars = heartbeatGapBars(items([4, 4, 4, 4, 2]), 4, minute(0), spans, now);
+    const s = summarizeGaps(bars);
+    assert.equal(s.ongoing, 0);
+    assert.equal(gapSummaryText(s), "1 gap · longest 3 min");
+    // The recovered minute is still shaded as NotReady.
+    assert.deepEqual(notReadyBands(bars), [{ x1: T0 + 2 * 60_000, x2: T0 + 4 * 60_000 }]);
+    // Still NotReady: the same minutes are a gap that has not ended.
+    const open = heartbeatGapBars(items([4, 4, 4, 4, 2]), 4, minute(0), [{ from: T0 + 150_000, to: null }], now);
+    assert.equal(gapSummaryText(summarizeGaps(open)), "1 gap · gap ongoing, 3 min so far");
   });
 
   test("minutes before registration are neither counted nor gaps; a young timeline is cropped", () => {

@@ -201,9 +201,10 @@ function HeartbeatTimelineCard({ id, cluster }: { id: string; cluster: ClusterDe
   // One computation for the chart, its header and its description, so they cannot disagree.
   const timeline = useMemo(() => {
     if (!heartbeats.data) return null;
-    const notReady = notReadyIntervals(events, { status, since: statusChangedAt });
     // eslint-disable-next-line react-hooks/purity -- the minute still filling is judged against the time the data arrived
-    const bars = heartbeatGapBars(heartbeats.data.items, heartbeats.data.expectedPerBucket, registeredAt, notReady, Date.now());
+    const now = Date.now();
+    const notReady = notReadyIntervals(events, { status, since: statusChangedAt, now });
+    const bars = heartbeatGapBars(heartbeats.data.items, heartbeats.data.expectedPerBucket, registeredAt, notReady, now);
     return { bars, summary: summarizeGaps(bars) };
   }, [heartbeats.data, events, status, statusChangedAt, registeredAt]);
   return (
