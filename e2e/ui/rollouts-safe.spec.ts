@@ -64,6 +64,8 @@ test.describe("safe rollouts", () => {
       // (the form waits for the version matrix; generous on a busy CI machine)
       await expect(page.getByRole("radio", { name: "These 4 clusters" })).toBeChecked({ timeout: 30_000 });
       await page.getByLabel("Rollout name").fill(`e2e safe ${run}`);
+      // The form suggests this build's agent version, which the test agents already run.
+      await page.getByLabel("Target agent version").fill("1.5.0");
       await page.getByLabel("Soak time per stage (seconds)").fill("0");
       await page.getByLabel("Max unavailable").fill("2");
       await page.getByLabel("Require approval before each next stage").check();
