@@ -124,7 +124,9 @@ test.describe("API keys as an admin", () => {
     await expect(page.locator(`tr[data-user="${email}"]`)).toContainText("awaiting password");
 
     // The person, in a browser with no session: the page names them, the password is set once.
-    const theirs = await browser.newContext({ baseURL: BASE_URL });
+    // (A context from the test's browser starts with the test's `use` options, the admin's session
+    // included: theirs starts with none.)
+    const theirs = await browser.newContext({ baseURL: BASE_URL, storageState: { cookies: [], origins: [] } });
     try {
       const them = await theirs.newPage();
       await them.goto(link);
