@@ -2,12 +2,20 @@
 
 import { useEffect, useState } from "react";
 import Link from "next/link";
-import { selectionBody, useBulkDeregistration, type BulkDeregistrationResult, type Selection } from "@/lib/client/cluster-bulk";
+import {
+  selectionBody,
+  useBulkDeregistration,
+  useCancelDrainBatch,
+  type BulkDeregistrationResult,
+  type Selection,
+} from "@/lib/client/cluster-bulk";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import type { SelectionBreakdown } from "@/lib/contracts/clusters";
+import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { InlineError } from "@/components/ui/inline-error";
 import { ReasonForm } from "@/components/ui/reason-dialog";
+import { BulkGuardNotice } from "./bulk-guard-notice";
 import { selectionText } from "./bulk-selection-text";
 
 /** The clusters a bulk action could not act on, each with why. */
@@ -80,13 +88,52 @@ export function Breakdown({ breakdown }: { breakdown: SelectionBreakdown }) {
   );
 }
 
+/** What confirms a bulk action: the count typed, or for a guarded selection the guard's sentence. */
+export function confirmation(data: BulkDeregistrationResult) {
+  return data.guard
+    ? { confirmText: data.guard.phrase, confirmNoun: "sentence", confirmPhrase: data.guard.phrase }
+    : { confirmText: String(data.matched), confirmNoun: "count" };
+}
+
+const clock = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+
+/** After a paced bulk drain: how many wait, when the last starts, and a way to cancel them. */
+function QueuedDrains({ result }: { result: BulkDeregistrationResult }) {
+  const cancel = useCancelDrainBatch();
+  if (!result.queued || !result.batchId) return null;
+  const last = result.results.reduce<string | null>((at, r) => (r.startsAt && (!at || r.startsAt > at) ? r.startsAt : at), null);
+  if (cancel.data)
+    return (
+      <p role="status" className="text-sm" data-testid="bulk-drain-cancelled">
+        Cancelled the {cancel.data.cancelled.toLocaleString()} drains that had not started.
+      </p>
+    );
+  return (
+    <div className="space-y-2 text-sm" data-testid="bulk-drain-queued">
+      <p>
+        {result.queued.toLocaleString()} more wait in the drain queue and start {result.startsPerMinute} a minute
+        {last ? `; the last at about ${clock(last)}` : ""}.
+      </p>
+      <InlineError error={cancel.error} />
+      <Button variant="secondary" onClick={() => cancel.mutate(result.batchId!)} disabled={cancel.isPending}>
+        {cancel.isPending ? "Cancelling…" : `Cancel the ${result.queued.toLocaleString()} queued drains`}
+      </Button>
+    </div>
+  );
+}
+
 /**
  * Starts drain-then-deregister (the wizard's first step) on the selection. It first asks the
  * server which clusters it holds (a dry run) and shows them by env, region and group; like a
- * single removal (which asks for the name) it asks for a reason and the count typed, and the
- * server refuses when the selection no longer has that count, which asks again here.
+ * single removal (which asks for the name) it asks for a reason and the count typed (for the whole
+ * fleet or production clusters: an admin, and the sentence the server names), and the server
+ * refuses when the selection no longer has that count, which asks again here. Drains start a few
+ * a minute; the rest wait in the queue and can be cancelled from the result.
  */
-export function BulkDrainDialog({ selection, onClose }: { selection: Selection; onClose: () => void }) {
+/** A bulk action's dialog: the selection, whether the person may confirm a guarded one, and how to close. */
+export type BulkDialogProps = { selection: Selection; isAdmin: boolean; onClose: () => void };
+
+export function BulkDrainDialog({ selection, isAdmin, onClose }: BulkDialogProps) {
   const check = useBulkDeregistration();
   const run = useBulkDeregistration();
   const [changedFrom, setChangedFrom] = useState<number | null>(null);
@@ -100,7 +147,13 @@ export function BulkDrainDialog({ selection, onClose }: { selection: Selection; 
   const confirm = (reason: string | undefined) =>
     data &&
     runMutate(
-      { ...selectionBody(selection), dryRun: false, reason, confirmCount: data.matched },
+      {
+        ...selectionBody(selection),
+        dryRun: false,
+        reason,
+        confirmCount: data.matched,
+        confirmPhrase: confirmation(data).confirmPhrase,
+      },
       {
         onError: (err) => {
           if (err instanceof ApiRequestError && err.code === "count_changed") {
@@ -116,11 +169,14 @@ export function BulkDrainDialog({ selection, onClose }: { selection: Selection; 
   if (run.data)
     return (
       <Dialog title="Drains started" onClose={onClose}>
-        <p role="status" className="mb-2 text-sm" data-testid="bulk-drain-done">
-          Drain started on {run.data.started.toLocaleString()} of {run.data.matched.toLocaleString()} clusters; follow each in its
-          wizard.
-        </p>
-        <ResultList result={run.data} />
+        <div className="space-y-3">
+          <p role="status" className="text-sm" data-testid="bulk-drain-done">
+            Drain started on {run.data.started.toLocaleString()} of {run.data.matched.toLocaleString()} clusters; follow each in
+            its wizard.
+          </p>
+          <QueuedDrains result={run.data} />
+          <ResultList result={run.data} />
+        </div>
       </Dialog>
     );
   return (
@@ -140,27 +196,40 @@ export function BulkDrainDialog({ selection, onClose }: { selection: Selection; 
             )}
             <p data-testid="bulk-drain-count">
               {data.matched.toLocaleString()} cluster{data.matched === 1 ? "" : "s"} selected; {data.started.toLocaleString()} can
-              start draining now. Their workloads are evicted and each waits in its wizard for the next step.
+              start draining
+              {data.startsPerMinute && data.started > data.startsPerMinute
+                ? `: ${data.startsPerMinute} at once, then ${data.startsPerMinute} a minute (about ${Math.ceil(data.started / data.startsPerMinute) - 1} min in all)`
+                : " now"}
+              . Their workloads are evicted and each waits in its wizard for the next step.
             </p>
             {data.breakdown && <Breakdown breakdown={data.breakdown} />}
           </div>
+          {data.guard && <BulkGuardNotice guard={data.guard} isAdmin={isAdmin} />}
           <ResultList result={data} />
-          <ReasonForm
-            // A new count is a new confirmation: what was typed for the old one is cleared.
-            key={data.matched}
-            reasonRequired
-            reasonHint="Kept in the audit log with the selection."
-            confirmText={String(data.matched)}
-            confirmNoun="count"
-            confirmLabel={`Start drain on ${data.started.toLocaleString()} cluster${data.started === 1 ? "" : "s"}`}
-            pendingLabel="Starting…"
-            dismissLabel="Cancel"
-            variant="danger"
-            pending={run.isPending}
-            error={run.error}
-            onConfirm={confirm}
-            onClose={onClose}
-          />
+          {data.guard && !isAdmin ? (
+            <div className="flex justify-end">
+              <Button variant="secondary" onClick={onClose}>
+                Close
+              </Button>
+            </div>
+          ) : (
+            <ReasonForm
+              // A new count is a new confirmation: what was typed for the old one is cleared.
+              key={data.matched}
+              reasonRequired
+              reasonHint="Kept in the audit log with the selection."
+              confirmText={confirmation(data).confirmText}
+              confirmNoun={confirmation(data).confirmNoun}
+              confirmLabel={`Start drain on ${data.started.toLocaleString()} cluster${data.started === 1 ? "" : "s"}`}
+              pendingLabel="Starting…"
+              dismissLabel="Cancel"
+              variant="danger"
+              pending={run.isPending}
+              error={run.error}
+              onConfirm={confirm}
+              onClose={onClose}
+            />
+          )}
         </div>
       )}
     </Dialog>

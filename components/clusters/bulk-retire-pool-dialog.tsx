@@ -1,14 +1,15 @@
 "use client";
 
 import { useId, useState, type FormEvent } from "react";
-import { selectionBody, useBulkRetireNodePool, type Selection } from "@/lib/client/cluster-bulk";
+import { selectionBody, useBulkRetireNodePool } from "@/lib/client/cluster-bulk";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { inputClass } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 import { ReasonForm } from "@/components/ui/reason-dialog";
-import { Breakdown, ResultList } from "./bulk-drain-dialog";
+import { Breakdown, confirmation, ResultList, type BulkDialogProps } from "./bulk-drain-dialog";
+import { BulkGuardNotice } from "./bulk-guard-notice";
 import { selectionText } from "./bulk-selection-text";
 
 /**
@@ -17,7 +18,7 @@ import { selectionText } from "./bulk-selection-text";
  * Ready, its last pool); then a reason and the count typed, and the server refuses when the
  * selection no longer has that count, which asks again here.
  */
-export function BulkRetirePoolDialog({ selection, onClose }: { selection: Selection; onClose: () => void }) {
+export function BulkRetirePoolDialog({ selection, isAdmin, onClose }: BulkDialogProps) {
   const id = useId();
   const check = useBulkRetireNodePool();
   const run = useBulkRetireNodePool();
@@ -84,14 +85,15 @@ export function BulkRetirePoolDialog({ selection, onClose }: { selection: Select
               </p>
               {data.breakdown && <Breakdown breakdown={data.breakdown} />}
             </div>
+            {data.guard && <BulkGuardNotice guard={data.guard} isAdmin={isAdmin} />}
             <ResultList result={data} />
-            {data.started > 0 && (
+            {data.started > 0 && (isAdmin || !data.guard) && (
               <ReasonForm
                 key={`${checked}:${data.matched}`}
                 reasonRequired
                 reasonHint="Kept in the audit log with the selection."
-                confirmText={String(data.matched)}
-                confirmNoun="count"
+                confirmText={confirmation(data).confirmText}
+                confirmNoun={confirmation(data).confirmNoun}
                 confirmLabel={`Retire ${checked} on ${data.started.toLocaleString()} cluster${data.started === 1 ? "" : "s"}`}
                 pendingLabel="Retiring…"
                 dismissLabel="Cancel"
@@ -101,7 +103,14 @@ export function BulkRetirePoolDialog({ selection, onClose }: { selection: Select
                 onConfirm={(reason) =>
                   checked &&
                   run.mutate(
-                    { ...selectionBody(selection), pool: checked, dryRun: false, reason, confirmCount: data.matched },
+                    {
+                      ...selectionBody(selection),
+                      pool: checked,
+                      dryRun: false,
+                      reason,
+                      confirmCount: data.matched,
+                      confirmPhrase: confirmation(data).confirmPhrase,
+                    },
                     {
                       onError: (err) => {
                         if (err instanceof ApiRequestError && err.code === "count_changed") {

@@ -11,8 +11,11 @@ import { saveScreenshots } from "../support/screenshots";
 
 const COUNT = 60;
 
-/** COUNT Ready clusters labelled `bulke2e=<run>` (so the spec's filter sees only its own). */
-async function seedClusters(run: string) {
+/**
+ * COUNT Ready clusters labelled `bulke2e=<run>` (so the spec's filter sees only its own), in
+ * `env` (staging: not production, so an operator's bulk drain needs only the count).
+ */
+async function seedClusters(run: string, env = "staging") {
   const now = sqlTimestamp();
   const ids = Array.from({ length: COUNT }, (_, i) => `cl_e2ebulk${run}${String(i).padStart(3, "0")}`);
   await execSql(
@@ -20,7 +23,7 @@ async function seedClusters(run: string) {
     ids.flatMap((id, i) => [id, `bulk-${run}-${String(i).padStart(3, "0")}`, now, now, now, now]),
   );
   const labels = ids.flatMap((id, i) => [
-    [id, "env", "prod"],
+    [id, "env", env],
     [id, "region", i % 2 ? "eu" : "us"],
     [id, "bulke2e", run],
   ]);
@@ -110,7 +113,7 @@ test.describe("viewers", () => {
     await expect(page.getByRole("checkbox", { name: "Select every cluster on this page" })).toHaveCount(0);
     const api = await apiAs("viewer");
     const r = await api.post("/api/v1/clusters/bulk/labels", {
-      data: { filter: { selector: "env=prod" }, set: { tier: "x" } },
+      data: { filter: { selector: "env=staging" }, set: { tier: "x" } },
       headers: SAME_ORIGIN,
     });
     expect(r.status()).toBe(403);
@@ -185,7 +188,7 @@ test.describe("the list's tools", () => {
     const ids = [0, 1].map((i) => `cl_e2ebulk${run}${String(i).padStart(3, "0")}`);
     for (const id of ids) {
       const cluster = (await (await api.get(`/api/v1/clusters/${id}`)).json()) as { labels: Record<string, string> };
-      expect(cluster.labels).toEqual({ env: "prod", region: "apac" });
+      expect(cluster.labels).toEqual({ env: "staging", region: "apac" });
     }
     // One audit entry per applied change, each naming the picked ids (the refused one wrote nothing).
     const audit = (await (await api.get("/api/v1/audit?action=cluster.labels.bulk&limit=50")).json()) as {
@@ -361,7 +364,7 @@ async function themeShots(page: Page, testInfo: TestInfo, name: string) {
 /**
  * "All matching" a filter -> the drain dialog: the selection by env, region and group, nothing
  * starts without the count typed and a reason, a cluster that joins meanwhile makes it ask again,
- * then every cluster of the filter starts draining.
+ * then the first ten start draining and the rest wait in the queue, until cancelled.
  */
 async function guardedDrain(
   page: Page,
@@ -390,7 +393,7 @@ async function guardedDrain(
   const dialog = page.getByRole("dialog", { name: "Start drain-then-deregister" });
   await expect(dialog.getByTestId("bulk-drain-count")).toContainText(`${COUNT} clusters selected`, { timeout: 30_000 });
   const breakdown = dialog.getByTestId("bulk-drain-breakdown");
-  await expect(breakdown.locator("li", { hasText: "prod" })).toContainText(String(COUNT));
+  await expect(breakdown.locator("li", { hasText: "staging" })).toContainText(String(COUNT));
   await expect(breakdown.locator("li", { hasText: /^eu/ })).toContainText(String(COUNT / 2));
   await expect(breakdown.locator("li", { hasText: /^us/ })).toContainText(String(COUNT / 2));
   await expect(breakdown.locator("li", { hasText: group })).toContainText(String(COUNT / 2));
@@ -423,7 +426,7 @@ async function guardedDrain(
     [late, `bulk-${run}-late`, now, now, now, now],
   );
   await execSql(`INSERT INTO "ClusterLabel" ("clusterId", "key", "value") VALUES (?, ?, ?), (?, ?, ?), (?, ?, ?)`, [
-    ...[late, "env", "prod"],
+    ...[late, "env", "staging"],
     ...[late, "region", "us"],
     ...[late, "bulke2e", run],
   ]);
@@ -434,11 +437,17 @@ async function guardedDrain(
   await dialog.getByLabel(`Type ${COUNT + 1} to confirm`).fill(String(COUNT + 1));
   await dialog.getByLabel("Reason").fill(`e2e: drill ${run}`);
   await dialog.getByRole("button", { name: `Start drain on ${COUNT + 1} clusters` }).click();
-  await expect(page.getByTestId("bulk-drain-done")).toContainText(`Drain started on ${COUNT + 1} of ${COUNT + 1} clusters`, {
+  // Ten start at once (the default pace); the rest wait their turn, ten a minute, until cancelled.
+  await expect(page.getByTestId("bulk-drain-done")).toContainText(`Drain started on 10 of ${COUNT + 1} clusters`, {
     timeout: 60_000,
   });
+  await expect(page.getByTestId("bulk-drain-queued")).toContainText(
+    `${COUNT - 9} more wait in the drain queue and start 10 a minute`,
+  );
   expect(await wizardStep(0)).toBe("draining");
-  expect(await wizardStep(COUNT - 1)).toBe("draining");
+  expect(await wizardStep(COUNT - 1), "queued, not started").toBeNull();
+  await page.getByRole("button", { name: `Cancel the ${COUNT - 9} queued drains` }).click();
+  await expect(page.getByTestId("bulk-drain-cancelled")).toHaveText(`Cancelled the ${COUNT - 9} drains that had not started.`);
   const audit = (await (await api.get("/api/v1/audit?action=cluster.deregistration.bulk_start&limit=50")).json()) as {
     items: { details: { count?: number; reason?: string } }[];
   };
@@ -454,6 +463,58 @@ async function inWindow(page: Page, locator: Locator, what: string) {
   expect(box.x, `${what} starts on screen`).toBeGreaterThanOrEqual(0);
   expect(box.x + box.width, `${what} ends on screen`).toBeLessThanOrEqual(width);
 }
+
+test.describe("production clusters in a bulk drain", () => {
+  test.use(asRole("admin"));
+
+  test("need an admin who types what the drain does; it is audited as such", async ({ page, apiAs }, testInfo) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const run = `p${Date.now().toString(36)}`;
+    await seedClusters(run, "prod");
+    const phrase = `drain ${COUNT} clusters, ${COUNT} in production`;
+    // An operator is refused, whatever they type.
+    const operator = await apiAs("operator");
+    const refused = await operator.post("/api/v1/clusters/bulk/deregistration", {
+      data: { filter: { selector: `bulke2e=${run}` }, reason: "x", confirmCount: COUNT, confirmPhrase: phrase },
+      headers: SAME_ORIGIN,
+    });
+    expect(refused.status()).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe("admin_required");
+
+    await selectAllMatching(page, run);
+    await page.getByRole("button", { name: "Drain and deregister…" }).click();
+    const dialog = page.getByRole("dialog", { name: "Start drain-then-deregister" });
+    await expect(dialog.getByTestId("bulk-guard")).toContainText(`This selection includes ${COUNT} production clusters.`, {
+      timeout: 30_000,
+    });
+    // Paced: ten at once, then ten a minute.
+    await expect(dialog.getByTestId("bulk-drain-count")).toContainText("10 at once, then 10 a minute (about 5 min in all)");
+    const typed = dialog.getByLabel(`Type ${phrase} to confirm`);
+    await expect(typed).toBeVisible();
+    await themeShots(page, testInfo, "bulk-drain-production");
+    // The count alone is not the sentence.
+    await typed.fill(String(COUNT));
+    await dialog.getByLabel("Reason").fill(`e2e: production ${run}`);
+    const start = dialog.getByRole("button", { name: `Start drain on ${COUNT} clusters` });
+    await start.click();
+    await expect(dialog).toContainText(`Type the sentence exactly as shown (${phrase}) to confirm.`);
+    await typed.fill(phrase);
+    await start.click();
+    await expect(page.getByTestId("bulk-drain-done")).toContainText(`Drain started on 10 of ${COUNT} clusters`, {
+      timeout: 60_000,
+    });
+    await page.getByRole("button", { name: `Cancel the ${COUNT - 10} queued drains` }).click();
+    await expect(page.getByTestId("bulk-drain-cancelled")).toBeVisible();
+    const audit = (await (await operator.get("/api/v1/audit?action=cluster.deregistration.bulk_start&limit=50")).json()) as {
+      items: { details: { reason?: string; guard?: { reasons: string[]; production: number } } }[];
+    };
+    expect(audit.items.find((e) => e.details.reason === `e2e: production ${run}`)?.details.guard).toMatchObject({
+      reasons: ["production"],
+      production: COUNT,
+    });
+  });
+});
 
 test.describe("bulk drain guards", () => {
   test.use(asRole("operator"));
@@ -495,7 +556,7 @@ test.describe("bulk drain guards", () => {
       `${COUNT} clusters selected; pool spot can retire on ${COUNT - 1} of them`,
       { timeout: 30_000 },
     );
-    await expect(dialog.getByTestId("bulk-drain-breakdown")).toContainText("prod");
+    await expect(dialog.getByTestId("bulk-drain-breakdown")).toContainText("staging");
     await expect(dialog).toContainText("spot is the cluster's last active node pool");
     const confirm = dialog.getByRole("button", { name: `Retire spot on ${COUNT - 1} clusters` });
     await confirm.click();

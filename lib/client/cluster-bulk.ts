@@ -89,6 +89,19 @@ export function useBulkDeregistration() {
   });
 }
 
+/** Cancels a bulk drain's drains that wait in the queue (those started go on in their wizards). */
+export function useCancelDrainBatch() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (batchId: string) =>
+      fetchJson(routeUrl(clusterRoutes.cancelDrainBatch, { batchId }), {
+        method: "DELETE",
+        schema: clusterRoutes.cancelDrainBatch.response,
+      }),
+    onSuccess: () => invalidateClusters(client),
+  });
+}
+
 export function useBulkRetireNodePool() {
   const client = useQueryClient();
   return useMutation({

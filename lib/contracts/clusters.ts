@@ -4,6 +4,7 @@ import { ENROLLMENT_FILTERS, HEALTH_FILTERS } from "@/lib/domain/cluster-reason"
 import { SNOOZE_OWNER_MAX, SNOOZE_REASON_MAX } from "@/lib/domain/cluster-snooze";
 import { CHECKLIST_KEYS } from "@/lib/domain/enrollment";
 import { labelKeySchema, labelsSchema } from "@/lib/domain/labels";
+import { GUARD_REASONS } from "@/lib/domain/selection-guard";
 import { checkSelectorText } from "@/lib/domain/selector";
 import { TOKEN_TTL_DEFAULT_SECONDS, TOKEN_TTL_MAX_SECONDS } from "@/lib/domain/tokens";
 import { clusterStatusSchema, idName, isoTime, itemsOf, labelsMap } from "./common";
@@ -109,50 +110,45 @@ export const bulkLabelsSchema = z
 export type BulkLabelsInput = z.input<typeof bulkLabelsSchema>;
 
 /**
- * Bulk drain-then-deregister. Besides a dry run it needs a reason and `confirmCount`, the number
- * of clusters the person saw and confirmed (the server counts again and answers 409
- * count_changed when they differ); "all matching" needs a filter (400 filter_required) that does
- * not match the whole fleet anyway (400 filter_matches_fleet).
+ * What a destructive bulk action's real run carries besides the selection: a reason, `confirmCount`
+ * (the number of clusters the person saw and confirmed; the server counts again and answers 409
+ * count_changed when they differ) and, for a selection that covers the whole fleet or includes
+ * production clusters, `confirmPhrase`: the sentence the dry run's `guard` names, typed by an admin
+ * (403 admin_required, 400 confirmation_mismatch). "All matching" needs a filter (400 filter_required).
  */
-export const bulkDeregistrationSchema = z
-  .object({
-    ...selectionShape,
-    reason: z.string().trim().max(500).optional(),
-    confirmCount: z.number().int().min(0).optional(),
-    dryRun: z.boolean().default(false),
-  })
-  .strict()
-  .refine(oneSelection, oneSelectionMessage)
-  .superRefine((b, ctx) => {
+const confirmedBulkShape = {
+  ...selectionShape,
+  confirmCount: z.number().int().min(0).optional(),
+  confirmPhrase: z.string().max(300).optional(),
+  dryRun: z.boolean().default(false),
+};
+
+function requireConfirmation(why: string) {
+  return (b: { dryRun: boolean; reason?: string; confirmCount?: number }, ctx: z.RefinementCtx) => {
     if (b.dryRun) return;
-    if (!b.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "is required: say why these clusters are drained" });
+    if (!b.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: `is required: say why ${why}` });
     if (b.confirmCount === undefined)
       ctx.addIssue({ code: "custom", path: ["confirmCount"], message: "is required: the number of clusters confirmed" });
-  });
+  };
+}
+
+/** Bulk drain-then-deregister (see requireConfirmation). */
+export const bulkDeregistrationSchema = z
+  .object({ ...confirmedBulkShape, reason: z.string().trim().max(500).optional() })
+  .strict()
+  .refine(oneSelection, oneSelectionMessage)
+  .superRefine(requireConfirmation("these clusters are drained"));
 export type BulkDeregistrationInput = z.input<typeof bulkDeregistrationSchema>;
 
 /**
- * Retire one node pool (by name) on each selected cluster, behind the bulk drain's guard: a
- * reason and `confirmCount` besides a dry run, a filter that sets a condition and does not match
- * the whole fleet. Clusters without the pool, not Ready, or where it is the last active pool are
- * reported, not fatal.
+ * Retire one node pool (by name) on each selected cluster, behind the bulk drain's guard.
+ * Clusters without the pool, not Ready, or where it is the last active pool are reported, not fatal.
  */
 export const bulkRetireNodePoolSchema = z
-  .object({
-    ...selectionShape,
-    pool: z.string().trim().min(1).max(253),
-    reason: z.string().trim().max(300).optional(),
-    confirmCount: z.number().int().min(0).optional(),
-    dryRun: z.boolean().default(false),
-  })
+  .object({ ...confirmedBulkShape, pool: z.string().trim().min(1).max(253), reason: z.string().trim().max(300).optional() })
   .strict()
   .refine(oneSelection, oneSelectionMessage)
-  .superRefine((b, ctx) => {
-    if (b.dryRun) return;
-    if (!b.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "is required: say why the pool is retired" });
-    if (b.confirmCount === undefined)
-      ctx.addIssue({ code: "custom", path: ["confirmCount"], message: "is required: the number of clusters confirmed" });
-  });
+  .superRefine(requireConfirmation("the pool is retired"));
 export type BulkRetireNodePoolInput = z.input<typeof bulkRetireNodePoolSchema>;
 
 export const savedViewInputSchema = z
@@ -364,6 +360,8 @@ export const clusterDetailSchema = clusterListItemSchema.omit(LIST_ONLY).extend(
   kubeContext: z
     .union([z.object({ context: z.string() }), z.object({ context: z.null(), missingLabels: z.array(z.string()) })])
     .nullable(),
+  /** A bulk drain's turn this cluster waits for (lib/server/lifecycle/drain-queue.ts); null: none. */
+  queuedDrain: z.object({ batchId: z.string(), startsAt: isoTime, by: z.string(), reason: z.string() }).nullable(),
   health: z.object({ apiServer: z.string().nullable(), logs: z.boolean().nullable(), metrics: z.boolean().nullable() }),
   /** userPods: pods outside system namespaces and DaemonSets, when the agent reports them (real clusters). */
   workloads: z
@@ -426,17 +424,55 @@ export const selectionBreakdownSchema = z.object({
 });
 export type SelectionBreakdown = z.infer<typeof selectionBreakdownSchema>;
 
+export const selectionGuardSchema = z.object({
+  reasons: z.array(z.enum(GUARD_REASONS)),
+  production: z.number(),
+  fleet: z.number(),
+  phrase: z.string(),
+});
+
 export const bulkDeregistrationResultSchema = z.object({
   dryRun: z.boolean(),
   matched: z.number(),
   /** a dry run's selection broken down, for the confirmation */
   breakdown: selectionBreakdownSchema.optional(),
+  /** a dry run's: why the selection needs an admin and the typed sentence; null: the count is enough */
+  guard: selectionGuardSchema.nullable().optional(),
+  /** bulk drain: how many start at once and then each minute (the rest wait in the drain queue) */
+  startsPerMinute: z.number().optional(),
+  /** the clusters acted on now */
   started: z.number(),
+  /** bulk drain: the clusters waiting in the drain queue for their turn, with the batch to cancel them by */
+  queued: z.number().optional(),
+  batchId: z.string().optional(),
   results: z.array(
-    z.object({ id: z.string(), name: z.string(), ok: z.boolean(), error: z.string().optional(), message: z.string().optional() }),
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      ok: z.boolean(),
+      /** waits in the drain queue: starts at `startsAt` */
+      startsAt: isoTime.optional(),
+      error: z.string().optional(),
+      message: z.string().optional(),
+    }),
   ),
 });
 export type BulkDeregistrationResult = z.infer<typeof bulkDeregistrationResultSchema>;
+
+export const drainQueueSchema = z.object({
+  batches: z.array(
+    z.object({
+      batchId: z.string(),
+      by: z.string(),
+      reason: z.string(),
+      queued: z.number(),
+      queuedAt: isoTime,
+      nextAt: isoTime,
+      lastAt: isoTime,
+    }),
+  ),
+});
+export type DrainQueue = z.infer<typeof drainQueueSchema>;
 
 export const savedViewSchema = z.object({
   id: z.string(),
@@ -482,7 +518,7 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/bulk/deregistration",
     summary:
-      "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required) and may not match every cluster of the fleet (400 filter_matches_fleet). `dryRun` answers the count and its breakdown by env, region and group",
+      "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required). A selection that covers the whole fleet or includes production clusters (Settings: productionSelector) needs an admin (403 admin_required) and `confirmPhrase`, the dry run's `guard.phrase` (400 confirmation_mismatch), and is audited with the guard. `startsPerMinute` clusters start at once, then as many a minute: the rest wait in the drain queue (`queued`, `batchId`; each result says when it starts). `dryRun` answers the count, its breakdown by env, region and group, and the guard",
     role: "operator",
     body: bulkDeregistrationSchema,
     response: bulkDeregistrationResultSchema,
@@ -491,10 +527,26 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/bulk/retire-node-pool",
     summary:
-      "Retire the node pool `pool` on many clusters (ids, or a filter evaluated now); a result per cluster (`started`: pools retired). Guarded like bulk drain: a reason and `confirmCount` (409 count_changed), a filter with a condition (400 filter_required) that does not match the whole fleet (400 filter_matches_fleet). Each cluster is refused as a single retirement is (not_found, cluster_not_ready, last_node_pool, incompatible_agent, conflict). `dryRun` answers the count, its breakdown and who would retire",
+      "Retire the node pool `pool` on many clusters (ids, or a filter evaluated now); a result per cluster (`started`: pools retired). Guarded like bulk drain: a reason and `confirmCount` (409 count_changed), a filter with a condition (400 filter_required), and for the whole fleet or production clusters an admin (403 admin_required) and `confirmPhrase` (400 confirmation_mismatch). Each cluster is refused as a single retirement is (not_found, cluster_not_ready, last_node_pool, incompatible_agent, conflict). `dryRun` answers the count, its breakdown, the guard and who would retire",
     role: "operator",
     body: bulkRetireNodePoolSchema,
     response: bulkDeregistrationResultSchema,
+  }),
+  drainQueue: route({
+    method: "GET",
+    path: "/api/v1/drain-queue",
+    summary:
+      "Bulk drains waiting for their turn, by batch: who confirmed them, why, how many wait and when the next and the last start",
+    role: "viewer",
+    response: drainQueueSchema,
+  }),
+  cancelDrainBatch: route({
+    method: "DELETE",
+    path: "/api/v1/drain-queue/{batchId}",
+    summary:
+      "Cancel the drains of a bulk drain that have not started yet (audited); those already started go on in their wizards",
+    role: "operator",
+    response: z.object({ cancelled: z.number() }),
   }),
   listViews: route({
     method: "GET",

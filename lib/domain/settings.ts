@@ -2,6 +2,7 @@ import { z } from "zod";
 import { clusterLinkTemplateProblem } from "./cluster-link";
 import { kubeContextTemplateProblem } from "./kube-context";
 import { labelKeyProblem } from "./labels";
+import { selectorProblem } from "./selector";
 import { DEFAULT_DENIED_KEY_COOLDOWN_HOURS } from "./registration-approval";
 import { SSO_ROLE_MAPPING_LABEL, ssoRoleMappingSchema } from "./sso-roles";
 
@@ -35,6 +36,9 @@ export const SETTING_LABELS = {
   clusterLinkTemplate: "Cluster link template",
   // The kubectl context each cluster's commands name (lib/domain/kube-context.ts).
   kubeContextTemplate: "kubectl context template",
+  // Wide destructive bulk actions (lib/domain/selection-guard.ts).
+  productionSelector: "Production clusters",
+  drainStartsPerMinute: "Bulk drain starts per minute",
 } as const;
 type SettingKey = keyof typeof SETTING_LABELS;
 
@@ -140,6 +144,21 @@ export const settingsSchema = z.object({
       if (problem) ctx.addIssue({ code: "custom", message: `${SETTING_LABELS.kubeContextTemplate}: ${problem}` });
     })
     .nullable(),
+  /**
+   * The clusters that count as production (a label selector): a bulk drain or pool retirement
+   * that includes any needs an admin and a typed sentence; null: none does.
+   */
+  productionSelector: z
+    .string({ error: `${SETTING_LABELS.productionSelector} must be a label selector, or null for none.` })
+    .trim()
+    .min(1, { error: `${SETTING_LABELS.productionSelector}: give a label selector such as env=prod, or null for none.` })
+    .superRefine((t, ctx) => {
+      const problem = selectorProblem(t);
+      if (problem) ctx.addIssue({ code: "custom", message: `${SETTING_LABELS.productionSelector}: ${problem}` });
+    })
+    .nullable(),
+  /** A bulk drain starts this many clusters at once, then this many a minute; the rest wait in the drain queue. */
+  drainStartsPerMinute: wholeNumber("drainStartsPerMinute", 1, 1_000),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
@@ -198,4 +217,7 @@ export const DEFAULT_SETTINGS: Settings = {
   hubAllowPrivateTargets: false,
   clusterLinkTemplate: null,
   kubeContextTemplate: null,
+  // The spellings of production teams use most; an admin sets their own (or none) in Settings.
+  productionSelector: "env in (prod,production)",
+  drainStartsPerMinute: 10,
 };

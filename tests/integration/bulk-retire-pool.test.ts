@@ -1,5 +1,5 @@
 // "Retire pool X on the selection", on the engine TEST_ENGINE picks: the bulk drain's guard (a
-// filter with a condition that does not match the whole fleet, the confirmed count, a reason),
+// filter with a condition, the confirmed count, a reason; the whole fleet needs an admin),
 // and each cluster refused as a single retirement is (no such pool, not Ready, its last pool).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -29,7 +29,8 @@ async function cluster(id: string, env: string, pools: string[], ready = true) {
   });
 }
 
-const retire = (body: BulkRetireNodePoolInput) => bulkRetireNodePool(ACTOR, bulkRetireNodePoolSchema.parse(body));
+const retire = (body: BulkRetireNodePoolInput) =>
+  bulkRetireNodePool({ actor: ACTOR, role: "operator" }, bulkRetireNodePoolSchema.parse(body));
 const refusedAs = (code: string) => (err: unknown) => {
   assert.ok(err instanceof ApiError, String(err));
   assert.equal(err.code, code, err.message);
@@ -56,8 +57,18 @@ describe(`retiring a pool on a selection on ${testEngine()}`, () => {
     });
     assert.equal(await db().directive.count(), 0, "a dry run writes nothing");
 
-    for (const filter of [{ selector: "env" }, { selector: "!no-such-label" }])
-      await assert.rejects(retire({ filter, pool: "spot", dryRun: true }), refusedAs("filter_matches_fleet"));
+    const whole = await retire({ filter: { selector: "!no-such-label" }, pool: "spot", dryRun: true });
+    assert.deepEqual(whole.guard, {
+      reasons: ["wholeFleet", "production"],
+      production: 1,
+      fleet: 5,
+      phrase: "retire pool spot on all 5 clusters, 1 in production",
+    });
+    await assert.rejects(
+      retire({ filter: { selector: "env" }, pool: "spot", reason: "all", confirmCount: 5, confirmPhrase: whole.guard!.phrase }),
+      refusedAs("admin_required"),
+      "an operator cannot, whatever they type",
+    );
     await assert.rejects(retire({ filter: {}, pool: "spot", dryRun: true }), refusedAs("filter_required"));
     assert.equal(bulkRetireNodePoolSchema.safeParse({ ids: ["cl_ok"], pool: "spot", confirmCount: 1 }).success, false);
     await assert.rejects(

@@ -70,7 +70,7 @@ const ORDER_WORDS = {
   time: { asc: "oldest first", desc: "newest first" },
 } as const;
 
-export function ClustersView({ canMint }: { canMint: boolean }) {
+export function ClustersView({ canMint, isAdmin }: { canMint: boolean; isAdmin: boolean }) {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
@@ -194,9 +194,11 @@ export function ClustersView({ canMint }: { canMint: boolean }) {
         </div>
       )}
       {bulkDialog?.kind === "labels" && <BulkLabelsDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
-      {bulkDialog?.kind === "drain" && <BulkDrainDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />}
+      {bulkDialog?.kind === "drain" && (
+        <BulkDrainDialog selection={bulkDialog.selection} isAdmin={isAdmin} onClose={() => setBulkDialog(null)} />
+      )}
       {bulkDialog?.kind === "retire-pool" && (
-        <BulkRetirePoolDialog selection={bulkDialog.selection} onClose={() => setBulkDialog(null)} />
+        <BulkRetirePoolDialog selection={bulkDialog.selection} isAdmin={isAdmin} onClose={() => setBulkDialog(null)} />
       )}
       <div className="space-y-4">
         <button

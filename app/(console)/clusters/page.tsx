@@ -10,7 +10,7 @@ export default async function ClustersPage(props: PageProps) {
   const { principal, state, now } = await openPage("/clusters", props);
   return (
     <PageHydration state={state} now={now}>
-      <ClustersView canMint={hasRole(principal.role, "operator")} />
+      <ClustersView canMint={hasRole(principal.role, "operator")} isAdmin={hasRole(principal.role, "admin")} />
     </PageHydration>
   );
 }

@@ -67,6 +67,8 @@ function toDraft(s: Settings): Draft {
     deniedKeyCooldownHours: String(s.deniedKeyCooldownHours),
     clusterLinkTemplate: s.clusterLinkTemplate ?? "",
     kubeContextTemplate: s.kubeContextTemplate ?? "",
+    productionSelector: s.productionSelector ?? "",
+    drainStartsPerMinute: String(s.drainStartsPerMinute),
   };
 }
 
@@ -89,6 +91,8 @@ function fromDraft(d: Draft) {
     deniedKeyCooldownHours: Number(d.deniedKeyCooldownHours),
     clusterLinkTemplate: d.clusterLinkTemplate.trim() || null,
     kubeContextTemplate: d.kubeContextTemplate.trim() || null,
+    productionSelector: d.productionSelector.trim() || null,
+    drainStartsPerMinute: Number(d.drainStartsPerMinute),
   };
 }
 
@@ -239,6 +243,34 @@ function Editor({ current }: { current: Settings }) {
             />
           </div>
         </div>
+        <fieldset className="space-y-3">
+          <legend className="text-sm font-semibold">Wide bulk actions</legend>
+          <p className="text-sm text-slate-500 dark:text-slate-400">
+            A bulk drain or pool retirement over the whole fleet, or over any production cluster, needs an admin who types what it
+            does.
+          </p>
+          <div className="grid grid-cols-1 gap-5 sm:grid-cols-2">
+            <Field
+              id="productionSelector"
+              label={SETTING_LABELS.productionSelector}
+              value={draft.productionSelector}
+              onChange={set("productionSelector")}
+              placeholder="env in (prod,production)"
+              hint="A label selector. Empty: no cluster counts as production."
+              error={errors.productionSelector}
+            />
+            <Field
+              id="drainStartsPerMinute"
+              label={SETTING_LABELS.drainStartsPerMinute}
+              type="number"
+              min={1}
+              value={draft.drainStartsPerMinute}
+              onChange={set("drainStartsPerMinute")}
+              hint="A bulk drain starts this many clusters at once, then this many a minute; the rest wait in the queue."
+              error={errors.drainStartsPerMinute}
+            />
+          </div>
+        </fieldset>
         <fieldset className="space-y-3">
           <legend className="text-sm font-semibold">Retention</legend>
           <p className="text-sm text-slate-500 dark:text-slate-400">

@@ -12,8 +12,8 @@ const STATUS = {
   immutable_field: 400,
   /** A destructive bulk action over "all matching" with no filter at all: the whole fleet. */
   filter_required: 400,
-  /** A destructive bulk action over "all matching" whose filter matches every cluster of the fleet anyway. */
-  filter_matches_fleet: 400,
+  /** A guarded bulk action (the whole fleet, or production clusters) whose typed sentence is not the one asked for. */
+  confirmation_mismatch: 400,
   unauthenticated: 401,
   token_missing: 401,
   token_invalid: 401,
@@ -23,6 +23,8 @@ const STATUS = {
   client_certificate_required: 401,
   forbidden: 403,
   csrf_rejected: 403,
+  /** A bulk action over the whole fleet or production clusters, asked by an operator: it needs an admin. */
+  admin_required: 403,
   /** A route only a person signed in to the console may call (lib/contracts: `session`), called with an API key. */
   session_required: 403,
   label_not_allowed: 403,

@@ -38,6 +38,7 @@ export async function getCluster(id: string) {
       nodePools: { orderBy: { name: "asc" } },
       certificates: { orderBy: { createdAt: "desc" }, take: 5 },
       registrationToken: { select: { id: true, name: true } },
+      queuedDrain: true,
       // Directives the agent could not carry out, newest first, with its reason (shown on the cluster page).
       directives: {
         where: { failedReason: { not: null } },
@@ -85,6 +86,12 @@ export async function getCluster(id: string) {
     capabilities: parseStoredCapabilities(c.capabilities),
     link: expandClusterLink(settings.clusterLinkTemplate, { id: c.id, name: c.name, labels }),
     kubeContext: expandKubeContext(settings.kubeContextTemplate, { id: c.id, name: c.name, labels }),
+    queuedDrain: c.queuedDrain && {
+      batchId: c.queuedDrain.batchId,
+      startsAt: c.queuedDrain.notBefore.toISOString(),
+      by: c.queuedDrain.actorLabel,
+      reason: c.queuedDrain.reason,
+    },
     health: { apiServer: c.apiServerHealth, logs: c.logsReporting, metrics: c.metricsReporting },
     workloads: c.podCount === null ? null : { pods: c.podCount, namespaces: c.namespaceCount, userPods: c.userPodCount },
     appliedPolicyRevision: c.appliedPolicyRevision,

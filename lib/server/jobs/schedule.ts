@@ -12,6 +12,7 @@ import { startJobs } from "@/lib/server/jobs/job-runner";
 import { EXPORT_EVERY_MS, exportClusterProfiles } from "@/lib/server/cluster-profiles/export-cluster-profiles";
 import { log } from "@/lib/server/log";
 import { DRAIN_SAMPLE_EVERY_MS, sampleDrains } from "@/lib/server/lifecycle/drain-samples";
+import { startDueDrains } from "@/lib/server/lifecycle/drain-queue";
 import {
   pruneAuditLog,
   pruneHeartbeatHistory,
@@ -41,6 +42,8 @@ export function startJobSchedule(): () => Promise<void> {
     { name: "enrollment", everyMs: 10_000, run: evaluateEnrollment },
     { name: "rollout-tick", everyMs: 2000, run: tickRollouts },
     { name: "drain-samples", everyMs: DRAIN_SAMPLE_EVERY_MS, run: () => sampleDrains() },
+    // A bulk drain's queued clusters start within a few seconds of their turn.
+    { name: "queued-drains", everyMs: 5000, run: () => startDueDrains() },
     { name: "fleet-sample", everyMs: 15_000, run: sampleFleet, runAtStart: true },
     { name: "prune-heartbeat-history", everyMs: RETENTION_MS, run: () => pruneHeartbeatHistory() },
     { name: "prune-status-events", everyMs: RETENTION_MS, run: () => pruneStatusEvents() },

@@ -1,48 +1,78 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { BulkDeregistrationResult, bulkDeregistrationSchema } from "@/lib/contracts/clusters";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { actOnEach, guardedSelection } from "@/lib/server/clusters/bulk-guard";
+import { actOnEach, guardedSelection, guardForAudit } from "@/lib/server/clusters/bulk-guard";
 import { selectionForAudit } from "@/lib/server/clusters/select-clusters";
 import { db } from "@/lib/server/db/client";
+import type { Role } from "@/lib/domain/roles";
+import { drainStartMinute } from "@/lib/domain/selection-guard";
+import { getSettings } from "@/lib/server/settings/settings";
 import { actOnDeregistration, getDeregistration } from "./deregistration";
+import { queueDrains, type QueuedDrainInput } from "./drain-queue";
 
 /**
  * POST /api/v1/clusters/bulk/deregistration: the wizard's first step ("start": drain) for each
- * selected cluster, one at a time through the same service as the wizard (each start audited
- * there), plus one audit entry for the bulk action with the selection and the outcome. A cluster
- * that cannot start (already draining, removed meanwhile) is reported, not fatal. `dryRun` says
- * which would start and breaks the selection down; the real run needs the count the person
- * confirmed to equal the selection's count now, so a filter that grew meanwhile asks again.
+ * selected cluster, through the same service as the wizard (each start audited there), plus one
+ * audit entry for the bulk action with the selection, its guard and the outcome. A cluster that
+ * cannot start (already draining, removed meanwhile) is reported, not fatal. Behind the guard
+ * (bulk-guard.ts): a confirmed count; an admin and a typed sentence for the whole fleet or
+ * production. Paced: the first `drainStartsPerMinute` that can start start now, the rest wait in
+ * the drain queue (drain-queue.ts), as many a minute. `dryRun` says which would start, breaks the
+ * selection down and names the guard.
  */
 export async function bulkStartDeregistration(
-  actor: Actor,
+  principal: { actor: Actor; role: Role },
   input: z.output<typeof bulkDeregistrationSchema>,
 ): Promise<BulkDeregistrationResult> {
-  const ids = await guardedSelection(input, "draining");
+  const { actor, role } = principal;
+  const { ids, guard } = await guardedSelection(input, { verb: "draining", action: "drain" }, role);
+  const { drainStartsPerMinute: perMinute } = await getSettings();
+  const now = new Date();
+  const batchId = randomUUID();
+  const later: QueuedDrainInput[] = [];
+  let startable = 0;
   const { results, started, breakdown } = await actOnEach(ids, async (id) => {
-    if (!input.dryRun) {
-      await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
-      return;
-    }
     const state = await getDeregistration(id);
     if (!state.availableActions.includes("start"))
       return { error: "invalid_transition", message: `Its wizard is at "${state.step}".` };
+    const minute = drainStartMinute(startable++, perMinute);
+    if (input.dryRun) return;
+    if (minute === 0) {
+      await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
+      return;
+    }
+    const notBefore = new Date(now.getTime() + minute * 60_000);
+    later.push({ clusterId: id, notBefore });
+    return { startsAt: notBefore.toISOString() };
   });
   if (input.dryRun)
     return {
       dryRun: true,
       matched: ids.length,
       breakdown: await breakdown(),
+      guard,
+      startsPerMinute: perMinute,
       started,
       results,
     };
+  await queueDrains(actor, batchId, input.reason ?? "", later);
   await recordAudit(db(), actor, "cluster.deregistration.bulk_start", null, {
     ...selectionForAudit(input),
+    ...guardForAudit(guard),
     count: ids.length,
     started,
+    ...(later.length ? { queued: later.length, batchId, startsPerMinute: perMinute } : {}),
     ...(input.reason ? { reason: input.reason } : {}),
     failed: results.filter((r) => !r.ok).map((r) => ({ id: r.id, name: r.name, error: r.error })),
   });
-  return { dryRun: false, matched: ids.length, started, results };
+  return {
+    dryRun: false,
+    matched: ids.length,
+    started,
+    startsPerMinute: perMinute,
+    ...(later.length ? { queued: later.length, batchId } : {}),
+    results,
+  };
 }

@@ -2,7 +2,8 @@ import "server-only";
 import type { z } from "zod";
 import type { BulkDeregistrationResult, bulkRetireNodePoolSchema } from "@/lib/contracts/clusters";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { actOnEach, guardedSelection } from "@/lib/server/clusters/bulk-guard";
+import type { Role } from "@/lib/domain/roles";
+import { actOnEach, guardedSelection, guardForAudit } from "@/lib/server/clusters/bulk-guard";
 import { selectionForAudit } from "@/lib/server/clusters/select-clusters";
 import { db } from "@/lib/server/db/client";
 import { checkRetire, retireNodePool } from "./node-pools";
@@ -15,10 +16,15 @@ import { checkRetire, retireNodePool } from "./node-pools";
  * selection down.
  */
 export async function bulkRetireNodePool(
-  actor: Actor,
+  principal: { actor: Actor; role: Role },
   input: z.output<typeof bulkRetireNodePoolSchema>,
 ): Promise<BulkDeregistrationResult> {
-  const ids = await guardedSelection(input, `retiring pool ${input.pool} on`);
+  const { actor, role } = principal;
+  const { ids, guard } = await guardedSelection(
+    input,
+    { verb: `retiring pool ${input.pool} on`, action: `retire pool ${input.pool} on` },
+    role,
+  );
   const now = new Date();
   const { results, started, breakdown } = await actOnEach(ids, async (id) => {
     if (input.dryRun) await checkRetire(db(), id, input.pool, now);
@@ -29,11 +35,13 @@ export async function bulkRetireNodePool(
       dryRun: true,
       matched: ids.length,
       breakdown: await breakdown(),
+      guard,
       started,
       results,
     };
   await recordAudit(db(), actor, "nodePool.bulk_retire", null, {
     ...selectionForAudit(input),
+    ...guardForAudit(guard),
     nodePool: input.pool,
     count: ids.length,
     retired: started,

@@ -27,8 +27,12 @@ describe("notReadyIntervals", () => {
 
   test("a cluster NotReady now has an open span, from its transition or its status time", () => {
     const into = [{ kind: "status", from: "Ready", to: "NotReady", at: minute(4) }];
-    assert.deepEqual(notReadyIntervals(into, { status: "NotReady", since: minute(4), now: T0 + 5 * 60_000 }), [{ from: T0 + 4 * 60_000, to: null }]);
-    assert.deepEqual(notReadyIntervals([], { status: "NotReady", since: minute(2), now: T0 + 5 * 60_000 }), [{ from: T0 + 2 * 60_000, to: null }]);
+    assert.deepEqual(notReadyIntervals(into, { status: "NotReady", since: minute(4), now: T0 + 5 * 60_000 }), [
+      { from: T0 + 4 * 60_000, to: null },
+    ]);
+    assert.deepEqual(notReadyIntervals([], { status: "NotReady", since: minute(2), now: T0 + 5 * 60_000 }), [
+      { from: T0 + 2 * 60_000, to: null },
+    ]);
   });
 
   test("a recovery whose start is older than the events covers everything before it", () => {

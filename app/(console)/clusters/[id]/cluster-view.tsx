@@ -17,6 +17,7 @@ import {
 import { gapSummaryText, heartbeatGapBars, notReadyIntervals, summarizeGaps } from "@/lib/domain/heartbeat-gaps";
 import { nodeActionsProblem } from "@/lib/domain/node-actions";
 import { isHealthStatus } from "@/lib/domain/status";
+import { useCancelDrainBatch } from "@/lib/client/cluster-bulk";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useLiveEvents } from "@/lib/client/live-events";
 import type { MintedToken } from "@/lib/client/tokens";
@@ -48,6 +49,8 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ErrorState } from "@/components/ui/states";
+import { InlineError } from "@/components/ui/inline-error";
+import { RelativeTime } from "@/components/ui/relative-time";
 
 // The charting library loads after the rest of the page (it is most of the JavaScript).
 const HeartbeatTimelineChart = dynamic(
@@ -142,6 +145,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
 
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
         <div className="min-w-0 space-y-6 lg:col-span-2">
+          {c.queuedDrain && <QueuedDrainNotice queued={c.queuedDrain} canEdit={canEdit} />}
           {c.status === "NotReady" && <NotReadyNextSteps cluster={c} />}
           <ClusterIdentityCard cluster={c} />
           <HeartbeatTimelineCard id={id} cluster={c} />
@@ -191,6 +195,28 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
           <ClusterGroupsCard groups={c.groups} />
         </div>
       </div>
+    </div>
+  );
+}
+
+/** A bulk drain's turn this cluster waits for: when, who confirmed it and why; operators may cancel the batch's waiting drains. */
+function QueuedDrainNotice({ queued, canEdit }: { queued: NonNullable<ClusterDetail["queuedDrain"]>; canEdit: boolean }) {
+  const cancel = useCancelDrainBatch();
+  return (
+    <div
+      data-testid="queued-drain"
+      className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
+    >
+      <p>
+        Waiting in the drain queue: a bulk drain by {queued.by} (“{queued.reason}”) starts draining this cluster{" "}
+        <RelativeTime iso={queued.startsAt} />.
+      </p>
+      <InlineError error={cancel.error} />
+      {canEdit && (
+        <Button variant="secondary" onClick={() => cancel.mutate(queued.batchId)} disabled={cancel.isPending}>
+          {cancel.isPending ? "Cancelling…" : "Cancel this bulk drain’s waiting drains"}
+        </Button>
+      )}
     </div>
   );
 }

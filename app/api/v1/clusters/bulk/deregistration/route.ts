@@ -3,5 +3,5 @@ import { adminRoute } from "@/lib/server/api/admin-route";
 import { bulkStartDeregistration } from "@/lib/server/lifecycle/bulk-start-deregistration";
 
 export const POST = adminRoute(clusterRoutes.bulkDeregistration, async ({ principal, body }) =>
-  bulkStartDeregistration(principal.actor, body),
+  bulkStartDeregistration(principal, body),
 );

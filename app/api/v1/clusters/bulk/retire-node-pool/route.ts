@@ -3,5 +3,5 @@ import { adminRoute } from "@/lib/server/api/admin-route";
 import { bulkRetireNodePool } from "@/lib/server/node-pools/bulk-retire-node-pool";
 
 export const POST = adminRoute(clusterRoutes.bulkRetireNodePool, async ({ principal, body }) =>
-  bulkRetireNodePool(principal.actor, body),
+  bulkRetireNodePool(principal, body),
 );

@@ -1,0 +1,127 @@
+import "server-only";
+import type { DrainQueue } from "@/lib/contracts/clusters";
+import { ApiError, knownError } from "@/lib/server/api/errors";
+import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/server/audit/record-audit";
+import { db } from "@/lib/server/db/client";
+import { log } from "@/lib/server/log";
+import { actOnDeregistration } from "./deregistration";
+
+// A bulk drain starts `drainStartsPerMinute` clusters at once and queues the rest, as many a minute
+// (bulk-start-deregistration.ts): a wide drain that turns out wrong can be cancelled before it has
+// emptied half the fleet. Each queued drain starts, and is audited, as the person who confirmed it.
+
+/** How many queued drains one run of the job starts at most (the rest are due again next run). */
+const START_BATCH = 50;
+
+export type QueuedDrainInput = { clusterId: string; notBefore: Date };
+
+/** Puts a bulk drain's later clusters in the queue (a cluster already queued keeps its first turn). */
+export async function queueDrains(actor: Actor, batchId: string, reason: string, drains: QueuedDrainInput[]): Promise<void> {
+  if (!drains.length) return;
+  const queued = new Set(
+    (
+      await db().queuedDrain.findMany({
+        where: { clusterId: { in: drains.map((d) => d.clusterId) } },
+        select: { clusterId: true },
+      })
+    ).map((q) => q.clusterId),
+  );
+  await db().queuedDrain.createMany({
+    data: drains
+      .filter((d) => !queued.has(d.clusterId))
+      .map((d) => ({
+        clusterId: d.clusterId,
+        batchId,
+        reason,
+        actorType: actor.type,
+        actorId: actor.id,
+        actorLabel: actor.label,
+        notBefore: d.notBefore,
+      })),
+  });
+}
+
+/**
+ * The job: starts the drains whose turn has come. Each is taken off the queue first (a conditional
+ * delete, so two instances never start one twice); a cluster that can no longer start (removed,
+ * already draining) is skipped and audited; a server error puts it back for the next run.
+ */
+export async function startDueDrains(now = new Date()): Promise<number> {
+  const due = await db().queuedDrain.findMany({
+    where: { notBefore: { lte: now } },
+    orderBy: [{ notBefore: "asc" }, { clusterId: "asc" }],
+    take: START_BATCH,
+  });
+  let started = 0;
+  for (const q of due) {
+    const taken = await db().queuedDrain.deleteMany({ where: { clusterId: q.clusterId, batchId: q.batchId } });
+    if (!taken.count) continue;
+    const actor: Actor = { type: q.actorType as Actor["type"], id: q.actorId, label: q.actorLabel };
+    try {
+      await actOnDeregistration(actor, q.clusterId, { action: "start", reason: q.reason });
+      started++;
+    } catch (err) {
+      const known = knownError(err);
+      if (!(known instanceof ApiError) || known.status >= 500) {
+        await db()
+          .queuedDrain.create({ data: { ...q, notBefore: new Date(now.getTime() + 30_000) } })
+          .catch(() => {});
+        log.warn("a queued drain could not start; it is tried again in 30 s", { clusterId: q.clusterId, error: String(err) });
+        continue;
+      }
+      await recordAudit(
+        db(),
+        SYSTEM_ACTOR,
+        "cluster.deregistration.queued_skipped",
+        { type: "cluster", id: q.clusterId },
+        {
+          batchId: q.batchId,
+          queuedBy: q.actorLabel,
+          error: known.code,
+          message: known.message,
+        },
+      );
+    }
+  }
+  return started;
+}
+
+/** The queue by batch, oldest first. */
+export async function listDrainQueue(): Promise<DrainQueue> {
+  const rows = await db().queuedDrain.findMany({ orderBy: [{ queuedAt: "asc" }, { notBefore: "asc" }] });
+  const batches = new Map<string, DrainQueue["batches"][number]>();
+  for (const r of rows) {
+    const b = batches.get(r.batchId);
+    const at = r.notBefore.toISOString();
+    if (!b)
+      batches.set(r.batchId, {
+        batchId: r.batchId,
+        by: r.actorLabel,
+        reason: r.reason,
+        queued: 1,
+        queuedAt: r.queuedAt.toISOString(),
+        nextAt: at,
+        lastAt: at,
+      });
+    else {
+      b.queued++;
+      if (at < b.nextAt) b.nextAt = at;
+      if (at > b.lastAt) b.lastAt = at;
+    }
+  }
+  return { batches: [...batches.values()] };
+}
+
+/** Cancels a bulk drain's drains that have not started (audited); 404 when none wait. */
+export async function cancelDrainBatch(actor: Actor, batchId: string): Promise<{ cancelled: number }> {
+  const waiting = await db().queuedDrain.findMany({ where: { batchId }, select: { clusterId: true } });
+  const { count } = await db().queuedDrain.deleteMany({ where: { batchId } });
+  if (!count)
+    throw new ApiError("not_found", "No drains of this bulk drain are waiting: they have all started, or were cancelled.");
+  await recordAudit(db(), actor, "cluster.deregistration.queue_cancel", null, {
+    batchId,
+    cancelled: count,
+    clusterIds: waiting.map((w) => w.clusterId),
+  });
+  return { cancelled: count };
+}
