@@ -29,7 +29,7 @@ export function LiveIndicator({ state }: { state: LiveState }) {
     >
       <span aria-hidden className="relative flex h-2 w-2">
         {state === "open" && (
-          <span className={`absolute inline-flex h-full w-full animate-ping rounded-full opacity-60 ${t.dot}`} />
+          <span className={`absolute inline-flex h-full w-full rounded-full opacity-60 motion-safe:animate-ping ${t.dot}`} />
         )}
         <span className={`relative inline-flex h-2 w-2 rounded-full ${t.dot}`} />
       </span>
