@@ -21,7 +21,7 @@ export function BulkGuardNotice({ guard, isAdmin }: { guard: SelectionGuard; isA
       <p className="font-semibold">This selection {what}.</p>
       <p className="mt-1">
         {isAdmin
-          ? "Only an admin can go on, by typing the sentence below; the audit log records it as a whole-fleet or production action."
+          ? `Only an admin can go on, by typing the sentence below; the audit log records it as a ${guard.reasons.includes("wholeFleet") ? "whole-fleet" : "production"} action.`
           : "Only an admin can do this. Narrow the selection, or ask an admin."}
       </p>
     </div>
