@@ -34,15 +34,17 @@ export async function bulkStartDeregistration(
   const later: QueuedDrainInput[] = [];
   let startable = 0;
   const { results, started, breakdown } = await actOnEach(ids, async (id) => {
+    // Its turn is now: the wizard's own start, which refuses (4xx) a cluster that cannot start.
+    if (!input.dryRun && startable < perMinute) {
+      await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
+      startable++;
+      return;
+    }
     const state = await getDeregistration(id);
     if (!state.availableActions.includes("start"))
       return { error: "invalid_transition", message: `Its wizard is at "${state.step}".` };
     const minute = drainStartMinute(startable++, perMinute);
     if (input.dryRun) return;
-    if (minute === 0) {
-      await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
-      return;
-    }
     const notBefore = new Date(now.getTime() + minute * 60_000);
     later.push({ clusterId: id, notBefore });
     return { startsAt: notBefore.toISOString() };
