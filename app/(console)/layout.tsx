@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
 import { headers } from "next/headers";
-import { navItems, pageRole } from "@/lib/domain/page-roles";
-import { requireRole } from "@/lib/server/auth/page-auth";
+import { consolePageOf, navItems } from "@/lib/domain/page-roles";
+import { requirePageEntry } from "@/lib/server/auth/page-auth";
+import { accessOf } from "@/lib/server/auth/principal";
 import { Brand } from "@/components/shell/brand";
 import { NavDrawer } from "@/components/shell/nav-drawer";
 import { NavLinks, type NavItem } from "@/components/shell/nav-links";
@@ -13,8 +14,12 @@ import { MAIN_CONTENT_ID, SkipLink } from "@/components/ui/skip-link";
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   // The section's role is checked here, before the page's loading state streams, so a refused
   // page answers 403 (the page checks again for client-side navigation).
-  const principal = await requireRole(pageRole((await headers()).get("x-console-path") ?? "/"));
-  const items: NavItem[] = navItems(principal.role);
+  const path = (await headers()).get("x-console-path") ?? "/";
+  const principal = await requirePageEntry(consolePageOf(path), {
+    // Whoever has only team roles starts on their clusters (the Overview is the fleet's).
+    home: path === "/" ? "/clusters" : undefined,
+  });
+  const items: NavItem[] = navItems(accessOf(principal));
   return (
     <div className="min-h-screen lg:flex">
       <SkipLink />
@@ -35,7 +40,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
           <Brand className="lg:hidden" />
           <div className="ml-auto flex shrink-0 items-center gap-1 sm:gap-2">
             <ThemeToggle />
-            <UserMenu email={principal.user?.email ?? principal.actor.label} role={principal.role} />
+            <UserMenu
+              email={principal.user?.email ?? principal.actor.label}
+              role={principal.role ?? (principal.teams.length ? "team member" : "no role")}
+            />
           </div>
         </header>
         <main
@@ -49,3 +57,4 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     </div>
   );
 }
+

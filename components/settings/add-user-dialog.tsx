@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { createUserSchema } from "@/lib/domain/users";
-import { ROLES, type Role } from "@/lib/domain/roles";
+import { FLEET_ROLES, type FleetRole } from "@/lib/domain/roles";
 import { useCreateUser } from "@/lib/client/settings";
 import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
@@ -32,7 +32,7 @@ export function AddUserDialog({ onClose }: { onClose: () => void }) {
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [shown, setShown] = useState(false);
-  const [role, setRole] = useState<Role>("viewer");
+  const [role, setRole] = useState<FleetRole>("viewer");
   const [errors, setErrors] = useState<Errors>({});
 
   function submit(e: FormEvent) {
@@ -148,7 +148,7 @@ export function AddUserDialog({ onClose }: { onClose: () => void }) {
           id="user-role"
           label="Role"
           value={role}
-          options={ROLES.map((r) => ({ value: r, label: r }))}
+          options={FLEET_ROLES.map((r) => ({ value: r, label: r }))}
           onValueChange={setRole}
           hint={`${role}: ${ROLE_HINT[role]}.`}
         />

@@ -2,7 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { createApiKeySchema } from "@/lib/domain/api-keys";
-import { ROLES, type Role } from "@/lib/domain/roles";
+import { FLEET_ROLES, type FleetRole } from "@/lib/domain/roles";
 import { useCreateApiKey, type CreatedApiKey } from "@/lib/client/settings";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Dialog } from "@/components/ui/dialog";
@@ -38,7 +38,7 @@ function RevealedKey({ created, onDone }: { created: CreatedApiKey; onDone: () =
 export function CreateApiKeyDialog({ onClose }: { onClose: () => void }) {
   const create = useCreateApiKey();
   const [name, setName] = useState("");
-  const [role, setRole] = useState<Role>("viewer");
+  const [role, setRole] = useState<FleetRole>("viewer");
   const [days, setDays] = useState<number>(90);
   const [nameError, setNameError] = useState<string | null>(null);
   // The key lives in this component's state only (not the query or mutation cache) and is gone when it closes.
@@ -88,7 +88,7 @@ export function CreateApiKeyDialog({ onClose }: { onClose: () => void }) {
               id="api-key-role"
               label="Role"
               value={role}
-              options={ROLES.map((r) => ({ value: r, label: r }))}
+              options={FLEET_ROLES.map((r) => ({ value: r, label: r }))}
               onValueChange={setRole}
             />
             <SelectField

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { ROLES, type Role } from "@/lib/domain/roles";
+import { FLEET_ROLES, type FleetRole } from "@/lib/domain/roles";
 import { useClearSignInLocks, useUpdateUser, type User } from "@/lib/client/settings";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -28,7 +28,7 @@ function UserRow({
   const update = useUpdateUser();
   const unlock = useClearSignInLocks();
   // The select shows the role being saved right away; a refusal (e.g. the last admin) puts it back.
-  const [pendingRole, setPendingRole] = useState<Role | null>(null);
+  const [pendingRole, setPendingRole] = useState<FleetRole | null>(null);
   const role = pendingRole ?? user.role;
   return (
     <>
@@ -58,12 +58,12 @@ function UserRow({
                 value={role}
                 disabled={update.isPending}
                 onChange={(e) => {
-                  const next = e.target.value as Role;
+                  const next = e.target.value as FleetRole;
                   setPendingRole(next);
                   update.mutate({ id: user.id, patch: { role: next } }, { onSettled: () => setPendingRole(null) });
                 }}
               >
-                {ROLES.map((r) => (
+                {FLEET_ROLES.map((r) => (
                   <option key={r} value={r}>
                     {r}
                   </option>

@@ -5,6 +5,7 @@
 //   npm run fleetctl -- label --selector env=prod --set tier=gold --remove foo [--dry-run]
 //   npm run fleetctl -- tokens create --name eu-prod [--ttl 2h] [--max-clusters 3] [--fixed env=prod] [--require-approval]
 //   npm run fleetctl -- requests list --name prod-eu-1   /  approve prod-eu-1 (or a request id)  /  deny rr_... --reason "not ours"
+//   npm run fleetctl -- teams create --name payments --selector team=payments  /  add-member payments --user pat@example.com --role operator
 // Server and key: --server / FLEET_SERVER (default http://127.0.0.1:3000), --api-key / FLEET_API_KEY.
 // Exit codes: 0 ok (gate passed), 1 gate failed, 2 usage or request error.
 import { pathToFileURL } from "node:url";
@@ -14,6 +15,7 @@ import { clusterRoutes, type BulkLabelsResult } from "../contracts/clusters";
 import { fleetRoutes, type GateResult } from "../contracts/fleet";
 import { registrationRequestRoutes, requestCandidateSchema, type RegistrationRequest } from "../contracts/registration-requests";
 import { routeUrl, type PathParams, type RouteContract } from "../contracts/route";
+import { teamRoutes, type Team } from "../contracts/teams";
 import { tokenRoutes } from "../contracts/tokens";
 import { reasonText } from "../domain/error-text";
 import { parseDuration, parseMaxUnready, ToleranceError } from "../domain/gate-tolerance";
@@ -31,6 +33,11 @@ const USAGE = `usage: fleetctl <command> [flags]
   approve <request id | name>                  approve a pending registration request (by name: when only one waits;
                                                approving one denies the other requests for the name)
   deny <request id | name> --reason "..."      deny it; the agent is told the reason
+  teams list                                   teams (a fleet role: all; else your own), scope, clusters, members
+  teams show <team>                            one team: its scope, the clusters it matches and its members
+  teams create --name N --selector S [--description D]
+  teams add-member <team> (--user EMAIL|ID | --key-id ID | --sso-group G) --role viewer|operator|admin
+  teams remove-member <team> <member: email, key name, SSO group or member id>
 flags: --server URL (FLEET_SERVER), --api-key KEY (FLEET_API_KEY), --json`;
 
 class UsageError extends Error {}
@@ -171,6 +178,21 @@ export function describeRequests(items: RegistrationRequest[]): string {
     .join("\n\n");
 }
 
+/** A team for a terminal: its scope, how many clusters it matches (the first names) and its members. */
+export function describeTeam(t: Team): string {
+  const more = t.clusters.count > t.clusters.names.length ? `, +${t.clusters.count - t.clusters.names.length} more` : "";
+  return [
+    `${t.name}  scope ${t.selector}${t.description ? `  (${t.description})` : ""}`,
+    `  clusters  ${t.clusters.count}${t.clusters.names.length ? `: ${t.clusters.names.join(", ")}${more}` : ""}`,
+    t.members.length
+      ? table(
+          ["  MEMBER", "KIND", "ROLE", "ID"],
+          t.members.map((m) => [`  ${m.name}`, m.kind, m.role, m.id]),
+        )
+      : "  no members yet",
+  ].join("\n");
+}
+
 /** "12 cluster(s) gain tier=gold" ... and what happened (or would). */
 export function describeLabelSummary(s: BulkLabelsResult["summary"], dryRun: boolean): string {
   return [
@@ -235,6 +257,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       "dry-run": { type: "boolean" },
       "max-unready": { type: "string" },
       "ignore-not-ready-longer-than": { type: "string" },
+      description: { type: "string" },
+      user: { type: "string" },
+      "key-id": { type: "string" },
+      "sso-group": { type: "string" },
+      role: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -369,7 +396,88 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       );
     return 0;
   }
+  if (command === "teams") return teamsCommand(server, key, sub, positionals.slice(2), values, print);
   throw new UsageError(`unknown command "${positionals.join(" ")}"\n${USAGE}`);
+}
+
+type TeamFlags = {
+  name?: string;
+  selector?: string;
+  description?: string;
+  user?: string;
+  "key-id"?: string;
+  "sso-group"?: string;
+  role?: string;
+  json?: boolean;
+};
+
+async function teamsCommand(
+  server: string,
+  key: string | undefined,
+  sub: string | undefined,
+  args: string[],
+  values: TeamFlags,
+  print: (s: string) => void,
+): Promise<number> {
+  const out = (raw: unknown, text: string) => print(values.json ? JSON.stringify(raw, null, 2) : text);
+  // Teams are named by name on the command line; the API takes ids.
+  const teamNamed = async (name: string | undefined): Promise<Team> => {
+    if (!name) throw new UsageError(`teams ${sub} needs a team name`);
+    const { data } = await call(server, key, teamRoutes.list);
+    const team = data.items.find((t) => t.name === name || t.id === name);
+    if (!team) throw new UsageError(`no team ${name} (fleetctl teams list shows the teams you can see)`);
+    return team;
+  };
+  if (sub === "list") {
+    const { data, raw } = await call(server, key, teamRoutes.list);
+    out(
+      raw,
+      data.items.length
+        ? table(
+            ["NAME", "SCOPE", "CLUSTERS", "MEMBERS"],
+            data.items.map((t) => [t.name, t.selector, String(t.clusters.count), String(t.members.length)]),
+          )
+        : "no teams",
+    );
+    return 0;
+  }
+  if (sub === "show") {
+    const team = await teamNamed(args[0]);
+    out(team, describeTeam(team));
+    return 0;
+  }
+  if (sub === "create") {
+    if (!values.name || !values.selector) throw new UsageError("teams create needs --name and --selector");
+    const { data, raw } = await call(server, key, teamRoutes.create, {
+      body: { name: values.name, selector: values.selector, ...(values.description ? { description: values.description } : {}) },
+    });
+    out(raw, describeTeam(data));
+    return 0;
+  }
+  if (sub === "add-member") {
+    const team = await teamNamed(args[0]);
+    const role = values.role;
+    if (role !== "viewer" && role !== "operator" && role !== "admin")
+      throw new UsageError("teams add-member needs --role viewer, operator or admin");
+    const subjects = { user: values.user, apiKey: values["key-id"], ssoGroup: values["sso-group"] };
+    if (Object.values(subjects).filter(Boolean).length !== 1)
+      throw new UsageError("teams add-member needs exactly one of --user, --key-id and --sso-group");
+    const { data, raw } = await call(server, key, teamRoutes.addMember, {
+      params: { id: team.id },
+      body: { ...Object.fromEntries(Object.entries(subjects).filter(([, v]) => v)), role },
+    });
+    out(raw, describeTeam(data));
+    return 0;
+  }
+  if (sub === "remove-member") {
+    const team = await teamNamed(args[0]);
+    const member = team.members.find((m) => m.id === args[1] || m.name === args[1]);
+    if (!member) throw new UsageError(`team ${team.name} has no member ${args[1] ?? "(none named)"}`);
+    const { data, raw } = await call(server, key, teamRoutes.removeMember, { params: { id: team.id, memberId: member.id } });
+    out(raw, describeTeam(data));
+    return 0;
+  }
+  throw new UsageError(`unknown command "teams ${sub ?? ""}"\n${USAGE}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -80,6 +80,7 @@ export const auditRoutes = {
     path: "/api/v1/audit",
     summary: "The audit log",
     role: "operator",
+    scope: "fleet",
     query: auditQuerySchema,
     response: auditPageSchema,
   }),
@@ -88,6 +89,7 @@ export const auditRoutes = {
     path: "/api/v1/audit/export",
     summary: "The audit log's entries matching a filter, as CSV (ISO 8601 times, newest first)",
     role: "operator",
+    scope: "fleet",
     query: auditFilterSchema,
   }),
 };

@@ -96,6 +96,7 @@ export const clusterProfileRoutes = {
     path: "/api/v1/clusterprofiles",
     summary: "The fleet as SIG-Multicluster ClusterProfiles (multicluster.x-k8s.io/v1alpha1), by name, a page at a time",
     role: "viewer",
+    scope: "fleet",
     query: listClusterProfilesQuerySchema,
     response: clusterProfileListSchema,
   }),
@@ -104,6 +105,7 @@ export const clusterProfileRoutes = {
     path: "/api/v1/settings/cluster-profile-export",
     summary: "The ClusterProfile exporter: on/off, hub, namespace, last export and error",
     role: "admin",
+    scope: "fleet",
     response: exporterStateSchema,
   }),
   updateExporter: route({
@@ -111,6 +113,7 @@ export const clusterProfileRoutes = {
     path: "/api/v1/settings/cluster-profile-export",
     summary: "Change the ClusterProfile exporter (the hub kubeconfig is stored sealed and never returned)",
     role: "admin",
+    scope: "fleet",
     body: exporterPatchSchema,
     response: exporterStateSchema,
   }),

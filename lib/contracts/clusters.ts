@@ -495,6 +495,7 @@ export const clusterRoutes = {
     summary:
       "List clusters (filter, sort, paginate); `total` is exact for a selector alone, capped at 1,000 (`totalCapped`) otherwise",
     role: "viewer",
+    scope: "clusters",
     query: listClustersQuerySchema,
     response: clusterListSchema,
   }),
@@ -503,6 +504,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/export",
     summary: "Every cluster the filter matches, streamed as CSV or JSON (ISO times; CSV cells safe against formula injection)",
     role: "viewer",
+    scope: "clusters",
     query: exportClustersQuerySchema,
   }),
   bulkLabels: route({
@@ -511,6 +513,7 @@ export const clusterRoutes = {
     summary:
       "Set and remove labels on many clusters (ids, or a filter evaluated now) as one audited change; `dryRun` previews it. Required labels cannot be removed",
     role: "operator",
+    scope: "fleet",
     body: bulkLabelsSchema,
     response: bulkLabelsResultSchema,
   }),
@@ -520,6 +523,7 @@ export const clusterRoutes = {
     summary:
       "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required). A selection that covers the whole fleet or includes production clusters (Settings: productionSelector) needs an admin (403 admin_required) and `confirmPhrase`, the dry run's `guard.phrase` (400 confirmation_mismatch), and is audited with the guard. `startsPerMinute` clusters start at once, then as many a minute: the rest wait in the drain queue (`queued`, `batchId`; each result says when it starts). `dryRun` answers the count, its breakdown by env, region and group, and the guard",
     role: "operator",
+    scope: "fleet",
     body: bulkDeregistrationSchema,
     response: bulkDeregistrationResultSchema,
   }),
@@ -529,6 +533,7 @@ export const clusterRoutes = {
     summary:
       "Retire the node pool `pool` on many clusters (ids, or a filter evaluated now); a result per cluster (`started`: pools retired). Guarded like bulk drain: a reason and `confirmCount` (409 count_changed), a filter with a condition (400 filter_required), and for the whole fleet or production clusters an admin (403 admin_required) and `confirmPhrase` (400 confirmation_mismatch). Each cluster is refused as a single retirement is (not_found, cluster_not_ready, last_node_pool, incompatible_agent, conflict). `dryRun` answers the count, its breakdown, the guard and who would retire",
     role: "operator",
+    scope: "fleet",
     body: bulkRetireNodePoolSchema,
     response: bulkDeregistrationResultSchema,
   }),
@@ -538,6 +543,7 @@ export const clusterRoutes = {
     summary:
       "Bulk drains waiting for their turn, by batch: who confirmed them, why, how many wait and when the next and the last start",
     role: "viewer",
+    scope: "fleet",
     response: drainQueueSchema,
   }),
   cancelDrainBatch: route({
@@ -546,6 +552,7 @@ export const clusterRoutes = {
     summary:
       "Cancel the drains of a bulk drain that have not started yet (audited); those already started go on in their wizards",
     role: "operator",
+    scope: "fleet",
     response: z.object({ cancelled: z.number() }),
   }),
   listViews: route({
@@ -553,6 +560,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/views",
     summary: "Saved views of the cluster list (named filters shared by the fleet)",
     role: "viewer",
+    scope: "fleet",
     response: itemsOf(savedViewSchema),
   }),
   createView: route({
@@ -560,6 +568,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/views",
     summary: "Save a named view of the cluster list",
     role: "operator",
+    scope: "fleet",
     body: savedViewInputSchema,
     response: savedViewSchema,
     status: 201,
@@ -569,6 +578,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/views/{id}",
     summary: "Delete a saved view",
     role: "operator",
+    scope: "fleet",
     status: 204,
   }),
   provision: route({
@@ -577,6 +587,7 @@ export const clusterRoutes = {
     summary:
       "Pre-create a cluster (phase Provisioning) and mint the token bound to it that claims it (`registrationToken`, shown once)",
     role: "operator",
+    scope: "fleet",
     body: provisionClusterSchema,
     response: preCreatedClusterSchema,
     status: 201,
@@ -587,6 +598,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/{id}",
     summary: "A cluster with identity, pools, certificate, enrollment and events",
     role: "viewer",
+    scope: "cluster",
     response: clusterDetailSchema,
   }),
   update: route({
@@ -594,6 +606,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/{id}",
     summary: "Change descriptive fields: labels, description, owner, notes (identity fields are immutable)",
     role: "operator",
+    scope: "cluster",
     body: updateClusterSchema,
     response: clusterDetailSchema,
   }),
@@ -602,6 +615,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/{id}/heartbeats",
     summary: "Heartbeats per minute (gaps are zeros)",
     role: "viewer",
+    scope: "cluster",
     query: heartbeatsQuerySchema,
     response: clusterHeartbeatsSchema,
   }),
@@ -610,6 +624,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/{id}/certificate/revoke",
     summary: "Revoke the cluster's certificates",
     role: "operator",
+    scope: "cluster",
     body: revokeCertificateSchema,
     response: revokedCertificatesSchema,
   }),
@@ -623,6 +638,7 @@ export const clusterRoutes = {
       "drainNodePool), 409 conflict (a drain under way), 409 cluster_not_ready (the cluster is not Ready), " +
       "409 last_node_pool (its last active pool)",
     role: "operator",
+    scope: "cluster",
     body: retireNodePoolSchema,
     response: clusterDetailSchema,
   }),
@@ -634,6 +650,7 @@ export const clusterRoutes = {
       "stop, and a gate may tolerate it, until the time or until its status or phase changes. Audited. 400 invalid_request (a past end, " +
       "or more than 30 days ahead)",
     role: "operator",
+    scope: "cluster",
     body: snoozeClusterSchema,
     response: clusterDetailSchema,
   }),
@@ -642,6 +659,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/{id}/snooze",
     summary: "End a cluster's snooze now (its alerts and needs attention resume). Audited",
     role: "operator",
+    scope: "cluster",
     response: clusterDetailSchema,
   }),
 };

@@ -64,6 +64,7 @@ export const deregistrationRoutes = {
     path: "/api/v1/clusters/{id}/deregistration",
     summary: "The drain-then-deregister wizard's state",
     role: "viewer",
+    scope: "cluster",
     response: deregistrationSchema,
   }),
   act: route({
@@ -71,6 +72,7 @@ export const deregistrationRoutes = {
     path: "/api/v1/clusters/{id}/deregistration",
     summary: "Advance the wizard: start, confirm-workloads, disconnect, remove, cancel",
     role: "operator",
+    scope: "cluster",
     body: deregistrationActionSchema,
     response: deregistrationSchema,
   }),

@@ -220,6 +220,7 @@ export const fleetRoutes = {
     path: "/api/v1/overview",
     summary: "Fleet overview",
     role: "viewer",
+    scope: "fleet",
     response: overviewSchema,
   }),
   events: route({
@@ -227,6 +228,7 @@ export const fleetRoutes = {
     path: "/api/v1/events",
     summary: "Live events (text/event-stream)",
     role: "viewer",
+    scope: "fleet",
     events: fleetEventSchema,
   }),
   capacity: route({
@@ -234,6 +236,7 @@ export const fleetRoutes = {
     path: "/api/v1/node-pools",
     summary: "Fleet capacity by a label",
     role: "viewer",
+    scope: "fleet",
     query: capacityQuerySchema,
     response: capacitySchema,
   }),
@@ -242,6 +245,7 @@ export const fleetRoutes = {
     path: "/api/v1/gate",
     summary: "Pipeline change gate",
     role: "viewer",
+    scope: "fleet",
     query: gateQuerySchema,
     response: gateResultSchema,
   }),

@@ -132,6 +132,7 @@ export const registrationRequestRoutes = {
     summary:
       "Registration requests waiting for (or past) an operator's decision, newest first, a page at a time (nextCursor), with how many are pending",
     role: "operator",
+    scope: "fleet",
     query: registrationRequestsQuerySchema,
     response: pageOf(registrationRequestSchema).extend({ pending: z.number() }),
   }),
@@ -140,6 +141,7 @@ export const registrationRequestRoutes = {
     path: "/api/v1/registration-requests/{id}",
     summary: "One registration request",
     role: "operator",
+    scope: "fleet",
     response: registrationRequestSchema,
   }),
   approve: route({
@@ -148,6 +150,7 @@ export const registrationRequestRoutes = {
     summary:
       "Approve a pending request (by its id, or by cluster name when only one request waits for it: else 409 ambiguous_request listing them): the cluster is created and its certificate issued for the agent's next try; the other requests for the name are denied (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
     role: "operator",
+    scope: "fleet",
     bodyOptional: true,
     body: z.object({}).strict(),
     response: registrationRequestSchema,
@@ -158,6 +161,7 @@ export const registrationRequestRoutes = {
     summary:
       "Deny a pending request (by its id, or by cluster name when only one request waits for it) with a reason the agent is told; the token's use is released",
     role: "operator",
+    scope: "fleet",
     body: denyRequestSchema,
     response: registrationRequestSchema,
   }),
@@ -166,6 +170,7 @@ export const registrationRequestRoutes = {
     path: "/api/v1/registration-requests/decisions",
     summary: "Approve or deny several pending requests; each succeeds or fails on its own",
     role: "operator",
+    scope: "fleet",
     body: requestDecisionsSchema,
     response: decisionResultsSchema,
   }),

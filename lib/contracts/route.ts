@@ -7,12 +7,28 @@ import type { Role } from "@/lib/domain/roles";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/**
+ * How a route is bounded for a caller whose roles come from teams (lib/domain/teams.ts). A fleet
+ * role at or above `role` passes every scope and sees everything.
+ * - `fleet`: a fleet role is needed; team roles give nothing here (403).
+ * - `cluster`: the path's `{id}` is a cluster. A caller whose teams do not see it gets 404 exactly
+ *   as for an id that does not exist; one whose teams see it with a lower role than `role`, 403.
+ * - `clusters`: a list, count or aggregate over clusters: open to whoever holds `role` in some
+ *   team, and the handler bounds it to `scope` (the selectors of those teams).
+ * - `team`: the path's `{id}` is a team: its members with `role` in it (or a fleet role) pass;
+ *   anyone else gets 404.
+ * - `teams`: the list of teams: whoever holds `role` anywhere; the handler shows their own.
+ */
+export const ROUTE_SCOPES = ["fleet", "cluster", "clusters", "team", "teams"] as const;
+export type RouteScope = (typeof ROUTE_SCOPES)[number];
+
 export type RouteContract = {
   method: Method;
   /** OpenAPI style: `{id}` names a path parameter. */
   path: string;
   summary: string;
   role: Role;
+  scope: RouteScope;
   /**
    * Only a person signed in to the console may call it, never an API key (403 session_required):
    * what creates or changes who can sign in, or mints keys, must not be reachable by a key, or a

@@ -10,6 +10,7 @@ import { registrationRequestRoutes } from "./registration-requests";
 import type { RouteContract } from "./route";
 import { rolloutRoutes } from "./rollouts";
 import { settingsRoutes } from "./settings";
+import { teamRoutes } from "./teams";
 import { tokenRoutes } from "./tokens";
 import { apiKeyRoutes, userRoutes } from "./users";
 import { webhookRoutes } from "./webhooks";
@@ -27,6 +28,7 @@ export const ADMIN_ROUTES: readonly RouteContract[] = [
   settingsRoutes,
   userRoutes,
   apiKeyRoutes,
+  teamRoutes,
   auditRoutes,
   fleetRoutes,
   clusterProfileRoutes,

@@ -75,12 +75,13 @@ export const versionsOverviewSchema = matrixStateSchema.extend({
 export type VersionsOverview = z.infer<typeof versionsOverviewSchema>;
 
 export const settingsRoutes = {
-  get: route({ method: "GET", path: "/api/v1/settings", summary: "Fleet settings", role: "admin", response: settingsSchema }),
+  get: route({ method: "GET", path: "/api/v1/settings", summary: "Fleet settings", role: "admin", scope: "fleet", response: settingsSchema }),
   update: route({
     method: "PATCH",
     path: "/api/v1/settings",
     summary: "Change fleet settings",
     role: "admin",
+    scope: "fleet",
     body: settingsPatchSchema,
     response: settingsSchema,
   }),
@@ -89,6 +90,7 @@ export const settingsRoutes = {
     path: "/api/v1/ca",
     summary: "The fleet CAs (fingerprint, expiry, state) and a rollover's progress",
     role: "viewer",
+    scope: "fleet",
     response: caStatusSchema,
   }),
   caRollover: route({
@@ -96,6 +98,7 @@ export const settingsRoutes = {
     path: "/api/v1/ca/rollover",
     summary: "Start a fleet CA rollover (a new CA signs; agents rotate onto it)",
     role: "admin",
+    scope: "fleet",
     response: caStatusSchema,
   }),
   caRetire: route({
@@ -103,6 +106,7 @@ export const settingsRoutes = {
     path: "/api/v1/ca/retire",
     summary: "Retire the old fleet CA once no current certificate chains to it (409 before)",
     role: "admin",
+    scope: "fleet",
     response: caStatusSchema,
   }),
   compatibility: route({
@@ -110,6 +114,7 @@ export const settingsRoutes = {
     path: "/api/v1/compatibility",
     summary: "The compatibility matrix in force",
     role: "viewer",
+    scope: "fleet",
     response: matrixStateSchema,
   }),
   setCompatibility: route({
@@ -117,6 +122,7 @@ export const settingsRoutes = {
     path: "/api/v1/compatibility",
     summary: "Replace the compatibility matrix",
     role: "admin",
+    scope: "fleet",
     body: compatibilityMatrixSchema,
     response: matrixStateSchema,
   }),
@@ -125,6 +131,7 @@ export const settingsRoutes = {
     path: "/api/v1/compatibility",
     summary: "Return to the shipped matrix",
     role: "admin",
+    scope: "fleet",
     response: matrixStateSchema,
   }),
   versions: route({
@@ -132,6 +139,7 @@ export const settingsRoutes = {
     path: "/api/v1/versions",
     summary: "Version distribution and flagged clusters",
     role: "viewer",
+    scope: "fleet",
     response: versionsOverviewSchema,
   }),
   flagged: route({
@@ -139,6 +147,7 @@ export const settingsRoutes = {
     path: "/api/v1/versions/flagged",
     summary: "Clusters whose versions are flagged, by name, a page at a time",
     role: "viewer",
+    scope: "fleet",
     query: flaggedQuerySchema,
     response: flaggedPageSchema,
   }),

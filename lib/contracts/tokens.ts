@@ -95,6 +95,7 @@ export const tokenRoutes = {
     path: "/api/v1/registration-tokens",
     summary: "List registration tokens",
     role: "viewer",
+    scope: "fleet",
     response: itemsOf(tokenViewSchema),
   }),
   mint: route({
@@ -103,6 +104,7 @@ export const tokenRoutes = {
     summary:
       "Mint a registration token (shown once); with `clusterId` it is bound to that cluster (re-enrolment or claiming a pre-created one; 404 for an unknown id)",
     role: "operator",
+    scope: "fleet",
     body: mintTokenSchema,
     response: mintedTokenSchema,
     status: 201,
@@ -113,6 +115,7 @@ export const tokenRoutes = {
     path: "/api/v1/registration-tokens/{id}",
     summary: "Revoke a registration token",
     role: "operator",
+    scope: "fleet",
     response: tokenViewSchema,
   }),
   attempts: route({
@@ -120,6 +123,7 @@ export const tokenRoutes = {
     path: "/api/v1/registration-attempts",
     summary: "Registration attempts, newest first",
     role: "viewer",
+    scope: "fleet",
     query: attemptsQuerySchema,
     response: pageOf(registrationAttemptSchema),
   }),
@@ -128,6 +132,7 @@ export const tokenRoutes = {
     path: "/api/v1/registration-attempts/summary",
     summary: "Refused registrations of the last hour: how many, and the source addresses that sent the most",
     role: "viewer",
+    scope: "fleet",
     response: refusalSummarySchema,
   }),
   fleet: route({
@@ -135,6 +140,7 @@ export const tokenRoutes = {
     path: "/api/v1/fleet",
     summary: "Agent URL, CA fingerprint and fleet settings an agent needs",
     role: "viewer",
+    scope: "fleet",
     response: fleetFactsSchema,
   }),
 };

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { createApiKeySchema } from "@/lib/domain/api-keys";
-import { ROLES } from "@/lib/domain/roles";
+import { FLEET_ROLES } from "@/lib/domain/roles";
 import { createUserSchema, updateUserSchema } from "@/lib/domain/users";
 import { isoTime, itemsOf } from "./common";
 import { route } from "./route";
 
 // Console users and API keys: an admin's business.
 
-const roleSchema = z.enum(ROLES);
+/** A fleet role, or none: only what their teams give (lib/domain/teams.ts). */
+const roleSchema = z.enum(FLEET_ROLES);
 
 export const userSchema = z.object({
   id: z.string(),
@@ -59,13 +60,14 @@ export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 export type ApiKeyInput = z.input<typeof createApiKeySchema>;
 
 export const userRoutes = {
-  list: route({ method: "GET", path: "/api/v1/users", summary: "Console users", role: "admin", response: itemsOf(userSchema) }),
+  list: route({ method: "GET", path: "/api/v1/users", summary: "Console users", role: "admin", scope: "fleet", response: itemsOf(userSchema) }),
   create: route({
     method: "POST",
     path: "/api/v1/users",
     summary:
       "Add a user (a signed-in admin only: an API key cannot create users); without a password the answer holds a one-time set-password link",
     role: "admin",
+    scope: "fleet",
     session: true,
     body: createUserSchema,
     response: createdUserSchema,
@@ -78,6 +80,7 @@ export const userRoutes = {
     summary:
       "A one-time set-password link for a user (replaces any earlier link; not for single sign-on users); a signed-in admin only",
     role: "admin",
+    scope: "fleet",
     session: true,
     response: passwordLinkSchema,
     status: 201,
@@ -88,6 +91,7 @@ export const userRoutes = {
     path: "/api/v1/users/{id}",
     summary: "Change a user's role, password (ends their sessions) or disable them (and their API keys); a signed-in admin only",
     role: "admin",
+    scope: "fleet",
     session: true,
     body: updateUserSchema,
     response: userSchema,
@@ -97,6 +101,7 @@ export const userRoutes = {
     path: "/api/v1/users/{id}/sign-in-locks",
     summary: "Let a user sign in again from the addresses too many failures locked, and forget their slowdown",
     role: "admin",
+    scope: "fleet",
     session: true,
     response: z.object({ cleared: z.array(z.string()) }),
   }),
@@ -108,6 +113,7 @@ export const apiKeyRoutes = {
     path: "/api/v1/api-keys",
     summary: "API keys, with their creator and the role they act with",
     role: "admin",
+    scope: "fleet",
     response: itemsOf(apiKeySchema),
   }),
   create: route({
@@ -115,6 +121,7 @@ export const apiKeyRoutes = {
     path: "/api/v1/api-keys",
     summary: "Mint an API key (shown once; a signed-in admin only: a key cannot mint keys)",
     role: "admin",
+    scope: "fleet",
     session: true,
     body: createApiKeySchema,
     response: createdApiKeySchema,
@@ -126,6 +133,7 @@ export const apiKeyRoutes = {
     path: "/api/v1/api-keys/{id}",
     summary: "Revoke an API key",
     role: "admin",
+    scope: "fleet",
     response: apiKeySchema,
   }),
 };

@@ -62,6 +62,7 @@ export const webhookRoutes = {
     path: "/api/v1/webhooks",
     summary: "Webhook subscriptions",
     role: "admin",
+    scope: "fleet",
     response: itemsOf(webhookSchema),
   }),
   create: route({
@@ -70,6 +71,7 @@ export const webhookRoutes = {
     summary:
       "Subscribe a URL to fleet events, optionally only those of clusters matching a label selector (the signing secret is in this answer only; private targets refused unless allowed)",
     role: "admin",
+    scope: "fleet",
     body: webhookCreateSchema,
     response: webhookWithSecretSchema,
     status: 201,
@@ -80,6 +82,7 @@ export const webhookRoutes = {
     path: "/api/v1/webhooks/{id}",
     summary: "A webhook subscription",
     role: "admin",
+    scope: "fleet",
     response: webhookSchema,
   }),
   update: route({
@@ -88,6 +91,7 @@ export const webhookRoutes = {
     summary:
       "Change a subscription's URL, events, format, label selector or legacy (replayable) signature header, or enable/disable it",
     role: "admin",
+    scope: "fleet",
     body: webhookPatchSchema,
     response: webhookSchema,
   }),
@@ -96,6 +100,7 @@ export const webhookRoutes = {
     path: "/api/v1/webhooks/{id}",
     summary: "Delete a subscription and its delivery log",
     role: "admin",
+    scope: "fleet",
     status: 204,
   }),
   rotateSecret: route({
@@ -103,6 +108,7 @@ export const webhookRoutes = {
     path: "/api/v1/webhooks/{id}/rotate-secret",
     summary: "Replace the signing secret (the new one is in this answer only)",
     role: "admin",
+    scope: "fleet",
     response: webhookWithSecretSchema,
     noStore: true,
   }),
@@ -111,6 +117,7 @@ export const webhookRoutes = {
     path: "/api/v1/webhooks/{id}/deliveries",
     summary: "The subscription's delivery log, newest first (state, attempts, response code, latency)",
     role: "admin",
+    scope: "fleet",
     query: deliveriesQuerySchema,
     response: itemsOf(webhookDeliverySchema),
   }),
@@ -119,6 +126,7 @@ export const webhookRoutes = {
     path: "/api/v1/webhooks/{id}/test",
     summary: "Queue a webhook.test event to this subscription",
     role: "admin",
+    scope: "fleet",
     response: webhookDeliverySchema,
     status: 201,
   }),

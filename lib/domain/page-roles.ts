@@ -1,5 +1,6 @@
 import type { Role } from "./roles";
 import { hasRole } from "./roles";
+import { highestRole, type Access } from "./teams";
 
 // Every console page, the role it needs and its navigation entry, written once. The page opens as
 // its own entry (`openPage("/audit")`: the role, then its first data), the console layout checks the requested path's role
@@ -9,15 +10,19 @@ import { hasRole } from "./roles";
 
 /** A navigation entry; `badge` names a live count shown beside it. */
 export type NavEntry = { label: string; badge?: "pendingApprovals" };
-export type ConsolePage = { readonly route: string; readonly role: Role; readonly nav?: NavEntry };
+/**
+ * `teams`: the page also opens for whoever holds `role` only in a team, and shows only their
+ * teams' clusters (the API bounds what it answers the same way); other pages need a fleet role.
+ */
+export type ConsolePage = { readonly route: string; readonly role: Role; readonly nav?: NavEntry; readonly teams?: true };
 
 /** In navigation order. `[name]` is a path segment, as in the app folder. */
 export const CONSOLE_PAGES = [
   { route: "/", role: "viewer", nav: { label: "Overview" } },
-  { route: "/clusters", role: "viewer", nav: { label: "Clusters" } },
-  { route: "/clusters/[id]", role: "viewer" },
+  { route: "/clusters", role: "viewer", nav: { label: "Clusters" }, teams: true },
+  { route: "/clusters/[id]", role: "viewer", teams: true },
   // Watching a deregistration is for everyone; its steps are the API's to refuse.
-  { route: "/clusters/[id]/deregister", role: "viewer" },
+  { route: "/clusters/[id]/deregister", role: "viewer", teams: true },
   { route: "/groups", role: "viewer", nav: { label: "Groups" } },
   // The change gate a pipeline asks (GET /api/v1/gate?group=), for one group.
   { route: "/groups/[name]/gate", role: "viewer" },
@@ -71,12 +76,18 @@ export function pageRole(pathname: string): Role {
   return consolePageOf(pathname).role;
 }
 
-/** The role of a page, by its entry. */
-export function roleOf(route: ConsoleRoute): Role {
-  return CONSOLE_PAGES.find((p) => p.route === route)!.role;
+/** The entry of a page, by its route. */
+export function pageOf(route: ConsoleRoute): ConsolePage {
+  return CONSOLE_PAGES.find((p) => p.route === route)!;
 }
 
-/** The navigation a role sees: the entries with a nav item whose page it may open. */
-export function navItems(role: Role): (NavEntry & { href: string })[] {
-  return CONSOLE_PAGES.flatMap((p: ConsolePage) => (p.nav && hasRole(role, p.role) ? [{ href: p.route, ...p.nav }] : []));
+/** May a caller with this access open the page: a fleet role at its role, or, on a team page, that role in a team. */
+export function mayOpen(page: ConsolePage, access: Access): boolean {
+  if (hasRole(access.fleetRole, page.role)) return true;
+  return !!page.teams && hasRole(highestRole({ fleetRole: null, teams: access.teams }), page.role);
+}
+
+/** The navigation a caller sees: the entries with a nav item whose page they may open. */
+export function navItems(access: Access): (NavEntry & { href: string })[] {
+  return CONSOLE_PAGES.flatMap((p: ConsolePage) => (p.nav && mayOpen(p, access) ? [{ href: p.route, ...p.nav }] : []));
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { emailSchema } from "./email";
-import { ROLES } from "./roles";
+import { FLEET_ROLES } from "./roles";
 
 export const passwordSchema = z.string().min(12, "must be at least 12 characters").max(1024);
 
@@ -10,13 +10,13 @@ export const createUserSchema = z
     name: z.string().trim().min(1).max(100).optional(),
     /** Left out: the answer carries a one-time set-password link for them instead. */
     password: passwordSchema.optional(),
-    role: z.enum(ROLES),
+    role: z.enum(FLEET_ROLES),
   })
   .strict();
 export type CreateUserInput = z.infer<typeof createUserSchema>;
 
 export const updateUserSchema = z
-  .object({ role: z.enum(ROLES).optional(), disabled: z.boolean().optional(), password: passwordSchema.optional() })
+  .object({ role: z.enum(FLEET_ROLES).optional(), disabled: z.boolean().optional(), password: passwordSchema.optional() })
   .strict()
   .refine((p) => Object.keys(p).length > 0, { message: "name at least one field" });
 export type UpdateUserInput = z.infer<typeof updateUserSchema>;

@@ -31,6 +31,7 @@ appDatabase();
 const principal = (role: Principal["role"]): Principal => ({
   actor: { type: "user", id: null, label: `${role}@example.com` },
   role,
+  teams: [],
   via: "session",
   user: null,
 });

@@ -22,9 +22,13 @@ after(async () => {
 });
 
 async function fleetctl(...args: string[]): Promise<{ code: number; out: string }> {
+  return fleetctlWith(apiKey, ...args);
+}
+
+async function fleetctlWith(key: string, ...args: string[]): Promise<{ code: number; out: string }> {
   try {
     const r = await run(process.execPath, ["--import", "tsx", "lib/cli/fleetctl.ts", ...args], {
-      env: { ...process.env, FLEET_SERVER: server.consoleUrl, FLEET_API_KEY: apiKey },
+      env: { ...process.env, FLEET_SERVER: server.consoleUrl, FLEET_API_KEY: key },
     });
     return { code: 0, out: r.stdout };
   } catch (err) {
@@ -189,4 +193,28 @@ test("/api/metrics is valid Prometheus text with the fleet's series", async () =
   assert.equal(types.get("fleet_job_duration_seconds"), "histogram");
   assert.ok((samples.get('fleet_job_runs_total{job="status-sweep",result="ok"}') ?? 0) > 0);
   assert.ok((samples.get('fleet_job_duration_seconds_count{job="status-sweep"}') ?? 0) > 0);
+});
+
+test("fleetctl teams: an admin key creates a team and adds members; a member's key lists only its teams", async () => {
+  const admin = await server.api("POST", "/api/v1/api-keys", { name: "platform-admin", role: "admin" });
+  const adminKey = admin.body.key as string;
+  const created = await fleetctlWith(adminKey, "teams", "create", "--name", "payments", "--selector", "team=payments");
+  assert.equal(created.code, 0, created.out);
+  assert.match(created.out, /payments {2}scope team=payments/);
+  assert.equal((await fleetctlWith(adminKey, "teams", "create", "--name", "data", "--selector", "team=data")).code, 0);
+  const refused = await fleetctlWith(adminKey, "teams", "create", "--name", "all", "--selector", "!legacy");
+  assert.equal(refused.code, 2);
+  assert.match(refused.out, /400 .*label value/);
+
+  const member = await server.api("POST", "/api/v1/api-keys", { name: "payments-ci", role: "none" });
+  const added = await fleetctlWith(adminKey, "teams", "add-member", "payments", "--key-id", member.body.id, "--role", "operator");
+  assert.equal(added.code, 0, added.out);
+  assert.match(added.out, /payments-ci\s+apiKey\s+operator/);
+  const asMember = await fleetctlWith(member.body.key, "teams", "list");
+  assert.equal(asMember.code, 0, asMember.out);
+  assert.match(asMember.out, /^payments\s+team=payments\s+0\s+1$/m);
+  assert.doesNotMatch(asMember.out, /^data/m, "a team-only key sees its own teams");
+  const removed = await fleetctlWith(adminKey, "teams", "remove-member", "payments", "payments-ci");
+  assert.equal(removed.code, 0, removed.out);
+  assert.match(removed.out, /no members yet/);
 });

@@ -4,8 +4,8 @@
 // answer against its declared schema here, so a 500 can also mean an answer outside its contract).
 import assert from "node:assert/strict";
 import http from "node:http";
-import { after, before, test } from "node:test";
-import type { RouteContract } from "@/lib/contracts/route";
+import { after, before, describe, test } from "node:test";
+import { ROUTE_SCOPES, type RouteContract } from "@/lib/contracts/route";
 import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import { hasRole, ROLES, type Role } from "@/lib/domain/roles";
 import { sessionCookie } from "../helpers/console-session";
@@ -41,9 +41,9 @@ function urlOf(c: RouteContract): string {
 }
 
 /** The live stream never ends: its status is all this needs. */
-function streamStatus(url: string, cookie: string | null): Promise<number> {
+function streamStatus(url: string, cookie: string | null, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.get(`${server.consoleUrl}${url}`, { headers: cookie ? { cookie } : {} }, (res) => {
+    const req = http.get(`${server.consoleUrl}${url}`, { headers: { ...headers, ...(cookie ? { cookie } : {}) } }, (res) => {
       resolve(res.statusCode ?? 0);
       res.destroy();
     });
@@ -123,4 +123,137 @@ test("each handler answers 401 anonymous, 403 below its role, and neither at or 
       .slice(0, 10)
       .join("\n")}`,
   );
+});
+
+// The scope dimension (lib/contracts/route.ts, `scope`): callers whose only roles come from a
+// team, against a cluster inside its scope and one outside it. A route bounded to fleet roles
+// refuses them (403); one about a cluster answers for the cluster in scope by their team role and
+// 404 for the other, as for an id that does not exist; lists never show the other.
+describe("team roles, inside and outside the team's scope", () => {
+  type TeamCaller = { name: string; role: Role; headers: Record<string, string>; cookie: string | null };
+  const callers: TeamCaller[] = [];
+  let teamId = "";
+  let otherTeamId = "";
+  const inScope = { id: "", name: "rm-team-in" };
+  const outOfScope = { id: "", name: "rm-team-out" };
+
+  before(async () => {
+    for (const c of [inScope, outOfScope]) {
+      const team = c === inScope ? "rm" : "elsewhere";
+      const made = await server.api("POST", "/api/v1/clusters", { name: c.name, labels: { env: "dev", region: "eu", team } });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      c.id = made.body.id;
+    }
+    const team = await server.api("POST", "/api/v1/teams", { name: "rm", selector: "team=rm" });
+    assert.equal(team.status, 201, JSON.stringify(team.body));
+    teamId = team.body.id;
+    otherTeamId = (await server.api("POST", "/api/v1/teams", { name: "elsewhere", selector: "team=elsewhere" })).body.id;
+    for (const role of ["viewer", "operator"] as const) {
+      const account = { email: `team-${role}@role-matrix.example`, password: "a-long-password-1" };
+      assert.equal((await server.api("POST", "/api/v1/users", { ...account, role: "none" })).status, 201);
+      const added = await server.api("POST", `/api/v1/teams/${teamId}/members`, { user: account.email, role });
+      assert.equal(added.status, 201, JSON.stringify(added.body));
+      callers.push({ name: `team ${role}`, role, headers: {}, cookie: await sessionCookie(server.consoleUrl, account) });
+    }
+    const key = await server.api("POST", "/api/v1/api-keys", { name: "rm-team-key", role: "none" });
+    assert.equal(key.status, 201, JSON.stringify(key.body));
+    const added = await server.api("POST", `/api/v1/teams/${teamId}/members`, { apiKey: key.body.id, role: "operator" });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    callers.push({
+      name: "team operator API key",
+      role: "operator",
+      headers: { authorization: `Bearer ${key.body.key}` },
+      cookie: null,
+    });
+  });
+
+  function scopedUrl(c: RouteContract, clusterId: string, team: string): string {
+    return c.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      if (name === "id" && c.path.startsWith("/api/v1/clusters/")) return clusterId;
+      if (name === "id" && c.path.startsWith("/api/v1/teams/")) return team;
+      return "role-matrix-missing";
+    });
+  }
+
+  async function callAs(c: RouteContract, who: TeamCaller, url: string) {
+    if (c.path === "/api/v1/events") return { status: await streamStatus(url, who.cookie, who.headers), body: null, text: "" };
+    const body = c.method === "GET" || c.method === "DELETE" || !c.body ? undefined : {};
+    const res = await server.api(c.method, url, body, { cookie: who.cookie, headers: who.headers });
+    return { ...res, text: JSON.stringify(res.body) };
+  }
+
+  test("every declaration says how it is scoped", () => {
+    const undeclared = ADMIN_ROUTES.filter((c) => !ROUTE_SCOPES.includes(c.scope)).map((c) => `${c.method} ${c.path}`);
+    assert.deepEqual(undeclared, []);
+  });
+
+  test("each handler answers a team member by their team role in scope, 404 outside it, and 403 where only fleet roles reach", async () => {
+    const ordered = [...ADMIN_ROUTES].sort((a, b) => Number(a.method !== "GET") - Number(b.method !== "GET"));
+    const failures: string[] = [];
+    for (const c of ordered) {
+      for (const who of callers) {
+        const key = `${c.method} ${c.path} (${c.scope}, ${c.role}) as ${who.name}`;
+        const allowed = hasRole(who.role, c.role);
+        if (c.scope === "fleet") {
+          const res = await callAs(c, who, scopedUrl(c, inScope.id, teamId));
+          if (res.status !== 403) failures.push(`${key}: ${res.status}, expected 403`);
+          continue;
+        }
+        const inside = await callAs(c, who, scopedUrl(c, inScope.id, teamId));
+        if (!allowed && inside.status !== 403) failures.push(`${key} in scope: ${inside.status}, expected 403`);
+        if (allowed && ([401, 403, 404].includes(inside.status) || inside.status >= 500))
+          failures.push(`${key} in scope: ${inside.status} ${inside.text.slice(0, 200)}`);
+        if (inside.text.includes(outOfScope.id) || inside.text.includes(outOfScope.name))
+          failures.push(`${key}: the answer names the cluster outside the scope`);
+        if (inside.text.includes(otherTeamId)) failures.push(`${key}: the answer names another team`);
+        if (c.scope === "cluster" || c.scope === "team") {
+          const outside = await callAs(c, who, scopedUrl(c, outOfScope.id, otherTeamId));
+          if (outside.status !== 404) failures.push(`${key} outside the scope: ${outside.status}, expected 404`);
+          const missing = await callAs(c, who, scopedUrl(c, "no-such-cluster", "no-such-team"));
+          if (outside.status === 404 && outside.text !== missing.text)
+            failures.push(`${key}: outside the scope reads differently from a missing id (${outside.text} vs ${missing.text})`);
+        }
+      }
+    }
+    assert.deepEqual(failures, [], `\n${failures.join("\n")}`);
+  });
+
+  test("the list, its total and the export hold only the team's clusters", async () => {
+    const viewer = callers[0]!;
+    const list = await server.api("GET", "/api/v1/clusters", undefined, { cookie: viewer.cookie });
+    assert.equal(list.status, 200);
+    assert.deepEqual(
+      (list.body.items as { name: string }[]).map((i) => i.name),
+      [inScope.name],
+    );
+    assert.equal(list.body.total, 1);
+    const csv = await server.api("GET", "/api/v1/clusters/export?format=csv", undefined, { cookie: viewer.cookie });
+    assert.equal(csv.status, 200);
+    assert.match(String(csv.body), new RegExp(inScope.name));
+    assert.doesNotMatch(String(csv.body), new RegExp(outOfScope.name));
+  });
+
+  test("a team operator cannot move a cluster between scopes: labels a scope reads are locked, others are theirs", async () => {
+    const operator = callers[1]!;
+    const asOperator = { cookie: operator.cookie };
+    const moved = await server.api(
+      "PATCH",
+      `/api/v1/clusters/${inScope.id}`,
+      { labels: { env: "dev", region: "eu", team: "elsewhere" } },
+      asOperator,
+    );
+    assert.equal(moved.status, 403, JSON.stringify(moved.body));
+    assert.equal(moved.body.error, "scope_label_locked");
+    const relabelled = await server.api(
+      "PATCH",
+      `/api/v1/clusters/${inScope.id}`,
+      { labels: { env: "dev", region: "eu", team: "rm", tier: "gold" } },
+      asOperator,
+    );
+    assert.equal(relabelled.status, 200, JSON.stringify(relabelled.body));
+    const audit = await server.db.query<{ allowedRole: string; allowedTeam: string }>(
+      `SELECT "allowedRole", "allowedTeam" FROM "AuditLog" WHERE action = 'cluster.update' ORDER BY id DESC LIMIT 1`,
+    );
+    assert.deepEqual({ ...audit[0] }, { allowedRole: "operator", allowedTeam: "rm" }, "the audit says under which team");
+  });
 });

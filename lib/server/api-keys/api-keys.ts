@@ -2,7 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import type { createApiKeySchema } from "@/lib/domain/api-keys";
 import type { ApiKey } from "@/lib/contracts/users";
-import { isRole, lowerRole, type Role } from "@/lib/domain/roles";
+import { isRole, lowerRole, type FleetRole } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
 import { db, type Tx } from "@/lib/server/db/client";
 import { randomId, randomSecret, sha256Hex } from "@/lib/server/auth/secrets";
@@ -34,8 +34,13 @@ function view(k: Row, creator: Creator | null): ApiKey {
     id: k.id,
     name: k.name,
     // Written only through the role enum (createApiKeySchema).
-    role: k.role as Role,
-    effectiveRole: creatorActive && isRole(k.role) && isRole(creator.role) ? lowerRole(k.role, creator.role) : null,
+    role: k.role as FleetRole,
+    // `none` on either side: the key acts only through its teams.
+    effectiveRole: !creatorActive
+      ? null
+      : isRole(k.role) && isRole(creator.role)
+        ? lowerRole(k.role, creator.role)
+        : "none",
     status: k.revokedAt
       ? "revoked"
       : k.expiresAt && k.expiresAt.getTime() <= now

@@ -8,7 +8,8 @@ import {
   type ReplyOf,
   type RouteContract,
 } from "@/lib/contracts/route";
-import { hasRole } from "@/lib/domain/roles";
+import type { Selector } from "@/lib/domain/selector";
+import { authorize } from "@/lib/server/auth/authorize";
 import { bearerFrom, principalFromApiKey, principalFromSession, type Principal } from "@/lib/server/auth/principal";
 import { env } from "@/lib/env";
 import { ApiError, errorResponse } from "./errors";
@@ -17,7 +18,10 @@ import { parseWith, readJson, refuseUnstorable } from "./read-body";
 type RouteContext<P> = { params: Promise<P> };
 export type AdminContext<C extends RouteContract> = {
   req: NextRequest;
+  /** The caller; its actor records the role and team the call was allowed under. */
   principal: Principal;
+  /** For `clusters` routes: the caller's team selectors to bound the answer to; null: the whole fleet. */
+  scope: Selector[] | null;
   params: PathParams<C["path"]>;
   body: BodyOf<C>;
   query: QueryOf<C>;
@@ -90,7 +94,8 @@ function checkReply(contract: RouteContract, reply: unknown) {
 
 /**
  * Wraps an admin API handler declared by `contract` (lib/contracts): authenticate (session or API
- * key) -> same-origin check for session mutations -> session-only routes refuse keys -> role check -> parse query and body -> handler
+ * key) -> same-origin check for session mutations -> session-only routes refuse keys -> roles and
+ * scope (lib/server/auth/authorize.ts) -> parse query and body -> handler
  * -> JSON answer with the declared status. Errors become the JSON error body. `checkBody` sees the
  * raw body first, for a refusal with its own code (e.g. immutable_field).
  */
@@ -101,25 +106,24 @@ export function adminRoute<const C extends RouteContract>(
 ) {
   return async (req: NextRequest, context: RouteContext<PathParams<C["path"]>>): Promise<Response> => {
     try {
-      const principal = await authenticate(req);
-      if (principal.via === "session" && !SAFE_METHODS.has(req.method)) assertSameOrigin(req);
-      if (contract.session && principal.via !== "session") {
+      const caller = await authenticate(req);
+      if (caller.via === "session" && !SAFE_METHODS.has(req.method)) assertSameOrigin(req);
+      if (contract.session && caller.via !== "session") {
         throw new ApiError(
           "session_required",
           "Only a person signed in to the console can do this, not an API key: sign in to the console as an admin.",
         );
       }
-      if (!hasRole(principal.role, contract.role)) {
-        throw new ApiError("forbidden", `This needs the ${contract.role} role or higher; you are ${principal.role}.`);
-      }
-      const query = contract.query ? parseWith(contract.query, Object.fromEntries(req.nextUrl.searchParams), "query") : undefined;
-      const body = await readBody(req, contract, options.checkBody);
       // Ids in the path are looked up as they are: a NUL in one failed the query on PostgreSQL.
       const params = await context.params;
       refuseUnstorable(params, "path");
+      const { principal, scope } = await authorize(contract, caller, params);
+      const query = contract.query ? parseWith(contract.query, Object.fromEntries(req.nextUrl.searchParams), "query") : undefined;
+      const body = await readBody(req, contract, options.checkBody);
       const reply = await handler({
         req,
         principal,
+        scope,
         params,
         body: body as BodyOf<C>,
         query: query as QueryOf<C>,

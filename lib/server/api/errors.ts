@@ -28,6 +28,8 @@ const STATUS = {
   /** A route only a person signed in to the console may call (lib/contracts: `session`), called with an API key. */
   session_required: 403,
   label_not_allowed: 403,
+  /** A change by someone acting through a team to a label a team's scope reads (it would move the cluster between scopes). */
+  scope_label_locked: 403,
   certificate_revoked: 403,
   /** An operator denied the registration request; the message carries their reason. */
   registration_denied: 403,
@@ -42,6 +44,9 @@ const STATUS = {
   ambiguous_request: 409,
   /** A single sign-on user's role while a role mapping is configured: set by the IdP's claims at each sign-in. */
   role_managed_by_sso: 409,
+  /** Deleting a team that still has members without naming it in `confirm`; removing or demoting its last admin. */
+  team_confirmation_required: 409,
+  last_team_admin: 409,
   /** A set-password link for someone who signs in through single sign-on (they need no password). */
   password_not_needed: 409,
   /** A bulk action whose confirmed count is not the selection's count now; details carry the current count. */

@@ -8,6 +8,11 @@ export type Actor = {
   id: string | null;
   /** What a person reads in the audit log: an email, an API key's name, a cluster's name. */
   label: string;
+  /**
+   * The role and team an admin API call was allowed under (lib/server/auth/authorize.ts): team
+   * null for a fleet role. Every audit row the call writes records it (allowedRole, allowedTeam).
+   */
+  allowedAs?: { role: string; team: string | null };
 };
 
 export const SYSTEM_ACTOR: Actor = { type: "system", id: null, label: "system" };
@@ -49,6 +54,8 @@ export function auditRow(actor: Actor, action: string, target: AuditTarget, deta
     targetType: target?.type ?? null,
     targetId: target?.id ?? null,
     details: JSON.stringify(redact(details)),
+    allowedRole: actor.allowedAs?.role ?? null,
+    allowedTeam: actor.allowedAs?.team ?? null,
   };
 }
 

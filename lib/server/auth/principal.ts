@@ -1,19 +1,71 @@
 import "server-only";
 import { bearerToken } from "./bearer";
 import { db } from "@/lib/server/db/client";
-import { isRole, lowerRole, type Role } from "@/lib/domain/roles";
+import { fleetRoleOf, hasRole, higherRole, isFleetRole, isRole, lowerRole, type Role } from "@/lib/domain/roles";
+import type { Access, TeamGrant } from "@/lib/domain/teams";
+import { parseSelector, SelectorError } from "@/lib/domain/selector";
 import { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { digestsEqual, parseCredential, sha256Hex } from "./secrets";
 import { decodeSession, isSessionLive } from "./sessions";
 
-/** Who is calling the admin API or viewing a page, and with which role. */
+/** Who is calling the admin API or viewing a page, and with which roles. */
 export type Principal = {
   actor: Actor;
-  role: Role;
+  /** The fleet role; null: none, only what `teams` give. */
+  role: Role | null;
+  /** The teams the caller belongs to (directly, or through an SSO group or as an API key), with their role in each. */
+  teams: TeamGrant[];
   via: "session" | "apiKey";
   user: { id: string; email: string; name: string | null } | null;
 };
+
+export function accessOf(principal: Principal): Access {
+  return { fleetRole: principal.role, teams: principal.teams };
+}
+
+type MemberRow = { role: string; team: { id: string; name: string; selector: string } };
+
+/** Membership rows as grants: the highest role per team; a team whose stored scope no longer parses grants nothing. */
+function grantsOf(rows: MemberRow[]): TeamGrant[] {
+  const byTeam = new Map<string, TeamGrant>();
+  for (const row of rows) {
+    if (!isRole(row.role)) continue;
+    let selector;
+    try {
+      selector = parseSelector(row.team.selector);
+    } catch (err) {
+      if (err instanceof SelectorError) continue;
+      throw err;
+    }
+    const held = byTeam.get(row.team.id);
+    if (held && hasRole(held.role, row.role)) continue;
+    byTeam.set(row.team.id, { teamId: row.team.id, team: row.team.name, role: row.role, selector });
+  }
+  return [...byTeam.values()].sort((a, b) => a.team.localeCompare(b.team));
+}
+
+const TEAM_OF_MEMBER = { role: true, team: { select: { id: true, name: true, selector: true } } } as const;
+
+/** A user's teams: their own memberships and those of the SSO groups they were in at their last single sign-on. */
+export async function userTeams(user: { id: string; ssoGroups: string | null }): Promise<TeamGrant[]> {
+  const groups = parseGroups(user.ssoGroups);
+  const rows = await db().teamMember.findMany({
+    where: { OR: [{ userId: user.id }, ...(groups.length ? [{ ssoGroup: { in: groups } }] : [])] },
+    select: TEAM_OF_MEMBER,
+  });
+  return grantsOf(rows);
+}
+
+function parseGroups(stored: string | null): string[] {
+  if (!stored) return [];
+  try {
+    const list: unknown = JSON.parse(stored);
+    return Array.isArray(list) ? list.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
 
 const SESSION_COOKIES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
 
@@ -47,10 +99,11 @@ export async function principalFromSession(cookies: CookieReader): Promise<Princ
   const claims = await decodeSession(raw);
   if (!claims) return null;
   const [user, live] = await Promise.all([db().user.findUnique({ where: { id: claims.uid } }), isSessionLive(claims.sid)]);
-  if (!user || !live || user.disabledAt || user.sessionVersion !== claims.sv || !isRole(user.role)) return null;
+  if (!user || !live || user.disabledAt || user.sessionVersion !== claims.sv || !isFleetRole(user.role)) return null;
   return {
     actor: { type: "user", id: user.id, label: user.email },
-    role: user.role,
+    role: fleetRoleOf(user.role),
+    teams: await userTeams(user),
     via: "session",
     user: { id: user.id, email: user.email, name: user.name },
   };
@@ -70,9 +123,9 @@ export async function principalFromApiKey(value: string): Promise<Principal | nu
   const key = await db().apiKey.findUnique({ where: { id: cred.id }, omit: { secretHash: false } });
   if (!key || !digestsEqual(sha256Hex(cred.secret), key.secretHash)) return null;
   const now = Date.now();
-  if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now) || !isRole(key.role)) return null;
+  if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now) || !isFleetRole(key.role)) return null;
   const creator = key.createdById ? await db().user.findUnique({ where: { id: key.createdById } }) : null;
-  if (!creator || !isRole(creator.role)) {
+  if (!creator || !isFleetRole(creator.role)) {
     throw new ApiError("unauthenticated", "The user who created this API key no longer exists, so the key no longer works.");
   }
   if (creator.disabledAt) {
@@ -84,9 +137,12 @@ export async function principalFromApiKey(value: string): Promise<Principal | nu
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db().apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } });
   }
+  const keyRole = fleetRoleOf(key.role);
+  const creatorRole = fleetRoleOf(creator.role);
   return {
     actor: { type: "apiKey", id: key.id, label: `api-key:${key.name}` },
-    role: lowerRole(key.role, creator.role),
+    role: keyRole && creatorRole ? lowerRole(keyRole, creatorRole) : null,
+    teams: await apiKeyTeams(key.id, creator),
     via: "apiKey",
     user: null,
   };
@@ -96,4 +152,19 @@ export async function principalFromApiKey(value: string): Promise<Principal | nu
 export function bearerFrom(headers: Headers): string | null {
   const h = headers.get("authorization");
   return h ? (bearerToken(h) ?? "") : null;
+}
+
+/**
+ * An API key's teams, each capped, like its fleet role, by its creator's current access to the
+ * same team (their fleet role or their own role in it): a key never outranks the person behind it.
+ */
+async function apiKeyTeams(keyId: string, creator: { id: string; role: string; ssoGroups: string | null }): Promise<TeamGrant[]> {
+  const rows = await db().teamMember.findMany({ where: { apiKeyId: keyId }, select: TEAM_OF_MEMBER });
+  if (!rows.length) return [];
+  const creatorFleet = isFleetRole(creator.role) ? fleetRoleOf(creator.role) : null;
+  const creatorTeams = new Map((await userTeams(creator)).map((g) => [g.teamId, g.role]));
+  return grantsOf(rows).flatMap((grant) => {
+    const cap = higherRole(creatorFleet, creatorTeams.get(grant.teamId) ?? null);
+    return cap ? [{ ...grant, role: lowerRole(grant.role, cap) }] : [];
+  });
 }

@@ -35,7 +35,7 @@ export type GuardedSelection = {
 export async function guardedSelection(
   input: GuardedSelection,
   words: { verb: string; action: string },
-  role: Role,
+  role: Role | null,
 ): Promise<{ ids: string[]; guard: SelectionGuard | null }> {
   if (input.filter && isEmptyFilter(input.filter))
     throw new ApiError(
@@ -49,7 +49,7 @@ export async function guardedSelection(
   if (guard && role !== "admin")
     throw new ApiError(
       "admin_required",
-      `${capitalise(words.verb)} ${guardText(guard)} needs an admin; you are ${role}. Narrow the selection or ask an admin.`,
+      `${capitalise(words.verb)} ${guardText(guard)} needs an admin; you are ${role ?? "not one"}. Narrow the selection or ask an admin.`,
       { reasons: guard.reasons },
     );
   if (input.confirmCount !== ids.length)

@@ -26,6 +26,11 @@ import { conditionSql, cutoff, ruleCondition, statusColumn, statusCondition } fr
 
 export type ClusterFilter = {
   selector?: Selector;
+  /**
+   * The caller's teams' scopes (lib/server/auth/authorize.ts): a cluster passes when one of them
+   * matches; an empty list passes none. Undefined: the whole fleet.
+   */
+  scope?: readonly Selector[];
   status?: ClusterStatus;
   /** heartbeat health (lifecycle phases aside), flapping or degraded (lib/domain/cluster-reason.ts) */
   health?: HealthFilter;
@@ -91,6 +96,15 @@ export function selectorIds(selector: Selector): Sql {
   // Both engines read compound SELECTs left to right here: INTERSECTs first, then the EXCEPTs.
   const base = positive.length ? Sql.join(positive, " INTERSECT ") : sql`SELECT ${clusterTable("id")} FROM ${clusterTable.table}`;
   return negative.length ? Sql.join([base, ...negative], " EXCEPT ") : base;
+}
+
+/** In one of the teams' scopes: each an index-only id set, as a selector filter is. */
+function scopeCondition(scope: readonly Selector[]): Sql {
+  if (!scope.length) return sql`1 = 0`;
+  return sql`(${Sql.join(
+    scope.map((s) => sql`${cluster("id")} IN (${selectorIds(s)})`),
+    " OR ",
+  )})`;
 }
 
 /** Ids of the clusters with more than `threshold` status changes in the hour before `now` (the (at) index). */
@@ -194,6 +208,7 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
   const thresholdSeconds = rules.notReadyThresholdSeconds;
   const terms: Sql[] = [];
   if (filter.selector?.length) terms.push(sql`${cluster("id")} IN (${selectorIds(filter.selector)})`);
+  if (filter.scope) terms.push(scopeCondition(filter.scope));
   if (filter.status) terms.push(statusCondition(filter.status, now, thresholdSeconds));
   if (filter.health) terms.push(healthCondition(filter.health, now, rules));
   if (filter.blockedOn) {
@@ -313,7 +328,7 @@ export async function clusterPage(
     !filter.kubernetesVersion;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
   // whole table is cheaper than a window over it.
-  const windowed = exact && Boolean(filter.selector?.length);
+  const windowed = exact && Boolean(filter.selector?.length || filter.scope);
   const pageQuery = queryRows<{ id: string; total: unknown }>(
     sql`SELECT ${cluster("id")}, ${raw(windowed ? "count(*) OVER ()" : "0")} AS total FROM ${cluster.table} ${where}
         ORDER BY ${orderBy(page.sort, page.order, now, thresholdSeconds)}
@@ -436,4 +451,25 @@ export async function countByStatus(
   };
   for (const r of rows) counts[r.status] = Number(r.n);
   return counts;
+}
+
+/**
+ * The clusters a selector matches and `not` does not (a scope change's entering or leaving
+ * clusters): how many, and the first `limit` names in name order.
+ */
+export async function selectorSample(
+  selector: Selector,
+  limit: number,
+  not?: Selector,
+): Promise<{ count: number; names: string[] }> {
+  const where = sql`WHERE ${cluster("id")} IN (${selectorIds(selector)})${
+    not ? sql` AND ${cluster("id")} NOT IN (${selectorIds(not)})` : sql``
+  }`;
+  const [count, rows] = await Promise.all([
+    countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
+    queryRows<{ name: string }>(
+      sql`SELECT ${cluster("name")} FROM ${cluster.table} ${where} ORDER BY ${cluster("name")} ASC LIMIT ${limit}`,
+    ),
+  ]);
+  return { count, names: rows.map((r) => r.name) };
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import type { Selector } from "@/lib/domain/selector";
 import type { z } from "zod";
 import type { ClusterListItem, exportClustersQuerySchema } from "@/lib/contracts/clusters";
 import { csvRow } from "@/lib/domain/csv";
@@ -58,10 +59,15 @@ function csvLine(c: ClusterListItem): string {
  * GET /api/v1/clusters/export: every cluster the filter matches (evaluated once, when the export
  * starts), streamed in batches as CSV or a JSON array of list items; times are ISO 8601 (UTC).
  */
-export async function exportClusters(q: z.output<typeof exportClustersQuerySchema>): Promise<Response> {
+export async function exportClusters(
+  q: z.output<typeof exportClustersQuerySchema>,
+  /** the caller's teams' selectors, null for the whole fleet */
+  scope: readonly Selector[] | null = null,
+): Promise<Response> {
   const now = new Date();
   const settings = await getSettings();
-  const ids = await filteredIds(await resolveClusterFilter(q), { sort: q.sort, order: q.order }, EXPORT_MAX, now, settings);
+  const filter = { ...(await resolveClusterFilter(q)), ...(scope ? { scope } : {}) };
+  const ids = await filteredIds(filter, { sort: q.sort, order: q.order }, EXPORT_MAX, now, settings);
   const encoder = new TextEncoder();
   const csv = q.format === "csv";
   let at = 0;

@@ -144,11 +144,12 @@ function decodeCursor(cursor: string | undefined): number {
   return offset;
 }
 
-export async function listClusters(q: ListClustersQuery): Promise<ClusterList> {
+/** A page of the list; `scope`: the caller's teams' selectors (lib/server/auth/authorize.ts), null for the whole fleet. */
+export async function listClusters(q: ListClustersQuery, scope: readonly Selector[] | null = null): Promise<ClusterList> {
   const now = new Date();
   const settings = await getSettings();
   const { notReadyThresholdSeconds } = settings;
-  const filter = await resolveClusterFilter(q);
+  const filter = { ...(await resolveClusterFilter(q)), ...(scope ? { scope } : {}) };
   const offset = decodeCursor(q.cursor);
   const page = await clusterPage(
     filter,

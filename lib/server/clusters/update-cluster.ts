@@ -10,6 +10,7 @@ import { publish } from "@/lib/server/events/bus";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { revokeCertificates } from "@/lib/server/pki/revoke-certificates";
 import { replaceClusterLabels } from "./cluster-labels";
+import { refuseScopeKeyChanges } from "@/lib/server/teams/scope-keys";
 
 /** Identity is what the agent proved at registration: never editable. */
 export const IMMUTABLE_FIELDS = ["id", "name", "caFingerprint", "registeredAt", "apiServerUrl", "registrationTokenId"] as const;
@@ -47,6 +48,8 @@ export async function updateCluster(actor: Actor, id: string, patch: z.output<ty
     if (!cluster) throw new ApiError("not_found", "No cluster with this id.");
     const before = Object.fromEntries(cluster.labels.map((l) => [l.key, l.value]));
     const details: Record<string, unknown> = { name: cluster.name };
+    if (patch.labels && actor.allowedAs?.team)
+      await refuseScopeKeyChanges(tx, [{ name: cluster.name, before, after: patch.labels }]);
     if (patch.labels) {
       await replaceClusterLabels(tx, afterCommit, [{ clusterId: id, labels: patch.labels }]);
       details.labels = diffLabels(before, patch.labels);

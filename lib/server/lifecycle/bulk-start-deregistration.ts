@@ -23,7 +23,7 @@ import { queueDrains, type QueuedDrainInput } from "./drain-queue";
  * selection down and names the guard.
  */
 export async function bulkStartDeregistration(
-  principal: { actor: Actor; role: Role },
+  principal: { actor: Actor; role: Role | null },
   input: z.output<typeof bulkDeregistrationSchema>,
 ): Promise<BulkDeregistrationResult> {
   const { actor, role } = principal;

@@ -16,7 +16,7 @@ import { checkRetire, retireNodePool } from "./node-pools";
  * selection down.
  */
 export async function bulkRetireNodePool(
-  principal: { actor: Actor; role: Role },
+  principal: { actor: Actor; role: Role | null },
   input: z.output<typeof bulkRetireNodePoolSchema>,
 ): Promise<BulkDeregistrationResult> {
   const { actor, role } = principal;

@@ -1,6 +1,6 @@
 import "server-only";
 import type { CreatedUser, User } from "@/lib/contracts/users";
-import type { Role } from "@/lib/domain/roles";
+import type { FleetRole } from "@/lib/domain/roles";
 import type { CreateUserInput, UpdateUserInput } from "@/lib/domain/users";
 import { db } from "@/lib/server/db/client";
 import { ApiError } from "@/lib/server/api/errors";
@@ -29,7 +29,7 @@ function view(
     email: u.email,
     name: u.name,
     // Written only through the role enum (createUserSchema, updateUserSchema).
-    role: u.role as Role,
+    role: u.role as FleetRole,
     disabled: u.disabledAt !== null,
     sso: u.oidcSubject !== null,
     passwordSet: Boolean(u.passwordHash),

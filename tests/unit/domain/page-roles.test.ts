@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
-import { CONSOLE_PAGES, navItems, pageRole } from "@/lib/domain/page-roles";
+import { CONSOLE_PAGES, mayOpen, navItems, pageRole } from "@/lib/domain/page-roles";
 
 const CONSOLE = path.join(process.cwd(), "app", "(console)");
 
@@ -60,21 +60,39 @@ describe("console pages", () => {
 
   test("the navigation is the table's: no link written in the layout", () => {
     const layout = readFileSync(path.join(CONSOLE, "layout.tsx"), "utf8");
-    assert.match(layout, /navItems\(principal\.role\)/);
+    assert.match(layout, /navItems\(accessOf\(principal\)\)/);
     assert.doesNotMatch(layout, /href:\s*["'`]/, "a nav item written by hand in app/(console)/layout.tsx");
     for (const role of ["viewer", "operator", "admin"] as const) {
-      for (const item of navItems(role)) {
+      for (const item of navItems({ fleetRole: role, teams: [] })) {
         assert.ok(pages.has(item.href), `nav item ${item.href} has no page`);
         assert.equal(pageRole(item.href), CONSOLE_PAGES.find((p) => p.route === item.href)!.role);
       }
     }
     assert.deepEqual(
-      navItems("viewer").map((i) => i.label),
+      navItems({ fleetRole: "viewer", teams: [] }).map((i) => i.label),
       ["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools"],
     );
     assert.deepEqual(
-      navItems("admin").map((i) => i.href),
+      navItems({ fleetRole: "admin", teams: [] }).map((i) => i.href),
       CONSOLE_PAGES.filter((p) => "nav" in p).map((p) => p.route),
+    );
+  });
+
+  test("whoever has only team roles sees the team pages (their clusters), at their highest team role", () => {
+    const teams = [{ teamId: "t1", team: "payments", role: "operator" as const, selector: [] }];
+    assert.deepEqual(
+      navItems({ fleetRole: null, teams }).map((i) => i.label),
+      ["Clusters"],
+    );
+    assert.deepEqual(navItems({ fleetRole: null, teams: [] }), [], "no role at all: nothing");
+    const wizard = CONSOLE_PAGES.find((p) => p.route === "/clusters/[id]/deregister")!;
+    assert.ok(mayOpen(wizard, { fleetRole: null, teams }));
+    assert.ok(
+      !mayOpen(
+        CONSOLE_PAGES.find((p) => p.route === "/settings")!,
+        { fleetRole: null, teams: [{ ...teams[0]!, role: "admin" }] },
+      ),
+      "a team admin is no fleet admin",
     );
   });
 

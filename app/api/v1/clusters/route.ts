@@ -4,7 +4,7 @@ import { getCluster } from "@/lib/server/clusters/get-cluster";
 import { listClusters } from "@/lib/server/clusters/list-clusters";
 import { provisionCluster } from "@/lib/server/clusters/provision-cluster";
 
-export const GET = adminRoute(clusterRoutes.list, async ({ query }) => listClusters(query));
+export const GET = adminRoute(clusterRoutes.list, async ({ query, scope }) => listClusters(query, scope));
 
 /** Pre-creates a cluster (phase Provisioning) and the token bound to it that claims it (shown once). */
 export const POST = adminRoute(clusterRoutes.provision, async ({ principal, body }) => {
