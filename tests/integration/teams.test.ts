@@ -16,6 +16,9 @@ import {
   updateTeam,
   updateTeamMember,
 } from "@/lib/server/teams/teams";
+import { signInWithOidc } from "@/lib/server/auth/oidc-sign-in";
+import { userTeams } from "@/lib/server/auth/principal";
+import { updateSettings } from "@/lib/server/settings/settings";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -133,5 +136,27 @@ describe(`teams on ${testEngine()}`, () => {
       ["pat@example.com"],
     );
     assert.equal((await audit("team.member_add")).length >= 4, true);
+  });
+
+  test("single sign-on: a person whose group a team binds gets in with that team's role only, refreshed at each sign-in", async () => {
+    await updateSettings(ACTOR, {
+      ssoRoleMapping: { claim: "groups", rules: [{ value: "platform", role: "admin" }], defaultRole: "none" },
+    });
+    const team = await createTeam(ACTOR, { name: "billing", selector: "team=billing" });
+    await addTeamMember(ACTOR, team.id, { ssoGroup: "billing-eng", role: "operator" });
+    const issuer = "https://idp.example.com";
+    const claims = (groups: string[]) => ({ email: "lee@example.com", email_verified: true, groups });
+
+    assert.equal(await signInWithOidc(issuer, "lee", claims(["billing-eng", "everyone"])), null, "let in by the team's group");
+    const lee = await db().user.findUniqueOrThrow({ where: { email: "lee@example.com" } });
+    assert.equal(lee.role, "none", "no fleet role: the mapping gives none");
+    assert.deepEqual(
+      (await userTeams(lee)).map((g) => [g.team, g.role]),
+      [["billing", "operator"]],
+    );
+    assert.deepEqual(await signInWithOidc(issuer, "lee", claims(["everyone"])), { refused: "SsoNoRole" });
+    const refreshed = await db().user.findUniqueOrThrow({ where: { id: lee.id } });
+    assert.deepEqual(await userTeams(refreshed), [], "out of the group at the provider: out of the team at the next sign-in");
+    await updateSettings(ACTOR, { ssoRoleMapping: null });
   });
 });

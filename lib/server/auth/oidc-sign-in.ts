@@ -2,7 +2,8 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { emailSchema } from "@/lib/domain/email";
 import { SSO_REFUSALS } from "@/lib/domain/sign-in-errors";
-import { roleFromClaims } from "@/lib/domain/sso-roles";
+import { claimValues, DEFAULT_SSO_ROLE_CLAIM, roleFromClaims } from "@/lib/domain/sso-roles";
+import type { FleetRole } from "@/lib/domain/roles";
 import { recordAudit } from "@/lib/server/audit/record-audit";
 import { db, type Tx } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -71,7 +72,13 @@ export async function signInWithOidc(
   const unverifiedEmail = parsedEmail.success && !email ? parsedEmail.data : null;
   const name = claimText(claims.name, NAME_MAX);
   const mapping = settings.ssoRoleMapping;
-  const mappedRole = mapping ? roleFromClaims(mapping, claims) : null;
+  // The claim's values are kept at each sign-in: teams bind SSO groups to team roles (lib/server/auth/principal.ts).
+  const groups = claimValues(claims, mapping?.claim ?? DEFAULT_SSO_ROLE_CLAIM)
+    .filter((v) => v.length <= 200)
+    .slice(0, 100);
+  const inTeams = groups.length > 0 && (await db().teamMember.count({ where: { ssoGroup: { in: groups } } })) > 0;
+  // No fleet role from the mapping but a team's SSO group: in, with their team roles only.
+  const mappedRole: FleetRole | null = mapping ? (roleFromClaims(mapping, claims) ?? (inTeams ? "none" : null)) : null;
 
   return db().$transaction(async (tx) => {
     const refuse = async (target: { id: string; email: string } | null, reason: string, code: string) => {
@@ -99,6 +106,8 @@ export async function signInWithOidc(
     if (byEmail && linkedHere) return refuse(byEmail, "email_linked_to_other_identity", SSO_REFUSALS.emailLinked);
     const existing = bySubject ?? byEmail;
     if (mapping && mappedRole === null) {
+      // Out of every mapped and team-bound group now: sessions they still hold lose their teams at once.
+      if (bySubject) await tx.user.update({ where: { id: bySubject.id }, data: { ssoGroups: JSON.stringify(groups) } });
       return refuse(existing, "no_mapped_role", SSO_REFUSALS.noRole);
     }
     // Everything below is the person's own doing, on their own account.
@@ -123,6 +132,7 @@ export async function signInWithOidc(
           role,
           oidcIssuer: issuerKey(issuer),
           oidcSubject: subject,
+          ssoGroups: JSON.stringify(groups),
           lastLoginAt: new Date(),
         },
       });
@@ -156,6 +166,7 @@ export async function signInWithOidc(
         oidcSubject: subject,
         lastLoginAt: new Date(),
         role,
+        ssoGroups: JSON.stringify(groups),
         ...(name ? { name } : {}),
         ...(repairEmail ? { email } : {}),
       },
