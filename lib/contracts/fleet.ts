@@ -226,9 +226,9 @@ export const fleetRoutes = {
   events: route({
     method: "GET",
     path: "/api/v1/events",
-    summary: "Live events (text/event-stream)",
+    summary: "Live events (text/event-stream); for team roles only the events of their teams' clusters",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     events: fleetEventSchema,
   }),
   capacity: route({

@@ -10,6 +10,7 @@ import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import { hasRole, ROLES, type Role } from "@/lib/domain/roles";
 import { sessionCookie } from "../helpers/console-session";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
+import { until } from "../helpers/until";
 
 let server: FleetServer;
 const cookies = new Map<Role, string>();
@@ -231,6 +232,27 @@ describe("team roles, inside and outside the team's scope", () => {
     assert.equal(csv.status, 200);
     assert.match(String(csv.body), new RegExp(inScope.name));
     assert.doesNotMatch(String(csv.body), new RegExp(outOfScope.name));
+  });
+
+  test("the live stream sends a team member their clusters' events only, and no fleet-wide counts", async () => {
+    const viewer = callers[0]!;
+    let text = "";
+    const req = http.get(`${server.consoleUrl}/api/v1/events`, { headers: { cookie: viewer.cookie! } }, (res) => {
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+    });
+    req.on("error", () => {});
+    try {
+      await until("the stream to open", async () => text.includes("retry:"), 10_000);
+      for (const c of [outOfScope, inScope])
+        assert.equal((await server.api("PATCH", `/api/v1/clusters/${c.id}`, { description: "touched" })).status, 200);
+      await until("the in-scope cluster's event", async () => text.includes(inScope.id), 10_000);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.ok(!text.includes(outOfScope.id), "nothing about the cluster outside the scope");
+      assert.ok(!text.includes("fleet.summary"), "no fleet-wide counts");
+    } finally {
+      req.destroy();
+    }
   });
 
   test("a team operator cannot move a cluster between scopes: labels a scope reads are locked, others are theirs", async () => {
