@@ -75,6 +75,12 @@ export const queryKeys = {
   apiKeys: ["api-keys"] as const,
   users: ["users"] as const,
   // Webhooks: subscriptions, and each one's delivery log (under `webhooks`: a test send refreshes both)
+  /** GET /api/v1/teams, and what a scope would match (POST /api/v1/teams/scope-preview) */
+  teams: {
+    all: ["teams"] as const,
+    list: ["teams", "list"] as const,
+    preview: (selector: string, team: string | null) => ["teams", "preview", selector, team ?? ""] as const,
+  },
   webhooks: {
     all: ["webhooks"] as const,
     list: ["webhooks", "list"] as const,

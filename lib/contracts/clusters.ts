@@ -360,6 +360,19 @@ export const clusterDetailSchema = clusterListItemSchema.omit(LIST_ONLY).extend(
   kubeContext: z
     .union([z.object({ context: z.string() }), z.object({ context: z.null(), missingLabels: z.array(z.string()) })])
     .nullable(),
+  /**
+   * The teams whose scope takes this cluster in (lib/domain/teams.ts): who besides fleet roles sees
+   * and acts on it, and why (the scope's terms its labels satisfy). Members by role.
+   */
+  teams: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      selector: z.string(),
+      matched: z.array(z.string()),
+      members: z.object({ viewer: z.number(), operator: z.number(), admin: z.number() }),
+    }),
+  ),
   /** A bulk drain's turn this cluster waits for (lib/server/lifecycle/drain-queue.ts); null: none. */
   queuedDrain: z.object({ batchId: z.string(), startsAt: isoTime, by: z.string(), reason: z.string() }).nullable(),
   health: z.object({ apiServer: z.string().nullable(), logs: z.boolean().nullable(), metrics: z.boolean().nullable() }),

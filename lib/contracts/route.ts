@@ -17,9 +17,10 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  *   team, and the handler bounds it to `scope` (the selectors of those teams).
  * - `team`: the path's `{id}` is a team: its members with `role` in it (or a fleet role) pass;
  *   anyone else gets 404.
- * - `teams`: the list of teams: whoever holds `role` anywhere; the handler shows their own.
+ * - `member`: whoever holds `role` in the fleet or in any team, for answers that hold no cluster
+ *   (the fleet's public facts) or only the caller's own (their teams).
  */
-export const ROUTE_SCOPES = ["fleet", "cluster", "clusters", "team", "teams"] as const;
+export const ROUTE_SCOPES = ["fleet", "cluster", "clusters", "team", "member"] as const;
 export type RouteScope = (typeof ROUTE_SCOPES)[number];
 
 export type RouteContract = {

@@ -52,7 +52,7 @@ export const teamRoutes = {
     path: "/api/v1/teams",
     summary: "Teams: every team for a fleet role, else the caller's own",
     role: "viewer",
-    scope: "teams",
+    scope: "member",
     response: itemsOf(teamSchema),
   }),
   create: route({

@@ -140,7 +140,7 @@ export const tokenRoutes = {
     path: "/api/v1/fleet",
     summary: "Agent URL, CA fingerprint and fleet settings an agent needs",
     role: "viewer",
-    scope: "fleet",
+    scope: "member",
     response: fleetFactsSchema,
   }),
 };

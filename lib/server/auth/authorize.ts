@@ -57,7 +57,7 @@ export async function authorize(
     case "fleet":
       return refuseRole(contract.role, fleetRole, "across the fleet (team roles do not reach this)");
     case "clusters":
-    case "teams": {
+    case "member": {
       const best = highestRole({ fleetRole: null, teams: principal.teams });
       if (!best || !hasRole(best, contract.role)) refuseRole(contract.role, highestRole(access), "in a team");
       const scope = scopeFor(access, contract.role) ?? [];

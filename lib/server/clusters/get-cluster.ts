@@ -1,4 +1,5 @@
 import "server-only";
+import { teamsSeeing } from "@/lib/server/teams/teams-seeing";
 import { totalNodes } from "./list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
@@ -50,11 +51,12 @@ export async function getCluster(id: string) {
   });
   if (!c) throw new ApiError("not_found", "No cluster with this id (it may have been deregistered).");
   const labels = Object.fromEntries(c.labels.map((l) => [l.key, l.value]));
-  const [[groups, fleetGroupCount], events, changes, sameCluster] = await Promise.all([
+  const [[groups, fleetGroupCount], events, changes, sameCluster, teams] = await Promise.all([
     loadGroups().then((all) => [groupsMatching(labels, all), all.length] as const),
     db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
     statusChangesLastHour([id], now),
     sameClusterPeers([id]),
+    teamsSeeing(labels),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;
   const checklist = enrollmentChecklist(
@@ -86,6 +88,7 @@ export async function getCluster(id: string) {
     capabilities: parseStoredCapabilities(c.capabilities),
     link: expandClusterLink(settings.clusterLinkTemplate, { id: c.id, name: c.name, labels }),
     kubeContext: expandKubeContext(settings.kubeContextTemplate, { id: c.id, name: c.name, labels }),
+    teams,
     queuedDrain: c.queuedDrain && {
       batchId: c.queuedDrain.batchId,
       startsAt: c.queuedDrain.notBefore.toISOString(),

@@ -25,6 +25,7 @@ import { CertificateCard } from "@/components/clusters/certificate-card";
 import { ClusterDetailSkeleton } from "@/components/clusters/cluster-detail-skeleton";
 import { ClusterGone } from "@/components/clusters/cluster-gone";
 import { ClusterGroupsCard } from "@/components/clusters/cluster-groups-card";
+import { ClusterTeamsCard } from "@/components/clusters/cluster-teams-card";
 import { ClusterHistory } from "@/components/clusters/cluster-history";
 import { ClusterIdentityCard } from "@/components/clusters/cluster-identity-card";
 import { ClusterNotesCard } from "@/components/clusters/cluster-notes-card";
@@ -193,6 +194,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
           <CertificateCard certificate={c.certificate} canRevoke={canEdit} onRevoke={(reason) => revoke.mutateAsync(reason)} />
           <EnrollmentChecklist enrollment={c.enrollment} />
           <ClusterGroupsCard groups={c.groups} />
+          <ClusterTeamsCard teams={c.teams} />
         </div>
       </div>
     </div>
