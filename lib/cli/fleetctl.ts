@@ -194,7 +194,7 @@ export function describeTeam(t: Team): string {
 }
 
 /** "12 cluster(s) gain tier=gold" ... and what happened (or would). */
-export function describeLabelSummary(s: BulkLabelsResult["summary"], dryRun: boolean): string {
+export function describeLabelSummary(s: BulkLabelsResult["summary"], dryRun: boolean, leftOut = 0): string {
   return [
     ...s.gains.map((g) => `${g.count} cluster(s) gain ${g.key}=${g.value}`),
     ...s.changes.map((c) => `${c.count} cluster(s) change ${c.key} from ${c.from} to ${c.to}`),
@@ -203,6 +203,7 @@ export function describeLabelSummary(s: BulkLabelsResult["summary"], dryRun: boo
     dryRun
       ? `dry run: ${s.changed} of ${s.matched} matching cluster(s) would change; nothing was written`
       : `${s.changed} of ${s.matched} matching cluster(s) changed (one audit entry)`,
+    ...(leftOut ? [`${leftOut} matching cluster(s) outside your teams' scopes left alone`] : []),
   ].join("\n");
 }
 
@@ -211,6 +212,7 @@ export function describeGate(r: GateResult): string {
   const lines = [`${r.pass ? "PASS" : "FAIL"}  ${r.summary}`];
   lines.push(`      ${r.tolerance.text}`);
   if (r.ignored.text) lines.push(`      ${r.ignored.text}`);
+  if (r.scope) lines.push(`      ${r.scope.text}`);
   if (r.clusters.length)
     lines.push(
       "",
@@ -338,7 +340,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       },
     });
     if (values.json) print(JSON.stringify(raw, null, 2));
-    else print(describeLabelSummary(r.summary, r.dryRun));
+    else print(describeLabelSummary(r.summary, r.dryRun, r.leftOut));
     return 0;
   }
   if (command === "tokens" && sub === "create") {

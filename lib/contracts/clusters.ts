@@ -422,6 +422,8 @@ export const bulkLabelsResultSchema = z.object({
   dryRun: z.boolean(),
   summary: labelSummarySchema,
   rows: z.array(z.object({ id: z.string(), name: z.string(), before: labelsMap, after: labelsMap })),
+  /** Through a team: selected clusters outside its scopes, left alone. Absent for fleet roles. */
+  leftOut: z.number().optional(),
 });
 export type BulkLabelsResult = z.infer<typeof bulkLabelsResultSchema>;
 
@@ -524,9 +526,9 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/bulk/labels",
     summary:
-      "Set and remove labels on many clusters (ids, or a filter evaluated now) as one audited change; `dryRun` previews it. Required labels cannot be removed",
+      "Set and remove labels on many clusters (ids, or a filter evaluated now) as one audited change; `dryRun` previews it. Required labels cannot be removed; through a team, only its clusters and never the labels a scope reads",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: bulkLabelsSchema,
     response: bulkLabelsResultSchema,
   }),

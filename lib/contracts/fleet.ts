@@ -211,6 +211,11 @@ export const gateResultSchema = z.object({
       text: z.string().nullable(),
     })
     .optional(),
+  /**
+   * For a caller with team roles only: the gate judged the selection within their teams' scopes;
+   * `leftOut` clusters match it outside them and were not judged. Absent for fleet roles.
+   */
+  scope: z.object({ leftOut: z.number(), text: z.string() }).optional(),
 });
 export type GateResult = z.infer<typeof gateResultSchema>;
 
@@ -243,9 +248,9 @@ export const fleetRoutes = {
   gate: route({
     method: "GET",
     path: "/api/v1/gate",
-    summary: "Pipeline change gate",
+    summary: "Pipeline change gate (for team roles: judged within their teams' scopes, the clusters left out counted)",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     query: gateQuerySchema,
     response: gateResultSchema,
   }),

@@ -234,6 +234,49 @@ describe("team roles, inside and outside the team's scope", () => {
     assert.doesNotMatch(String(csv.body), new RegExp(outOfScope.name));
   });
 
+  test("a team key's gate judges the selection within the scope and counts what it left out", async () => {
+    const key = callers[2]!;
+    const gate = await server.api("GET", "/api/v1/gate?selector=env%3Ddev", undefined, { cookie: null, headers: key.headers });
+    assert.equal(gate.status, 200, JSON.stringify(gate.body));
+    assert.deepEqual(
+      (gate.body.clusters as { name: string }[]).map((c) => c.name),
+      [inScope.name],
+    );
+    assert.equal(gate.body.scope.leftOut, 2, "the matrix's own cluster and the other team's match env=dev too");
+    assert.match(gate.body.scope.text, /2 more clusters match outside them/);
+    const fleet = await server.api("GET", "/api/v1/gate?selector=env%3Ddev");
+    assert.equal(fleet.body.scope, undefined, "a fleet role's gate is not bounded");
+    assert.equal(fleet.body.clusters.length, 3);
+  });
+
+  test("a team operator's bulk label change reaches only the team's clusters, and never a label a scope reads", async () => {
+    const operator = { cookie: callers[1]!.cookie };
+    const filter = { selector: "env=dev" };
+    const tiered = await server.api(
+      "POST",
+      "/api/v1/clusters/bulk/labels",
+      { filter, set: { tier: "silver" }, remove: [] },
+      operator,
+    );
+    assert.equal(tiered.status, 200, JSON.stringify(tiered.body));
+    assert.deepEqual(
+      (tiered.body.rows as { name: string }[]).map((r) => r.name),
+      [inScope.name],
+    );
+    assert.equal(tiered.body.leftOut, 2);
+    const out = await server.api("GET", `/api/v1/clusters/${outOfScope.id}`);
+    assert.equal(out.body.labels.tier, undefined, "the other team's cluster is untouched");
+    const moving = await server.api(
+      "POST",
+      "/api/v1/clusters/bulk/labels",
+      { filter, set: { team: "elsewhere" }, remove: [] },
+      operator,
+    );
+    assert.equal(moving.status, 403, JSON.stringify(moving.body));
+    assert.equal(moving.body.error, "scope_label_locked");
+    assert.deepEqual(moving.body.details.clusters, [{ cluster: inScope.name, keys: ["team"] }]);
+  });
+
   test("the live stream sends a team member their clusters' events only, and no fleet-wide counts", async () => {
     const viewer = callers[0]!;
     let text = "";

@@ -11,6 +11,8 @@ import { changeClusterLabels } from "./cluster-labels";
 import { publish } from "@/lib/server/events/bus";
 import { getSettings } from "@/lib/server/settings/settings";
 import { selectClusters, selectionForAudit } from "./select-clusters";
+import { matchesSelector, type Selector } from "@/lib/domain/selector";
+import { refuseScopeKeyChanges } from "@/lib/server/teams/scope-keys";
 
 /** Changed clusters listed in the answer (the summary counts them all). */
 const ROWS_SHOWN = 200;
@@ -38,7 +40,12 @@ async function clusterLabels(ids: string[]): Promise<ClusterLabels[]> {
  * without a required label it has: the single-cluster edit's rule. `dryRun` answers the same
  * preview and writes nothing.
  */
-export async function bulkLabelClusters(actor: Actor, input: z.output<typeof bulkLabelsSchema>): Promise<BulkLabelsResult> {
+export async function bulkLabelClusters(
+  actor: Actor,
+  input: z.output<typeof bulkLabelsSchema>,
+  /** the caller's teams' selectors (lib/server/auth/authorize.ts); null: the whole fleet */
+  scope: readonly Selector[] | null = null,
+): Promise<BulkLabelsResult> {
   const change = { set: input.set, remove: input.remove };
   const { requiredLabels } = await getSettings();
   const problem = labelChangeProblem(change, requiredLabels);
@@ -48,15 +55,28 @@ export async function bulkLabelClusters(actor: Actor, input: z.output<typeof bul
       missing: problem.keys,
     });
 
-  const ids = await selectClusters(input);
-  const plan = planLabelChange(await clusterLabels(ids), change, requiredLabels);
+  const selected = await clusterLabels(await selectClusters(input));
+  // Through a team: only the clusters in its scopes, and the selection's others counted as left out.
+  const inScope = scope ? selected.filter((c) => scope.some((s) => matchesSelector(c.labels, s))) : selected;
+  const leftOut = selected.length - inScope.length;
+  const plan = planLabelChange(inScope, change, requiredLabels);
+  if (actor.allowedAs?.team)
+    await refuseScopeKeyChanges(
+      db(),
+      plan.rows.map((r) => ({ name: r.name, before: r.before, after: r.after })),
+    );
   if (plan.blocked.length)
     throw new ApiError(
       "missing_required_labels",
       `${plan.blocked.length} cluster${plan.blocked.length === 1 ? "" : "s"} would lose a required label (${plan.blocked[0]!.name}: ${plan.blocked[0]!.missing.join(", ")}).`,
       { blocked: plan.blocked.slice(0, ROWS_SHOWN) },
     );
-  const result: BulkLabelsResult = { dryRun: input.dryRun, summary: plan.summary, rows: plan.rows.slice(0, ROWS_SHOWN) };
+  const result: BulkLabelsResult = {
+    dryRun: input.dryRun,
+    summary: plan.summary,
+    rows: plan.rows.slice(0, ROWS_SHOWN),
+    ...(scope ? { leftOut } : {}),
+  };
   if (input.dryRun) return result;
 
   const now = new Date().toISOString();
@@ -70,6 +90,7 @@ export async function bulkLabelClusters(actor: Actor, input: z.output<typeof bul
       set: change.set,
       remove: change.remove,
       clusters: plan.rows.map((r) => ({ id: r.id, name: r.name })),
+      ...(scope ? { leftOutOfScope: leftOut } : {}),
     });
     afterCommit(() => {
       for (const r of plan.rows) publish({ type: "cluster.updated", clusterId: r.id, name: r.name, at: now });

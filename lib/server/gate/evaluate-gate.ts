@@ -9,6 +9,7 @@ import { gateFacts } from "@/lib/server/clusters/gate-facts";
 import { selectionSelector } from "@/lib/server/clusters/list-clusters";
 import { enrollmentChecklist } from "@/lib/domain/enrollment";
 import { groupsMatching, loadGroups } from "@/lib/server/clusters/get-cluster";
+import type { Selector } from "@/lib/domain/selector";
 import { snoozedPart, snoozesIn, toleratesSnoozed } from "./gate-snoozes";
 
 const MAX_CLUSTERS = 5000;
@@ -32,7 +33,12 @@ type GateCluster = {
  * than that is listed as ignored and left out of the target set (the percentage's base too). A group whose stored selector is invalid is a 400 that names its problem
  * (lib/server/groups/group-selector.ts): a gate cannot pass or fail on a selection it cannot make.
  */
-export async function evaluateGate(q: GateQuery, now = new Date()): Promise<GateResult> {
+export async function evaluateGate(
+  q: GateQuery,
+  now = new Date(),
+  /** the caller's teams' selectors (lib/server/auth/authorize.ts); null: the whole fleet */
+  scope: readonly Selector[] | null = null,
+): Promise<GateResult> {
   // Already checked by the query schema: parsed again here for their values.
   const maxUnready = q.maxUnready === undefined ? undefined : parseMaxUnready(q.maxUnready);
   const ignoreSeconds = q.ignoreNotReadyLongerThan === undefined ? undefined : parseDuration(q.ignoreNotReadyLongerThan);
@@ -40,11 +46,22 @@ export async function evaluateGate(q: GateQuery, now = new Date()): Promise<Gate
   const selector = await selectionSelector({ selector: q.selector, group: q.group });
   // The clusters, by name, from the label index (cluster-list-sql.ts): the same SQL as the cluster list.
   const page = await clusterPage(
-    { selector },
+    { selector, ...(scope ? { scope } : {}) },
     { sort: "name", order: "asc", offset: 0, limit: MAX_CLUSTERS },
     now,
     settings.notReadyThresholdSeconds,
   );
+  // A team's gate: what the selection also matches beyond the scope, counted, never judged.
+  const leftOut = scope
+    ? (
+        await clusterPage(
+          { selector },
+          { sort: "name", order: "asc", offset: 0, limit: 0 },
+          now,
+          settings.notReadyThresholdSeconds,
+        )
+      ).total - page.total
+    : 0;
   if (page.hasMore)
     throw new ApiError(
       "invalid_request",
@@ -131,5 +148,15 @@ export async function evaluateGate(q: GateQuery, now = new Date()): Promise<Gate
       text: verdict.ignoredText,
     },
     snoozed: snoozedPart(tolerateSnoozed, snoozedOut),
+    ...(scope
+      ? {
+          scope: {
+            leftOut,
+            text: leftOut
+              ? `judged within your teams' scopes: ${leftOut} more cluster${leftOut === 1 ? "" : "s"} match outside them and ${leftOut === 1 ? "was" : "were"} left out`
+              : "judged within your teams' scopes: nothing matching was left out",
+          },
+        }
+      : {}),
   };
 }
