@@ -57,4 +57,3 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
     </div>
   );
 }
-

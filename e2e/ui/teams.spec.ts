@@ -55,7 +55,7 @@ test("an admin gives a team its clusters; its operator sees only those", async (
     const theirs = await context.newPage();
     await theirs.goto("/");
     await expect(theirs).toHaveURL(/\/clusters$/);
-    await new Shell(theirs).expectNav(["Clusters"]);
+    await new Shell(theirs).expectNav(["Clusters", "Versions", "Node pools", "Audit log"]);
     const table = theirs.getByRole("table");
     await expect(table).toContainText(`e2e-team-in-a-${suffix}`);
     await expect(table).toContainText(`e2e-team-in-b-${suffix}`);

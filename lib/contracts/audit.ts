@@ -80,7 +80,7 @@ export const auditRoutes = {
     path: "/api/v1/audit",
     summary: "The audit log",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     query: auditQuerySchema,
     response: auditPageSchema,
   }),
@@ -89,7 +89,7 @@ export const auditRoutes = {
     path: "/api/v1/audit/export",
     summary: "The audit log's entries matching a filter, as CSV (ISO 8601 times, newest first)",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     query: auditFilterSchema,
   }),
 };

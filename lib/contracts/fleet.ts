@@ -241,7 +241,7 @@ export const fleetRoutes = {
     path: "/api/v1/node-pools",
     summary: "Fleet capacity by a label",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     query: capacityQuerySchema,
     response: capacitySchema,
   }),

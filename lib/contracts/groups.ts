@@ -46,7 +46,14 @@ export const groupRoutes = {
     response: groupSchema,
     status: 201,
   }),
-  get: route({ method: "GET", path: "/api/v1/groups/{id}", summary: "A group", role: "viewer", scope: "fleet", response: groupSchema }),
+  get: route({
+    method: "GET",
+    path: "/api/v1/groups/{id}",
+    summary: "A group",
+    role: "viewer",
+    scope: "fleet",
+    response: groupSchema,
+  }),
   update: route({
     method: "PATCH",
     path: "/api/v1/groups/{id}",
@@ -56,5 +63,12 @@ export const groupRoutes = {
     body: updateGroupSchema,
     response: groupSchema,
   }),
-  delete: route({ method: "DELETE", path: "/api/v1/groups/{id}", summary: "Delete a group", role: "operator", scope: "fleet", status: 204 }),
+  delete: route({
+    method: "DELETE",
+    path: "/api/v1/groups/{id}",
+    summary: "Delete a group",
+    role: "operator",
+    scope: "fleet",
+    status: 204,
+  }),
 };

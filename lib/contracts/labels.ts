@@ -27,7 +27,7 @@ export const labelRoutes = {
     path: "/api/v1/labels",
     summary: "Label keys in use, each with its values and how many clusters carry them",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     response: labelSummarySchema,
   }),
 };

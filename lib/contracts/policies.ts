@@ -39,7 +39,14 @@ export const policyRoutes = {
     response: policySchema,
     status: 201,
   }),
-  get: route({ method: "GET", path: "/api/v1/policies/{id}", summary: "A policy", role: "viewer", scope: "fleet", response: policySchema }),
+  get: route({
+    method: "GET",
+    path: "/api/v1/policies/{id}",
+    summary: "A policy",
+    role: "viewer",
+    scope: "fleet",
+    response: policySchema,
+  }),
   update: route({
     method: "PATCH",
     path: "/api/v1/policies/{id}",
@@ -49,7 +56,14 @@ export const policyRoutes = {
     body: updatePolicySchema,
     response: policySchema,
   }),
-  delete: route({ method: "DELETE", path: "/api/v1/policies/{id}", summary: "Delete a policy", role: "operator", scope: "fleet", status: 204 }),
+  delete: route({
+    method: "DELETE",
+    path: "/api/v1/policies/{id}",
+    summary: "Delete a policy",
+    role: "operator",
+    scope: "fleet",
+    status: 204,
+  }),
   addRevision: route({
     method: "POST",
     path: "/api/v1/policies/{id}/revisions",

@@ -75,7 +75,14 @@ export const versionsOverviewSchema = matrixStateSchema.extend({
 export type VersionsOverview = z.infer<typeof versionsOverviewSchema>;
 
 export const settingsRoutes = {
-  get: route({ method: "GET", path: "/api/v1/settings", summary: "Fleet settings", role: "admin", scope: "fleet", response: settingsSchema }),
+  get: route({
+    method: "GET",
+    path: "/api/v1/settings",
+    summary: "Fleet settings",
+    role: "admin",
+    scope: "fleet",
+    response: settingsSchema,
+  }),
   update: route({
     method: "PATCH",
     path: "/api/v1/settings",
@@ -114,7 +121,7 @@ export const settingsRoutes = {
     path: "/api/v1/compatibility",
     summary: "The compatibility matrix in force",
     role: "viewer",
-    scope: "fleet",
+    scope: "member",
     response: matrixStateSchema,
   }),
   setCompatibility: route({
@@ -139,7 +146,7 @@ export const settingsRoutes = {
     path: "/api/v1/versions",
     summary: "Version distribution and flagged clusters",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     response: versionsOverviewSchema,
   }),
   flagged: route({
@@ -147,7 +154,7 @@ export const settingsRoutes = {
     path: "/api/v1/versions/flagged",
     summary: "Clusters whose versions are flagged, by name, a page at a time",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     query: flaggedQuerySchema,
     response: flaggedPageSchema,
   }),

@@ -60,7 +60,14 @@ export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 export type ApiKeyInput = z.input<typeof createApiKeySchema>;
 
 export const userRoutes = {
-  list: route({ method: "GET", path: "/api/v1/users", summary: "Console users", role: "admin", scope: "fleet", response: itemsOf(userSchema) }),
+  list: route({
+    method: "GET",
+    path: "/api/v1/users",
+    summary: "Console users",
+    role: "admin",
+    scope: "fleet",
+    response: itemsOf(userSchema),
+  }),
   create: route({
     method: "POST",
     path: "/api/v1/users",

@@ -34,9 +34,10 @@ export const CONSOLE_PAGES = [
   // Planning a rollout starts it; watching rollouts is for everyone.
   { route: "/rollouts/new", role: "operator" },
   { route: "/rollouts/[id]", role: "viewer" },
-  { route: "/versions", role: "viewer", nav: { label: "Versions" } },
-  { route: "/node-pools", role: "viewer", nav: { label: "Node pools" } },
-  { route: "/audit", role: "operator", nav: { label: "Audit log" } },
+  { route: "/versions", role: "viewer", nav: { label: "Versions" }, teams: true },
+  { route: "/node-pools", role: "viewer", nav: { label: "Node pools" }, teams: true },
+  // A team operator reads what happened to their clusters and their team (the API bounds it).
+  { route: "/audit", role: "operator", nav: { label: "Audit log" }, teams: true },
   { route: "/settings", role: "admin", nav: { label: "Settings" } },
 ] as const satisfies readonly ConsolePage[];
 

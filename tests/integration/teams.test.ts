@@ -19,6 +19,10 @@ import {
 import { signInWithOidc } from "@/lib/server/auth/oidc-sign-in";
 import { userTeams } from "@/lib/server/auth/principal";
 import { updateSettings } from "@/lib/server/settings/settings";
+import { parseSelector } from "@/lib/domain/selector";
+import { summariseLabels } from "@/lib/server/clusters/label-summary";
+import { capacity } from "@/lib/server/node-pools/node-pools";
+import { versionsOverview } from "@/lib/server/versions/compatibility";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -26,14 +30,16 @@ appDatabase();
 
 const ACTOR: Actor = { type: "user", id: null, label: "admin@example.com", allowedAs: { role: "admin", team: null } };
 
-async function cluster(name: string, labels: Record<string, string>) {
+async function cluster(name: string, labels: Record<string, string>, facts: { agentVersion?: string; nodes?: number } = {}) {
   await db().cluster.create({
     data: {
       id: `c-${name}`,
       name,
       phase: "Active",
       registeredAt: new Date(),
+      agentVersion: facts.agentVersion ?? null,
       labels: { create: Object.entries(labels).map(([key, value]) => ({ key, value })) },
+      ...(facts.nodes ? { nodePools: { create: [{ name: "general", nodeCount: facts.nodes, readyNodes: facts.nodes }] } } : {}),
     },
   });
 }
@@ -158,5 +164,25 @@ describe(`teams on ${testEngine()}`, () => {
     const refreshed = await db().user.findUniqueOrThrow({ where: { id: lee.id } });
     assert.deepEqual(await userTeams(refreshed), [], "out of the group at the provider: out of the team at the next sign-in");
     await updateSettings(ACTOR, { ssoRoleMapping: null });
+  });
+
+  test("a team member's aggregates count their clusters only: label values, capacity, versions", async () => {
+    await cluster("agg-mine", { team: "agg-mine", region: "eu" }, { agentVersion: "1.4.0", nodes: 3 });
+    await cluster("agg-theirs", { team: "agg-theirs", region: "eu" }, { agentVersion: "1.3.0", nodes: 7 });
+    const scope = [parseSelector("team=agg-mine")];
+    const labels = await summariseLabels(scope);
+    assert.equal(labels.clusters, 1);
+    assert.deepEqual(
+      labels.keys.find((k) => k.key === "team")?.values.map((v) => v.value),
+      ["agg-mine"],
+    );
+    const pools = await capacity("region", scope);
+    assert.deepEqual(
+      pools.rows.map((r) => [r.key, r.clusters, r.nodes]),
+      [["eu", 1, 3]],
+    );
+    assert.ok((await capacity("region")).rows.find((r) => r.key === "eu")!.nodes >= 10, "the fleet's capacity counts both");
+    const versions = await versionsOverview(scope);
+    assert.deepEqual(versions.agentVersions, [{ version: "1.4.0", count: 1 }]);
   });
 });

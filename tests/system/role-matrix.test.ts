@@ -298,6 +298,16 @@ describe("team roles, inside and outside the team's scope", () => {
     }
   });
 
+  test("label values count the team's clusters only", async () => {
+    const viewer = { cookie: callers[0]!.cookie };
+    const labels = await server.api("GET", "/api/v1/labels", undefined, viewer);
+    assert.equal(labels.status, 200, JSON.stringify(labels.body));
+    assert.equal(labels.body.clusters, 1);
+    assert.doesNotMatch(JSON.stringify(labels.body), /elsewhere/, "no label value of the other team's cluster");
+    const fleetLabels = await server.api("GET", "/api/v1/labels");
+    assert.match(JSON.stringify(fleetLabels.body), /elsewhere/, "a fleet role sees every value");
+  });
+
   test("a team operator cannot move a cluster between scopes: labels a scope reads are locked, others are theirs", async () => {
     const operator = callers[1]!;
     const asOperator = { cookie: operator.cookie };
@@ -320,5 +330,20 @@ describe("team roles, inside and outside the team's scope", () => {
       `SELECT "allowedRole", "allowedTeam" FROM "AuditLog" WHERE action = 'cluster.update' ORDER BY id DESC LIMIT 1`,
     );
     assert.deepEqual({ ...audit[0] }, { allowedRole: "operator", allowedTeam: "rm" }, "the audit says under which team");
+    const log = await server.api("GET", "/api/v1/audit?limit=200", undefined, asOperator);
+    assert.equal(log.status, 200, JSON.stringify(log.body));
+    const entries = log.body.items as { action: string; targetId: string | null }[];
+    assert.ok(
+      entries.some((e) => e.action === "cluster.update" && e.targetId === inScope.id),
+      "their cluster's change",
+    );
+    assert.ok(
+      entries.some((e) => e.action === "team.member_add" && e.targetId === teamId),
+      "their team's members",
+    );
+    assert.ok(
+      entries.every((e) => e.targetId === inScope.id || e.targetId === teamId),
+      "nothing about the fleet's other clusters, teams or users",
+    );
   });
 });

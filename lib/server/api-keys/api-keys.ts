@@ -36,11 +36,7 @@ function view(k: Row, creator: Creator | null): ApiKey {
     // Written only through the role enum (createApiKeySchema).
     role: k.role as FleetRole,
     // `none` on either side: the key acts only through its teams.
-    effectiveRole: !creatorActive
-      ? null
-      : isRole(k.role) && isRole(creator.role)
-        ? lowerRole(k.role, creator.role)
-        : "none",
+    effectiveRole: !creatorActive ? null : isRole(k.role) && isRole(creator.role) ? lowerRole(k.role, creator.role) : "none",
     status: k.revokedAt
       ? "revoked"
       : k.expiresAt && k.expiresAt.getTime() <= now

@@ -2,7 +2,7 @@ import "server-only";
 import type { AuditFilter } from "@/lib/contracts/audit";
 import { csvRow } from "@/lib/domain/csv";
 import { db } from "@/lib/server/db/client";
-import { auditEntries, auditWhere } from "./list-audit";
+import { auditEntries, auditWhere, type AuditReach } from "./list-audit";
 
 const HEADER = ["id", "at", "actor_type", "actor", "action", "target_type", "target_id", "target_name", "details"];
 // Read in pages so an export of a long incident holds one page in memory at a time.
@@ -14,8 +14,8 @@ export const MAX_EXPORT_ROWS = 100_000;
  * The entries matching `filter`, newest first, as CSV (ISO 8601 times in UTC, JSON details),
  * streamed page by page. The filter is evaluated once, when the export starts.
  */
-export async function exportAudit(filter: AuditFilter): Promise<ReadableStream<Uint8Array>> {
-  const where = await auditWhere(filter);
+export async function exportAudit(filter: AuditFilter, reach: AuditReach = null): Promise<ReadableStream<Uint8Array>> {
+  const where = await auditWhere(filter, reach);
   const encoder = new TextEncoder();
   let cursor: number | null = null;
   let sent = 0;

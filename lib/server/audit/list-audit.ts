@@ -2,20 +2,46 @@ import "server-only";
 import type { AuditEntry, AuditFilter, AuditQuery } from "@/lib/contracts/audit";
 import { db, type Db } from "@/lib/server/db/client";
 import { targetIdsNamed, targetNames } from "./target-names";
+import type { Selector } from "@/lib/domain/selector";
+import { clusterIdsInScope } from "@/lib/server/clusters/cluster-list-sql";
 
 type AuditWhere = NonNullable<NonNullable<Parameters<Db["auditLog"]["findMany"]>[0]>["where"]>;
 
 /**
+ * What a caller with team roles only may read of the log: entries about the clusters in their
+ * teams' scopes and about their teams (members, scope). Null: a fleet role, everything.
+ */
+export type AuditReach = { clusterIds: readonly string[]; teamIds: readonly string[] } | null;
+
+export async function auditReach(scope: readonly Selector[] | null, teamIds: readonly string[]): Promise<AuditReach> {
+  if (!scope) return null;
+  return { clusterIds: [...(await clusterIdsInScope(scope))], teamIds };
+}
+
+/**
  * The database filter for an audit query, evaluated on the server: actor and action are
  * prefixes; target is a prefix of the target's id or of its name; from is inclusive, to exclusive.
+ * `reach` bounds it to a team member's clusters and teams.
  */
-export async function auditWhere(q: AuditFilter): Promise<AuditWhere> {
+export async function auditWhere(q: AuditFilter, reach: AuditReach = null): Promise<AuditWhere> {
   const named = q.target ? await targetIdsNamed(q.target) : [];
-  return {
+  const filter: AuditWhere = {
     ...(q.actor ? { actorLabel: { startsWith: q.actor } } : {}),
     ...(q.action ? { action: { startsWith: q.action } } : {}),
     ...(q.target ? { OR: [{ targetId: { startsWith: q.target } }, ...(named.length ? [{ targetId: { in: named } }] : [])] } : {}),
     ...(q.from || q.to ? { at: { ...(q.from ? { gte: new Date(q.from) } : {}), ...(q.to ? { lt: new Date(q.to) } : {}) } } : {}),
+  };
+  if (!reach) return filter;
+  return {
+    AND: [
+      filter,
+      {
+        OR: [
+          { targetType: "cluster", targetId: { in: [...reach.clusterIds] } },
+          { targetType: "team", targetId: { in: [...reach.teamIds] } },
+        ],
+      },
+    ],
   };
 }
 
@@ -48,8 +74,11 @@ export async function auditEntries(
 }
 
 /** Newest first, keyset-paginated by id. */
-export async function listAudit(q: AuditQuery): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
-  const where = await auditWhere(q);
+export async function listAudit(
+  q: AuditQuery,
+  reach: AuditReach = null,
+): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
+  const where = await auditWhere(q, reach);
   const rows = await db().auditLog.findMany({
     where: q.cursor ? { AND: [where, { id: { lt: q.cursor } }] } : where,
     orderBy: { id: "desc" },

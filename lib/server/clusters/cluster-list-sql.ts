@@ -473,3 +473,31 @@ export async function selectorSample(
   ]);
   return { count, names: rows.map((r) => r.name) };
 }
+
+/** The ids of the clusters in one of these scopes (a team member's aggregates filter by it). */
+export async function clusterIdsInScope(scope: readonly Selector[]): Promise<Set<string>> {
+  const rows = await queryRows<{ id: string }>(sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${scopeCondition(scope)}`);
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Every label key and value with its cluster count, over the clusters in these scopes only. */
+export async function labelCountsInScope(scope: readonly Selector[]): Promise<{ key: string; value: string; count: number }[]> {
+  const rows = await queryRows<{ key: string; value: string; n: unknown }>(
+    sql`SELECT ${label("key")}, ${label("value")}, count(*) AS n FROM ${label.table}
+        WHERE ${label("clusterId")} IN (SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${scopeCondition(scope)})
+        GROUP BY ${label("key")}, ${label("value")}`,
+  );
+  return rows.map((r) => ({ key: r.key, value: r.value, count: Number(r.n) }));
+}
+
+/** Clusters by agent or Kubernetes version (versions reported only), within these scopes. */
+export async function versionCountsInScope(
+  column: "agentVersion" | "kubernetesVersion",
+  scope: readonly Selector[],
+): Promise<{ version: string; count: number }[]> {
+  const rows = await queryRows<{ version: string; n: unknown }>(
+    sql`SELECT ${cluster(column)} AS version, count(*) AS n FROM ${cluster.table}
+        WHERE ${cluster(column)} IS NOT NULL AND ${scopeCondition(scope)} GROUP BY ${cluster(column)}`,
+  );
+  return rows.map((r) => ({ version: r.version, count: Number(r.n) }));
+}

@@ -1,4 +1,6 @@
 import "server-only";
+import type { Selector } from "@/lib/domain/selector";
+import { clusterIdsInScope } from "@/lib/server/clusters/cluster-list-sql";
 import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import { ApiError } from "@/lib/server/api/errors";
 import { db, type Tx } from "@/lib/server/db/client";
@@ -131,8 +133,13 @@ const staleReply = (s: Stale) => ({
  * Pools of NotReady clusters (as the status sweep last recorded it) are counted apart, "as of"
  * their clusters' oldest last heartbeat: their figures are the last the agent sent, not live.
  */
-export async function capacity(by: string) {
-  const pools = await db().nodePool.findMany({
+export async function capacity(
+  by: string,
+  /** the caller's teams' selectors: only their clusters' pools; null: the whole fleet */
+  scope: readonly Selector[] | null = null,
+) {
+  const inScope = scope ? await clusterIdsInScope(scope) : null;
+  const all = await db().nodePool.findMany({
     select: {
       clusterId: true,
       nodeCount: true,
@@ -145,6 +152,7 @@ export async function capacity(by: string) {
       cluster: { select: { status: true, lastHeartbeatAt: true, labels: { where: { key: by }, select: { value: true } } } },
     },
   });
+  const pools = inScope ? all.filter((p) => inScope.has(p.clusterId)) : all;
   const rows = new Map<string, Row>();
   const kubelets = new Map<string, number>();
   const types = new Map<string, number>();

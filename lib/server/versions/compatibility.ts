@@ -1,4 +1,6 @@
 import "server-only";
+import type { Selector } from "@/lib/domain/selector";
+import { clusterIdsInScope, versionCountsInScope } from "@/lib/server/clusters/cluster-list-sql";
 import { compatibilityMatrixSchema, shippedMatrix, versionFlags, type CompatibilityMatrix } from "@/lib/domain/compatibility";
 import { BUILD_AGENT_VERSION, BUILD_VERSION } from "@/lib/build-version";
 import { db } from "@/lib/server/db/client";
@@ -66,19 +68,19 @@ async function flaggedClusterList(matrix: CompatibilityMatrix) {
 }
 
 /** Version distribution across the fleet and how many clusters carry each flag. */
-export async function versionsOverview() {
+export async function versionsOverview(scope: readonly Selector[] | null = null) {
   const { matrix, edited } = await getMatrix();
-  const [agents, kubes, flagged] = await Promise.all([
-    db().cluster.groupBy({ by: ["agentVersion"], _count: { _all: true }, where: { agentVersion: { not: null } } }),
-    db().cluster.groupBy({ by: ["kubernetesVersion"], _count: { _all: true }, where: { kubernetesVersion: { not: null } } }),
-    flaggedClusterList(matrix),
+  const [agentVersions, kubernetesVersions, flagged] = await Promise.all([
+    scope ? versionCountsInScope("agentVersion", scope) : versionCounts("agentVersion"),
+    scope ? versionCountsInScope("kubernetesVersion", scope) : versionCounts("kubernetesVersion"),
+    flaggedIn(matrix, scope),
   ]);
   const count = (flag: string) => flagged.filter((c) => c.flags.includes(flag as never)).length;
   return {
     matrix,
     edited,
-    agentVersions: agents.map((a) => ({ version: a.agentVersion!, count: a._count._all })),
-    kubernetesVersions: kubes.map((k) => ({ version: k.kubernetesVersion!, count: k._count._all })),
+    agentVersions,
+    kubernetesVersions,
     flaggedCounts: {
       incompatible: count("incompatible"),
       outdated: count("outdated"),
@@ -88,14 +90,25 @@ export async function versionsOverview() {
   };
 }
 
-async function flaggedWith(flag: FlaggedQuery["flag"]) {
-  const { matrix } = await getMatrix();
-  return (await flaggedClusterList(matrix)).filter((c) => !flag || c.flags.includes(flag));
+async function versionCounts(column: "agentVersion" | "kubernetesVersion") {
+  const rows = await db().cluster.groupBy({ by: [column], _count: { _all: true }, where: { [column]: { not: null } } });
+  return rows.map((r) => ({ version: r[column]!, count: r._count._all }));
 }
 
-/** One page of the flagged clusters (all of them, or those with one flag). */
-export async function flaggedClusters(query: FlaggedQuery) {
-  const all = await flaggedWith(query.flag);
+/** The flagged clusters, within the caller's teams' scopes when given. */
+async function flaggedIn(matrix: CompatibilityMatrix, scope: readonly Selector[] | null) {
+  const [flagged, inScope] = await Promise.all([flaggedClusterList(matrix), scope ? clusterIdsInScope(scope) : null]);
+  return inScope ? flagged.filter((c) => inScope.has(c.id)) : flagged;
+}
+
+async function flaggedWith(flag: FlaggedQuery["flag"], scope: readonly Selector[] | null = null) {
+  const { matrix } = await getMatrix();
+  return (await flaggedIn(matrix, scope)).filter((c) => !flag || c.flags.includes(flag));
+}
+
+/** One page of the flagged clusters (all of them, or those with one flag), within the caller's scopes when given. */
+export async function flaggedClusters(query: FlaggedQuery, scope: readonly Selector[] | null = null) {
+  const all = await flaggedWith(query.flag, scope);
   const end = query.offset + query.limit;
   return { items: all.slice(query.offset, end), total: all.length, nextOffset: end < all.length ? end : null };
 }

@@ -2,5 +2,5 @@ import { fleetRoutes } from "@/lib/contracts/fleet";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { capacity } from "@/lib/server/node-pools/node-pools";
 
-/** Fleet-wide node pool capacity, grouped by a label. */
-export const GET = adminRoute(fleetRoutes.capacity, async ({ query }) => capacity(query.by));
+/** Node pool capacity, grouped by a label: the fleet's, or a team member's clusters'. */
+export const GET = adminRoute(fleetRoutes.capacity, async ({ query, scope }) => capacity(query.by, scope));

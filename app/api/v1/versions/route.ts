@@ -2,4 +2,4 @@ import { settingsRoutes } from "@/lib/contracts/settings";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
 
-export const GET = adminRoute(settingsRoutes.versions, async () => versionsOverview());
+export const GET = adminRoute(settingsRoutes.versions, async ({ scope }) => versionsOverview(scope));
