@@ -42,7 +42,8 @@ export async function requireRole(role: Role): Promise<Principal> {
  * the page's own not-found state for fleet roles.
  */
 export async function clusterAccess(principal: Principal, clusterId: string): Promise<AccessReason | null> {
-  if (principal.role) return { role: principal.role, team: null };
+  // A fleet admin has every role already; without teams the fleet role is all there is.
+  if (principal.role === "admin" || (principal.role && !principal.teams.length)) return { role: principal.role, team: null };
   const labels = await clusterLabels(clusterId);
   const reason = labels ? accessOn(accessOf(principal), labels) : null;
   if (!reason) notFound();
