@@ -32,6 +32,14 @@ export function scopeProblem(text: string): string | null {
   return null;
 }
 
+/**
+ * A team's stored scope, parsed, or null when it is not a usable scope (saved before a rule it now
+ * breaks): such a team sees and locks nothing until a fleet admin fixes it.
+ */
+export function storedScope(text: string): Selector | null {
+  return scopeProblem(text) === null ? parseSelector(text) : null;
+}
+
 export const scopeSelectorSchema = z
   .string()
   .trim()

@@ -2,8 +2,7 @@ import "server-only";
 import { bearerToken } from "./bearer";
 import { db } from "@/lib/server/db/client";
 import { fleetRoleOf, hasRole, higherRole, isFleetRole, isRole, lowerRole, type Role } from "@/lib/domain/roles";
-import type { Access, TeamGrant } from "@/lib/domain/teams";
-import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import { storedScope, type Access, type TeamGrant } from "@/lib/domain/teams";
 import { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { digestsEqual, parseCredential, sha256Hex } from "./secrets";
@@ -30,14 +29,8 @@ type MemberRow = { role: string; team: { id: string; name: string; selector: str
 function grantsOf(rows: MemberRow[]): TeamGrant[] {
   const byTeam = new Map<string, TeamGrant>();
   for (const row of rows) {
-    if (!isRole(row.role)) continue;
-    let selector;
-    try {
-      selector = parseSelector(row.team.selector);
-    } catch (err) {
-      if (err instanceof SelectorError) continue;
-      throw err;
-    }
+    const selector = storedScope(row.team.selector);
+    if (!isRole(row.role) || !selector) continue;
     const held = byTeam.get(row.team.id);
     if (held && hasRole(held.role, row.role)) continue;
     byTeam.set(row.team.id, { teamId: row.team.id, team: row.team.name, role: row.role, selector });

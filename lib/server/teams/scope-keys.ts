@@ -1,5 +1,5 @@
 import "server-only";
-import { parseSelector, SelectorError } from "@/lib/domain/selector";
+import { storedScope } from "@/lib/domain/teams";
 import { ApiError } from "@/lib/server/api/errors";
 import type { Db, Tx } from "@/lib/server/db/client";
 
@@ -7,13 +7,7 @@ import type { Db, Tx } from "@/lib/server/db/client";
 export async function scopeKeys(client: Db | Tx): Promise<Set<string>> {
   const teams = await client.team.findMany({ select: { selector: true } });
   const keys = new Set<string>();
-  for (const t of teams) {
-    try {
-      for (const r of parseSelector(t.selector)) keys.add(r.key);
-    } catch (err) {
-      if (!(err instanceof SelectorError)) throw err;
-    }
-  }
+  for (const t of teams) for (const r of storedScope(t.selector) ?? []) keys.add(r.key);
   return keys;
 }
 

@@ -1,7 +1,7 @@
 import "server-only";
 import { ROLES, type Role } from "@/lib/domain/roles";
-import { matchesSelector, parseSelector, SelectorError } from "@/lib/domain/selector";
-import { matchedTerms } from "@/lib/domain/teams";
+import { matchesSelector } from "@/lib/domain/selector";
+import { matchedTerms, storedScope } from "@/lib/domain/teams";
 import { db } from "@/lib/server/db/client";
 
 /** The teams whose scope matches these labels, with the matching terms and their members by role (a cluster page's "who can act"). */
@@ -11,14 +11,8 @@ export async function teamsSeeing(labels: Record<string, string>) {
     orderBy: { name: "asc" },
   });
   return teams.flatMap((t) => {
-    let selector;
-    try {
-      selector = parseSelector(t.selector);
-    } catch (err) {
-      if (err instanceof SelectorError) return [];
-      throw err;
-    }
-    if (!matchesSelector(labels, selector)) return [];
+    const selector = storedScope(t.selector);
+    if (!selector || !matchesSelector(labels, selector)) return [];
     const members = Object.fromEntries(ROLES.map((r) => [r, 0])) as Record<Role, number>;
     for (const m of t.members) if (m.role in members) members[m.role as Role]++;
     return [{ id: t.id, name: t.name, selector: t.selector, matched: matchedTerms(selector, labels), members }];

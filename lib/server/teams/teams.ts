@@ -5,6 +5,7 @@ import type { Role } from "@/lib/domain/roles";
 import { parseSelector } from "@/lib/domain/selector";
 import {
   scopeProblem,
+  storedScope,
   type addTeamMemberSchema,
   type createTeamSchema,
   type updateTeamMemberSchema,
@@ -62,8 +63,9 @@ async function memberViews(rows: TeamRow["members"]): Promise<TeamMember[]> {
 }
 
 async function view(t: TeamRow): Promise<Team> {
+  const scope = storedScope(t.selector);
   const [clusters, members] = await Promise.all([
-    scopeProblem(t.selector) ? { count: 0, names: [] } : selectorSample(parseSelector(t.selector), SAMPLE),
+    scope ? selectorSample(scope, SAMPLE) : { count: 0, names: [] },
     memberViews(t.members),
   ]);
   return {
@@ -125,7 +127,7 @@ export async function previewScope(body: { selector: string; team?: string }): P
     ? await db().team.findFirst({ where: { OR: [{ id: body.team }, { name: body.team }] }, select: { selector: true } })
     : null;
   if (body.team && !current) throw new ApiError("not_found", NO_SUCH_TEAM);
-  const before = current && !scopeProblem(current.selector) ? parseSelector(current.selector) : null;
+  const before = current ? storedScope(current.selector) : null;
   const [matches, entering, leaving] = await Promise.all([
     selectorSample(next, SAMPLE),
     before ? selectorSample(next, SAMPLE, before) : null,
