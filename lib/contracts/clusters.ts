@@ -593,7 +593,7 @@ export const clusterRoutes = {
     path: "/api/v1/clusters/views/{id}",
     summary: "Delete a saved view",
     role: "operator",
-    scope: "fleet",
+    scope: "view",
     status: 204,
   }),
   provision: route({

@@ -141,7 +141,7 @@ export const registrationRequestRoutes = {
     path: "/api/v1/registration-requests/{id}",
     summary: "One registration request",
     role: "operator",
-    scope: "fleet",
+    scope: "request",
     response: registrationRequestSchema,
   }),
   approve: route({
@@ -150,7 +150,7 @@ export const registrationRequestRoutes = {
     summary:
       "Approve a pending request (by its id, or by cluster name when only one request waits for it: else 409 ambiguous_request listing them): the cluster is created and its certificate issued for the agent's next try; the other requests for the name are denied (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
     role: "operator",
-    scope: "fleet",
+    scope: "request",
     bodyOptional: true,
     body: z.object({}).strict(),
     response: registrationRequestSchema,
@@ -161,7 +161,7 @@ export const registrationRequestRoutes = {
     summary:
       "Deny a pending request (by its id, or by cluster name when only one request waits for it) with a reason the agent is told; the token's use is released",
     role: "operator",
-    scope: "fleet",
+    scope: "request",
     body: denyRequestSchema,
     response: registrationRequestSchema,
   }),

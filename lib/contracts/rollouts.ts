@@ -151,7 +151,7 @@ export const rolloutRoutes = {
     path: "/api/v1/rollouts/{id}",
     summary: "A rollout with per-stage progress",
     role: "viewer",
-    scope: "fleet",
+    scope: "rollout",
     response: rolloutSchema,
   }),
   act: route({
@@ -159,7 +159,7 @@ export const rolloutRoutes = {
     path: "/api/v1/rollouts/{id}/actions",
     summary: "Pause, resume, abort, or approve the next stage",
     role: "operator",
-    scope: "fleet",
+    scope: "rollout",
     body: rolloutActionSchema,
     response: rolloutSchema,
   }),

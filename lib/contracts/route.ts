@@ -19,8 +19,25 @@ export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
  *   anyone else gets 404.
  * - `member`: whoever holds `role` in the fleet or in any team, for answers that hold no cluster
  *   (the fleet's public facts) or only the caller's own (their teams).
+ * - `token`, `rollout`, `webhook`, `view`: the path's `{id}` is a registration token, rollout,
+ *   webhook subscription or saved view, which belongs to the team that made it (or to the fleet).
+ *   Members of that team with `role` in it pass; anyone else gets 404 as for an unknown id.
+ * - `request`: the path's `{id}` is a registration request (or the name it waits under): a team
+ *   member passes when the labels the cluster would carry are in their team's scope, by that
+ *   team's role; anyone else gets 404.
  */
-export const ROUTE_SCOPES = ["fleet", "cluster", "clusters", "team", "member"] as const;
+export const ROUTE_SCOPES = [
+  "fleet",
+  "cluster",
+  "clusters",
+  "team",
+  "member",
+  "token",
+  "rollout",
+  "webhook",
+  "view",
+  "request",
+] as const;
 export type RouteScope = (typeof ROUTE_SCOPES)[number];
 
 export type RouteContract = {

@@ -115,7 +115,7 @@ export const tokenRoutes = {
     path: "/api/v1/registration-tokens/{id}",
     summary: "Revoke a registration token",
     role: "operator",
-    scope: "fleet",
+    scope: "token",
     response: tokenViewSchema,
   }),
   attempts: route({

@@ -136,6 +136,13 @@ describe("team roles, inside and outside the team's scope", () => {
   let teamId = "";
   let otherTeamId = "";
   const inScope = { id: "", name: "rm-team-in" };
+  // Things a team may own (lib/contracts/route.ts): one of each that the fleet owns, which a team
+  // member must not tell apart from an id that does not exist, and one the team itself made.
+  const OWNED_SCOPES = ["token", "rollout", "webhook", "view", "request"] as const;
+  type OwnedScope = (typeof OWNED_SCOPES)[number];
+  const fleetOwned: Partial<Record<OwnedScope, string>> = {};
+  const teamOwned: Partial<Record<OwnedScope, string>> = {};
+  const isOwned = (scope: string): scope is OwnedScope => (OWNED_SCOPES as readonly string[]).includes(scope);
   const outOfScope = { id: "", name: "rm-team-out" };
 
   before(async () => {
@@ -160,6 +167,20 @@ describe("team roles, inside and outside the team's scope", () => {
     assert.equal(key.status, 201, JSON.stringify(key.body));
     const added = await server.api("POST", `/api/v1/teams/${teamId}/members`, { apiKey: key.body.id, role: "operator" });
     assert.equal(added.status, 201, JSON.stringify(added.body));
+    const fleet: Record<Exclude<OwnedScope, "request">, [string, unknown]> = {
+      token: ["/api/v1/registration-tokens", { name: "rm-fleet-token", maxClusters: 1 }],
+      rollout: [
+        "/api/v1/rollouts",
+        { name: "rm-fleet-rollout", targetVersion: "1.5.0", selector: "team=elsewhere", stages: [{ name: "all", percent: 100 }] },
+      ],
+      webhook: ["/api/v1/webhooks", { url: "https://hooks.example.com/rm", events: ["cluster.removed"] }],
+      view: ["/api/v1/clusters/views", { name: "rm-fleet-view", query: "status=Ready" }],
+    };
+    for (const [kind, [path, body]] of Object.entries(fleet)) {
+      const made = await server.api("POST", path, body);
+      assert.equal(made.status, 201, `${kind}: ${JSON.stringify(made.body)}`);
+      fleetOwned[kind as OwnedScope] = made.body.id;
+    }
     callers.push({
       name: "team operator API key",
       role: "operator",
@@ -168,13 +189,16 @@ describe("team roles, inside and outside the team's scope", () => {
     });
   });
 
-  function scopedUrl(c: RouteContract, clusterId: string, team: string): string {
+  function scopedUrl(c: RouteContract, clusterId: string, team: string, owned = "role-matrix-missing"): string {
     return c.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      if (name === "id" && isOwned(c.scope)) return owned;
       if (name === "id" && c.path.startsWith("/api/v1/clusters/")) return clusterId;
       if (name === "id" && c.path.startsWith("/api/v1/teams/")) return team;
       return "role-matrix-missing";
     });
   }
+  /** An id of the kind's own shape that names nothing. */
+  const missingId = (scope: OwnedScope) => (scope === "request" ? "rr_role-matrix-missing" : "role-matrix-missing");
 
   async function callAs(c: RouteContract, who: TeamCaller, url: string) {
     if (c.path === "/api/v1/events") return { status: await streamStatus(url, who.cookie, who.headers), body: null, text: "" };
@@ -198,6 +222,24 @@ describe("team roles, inside and outside the team's scope", () => {
         if (c.scope === "fleet") {
           const res = await callAs(c, who, scopedUrl(c, inScope.id, teamId));
           if (res.status !== 403) failures.push(`${key}: ${res.status}, expected 403`);
+          continue;
+        }
+        if (isOwned(c.scope)) {
+          const missing = await callAs(c, who, scopedUrl(c, "", "", missingId(c.scope)));
+          if (missing.status !== 404) failures.push(`${key} for an unknown id: ${missing.status}, expected 404`);
+          const fleetId = fleetOwned[c.scope];
+          if (fleetId) {
+            const outside = await callAs(c, who, scopedUrl(c, "", "", fleetId));
+            if (outside.status !== 404 || outside.text !== missing.text)
+              failures.push(`${key} for the fleet's own: ${outside.status} ${outside.text}, expected what an unknown id answers`);
+          }
+          const ownId = teamOwned[c.scope];
+          if (ownId) {
+            const own = await callAs(c, who, scopedUrl(c, "", "", ownId));
+            if (!allowed && own.status !== 403) failures.push(`${key} for the team's own: ${own.status}, expected 403`);
+            if (allowed && ([401, 403, 404].includes(own.status) || own.status >= 500))
+              failures.push(`${key} for the team's own: ${own.status} ${own.text.slice(0, 200)}`);
+          }
           continue;
         }
         const inside = await callAs(c, who, scopedUrl(c, inScope.id, teamId));

@@ -13,13 +13,42 @@ import { accessOf, type Principal } from "./principal";
 export type Authorized = {
   /** The caller, its actor carrying the role and team the call is allowed under (audited). */
   principal: Principal;
-  /** For `clusters` routes: the team selectors the answer is bounded to; null for the whole fleet. */
+  /**
+   * For `clusters` and `request` routes: the team selectors the answer is bounded to; null for the
+   * whole fleet.
+   */
   scope: Selector[] | null;
 };
 
 /** Said for an unknown cluster and for one outside the caller's teams alike: no existence leak. */
 export const NO_SUCH_CLUSTER = "No cluster with this id.";
 export const NO_SUCH_TEAM = "No team with this id.";
+
+/**
+ * What a team may own, how to find its owner, and what an unknown id answers (the services say
+ * the same words, so one outside the caller's teams reads exactly like one that does not exist).
+ */
+const OWNED = {
+  token: {
+    missing: "No registration token with this id.",
+    owner: (id: string) => db().registrationToken.findUnique({ where: { id }, select: { teamId: true } }),
+  },
+  rollout: {
+    missing: "No rollout with this id.",
+    owner: (id: string) => db().rollout.findUnique({ where: { id }, select: { teamId: true } }),
+  },
+  webhook: {
+    missing: "No webhook subscription has this id.",
+    owner: (id: string) => db().webhookSubscription.findUnique({ where: { id }, select: { teamId: true } }),
+  },
+  view: {
+    missing: "No saved view with this id.",
+    owner: (id: string) => db().savedView.findUnique({ where: { id }, select: { teamId: true } }),
+  },
+} as const;
+
+export const NO_SUCH_REQUEST = "No registration request with this id.";
+export const noWaitingRequest = (name: string) => `No registration request for the name ${name} is waiting for a decision.`;
 
 function refuseRole(required: Role, held: Role | null, where: string): never {
   throw new ApiError(
@@ -72,6 +101,35 @@ export async function authorize(
       if (!reason) throw new ApiError("not_found", NO_SUCH_CLUSTER);
       if (!hasRole(reason.role, contract.role)) refuseRole(contract.role, reason.role, "on this cluster");
       return { principal: allowed(principal, reason), scope: null };
+    }
+    case "token":
+    case "rollout":
+    case "webhook":
+    case "view": {
+      const kind = OWNED[contract.scope];
+      const row = await kind.owner(params.id ?? "");
+      const grant = row?.teamId ? principal.teams.find((g) => g.teamId === row.teamId) : undefined;
+      if (!grant && fleetRole) refuseRole(contract.role, fleetRole, "across the fleet");
+      if (!grant) throw new ApiError("not_found", kind.missing);
+      if (!hasRole(grant.role, contract.role)) refuseRole(contract.role, grant.role, `in team ${grant.team}`);
+      return { principal: allowed(principal, { role: grant.role, team: grant.team }), scope: null };
+    }
+    case "request": {
+      const idOrName = params.id ?? "";
+      const rows = await db().registrationRequest.findMany({
+        where: { OR: [{ id: idOrName }, { name: idOrName, state: "pending" }] },
+        select: { labels: true },
+        take: 50,
+      });
+      let reason: AccessReason | null = null;
+      for (const r of rows) {
+        const on = accessOn({ fleetRole: null, teams: principal.teams }, JSON.parse(r.labels) as Record<string, string>);
+        if (on && (!reason || !hasRole(reason.role, on.role))) reason = on;
+      }
+      if (!reason && fleetRole) refuseRole(contract.role, fleetRole, "across the fleet");
+      if (!reason) throw new ApiError("not_found", idOrName.startsWith("rr_") ? NO_SUCH_REQUEST : noWaitingRequest(idOrName));
+      if (!hasRole(reason.role, contract.role)) refuseRole(contract.role, reason.role, "on this request");
+      return { principal: allowed(principal, reason), scope: scopeFor(access, contract.role) ?? [] };
     }
     case "team": {
       const grant = principal.teams.find((g) => g.teamId === params.id);
