@@ -32,6 +32,8 @@ export type MintDraft = {
   fixedRows: FixedRow[];
   /** null: the fleet's default (Settings) decides. */
   requireApproval: boolean | null;
+  /** The team it is minted for (its name); "": the fleet. */
+  team: string;
 };
 
 let rowSeq = 0;
@@ -59,6 +61,7 @@ export function initialDraft(): MintDraft {
     scopeRows: [],
     fixedRows: [],
     requireApproval: null,
+    team: "",
   };
 }
 
@@ -160,6 +163,7 @@ export function draftToInput(draft: MintDraft): { input: MintTokenInput | null; 
     allowedLabels,
     fixedLabels: Object.keys(fixedLabels).length ? fixedLabels : undefined,
     requireApproval: draft.requireApproval ?? undefined,
+    team: draft.team || undefined,
   });
   if (parsed.success) return { input: parsed.data, errors };
   // Anything the row checks above did not catch, shown at the field it belongs to.

@@ -6,10 +6,10 @@ import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useFleetFacts, useMintToken, type MintedToken } from "@/lib/client/tokens";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { Field, CheckboxField } from "@/components/ui/field";
+import { Field, CheckboxField, SelectField } from "@/components/ui/field";
 import { FixedLabelsEditor } from "./fixed-labels-editor";
 import { LabelScopeBuilder } from "./label-scope-builder";
-import { draftToInput, initialDraft, type MintDraft } from "./mint-token-draft";
+import { draftToInput, initialDraft, rowId, type FixedRow, type MintDraft } from "./mint-token-draft";
 import { TtlPicker } from "./ttl-picker";
 
 /** Control id -> the error key it shows (most are the same). */
@@ -30,14 +30,40 @@ function serverFieldErrors(err: unknown): Record<string, string> {
   return out;
 }
 
+/** A team the viewer may mint for: its scope, and the labels the scope pins (pre-filled as fixed labels). */
+export type MintTeam = { name: string; scope: string; pinned: Record<string, string> };
+
+/** The fixed-label rows with a team's pinned labels set over them (its tokens must fix them). */
+function withPinned(rows: FixedRow[], pinned: Record<string, string>): FixedRow[] {
+  const kept = rows.filter((r) => !Object.hasOwn(pinned, r.key.trim()));
+  return [...Object.entries(pinned).map(([key, value]) => ({ id: rowId(), key, value })), ...kept];
+}
+
 /**
  * The mint form, as a panel above the token list. Errors appear once a control is left or the
- * form is submitted, not while the first characters are typed.
+ * form is submitted, not while the first characters are typed. `teams`: those the viewer may mint
+ * for; `fleetMint`: whether they may mint for the fleet (no team) too.
  */
-export function MintTokenForm({ onCancel, onMinted }: { onCancel: () => void; onMinted: (token: MintedToken) => void }) {
+export function MintTokenForm({
+  onCancel,
+  onMinted,
+  teams = [],
+  fleetMint = true,
+}: {
+  onCancel: () => void;
+  onMinted: (token: MintedToken) => void;
+  teams?: readonly MintTeam[];
+  fleetMint?: boolean;
+}) {
   const mint = useMintToken();
   const fleet = useFleetFacts();
-  const [draft, setDraft] = useState<MintDraft>(initialDraft);
+  const [draft, setDraft] = useState<MintDraft>(() => {
+    const first = fleetMint ? undefined : teams[0];
+    return first ? { ...initialDraft(), team: first.name, fixedRows: withPinned([], first.pinned) } : initialDraft();
+  });
+  const team = teams.find((t) => t.name === draft.team);
+  const chooseTeam = (name: string) =>
+    setDraft((d) => ({ ...d, team: name, fixedRows: withPinned(d.fixedRows, teams.find((t) => t.name === name)?.pinned ?? {}) }));
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const [submitted, setSubmitted] = useState(false);
 
@@ -97,6 +123,29 @@ export function MintTokenForm({ onCancel, onMinted }: { onCancel: () => void; on
       >
         <div className="grid grid-cols-[minmax(0,2fr)_minmax(0,3fr)] gap-x-8 gap-y-5">
           <div className="space-y-5">
+            {teams.length > 0 && (fleetMint || teams.length > 1) && (
+              <SelectField
+                id="team"
+                label="For"
+                value={draft.team}
+                options={[
+                  ...(fleetMint ? [{ value: "", label: "The fleet (no team)" }] : []),
+                  ...teams.map((t) => ({ value: t.name, label: `Team ${t.name}` })),
+                ]}
+                onValueChange={chooseTeam}
+                hint={
+                  team
+                    ? `Its clusters land in the team's scope (${team.scope}); the labels that scope pins are fixed below.`
+                    : "A fleet token: its clusters belong to whichever teams' scopes their labels match."
+                }
+              />
+            )}
+            {teams.length === 1 && !fleetMint && (
+              <p className="text-sm text-slate-600 dark:text-slate-400">
+                For team <span className="font-medium">{teams[0]!.name}</span>:{" "}
+                {`its clusters land in the team's scope (${teams[0]!.scope}); the labels it pins are fixed below.`}
+              </p>
+            )}
             <Field
               id="name"
               label="Name"

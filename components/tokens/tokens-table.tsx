@@ -12,17 +12,19 @@ import { ScrollRegion } from "@/components/ui/scroll-region";
 
 const TH = "px-4 py-2.5 font-medium";
 
-/** The registration tokens, newest first; the Revoke column only for those who may revoke. */
+/** The registration tokens, newest first; the Revoke column only for those who may revoke some. */
 export function TokensTable({
   tokens,
-  canRevoke,
+  mayRevoke,
   onRevoke,
 }: {
   tokens: RegistrationToken[];
-  canRevoke: boolean;
+  /** Whether the viewer may revoke this token (a team's tokens are its admins'). */
+  mayRevoke: (token: RegistrationToken) => boolean;
   onRevoke: (token: RegistrationToken) => void;
 }) {
   const now = useNow();
+  const canRevoke = tokens.some(mayRevoke);
   return (
     <ScrollRegion
       label="Tokens table"
@@ -60,8 +62,13 @@ export function TokensTable({
             return (
               <tr key={t.id} data-token-id={t.id} className="align-middle">
                 <td className="max-w-52 px-4 py-3">
-                  <div className="truncate font-medium" title={t.name}>
-                    {t.name}
+                  <div className="flex items-center gap-1.5">
+                    <span className="truncate font-medium" title={t.name}>
+                      {t.name}
+                    </span>
+                    {t.team && (
+                      <Badge title={`The team ${t.team}'s token: its clusters land in the team's scope`}>team {t.team}</Badge>
+                    )}
                   </div>
                   <div className="truncate text-xs text-slate-500 dark:text-slate-400" title={t.description ?? undefined}>
                     {t.description ? `${t.description} · ` : ""}created <RelativeTime iso={t.createdAt} />
@@ -88,7 +95,7 @@ export function TokensTable({
                 </td>
                 {canRevoke && (
                   <td className="py-3 pr-2 pl-0 text-right">
-                    {status === "active" || status === "exhausted" ? (
+                    {mayRevoke(t) && (status === "active" || status === "exhausted") ? (
                       <Button variant="ghost" className="h-8 text-rose-700 dark:text-rose-400" onClick={() => onRevoke(t)}>
                         Revoke<span className="sr-only"> {t.name}</span>
                       </Button>

@@ -48,6 +48,11 @@ export type RouteContract = {
   role: Role;
   scope: RouteScope;
   /**
+   * The role needed when the call is allowed through a team rather than a fleet role, where it is
+   * higher than `role` (a team's tokens and subscriptions are its admins' to manage). Absent: `role`.
+   */
+  teamRole?: Role;
+  /**
    * Only a person signed in to the console may call it, never an API key (403 session_required):
    * what creates or changes who can sign in, or mints keys, must not be reachable by a key, or a
    * key could make credentials that outlive its own revocation.

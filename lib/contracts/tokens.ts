@@ -24,6 +24,8 @@ export const tokenViewSchema = z.object({
   clusterId: z.string().nullable(),
   /** New clusters registered with it wait for an operator's approval (registration requests). */
   requireApproval: z.boolean(),
+  /** The team that minted it: its clusters land in the team's scope. Null: minted for the fleet. */
+  team: z.string().nullable(),
   createdAt: isoTime,
 });
 export type TokenView = z.infer<typeof tokenViewSchema>;
@@ -93,18 +95,19 @@ export const tokenRoutes = {
   list: route({
     method: "GET",
     path: "/api/v1/registration-tokens",
-    summary: "List registration tokens",
+    summary: "List registration tokens: every token for a fleet role; through teams, only the tokens of the caller's teams",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     response: itemsOf(tokenViewSchema),
   }),
   mint: route({
     method: "POST",
     path: "/api/v1/registration-tokens",
     summary:
-      "Mint a registration token (shown once); with `clusterId` it is bound to that cluster (re-enrolment or claiming a pre-created one; 404 for an unknown id)",
+      "Mint a registration token (shown once); with `clusterId` it is bound to that cluster (re-enrolment or claiming a pre-created one; 404 for an unknown id). With `team` (or for a caller whose only roles are a team's, their team) the token is the team's: a team admin mints it, its fixed labels must satisfy the team's scope selector (422 outside_team_scope; the console pre-fills them), every cluster it registers must land in the scope (registration refuses label_not_allowed otherwise), and a bound token names a cluster in the scope",
     role: "operator",
-    scope: "fleet",
+    teamRole: "admin",
+    scope: "clusters",
     body: mintTokenSchema,
     response: mintedTokenSchema,
     status: 201,
@@ -113,26 +116,28 @@ export const tokenRoutes = {
   revoke: route({
     method: "DELETE",
     path: "/api/v1/registration-tokens/{id}",
-    summary: "Revoke a registration token",
+    summary: "Revoke a registration token (a team's token: by a team admin)",
     role: "operator",
+    teamRole: "admin",
     scope: "token",
     response: tokenViewSchema,
   }),
   attempts: route({
     method: "GET",
     path: "/api/v1/registration-attempts",
-    summary: "Registration attempts, newest first",
+    summary: "Registration attempts, newest first; through teams, only attempts with the caller's teams' tokens",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     query: attemptsQuerySchema,
     response: pageOf(registrationAttemptSchema),
   }),
   refusals: route({
     method: "GET",
     path: "/api/v1/registration-attempts/summary",
-    summary: "Refused registrations of the last hour: how many, and the source addresses that sent the most",
+    summary:
+      "Refused registrations of the last hour: how many, and the source addresses that sent the most; through teams, only those with the caller's teams' tokens",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     response: refusalSummarySchema,
   }),
   fleet: route({

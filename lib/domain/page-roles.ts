@@ -26,7 +26,8 @@ export const CONSOLE_PAGES = [
   { route: "/groups", role: "viewer", nav: { label: "Groups" } },
   // The change gate a pipeline asks (GET /api/v1/gate?group=), for one group.
   { route: "/groups/[name]/gate", role: "viewer" },
-  { route: "/tokens", role: "viewer", nav: { label: "Tokens" } },
+  // A team's members see its tokens and their attempts; its admins mint and revoke them.
+  { route: "/tokens", role: "viewer", nav: { label: "Tokens" }, teams: true },
   // Approving lets a cluster in: the queue is for those who may decide.
   { route: "/registration-requests", role: "operator", nav: { label: "Approvals", badge: "pendingApprovals" } },
   { route: "/policies", role: "viewer", nav: { label: "Policies" } },

@@ -1,5 +1,6 @@
 import { labelValue, missingRequiredLabels, type Labels } from "./labels";
 import { reregistrationProof, type ReregistrationProof } from "./reregistration";
+import { formatSelector, matchesSelector, type Selector } from "./selector";
 import { labelOutsideScope, mergeFixedLabels, relabelForToken, type AllowedLabels } from "./tokens";
 
 // What a registration will do, decided before anything is written (docs/protocol.md, "Register"):
@@ -15,6 +16,8 @@ export type PlanToken = {
   clusterId: string | null;
   /** Used up: still good for a kept-key re-registration, which consumes nothing. */
   exhausted: boolean;
+  /** Minted by a team: every cluster it registers must be in that team's scope (its selector now). */
+  team: { name: string; selector: Selector } | null;
 };
 
 /** The cluster already carrying the name. */
@@ -78,7 +81,7 @@ function decide<C extends PlanCluster>(f: PlanFacts<C>): PlanDecision<C> {
   }
   if (!existing) {
     if (token.exhausted) throw new Refused({ code: "token_exhausted" });
-    return { plan: { kind: "new", labels: required(f, requestedLabels(f)), proof: null, consumesUse: true } };
+    return { plan: { kind: "new", labels: finalLabels(f, requestedLabels(f)), proof: null, consumesUse: true } };
   }
   if (existing.phase === "Deregistration" || existing.phase === "Draining") {
     throw conflict(`The cluster ${name} is being deregistered; finish or cancel that first.`);
@@ -93,7 +96,9 @@ function decide<C extends PlanCluster>(f: PlanFacts<C>): PlanDecision<C> {
     // The admin's presets win over the agent's labels; the token's fixed labels over both.
     const relabelled = relabelForToken(existing.labels, token, requestedLabels(f));
     if (relabelled.outside) throw notAllowed(relabelled.outside);
-    return { plan: { kind: "claim", existing, labels: required(f, relabelled.labels), proof: "boundToken", consumesUse: true } };
+    return {
+      plan: { kind: "claim", existing, labels: finalLabels(f, relabelled.labels), proof: "boundToken", consumesUse: true },
+    };
   }
   const boundToCluster = token.clusterId === existing.id;
   // A bound token with a use left is proof enough: the key is looked up only when it can matter.
@@ -117,7 +122,7 @@ function decide<C extends PlanCluster>(f: PlanFacts<C>): PlanDecision<C> {
     plan: {
       kind: "reregister",
       existing,
-      labels: required(f, relabelled.labels),
+      labels: finalLabels(f, relabelled.labels),
       proof: decision.proof,
       consumesUse: decision.consumesUse,
     },
@@ -149,7 +154,22 @@ function requestedLabels(f: PlanFacts<PlanCluster>): Labels {
   return merged.labels;
 }
 
-function required(f: PlanFacts<PlanCluster>, labels: Labels): Labels {
+/** A team's token never lands a cluster outside the team's scope, whatever the agent asks for. */
+function inTeamScope(f: PlanFacts<PlanCluster>, labels: Labels): void {
+  const team = f.token.team;
+  if (!team || matchesSelector(labels, team.selector)) return;
+  const unmet = team.selector.find((r) => !matchesSelector(labels, [r]))!;
+  const value = labelValue(labels, unmet.key);
+  throw new Refused({
+    code: "label_not_allowed",
+    message: `The token belongs to the team ${team.name}: its clusters must be in the team's scope, and ${formatSelector([unmet])} does not hold (${unmet.key} is ${value === undefined ? "not set" : value}).`,
+    details: { label: unmet.key, ...(value === undefined ? {} : { value }), teamScope: formatSelector(team.selector) },
+  });
+}
+
+/** The labels the cluster will carry, checked: inside the token's team's scope, none of the required ones missing. */
+function finalLabels(f: PlanFacts<PlanCluster>, labels: Labels): Labels {
+  inTeamScope(f, labels);
   const missing = missingRequiredLabels(labels, f.required);
   if (missing.length) {
     throw new Refused({

@@ -126,3 +126,12 @@ export function scopeFor(access: Access, role: Role): Selector[] | null {
 export function matchedTerms(selector: Selector, labels: Record<string, string>): string[] {
   return selector.filter((r: Requirement) => matchesSelector(labels, [r])).map((r) => formatSelector([r]));
 }
+
+/**
+ * The labels a team's scope pins to one value (`key=value`, or `key in (value)`): what its tokens
+ * must fix so their clusters land in the scope (the console pre-fills them). Terms with a choice of
+ * values are left to whoever mints the token.
+ */
+export function pinnedLabels(selector: Selector): Record<string, string> {
+  return Object.fromEntries(selector.flatMap((r) => (r.op === "in" && r.values.length === 1 ? [[r.key, r.values[0]!]] : [])));
+}

@@ -28,6 +28,8 @@ export const mintTokenSchema = z
      * "Approval"). Absent: the fleet's requireApprovalByDefault setting decides.
      */
     requireApproval: z.boolean().optional(),
+    /** The team the token is for (name or id): its clusters land in the team's scope. */
+    team: z.string().trim().min(1).max(100).optional(),
   })
   .strict();
 export type MintTokenInput = z.infer<typeof mintTokenSchema>;

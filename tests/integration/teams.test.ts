@@ -23,6 +23,8 @@ import { parseSelector } from "@/lib/domain/selector";
 import { summariseLabels } from "@/lib/server/clusters/label-summary";
 import { capacity } from "@/lib/server/node-pools/node-pools";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
+import { mintToken } from "@/lib/server/tokens/mint-token";
+import { mintTokenSchema } from "@/lib/domain/tokens";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -131,11 +133,19 @@ describe(`teams on ${testEngine()}`, () => {
     assert.equal(unconfirmed.code, "team_confirmation_required");
     assert.match(unconfirmed.message, /3 members/);
     assert.equal((await refusal(deleteTeam(ACTOR, team.id, { confirm: "Data" }))).code, "team_confirmation_required");
+    const token = await mintToken(
+      ACTOR,
+      mintTokenSchema.parse({ name: "data-install", fixedLabels: { team: "data" } }),
+      (await userTeams({ id: other.id, ssoGroups: null })).find((g) => g.team === "data")!,
+    );
+    assert.equal(token.team, "data");
     await deleteTeam(ACTOR, team.id, { confirm: "data" });
     assert.equal(await db().teamMember.count({ where: { teamId: team.id } }), 0, "its memberships go with it");
+    const left = await db().registrationToken.findUniqueOrThrow({ where: { id: token.id } });
+    assert.ok(left.revokedAt, "its tokens stop with it: no scope is left to land clusters in");
     assert.deepEqual(
-      (await audit("team.delete")).map((d) => [d.name, d.members]),
-      [["data", 3]],
+      (await audit("team.delete")).map((d) => [d.name, d.members, d.revokedTokens]),
+      [["data", 3, 1]],
     );
     assert.deepEqual(
       (await audit("team.member_remove")).map((d) => (d.member as { name: string }).name),

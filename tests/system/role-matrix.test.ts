@@ -11,6 +11,7 @@ import { hasRole, ROLES, type Role } from "@/lib/domain/roles";
 import { sessionCookie } from "../helpers/console-session";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { until } from "../helpers/until";
+import { call as callAgentPort, registrationBody, rideOut } from "../helpers/agent-client";
 
 let server: FleetServer;
 const cookies = new Map<Role, string>();
@@ -173,9 +174,11 @@ describe("team roles, inside and outside the team's scope", () => {
         "/api/v1/rollouts",
         { name: "rm-fleet-rollout", targetVersion: "1.5.0", selector: "team=elsewhere", stages: [{ name: "all", percent: 100 }] },
       ],
-      webhook: ["/api/v1/webhooks", { url: "https://hooks.example.com/rm", events: ["cluster.removed"] }],
+      // A loopback receiver that is never called (nothing is removed): private targets are allowed first.
+      webhook: ["/api/v1/webhooks", { url: "http://127.0.0.1:9/rm", events: ["cluster.removed"] }],
       view: ["/api/v1/clusters/views", { name: "rm-fleet-view", query: "status=Ready" }],
     };
+    assert.equal((await server.api("PATCH", "/api/v1/settings", { webhookAllowPrivateTargets: true })).status, 200);
     for (const [kind, [path, body]] of Object.entries(fleet)) {
       const made = await server.api("POST", path, body);
       assert.equal(made.status, 201, `${kind}: ${JSON.stringify(made.body)}`);
@@ -187,6 +190,29 @@ describe("team roles, inside and outside the team's scope", () => {
       headers: { authorization: `Bearer ${key.body.key}` },
       cookie: null,
     });
+  });
+
+  // The team's own registration token, minted by its admin (the callers above are not admins:
+  // revoking it must be refused to them).
+  const asTeamAdmin = { cookie: "" };
+  let teamToken = "";
+  before(async () => {
+    const account = { email: "team-admin@role-matrix.example", password: "a-long-password-1" };
+    assert.equal((await server.api("POST", "/api/v1/users", { ...account, role: "none" })).status, 201);
+    assert.equal(
+      (await server.api("POST", `/api/v1/teams/${teamId}/members`, { user: account.email, role: "admin" })).status,
+      201,
+    );
+    asTeamAdmin.cookie = await sessionCookie(server.consoleUrl, account);
+    const token = await server.api(
+      "POST",
+      "/api/v1/registration-tokens",
+      { name: "rm-team-token", fixedLabels: { team: "rm" } },
+      asTeamAdmin,
+    );
+    assert.equal(token.status, 201, JSON.stringify(token.body));
+    teamOwned.token = token.body.id;
+    teamToken = token.body.token;
   });
 
   function scopedUrl(c: RouteContract, clusterId: string, team: string, owned = "role-matrix-missing"): string {
@@ -218,7 +244,7 @@ describe("team roles, inside and outside the team's scope", () => {
     for (const c of ordered) {
       for (const who of callers) {
         const key = `${c.method} ${c.path} (${c.scope}, ${c.role}) as ${who.name}`;
-        const allowed = hasRole(who.role, c.role);
+        const allowed = hasRole(who.role, c.teamRole ?? c.role);
         if (c.scope === "fleet") {
           const res = await callAs(c, who, scopedUrl(c, inScope.id, teamId));
           if (res.status !== 403) failures.push(`${key}: ${res.status}, expected 403`);
@@ -386,6 +412,78 @@ describe("team roles, inside and outside the team's scope", () => {
     assert.ok(
       entries.every((e) => e.targetId === inScope.id || e.targetId === teamId),
       "nothing about the fleet's other clusters, teams or users",
+    );
+  });
+
+  test("a team's token is its admin's to mint, lands every cluster in the team's scope, and only its attempts are theirs to read", async () => {
+    const operator = { cookie: callers[1]!.cookie };
+    const byOperator = await server.api(
+      "POST",
+      "/api/v1/registration-tokens",
+      { name: "op", fixedLabels: { team: "rm" } },
+      operator,
+    );
+    assert.equal(byOperator.status, 403, "a team operator does not mint the team's tokens");
+    for (const fixedLabels of [{}, { team: "elsewhere" }]) {
+      const outside = await server.api("POST", "/api/v1/registration-tokens", { name: "outside", fixedLabels }, asTeamAdmin);
+      assert.equal(outside.status, 422, JSON.stringify(outside.body));
+      assert.equal(outside.body.error, "outside_team_scope");
+      assert.match(outside.body.message, /team=rm/);
+    }
+    const unknown = await server.api(
+      "POST",
+      "/api/v1/registration-tokens",
+      { name: "b", clusterId: "cl_none", fixedLabels: { team: "rm" } },
+      asTeamAdmin,
+    );
+    const otherTeams = await server.api(
+      "POST",
+      "/api/v1/registration-tokens",
+      { name: "b", clusterId: outOfScope.id, fixedLabels: { team: "rm" } },
+      asTeamAdmin,
+    );
+    assert.equal(otherTeams.status, 404);
+    assert.equal(
+      otherTeams.body.message,
+      unknown.body.message.replace("cl_none", outOfScope.id),
+      "binding outside the scope reads as an unknown cluster",
+    );
+
+    // The matrix above may have started a CA rollover: trust what the agent port serves now, as an agent fetching the CA would.
+    const ca = await callAgentPort(`${server.agentUrl}/api/agent/v1/ca`, "GET", { rejectUnauthorized: false });
+    const registerWith = (token: string, body: unknown) =>
+      callAgentPort(`${server.agentUrl}/api/agent/v1/register`, "POST", {
+        body,
+        ca: String(ca.body),
+        headers: { authorization: `Bearer ${token}` },
+      });
+    // The agent asks for another team's label: the token's fixed one stands, and the request is refused.
+    const asked = registrationBody("rm-team-agent", { labels: { env: "dev", region: "eu", team: "elsewhere" } });
+    const refused = await registerWith(teamToken, asked.body);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.error, "label_not_allowed");
+    const { body } = registrationBody("rm-team-agent", { labels: { env: "dev", region: "eu" } });
+    const registered = await rideOut(() => registerWith(teamToken, body), Date.now() + 30_000);
+    assert.equal(registered.status, 201, JSON.stringify(registered.body));
+    const viewer = { cookie: callers[0]!.cookie };
+    const mine = await server.api("GET", `/api/v1/clusters/${registered.body.clusterId}`, undefined, viewer);
+    assert.equal(mine.status, 200, "the new cluster is in the team's scope");
+    assert.equal(mine.body.labels.team, "rm");
+
+    // A fleet token's attempt, which the team must not see.
+    const fleetToken = await server.api("POST", "/api/v1/registration-tokens", { name: "rm-fleet-only", maxClusters: 1 });
+    await registerWith(fleetToken.body.token, registrationBody("rm-fleet-agent", { labels: { team: "x" } }).body);
+    const attempts = await server.api("GET", "/api/v1/registration-attempts?limit=500", undefined, viewer);
+    assert.equal(attempts.status, 200, JSON.stringify(attempts.body));
+    const tokenIds = new Set((attempts.body.items as { tokenId: string }[]).map((a) => a.tokenId));
+    assert.deepEqual([...tokenIds], [teamOwned.token], "only the team's token's attempts");
+    assert.equal((attempts.body.items as unknown[]).length, 2, "the refusal and the registration");
+    const summary = await server.api("GET", "/api/v1/registration-attempts/summary", undefined, viewer);
+    assert.equal(summary.body.refused, 1, "the team's refusal only");
+    const tokens = await server.api("GET", "/api/v1/registration-tokens", undefined, viewer);
+    assert.deepEqual(
+      (tokens.body.items as { name: string; team: string }[]).map((t) => [t.name, t.team]),
+      [["rm-team-token", "rm"]],
     );
   });
 });

@@ -1,5 +1,7 @@
 import type { Metadata } from "next";
 import { hasRole } from "@/lib/domain/roles";
+import { formatSelector } from "@/lib/domain/selector";
+import { pinnedLabels } from "@/lib/domain/teams";
 import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { TokensView } from "./tokens-view";
@@ -17,7 +19,12 @@ export default async function TokensPage() {
       />
       {/* Hiding the controls is a courtesy; the API refuses viewers' mints and revocations regardless. */}
       <PageHydration state={state} now={now}>
-        <TokensView canManage={hasRole(principal.role, "operator")} />
+        <TokensView
+          fleetMint={hasRole(principal.role, "operator")}
+          mintTeams={principal.teams
+            .filter((g) => g.role === "admin")
+            .map((g) => ({ name: g.team, scope: formatSelector(g.selector), pinned: pinnedLabels(g.selector) }))}
+        />
       </PageHydration>
     </>
   );

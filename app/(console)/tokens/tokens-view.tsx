@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { AgentImageWarning } from "@/components/tokens/agent-image-warning";
-import { MintTokenForm } from "@/components/tokens/mint-token-form";
+import { MintTokenForm, type MintTeam } from "@/components/tokens/mint-token-form";
 import { MintedTokenPanel } from "@/components/tokens/minted-token-panel";
 import { RegistrationAttemptsLog } from "@/components/tokens/registration-attempts-log";
 import { RevokeTokenDialog } from "@/components/tokens/revoke-token-dialog";
@@ -14,7 +14,13 @@ import { TokensTable } from "@/components/tokens/tokens-table";
 
 type Panel = { kind: "closed" } | { kind: "form" } | { kind: "minted"; token: MintedToken };
 
-export function TokensView({ canManage }: { canManage: boolean }) {
+/**
+ * `fleetMint`: the viewer may mint and revoke any token (a fleet operator); `mintTeams`: the teams
+ * whose tokens they manage as a team admin.
+ */
+export function TokensView({ fleetMint, mintTeams }: { fleetMint: boolean; mintTeams: readonly MintTeam[] }) {
+  const canManage = fleetMint || mintTeams.length > 0;
+  const mayRevoke = (t: RegistrationToken) => fleetMint || (!!t.team && mintTeams.some((m) => m.name === t.team));
   const tokens = useTokens();
   // Loaded with the page so the agent command is ready the moment a token is minted.
   useFleetFacts();
@@ -44,13 +50,18 @@ export function TokensView({ canManage }: { canManage: boolean }) {
             )
           ) : (
             <p className="text-sm text-slate-500 dark:text-slate-400">
-              You can see tokens; minting and revoking them needs the operator role.
+              You can see tokens; minting and revoking them needs the operator role (a team&apos;s tokens: its admins).
             </p>
           )}
         </div>
 
         {panel.kind === "form" && (
-          <MintTokenForm onCancel={closePanel} onMinted={(token) => setPanel({ kind: "minted", token })} />
+          <MintTokenForm
+            teams={mintTeams}
+            fleetMint={fleetMint}
+            onCancel={closePanel}
+            onMinted={(token) => setPanel({ kind: "minted", token })}
+          />
         )}
         {panel.kind === "minted" && <MintedTokenPanel minted={panel.token} onClose={closePanel} />}
 
@@ -69,7 +80,7 @@ export function TokensView({ canManage }: { canManage: boolean }) {
               : "A token lets an agent register its cluster; an operator or admin can mint one."}
           </EmptyState>
         ) : (
-          <TokensTable tokens={tokens.data} canRevoke={canManage} onRevoke={setRevoking} />
+          <TokensTable tokens={tokens.data} mayRevoke={mayRevoke} onRevoke={setRevoking} />
         )}
       </section>
 

@@ -73,6 +73,8 @@ const STATUS = {
   incompatible_agent: 422,
   /** A webhook URL whose host resolves to an address webhooks may not reach (SSRF). */
   target_not_allowed: 422,
+  /** A team's token whose fixed labels do not put its clusters in the team's scope. */
+  outside_team_scope: 422,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,

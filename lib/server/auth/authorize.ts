@@ -82,6 +82,8 @@ export async function authorize(
   if (fleetRole && hasRole(fleetRole, contract.role))
     return { principal: allowed(principal, { role: fleetRole, team: null }), scope: null };
   const access = accessOf(principal);
+  // Through a team, some routes need more than the fleet role they need (lib/contracts/route.ts).
+  contract = { ...contract, role: contract.teamRole ?? contract.role };
   switch (contract.scope) {
     case "fleet":
       return refuseRole(contract.role, fleetRole, "across the fleet (team roles do not reach this)");

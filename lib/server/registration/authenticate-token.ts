@@ -1,5 +1,7 @@
 import "server-only";
 import type { Labels } from "@/lib/domain/labels";
+import type { Selector } from "@/lib/domain/selector";
+import { storedScope } from "@/lib/domain/teams";
 import { tokenStatus, type AllowedLabels } from "@/lib/domain/tokens";
 import { ApiError } from "@/lib/server/api/errors";
 import { digestsEqual, parseCredential, sha256Hex } from "@/lib/server/auth/secrets";
@@ -27,6 +29,8 @@ export type RegistrationToken = {
    */
   expired: boolean;
   revoked: boolean;
+  /** Minted by a team: its clusters must land in the team's scope (its selector as it is now). */
+  team: { name: string; selector: Selector } | null;
 };
 
 /** Where a registration came from; tokenId is filled in as soon as the token is known, so a later failure can still be attributed to it. */
@@ -34,21 +38,36 @@ export type RegistrationTrace = { sourceAddress: string | null; tokenId?: string
 
 // Read in raw SQL: through Prisma's models the read costs several times as much of the main
 // thread (its query compiler and result mapping), on every registration.
-const tokens = columns("RegistrationToken");
+const tokens = columns("RegistrationToken", "t");
+const teams = columns("Team", "tm");
 
-/** The token as registration reads it: the columns the console shows, and the secret's hash. */
-type TokenRow = Omit<TokenViewRow, "description" | "createdAt" | "requireApproval"> & {
+/** The token as registration reads it: the columns the console shows, the secret's hash, and its team's scope. */
+type TokenRow = Omit<TokenViewRow, "description" | "createdAt" | "requireApproval" | "teamName"> & {
   secretHash: string;
   /** Raw SQL: SQLite answers a boolean as 0 or 1. */
   requireApproval: boolean | number;
+  teamId: string | null;
+  /** Null when the token has no team, or its team is gone (then the token registers nothing). */
+  teamName: string | null;
+  teamSelector: string | null;
 };
 
 async function findToken(id: string): Promise<TokenRow | null> {
   const rows = await queryRows<TokenRow>(
-    sql`SELECT ${tokens.list("id", "name", "secretHash", "expiresAt", "maxClusters", "usedClusters", "allowedLabels", "fixedLabels", "revokedAt", "clusterId", "requireApproval")}
-        FROM ${tokens.table} WHERE ${tokens("id")} = ${id}`,
+    sql`SELECT ${tokens.list("id", "name", "secretHash", "expiresAt", "maxClusters", "usedClusters", "allowedLabels", "fixedLabels", "revokedAt", "clusterId", "requireApproval", "teamId")},
+               ${teams("name")} AS "teamName", ${teams("selector")} AS "teamSelector"
+        FROM ${tokens.table} LEFT JOIN ${teams.table} ON ${teams("id")} = ${tokens("teamId")}
+        WHERE ${tokens("id")} = ${id}`,
   );
   return rows[0] ?? null;
+}
+
+/** The team a token lands its clusters in; a team that is gone (or a scope that no longer reads) lands none. */
+function tokenTeam(row: TokenRow): RegistrationToken["team"] {
+  if (!row.teamId) return null;
+  const selector = row.teamName && row.teamSelector ? storedScope(row.teamSelector) : null;
+  if (!selector) throw tokenRevoked();
+  return { name: row.teamName!, selector };
 }
 
 const unknownToken = () => new ApiError("token_invalid", "The registration token is malformed or unknown.");
@@ -76,5 +95,6 @@ export async function authenticateToken(bearer: string | null, now: Date, trace:
     requireApproval,
     expired: status === "expired",
     revoked: status === "revoked",
+    team: tokenTeam(token),
   };
 }

@@ -64,9 +64,18 @@ export async function recordAttempt(a: AttemptRecord, now = new Date()): Promise
   await db().registrationAttempt.create({ data: attemptRow(a) });
 }
 
-export async function listAttempts(q: z.infer<typeof attemptsQuerySchema>) {
+/** The ids of the tokens these teams minted: the attempts a team's members may read are those made with them. */
+export async function tokensOfTeams(teamIds: readonly string[]): Promise<string[]> {
+  if (!teamIds.length) return [];
+  const rows = await db().registrationToken.findMany({ where: { teamId: { in: [...teamIds] } }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/** A page of attempts, newest first; `tokenIds`: only those made with these tokens (a team's), null: all. */
+export async function listAttempts(q: z.infer<typeof attemptsQuerySchema>, tokenIds: readonly string[] | null = null) {
   const rows = await db().registrationAttempt.findMany({
     where: {
+      ...(tokenIds ? { tokenId: { in: [...tokenIds] } } : {}),
       ...(q.result ? { result: q.result } : {}),
       ...(q.tokenId ? { tokenId: q.tokenId } : {}),
       ...(q.since ? { at: { gte: new Date(q.since) } } : {}),
@@ -89,9 +98,11 @@ const TOP_SOURCES = 5;
 const attempts = columns("RegistrationAttempt");
 
 /** Refused registrations of the last hour (counted rows summed): how many, from how many sources, and the top ones. */
-export async function summarizeRefusals(now = new Date()): Promise<RefusalSummary> {
+export async function summarizeRefusals(now = new Date(), tokenIds: readonly string[] | null = null): Promise<RefusalSummary> {
   const since = new Date(now.getTime() - REFUSAL_WINDOW_MINUTES * 60_000);
-  const where = { at: { gte: since }, result: { notIn: NOT_REFUSED } };
+  if (tokenIds && !tokenIds.length)
+    return { since: since.toISOString(), windowMinutes: REFUSAL_WINDOW_MINUTES, refused: 0, sources: 0, topSources: [] };
+  const where = { at: { gte: since }, result: { notIn: NOT_REFUSED }, ...(tokenIds ? { tokenId: { in: [...tokenIds] } } : {}) };
   const [total, top, distinct] = await Promise.all([
     db().registrationAttempt.aggregate({ where, _sum: { count: true } }),
     db().registrationAttempt.groupBy({
@@ -106,7 +117,8 @@ export async function summarizeRefusals(now = new Date()): Promise<RefusalSummar
     queryRows<{ n: number | bigint }>(
       sql`SELECT COUNT(DISTINCT ${attempts("sourceAddress")}) + MAX(CASE WHEN ${attempts("sourceAddress")} IS NULL THEN 1 ELSE 0 END) AS n
           FROM ${attempts.table}
-          WHERE ${attempts("at")} >= ${since} AND ${attempts("result")} NOT IN (${list(NOT_REFUSED)})`,
+          WHERE ${attempts("at")} >= ${since} AND ${attempts("result")} NOT IN (${list(NOT_REFUSED)})
+          ${tokenIds ? sql`AND ${attempts("tokenId")} IN (${list(tokenIds)})` : sql``}`,
     ),
   ]);
   return {

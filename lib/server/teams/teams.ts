@@ -173,6 +173,11 @@ export async function deleteTeam(actor: Actor, id: string, query: z.output<typeo
         { members: t.members.length },
       );
     await tx.team.delete({ where: { id } });
+    // Its tokens would land clusters in a scope no one holds: they stop with the team.
+    const revokedTokens = await tx.registrationToken.updateMany({
+      where: { teamId: id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     await recordAudit(
       tx,
       actor,
@@ -182,6 +187,7 @@ export async function deleteTeam(actor: Actor, id: string, query: z.output<typeo
         name: t.name,
         selector: t.selector,
         members: t.members.length,
+        ...(revokedTokens.count ? { revokedTokens: revokedTokens.count } : {}),
       },
     );
   });

@@ -7,12 +7,32 @@ import { publishPendingCount } from "@/lib/server/registration-requests/pending-
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import type { TokenView } from "@/lib/contracts/tokens";
-import { tokenView } from "./token-view";
+import { tokenView, type TokenRow } from "./token-view";
 
-export async function listTokens(): Promise<TokenView[]> {
-  const rows = await db().registrationToken.findMany({ orderBy: { createdAt: "desc" }, take: 1000 });
+/** The names of the teams these tokens belong to. */
+async function teamNames(rows: readonly { teamId: string | null }[]): Promise<Map<string, string>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.teamId ? [r.teamId] : [])))];
+  if (!ids.length) return new Map();
+  const teams = await db().team.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return new Map(teams.map((t) => [t.id, t.name]));
+}
+
+/** A token row as the API shows it, its team named. */
+async function viewOf(row: Omit<TokenRow, "teamName"> & { teamId: string | null }): Promise<TokenView> {
+  const names = await teamNames([row]);
+  return tokenView({ ...row, teamName: row.teamId ? (names.get(row.teamId) ?? null) : null });
+}
+
+/** The newest tokens: all of them, or (`teamIds`, for someone whose roles come from teams) their teams' only. */
+export async function listTokens(teamIds: readonly string[] | null = null): Promise<TokenView[]> {
+  const rows = await db().registrationToken.findMany({
+    where: teamIds ? { teamId: { in: [...teamIds] } } : {},
+    orderBy: { createdAt: "desc" },
+    take: 1000,
+  });
+  const names = await teamNames(rows);
   const now = new Date();
-  return rows.map((r) => tokenView(r, now));
+  return rows.map((r) => tokenView({ ...r, teamName: r.teamId ? (names.get(r.teamId) ?? null) : null }, now));
 }
 
 /**
@@ -24,7 +44,7 @@ export async function revokeToken(actor: Actor, id: string): Promise<TokenView> 
   return inTransaction(async (tx, afterCommit) => {
     const token = await tx.registrationToken.findUnique({ where: { id } });
     if (!token) throw new ApiError("not_found", "No registration token with this id.");
-    if (token.revokedAt) return tokenView(token);
+    if (token.revokedAt) return viewOf(token);
     const now = new Date();
     const revoked = await tx.registrationToken.update({ where: { id }, data: { revokedAt: now } });
     const denied = await denyPendingRequests(
@@ -45,6 +65,6 @@ export async function revokeToken(actor: Actor, id: string): Promise<TokenView> 
     );
     if (denied.length) afterCommit(publishPendingCount);
     // Read again: the denied requests gave their uses back.
-    return tokenView(denied.length ? await tx.registrationToken.findUniqueOrThrow({ where: { id } }) : revoked);
+    return viewOf(denied.length ? await tx.registrationToken.findUniqueOrThrow({ where: { id } }) : revoked);
   });
 }

@@ -16,6 +16,8 @@ export type TokenRow = {
   clusterId: string | null;
   requireApproval: boolean;
   createdAt: Date;
+  /** The minting team's name (looked up beside the row); null: the fleet's, or a team since deleted. */
+  teamName: string | null;
 };
 
 export function tokenView(t: TokenRow, now = new Date()): TokenView {
@@ -32,6 +34,7 @@ export function tokenView(t: TokenRow, now = new Date()): TokenView {
     revokedAt: t.revokedAt?.toISOString() ?? null,
     clusterId: t.clusterId,
     requireApproval: t.requireApproval,
+    team: t.teamName,
     createdAt: t.createdAt.toISOString(),
   };
 }

@@ -2,9 +2,10 @@
 // refusals, and the facts it asks for only when they decide the outcome.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { planRegistration, type PlanCluster, type PlanFacts } from "@/lib/domain/registration-plan";
+import { planRegistration, type PlanCluster, type PlanFacts, type PlanToken } from "@/lib/domain/registration-plan";
+import { parseSelector } from "@/lib/domain/selector";
 
-const token = { allowedLabels: null, fixedLabels: {}, clusterId: null, exhausted: false };
+const token: PlanToken = { allowedLabels: null, fixedLabels: {}, clusterId: null, exhausted: false, team: null };
 const facts = (over: Partial<PlanFacts<PlanCluster>> = {}): PlanFacts<PlanCluster> => ({
   name: "edge-1",
   requested: { env: "prod" },
@@ -60,5 +61,27 @@ describe("registration plan", () => {
     assert.equal("plan" in claim && claim.plan.kind, "claim");
     const draining = planRegistration(facts({ existing: { ...active, phase: "Draining" }, keptKey: true }));
     assert.equal("refused" in draining && draining.refused.code, "cluster_conflict");
+  });
+
+  test("a team's token lands clusters only in the team's scope, whatever the agent asks and however it registers", () => {
+    const team = { name: "payments", selector: parseSelector("team=payments,env!=prod") };
+    const teamToken = { ...token, team, fixedLabels: { team: "payments" } };
+    const fresh = planRegistration(facts({ token: teamToken, requested: { env: "dev" } }));
+    assert.deepEqual("plan" in fresh && fresh.plan.labels, { env: "dev", team: "payments" });
+    // The fixed label holds the positive term; a negative one is the agent's to break, and is refused.
+    const prod = planRegistration(facts({ token: teamToken, requested: { env: "prod" } }));
+    assert.ok("refused" in prod);
+    assert.equal(prod.refused.code, "label_not_allowed");
+    assert.ok("details" in prod.refused);
+    assert.deepEqual(prod.refused.details, { label: "env", value: "prod", teamScope: "team=payments,env!=prod" });
+    assert.match(prod.refused.message, /team payments/);
+    // A re-registration keeps the cluster's own labels: one now outside the scope is not carried back in.
+    const moved = { id: "cl_1", phase: "Active", labels: { team: "data" } };
+    const bare = planRegistration(facts({ existing: moved, keptKey: true, token: { ...token, team } }));
+    assert.equal("refused" in bare && bare.refused.code, "label_not_allowed");
+    const claim = planRegistration(
+      facts({ existing: { ...moved, phase: "Provisioning" }, token: { ...token, team, clusterId: "cl_1" } }),
+    );
+    assert.equal("refused" in claim && claim.refused.code, "label_not_allowed");
   });
 });

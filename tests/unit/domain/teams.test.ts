@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseSelector } from "@/lib/domain/selector";
-import { accessOn, createTeamSchema, matchedTerms, scopeFor, scopeProblem, type Access } from "@/lib/domain/teams";
+import { accessOn, createTeamSchema, matchedTerms, pinnedLabels, scopeFor, scopeProblem, type Access } from "@/lib/domain/teams";
 
 const grant = (team: string, role: "viewer" | "operator" | "admin", selector: string) => ({
   teamId: `t-${team}`,
@@ -61,5 +61,12 @@ describe("team scopes", () => {
       "team in (payments,billing)",
       "env!=sandbox",
     ]);
+  });
+
+  test("a token pre-fills the labels a scope pins to one value; choices and negations are left to the minter", () => {
+    assert.deepEqual(pinnedLabels(parseSelector("team=payments,env in (prod),region in (eu,us),tier!=free,!legacy")), {
+      team: "payments",
+      env: "prod",
+    });
   });
 });
