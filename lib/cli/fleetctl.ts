@@ -27,7 +27,8 @@ const USAGE = `usage: fleetctl <command> [flags]
   clusters list [--status S] [--selector S] [--group G] [--q TEXT] [--limit N]
   label (--selector S | --group G | --status S | --q TEXT) [--set k=v,...] [--remove k,...] [--dry-run]
   tokens create --name N [--ttl 2h|30m|7d|<seconds>] [--max-clusters N] [--fixed k=v,...] [--allowed k=v1|v2,k2=*]
-                [--require-approval | --no-require-approval]
+                [--require-approval | --no-require-approval] [--team T]
+                                               --team: the team's token (its clusters land in the team's scope)
   requests list [--state pending|decided|...] [--name N] [--q TEXT] [--limit N] [--cursor C]
                                                registration requests, newest first, every fact of each
   approve <request id | name>                  approve a pending registration request (by name: when only one waits;
@@ -264,6 +265,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
       "key-id": { type: "string" },
       "sso-group": { type: "string" },
       role: { type: "string" },
+      team: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -360,12 +362,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, print: (s: st
         // Neither flag: the fleet's requireApprovalByDefault decides.
         ...(values["require-approval"] ? { requireApproval: true } : {}),
         ...(values["no-require-approval"] ? { requireApproval: false } : {}),
+        ...(values.team ? { team: values.team } : {}),
       },
     });
     if (values.json) print(JSON.stringify(raw, null, 2));
     else
       print(
-        `${r.token}\n\nid ${r.id}, expires ${r.expiresAt}, up to ${r.maxClusters} cluster(s)${r.requireApproval ? ", each after an operator's approval" : ""}. Shown once: store it now.`,
+        `${r.token}\n\nid ${r.id}${r.team ? `, team ${r.team}` : ""}, expires ${r.expiresAt}, up to ${r.maxClusters} cluster(s)${r.requireApproval ? ", each after an operator's approval" : ""}. Shown once: store it now.`,
       );
     return 0;
   }

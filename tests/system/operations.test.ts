@@ -206,6 +206,33 @@ test("fleetctl teams: an admin key creates a team and adds members; a member's k
   assert.equal(refused.code, 2);
   assert.match(refused.out, /400 .*label value/);
 
+  const minted = await fleetctlWith(
+    adminKey,
+    "tokens",
+    "create",
+    "--name",
+    "pay-eu",
+    "--team",
+    "payments",
+    "--fixed",
+    "team=payments",
+  );
+  assert.equal(minted.code, 0, minted.out);
+  assert.match(minted.out, /team payments, expires/);
+  const outside = await fleetctlWith(
+    adminKey,
+    "tokens",
+    "create",
+    "--name",
+    "pay-x",
+    "--team",
+    "payments",
+    "--fixed",
+    "team=data",
+  );
+  assert.equal(outside.code, 2);
+  assert.match(outside.out, /422 .*scope/);
+
   const member = await server.api("POST", "/api/v1/api-keys", { name: "payments-ci", role: "none" });
   const added = await fleetctlWith(adminKey, "teams", "add-member", "payments", "--key-id", member.body.id, "--role", "operator");
   assert.equal(added.code, 0, added.out);
