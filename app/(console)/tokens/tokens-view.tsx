@@ -50,7 +50,7 @@ export function TokensView({ fleetMint, mintTeams }: { fleetMint: boolean; mintT
             )
           ) : (
             <p className="text-sm text-slate-500 dark:text-slate-400">
-              You can see tokens; minting and revoking them needs the operator role (a team&apos;s tokens: its admins).
+              You can see tokens; minting and revoking them needs the operator role.
             </p>
           )}
         </div>
