@@ -68,7 +68,7 @@ function AddMemberForm({ team }: { team: Team }) {
   );
 }
 
-function MemberRow({ team, member }: { team: Team; member: TeamMember }) {
+function MemberRow({ team, member, manage }: { team: Team; member: TeamMember; manage: boolean }) {
   const update = useUpdateTeamMember();
   const remove = useRemoveTeamMember();
   const error = update.error ?? remove.error;
@@ -79,35 +79,43 @@ function MemberRow({ team, member }: { team: Team; member: TeamMember }) {
         {error ? <InlineError error={error} className="mt-1" /> : null}
       </td>
       <td className="px-4 py-2.5 text-slate-600 dark:text-slate-400">{KIND_LABEL[member.kind]}</td>
-      <td className="px-4 py-2.5">
-        <label className="sr-only" htmlFor={`member-${member.id}-role`}>
-          Role of {member.name} in {team.name}
-        </label>
-        <select
-          id={`member-${member.id}-role`}
-          value={member.role}
-          disabled={update.isPending}
-          onChange={(e) => update.mutate({ teamId: team.id, memberId: member.id, role: e.target.value as Role })}
-          className="h-8 rounded-md border border-slate-300 bg-white px-2 text-sm dark:border-slate-700 dark:bg-slate-950"
-        >
-          {ROLE_OPTIONS.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      </td>
-      <td className="px-4 py-2.5 text-right">
-        <Button
-          variant="ghost"
-          className="h-8"
-          disabled={remove.isPending}
-          aria-label={`Remove ${member.name} from ${team.name}`}
-          onClick={() => remove.mutate({ teamId: team.id, memberId: member.id })}
-        >
-          {remove.isPending ? "Removing…" : "Remove"}
-        </Button>
-      </td>
+      {manage ? (
+        <>
+          <td className="px-4 py-2.5">
+            <label className="sr-only" htmlFor={`member-${member.id}-role`}>
+              Role of {member.name} in {team.name}
+            </label>
+            <select
+              id={`member-${member.id}-role`}
+              value={member.role}
+              disabled={update.isPending}
+              onChange={(e) => update.mutate({ teamId: team.id, memberId: member.id, role: e.target.value as Role })}
+              className="h-8 rounded-md border border-slate-300 bg-white px-2 text-sm dark:border-slate-700 dark:bg-slate-950"
+            >
+              {ROLE_OPTIONS.map((o) => (
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
+              ))}
+            </select>
+          </td>
+          <td className="px-4 py-2.5 text-right">
+            <Button
+              variant="ghost"
+              className="h-8"
+              disabled={remove.isPending}
+              aria-label={`Remove ${member.name} from ${team.name}`}
+              onClick={() => remove.mutate({ teamId: team.id, memberId: member.id })}
+            >
+              {remove.isPending ? "Removing…" : "Remove"}
+            </Button>
+          </td>
+        </>
+      ) : (
+        <td className="px-4 py-2.5" colSpan={2}>
+          {ROLE_OPTIONS.find((o) => o.value === member.role)?.label ?? member.role}
+        </td>
+      )}
     </tr>
   );
 }
@@ -155,8 +163,11 @@ function DeleteTeamDialog({ team, onClose }: { team: Team; onClose: () => void }
   );
 }
 
-/** One team: its scope and clusters, its members with their roles, adding and removing members. */
-export function TeamCard({ team, onEdit }: { team: Team; onEdit: () => void }) {
+/**
+ * One team: its scope and clusters, its members with their roles; adding and removing members for
+ * those who manage them (`manageMembers`), editing and deleting the team for a fleet admin (`onEdit`).
+ */
+export function TeamCard({ team, onEdit, manageMembers }: { team: Team; onEdit?: () => void; manageMembers: boolean }) {
   const [deleting, setDeleting] = useState(false);
   const more = team.clusters.count - team.clusters.names.length;
   return (
@@ -184,14 +195,16 @@ export function TeamCard({ team, onEdit }: { team: Team; onEdit: () => void }) {
             </p>
           )}
         </div>
-        <div className="flex gap-2">
-          <Button variant="secondary" className="h-8" onClick={onEdit} aria-label={`Edit team ${team.name}`}>
-            Edit
-          </Button>
-          <Button variant="ghost" className="h-8" onClick={() => setDeleting(true)} aria-label={`Delete team ${team.name}`}>
-            Delete
-          </Button>
-        </div>
+        {onEdit && (
+          <div className="flex gap-2">
+            <Button variant="secondary" className="h-8" onClick={onEdit} aria-label={`Edit team ${team.name}`}>
+              Edit
+            </Button>
+            <Button variant="ghost" className="h-8" onClick={() => setDeleting(true)} aria-label={`Delete team ${team.name}`}>
+              Delete
+            </Button>
+          </div>
+        )}
       </header>
       <div className="px-4 pb-4">
         {team.members.length === 0 ? (
@@ -202,16 +215,16 @@ export function TeamCard({ team, onEdit }: { team: Team; onEdit: () => void }) {
           <div className="mt-4 overflow-x-auto rounded-md border border-slate-200 dark:border-slate-800">
             <table className="w-full text-left text-sm">
               <caption className="sr-only">Members of {team.name}</caption>
-              <TableHead columns={["Member", "Kind", "Role"]} actions />
+              <TableHead columns={["Member", "Kind", "Role"]} actions={manageMembers} />
               <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                 {team.members.map((m) => (
-                  <MemberRow key={m.id} team={team} member={m} />
+                  <MemberRow key={m.id} team={team} member={m} manage={manageMembers} />
                 ))}
               </tbody>
             </table>
           </div>
         )}
-        <AddMemberForm team={team} />
+        {manageMembers && <AddMemberForm team={team} />}
       </div>
       {deleting && <DeleteTeamDialog team={team} onClose={() => setDeleting(false)} />}
     </section>

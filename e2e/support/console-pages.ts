@@ -61,6 +61,7 @@ export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId" 
     { name: "rollouts", path: "/rollouts" },
     { name: "new rollout", path: "/rollouts/new" },
     { name: "rollout detail", path: `/rollouts/${fleet.rolloutId}` },
+    { name: "teams", path: "/teams" },
     { name: "settings", path: "/settings" },
     { name: "audit", path: "/audit" },
   ];

@@ -7,7 +7,17 @@ test.describe("as a viewer", () => {
   test("the shell shows the role and only the pages a viewer may open", async ({ page, shell }) => {
     await page.goto("/");
     await shell.expectSignedInAs(ACCOUNTS.viewer.email, "viewer");
-    await shell.expectNav(["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools"]);
+    await shell.expectNav([
+      "Overview",
+      "Clusters",
+      "Groups",
+      "Tokens",
+      "Policies",
+      "Rollouts",
+      "Versions",
+      "Node pools",
+      "Teams",
+    ]);
   });
 
   test("opening /settings directly shows the 403 page, not the form", async ({ page, settingsPage }) => {
@@ -53,6 +63,7 @@ test.describe("as an operator", () => {
       "Versions",
       "Node pools",
       "Audit log",
+      "Teams",
     ]);
     expect((await auditPage.goto())?.status()).toBe(200);
     await expect(auditPage.filters).toBeVisible();

@@ -17,6 +17,7 @@ test("the admin signs in through the form and sees the console shell", async ({ 
     "Versions",
     "Node pools",
     "Audit log",
+    "Teams",
     "Settings",
   ]);
   await shell.expectSignedInAs(ACCOUNTS.admin.email, "admin");

@@ -1,5 +1,5 @@
-// Teams in the console: an admin creates one in Settings with a live preview of its scope and adds
-// a member; that member, who has no fleet role, sees only the team's clusters, and a cluster
+// Teams in the console: an admin creates one on the Teams page with a live preview of its scope and
+// adds a member; that member, who has no fleet role, sees only the team's clusters, and a cluster
 // outside the scope opened by URL is the 404 page (its name appears nowhere).
 import { BASE_URL, SAME_ORIGIN, asRole, expect, signIn, test } from "../fixtures";
 import { Shell } from "../pages/shell";
@@ -27,7 +27,7 @@ test("an admin gives a team its clusters; its operator sees only those", async (
   const person = { email: `e2e-team-op-${suffix}@fleet.test`, password: "e2e-team-op-password-1" };
   expect((await admin.post("/api/v1/users", { data: { ...person, role: "none" }, headers: SAME_ORIGIN })).status()).toBe(201);
 
-  await page.goto("/settings#teams");
+  await page.goto("/teams");
   const section = page.locator("section", { has: page.getByRole("heading", { name: "Teams", exact: true }) });
   await section.getByRole("button", { name: "New team" }).click();
   const dialog = page.getByRole("dialog", { name: "New team" });
@@ -55,7 +55,7 @@ test("an admin gives a team its clusters; its operator sees only those", async (
     const theirs = await context.newPage();
     await theirs.goto("/");
     await expect(theirs).toHaveURL(/\/clusters$/);
-    await new Shell(theirs).expectNav(["Clusters", "Versions", "Node pools", "Audit log"]);
+    await new Shell(theirs).expectNav(["Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"]);
     const table = theirs.getByRole("table");
     await expect(table).toContainText(`e2e-team-in-a-${suffix}`);
     await expect(table).toContainText(`e2e-team-in-b-${suffix}`);
@@ -78,6 +78,13 @@ test("an admin gives a team its clusters; its operator sees only those", async (
       .locator(`li[data-team="payments-${suffix}"]`);
     await expect(why).toContainText(`because team=${teamLabel}`);
     await expect(why).toContainText("0 team admins · 1 operator · 0 viewers");
+
+    // Their team, read-only: an operator neither edits it nor manages its members.
+    await theirs.goto("/teams");
+    const own = theirs.locator(`section[data-team="payments-${suffix}"]`);
+    await expect(own.locator(`tr[data-member="${person.email}"]`)).toContainText("operator");
+    await expect(own.getByRole("button", { name: /Edit team|Remove/ })).toHaveCount(0);
+    await expect(own.getByRole("form", { name: /Add a member/ })).toHaveCount(0);
   } finally {
     await context.close();
   }

@@ -7,7 +7,7 @@ import type { Role } from "@/lib/domain/roles";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
-// Data hooks of Settings → Teams (lib/contracts/teams.ts).
+// Data hooks of the Teams page (lib/contracts/teams.ts).
 
 export type { ScopePreview, Team, TeamMember } from "@/lib/contracts/teams";
 

@@ -39,6 +39,8 @@ export const CONSOLE_PAGES = [
   { route: "/node-pools", role: "viewer", nav: { label: "Node pools" }, teams: true },
   // A team operator reads what happened to their clusters and their team (the API bounds it).
   { route: "/audit", role: "operator", nav: { label: "Audit log" }, teams: true },
+  // Everyone reads their teams; a fleet admin shapes them, a team's admins manage its members.
+  { route: "/teams", role: "viewer", nav: { label: "Teams" }, teams: true },
   { route: "/settings", role: "admin", nav: { label: "Settings" } },
 ] as const satisfies readonly ConsolePage[];
 

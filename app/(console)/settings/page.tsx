@@ -9,7 +9,6 @@ import { ClusterProfileExportSection } from "./cluster-profile-export-section";
 import { FleetCaSection } from "./fleet-ca-section";
 import { SettingsForm } from "./settings-form";
 import { SsoSection } from "./sso-section";
-import { TeamsSection } from "./teams-section";
 import { UsersSection } from "./users-section";
 import { WebhooksSection } from "./webhooks-section";
 import { PageHydration } from "@/components/shell/page-hydration";
@@ -34,7 +33,6 @@ export default async function SettingsPage() {
         <ApiKeysSection />
         <WebhooksSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
-        <TeamsSection />
         <SsoSection provider={env().oidc ? { name: env().oidc!.name, issuer: env().oidc!.issuer } : null} />
       </div>
     </PageHydration>

@@ -124,6 +124,8 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
       ),
     ];
   },
+  // Which teams depends on who asks (GET /api/v1/teams): the client reads them.
+  "/teams": () => [],
   "/settings": () => [
     pageQuery(settingsRoutes.get, queryKeys.settings, () => getSettings()),
     pageQuery(settingsRoutes.ca, queryKeys.fleetCa, () => getCaStatus()),

@@ -70,7 +70,7 @@ describe("console pages", () => {
     }
     assert.deepEqual(
       navItems({ fleetRole: "viewer", teams: [] }).map((i) => i.label),
-      ["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools"],
+      ["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools", "Teams"],
     );
     assert.deepEqual(
       navItems({ fleetRole: "admin", teams: [] }).map((i) => i.href),
@@ -82,12 +82,12 @@ describe("console pages", () => {
     const teams = [{ teamId: "t1", team: "payments", role: "operator" as const, selector: [] }];
     assert.deepEqual(
       navItems({ fleetRole: null, teams }).map((i) => i.label),
-      ["Clusters", "Tokens", "Versions", "Node pools", "Audit log"],
+      ["Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"],
     );
     assert.deepEqual(navItems({ fleetRole: null, teams: [] }), [], "no role at all: nothing");
     assert.deepEqual(
       navItems({ fleetRole: null, teams: [{ ...teams[0]!, role: "viewer" }] }).map((i) => i.label),
-      ["Clusters", "Tokens", "Versions", "Node pools"],
+      ["Clusters", "Tokens", "Versions", "Node pools", "Teams"],
       "the audit log is for team operators",
     );
     const wizard = CONSOLE_PAGES.find((p) => p.route === "/clusters/[id]/deregister")!;
