@@ -15,10 +15,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   // The section's role is checked here, before the page's loading state streams, so a refused
   // page answers 403 (the page checks again for client-side navigation).
   const path = (await headers()).get("x-console-path") ?? "/";
-  const principal = await requirePageEntry(consolePageOf(path), {
-    // Whoever has only team roles starts on their clusters (the Overview is the fleet's).
-    home: path === "/" ? "/clusters" : undefined,
-  });
+  const principal = await requirePageEntry(consolePageOf(path));
   const items: NavItem[] = navItems(accessOf(principal));
   return (
     <div className="min-h-screen lg:flex">

@@ -15,7 +15,8 @@ import { Card } from "@/components/ui/card";
 import { EnrollmentSummary } from "@/components/overview/enrollment-summary";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import { ErrorState } from "@/components/ui/states";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import Link from "next/link";
 import { OverviewSkeleton } from "./overview-skeleton";
 
 // The charting library is most of this page's JavaScript: loaded after the counts, so the numbers
@@ -66,35 +67,69 @@ export function OverviewDashboard({ canMint }: { canMint: boolean }) {
   return (
     <>
       {header}
+      {o.scope && <TeamScopeNote teams={o.scope.teams} />}
       {o.counts.total === 0 ? (
-        <FleetEmptyState canMint={canMint} />
+        o.scope ? (
+          <EmptyState title="No clusters in your teams' scopes yet">
+            A cluster joins a team by its labels: once one carries the labels your team&apos;s scope names, it shows here.{" "}
+            <Link href="/access" className="font-medium text-sky-700 underline dark:text-sky-400">
+              See your teams and their scopes
+            </Link>
+            .
+          </EmptyState>
+        ) : (
+          <FleetEmptyState canMint={canMint} />
+        )
       ) : (
         <div className="space-y-6">
           <div className="space-y-2">
-            <StatusCountCards counts={o.counts} />
+            <StatusCountCards counts={o.counts} of={o.scope ? "your clusters" : "fleet"} />
             <HealthLinks health={o.health} />
           </div>
-          <WaitingDecisions decisions={o.decisions} />
+          {o.decisions && <WaitingDecisions decisions={o.decisions} />}
           <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-            <Card title="Heartbeats per second" action={<CurrentRate />} className="min-w-0">
+            {/* The live rate is the fleet's (its summary): a team member's chart stands alone. */}
+            <Card title="Heartbeats per second" action={o.scope ? undefined : <CurrentRate />} className="min-w-0">
               <HeartbeatRateChart minutes={o.heartbeatsPerMinute} now={o.now} />
             </Card>
-            <Card title="Clusters by status, last 6 hours" className="min-w-0">
-              <StatusHistoryChart samples={o.statusHistory} />
-            </Card>
+            {o.statusHistory && (
+              <Card title="Clusters by status, last 6 hours" className="min-w-0">
+                <StatusHistoryChart samples={o.statusHistory} />
+              </Card>
+            )}
+            {!o.registrations && (
+              <Card title="Enrollment" className="min-w-0">
+                <EnrollmentSummary enrollment={o.enrollment} />
+              </Card>
+            )}
           </div>
-          <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
-            <Card title={`Registrations, last ${o.registrations.windowHours} hours`} className="@container min-w-0">
-              <RegistrationSuccess registrations={o.registrations} />
-            </Card>
-            <Card title="Enrollment" className="min-w-0">
-              <EnrollmentSummary enrollment={o.enrollment} />
-            </Card>
-          </div>
+          {o.registrations && (
+            <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
+              <Card title={`Registrations, last ${o.registrations.windowHours} hours`} className="@container min-w-0">
+                <RegistrationSuccess registrations={o.registrations} />
+              </Card>
+              <Card title="Enrollment" className="min-w-0">
+                <EnrollmentSummary enrollment={o.enrollment} />
+              </Card>
+            </div>
+          )}
           <NeedsAttention attention={o.attention} notReadyTotal={o.counts.NotReady} />
         </div>
       )}
     </>
+  );
+}
+
+/** Whose clusters a team member's Overview counts, and what it leaves to the fleet's roles. */
+function TeamScopeNote({ teams }: { teams: string[] }) {
+  return (
+    <p className="-mt-2 mb-4 text-sm text-slate-600 dark:text-slate-400" data-testid="overview-scope">
+      The clusters of your team{teams.length === 1 ? "" : "s"} <span className="font-medium">{teams.join(", ")}</span>, and only
+      those. Registrations, approvals and the fleet&apos;s status history are for fleet roles.{" "}
+      <Link href="/access" className="font-medium text-sky-700 underline dark:text-sky-400">
+        Your access
+      </Link>
+    </p>
   );
 }
 

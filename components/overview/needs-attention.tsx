@@ -173,7 +173,8 @@ function SameCluster({ total, items }: Overview["attention"]["sameCluster"]) {
               {c.name}
             </Link>
             <span className="text-xs text-slate-500 dark:text-slate-400">
-              Same cluster as {c.sameAs.map((o) => o.name).join(", ")}
+              {/* A team member is told the names of their own clusters only. */}
+              Same cluster as {c.sameAs.length ? c.sameAs.map((o) => o.name).join(", ") : "a cluster outside your teams"}
             </span>
           </li>
         ))}

@@ -17,7 +17,7 @@ export function formatRate(rate: number): string {
  * sits in a half-width column: it lays itself out by its own width (a container query), so the
  * summary never squeezes into a one-word column at 1280 px.
  */
-export function RegistrationSuccess({ registrations: r }: { registrations: Overview["registrations"] }) {
+export function RegistrationSuccess({ registrations: r }: { registrations: NonNullable<Overview["registrations"]> }) {
   const byClass = (c: ObjectiveClass) =>
     Object.entries(r.byResult)
       .filter(([code]) => objectiveClass(code) === c)

@@ -13,9 +13,9 @@ const CARDS = [
 const cardClass =
   "group block h-full rounded-lg border border-slate-200 bg-white p-5 shadow-sm transition-colors hover:border-sky-400 dark:border-slate-800 dark:bg-slate-900 dark:hover:border-sky-700";
 
-/** Clusters per status, each card a link to the list filtered by that status. */
-export function StatusCountCards({ counts }: { counts: StatusCounts }) {
-  const share = (n: number) => (counts.total ? `${Math.round((n / counts.total) * 1000) / 10} % of fleet` : "—");
+/** Clusters per status, each card a link to the list filtered by that status; `of`: what the counts are a share of. */
+export function StatusCountCards({ counts, of = "fleet" }: { counts: StatusCounts; of?: string }) {
+  const share = (n: number) => (counts.total ? `${Math.round((n / counts.total) * 1000) / 10} % of ${of}` : "—");
   return (
     <ul className="grid grid-cols-2 gap-4 sm:grid-cols-3 lg:grid-cols-5" aria-label="Clusters by status">
       {CARDS.map((c) => (

@@ -7,7 +7,7 @@ const LINK = "font-medium text-sky-700 underline-offset-2 hover:underline dark:t
  * What waits for a person: registrations to approve and rollout stages to approve, each a link to
  * where it is decided. Nothing waiting: nothing shown (the page is not a to-do list).
  */
-export function WaitingDecisions({ decisions: d }: { decisions: Overview["decisions"] }) {
+export function WaitingDecisions({ decisions: d }: { decisions: NonNullable<Overview["decisions"]> }) {
   const rollouts = d.rolloutsAwaitingApproval;
   if (d.pendingRegistrations === 0 && rollouts.length === 0) return null;
   return (

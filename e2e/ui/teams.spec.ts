@@ -54,8 +54,9 @@ test("an admin gives a team its clusters; its operator sees only those", async (
     await signIn(context.request, person);
     const theirs = await context.newPage();
     await theirs.goto("/");
-    await expect(theirs).toHaveURL(/\/clusters$/);
-    await new Shell(theirs).expectNav(["Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"]);
+    await expect(theirs.getByTestId("overview-scope")).toContainText(`payments-${suffix}`);
+    await new Shell(theirs).expectNav(["Overview", "Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"]);
+    await theirs.goto("/clusters");
     const table = theirs.getByRole("table");
     await expect(table).toContainText(`e2e-team-in-a-${suffix}`);
     await expect(table).toContainText(`e2e-team-in-b-${suffix}`);

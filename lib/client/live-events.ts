@@ -48,9 +48,12 @@ export function parseLiveEvent(type: string, data: string): FleetEvent | null {
 // Pure cache patchers. Each returns its input unchanged (same reference) when nothing changes,
 // so a summary every 2 s does not re-render a page whose numbers did not move.
 
-/** The overview with the counts of a fleet summary (and their total). */
+/**
+ * The overview with the counts of a fleet summary (and their total). A team member's overview
+ * (`scope`) counts their clusters only: fleet-wide counts never land in it.
+ */
 export function withSummary(overview: Overview | undefined, summary: FleetSummaryEvent): Overview | undefined {
-  if (!overview) return overview;
+  if (!overview || overview.scope) return overview;
   const counts = { ...overview.counts };
   for (const key of CLUSTER_STATUSES) {
     const value = summary.counts[key];
@@ -61,9 +64,9 @@ export function withSummary(overview: Overview | undefined, summary: FleetSummar
   return same ? overview : { ...overview, counts };
 }
 
-/** The overview with a newer enrollment evaluation (an older or repeated one changes nothing). */
+/** The overview with a newer enrollment evaluation (an older or repeated one changes nothing; a team member's keeps its own figures). */
 export function withEnrollment(overview: Overview | undefined, event: FleetEnrollmentEvent): Overview | undefined {
-  if (!overview) return overview;
+  if (!overview || overview.scope) return overview;
   if (overview.enrollment && Date.parse(overview.enrollment.at) >= Date.parse(event.at)) return overview;
   const { at, total, enrolled, blockedBy, labels } = event;
   return { ...overview, enrollment: { at, total, enrolled, blockedBy, labels } };

@@ -10,7 +10,12 @@ import { queryKeys } from "./query-keys";
 
 export type { Overview, StatusCounts } from "@/lib/contracts/fleet";
 
-/** The overview's charts have one-minute buckets: refetching more often shows nothing new. */
+/**
+ * The overview's charts have one-minute buckets: refetching more often shows nothing new. Its
+ * counts move with the stream: a fleet role's from the fleet summary every 2 s; a team member gets
+ * no summary (it counts the whole fleet), so theirs are refetched after each event of one of their
+ * clusters (live-events.ts, applyLiveEvent) and by this poll.
+ */
 const OVERVIEW_REFRESH_MS = 60_000;
 
 export function useOverview() {

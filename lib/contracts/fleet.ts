@@ -19,36 +19,48 @@ export const SAMPLED_STATUSES = ["Ready", "NotReady", "Pending", "Draining"] as 
 export const statusSampleSchema = z.object({ at: isoTime, ...countsOf(SAMPLED_STATUSES) });
 export type StatusSample = z.infer<typeof statusSampleSchema>;
 
+/**
+ * The Overview: the whole fleet's for a fleet role. For a caller whose roles come from teams,
+ * every count, chart and list covers their teams' clusters only (`scope` says whose), and what
+ * exists only fleet-wide is null: the once-a-minute status samples, registrations (tokens and
+ * their attempts) and the decisions waiting (the approval queue, rollouts).
+ */
 export const overviewSchema = z.object({
   now: isoTime,
+  /** Present for team roles only: the teams whose clusters the figures cover. */
+  scope: z.object({ teams: z.array(z.string()) }).optional(),
   counts: statusCountsSchema,
   notReadyThresholdSeconds: z.number(),
   /** clusters flapping (more than the setting's status changes in the last hour) and with a degraded API server */
   health: z.object({ flapping: z.number(), degraded: z.number(), flappingThresholdPerHour: z.number() }),
   heartbeatsPerMinute: z.array(z.object({ at: isoTime, count: z.number() })),
-  statusHistory: z.array(statusSampleSchema),
-  registrations: z.object({
-    windowHours: z.number(),
-    total: z.number(),
-    succeeded: z.number(),
-    /** accepted and waiting for an operator's approval (202 pending_approval): neither refused nor failed, outside the rate */
-    waiting: z.number(),
-    /** refused as designed (token used up or expired, missing label...): not against the objective */
-    refused: z.number(),
-    /** failures of the system (5xx, server-side errors): the only thing the objective counts */
-    failed: z.number(),
-    /** deferred for load (503 overloaded): the agent retries; neither refused nor failed, and outside the rate */
-    deferred: z.number(),
-    /** 1 - failed / (total - deferred - waiting) */
-    successRate: z.number().nullable(),
-    objective: z.number(),
-    byResult: z.record(z.string(), z.number()),
-  }),
+  statusHistory: z.array(statusSampleSchema).nullable(),
+  registrations: z
+    .object({
+      windowHours: z.number(),
+      total: z.number(),
+      succeeded: z.number(),
+      /** accepted and waiting for an operator's approval (202 pending_approval): neither refused nor failed, outside the rate */
+      waiting: z.number(),
+      /** refused as designed (token used up or expired, missing label...): not against the objective */
+      refused: z.number(),
+      /** failures of the system (5xx, server-side errors): the only thing the objective counts */
+      failed: z.number(),
+      /** deferred for load (503 overloaded): the agent retries; neither refused nor failed, and outside the rate */
+      deferred: z.number(),
+      /** 1 - failed / (total - deferred - waiting) */
+      successRate: z.number().nullable(),
+      objective: z.number(),
+      byResult: z.record(z.string(), z.number()),
+    })
+    .nullable(),
   /** What waits for a person's decision: registrations to approve, rollout stages to approve. */
-  decisions: z.object({
-    pendingRegistrations: z.number(),
-    rolloutsAwaitingApproval: z.array(z.object({ id: z.string(), name: z.string(), nextStage: z.string() })),
-  }),
+  decisions: z
+    .object({
+      pendingRegistrations: z.number(),
+      rolloutsAwaitingApproval: z.array(z.object({ id: z.string(), name: z.string(), nextStage: z.string() })),
+    })
+    .nullable(),
   /** From the server's last enrollment evaluation; null until its first one. */
   enrollment: z
     .object({
@@ -223,9 +235,9 @@ export const fleetRoutes = {
   overview: route({
     method: "GET",
     path: "/api/v1/overview",
-    summary: "Fleet overview",
+    summary: "Fleet overview (for team roles: their teams' clusters only, the fleet-wide parts left out)",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     response: overviewSchema,
   }),
   events: route({

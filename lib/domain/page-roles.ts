@@ -18,7 +18,8 @@ export type ConsolePage = { readonly route: string; readonly role: Role; readonl
 
 /** In navigation order. `[name]` is a path segment, as in the app folder. */
 export const CONSOLE_PAGES = [
-  { route: "/", role: "viewer", nav: { label: "Overview" } },
+  // For team roles, their teams' clusters only (the API bounds every figure).
+  { route: "/", role: "viewer", nav: { label: "Overview" }, teams: true },
   { route: "/clusters", role: "viewer", nav: { label: "Clusters" }, teams: true },
   { route: "/clusters/[id]", role: "viewer", teams: true },
   // Watching a deregistration is for everyone; its steps are the API's to refuse.

@@ -9,7 +9,7 @@ import {
   type SameClusterRef,
 } from "@/lib/domain/cluster-reason";
 import { HEALTH_RULES, type ClusterStatus } from "@/lib/domain/status";
-import { BLOCKED_ONLY_WITHOUT, type ChecklistKey } from "@/lib/domain/enrollment";
+import { BLOCKED_ONLY_WITHOUT, CHECKLIST_KEYS, type ChecklistKey } from "@/lib/domain/enrollment";
 import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import type { ListClustersQuery } from "@/lib/contracts/clusters";
 import { dialect } from "@/lib/server/db/client";
@@ -99,12 +99,22 @@ export function selectorIds(selector: Selector): Sql {
 }
 
 /** In one of the teams' scopes: each an index-only id set, as a selector filter is. */
-function scopeCondition(scope: readonly Selector[]): Sql {
+function scopeCondition(scope: readonly Selector[], id: Sql = cluster("id")): Sql {
   if (!scope.length) return sql`1 = 0`;
   return sql`(${Sql.join(
-    scope.map((s) => sql`${cluster("id")} IN (${selectorIds(s)})`),
+    scope.map((s) => sql`${id} IN (${selectorIds(s)})`),
     " OR ",
   )})`;
+}
+
+/** ` AND <in one of the scopes>`, or nothing for the whole fleet (null). */
+function andInScope(scope: readonly Selector[] | null | undefined, id: Sql = cluster("id")): Sql {
+  return scope ? sql` AND ${scopeCondition(scope, id)}` : sql``;
+}
+
+/** The ids of the clusters in one of these scopes, as a sub-select (for rows that name a cluster). */
+export function scopeIds(scope: readonly Selector[]): Sql {
+  return sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${scopeCondition(scope)}`;
 }
 
 /** Ids of the clusters with more than `threshold` status changes in the hour before `now` (the (at) index). */
@@ -133,15 +143,21 @@ function sameClusterCondition(): Sql {
     WHERE ${other("clusterUid")} = ${cluster("clusterUid")} AND ${other("id")} <> ${cluster("id")} AND ${other("phase")} NOT IN (${ignored})))`;
 }
 
-/** For these clusters, the other active clusters reporting the same UID, by name (the reason's names). */
-export async function sameClusterPeers(ids: readonly string[]): Promise<Map<string, SameClusterRef[]>> {
+/**
+ * For these clusters, the other active clusters reporting the same UID, by name (the reason's
+ * names); with `scope`, only the peers in it (a team member is never told another cluster's name).
+ */
+export async function sameClusterPeers(
+  ids: readonly string[],
+  scope: readonly Selector[] | null = null,
+): Promise<Map<string, SameClusterRef[]>> {
   if (!ids.length) return new Map();
   const other = columns("Cluster", "o");
   const ignored = list(SAME_CLUSTER_IGNORED_PHASES);
   const rows = await queryRows<{ clusterId: string; id: string; name: string }>(
     sql`SELECT ${cluster("id")} AS "clusterId", ${other("id")} AS "id", ${other("name")} AS "name"
         FROM ${cluster.table} JOIN ${other.table} ON ${other("clusterUid")} = ${cluster("clusterUid")} AND ${other("id")} <> ${cluster("id")}
-        WHERE ${cluster("id")} IN (${list(ids)}) AND ${cluster("phase")} NOT IN (${ignored}) AND ${other("phase")} NOT IN (${ignored})
+        WHERE ${cluster("id")} IN (${list(ids)}) AND ${cluster("phase")} NOT IN (${ignored}) AND ${other("phase")} NOT IN (${ignored})${andInScope(scope, other("id"))}
         ORDER BY ${other("name")} ASC, ${other("id")} ASC`,
   );
   const peers = new Map<string, SameClusterRef[]>();
@@ -204,6 +220,17 @@ function versionParts(column: VersionColumn): Sql[] {
   return [sql`CAST(${s} AS INTEGER)`, sql`CAST(${afterMajor} AS INTEGER)`, sql`CAST(${afterMinor} AS INTEGER)`];
 }
 
+/** Not enrolled, held back by this checklist item (lib/server/lifecycle/enrollment.ts stores each item's state). */
+function blockedOnCondition(key: ChecklistKey): Sql {
+  // The evaluator stores JSON.stringify({ [key]: { state, since } }), so a passing item reads
+  // exactly so; a cluster it has not evaluated yet is blocked on everything.
+  const passing = (item: ChecklistKey) => `%${JSON.stringify(item)}:{"state":"pass"%`;
+  const blocked = sql`${cluster("enrolledAt")} IS NULL AND (${cluster("enrollment")} IS NULL OR ${cluster("enrollment")} NOT LIKE ${passing(key)})`;
+  // An item another explains counts only while that one passes (BLOCKED_ONLY_WITHOUT).
+  const cause = BLOCKED_ONLY_WITHOUT[key];
+  return cause ? sql`${blocked} AND ${cluster("enrollment")} LIKE ${passing(cause)}` : blocked;
+}
+
 function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql {
   const thresholdSeconds = rules.notReadyThresholdSeconds;
   const terms: Sql[] = [];
@@ -211,17 +238,7 @@ function whereClause(filter: ClusterFilter, now: Date, rules: FilterRules): Sql 
   if (filter.scope) terms.push(scopeCondition(filter.scope));
   if (filter.status) terms.push(statusCondition(filter.status, now, thresholdSeconds));
   if (filter.health) terms.push(healthCondition(filter.health, now, rules));
-  if (filter.blockedOn) {
-    // The evaluator stores JSON.stringify({ [key]: { state, since } }), so a passing item reads
-    // exactly so; a cluster it has not evaluated yet is blocked on everything.
-    const passing = (key: ChecklistKey) => `%${JSON.stringify(key)}:{"state":"pass"%`;
-    terms.push(
-      sql`${cluster("enrolledAt")} IS NULL AND (${cluster("enrollment")} IS NULL OR ${cluster("enrollment")} NOT LIKE ${passing(filter.blockedOn)})`,
-    );
-    // An item another explains counts only while that one passes (BLOCKED_ONLY_WITHOUT).
-    const cause = BLOCKED_ONLY_WITHOUT[filter.blockedOn];
-    if (cause) terms.push(sql`${cluster("enrollment")} LIKE ${passing(cause)}`);
-  }
+  if (filter.blockedOn) terms.push(blockedOnCondition(filter.blockedOn));
   if (filter.duplicateUid !== undefined)
     terms.push(filter.duplicateUid ? sameClusterCondition() : sql`NOT ${sameClusterCondition()}`);
   if (filter.kubelet) {
@@ -380,17 +397,28 @@ export async function matchingClusters(selector: Selector): Promise<{ id: string
   );
 }
 
-/** How many clusters match a health filter (the Overview's flapping and degraded counts). */
-export async function countHealth(health: HealthFilter, now: Date, rules: FilterRules): Promise<number> {
-  return countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause({ health }, now, rules)}`);
+/** How many clusters match a health filter (the Overview's flapping and degraded counts), within `scope` when one is given. */
+export async function countHealth(
+  health: HealthFilter,
+  now: Date,
+  rules: FilterRules,
+  scope: readonly Selector[] | null = null,
+): Promise<number> {
+  return countOf(
+    sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause({ health, ...(scope ? { scope } : {}) }, now, rules)}`,
+  );
 }
 
 /**
  * How many clusters are flagged "Same cluster as", and up to `limit` of their ids by UID then name
  * (the Overview's needs attention: snoozed clusters are left out).
  */
-export async function sameClusterAttention(limit: number, now = new Date()): Promise<{ count: number; ids: string[] }> {
-  const where = sql`WHERE ${sameClusterCondition()} AND NOT ${snoozeActiveCondition(now)}`;
+export async function sameClusterAttention(
+  limit: number,
+  now = new Date(),
+  scope: readonly Selector[] | null = null,
+): Promise<{ count: number; ids: string[] }> {
+  const where = sql`WHERE ${sameClusterCondition()} AND NOT ${snoozeActiveCondition(now)}${andInScope(scope)}`;
   const [count, rows] = await Promise.all([
     countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
     queryRows<{ id: string }>(
@@ -401,27 +429,41 @@ export async function sameClusterAttention(limit: number, now = new Date()): Pro
 }
 
 /** Ids of up to `limit` NotReady clusters, NotReady the longest first (the Overview's list; snoozed ones are left out). */
-export async function longestNotReady(now: Date, thresholdSeconds: number, limit: number): Promise<string[]> {
+export async function longestNotReady(
+  now: Date,
+  thresholdSeconds: number,
+  limit: number,
+  scope: readonly Selector[] | null = null,
+): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
-    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${statusCondition("NotReady", now, thresholdSeconds)} AND NOT ${snoozeActiveCondition(now)}
+    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${statusCondition("NotReady", now, thresholdSeconds)} AND NOT ${snoozeActiveCondition(now)}${andInScope(scope)}
         ORDER BY ${cluster("statusChangedAt")} ASC, ${cluster("id")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
 }
 
 /** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index; snoozed ones are left out). */
-export async function missingLabel(key: string, limit: number, now = new Date()): Promise<string[]> {
+export async function missingLabel(
+  key: string,
+  limit: number,
+  now = new Date(),
+  scope: readonly Selector[] | null = null,
+): Promise<string[]> {
   const rows = await queryRows<{ id: string }>(
     sql`SELECT ${cluster("id")} FROM ${cluster.table}
-        WHERE NOT ${snoozeActiveCondition(now)} AND ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
+        WHERE NOT ${snoozeActiveCondition(now)}${andInScope(scope)} AND ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
         ORDER BY ${cluster("name")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
 }
 
 /** How many clusters are snoozed now, and up to `limit` of their ids, the snooze ending soonest first (the Overview's). */
-export async function snoozedClusters(limit: number, now: Date): Promise<{ count: number; ids: string[] }> {
-  const where = sql`WHERE ${snoozeActiveCondition(now)}`;
+export async function snoozedClusters(
+  limit: number,
+  now: Date,
+  scope: readonly Selector[] | null = null,
+): Promise<{ count: number; ids: string[] }> {
+  const where = sql`WHERE ${snoozeActiveCondition(now)}${andInScope(scope)}`;
   const [count, rows] = await Promise.all([
     countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${where}`),
     queryRows<{ id: string }>(
@@ -431,13 +473,14 @@ export async function snoozedClusters(limit: number, now: Date): Promise<{ count
   return { count, ids: rows.map((r) => r.id) };
 }
 
-/** Clusters by computed status in one pass, optionally within a selector. */
+/** Clusters by computed status in one pass, optionally within a selector, and within `scope` when one is given. */
 export async function countByStatus(
   now: Date,
   thresholdSeconds: number,
   selector?: Selector,
+  scope: readonly Selector[] | null = null,
 ): Promise<Record<ClusterStatus, number>> {
-  const where = whereClause({ selector }, now, NO_RULES);
+  const where = whereClause({ selector, ...(scope ? { scope } : {}) }, now, NO_RULES);
   const rows = await queryRows<{ status: ClusterStatus; n: unknown }>(
     sql`SELECT s.status, count(*) AS n FROM (SELECT ${statusColumn(now, thresholdSeconds)} AS status FROM ${cluster.table} ${where}) s GROUP BY s.status`,
   );
@@ -500,4 +543,27 @@ export async function versionCountsInScope(
         WHERE ${cluster(column)} IS NOT NULL AND ${scopeCondition(scope)} GROUP BY ${cluster(column)}`,
   );
   return rows.map((r) => ({ version: r.version, count: Number(r.n) }));
+}
+
+/**
+ * The enrollment figures of the clusters in these scopes, read from each cluster's stored
+ * checklist the way the list's `enrollment` and `blockedOn` filters read it (so each number is
+ * the list its link opens), in one pass: how many, how many enrolled, how many each item holds back.
+ */
+export async function enrollmentInScope(
+  scope: readonly Selector[],
+): Promise<{ total: number; enrolled: number; blockedBy: Partial<Record<ChecklistKey, number>> }> {
+  const blocked = CHECKLIST_KEYS.map(
+    (key, i) => sql`sum(CASE WHEN ${blockedOnCondition(key)} THEN 1 ELSE 0 END) AS ${raw(`b${i}`)}`,
+  );
+  const [row] = await queryRows<Record<string, unknown>>(
+    sql`SELECT count(*) AS total, sum(CASE WHEN ${cluster("enrolledAt")} IS NOT NULL THEN 1 ELSE 0 END) AS enrolled, ${Sql.join(blocked, ", ")}
+        FROM ${cluster.table} WHERE ${scopeCondition(scope)}`,
+  );
+  const blockedBy: Partial<Record<ChecklistKey, number>> = {};
+  CHECKLIST_KEYS.forEach((key, i) => {
+    const n = Number(row?.[`b${i}`] ?? 0);
+    if (n > 0) blockedBy[key] = n;
+  });
+  return { total: Number(row?.total ?? 0), enrolled: Number(row?.enrolled ?? 0), blockedBy };
 }

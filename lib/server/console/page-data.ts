@@ -4,6 +4,7 @@ import { QueryClient, dehydrate, type DehydratedState, type QueryKey } from "@ta
 import type { ReplyOf, RouteContract } from "@/lib/contracts/route";
 import { hasRole } from "@/lib/domain/roles";
 import type { Principal } from "@/lib/server/auth/principal";
+import { authorize, type Authorized } from "@/lib/server/auth/authorize";
 import { ApiError } from "@/lib/server/api/errors";
 import { log } from "@/lib/server/log";
 
@@ -19,16 +20,23 @@ import { log } from "@/lib/server/log";
 export type PageQuery<C extends RouteContract = RouteContract> = {
   contract: C;
   key: QueryKey;
-  load: () => Promise<ReplyOf<C>>;
+  /** Loads as the route's handler would, given what authorization gave the caller (their scope). */
+  load: (auth: Authorized) => Promise<ReplyOf<C>>;
   /** The client reads it with useInfiniteQuery: the reply is its first page. */
   infinite?: boolean;
+  /**
+   * `load` answers a caller whose role comes from teams as the route's handler does (bounded to
+   * `auth.scope`, or only their own), so it loads for them too; without it, only for a fleet role
+   * at the route's role.
+   */
+  forTeams?: boolean;
 };
 
 export const pageQuery = <const C extends RouteContract>(
   contract: C,
   key: QueryKey,
-  load: () => Promise<ReplyOf<C>>,
-  options: { infinite?: boolean } = {},
+  load: (auth: Authorized) => Promise<ReplyOf<C>>,
+  options: { infinite?: boolean; forTeams?: boolean } = {},
 ): PageQuery => ({ contract, key, load, ...options }) as PageQuery;
 
 /** Loads the queries at once (none waits on another) and returns the cache state to hydrate. */
@@ -36,9 +44,11 @@ export async function pageData(principal: Principal, queries: readonly PageQuery
   const client = new QueryClient();
   await Promise.all(
     queries.map(async (q) => {
-      if (!hasRole(principal.role, q.contract.role)) return;
+      if (!hasRole(principal.role, q.contract.role) && !q.forTeams) return;
       try {
-        const reply = await q.load();
+        // The API's own authorization step: a fleet role reads the whole fleet (scope null), a
+        // team member their teams' part; anyone else is refused (left to the client).
+        const reply = await q.load(await authorize(q.contract, principal, {}));
         // The JSON form: dates as strings, undefined dropped, as the browser's fetch would see it.
         const json: unknown = JSON.parse(JSON.stringify(reply ?? null));
         client.setQueryData(q.key, q.infinite ? { pages: [json], pageParams: [undefined] } : json);

@@ -60,7 +60,19 @@ const groups = () => pageQuery(groupRoutes.list, queryKeys.groups.list, async ()
  * table (lib/domain/page-roles.ts), so a new page cannot be left without an entry.
  */
 export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[]> = {
-  "/": () => [pageQuery(fleetRoutes.overview, queryKeys.overview, () => overview())],
+  // A team member's Overview is bounded to their teams' clusters, as the API's is.
+  "/": () => [
+    pageQuery(
+      fleetRoutes.overview,
+      queryKeys.overview,
+      ({ principal, scope }) =>
+        overview(
+          scope,
+          principal.teams.map((g) => g.team),
+        ),
+      { forTeams: true },
+    ),
+  ],
   "/clusters": (req) => {
     // The view the URL names, read and asked for exactly as the list's own query does.
     const filters = filtersFromSearchParams(req.search);

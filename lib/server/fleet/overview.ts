@@ -2,35 +2,97 @@ import "server-only";
 import { db } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
 import {
+  countByStatus,
   countHealth,
+  enrollmentInScope,
   longestNotReady,
   missingLabel,
   sameClusterAttention,
   sameClusterPeers,
+  scopeIds,
   snoozedClusters,
 } from "@/lib/server/clusters/cluster-list-sql";
+import { asDate } from "@/lib/server/clusters/gate-facts";
+import { columns, queryRows, sql } from "@/lib/server/db/sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 import { tallyRegistrations } from "@/lib/domain/registration-errors";
+import { CHECKLIST_LABELS } from "@/lib/domain/enrollment";
+import type { Selector } from "@/lib/domain/selector";
 import { countPending } from "@/lib/server/registration-requests/pending-count";
 
 const MINUTE = 60_000;
 export const REGISTRATION_OBJECTIVE = 0.999;
 
-/** Heartbeats per minute across the fleet for the last `minutes` minutes, zeros included. */
-export async function heartbeatsPerMinute(minutes: number, now = new Date(), clusterId?: string) {
+/**
+ * Heartbeats per minute across the fleet for the last `minutes` minutes, zeros included: of one
+ * cluster, or of the clusters in `scope` (a team member's Overview) when one is given.
+ */
+export async function heartbeatsPerMinute(
+  minutes: number,
+  now = new Date(),
+  clusterId?: string,
+  scope: readonly Selector[] | null = null,
+) {
   const end = Math.floor(now.getTime() / MINUTE) * MINUTE;
   const start = end - (minutes - 1) * MINUTE;
-  const rows = await db().heartbeatBucket.groupBy({
-    by: ["bucketStart"],
-    where: { bucketStart: { gte: new Date(start) }, ...(clusterId ? { clusterId } : {}) },
-    _sum: { count: true },
-  });
-  const byMinute = new Map(rows.map((r) => [r.bucketStart.getTime(), r._sum.count ?? 0]));
+  const byMinute = scope
+    ? await bucketsInScope(new Date(start), scope)
+    : new Map(
+        (
+          await db().heartbeatBucket.groupBy({
+            by: ["bucketStart"],
+            where: { bucketStart: { gte: new Date(start) }, ...(clusterId ? { clusterId } : {}) },
+            _sum: { count: true },
+          })
+        ).map((r) => [r.bucketStart.getTime(), r._sum.count ?? 0]),
+      );
   return Array.from({ length: minutes }, (_, i) => {
     const at = start + i * MINUTE;
     return { at: new Date(at).toISOString(), count: byMinute.get(at) ?? 0 };
   });
+}
+
+const bucket = columns("HeartbeatBucket", "h");
+const certificate = columns("Certificate", "k");
+const cluster = columns("Cluster", "c");
+
+/** Heartbeats per minute since `start` of the clusters in these scopes (the buckets' (bucketStart) index, then their cluster). */
+async function bucketsInScope(start: Date, scope: readonly Selector[]): Promise<Map<number, number>> {
+  const rows = await queryRows<{ at: unknown; n: unknown }>(
+    sql`SELECT ${bucket("bucketStart")} AS at, sum(${bucket("count")}) AS n FROM ${bucket.table}
+        WHERE ${bucket("bucketStart")} >= ${start} AND ${bucket("clusterId")} IN (${scopeIds(scope)}) GROUP BY ${bucket("bucketStart")}`,
+  );
+  return new Map(rows.map((r) => [asDate(r.at)!.getTime(), Number(r.n)]));
+}
+
+/** Up to `limit` unrevoked certificates expiring before `before`, soonest first, of the clusters in `scope` (the whole fleet: null). */
+async function certificatesExpiring(before: Date, limit: number, scope: readonly Selector[] | null) {
+  if (!scope)
+    return db().certificate.findMany({
+      where: { revokedAt: null, notAfter: { lte: before } },
+      orderBy: { notAfter: "asc" },
+      take: limit,
+      select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
+    });
+  const rows = await queryRows<{ serial: string; notAfter: unknown; id: string; name: string }>(
+    sql`SELECT ${certificate("serial")} AS serial, ${certificate("notAfter")} AS "notAfter", ${cluster("id")} AS id, ${cluster("name")} AS name
+        FROM ${certificate.table} JOIN ${cluster.table} ON ${cluster("id")} = ${certificate("clusterId")}
+        WHERE ${certificate("revokedAt")} IS NULL AND ${certificate("notAfter")} <= ${before} AND ${certificate("clusterId")} IN (${scopeIds(scope)})
+        ORDER BY ${certificate("notAfter")} ASC LIMIT ${limit}`,
+  );
+  return rows.map((r) => ({ serial: r.serial, notAfter: asDate(r.notAfter)!, cluster: { id: r.id, name: r.name } }));
+}
+
+/**
+ * The enrollment card of a team member's Overview: their clusters' stored checklists, as of the
+ * server's last evaluation (null before its first, as for the fleet).
+ */
+async function enrollmentOf(scope: readonly Selector[]) {
+  const fleet = enrollmentSummary();
+  if (!fleet) return null;
+  const figures = await enrollmentInScope(scope);
+  return { at: fleet.at, ...figures, labels: { ...CHECKLIST_LABELS, ...fleet.labels } };
 }
 
 /** The listed clusters' names and status facts, in the ids' order. */
@@ -49,9 +111,16 @@ function nextStageName(r: { stages: string; currentStage: number }): string {
   return stages[r.currentStage + 1]?.name ?? `stage ${r.currentStage + 2}`;
 }
 
-export async function overview() {
+/**
+ * The Overview: of the whole fleet (`scope` null, a fleet role), or of the clusters in the
+ * caller's teams' scopes. A team member's is bounded in every figure and list; what only the fleet
+ * as a whole has (registration attempts, the approval queue and rollouts, the once-a-minute
+ * status samples) is left out for them (null), never shown fleet-wide.
+ */
+export async function overview(scope: readonly Selector[] | null = null, teams: readonly string[] = []) {
   const now = new Date();
   const settings = await getSettings();
+  const fleetWide = scope === null;
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const [
     counts,
@@ -67,28 +136,28 @@ export async function overview() {
     snoozed,
     pendingRegistrations,
     awaitingApproval,
+    scopedEnrollment,
   ] = await Promise.all([
-    statusCounts(now),
-    heartbeatsPerMinute(15, now),
-    db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } }),
+    fleetWide ? statusCounts(now) : countByStatus(now, settings.notReadyThresholdSeconds, undefined, scope),
+    heartbeatsPerMinute(15, now, undefined, scope),
+    fleetWide
+      ? db().fleetSample.findMany({ where: { at: { gte: new Date(now.getTime() - 6 * 3600_000) } }, orderBy: { at: "asc" } })
+      : null,
     // Sums: a row may stand for many refusals (counted past their source's budget).
-    db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _sum: { count: true } }),
-    longestNotReady(now, settings.notReadyThresholdSeconds, 5).then(byIds),
-    db().certificate.findMany({
-      where: { revokedAt: null, notAfter: { lte: new Date(now.getTime() + 7 * 86_400_000) } },
-      orderBy: { notAfter: "asc" },
-      take: 5,
-      select: { serial: true, notAfter: true, cluster: { select: { id: true, name: true } } },
-    }),
+    fleetWide
+      ? db().registrationAttempt.groupBy({ by: ["result"], where: { at: { gte: dayAgo } }, _sum: { count: true } })
+      : null,
+    longestNotReady(now, settings.notReadyThresholdSeconds, 5, scope).then(byIds),
+    certificatesExpiring(new Date(now.getTime() + 7 * 86_400_000), 5, scope),
     // Clusters lacking any required label: one query per required key.
-    Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20, now).then(byIds))),
-    countHealth("flapping", now, settings),
-    countHealth("degraded", now, settings),
-    sameClusterAttention(10, now).then(async ({ count, ids }) => {
-      const [rows, peers] = await Promise.all([byIds(ids), sameClusterPeers(ids)]);
+    Promise.all(settings.requiredLabels.map((key) => missingLabel(key, 20, now, scope).then(byIds))),
+    countHealth("flapping", now, settings, scope),
+    countHealth("degraded", now, settings, scope),
+    sameClusterAttention(10, now, scope).then(async ({ count, ids }) => {
+      const [rows, peers] = await Promise.all([byIds(ids), sameClusterPeers(ids, scope)]);
       return { total: count, items: rows.map((c) => ({ id: c.id, name: c.name, sameAs: peers.get(c.id) ?? [] })) };
     }),
-    snoozedClusters(10, now).then(async ({ count, ids }) => {
+    snoozedClusters(10, now, scope).then(async ({ count, ids }) => {
       const rows = await db().cluster.findMany({
         where: { id: { in: ids } },
         select: { id: true, name: true, snoozedUntil: true, snoozeOwner: true, snoozeReason: true },
@@ -105,13 +174,16 @@ export async function overview() {
         })),
       };
     }),
-    countPending(),
-    db().rollout.findMany({
-      where: { state: "AwaitingApproval" },
-      select: { id: true, name: true, stages: true, currentStage: true },
-      orderBy: { updatedAt: "asc" },
-      take: 10,
-    }),
+    fleetWide ? countPending() : null,
+    fleetWide
+      ? db().rollout.findMany({
+          where: { state: "AwaitingApproval" },
+          select: { id: true, name: true, stages: true, currentStage: true },
+          orderBy: { updatedAt: "asc" },
+          take: 10,
+        })
+      : null,
+    fleetWide ? null : enrollmentOf(scope),
   ]);
 
   const missingById = new Map<string, { id: string; name: string; missing: string[] }>();
@@ -123,33 +195,38 @@ export async function overview() {
     }
   });
 
-  const byResult = Object.fromEntries(attempts.map((a) => [a.result, a._sum.count ?? 0]));
+  const byResult = attempts && Object.fromEntries(attempts.map((a) => [a.result, a._sum.count ?? 0]));
   return {
     now: now.toISOString(),
+    ...(fleetWide ? {} : { scope: { teams: [...teams] } }),
     counts: { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) },
     notReadyThresholdSeconds: settings.notReadyThresholdSeconds,
     health: { flapping, degraded, flappingThresholdPerHour: settings.flappingThresholdPerHour },
     heartbeatsPerMinute: heartbeats,
-    statusHistory: samples.map((s) => ({
-      at: s.at.toISOString(),
-      Ready: s.ready,
-      NotReady: s.notReady,
-      Pending: s.pending,
-      Draining: s.draining,
-    })),
-    registrations: {
+    statusHistory:
+      samples?.map((s) => ({
+        at: s.at.toISOString(),
+        Ready: s.ready,
+        NotReady: s.notReady,
+        Pending: s.pending,
+        Draining: s.draining,
+      })) ?? null,
+    registrations: byResult && {
       windowHours: 24,
       // Only failures of the system count against the objective; refusals are shown beside it.
       ...tallyRegistrations(byResult),
       objective: REGISTRATION_OBJECTIVE,
       byResult,
     },
-    decisions: {
-      pendingRegistrations,
-      rolloutsAwaitingApproval: awaitingApproval.map((r) => ({ id: r.id, name: r.name, nextStage: nextStageName(r) })),
-    },
+    decisions:
+      pendingRegistrations === null || awaitingApproval === null
+        ? null
+        : {
+            pendingRegistrations,
+            rolloutsAwaitingApproval: awaitingApproval.map((r) => ({ id: r.id, name: r.name, nextStage: nextStageName(r) })),
+          },
     // From this instance's last enrollment evaluation (every 10 s); null until the first one.
-    enrollment: enrollmentSummary(),
+    enrollment: fleetWide ? enrollmentSummary() : scopedEnrollment,
     attention: {
       notReadyLongest: notReady.map((c) => ({
         id: c.id,

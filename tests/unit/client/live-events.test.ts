@@ -70,6 +70,11 @@ describe("withSummary", () => {
   test("leaves a missing overview missing (not loaded yet is not zero)", () => {
     assert.equal(withSummary(undefined, { at: "", heartbeatsPerSecond: 0, counts: {} }), undefined);
   });
+
+  test("never puts the fleet's counts into a team member's overview (their clusters only)", () => {
+    const theirs = { ...overview, scope: { teams: ["payments"] } };
+    assert.equal(withSummary(theirs, { at: "", heartbeatsPerSecond: 1, counts: { Ready: 900, NotReady: 12 } }), theirs);
+  });
 });
 
 describe("withEnrollment", () => {
@@ -93,6 +98,11 @@ describe("withEnrollment", () => {
     const newer = withEnrollment(shown, { ...evaluation, at: "2026-01-01T00:00:20.000Z", enrolled: 4, blockedBy: {} });
     assert.equal(newer?.enrollment?.enrolled, 4);
     assert.deepEqual(newer?.enrollment?.blockedBy, {});
+  });
+
+  test("a team member's overview keeps its own figures: a fleet evaluation's numbers are the whole fleet's", () => {
+    const theirs = { ...overview, scope: { teams: ["payments"] }, enrollment: { ...evaluation, total: 2 } };
+    assert.equal(withEnrollment(theirs, { ...evaluation, at: "2026-01-01T00:00:20.000Z", total: 400 }), theirs);
   });
 });
 

@@ -82,12 +82,12 @@ describe("console pages", () => {
     const teams = [{ teamId: "t1", team: "payments", role: "operator" as const, selector: [] }];
     assert.deepEqual(
       navItems({ fleetRole: null, teams }).map((i) => i.label),
-      ["Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"],
+      ["Overview", "Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"],
     );
     assert.deepEqual(navItems({ fleetRole: null, teams: [] }), [], "no role at all: nothing");
     assert.deepEqual(
       navItems({ fleetRole: null, teams: [{ ...teams[0]!, role: "viewer" }] }).map((i) => i.label),
-      ["Clusters", "Tokens", "Versions", "Node pools", "Teams"],
+      ["Overview", "Clusters", "Tokens", "Versions", "Node pools", "Teams"],
       "the audit log is for team operators",
     );
     const wizard = CONSOLE_PAGES.find((p) => p.route === "/clusters/[id]/deregister")!;
