@@ -15,7 +15,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   // The section's role is checked here, before the page's loading state streams, so a refused
   // page answers 403 (the page checks again for client-side navigation).
   const path = (await headers()).get("x-console-path") ?? "/";
-  const principal = await requirePageEntry(consolePageOf(path));
+  const principal = await requirePageEntry(consolePageOf(path), {
+    // Someone without any role yet learns why on their access page rather than from a 403.
+    home: path === "/" ? "/access" : undefined,
+  });
   const items: NavItem[] = navItems(accessOf(principal));
   return (
     <div className="min-h-screen lg:flex">

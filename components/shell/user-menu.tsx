@@ -1,11 +1,17 @@
 "use client";
 
+import Link from "next/link";
 import { signOut } from "next-auth/react";
 import { useEffect, useRef, useState } from "react";
 
 export function UserMenu({ email, role }: { email: string; role: string }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
+  const first = useRef<HTMLAnchorElement>(null);
+  // The menu's first item takes focus as it opens (React's autoFocus reaches form controls only, not links).
+  useEffect(() => {
+    if (open) first.current?.focus();
+  }, [open]);
   useEffect(() => {
     if (!open) return;
     const close = (e: MouseEvent | KeyboardEvent) => {
@@ -52,10 +58,19 @@ export function UserMenu({ email, role }: { email: string; role: string }) {
           <p className="px-3 py-2 text-xs text-slate-500 dark:text-slate-400">
             Signed in as <span className="font-medium text-slate-700 dark:text-slate-200">{email}</span> ({role})
           </p>
+          {/* What the signed-in person can see and do, and why: open to everyone, whatever their role. */}
+          <Link
+            ref={first}
+            role="menuitem"
+            href="/access"
+            onClick={() => setOpen(false)}
+            className="block w-full rounded px-3 py-2 text-left text-sm hover:bg-slate-100 dark:hover:bg-slate-800"
+          >
+            Your access
+          </Link>
           <button
             role="menuitem"
             type="button"
-            autoFocus
             onClick={() => void signOut({ callbackUrl: "/login" })}
             className="w-full rounded px-3 py-2 text-left text-sm hover:bg-slate-100 dark:hover:bg-slate-800"
           >

@@ -75,6 +75,8 @@ export const queryKeys = {
   apiKeys: ["api-keys"] as const,
   users: ["users"] as const,
   // Webhooks: subscriptions, and each one's delivery log (under `webhooks`: a test send refreshes both)
+  /** GET /api/v1/me/access: the caller's own roles and why */
+  myAccess: ["me", "access"] as const,
   /** GET /api/v1/teams, and what a scope would match (POST /api/v1/teams/scope-preview) */
   teams: {
     all: ["teams"] as const,

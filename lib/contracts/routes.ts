@@ -5,6 +5,7 @@ import { deregistrationRoutes } from "./deregistration";
 import { fleetRoutes } from "./fleet";
 import { groupRoutes } from "./groups";
 import { labelRoutes } from "./labels";
+import { meRoutes } from "./me";
 import { policyRoutes } from "./policies";
 import { registrationRequestRoutes } from "./registration-requests";
 import type { RouteContract } from "./route";
@@ -33,4 +34,5 @@ export const ADMIN_ROUTES: readonly RouteContract[] = [
   fleetRoutes,
   clusterProfileRoutes,
   webhookRoutes,
+  meRoutes,
 ].flatMap((routes) => Object.values(routes));

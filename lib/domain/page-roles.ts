@@ -13,8 +13,15 @@ export type NavEntry = { label: string; badge?: "pendingApprovals" };
 /**
  * `teams`: the page also opens for whoever holds `role` only in a team, and shows only their
  * teams' clusters (the API bounds what it answers the same way); other pages need a fleet role.
+ * `everyone`: it opens for whoever is signed in, even with no role at all (it says what they lack).
  */
-export type ConsolePage = { readonly route: string; readonly role: Role; readonly nav?: NavEntry; readonly teams?: true };
+export type ConsolePage = {
+  readonly route: string;
+  readonly role: Role;
+  readonly nav?: NavEntry;
+  readonly teams?: true;
+  readonly everyone?: true;
+};
 
 /** In navigation order. `[name]` is a path segment, as in the app folder. */
 export const CONSOLE_PAGES = [
@@ -43,6 +50,9 @@ export const CONSOLE_PAGES = [
   // Everyone reads their teams; a fleet admin shapes them, a team's admins manage its members.
   { route: "/teams", role: "viewer", nav: { label: "Teams" }, teams: true },
   { route: "/settings", role: "admin", nav: { label: "Settings" } },
+  // What the signed-in person can see and do, and why (from the user menu): someone without any
+  // role learns it here rather than from a 403.
+  { route: "/access", role: "viewer", teams: true, everyone: true },
 ] as const satisfies readonly ConsolePage[];
 
 export type ConsoleRoute = (typeof CONSOLE_PAGES)[number]["route"];
@@ -86,9 +96,9 @@ export function pageOf(route: ConsoleRoute): ConsolePage {
   return CONSOLE_PAGES.find((p) => p.route === route)!;
 }
 
-/** May a caller with this access open the page: a fleet role at its role, or, on a team page, that role in a team. */
+/** May a caller with this access open the page: a fleet role at its role, or, on a team page, that role in a team (or anyone, on an `everyone` page). */
 export function mayOpen(page: ConsolePage, access: Access): boolean {
-  if (hasRole(access.fleetRole, page.role)) return true;
+  if (page.everyone || hasRole(access.fleetRole, page.role)) return true;
   return !!page.teams && hasRole(highestRole({ fleetRole: null, teams: access.teams }), page.role);
 }
 

@@ -1,15 +1,21 @@
-// A team member's Overview (lib/server/fleet/overview.ts) on the engine TEST_ENGINE picks: every
-// figure and list of a team viewer's Overview counts their teams' clusters only, so a cluster
-// outside the scope changes nothing in it (while it does change the fleet's); what exists only
-// fleet-wide is left out; the page's first data is the API's answer.
+// A team member's Overview and their access page (lib/server/fleet/overview.ts,
+// lib/server/auth/explain-access.ts) on the engine TEST_ENGINE picks: every figure and list of a
+// team viewer's Overview counts their teams' clusters only, so a cluster outside the scope changes
+// nothing in it (while it does change the fleet's); what exists only fleet-wide is left out; the
+// page's first data is the API's answer; and "Your access" says how each role was granted.
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { hashKey } from "@tanstack/react-query";
 import { fleetRoutes, type Overview } from "@/lib/contracts/fleet";
+import { meRoutes, type MyAccess } from "@/lib/contracts/me";
+import { reachOf } from "@/lib/contracts/role-reach";
+import { ADMIN_ROUTES } from "@/lib/contracts/routes";
 import { queryKeys } from "@/lib/client/query-keys";
+import { createApiKey } from "@/lib/server/api-keys/api-keys";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { authorize } from "@/lib/server/auth/authorize";
-import { userTeams, type Principal } from "@/lib/server/auth/principal";
+import { explainAccess } from "@/lib/server/auth/explain-access";
+import { principalFromApiKey, userTeams, type Principal } from "@/lib/server/auth/principal";
 import { pageData } from "@/lib/server/console/page-data";
 import { PAGE_QUERIES } from "@/lib/server/console/page-queries";
 import { db } from "@/lib/server/db/client";
@@ -198,5 +204,82 @@ describe(`a team member's Overview and access on ${testEngine()}`, () => {
     const nobody = await userPrincipal("nobody@example.com", null);
     const empty = await pageData(nobody, [q!]);
     assert.equal(empty.queries.length, 0);
+  });
+
+  test("access: a direct member, with their team's scope, its clusters and what a team viewer reaches", async () => {
+    const res = await callRoute(meRoutes.access, {}, () => explainAccess(viewer));
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const a = res.body as MyAccess;
+    assert.equal(a.fleet.role, null);
+    assert.match(a.fleet.why, /no fleet role/);
+    assert.deepEqual(
+      a.teams.map((t) => ({ name: t.name, role: t.role, grants: t.grants, selector: t.selector, clusters: t.clusters })),
+      [{ name: "payments", role: "viewer", grants: [{ via: "user", role: "viewer" }], selector: "team=payments", clusters: 3 }],
+    );
+    assert.doesNotMatch(JSON.stringify(a.teams), /"data"/, "no other team");
+    // What a team viewer reaches is read from the declarations: reads, never a fleet-only route.
+    const reach = reachOf(a.actions, "viewer", "team");
+    const declared = (method: string, path: string) => ADMIN_ROUTES.find((c) => c.method === method && c.path === path)!;
+    assert.ok(reach.some((x) => x.path === "/api/v1/overview"));
+    assert.ok(reach.every((x) => declared(x.method, x.path).scope !== "fleet" && declared(x.method, x.path).role === "viewer"));
+    assert.ok(!reach.some((x) => x.path === "/api/v1/groups"), "groups are the fleet's");
+    assert.equal(a.actions.length, ADMIN_ROUTES.length, "every declared route explained");
+  });
+
+  test("access: an SSO group member learns which group gave the role; a direct membership beside it is listed too", async () => {
+    await updateSettings(ADMIN, {
+      ssoRoleMapping: { claim: "groups", rules: [{ value: "platform", role: "viewer" }], defaultRole: "none" },
+    });
+    await addTeamMember(ADMIN, teamId, { ssoGroup: "grp-payments-ops", role: "operator" });
+    const person = await userPrincipal("sso-person@example.com", null, ["grp-payments-ops", "unbound"], true);
+    await addTeamMember(ADMIN, teamId, { user: "sso-person@example.com", role: "viewer" });
+    const a = await explainAccess({
+      ...person,
+      teams: await userTeams({ id: person.user!.id, ssoGroups: '["grp-payments-ops","unbound"]' }),
+    });
+    const team = a.teams.find((t) => t.name === "payments")!;
+    assert.equal(team.role, "operator", "the highest of its grants");
+    assert.deepEqual(
+      [...team.grants].sort((x, y) => x.via.localeCompare(y.via)),
+      [
+        { via: "ssoGroup", group: "grp-payments-ops", role: "operator" },
+        { via: "user", role: "viewer" },
+      ],
+    );
+    assert.deepEqual(a.ssoGroups, ["grp-payments-ops", "unbound"]);
+    assert.match(a.fleet.why, /SSO role mapping.*"groups" claim/);
+  });
+
+  test("access: a fleet admin reaches every route, in no team; an API key is capped by its creator", async () => {
+    const admin = await userPrincipal("access-admin@example.com", "admin");
+    const a = await explainAccess(admin);
+    assert.deepEqual({ role: a.fleet.role, teams: a.teams }, { role: "admin", teams: [] });
+    assert.match(a.fleet.why, /fleet admin/);
+    assert.equal(reachOf(a.actions, "admin", "fleet").length, ADMIN_ROUTES.length);
+    assert.ok(
+      a.actions.some(
+        (x) => x.path === "/api/v1/teams" && x.method === "POST" && !x.teams && x.does === "Create a team with its scope",
+      ),
+    );
+
+    // A key made a team operator by a creator who is only a team viewer acts as a viewer there.
+    const creator = await userPrincipal("key-creator@example.com", null);
+    await addTeamMember(ADMIN, teamId, { user: "key-creator@example.com", role: "viewer" });
+    const minted = await createApiKey(
+      { type: "user", id: creator.user!.id, label: "key-creator@example.com" },
+      {
+        name: "pay-key",
+        role: "none",
+      },
+    );
+    await addTeamMember(ADMIN, teamId, { apiKey: minted.id, role: "operator" });
+    const keyPrincipal = (await principalFromApiKey(minted.key))!;
+    const k = await explainAccess(keyPrincipal);
+    assert.equal(k.who.kind, "apiKey");
+    assert.equal(k.fleet.role, null);
+    assert.deepEqual(
+      k.teams.map((t) => ({ name: t.name, role: t.role, grants: t.grants })),
+      [{ name: "payments", role: "viewer", grants: [{ via: "apiKey", role: "operator", cappedTo: "viewer" }] }],
+    );
   });
 });

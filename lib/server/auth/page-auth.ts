@@ -4,7 +4,7 @@ import { cache } from "react";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { mayOpen, pageOf, type ConsolePage, type ConsoleRoute } from "@/lib/domain/page-roles";
 import { hasRole, type Role } from "@/lib/domain/roles";
-import { accessOn, type AccessReason } from "@/lib/domain/teams";
+import { accessOn, highestRole, type AccessReason } from "@/lib/domain/teams";
 import { clusterLabels } from "./authorize";
 import { accessOf, principalFromSession, type Principal } from "./principal";
 
@@ -17,12 +17,13 @@ export function requirePage(route: ConsoleRoute): Promise<Principal> {
   return requirePageEntry(pageOf(route));
 }
 
-/** As requirePage; `home`: where a caller with team roles only is sent instead of the 403 page. */
+/** As requirePage; `home`: where a caller with no role at all (in the fleet or any team) is sent instead of the 403 page. */
 export async function requirePageEntry(page: ConsolePage, options: { home?: string } = {}): Promise<Principal> {
   const principal = await principalFromSession(await cookies());
   if (!principal) redirect("/login");
-  if (!mayOpen(page, accessOf(principal))) {
-    if (options.home && !principal.role && principal.teams.length) redirect(options.home);
+  const access = accessOf(principal);
+  if (!mayOpen(page, access)) {
+    if (options.home && !highestRole(access)) redirect(options.home);
     forbidden();
   }
   return principal;

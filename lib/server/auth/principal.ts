@@ -50,7 +50,8 @@ export async function userTeams(user: { id: string; ssoGroups: string | null }):
   return grantsOf(rows);
 }
 
-function parseGroups(stored: string | null): string[] {
+/** The SSO groups a user row keeps from their last single sign-on (none when unreadable). */
+export function parseGroups(stored: string | null): string[] {
   if (!stored) return [];
   try {
     const list: unknown = JSON.parse(stored);

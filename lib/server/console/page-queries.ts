@@ -6,6 +6,7 @@ import { clusterRoutes } from "@/lib/contracts/clusters";
 import { deregistrationRoutes } from "@/lib/contracts/deregistration";
 import { fleetRoutes, gateQueryFromSearch } from "@/lib/contracts/fleet";
 import { groupRoutes } from "@/lib/contracts/groups";
+import { meRoutes } from "@/lib/contracts/me";
 import { policyRoutes } from "@/lib/contracts/policies";
 import { registrationRequestRoutes } from "@/lib/contracts/registration-requests";
 import { rolloutRoutes } from "@/lib/contracts/rollouts";
@@ -17,6 +18,7 @@ import { filtersFromSearchParams, listQueryParams } from "@/lib/client/cluster-f
 import { queryKeys } from "@/lib/client/query-keys";
 import type { ConsoleRoute } from "@/lib/domain/page-roles";
 import { listApiKeys } from "@/lib/server/api-keys/api-keys";
+import { explainAccess } from "@/lib/server/auth/explain-access";
 import { parseWith } from "@/lib/server/api/read-body";
 import { listAudit } from "@/lib/server/audit/list-audit";
 import { getExporterState } from "@/lib/server/cluster-profiles/exporter-settings";
@@ -145,5 +147,8 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
     pageQuery(apiKeyRoutes.list, queryKeys.apiKeys, async () => ({ items: await listApiKeys() })),
     pageQuery(webhookRoutes.list, queryKeys.webhooks.list, async () => ({ items: await listWebhooks() })),
     pageQuery(userRoutes.list, queryKeys.users, async () => ({ items: await listUsers() })),
+  ],
+  "/access": () => [
+    pageQuery(meRoutes.access, queryKeys.myAccess, ({ principal }) => explainAccess(principal), { forTeams: true }),
   ],
 };

@@ -101,6 +101,20 @@ describe("console pages", () => {
     );
   });
 
+  test("the Overview opens for team roles; the access page for whoever is signed in, even with no role", () => {
+    const page = (route: string) => CONSOLE_PAGES.find((p) => p.route === route)!;
+    const viewer = [{ teamId: "t1", team: "payments", role: "viewer" as const, selector: [] }];
+    assert.ok(mayOpen(page("/"), { fleetRole: null, teams: viewer }), "a team viewer's Overview (their clusters)");
+    assert.ok(!mayOpen(page("/"), { fleetRole: null, teams: [] }), "no role: no Overview");
+    for (const access of [
+      { fleetRole: null, teams: [] },
+      { fleetRole: null, teams: viewer },
+      { fleetRole: "admin" as const, teams: [] },
+    ])
+      assert.ok(mayOpen(page("/access"), access), JSON.stringify(access));
+    assert.ok(!navItems({ fleetRole: "admin", teams: [] }).some((i) => i.href === "/access"), "reached from the user menu");
+  });
+
   test("a requested path's role is its page's, or the closest enclosing page's", () => {
     const cases: [string, string][] = [
       ["/", "viewer"],
