@@ -64,6 +64,7 @@ export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId" 
     { name: "teams", path: "/teams" },
     { name: "settings", path: "/settings" },
     { name: "audit", path: "/audit" },
+    { name: "your access", path: "/access" },
   ];
 }
 
