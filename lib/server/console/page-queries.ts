@@ -42,6 +42,8 @@ import { listUsers } from "@/lib/server/users/users";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
 import { listWebhooks } from "@/lib/server/webhooks/subscriptions";
 import { pageQuery, type PageQuery } from "./page-data";
+import { teamRoutes } from "@/lib/contracts/teams";
+import { listTeams } from "@/lib/server/teams/teams";
 
 /** What a page was asked for: its path parameters and its query string. */
 export type PageRequest = { params: Record<string, string>; search: URLSearchParams };
@@ -138,8 +140,8 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
       ),
     ];
   },
-  // Which teams depends on who asks (GET /api/v1/teams): the client reads them.
-  "/teams": () => [],
+  // Which teams depends on who asks: a fleet role reads all, a team member their own.
+  "/teams": () => [pageQuery(teamRoutes.list, queryKeys.teams.list, ({ principal }) => listTeams(principal), { forTeams: true })],
   "/settings": () => [
     pageQuery(settingsRoutes.get, queryKeys.settings, () => getSettings()),
     pageQuery(settingsRoutes.ca, queryKeys.fleetCa, () => getCaStatus()),
