@@ -66,7 +66,7 @@ describe(`the bulk drain's guard and pace on ${testEngine()}`, () => {
       const dry = await drain({ ...body, dryRun: true });
       assert.deepEqual(
         dry.guard,
-        { reasons: ["wholeFleet"], production: 0, fleet: 3, phrase: "drain all 3 clusters" },
+        { reasons: ["wholeFleet"], production: 0, fleet: 3, phrase: "drain all 3 clusters", confirmable: false },
         JSON.stringify(body),
       );
       await assert.rejects(
@@ -119,6 +119,7 @@ describe(`the bulk drain's guard and pace on ${testEngine()}`, () => {
       production: 1,
       fleet: 6,
       phrase: "drain 2 clusters, 1 in production",
+      confirmable: false,
     });
     const body = { ids: ["cl_p1", "cl_q1"], reason: "moving region", confirmCount: 2, confirmPhrase: dry.guard!.phrase };
     await assert.rejects(drain(body), refusedAs("admin_required", 403));

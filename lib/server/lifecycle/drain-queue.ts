@@ -2,7 +2,10 @@ import "server-only";
 import type { DrainQueue } from "@/lib/contracts/clusters";
 import { ApiError, knownError } from "@/lib/server/api/errors";
 import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/server/audit/record-audit";
+import type { Selector } from "@/lib/domain/selector";
+import { clusterIdsInScope } from "@/lib/server/clusters/cluster-list-sql";
 import { db } from "@/lib/server/db/client";
+import { inChunks } from "@/lib/server/db/chunks";
 import { log } from "@/lib/server/log";
 import { actOnDeregistration } from "./deregistration";
 
@@ -86,9 +89,17 @@ export async function startDueDrains(now = new Date()): Promise<number> {
   return started;
 }
 
-/** The queue by batch, oldest first. */
-export async function listDrainQueue(): Promise<DrainQueue> {
-  const rows = await db().queuedDrain.findMany({ orderBy: [{ queuedAt: "asc" }, { notBefore: "asc" }] });
+/**
+ * The queue by batch, oldest first. Through a team (`scope`: its selectors; null: the whole fleet)
+ * only the drains of clusters in its scopes: a batch that also holds other clusters shows its
+ * in-scope part (how many of its clusters wait, when the next and the last of them start), and a
+ * batch with none of its clusters is not there at all. So a team sees every drain coming to its
+ * clusters, whoever confirmed it, and nothing of anyone else's.
+ */
+export async function listDrainQueue(scope: readonly Selector[] | null = null): Promise<DrainQueue> {
+  const all = await db().queuedDrain.findMany({ orderBy: [{ queuedAt: "asc" }, { notBefore: "asc" }] });
+  const visible = scope ? await clusterIdsInScope(scope) : null;
+  const rows = visible ? all.filter((r) => visible.has(r.clusterId)) : all;
   const batches = new Map<string, DrainQueue["batches"][number]>();
   for (const r of rows) {
     const b = batches.get(r.batchId);
@@ -112,16 +123,30 @@ export async function listDrainQueue(): Promise<DrainQueue> {
   return { batches: [...batches.values()] };
 }
 
-/** Cancels a bulk drain's drains that have not started (audited); 404 when none wait. */
-export async function cancelDrainBatch(actor: Actor, batchId: string): Promise<{ cancelled: number }> {
-  const waiting = await db().queuedDrain.findMany({ where: { batchId }, select: { clusterId: true } });
-  const { count } = await db().queuedDrain.deleteMany({ where: { batchId } });
-  if (!count)
-    throw new ApiError("not_found", "No drains of this bulk drain are waiting: they have all started, or were cancelled.");
+const NOTHING_WAITING = "No drains of this bulk drain are waiting: they have all started, or were cancelled.";
+
+/**
+ * Cancels a bulk drain's drains that have not started (audited); 404 when none wait. Through a
+ * team, only those of clusters in its scopes: the batch's other drains wait on untouched, and a
+ * batch with none of its clusters waiting answers 404 exactly as an unknown batch does.
+ */
+export async function cancelDrainBatch(
+  actor: Actor,
+  batchId: string,
+  scope: readonly Selector[] | null = null,
+): Promise<{ cancelled: number }> {
+  const all = await db().queuedDrain.findMany({ where: { batchId }, select: { clusterId: true } });
+  const visible = scope && all.length ? await clusterIdsInScope(scope) : null;
+  const waiting = visible ? all.filter((w) => visible.has(w.clusterId)) : all;
+  let count = 0;
+  for (const chunk of inChunks(waiting.map((w) => w.clusterId)))
+    count += (await db().queuedDrain.deleteMany({ where: { batchId, clusterId: { in: chunk } } })).count;
+  if (!count) throw new ApiError("not_found", NOTHING_WAITING);
   await recordAudit(db(), actor, "cluster.deregistration.queue_cancel", null, {
     batchId,
     cancelled: count,
     clusterIds: waiting.map((w) => w.clusterId),
+    ...(scope ? { leftOutOfScope: all.length - waiting.length } : {}),
   });
   return { cancelled: count };
 }
