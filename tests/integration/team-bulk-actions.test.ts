@@ -20,10 +20,10 @@ import { bulkLabelClusters } from "@/lib/server/clusters/bulk-label-clusters";
 import { createSavedView, listSavedViews } from "@/lib/server/clusters/saved-views";
 import { db } from "@/lib/server/db/client";
 import { bulkStartDeregistration } from "@/lib/server/lifecycle/bulk-start-deregistration";
-import { cancelDrainBatch, listDrainQueue } from "@/lib/server/lifecycle/drain-queue";
+import { cancelDrainBatch, listDrainQueue, startDueDrains } from "@/lib/server/lifecycle/drain-queue";
 import { bulkRetireNodePool } from "@/lib/server/node-pools/bulk-retire-node-pool";
 import { updateSettings } from "@/lib/server/settings/settings";
-import { createTeam } from "@/lib/server/teams/teams";
+import { addTeamMember, createTeam } from "@/lib/server/teams/teams";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -47,11 +47,11 @@ async function cluster(name: string, labels: Record<string, string>, pools: stri
   return made.id;
 }
 
-const grant = (team: string, role: Role, teamId = `t-${team}`): TeamGrant => ({
+const grant = (team: string, role: Role, teamId = `t-${team}`, scope = `team=${team}`): TeamGrant => ({
   teamId,
   team,
   role,
-  selector: parseSelector(`team=${team}`),
+  selector: parseSelector(scope),
 });
 
 /** A caller as authorize.ts hands it over: team roles only (or a fleet role), and the scope a `clusters` route bounds it to. */
@@ -296,6 +296,33 @@ describe(`the drain queue through a team on ${testEngine()}`, () => {
       "nothing of the team's waits any more",
     );
     assert.deepEqual(await cancelDrainBatch(ADMIN, one.batchId!), { cancelled: 1 }, "a fleet role cancels the rest");
+    assert.deepEqual(await cancelDrainBatch(ADMIN, two.batchId!), { cancelled: 1 });
+  });
+
+  test("a queued drain starts under its confirmer's team, and not once its cluster has left the team's scope", async () => {
+    const team = await createTeam(ADMIN, { name: "rm-queue", selector: "team=rm" });
+    const user = await db().user.create({ data: { email: "queue@rm.example", role: "none" } });
+    await addTeamMember(ADMIN, team.id, { user: user.id, role: "operator" });
+    const member = caller(user.email, [grant("rm-queue", "operator", team.id, "team=rm")]);
+    member.principal.actor.id = user.id;
+    for (const name of ["qh-rm", "qi-rm", "qj-rm"]) await cluster(name, { team: "rm", queue: "three" });
+    const before = Date.now();
+    const done = await drain(member, { filter: { selector: "queue=three" }, reason: "wave three", confirmCount: 3 });
+    assert.deepEqual([done.started, done.queued], [1, 2]);
+
+    // A fleet admin moves one out of the team's scope before its turn.
+    await db().clusterLabel.updateMany({ where: { clusterId: "cl_qi-rm", key: "team" }, data: { value: "elsewhere" } });
+    assert.equal(await startDueDrains(new Date(before + 3 * 60_000)), 1);
+    assert.equal((await draining()).includes("cl_qi-rm"), false, "out of the scope: never started");
+    assert.ok((await draining()).includes("cl_qj-rm"));
+    const skipped = await lastAudit("cluster.deregistration.queued_skipped");
+    assert.deepEqual([skipped.targetId, skipped.details.error], ["cl_qi-rm", "not_found"]);
+    const started = await db().auditLog.findFirstOrThrow({ where: { action: "deregistration.start", targetId: "cl_qj-rm" } });
+    assert.deepEqual(
+      [started.actorLabel, started.allowedRole, started.allowedTeam],
+      [user.email, "operator", "rm-queue"],
+      "started as the person who confirmed it, under their team",
+    );
   });
 });
 
