@@ -117,7 +117,10 @@ export async function guardedSelection(
 }
 
 /** What the audit entry of a guarded bulk action records of its guard, and what a team left out. */
-export function guardForAudit(g: Pick<Guarded, "guard" | "leftOut" | "unknown" | "allowedUnder">, scope: unknown) {
+export function guardForAudit(
+  g: Pick<Guarded, "guard" | "leftOut" | "unknown" | "allowedUnder">,
+  scope: readonly Selector[] | null,
+) {
   const { guard } = g;
   return {
     ...(guard

@@ -69,11 +69,12 @@ export async function selectInScope(s: ClusterSelection, scope: readonly Selecto
       throw new ApiError("invalid_request", `The filter matches more than ${BULK_MAX_CLUSTERS} clusters; narrow it.`, [
         { field: "filter", message: `matches more than ${BULK_MAX_CLUSTERS} clusters` },
       ]);
-    const leftOut = scope ? (await countFiltered(filter, now, settings)) - ids.length : 0;
+    // Counted a moment later than the ids: a cluster removed in between must not make it negative.
+    const leftOut = scope ? Math.max(0, (await countFiltered(filter, now, settings)) - ids.length) : 0;
     return { ids, unknown: [], leftOut };
   }
   const wanted = [...new Set(s.ids ?? [])];
-  // At most 1,000 ids (the selection's schema), in one statement as before teams.
+  // At most 1,000 ids (the selection's schema): one statement, ordered by the database as a filter's are.
   const found = (
     await db().cluster.findMany({
       where: { id: { in: wanted } },
