@@ -20,6 +20,7 @@ export function BulkActionsBar({
   onEditLabels,
   onDrain,
   onRetirePool,
+  canRollout,
 }: {
   selection: Selection;
   /** the whole page is selected and more clusters match than the page shows */
@@ -30,6 +31,8 @@ export function BulkActionsBar({
   onEditLabels: () => void;
   onDrain: () => void;
   onRetirePool: () => void;
+  /** the person may open the new-rollout page */
+  canRollout: boolean;
 }) {
   // The server refuses it too: "all matching" no filter is the whole fleet.
   const wholeFleet = selection.kind === "matching" && isEmptyFilter(filterOf(selection.filters));
@@ -52,12 +55,14 @@ export function BulkActionsBar({
         <Button variant="secondary" className="h-8" onClick={onEditLabels}>
           Edit labels…
         </Button>
-        <Link
-          href={rolloutUrl(selection)}
-          className="inline-flex h-8 items-center rounded-md border border-slate-300 bg-white px-3.5 text-sm font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
-        >
-          Create a rollout…
-        </Link>
+        {canRollout && (
+          <Link
+            href={rolloutUrl(selection)}
+            className="inline-flex h-8 items-center rounded-md border border-slate-300 bg-white px-3.5 text-sm font-medium text-slate-800 hover:bg-slate-100 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800"
+          >
+            Create a rollout…
+          </Link>
+        )}
         <Button
           variant="secondary"
           className="h-8 text-rose-700 disabled:opacity-60 dark:text-rose-300"

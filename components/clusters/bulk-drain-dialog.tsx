@@ -15,7 +15,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog } from "@/components/ui/dialog";
 import { InlineError } from "@/components/ui/inline-error";
 import { ReasonForm } from "@/components/ui/reason-dialog";
-import { BulkGuardNotice } from "./bulk-guard-notice";
+import { BulkGuardNotice, LeftOutNote } from "./bulk-guard-notice";
 import { selectionText } from "./bulk-selection-text";
 
 /** The clusters a bulk action could not act on, each with why. */
@@ -133,6 +133,9 @@ function QueuedDrains({ result }: { result: BulkDeregistrationResult }) {
 /** A bulk action's dialog: the selection, whether the person may confirm a guarded one, and how to close. */
 export type BulkDialogProps = { selection: Selection; isAdmin: boolean; onClose: () => void };
 
+/** Whether the person may confirm a guarded selection: the server's dry run says (an admin of every cluster in it). */
+export const mayConfirm = (data: BulkDeregistrationResult, isAdmin: boolean) => data.guard?.confirmable ?? isAdmin;
+
 export function BulkDrainDialog({ selection, isAdmin, onClose }: BulkDialogProps) {
   const check = useBulkDeregistration();
   const run = useBulkDeregistration();
@@ -174,6 +177,7 @@ export function BulkDrainDialog({ selection, isAdmin, onClose }: BulkDialogProps
             Drain started on {run.data.started.toLocaleString()} of {run.data.matched.toLocaleString()} clusters; follow each in
             its wizard.
           </p>
+          <LeftOutNote leftOut={run.data.leftOut} />
           <QueuedDrains result={run.data} />
           <ResultList result={run.data} />
         </div>
@@ -204,9 +208,10 @@ export function BulkDrainDialog({ selection, isAdmin, onClose }: BulkDialogProps
             </p>
             {data.breakdown && <Breakdown breakdown={data.breakdown} />}
           </div>
-          {data.guard && <BulkGuardNotice guard={data.guard} isAdmin={isAdmin} />}
+          <LeftOutNote leftOut={data.leftOut} />
+          {data.guard && <BulkGuardNotice guard={data.guard} isAdmin={mayConfirm(data, isAdmin)} />}
           <ResultList result={data} />
-          {data.guard && !isAdmin ? (
+          {data.guard && !mayConfirm(data, isAdmin) ? (
             <div className="flex justify-end">
               <Button variant="secondary" onClick={onClose}>
                 Close

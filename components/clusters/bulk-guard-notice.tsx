@@ -1,12 +1,16 @@
 import type { SelectionGuard } from "@/lib/domain/selection-guard";
 
 /**
- * Why a wide destructive selection asks for more than the count: it is the whole fleet, or it
- * includes production clusters. Only an admin may go on, by typing the sentence the server checks.
+ * Why a wide destructive selection asks for more than the count: it is the whole fleet (through a
+ * team: every cluster of the person's teams), or it includes production clusters. Only an admin
+ * may go on (for a team's clusters, an admin of that team), by typing the sentence the server checks.
  */
 export function BulkGuardNotice({ guard, isAdmin }: { guard: SelectionGuard; isAdmin: boolean }) {
+  const whole = guard.withinTeams
+    ? `is every cluster of your teams (${guard.fleet.toLocaleString()})`
+    : `is the whole fleet (${guard.fleet.toLocaleString()} clusters)`;
   const what = [
-    guard.reasons.includes("wholeFleet") ? `is the whole fleet (${guard.fleet.toLocaleString()} clusters)` : null,
+    guard.reasons.includes("wholeFleet") ? whole : null,
     guard.production
       ? `includes ${guard.production.toLocaleString()} production cluster${guard.production === 1 ? "" : "s"}`
       : null,
@@ -22,8 +26,24 @@ export function BulkGuardNotice({ guard, isAdmin }: { guard: SelectionGuard; isA
       <p className="mt-1">
         {isAdmin
           ? `Only an admin can go on, by typing the sentence below; the audit log records it as a ${guard.reasons.includes("wholeFleet") ? "whole-fleet" : "production"} action.`
-          : "Only an admin can do this. Narrow the selection, or ask an admin."}
+          : guard.withinTeams
+            ? "Only an admin of these clusters' team can do this. Narrow the selection, or ask your team's admin."
+            : "Only an admin can do this. Narrow the selection, or ask an admin."}
       </p>
     </div>
+  );
+}
+
+/**
+ * Through a team: how many clusters the filter also matches outside the person's teams, left
+ * alone. Counted, never named; nothing when none were left out (or for a fleet role).
+ */
+export function LeftOutNote({ leftOut }: { leftOut: number | undefined }) {
+  if (!leftOut) return null;
+  return (
+    <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="bulk-left-out">
+      {leftOut.toLocaleString()} more cluster{leftOut === 1 ? "" : "s"} match{leftOut === 1 ? "es" : ""} outside your teams and{" "}
+      {leftOut === 1 ? "is" : "are"} left out.
+    </p>
   );
 }

@@ -9,6 +9,7 @@ import { Dialog } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { FormActions } from "@/components/ui/form-actions";
 import { LabelChips } from "@/components/ui/label-chips";
+import { LeftOutNote } from "./bulk-guard-notice";
 import { selectionText } from "./bulk-selection-text";
 
 const ROWS_PREVIEWED = 10;
@@ -78,6 +79,7 @@ export function BulkLabelsDialog({ selection, onClose }: { selection: Selection;
               <li key={l}>{l}</li>
             ))}
           </ul>
+          <LeftOutNote leftOut={preview.result.leftOut} />
           {preview.result.rows.length > 0 && (
             <div className="max-h-56 overflow-auto rounded-md border border-slate-200 dark:border-slate-700">
               <table className="w-full text-left text-xs">

@@ -8,8 +8,8 @@ import { Dialog } from "@/components/ui/dialog";
 import { inputClass } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 import { ReasonForm } from "@/components/ui/reason-dialog";
-import { Breakdown, confirmation, ResultList, type BulkDialogProps } from "./bulk-drain-dialog";
-import { BulkGuardNotice } from "./bulk-guard-notice";
+import { Breakdown, confirmation, mayConfirm, ResultList, type BulkDialogProps } from "./bulk-drain-dialog";
+import { BulkGuardNotice, LeftOutNote } from "./bulk-guard-notice";
 import { selectionText } from "./bulk-selection-text";
 
 /**
@@ -43,6 +43,7 @@ export function BulkRetirePoolDialog({ selection, isAdmin, onClose }: BulkDialog
         <p role="status" className="mb-2 text-sm" data-testid="bulk-retire-done">
           Pool {checked} is retiring on {run.data.started.toLocaleString()} of {run.data.matched.toLocaleString()} clusters.
         </p>
+        <LeftOutNote leftOut={run.data.leftOut} />
         <ResultList result={run.data} />
       </Dialog>
     );
@@ -85,9 +86,10 @@ export function BulkRetirePoolDialog({ selection, isAdmin, onClose }: BulkDialog
               </p>
               {data.breakdown && <Breakdown breakdown={data.breakdown} />}
             </div>
-            {data.guard && <BulkGuardNotice guard={data.guard} isAdmin={isAdmin} />}
+            <LeftOutNote leftOut={data.leftOut} />
+            {data.guard && <BulkGuardNotice guard={data.guard} isAdmin={mayConfirm(data, isAdmin)} />}
             <ResultList result={data} />
-            {data.started > 0 && (isAdmin || !data.guard) && (
+            {data.started > 0 && (mayConfirm(data, isAdmin) || !data.guard) && (
               <ReasonForm
                 key={`${checked}:${data.matched}`}
                 reasonRequired

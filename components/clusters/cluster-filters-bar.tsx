@@ -32,8 +32,8 @@ export function ClusterFiltersBar({
   onChange,
 }: {
   filters: ClusterFilters;
-  /** null while the groups load */
-  groups: readonly ClusterGroupSummary[] | null;
+  /** null while the groups load; undefined: no group filter (groups are the fleet's, not a team's) */
+  groups: readonly ClusterGroupSummary[] | null | undefined;
   onChange: (patch: FilterPatch) => void;
 }) {
   const setQ = useCallback((q: string) => onChange({ q: q.trim() || undefined }), [onChange]);
@@ -107,24 +107,26 @@ export function ClusterFiltersBar({
           ))}
         </select>
       </label>
-      <label className="col-span-1 block min-w-0 space-y-1.5 lg:col-span-3">
-        <span className="block text-sm font-medium">Group</span>
-        <select
-          className={inputClass}
-          value={filters.group ?? ""}
-          disabled={groups === null && !filters.group}
-          onChange={(e) => onChange({ group: e.target.value || undefined })}
-        >
-          <option value="">{groups === null ? "Loading…" : "All groups"}</option>
-          {!knownGroup && <option value={filters.group}>{filters.group}</option>}
-          {groups?.map((g) => (
-            <option key={g.id} value={g.id}>
-              {/* A group whose stored selector is invalid has no counts (it matches nothing). */}
-              {g.counts ? `${g.name} (${g.counts.total.toLocaleString()})` : g.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      {groups !== undefined && (
+        <label className="col-span-1 block min-w-0 space-y-1.5 lg:col-span-3">
+          <span className="block text-sm font-medium">Group</span>
+          <select
+            className={inputClass}
+            value={filters.group ?? ""}
+            disabled={groups === null && !filters.group}
+            onChange={(e) => onChange({ group: e.target.value || undefined })}
+          >
+            <option value="">{groups === null ? "Loading…" : "All groups"}</option>
+            {!knownGroup && <option value={filters.group}>{filters.group}</option>}
+            {groups?.map((g) => (
+              <option key={g.id} value={g.id}>
+                {/* A group whose stored selector is invalid has no counts (it matches nothing). */}
+                {g.counts ? `${g.name} (${g.counts.total.toLocaleString()})` : g.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {filters.blockedOn && (
         <p className="col-span-2 flex items-center gap-2 text-sm md:col-span-12">
           <span>

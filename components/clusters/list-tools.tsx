@@ -126,16 +126,26 @@ function ColumnChooser({ columns, onColumns }: { columns: readonly string[]; onC
   );
 }
 
-/** Saved views: named filters shared by the fleet, each a link; operators save and delete them. */
-export function SavedViews({ filters, canEdit }: { filters: ClusterFilters; canEdit: boolean }) {
+/**
+ * Saved views, each a link: the fleet's (shared by the fleet roles) and those of the person's
+ * teams, marked with the team. Operators save views, for the fleet (a fleet operator) or for a team
+ * they operate in, and delete the ones they could have saved.
+ */
+export function SavedViews({ filters, fleet, teams }: { filters: ClusterFilters; fleet: boolean; teams: string[] }) {
   const views = useSavedViews();
   const create = useCreateView();
   const remove = useDeleteView();
   const [name, setName] = useState("");
+  // Whose view a new one is: "" the fleet's, else a team's name.
+  const owners = [...(fleet ? [""] : []), ...teams];
+  const [owner, setOwner] = useState(owners[0] ?? "");
+  const canEdit = owners.length > 0;
+  const mayDelete = (team: string | null) => (team ? fleet || teams.includes(team) : fleet);
   const current = viewQuery(filters);
   const save = (e: FormEvent) => {
     e.preventDefault();
-    if (name.trim()) create.mutate({ name: name.trim(), query: current }, { onSuccess: () => setName("") });
+    if (name.trim())
+      create.mutate({ name: name.trim(), query: current, ...(owner ? { team: owner } : {}) }, { onSuccess: () => setName("") });
   };
   return (
     <section aria-label="Saved views" className="flex flex-wrap items-center gap-2 text-sm">
@@ -156,11 +166,12 @@ export function SavedViews({ filters, canEdit }: { filters: ClusterFilters; canE
               <Link
                 href={viewHref(v.query)}
                 className="px-2.5 py-1 font-medium hover:underline"
-                title={v.query || "all clusters"}
+                title={`${v.query || "all clusters"}${v.team ? ` (team ${v.team})` : ""}`}
               >
                 {v.name}
+                {v.team && <span className="ml-1 font-normal text-slate-500 dark:text-slate-400">· {v.team}</span>}
               </Link>
-              {canEdit && (
+              {mayDelete(v.team) && (
                 <button
                   type="button"
                   aria-label={`Delete view ${v.name}`}
@@ -187,6 +198,25 @@ export function SavedViews({ filters, canEdit }: { filters: ClusterFilters; canE
             value={name}
             onChange={(e) => setName(e.target.value)}
           />
+          {owners.length > 1 && (
+            <>
+              <label htmlFor="view-owner" className="sr-only">
+                Save the view for
+              </label>
+              <select
+                id="view-owner"
+                className={`${inputClass} h-8 w-auto`}
+                value={owner}
+                onChange={(e) => setOwner(e.target.value)}
+              >
+                {owners.map((o) => (
+                  <option key={o} value={o}>
+                    {o ? `for team ${o}` : "for the fleet"}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
           <Button type="submit" variant="secondary" className="h-8 whitespace-nowrap" disabled={!name.trim() || create.isPending}>
             Save view
           </Button>

@@ -1,6 +1,7 @@
 // Teams in the console: an admin creates one on the Teams page with a live preview of its scope and
-// adds a member; that member, who has no fleet role, sees only the team's clusters, and a cluster
-// outside the scope opened by URL is the 404 page (its name appears nowhere).
+// adds a member; that member, who has no fleet role, sees only the team's clusters, saves the
+// team's views, is told a drain of all of them needs the team's admin, and a cluster outside the
+// scope opened by URL is the 404 page (its name appears nowhere).
 import { BASE_URL, SAME_ORIGIN, asRole, expect, signIn, test } from "../fixtures";
 import { Shell } from "../pages/shell";
 
@@ -53,6 +54,11 @@ test("an admin gives a team its clusters; its operator sees only those", async (
   try {
     await signIn(context.request, person);
     const theirs = await context.newPage();
+    // Nothing the console asks for on their behalf is refused (the fleet's groups are not asked for).
+    const refused: string[] = [];
+    theirs.on("response", (r) => {
+      if (r.status() === 403) refused.push(r.url());
+    });
     await theirs.goto("/");
     await expect(theirs.getByTestId("overview-scope")).toContainText(`payments-${suffix}`);
     await new Shell(theirs).expectNav(["Overview", "Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"]);
@@ -61,6 +67,21 @@ test("an admin gives a team its clusters; its operator sees only those", async (
     await expect(table).toContainText(`e2e-team-in-a-${suffix}`);
     await expect(table).toContainText(`e2e-team-in-b-${suffix}`);
     await expect(table).not.toContainText(`e2e-team-out-${suffix}`);
+    await expect(theirs.getByRole("combobox", { name: "Group" })).toHaveCount(0);
+
+    // Their saved view is the team's; picking every one of their clusters is the whole of their scope.
+    const views = theirs.getByRole("region", { name: "Saved views" });
+    await views.getByLabel("Name of the new view").fill(`ours-${suffix}`);
+    await views.getByRole("button", { name: "Save view" }).click();
+    await expect(views.getByRole("link", { name: new RegExp(`ours-${suffix}`) })).toContainText(`payments-${suffix}`);
+    for (const name of [`e2e-team-in-a-${suffix}`, `e2e-team-in-b-${suffix}`])
+      await theirs.getByRole("checkbox", { name: `Select ${name}` }).check();
+    await theirs.getByRole("button", { name: "Drain and deregister…" }).click();
+    const drain = theirs.getByRole("dialog", { name: "Start drain-then-deregister" });
+    await expect(drain.getByTestId("bulk-guard")).toContainText("every cluster of your teams (2)");
+    await expect(drain.getByTestId("bulk-guard")).toContainText("Only an admin of these clusters' team can do this");
+    await drain.getByRole("button", { name: "Close" }).click();
+    expect(refused, "requests refused with 403").toEqual([]);
 
     const outside = await theirs.goto(`/clusters/${ids[`e2e-team-out-${suffix}`]}`);
     await expect(theirs.getByRole("heading", { name: "This cluster is not in the fleet" })).toBeVisible();

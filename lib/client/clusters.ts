@@ -94,11 +94,13 @@ export function useFleet() {
   });
 }
 
-export function useGroups() {
+/** `enabled: false` for someone without a fleet role: groups are the fleet's, and the API refuses them. */
+export function useGroups({ enabled = true }: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: queryKeys.groups.list,
     queryFn: ({ signal }) => fetchJson(groupRoutes.list.path, { signal, schema: groupRoutes.list.response }),
     staleTime: 60_000,
+    enabled,
   });
 }
 

@@ -156,6 +156,8 @@ export const savedViewInputSchema = z
     name: z.string().trim().min(1).max(80),
     /** the cluster list's query string (without "?"), e.g. "status=NotReady&selector=env%3Dprod" */
     query: z.string().max(2_000),
+    /** the team (name or id) the view is for; without it, the fleet's for a fleet operator, else the caller's one team */
+    team: z.string().trim().min(1).max(100).optional(),
   })
   .strict();
 export type SavedViewInput = z.input<typeof savedViewInputSchema>;
@@ -444,11 +446,20 @@ export const selectionGuardSchema = z.object({
   production: z.number(),
   fleet: z.number(),
   phrase: z.string(),
+  withinTeams: z.boolean().optional(),
+  confirmable: z.boolean().optional(),
 });
 
 export const bulkDeregistrationResultSchema = z.object({
   dryRun: z.boolean(),
+  /** the clusters acted on (through a team: those in its scopes) */
   matched: z.number(),
+  /**
+   * Through a team: how many clusters the filter also matches outside its scopes, left alone
+   * (counted, never named). Picked ids outside them are answered as unknown ids are (a not_found
+   * result) and not counted here. Absent for fleet roles.
+   */
+  leftOut: z.number().optional(),
   /** a dry run's selection broken down, for the confirmation */
   breakdown: selectionBreakdownSchema.optional(),
   /** a dry run's: why the selection needs an admin and the typed sentence; null: the count is enough */
@@ -495,6 +506,8 @@ export const savedViewSchema = z.object({
   query: z.string(),
   createdBy: z.string(),
   createdAt: isoTime,
+  /** the team whose view it is (seen by its members); null: the fleet's, shared by the fleet roles */
+  team: z.string().nullable(),
 });
 export type SavedView = z.infer<typeof savedViewSchema>;
 
@@ -536,9 +549,9 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/bulk/deregistration",
     summary:
-      "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required). A selection that covers the whole fleet or includes production clusters (Settings: productionSelector) needs an admin (403 admin_required) and `confirmPhrase`, the dry run's `guard.phrase` (400 confirmation_mismatch), and is audited with the guard. `startsPerMinute` clusters start at once, then as many a minute: the rest wait in the drain queue (`queued`, `batchId`; each result says when it starts). `dryRun` answers the count, its breakdown by env, region and group, and the guard",
+      "Start drain-then-deregister on many clusters (ids, or a filter evaluated now); a result per cluster. Needs a reason and `confirmCount` (409 count_changed when the selection's count differs); a filter needs at least one condition (400 filter_required). A selection that covers the whole fleet or includes production clusters (Settings: productionSelector) needs an admin (403 admin_required) and `confirmPhrase`, the dry run's `guard.phrase` (400 confirmation_mismatch), and is audited with the guard. `startsPerMinute` clusters start at once, then as many a minute: the rest wait in the drain queue (`queued`, `batchId`; each result says when it starts). `dryRun` answers the count, its breakdown by env, region and group, and the guard. A picked id that names no cluster is a not_found result. Through a team: only the clusters in its scopes are acted on; what the filter matches outside them is counted as `leftOut` (never named), and a picked id outside them is answered as an unknown id. For a team the whole fleet is the whole of its scope (`guard.withinTeams`; `guard.fleet` counts it), and the admin a guarded selection needs is an admin of every cluster in it: a fleet admin, or a team admin of a team whose scope holds it (`guard.confirmable` says whether the caller is one); a team operator is refused (403 admin_required). Every start is audited under the team that reaches its cluster",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: bulkDeregistrationSchema,
     response: bulkDeregistrationResultSchema,
   }),
@@ -546,9 +559,9 @@ export const clusterRoutes = {
     method: "POST",
     path: "/api/v1/clusters/bulk/retire-node-pool",
     summary:
-      "Retire the node pool `pool` on many clusters (ids, or a filter evaluated now); a result per cluster (`started`: pools retired). Guarded like bulk drain: a reason and `confirmCount` (409 count_changed), a filter with a condition (400 filter_required), and for the whole fleet or production clusters an admin (403 admin_required) and `confirmPhrase` (400 confirmation_mismatch). Each cluster is refused as a single retirement is (not_found, cluster_not_ready, last_node_pool, incompatible_agent, conflict). `dryRun` answers the count, its breakdown, the guard and who would retire",
+      "Retire the node pool `pool` on many clusters (ids, or a filter evaluated now); a result per cluster (`started`: pools retired). Guarded like bulk drain: a reason and `confirmCount` (409 count_changed), a filter with a condition (400 filter_required), and for the whole fleet or production clusters an admin (403 admin_required) and `confirmPhrase` (400 confirmation_mismatch). Each cluster is refused as a single retirement is (not_found, cluster_not_ready, last_node_pool, incompatible_agent, conflict). `dryRun` answers the count, its breakdown, the guard and who would retire. Through a team, bounded to its scopes as bulk drain is (`leftOut`; ids outside them read as unknown; the whole fleet is the whole of its scope; a guarded selection needs a team admin of every cluster in it)",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: bulkRetireNodePoolSchema,
     response: bulkDeregistrationResultSchema,
   }),
@@ -556,34 +569,36 @@ export const clusterRoutes = {
     method: "GET",
     path: "/api/v1/drain-queue",
     summary:
-      "Bulk drains waiting for their turn, by batch: who confirmed them, why, how many wait and when the next and the last start",
+      "Bulk drains waiting for their turn, by batch: who confirmed them, why, how many wait and when the next and the last start. Through a team, only the drains of clusters in its scopes: a batch that also holds other clusters is shown by its in-scope part (its counts and times are those of the team's clusters), and a batch with none of them is not listed",
     role: "viewer",
-    scope: "fleet",
+    scope: "clusters",
     response: drainQueueSchema,
   }),
   cancelDrainBatch: route({
     method: "DELETE",
     path: "/api/v1/drain-queue/{batchId}",
     summary:
-      "Cancel the drains of a bulk drain that have not started yet (audited); those already started go on in their wizards",
+      "Cancel the drains of a bulk drain that have not started yet (audited); those already started go on in their wizards. 404 when none wait. Through a team, only the waiting drains of clusters in its scopes are cancelled (the batch's others wait on, untouched); a batch with none of them waiting answers 404 exactly as an unknown batch",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     response: z.object({ cancelled: z.number() }),
   }),
   listViews: route({
     method: "GET",
     path: "/api/v1/clusters/views",
-    summary: "Saved views of the cluster list (named filters shared by the fleet)",
+    summary:
+      "Saved views of the cluster list (named filters): the fleet's, shared by the fleet roles, and those of each of the caller's teams (`team`), seen by the team's members only. Someone with team roles only sees their teams' views, not the fleet's",
     role: "viewer",
-    scope: "fleet",
+    scope: "member",
     response: itemsOf(savedViewSchema),
   }),
   createView: route({
     method: "POST",
     path: "/api/v1/clusters/views",
-    summary: "Save a named view of the cluster list",
+    summary:
+      "Save a named view of the cluster list, for the fleet or for a team: `team` (a team the caller operates in; 404 for any other, 403 where they are a viewer) makes it that team's; without it a fleet operator's view is the fleet's and a team operator's is their team's (400 when they operate in several: name one). Names are unique across the fleet (409 conflict, in the same words whoever holds the name)",
     role: "operator",
-    scope: "fleet",
+    scope: "member",
     body: savedViewInputSchema,
     response: savedViewSchema,
     status: 201,

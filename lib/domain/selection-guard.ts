@@ -10,10 +10,20 @@ export type SelectionGuard = {
   reasons: GuardReason[];
   /** selected clusters the production selector matches */
   production: number;
-  /** clusters in the fleet */
+  /** clusters in the fleet (through a team: in the caller's teams' scopes, see `withinTeams`) */
   fleet: number;
   /** what the admin types to confirm, word for word */
   phrase: string;
+  /**
+   * Through a team, "the whole fleet" is the whole of the caller's scope: every cluster of the
+   * teams they act through, and `fleet` counts those.
+   */
+  withinTeams?: boolean;
+  /**
+   * Whether the caller may confirm it: an admin of every selected cluster (a fleet admin, or an
+   * admin of a team whose scope holds it). Said by the server's dry run.
+   */
+  confirmable?: boolean;
 };
 
 /**

@@ -4,7 +4,7 @@
 // keeps its own refusal; drains start `drainStartsPerMinute` at once and the rest wait in the
 // queue, started by the job at their turn as the person who confirmed them, or cancelled.
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { bulkDeregistrationSchema, type BulkDeregistrationInput } from "@/lib/contracts/clusters";
 import type { Role } from "@/lib/domain/roles";
 import { ApiError } from "@/lib/server/api/errors";
@@ -19,7 +19,8 @@ import { testEngine } from "../helpers/test-database";
 appDatabase();
 
 const ADMIN: Actor = { type: "user", id: null, label: "admin@example.com" };
-const OPERATOR: Actor = { type: "user", id: null, label: "ops@example.com" };
+// A real user: a queued drain starts as the person who confirmed it, if they may still drain it.
+const OPERATOR: Actor = { type: "user", id: "u-ops", label: "ops@example.com" };
 
 async function cluster(id: string, labels: Record<string, string>) {
   await db().cluster.create({
@@ -47,6 +48,10 @@ const started = async () =>
   (await db().deregistration.findMany({ select: { clusterId: true }, orderBy: { clusterId: "asc" } })).map((d) => d.clusterId);
 
 describe(`the bulk drain's guard and pace on ${testEngine()}`, () => {
+  before(async () => {
+    await db().user.create({ data: { id: "u-ops", email: OPERATOR.label, role: "operator" } });
+  });
+
   test("a fleet of one: a filter matching it is left to the confirmed count", async () => {
     await cluster("cl_solo", { env: "qa" });
     const dry = await drain({ filter: { selector: "env" }, dryRun: true });
@@ -66,7 +71,7 @@ describe(`the bulk drain's guard and pace on ${testEngine()}`, () => {
       const dry = await drain({ ...body, dryRun: true });
       assert.deepEqual(
         dry.guard,
-        { reasons: ["wholeFleet"], production: 0, fleet: 3, phrase: "drain all 3 clusters" },
+        { reasons: ["wholeFleet"], production: 0, fleet: 3, phrase: "drain all 3 clusters", confirmable: false },
         JSON.stringify(body),
       );
       await assert.rejects(
@@ -119,6 +124,7 @@ describe(`the bulk drain's guard and pace on ${testEngine()}`, () => {
       production: 1,
       fleet: 6,
       phrase: "drain 2 clusters, 1 in production",
+      confirmable: false,
     });
     const body = { ids: ["cl_p1", "cl_q1"], reason: "moving region", confirmCount: 2, confirmPhrase: dry.guard!.phrase };
     await assert.rejects(drain(body), refusedAs("admin_required", 403));

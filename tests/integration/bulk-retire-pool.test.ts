@@ -63,6 +63,7 @@ describe(`retiring a pool on a selection on ${testEngine()}`, () => {
       production: 1,
       fleet: 5,
       phrase: "retire pool spot on all 5 clusters, 1 in production",
+      confirmable: false,
     });
     await assert.rejects(
       retire({ filter: { selector: "env" }, pool: "spot", reason: "all", confirmCount: 5, confirmPhrase: whole.guard!.phrase }),

@@ -144,6 +144,8 @@ describe("team roles, inside and outside the team's scope", () => {
   const fleetOwned: Partial<Record<OwnedScope, string>> = {};
   const teamOwned: Partial<Record<OwnedScope, string>> = {};
   const isOwned = (scope: string): scope is OwnedScope => (OWNED_SCOPES as readonly string[]).includes(scope);
+  /** How to make the team's own object again once a caller has deleted it (the next caller needs one). */
+  const remakeOwned: Partial<Record<OwnedScope, () => Promise<string>>> = {};
   const outOfScope = { id: "", name: "rm-team-out" };
 
   before(async () => {
@@ -184,6 +186,17 @@ describe("team roles, inside and outside the team's scope", () => {
       assert.equal(made.status, 201, `${kind}: ${JSON.stringify(made.body)}`);
       fleetOwned[kind as OwnedScope] = made.body.id;
     }
+    // A view the team's operator saved: theirs to delete, made again after each deletion.
+    const teamOperator = callers.find((c) => c.role === "operator")!;
+    let views = 0;
+    remakeOwned.view = async () => {
+      const body = { name: `rm-team-view-${++views}`, query: "status=Ready" };
+      const made = await server.api("POST", "/api/v1/clusters/views", body, { cookie: teamOperator.cookie });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      assert.equal(made.body.team, "rm");
+      return made.body.id as string;
+    };
+    teamOwned.view = await remakeOwned.view();
     callers.push({
       name: "team operator API key",
       role: "operator",
@@ -215,13 +228,35 @@ describe("team roles, inside and outside the team's scope", () => {
     teamToken = token.body.token;
   });
 
-  function scopedUrl(c: RouteContract, clusterId: string, team: string, owned = "role-matrix-missing"): string {
+  function scopedUrl(
+    c: RouteContract,
+    clusterId: string,
+    team: string,
+    owned = "role-matrix-missing",
+    batch = "role-matrix-missing",
+  ): string {
     return c.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      if (name === "batchId") return batch;
       if (name === "id" && isOwned(c.scope)) return owned;
       if (name === "id" && c.path.startsWith("/api/v1/clusters/")) return clusterId;
       if (name === "id" && c.path.startsWith("/api/v1/teams/")) return team;
       return "role-matrix-missing";
     });
+  }
+  // A drain of one cluster waiting in the queue, as a batch of its own whose turn never comes
+  // during the test: what DELETE /drain-queue/{batchId} cancels (SQLite keeps DateTime as milliseconds).
+  let batches = 0;
+  async function waitingBatch(clusterId: string): Promise<string> {
+    const batchId = `rm-batch-${++batches}`;
+    const at = (d: Date) => (server.db.engine === "sqlite" ? d.getTime() : d);
+    const p = (i: number) => (server.db.engine === "sqlite" ? "?" : `$${i}`);
+    await server.db.query(`DELETE FROM "QueuedDrain" WHERE "clusterId" = ${p(1)}`, [clusterId]);
+    await server.db.query(
+      `INSERT INTO "QueuedDrain" ("clusterId", "batchId", "reason", "actorType", "actorLabel", "queuedAt", "notBefore")
+       VALUES (${p(1)}, ${p(2)}, 'role matrix', 'user', 'admin@role-matrix.example', ${p(3)}, ${p(4)})`,
+      [clusterId, batchId, at(new Date()), at(new Date(Date.now() + 365 * 86_400_000))],
+    );
+    return batchId;
   }
   /** An id of the kind's own shape that names nothing. */
   const missingId = (scope: OwnedScope) => (scope === "request" ? "rr_role-matrix-missing" : "role-matrix-missing");
@@ -265,16 +300,28 @@ describe("team roles, inside and outside the team's scope", () => {
             if (!allowed && own.status !== 403) failures.push(`${key} for the team's own: ${own.status}, expected 403`);
             if (allowed && ([401, 403, 404].includes(own.status) || own.status >= 500))
               failures.push(`${key} for the team's own: ${own.status} ${own.text.slice(0, 200)}`);
+            const remake = remakeOwned[c.scope];
+            if (c.method === "DELETE" && own.status < 300 && remake) teamOwned[c.scope] = await remake();
           }
           continue;
         }
-        const inside = await callAs(c, who, scopedUrl(c, inScope.id, teamId));
+        // A batch route: a batch waiting on the team's cluster, and one waiting only on the other.
+        const batch = c.path.includes("{batchId}") ? await waitingBatch(inScope.id) : undefined;
+        const inside = await callAs(c, who, scopedUrl(c, inScope.id, teamId, undefined, batch));
         if (!allowed && inside.status !== 403) failures.push(`${key} in scope: ${inside.status}, expected 403`);
         if (allowed && ([401, 403, 404].includes(inside.status) || inside.status >= 500))
           failures.push(`${key} in scope: ${inside.status} ${inside.text.slice(0, 200)}`);
         if (inside.text.includes(outOfScope.id) || inside.text.includes(outOfScope.name))
           failures.push(`${key}: the answer names the cluster outside the scope`);
         if (inside.text.includes(otherTeamId)) failures.push(`${key}: the answer names another team`);
+        if (batch && allowed) {
+          const outside = await callAs(c, who, scopedUrl(c, "", "", undefined, await waitingBatch(outOfScope.id)));
+          const missing = await callAs(c, who, scopedUrl(c, "", ""));
+          if (outside.status !== 404 || outside.text !== missing.text)
+            failures.push(
+              `${key} for a batch outside the scope: ${outside.status} ${outside.text}, expected what an unknown batch answers`,
+            );
+        }
         if (c.scope === "cluster" || c.scope === "team") {
           const outside = await callAs(c, who, scopedUrl(c, outOfScope.id, otherTeamId));
           if (outside.status !== 404) failures.push(`${key} outside the scope: ${outside.status}, expected 404`);

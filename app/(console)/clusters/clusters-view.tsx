@@ -70,7 +70,25 @@ const ORDER_WORDS = {
   time: { asc: "oldest first", desc: "newest first" },
 } as const;
 
-export function ClustersView({ canMint, isAdmin }: { canMint: boolean; isAdmin: boolean }) {
+/**
+ * `canMint`, `isAdmin`: the fleet role's (pre-creating a cluster is the fleet's); `fleetRole`:
+ * whether the person has one at all (the group filter reads the fleet's groups); `operatingTeams`:
+ * the teams they operate in, whose clusters they may act on in bulk and whose views they save;
+ * `canRollout`: whether the new-rollout page opens for them.
+ */
+export function ClustersView({
+  canMint,
+  isAdmin,
+  fleetRole,
+  operatingTeams,
+  canRollout,
+}: {
+  canMint: boolean;
+  isAdmin: boolean;
+  fleetRole: boolean;
+  operatingTeams: string[];
+  canRollout: boolean;
+}) {
   const router = useRouter();
   const pathname = usePathname();
   const search = useSearchParams();
@@ -80,7 +98,9 @@ export function ClustersView({ canMint, isAdmin }: { canMint: boolean; isAdmin: 
   const [before, setBefore] = useState<(string | undefined)[]>([]);
   const live = useLiveEvents();
   const list = useClusters(filters);
-  const groups = useGroups();
+  const groups = useGroups({ enabled: fleetRole });
+  // Bulk actions and saved views: an operator of the fleet or of a team (the API bounds a team's to its clusters).
+  const canAct = canMint || operatingTeams.length > 0;
   const fleet = useFleet();
   // The pre-created cluster's claim token lives here, in component state, only until its panel is closed.
   const [columns, setColumns] = useColumnChoice(DEFAULT_COLUMNS);
@@ -129,7 +149,7 @@ export function ClustersView({ canMint, isAdmin }: { canMint: boolean; isAdmin: 
         : null;
   const pageComplete =
     !!data && data.items.length > 0 && data.items.every((c) => picked.ids.has(c.id)) && data.total > data.items.length;
-  const rowSelection = canMint
+  const rowSelection = canAct
     ? {
         selected: picked.matching && data ? new Set(data.items.map((c) => c.id)) : picked.ids,
         onToggle: (id: string) =>
@@ -220,10 +240,10 @@ export function ClustersView({ canMint, isAdmin }: { canMint: boolean; isAdmin: 
           </span>
         </button>
         <div id="cluster-list-filters" className={`space-y-4 ${filtersOpen ? "" : "max-sm:hidden"}`}>
-          <SavedViews filters={filters} canEdit={canMint} />
+          <SavedViews filters={filters} fleet={canMint} teams={operatingTeams} />
           <ClusterFiltersBar
             filters={filters}
-            groups={groups.data?.items ?? (groups.isError ? [] : null)}
+            groups={fleetRole ? (groups.data?.items ?? (groups.isError ? [] : null)) : undefined}
             onChange={changeFilters}
           />
           {phone && (
@@ -310,6 +330,7 @@ export function ClustersView({ canMint, isAdmin }: { canMint: boolean; isAdmin: 
             onEditLabels={() => setBulkDialog({ kind: "labels", selection })}
             onDrain={() => setBulkDialog({ kind: "drain", selection })}
             onRetirePool={() => setBulkDialog({ kind: "retire-pool", selection })}
+            canRollout={canRollout}
           />
         )}
 

@@ -162,3 +162,27 @@ async function apiKeyTeams(keyId: string, creator: { id: string; role: string; s
     return cap ? [{ ...grant, role: lowerRole(grant.role, cap) }] : [];
   });
 }
+
+/**
+ * What a user or an API key may do now, by id, for work they confirmed earlier and that is done
+ * later in their name (a queued drain): as a call of theirs would be allowed now. A disabled or
+ * deleted user, a revoked or expired key, or a key whose creator is gone or disabled: nothing.
+ */
+export async function accessOfActor(actor: Pick<Actor, "type" | "id">): Promise<Access | null> {
+  if (!actor.id) return null;
+  if (actor.type === "user") {
+    const user = await db().user.findUnique({ where: { id: actor.id } });
+    if (!user || user.disabledAt || !isFleetRole(user.role)) return null;
+    return { fleetRole: fleetRoleOf(user.role), teams: await userTeams(user) };
+  }
+  if (actor.type !== "apiKey") return null;
+  const key = await db().apiKey.findUnique({ where: { id: actor.id } });
+  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= Date.now()) || !isFleetRole(key.role)) return null;
+  const creator = key.createdById ? await db().user.findUnique({ where: { id: key.createdById } }) : null;
+  if (!creator || creator.disabledAt || !isFleetRole(creator.role)) return null;
+  const [keyRole, creatorRole] = [fleetRoleOf(key.role), fleetRoleOf(creator.role)];
+  return {
+    fleetRole: keyRole && creatorRole ? lowerRole(keyRole, creatorRole) : null,
+    teams: await apiKeyTeams(key.id, creator),
+  };
+}

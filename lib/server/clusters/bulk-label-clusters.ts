@@ -5,32 +5,19 @@ import { labelChangeProblem, planLabelChange, type ClusterLabels } from "@/lib/d
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
-import { inChunks } from "@/lib/server/db/chunks";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { changeClusterLabels } from "./cluster-labels";
 import { publish } from "@/lib/server/events/bus";
 import { getSettings } from "@/lib/server/settings/settings";
-import { selectClusters, selectionForAudit } from "./select-clusters";
-import { matchesSelector, type Selector } from "@/lib/domain/selector";
+import { clusterFacts, selectInScope, selectionForAudit } from "./select-clusters";
+import type { Selector } from "@/lib/domain/selector";
 import { refuseScopeKeyChanges } from "@/lib/server/teams/scope-keys";
 
 /** Changed clusters listed in the answer (the summary counts them all). */
 const ROWS_SHOWN = 200;
 
 async function clusterLabels(ids: string[]): Promise<ClusterLabels[]> {
-  const rows = (
-    await Promise.all(
-      inChunks(ids).map((chunk) =>
-        db().cluster.findMany({
-          where: { id: { in: chunk } },
-          select: { id: true, name: true, labels: { select: { key: true, value: true } } },
-        }),
-      ),
-    )
-  ).flat();
-  return rows
-    .map((c) => ({ id: c.id, name: c.name, labels: Object.fromEntries(c.labels.map((l) => [l.key, l.value])) }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return (await clusterFacts(ids)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /**
@@ -55,10 +42,11 @@ export async function bulkLabelClusters(
       missing: problem.keys,
     });
 
-  const selected = await clusterLabels(await selectClusters(input));
-  // Through a team: only the clusters in its scopes, and the selection's others counted as left out.
-  const inScope = scope ? selected.filter((c) => scope.some((s) => matchesSelector(c.labels, s))) : selected;
-  const leftOut = selected.length - inScope.length;
+  // Through a team: only the clusters in its scopes; a filter's other matches are counted as left
+  // out, and picked ids outside them are dropped as unknown ones are.
+  const selection = await selectInScope(input, scope);
+  const inScope = await clusterLabels(selection.ids);
+  const leftOut = selection.leftOut;
   const plan = planLabelChange(inScope, change, requiredLabels);
   if (actor.allowedAs?.team)
     await refuseScopeKeyChanges(

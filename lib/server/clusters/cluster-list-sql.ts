@@ -390,6 +390,11 @@ export async function filteredIds(
   return rows.map((r) => r.id);
 }
 
+/** How many clusters a filter matches, exactly (a team's bulk action counts those its scopes leave out). */
+export async function countFiltered(filter: ClusterFilter, now: Date, rules: FilterRules): Promise<number> {
+  return countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause(filter, now, rules)}`);
+}
+
 /** Every cluster a selector matches, by name, with its agent version (a rollout plans over all of them). */
 export async function matchingClusters(selector: Selector): Promise<{ id: string; agentVersion: string | null }[]> {
   return queryRows<{ id: string; agentVersion: string | null }>(

@@ -2,11 +2,11 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { BulkDeregistrationResult, bulkDeregistrationSchema } from "@/lib/contracts/clusters";
-import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
-import { actOnEach, guardedSelection, guardForAudit } from "@/lib/server/clusters/bulk-guard";
+import { recordAudit } from "@/lib/server/audit/record-audit";
+import { actOnEach, guardedSelection, guardForAudit, type BulkCaller } from "@/lib/server/clusters/bulk-guard";
 import { selectionForAudit } from "@/lib/server/clusters/select-clusters";
 import { db } from "@/lib/server/db/client";
-import type { Role } from "@/lib/domain/roles";
+import type { Selector } from "@/lib/domain/selector";
 import { drainStartMinute } from "@/lib/domain/selection-guard";
 import { getSettings } from "@/lib/server/settings/settings";
 import { actOnDeregistration, getDeregistration } from "./deregistration";
@@ -20,20 +20,23 @@ import { queueDrains, type QueuedDrainInput } from "./drain-queue";
  * (bulk-guard.ts): a confirmed count; an admin and a typed sentence for the whole fleet or
  * production. Paced: the first `drainStartsPerMinute` that can start start now, the rest wait in
  * the drain queue (drain-queue.ts), as many a minute. `dryRun` says which would start, breaks the
- * selection down and names the guard.
+ * selection down and names the guard. Through a team (`scope`), only its clusters: what the
+ * filter matches beyond them is counted as `leftOut`.
  */
 export async function bulkStartDeregistration(
-  principal: { actor: Actor; role: Role | null },
+  caller: BulkCaller,
   input: z.output<typeof bulkDeregistrationSchema>,
+  /** the caller's teams' selectors (lib/server/auth/authorize.ts); null: the whole fleet */
+  scope: readonly Selector[] | null = null,
 ): Promise<BulkDeregistrationResult> {
-  const { actor, role } = principal;
-  const { ids, guard } = await guardedSelection(input, { verb: "draining", action: "drain" }, role);
+  const selected = await guardedSelection(input, { verb: "draining", action: "drain" }, caller, scope);
+  const { ids, guard } = selected;
   const { drainStartsPerMinute: perMinute } = await getSettings();
   const now = new Date();
   const batchId = randomUUID();
   const later: QueuedDrainInput[] = [];
   let startable = 0;
-  const { results, started, breakdown } = await actOnEach(ids, async (id) => {
+  const { results, started, breakdown } = await actOnEach(selected, async (id, actor) => {
     // Its turn is now: the wizard's own start, which refuses (4xx) a cluster that cannot start.
     if (!input.dryRun && startable < perMinute) {
       await actOnDeregistration(actor, id, { action: "start", ...(input.reason ? { reason: input.reason } : {}) });
@@ -49,20 +52,22 @@ export async function bulkStartDeregistration(
     later.push({ clusterId: id, notBefore });
     return { startsAt: notBefore.toISOString() };
   });
+  const leftOut = scope ? { leftOut: selected.leftOut } : {};
   if (input.dryRun)
     return {
       dryRun: true,
       matched: ids.length,
+      ...leftOut,
       breakdown: await breakdown(),
       guard,
       startsPerMinute: perMinute,
       started,
       results,
     };
-  await queueDrains(actor, batchId, input.reason ?? "", later);
-  await recordAudit(db(), actor, "cluster.deregistration.bulk_start", null, {
+  await queueDrains(selected.bulkActor, batchId, input.reason ?? "", later);
+  await recordAudit(db(), selected.bulkActor, "cluster.deregistration.bulk_start", null, {
     ...selectionForAudit(input),
-    ...guardForAudit(guard),
+    ...guardForAudit(selected, scope),
     count: ids.length,
     started,
     ...(later.length ? { queued: later.length, batchId, startsPerMinute: perMinute } : {}),
@@ -72,6 +77,7 @@ export async function bulkStartDeregistration(
   return {
     dryRun: false,
     matched: ids.length,
+    ...leftOut,
     started,
     startsPerMinute: perMinute,
     ...(later.length ? { queued: later.length, batchId } : {}),

@@ -2,7 +2,14 @@ import "server-only";
 import type { DrainQueue } from "@/lib/contracts/clusters";
 import { ApiError, knownError } from "@/lib/server/api/errors";
 import { recordAudit, SYSTEM_ACTOR, type Actor } from "@/lib/server/audit/record-audit";
+import { hasRole } from "@/lib/domain/roles";
+import type { Selector } from "@/lib/domain/selector";
+import { accessOn } from "@/lib/domain/teams";
+import { clusterLabels, NO_SUCH_CLUSTER } from "@/lib/server/auth/authorize";
+import { accessOfActor } from "@/lib/server/auth/principal";
+import { clusterIdsInScope } from "@/lib/server/clusters/cluster-list-sql";
 import { db } from "@/lib/server/db/client";
+import { inChunks } from "@/lib/server/db/chunks";
 import { log } from "@/lib/server/log";
 import { actOnDeregistration } from "./deregistration";
 
@@ -44,7 +51,8 @@ export async function queueDrains(actor: Actor, batchId: string, reason: string,
 /**
  * The job: starts the drains whose turn has come. Each is taken off the queue first (a conditional
  * delete, so two instances never start one twice); a cluster that can no longer start (removed,
- * already draining) is skipped and audited; a server error puts it back for the next run.
+ * already draining), or that the person who confirmed it may no longer drain (confirmerMay), is
+ * skipped and audited; a server error puts it back for the next run.
  */
 export async function startDueDrains(now = new Date()): Promise<number> {
   const due = await db().queuedDrain.findMany({
@@ -56,8 +64,9 @@ export async function startDueDrains(now = new Date()): Promise<number> {
   for (const q of due) {
     const taken = await db().queuedDrain.deleteMany({ where: { clusterId: q.clusterId, batchId: q.batchId } });
     if (!taken.count) continue;
-    const actor: Actor = { type: q.actorType as Actor["type"], id: q.actorId, label: q.actorLabel };
+    const confirmer: Actor = { type: q.actorType as Actor["type"], id: q.actorId, label: q.actorLabel };
     try {
+      const actor = await confirmerMay(confirmer, q.clusterId);
       await actOnDeregistration(actor, q.clusterId, { action: "start", reason: q.reason });
       started++;
     } catch (err) {
@@ -86,9 +95,42 @@ export async function startDueDrains(now = new Date()): Promise<number> {
   return started;
 }
 
-/** The queue by batch, oldest first. */
-export async function listDrainQueue(): Promise<DrainQueue> {
-  const rows = await db().queuedDrain.findMany({ orderBy: [{ queuedAt: "asc" }, { notBefore: "asc" }] });
+/**
+ * The person who confirmed a queued drain, as the actor who starts it at its turn, if they may
+ * still drain the cluster now, by the same rules as a call of theirs (their fleet role, or a team
+ * whose scope holds the cluster, audited under it): a cluster that has left their team's scope
+ * meanwhile, or someone who has lost the role, is refused as the API would refuse them (not_found
+ * when they no longer see it, forbidden when they see it without the operator role).
+ */
+async function confirmerMay(confirmer: Actor, clusterId: string): Promise<Actor> {
+  const [access, labels] = await Promise.all([accessOfActor(confirmer), clusterLabels(clusterId)]);
+  // As authorize.ts: a fleet role that suffices first, else the team that reaches the cluster.
+  const reason =
+    access && labels
+      ? access.fleetRole && hasRole(access.fleetRole, "operator")
+        ? { role: access.fleetRole, team: null }
+        : accessOn(access, labels)
+      : null;
+  if (!reason) throw new ApiError("not_found", NO_SUCH_CLUSTER);
+  if (!hasRole(reason.role, "operator"))
+    throw new ApiError(
+      "forbidden",
+      `${confirmer.label} is ${reason.role} on this cluster now, and draining it needs an operator.`,
+    );
+  return { ...confirmer, allowedAs: { role: reason.role, team: reason.team } };
+}
+
+/**
+ * The queue by batch, oldest first. Through a team (`scope`: its selectors; null: the whole fleet)
+ * only the drains of clusters in its scopes: a batch that also holds other clusters shows its
+ * in-scope part (how many of its clusters wait, when the next and the last of them start), and a
+ * batch with none of its clusters is not there at all. So a team sees every drain coming to its
+ * clusters, whoever confirmed it, and nothing of anyone else's.
+ */
+export async function listDrainQueue(scope: readonly Selector[] | null = null): Promise<DrainQueue> {
+  const all = await db().queuedDrain.findMany({ orderBy: [{ queuedAt: "asc" }, { notBefore: "asc" }] });
+  const visible = scope ? await clusterIdsInScope(scope) : null;
+  const rows = visible ? all.filter((r) => visible.has(r.clusterId)) : all;
   const batches = new Map<string, DrainQueue["batches"][number]>();
   for (const r of rows) {
     const b = batches.get(r.batchId);
@@ -112,16 +154,30 @@ export async function listDrainQueue(): Promise<DrainQueue> {
   return { batches: [...batches.values()] };
 }
 
-/** Cancels a bulk drain's drains that have not started (audited); 404 when none wait. */
-export async function cancelDrainBatch(actor: Actor, batchId: string): Promise<{ cancelled: number }> {
-  const waiting = await db().queuedDrain.findMany({ where: { batchId }, select: { clusterId: true } });
-  const { count } = await db().queuedDrain.deleteMany({ where: { batchId } });
-  if (!count)
-    throw new ApiError("not_found", "No drains of this bulk drain are waiting: they have all started, or were cancelled.");
+const NOTHING_WAITING = "No drains of this bulk drain are waiting: they have all started, or were cancelled.";
+
+/**
+ * Cancels a bulk drain's drains that have not started (audited); 404 when none wait. Through a
+ * team, only those of clusters in its scopes: the batch's other drains wait on untouched, and a
+ * batch with none of its clusters waiting answers 404 exactly as an unknown batch does.
+ */
+export async function cancelDrainBatch(
+  actor: Actor,
+  batchId: string,
+  scope: readonly Selector[] | null = null,
+): Promise<{ cancelled: number }> {
+  const all = await db().queuedDrain.findMany({ where: { batchId }, select: { clusterId: true } });
+  const visible = scope && all.length ? await clusterIdsInScope(scope) : null;
+  const waiting = visible ? all.filter((w) => visible.has(w.clusterId)) : all;
+  let count = 0;
+  for (const chunk of inChunks(waiting.map((w) => w.clusterId)))
+    count += (await db().queuedDrain.deleteMany({ where: { batchId, clusterId: { in: chunk } } })).count;
+  if (!count) throw new ApiError("not_found", NOTHING_WAITING);
   await recordAudit(db(), actor, "cluster.deregistration.queue_cancel", null, {
     batchId,
     cancelled: count,
     clusterIds: waiting.map((w) => w.clusterId),
+    ...(scope ? { leftOutOfScope: all.length - waiting.length } : {}),
   });
   return { cancelled: count };
 }
