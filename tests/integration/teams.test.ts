@@ -18,8 +18,9 @@ import {
 } from "@/lib/server/teams/teams";
 import { signInWithOidc } from "@/lib/server/auth/oidc-sign-in";
 import { userTeams } from "@/lib/server/auth/principal";
-import { updateSettings } from "@/lib/server/settings/settings";
-import { parseSelector } from "@/lib/domain/selector";
+import { getSettings, updateSettings } from "@/lib/server/settings/settings";
+import { parseSelector, type Selector } from "@/lib/domain/selector";
+import { listItems } from "@/lib/server/clusters/list-clusters";
 import { summariseLabels } from "@/lib/server/clusters/label-summary";
 import { capacity } from "@/lib/server/node-pools/node-pools";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
@@ -194,5 +195,27 @@ describe(`teams on ${testEngine()}`, () => {
     assert.ok((await capacity("region")).rows.find((r) => r.key === "eu")!.nodes >= 10, "the fleet's capacity counts both");
     const versions = await versionsOverview(scope);
     assert.deepEqual(versions.agentVersions, [{ version: "1.4.0", count: 1 }]);
+  });
+
+  test("a cluster registered twice names its twin to a team member only when the twin is in their scope", async () => {
+    for (const [name, team] of [
+      ["twin-in", "twins"],
+      ["twin-out", "other"],
+    ] as const)
+      await db().cluster.create({
+        data: {
+          id: `c-${name}`,
+          name,
+          phase: "Active",
+          registeredAt: new Date(),
+          clusterUid: "uid-twin",
+          labels: { create: [{ key: "team", value: team }] },
+        },
+      });
+    const settings = await getSettings();
+    const reasonOf = async (scope: Selector[] | null) =>
+      (await listItems(["c-twin-in"], new Date(), settings, scope))[0]!.reasons.find((r) => r.code === "sameCluster");
+    assert.deepEqual(await reasonOf(null), { code: "sameCluster", clusters: [{ id: "c-twin-out", name: "twin-out" }] });
+    assert.equal(await reasonOf([parseSelector("team=twins")]), undefined, "the twin outside the scope is not named");
   });
 });

@@ -83,7 +83,7 @@ export async function exportClusters(
         controller.close();
         return;
       }
-      const items = await listItems(batch, now, settings);
+      const items = await listItems(batch, now, settings, scope);
       const text = csv
         ? items.map(csvLine).join("")
         : items.map((c) => `${written++ === 0 ? "" : ","}\n${JSON.stringify(c)}`).join("");

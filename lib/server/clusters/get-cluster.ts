@@ -15,6 +15,8 @@ import { expandClusterLink } from "@/lib/domain/cluster-link";
 import { expandKubeContext } from "@/lib/domain/kube-context";
 import { snoozeView } from "@/lib/domain/cluster-snooze";
 import { sameClusterPeers, statusChangesLastHour } from "./cluster-list-sql";
+import { scopeFor } from "@/lib/domain/teams";
+import { accessOf, type Principal } from "@/lib/server/auth/principal";
 
 export type LoadedGroup = { id: string; name: string; selector: Selector | null };
 
@@ -29,7 +31,13 @@ export function groupsMatching(labels: Record<string, string>, groups: LoadedGro
   return groups.filter((g) => g.selector !== null && matchesSelector(labels, g.selector));
 }
 
-export async function getCluster(id: string) {
+/** A cluster's page as this caller may read it: a peer with the same UID outside their teams' scopes is not named. */
+export function getClusterFor(principal: Principal, id: string) {
+  return getCluster(id, scopeFor(accessOf(principal), "viewer"));
+}
+
+/** One cluster's page; `scope`: the caller's teams' selectors (a peer outside them is not named). */
+export async function getCluster(id: string, scope: readonly Selector[] | null = null) {
   const now = new Date();
   const settings = await getSettings();
   const c = await db().cluster.findUnique({
@@ -55,7 +63,7 @@ export async function getCluster(id: string) {
     loadGroups().then((all) => [groupsMatching(labels, all), all.length] as const),
     db().clusterEvent.findMany({ where: { clusterId: id }, orderBy: { at: "desc" }, take: 50 }),
     statusChangesLastHour([id], now),
-    sameClusterPeers([id]),
+    sameClusterPeers([id], scope),
     teamsSeeing(labels),
   ]);
   const cert = c.certificates.find((x) => !x.revokedAt) ?? c.certificates[0] ?? null;

@@ -94,13 +94,22 @@ export function enrollmentBlockedOn(stored: string | null, enrolledAt: Date | nu
   return blockingItems(CHECKLIST_KEYS.filter((k) => items[k] && items[k].state !== "pass"));
 }
 
-/** The rows of these clusters as list items, in the order of `ids` (a cluster deleted meanwhile is left out). */
-export async function listItems(ids: readonly string[], now: Date, settings: Settings): Promise<ClusterListItem[]> {
+/**
+ * The rows of these clusters as list items, in the order of `ids` (a cluster deleted meanwhile is
+ * left out). `scope`: the caller's teams' selectors; a peer reporting the same UID outside them is
+ * not named.
+ */
+export async function listItems(
+  ids: readonly string[],
+  now: Date,
+  settings: Settings,
+  scope: readonly Selector[] | null = null,
+): Promise<ClusterListItem[]> {
   const { notReadyThresholdSeconds } = settings;
   const [rows, changes, sameCluster] = await Promise.all([
     db().cluster.findMany({ where: { id: { in: [...ids] } }, select: LIST_ITEM_SELECT }),
     statusChangesLastHour(ids, now),
-    sameClusterPeers(ids),
+    sameClusterPeers(ids, scope),
   ]);
   const byId = new Map(rows.map((c) => [c.id, c]));
   return ids.flatMap((id) => {
@@ -158,7 +167,7 @@ export async function listClusters(q: ListClustersQuery, scope: readonly Selecto
     notReadyThresholdSeconds,
     settings.flappingThresholdPerHour,
   );
-  const items = await listItems(page.ids, now, settings);
+  const items = await listItems(page.ids, now, settings, scope ?? null);
   return {
     items,
     nextCursor: page.hasMore ? Buffer.from(String(offset + q.limit)).toString("base64url") : null,
