@@ -49,6 +49,11 @@ export const rolloutSchema = z.object({
   targetVersion: z.string(),
   selector: z.string().nullable(),
   groupId: z.string().nullable(),
+  /**
+   * The team it belongs to (its operators act on it; it upgrades only clusters in the team's scope,
+   * judged again at each cluster's turn); null: the fleet's. `name` is null once the team is deleted.
+   */
+  team: z.object({ id: z.string(), name: z.string().nullable() }).nullable(),
   state: z.enum(ROLLOUT_STATES),
   pausedReason: z.string().nullable(),
   /** why a running rollout starts nothing now (e.g. outside an upgrade window) */
@@ -115,6 +120,11 @@ export const rolloutPlanSchema = z.object({
   heartbeatIntervalSeconds: z.number(),
   /** left out: NotReady or draining (unless included on purpose) */
   skipped: z.array(z.object({ clusterId: z.string(), name: z.string(), reason: z.string() })),
+  /**
+   * A team's rollout: every count above is within the team's scope; `leftOut` clusters match the
+   * selector or group outside it and are neither planned nor counted. Absent for the fleet's.
+   */
+  scope: z.object({ teamId: z.string(), team: z.string(), leftOut: z.number() }).optional(),
 });
 export type RolloutPlan = z.infer<typeof rolloutPlanSchema>;
 
@@ -122,17 +132,23 @@ export const rolloutRoutes = {
   list: route({
     method: "GET",
     path: "/api/v1/rollouts",
-    summary: "Agent upgrade rollouts",
+    // `member`: bounded by who owns each rollout, not by a selector: a fleet role lists them all
+    // (each team rollout names its team), a team member only their teams' rollouts.
+    summary: "Agent upgrade rollouts (for team roles: their teams' rollouts only)",
     role: "viewer",
-    scope: "fleet",
+    scope: "member",
     response: itemsOf(rolloutSchema),
   }),
   create: route({
     method: "POST",
     path: "/api/v1/rollouts",
-    summary: "Start a staged agent upgrade",
+    // `clusters`: a team operator starts a rollout of their team (`team` names it when they operate
+    // in several), bounded to its scope when planned and at each cluster's turn. A group (a fleet
+    // object) may be named: only its members in the team's scope are planned, the rest left out.
+    summary:
+      "Start a staged agent upgrade (for team roles: a team's rollout, reaching only clusters in its scope, now and at each cluster's turn)",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: createRolloutSchema,
     response: rolloutSchema,
     status: 201,
@@ -140,9 +156,10 @@ export const rolloutRoutes = {
   plan: route({
     method: "POST",
     path: "/api/v1/rollouts/plan",
-    summary: "What a rollout would do now (stages, skipped clusters), without starting it",
+    summary:
+      "What a rollout would do now (stages, skipped clusters), without starting it (for a team: within its scope, the clusters left out counted)",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: createRolloutSchema,
     response: rolloutPlanSchema,
   }),

@@ -373,10 +373,16 @@ export async function filteredIds(
   return rows.map((r) => r.id);
 }
 
-/** Every cluster a selector matches, by name, with its agent version (a rollout plans over all of them). */
-export async function matchingClusters(selector: Selector): Promise<{ id: string; agentVersion: string | null }[]> {
+/**
+ * Every cluster a selector matches (within one of `scope`'s selectors, when given), by name, with
+ * its agent version (a rollout plans over all of them).
+ */
+export async function matchingClusters(
+  selector: Selector,
+  scope?: readonly Selector[],
+): Promise<{ id: string; agentVersion: string | null }[]> {
   return queryRows<{ id: string; agentVersion: string | null }>(
-    sql`SELECT ${cluster("id")}, ${cluster("agentVersion")} FROM ${cluster.table} ${whereClause({ selector }, new Date(), NO_RULES)} ORDER BY ${cluster("name")} ASC, ${cluster("id")} ASC`,
+    sql`SELECT ${cluster("id")}, ${cluster("agentVersion")} FROM ${cluster.table} ${whereClause({ selector, ...(scope ? { scope } : {}) }, new Date(), NO_RULES)} ORDER BY ${cluster("name")} ASC, ${cluster("id")} ASC`,
   );
 }
 
