@@ -55,7 +55,7 @@ test("an admin gives a team its clusters; its operator sees only those", async (
     const theirs = await context.newPage();
     await theirs.goto("/");
     await expect(theirs).toHaveURL(/\/clusters$/);
-    await new Shell(theirs).expectNav(["Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"]);
+    await new Shell(theirs).expectNav(["Clusters", "Tokens", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"]);
     const table = theirs.getByRole("table");
     await expect(table).toContainText(`e2e-team-in-a-${suffix}`);
     await expect(table).toContainText(`e2e-team-in-b-${suffix}`);
