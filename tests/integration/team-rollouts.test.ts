@@ -19,6 +19,7 @@ import { listRollouts } from "@/lib/server/rollouts/list-rollouts";
 import { planRollout } from "@/lib/server/rollouts/plan-rollout";
 import { rolloutOwner } from "@/lib/server/rollouts/rollout-team";
 import { tickRollout } from "@/lib/server/rollouts/tick-rollout";
+import { teamsInReach } from "@/lib/server/teams/acting-team";
 import { refusal } from "../helpers/api-refusal";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
@@ -58,7 +59,7 @@ function principal(label: string, role: Role | null, grants: TeamGrant[]): Princ
 /** What the route hands its service: the caller after the route's authorization, and the owner. */
 async function asCaller(p: Principal, contract: typeof rolloutRoutes.plan | typeof rolloutRoutes.create, team?: string) {
   const { principal: allowed } = await authorize(contract, p, {});
-  return rolloutOwner(allowed, team);
+  return rolloutOwner(allowed, team, contract);
 }
 
 const input = (over: Record<string, unknown>) =>
@@ -117,7 +118,7 @@ describe(`team rollouts on ${testEngine()}`, () => {
     const both = principal("sam@example.com", null, [grant("data", "operator"), grant("payments", "operator")]);
     const unnamed = await refusal(asCaller(both, rolloutRoutes.plan));
     assert.equal(unnamed.code, "invalid_request");
-    assert.match(unnamed.message, /name the rollout's team \(data, payments\)/);
+    assert.match(unnamed.message, /Name the team this is for: you are operator in data, payments/);
     assert.equal((await asCaller(both, rolloutRoutes.plan, "data")).team?.teamId, teams.data);
     assert.equal((await asCaller(both, rolloutRoutes.plan, teams.payments)).team?.team, "payments");
 
@@ -125,8 +126,11 @@ describe(`team rollouts on ${testEngine()}`, () => {
     const viewerThere = principal("lee@example.com", null, [grant("payments", "operator"), grant("data", "viewer")]);
     const viewed = await refusal(asCaller(viewerThere, rolloutRoutes.plan, "data"));
     const missing = await refusal(asCaller(viewerThere, rolloutRoutes.plan, "no-such-team"));
-    assert.equal(viewed.code, "forbidden");
-    assert.equal(viewed.message.replace("data", "X"), missing.message.replace("no-such-team", "X"));
+    assert.deepEqual([viewed.code, viewed.message], [missing.code, missing.message]);
+    assert.equal(viewed.code, "not_found");
+    // Planned through one team of several: the audit names that team, not the first one.
+    const planner = await asCaller(both, rolloutRoutes.create, "payments");
+    assert.deepEqual(planner.actor.allowedAs, { role: "operator", team: "payments" });
     // A team viewer is refused by the route itself.
     const viewer = principal("vic@example.com", null, [grant("payments", "viewer")]);
     assert.equal((await refusal(authorize(rolloutRoutes.create, viewer, {}))).code, "forbidden");
@@ -189,15 +193,12 @@ describe(`team rollouts on ${testEngine()}`, () => {
     const payViewer = principal("vic@example.com", null, [grant("payments", "viewer")]);
     const { scope } = await authorize(rolloutRoutes.list, payViewer, {});
     assert.ok(scope, "a team member's list is bounded");
-    const theirs = await listRollouts(
-      db(),
-      payViewer.teams.map((g) => g.teamId),
-    );
+    const theirs = await listRollouts(db(), teamsInReach(payViewer, scope, rolloutRoutes.list.role));
     assert.deepEqual(
       theirs.map((r) => r.name),
       ["payments to 1.5.0"],
     );
-    const all = await listRollouts(db(), null);
+    const all = await listRollouts(db(), teamsInReach(fleetOperator, null, rolloutRoutes.list.role));
     assert.deepEqual(all.map((r) => [r.name, r.team?.name ?? null]).sort(), [
       ["data to 1.6.0", "data"],
       ["fleet to 1.6.0", null],
@@ -247,7 +248,7 @@ describe(`team rollouts on ${testEngine()}`, () => {
     await cluster("gone-1", { team: "gone", env: "dev" });
     await cluster("gone-2", { team: "gone", env: "dev" });
     const gone = await db().team.create({ data: { name: "gone", selector: "team=gone" } });
-    const owner = await rolloutOwner(fleetOperator, "gone");
+    const owner = await rolloutOwner(fleetOperator, "gone", rolloutRoutes.create);
     assert.equal(owner.team?.teamId, gone.id, "a fleet operator may start a team's rollout by naming it");
     const rollout = await createRollout(owner.actor, input({ name: "gone to 1.5.0", selector: "env=dev" }), owner.team);
     assert.equal(rollout.totals.upgrading, 1);

@@ -1,61 +1,36 @@
 import "server-only";
+import type { RouteContract } from "@/lib/contracts/route";
 import { hasRole } from "@/lib/domain/roles";
-import { matchesSelector, type Selector } from "@/lib/domain/selector";
-import { storedScope } from "@/lib/domain/teams";
-import { ApiError } from "@/lib/server/api/errors";
+import { matchesSelector } from "@/lib/domain/selector";
+import { storedScope, type TeamGrant } from "@/lib/domain/teams";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import type { Principal } from "@/lib/server/auth/principal";
-import { db, type Tx } from "@/lib/server/db/client";
+import type { Tx } from "@/lib/server/db/client";
+import { actingTeam } from "@/lib/server/teams/acting-team";
 
 // A team's rollout reaches only the clusters in the team's scope: the plan picks them at creation
 // (clusters that match later are never added), and each cluster is judged again, by its labels and
 // the team's scope as they are then, in the transaction that starts its upgrade.
 
-/** The team a rollout belongs to, with its scope. */
-export type RolloutTeam = { teamId: string; team: string; selector: Selector };
+/** The team a rollout belongs to, with its scope (its grant to the caller who made it). */
+export type RolloutTeam = Pick<TeamGrant, "teamId" | "team" | "selector">;
 
 /**
- * Whose rollout the caller plans or starts, and the actor it is audited under. A fleet operator
- * starts the fleet's (or, naming `team`, that team's: bounded to its scope, its operators act on
- * it); anyone else starts one of a team they operate in: the one `team` names, or their only one.
+ * Whose rollout the caller plans or starts (lib/server/teams/acting-team.ts: the fleet's for a
+ * fleet operator naming no team; else the named team, or the caller's only team they operate in),
+ * and the actor it is audited under: through a team, that team, even when the route's
+ * authorization named another of theirs.
  */
 export async function rolloutOwner(
   principal: Principal,
-  requested: string | undefined,
+  named: string | undefined,
+  contract: Pick<RouteContract, "role" | "teamRole">,
 ): Promise<{ actor: Actor; team: RolloutTeam | null }> {
-  if (hasRole(principal.role, "operator")) {
-    if (requested === undefined) return { actor: principal.actor, team: null };
-    const row = await db().team.findFirst({
-      where: { OR: [{ id: requested }, { name: requested }] },
-      select: { id: true, name: true, selector: true },
-    });
-    if (!row) throw new ApiError("invalid_request", `No team named ${requested}.`, [{ field: "team", message: "unknown team" }]);
-    const selector = storedScope(row.selector);
-    if (!selector)
-      throw new ApiError("invalid_request", `Team ${row.name}'s scope is not usable; fix it before planning its rollouts.`, [
-        { field: "team", message: "the team's scope is not usable" },
-      ]);
-    return { actor: principal.actor, team: { teamId: row.id, team: row.name, selector } };
-  }
-  const operated = principal.teams.filter((g) => hasRole(g.role, "operator"));
-  const grant =
-    requested === undefined
-      ? operated.length === 1
-        ? operated[0]
-        : undefined
-      : operated.find((g) => g.teamId === requested || g.team === requested);
-  if (requested !== undefined && !grant)
-    // One answer whether the team exists or not: a team's name tells nothing about it.
-    throw new ApiError("forbidden", `Starting a rollout for team ${requested} needs the operator role in it.`);
-  if (!grant)
-    throw new ApiError(
-      "invalid_request",
-      `You operate in several teams; name the rollout's team (${operated.map((g) => g.team).join(", ")}).`,
-      [{ field: "team", message: `name one of ${operated.map((g) => g.team).join(", ")}` }],
-    );
+  const team = await actingTeam(principal, named, contract);
+  const throughTeam = team && !hasRole(principal.role, contract.role);
   return {
-    actor: { ...principal.actor, allowedAs: { role: grant.role, team: grant.team } },
-    team: { teamId: grant.teamId, team: grant.team, selector: grant.selector },
+    actor: throughTeam ? { ...principal.actor, allowedAs: { role: team.role, team: team.team } } : principal.actor,
+    team,
   };
 }
 

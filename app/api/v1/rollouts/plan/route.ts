@@ -4,5 +4,5 @@ import { planRollout } from "@/lib/server/rollouts/plan-rollout";
 import { rolloutOwner } from "@/lib/server/rollouts/rollout-team";
 
 export const POST = adminRoute(rolloutRoutes.plan, async ({ principal, body }) =>
-  planRollout(body, (await rolloutOwner(principal, body.team)).team),
+  planRollout(body, (await rolloutOwner(principal, body.team, rolloutRoutes.plan)).team),
 );
