@@ -55,7 +55,7 @@ test("a team operator starts a rollout of their team's clusters only; the fleet'
     await expect(page.getByTestId("rollout-team-note")).toContainText(`A rollout of team ${team}`);
     await page.getByLabel("Rollout name").fill(`e2e-tr-${suffix}`);
     await page.getByLabel("Target agent version").fill("1.5.0");
-    await page.getByLabel("Label selector").fill(`wave=${suffix}`);
+    await page.getByRole("combobox", { name: "Label selector" }).fill(`wave=${suffix}`);
     await expect(page.getByTestId("matched-clusters")).toContainText("2 clusters match now", { timeout: 15_000 });
     await expect(page.getByTestId("matched-left-out")).toContainText(`in team ${team}'s scope (1 more outside it, left out)`);
     await expect(page.getByTestId("form-plan").getByTestId("plan-scope")).toContainText(
