@@ -46,7 +46,7 @@ test("a team operator starts a rollout of their team's clusters only; the fleet'
     await signIn(context.request, person);
     const page = await context.newPage();
     await page.goto("/rollouts");
-    await new Shell(page).expectNav(["Clusters", "Tokens", "Rollouts", "Versions", "Node pools", "Audit log"]);
+    await new Shell(page).expectNav(["Clusters", "Tokens", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"]);
     await page.getByRole("link", { name: "New rollout" }).click();
 
     // Groups are the fleet's: the team picks by selector, and the form says whose rollout it is.
