@@ -132,9 +132,9 @@ export const rolloutRoutes = {
   list: route({
     method: "GET",
     path: "/api/v1/rollouts",
-    // `member`: bounded by who owns each rollout, not by a selector: a fleet role lists them all
-    // (each team rollout names its team), a team member only their teams' rollouts.
-    summary: "Agent upgrade rollouts (for team roles: their teams' rollouts only)",
+    // `member`: bounded by who owns each rollout (Rollout.teamId), not by a selector.
+    summary:
+      "Agent upgrade rollouts: every rollout for a fleet role (a team's names its team); through teams, only the caller's teams' rollouts",
     role: "viewer",
     scope: "member",
     response: itemsOf(rolloutSchema),
@@ -142,11 +142,8 @@ export const rolloutRoutes = {
   create: route({
     method: "POST",
     path: "/api/v1/rollouts",
-    // `clusters`: a team operator starts a rollout of their team (`team` names it when they operate
-    // in several), bounded to its scope when planned and at each cluster's turn. A group (a fleet
-    // object) may be named: only its members in the team's scope are planned, the rest left out.
     summary:
-      "Start a staged agent upgrade (for team roles: a team's rollout, reaching only clusters in its scope, now and at each cluster's turn)",
+      "Start a staged agent upgrade. With `team` (or for a caller whose operator role is one team's, that team) the rollout is the team's: planned over the clusters in its scope only (a group, being the fleet's, gives its members in the scope; explicit ids outside it read as unknown), each checked against the scope again when its turn comes (one that left it is skipped), clusters matching later never added; its operators act on it",
     role: "operator",
     scope: "clusters",
     body: createRolloutSchema,
@@ -157,7 +154,7 @@ export const rolloutRoutes = {
     method: "POST",
     path: "/api/v1/rollouts/plan",
     summary:
-      "What a rollout would do now (stages, skipped clusters), without starting it (for a team: within its scope, the clusters left out counted)",
+      "What a rollout would do now (stages, skipped clusters), without starting it; a team's plan counts only the clusters in its scope, and `scope.leftOut` the selector's or group's matches outside it",
     role: "operator",
     scope: "clusters",
     body: createRolloutSchema,
