@@ -41,6 +41,15 @@ export function PlanOutcome({
         to <code className="font-mono">{targetVersion}</code>
         {left.length ? ` (${left.join(", ")})` : ""}.
       </p>
+      {plan.scope && (
+        <p className="text-xs text-slate-600 dark:text-slate-400" data-testid="plan-scope">
+          Within team {plan.scope.team}&apos;s scope
+          {plan.scope.leftOut
+            ? `: ${plural(plan.scope.leftOut, "matching cluster")} outside it ${plan.scope.leftOut === 1 ? "is" : "are"} left out`
+            : ""}
+          . Each cluster is checked against the scope again when its turn comes.
+        </p>
+      )}
       <p className="text-xs text-slate-600 dark:text-slate-400">
         {upgrades === 0 ? (
           <span data-testid="plan-eta">Nothing to upgrade: it finishes as soon as it starts.</span>

@@ -19,6 +19,8 @@ export type RolloutDraft = {
   selector: string;
   /** explicit clusters, from a link such as /rollouts/new?clusters=id1,id2 */
   clusterIds: string[];
+  /** the team (id) the rollout belongs to; "" for the fleet's, or a caller's only team */
+  team: string;
   includeUnready: boolean;
   requireApproval: boolean;
   stages: StageDraft[];
@@ -69,6 +71,7 @@ export function initialDraft(targetVersion: string, clusterIds: string[] = []): 
     groupId: "",
     selector: "",
     clusterIds,
+    team: "",
     includeUnready: false,
     requireApproval: false,
     stages: STAGE_PRESETS[0]!.stages(),
@@ -94,6 +97,7 @@ export function draftToInput(d: RolloutDraft): unknown {
       : d.target === "clusters"
         ? { clusterIds: d.clusterIds }
         : { selector: d.selector.trim() || undefined }),
+    ...(d.team ? { team: d.team } : {}),
     includeUnready: d.includeUnready,
     requireApproval: d.requireApproval,
     stages: d.stages.map(stageSpec),

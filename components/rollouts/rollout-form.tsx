@@ -17,13 +17,18 @@ import { checkDraft, initialDraft, previewStages, type DraftErrors, type Rollout
 import { PlanOutcome } from "./plan-outcome";
 import { StagePlanBar } from "./stage-plan-bar";
 import { StagesBuilder } from "./stages-builder";
+import { TeamPicker, type RolloutTeamChoice } from "./team-picker";
 
 const SELECTOR_DEBOUNCE_MS = 300;
 // The server plans the draft once typing pauses: long enough to skip half-typed numbers.
 const PLAN_PREVIEW_DEBOUNCE_MS = 400;
 
-/** The draft as a plan request, or null while it is incomplete (a name is not needed to plan). */
-function planPreviewInput(draft: RolloutDraft): CreateRolloutInput | null {
+/**
+ * The draft as a plan request, or null while it is incomplete (a name is not needed to plan; the
+ * team is, for someone who operates in several teams and has no fleet role to plan with).
+ */
+function planPreviewInput(draft: RolloutDraft, teamNeeded: boolean): CreateRolloutInput | null {
+  if (teamNeeded && !draft.team) return null;
   const checked = checkDraft({ ...draft, name: draft.name.trim() || "plan preview" });
   return checked.ok ? checked.input : null;
 }
@@ -33,45 +38,51 @@ function TargetPicker({
   set,
   errors,
   matched,
+  canListGroups,
 }: {
   draft: RolloutDraft;
   set: (patch: Partial<RolloutDraft>) => void;
   errors: DraftErrors;
-  matched: { count: number | null; pending: boolean; error: string | null };
+  matched: { count: number | null; pending: boolean; error: string | null; leftOut?: { team: string; count: number } };
+  /** groups are the fleet's: someone with team roles only picks by selector or explicit clusters */
+  canListGroups: boolean;
 }) {
-  const groups = useGroups();
+  const groups = useGroups({ enabled: canListGroups });
   const problem = selectorProblem(draft.selector);
+  const targets = [
+    ...(draft.clusterIds.length ? (["clusters"] as const) : []),
+    ...(canListGroups ? (["group"] as const) : []),
+    "selector" as const,
+  ];
   return (
     <div className="space-y-4">
       <fieldset>
         <legend className="sr-only">Choose clusters by</legend>
         <div role="radiogroup" className="inline-flex rounded-md border border-slate-300 p-0.5 dark:border-slate-700">
-          {(draft.clusterIds.length ? (["clusters", "group", "selector"] as const) : (["group", "selector"] as const)).map(
-            (t) => (
-              <label
-                key={t}
-                className={`cursor-pointer rounded px-3 py-1.5 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 ${
-                  draft.target === t
-                    ? "bg-sky-700 text-white"
-                    : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
-                }`}
-              >
-                <input
-                  type="radio"
-                  name="rollout-target"
-                  value={t}
-                  checked={draft.target === t}
-                  onChange={() => set({ target: t })}
-                  className="sr-only"
-                />
-                {t === "group"
-                  ? "By cluster group"
-                  : t === "selector"
-                    ? "By label selector"
-                    : `These ${draft.clusterIds.length} cluster${draft.clusterIds.length === 1 ? "" : "s"}`}
-              </label>
-            ),
-          )}
+          {targets.map((t) => (
+            <label
+              key={t}
+              className={`cursor-pointer rounded px-3 py-1.5 text-sm font-medium has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-sky-500 ${
+                draft.target === t
+                  ? "bg-sky-700 text-white"
+                  : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
+              }`}
+            >
+              <input
+                type="radio"
+                name="rollout-target"
+                value={t}
+                checked={draft.target === t}
+                onChange={() => set({ target: t })}
+                className="sr-only"
+              />
+              {t === "group"
+                ? "By cluster group"
+                : t === "selector"
+                  ? "By label selector"
+                  : `These ${draft.clusterIds.length} cluster${draft.clusterIds.length === 1 ? "" : "s"}`}
+            </label>
+          ))}
         </div>
       </fieldset>
       {draft.target === "clusters" ? (
@@ -131,6 +142,13 @@ function TargetPicker({
           <>
             <span className="font-semibold tabular-nums">{matched.count.toLocaleString()}</span> cluster
             {matched.count === 1 ? "" : "s"} match{matched.count === 1 ? "es" : ""} now
+            {matched.leftOut && (
+              <span data-testid="matched-left-out">
+                {" "}
+                in team {matched.leftOut.team}&apos;s scope
+                {matched.leftOut.count > 0 && ` (${matched.leftOut.count.toLocaleString()} more outside it, left out)`}
+              </span>
+            )}
             {matched.pending && <span className="text-slate-500 dark:text-slate-400"> · updating…</span>}
           </>
         )}
@@ -145,9 +163,17 @@ export function RolloutForm({
   knownVersions,
   clusterIds = [],
   initial,
+  teams = [],
+  canListGroups = true,
 }: {
   recommended: string;
   knownVersions: string[];
+  /**
+   * For someone planning through their teams (no fleet operator role): the teams they operate in.
+   * One: the rollout is that team's; several: they choose. Empty: the fleet's rollout.
+   */
+  teams?: RolloutTeamChoice[];
+  canListGroups?: boolean;
   /** prefilled explicit clusters (/rollouts/new?clusters=id1,id2, ?matching=<list filter>, ?flagged=) */
   clusterIds?: string[];
   /** a selector or group prefill from the cluster list's "Create a rollout" (?selector= or ?group=) */
@@ -156,11 +182,17 @@ export function RolloutForm({
   const router = useRouter();
   const create = useCreateRollout();
   const plan = usePlanRollout();
-  const groups = useGroups();
-  const [draft, setDraft] = useState<RolloutDraft>(() => ({
-    ...initialDraft(recommended, clusterIds),
-    ...(clusterIds.length ? {} : initial),
-  }));
+  const groups = useGroups({ enabled: canListGroups });
+  const [draft, setDraft] = useState<RolloutDraft>(() => {
+    const start = {
+      ...initialDraft(recommended, clusterIds),
+      ...(clusterIds.length ? {} : initial),
+      ...(teams.length === 1 ? { team: teams[0]!.id } : {}),
+    };
+    // Without the groups to choose from, a group prefill cannot be shown: pick by selector.
+    return !canListGroups && start.target === "group" ? { ...start, target: "selector", groupId: "" } : start;
+  });
+  const teamNeeded = teams.length > 1;
   const [confirming, setConfirming] = useState<{ input: CreateRolloutInput; plan: RolloutPlan } | null>(null);
   const [errors, setErrors] = useState<DraftErrors>({});
   const set = (patch: Partial<RolloutDraft>) => setDraft((d) => ({ ...d, ...patch }));
@@ -188,7 +220,7 @@ export function RolloutForm({
           };
   // The server's plan of the draft: what the confirmation will show, counted by the same function.
   const settledDraft = useDebouncedValue(draft, PLAN_PREVIEW_DEBOUNCE_MS);
-  const previewInput = useMemo(() => planPreviewInput(settledDraft), [settledDraft]);
+  const previewInput = useMemo(() => planPreviewInput(settledDraft, teamNeeded), [settledDraft, teamNeeded]);
   const planPreview = usePlanPreview(previewInput);
   const previewed = previewInput && !planPreview.isError ? planPreview.data : undefined;
   const planned = previewed?.plan;
@@ -201,12 +233,21 @@ export function RolloutForm({
       ? local.map((s, i) => ({ ...s, size: s.size === null ? null : (planned.stages[i]?.clusters ?? 0) }))
       : local;
   const previewTotal = preview === local ? (matched.count ?? 0) : (planned?.planned ?? 0);
+  // Through a team, the server's plan says what is in the team's scope and what it leaves out:
+  // the count shown is the plan's once it is the current draft's.
+  const scoped = planned?.scope && !planPreview.isPlaceholderData && settledDraft === draft ? planned : undefined;
+  const matchedShown = scoped?.scope
+    ? { ...matched, count: scoped.clusters, leftOut: { team: scoped.scope.team, count: scoped.scope.leftOut } }
+    : matched;
 
   function submit(e: FormEvent) {
     e.preventDefault();
     const checked = checkDraft(draft);
-    if (!checked.ok) {
-      setErrors(checked.errors);
+    if (!checked.ok || (teamNeeded && !draft.team)) {
+      setErrors({
+        ...(checked.ok ? {} : checked.errors),
+        ...(teamNeeded && !draft.team ? { team: "Choose the team the rollout belongs to." } : {}),
+      });
       return;
     }
     setErrors({});
@@ -267,7 +308,10 @@ export function RolloutForm({
         </Card>
 
         <Card title="Clusters">
-          <TargetPicker draft={draft} set={set} errors={errors} matched={matched} />
+          <div className="space-y-4">
+            <TeamPicker teams={teams} value={draft.team} error={errors.team} onChange={(team) => set({ team })} />
+            <TargetPicker draft={draft} set={set} errors={errors} matched={matchedShown} canListGroups={canListGroups} />
+          </div>
         </Card>
 
         <Card title="Stages">

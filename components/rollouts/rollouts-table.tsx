@@ -13,6 +13,12 @@ export function rolloutScope(r: Pick<Rollout, "selector" | "groupId">, groupName
   return groupName ? `group ${groupName}` : "a group";
 }
 
+/** Whose rollout it is, for a team's: "team payments" (a deleted team is said so); null: the fleet's. */
+export function rolloutTeam(r: Pick<Rollout, "team">): string | null {
+  if (!r.team) return null;
+  return r.team.name ? `team ${r.team.name}` : "a deleted team";
+}
+
 /** Rollouts newest first, with state, progress and the stage they are in. */
 export function RolloutsTable({ rollouts, groupNames }: { rollouts: Rollout[]; groupNames: Map<string, string> }) {
   return (
@@ -57,6 +63,7 @@ export function RolloutsTable({ rollouts, groupNames }: { rollouts: Rollout[]; g
                   <div className="truncate text-xs text-slate-500 dark:text-slate-400">
                     to <code className="font-mono">{r.targetVersion}</code> ·{" "}
                     {rolloutScope(r, r.groupId ? groupNames.get(r.groupId) : undefined)}
+                    {r.team && <span data-testid="rollout-team"> · {rolloutTeam(r)}</span>}
                   </div>
                 </td>
                 <td className="px-4 py-3">

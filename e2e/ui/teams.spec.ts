@@ -61,7 +61,16 @@ test("an admin gives a team its clusters; its operator sees only those", async (
     });
     await theirs.goto("/");
     await expect(theirs.getByTestId("overview-scope")).toContainText(`payments-${suffix}`);
-    await new Shell(theirs).expectNav(["Overview", "Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"]);
+    await new Shell(theirs).expectNav([
+      "Overview",
+      "Clusters",
+      "Tokens",
+      "Rollouts",
+      "Versions",
+      "Node pools",
+      "Audit log",
+      "Teams",
+    ]);
     await theirs.goto("/clusters");
     const table = theirs.getByRole("table");
     await expect(table).toContainText(`e2e-team-in-a-${suffix}`);

@@ -14,12 +14,14 @@ export const PREVIEW_LIMIT = 10;
 // recounting every group's selector every few seconds on a large fleet.
 const GROUPS_REFRESH_MS = 30_000;
 
-export function useGroups() {
+/** `enabled` false: not asked (groups are the fleet's; someone with team roles only cannot list them). */
+export function useGroups({ enabled = true }: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: queryKeys.groups.list,
     queryFn: ({ signal }) => fetchJson(groupRoutes.list.path, { signal, schema: groupRoutes.list.response }),
     select: (data) => data.items,
     refetchInterval: GROUPS_REFRESH_MS,
+    enabled,
   });
 }
 

@@ -49,6 +49,11 @@ export const rolloutSchema = z.object({
   targetVersion: z.string(),
   selector: z.string().nullable(),
   groupId: z.string().nullable(),
+  /**
+   * The team it belongs to (its operators act on it; it upgrades only clusters in the team's scope,
+   * judged again at each cluster's turn); null: the fleet's. `name` is null once the team is deleted.
+   */
+  team: z.object({ id: z.string(), name: z.string().nullable() }).nullable(),
   state: z.enum(ROLLOUT_STATES),
   pausedReason: z.string().nullable(),
   /** why a running rollout starts nothing now (e.g. outside an upgrade window) */
@@ -115,6 +120,11 @@ export const rolloutPlanSchema = z.object({
   heartbeatIntervalSeconds: z.number(),
   /** left out: NotReady or draining (unless included on purpose) */
   skipped: z.array(z.object({ clusterId: z.string(), name: z.string(), reason: z.string() })),
+  /**
+   * A team's rollout: every count above is within the team's scope; `leftOut` clusters match the
+   * selector or group outside it and are neither planned nor counted. Absent for the fleet's.
+   */
+  scope: z.object({ teamId: z.string(), team: z.string(), leftOut: z.number() }).optional(),
 });
 export type RolloutPlan = z.infer<typeof rolloutPlanSchema>;
 
@@ -122,17 +132,20 @@ export const rolloutRoutes = {
   list: route({
     method: "GET",
     path: "/api/v1/rollouts",
-    summary: "Agent upgrade rollouts",
+    // `member`: bounded by who owns each rollout (Rollout.teamId), not by a selector.
+    summary:
+      "Agent upgrade rollouts: every rollout for a fleet role (a team's names its team); through teams, only the caller's teams' rollouts",
     role: "viewer",
-    scope: "fleet",
+    scope: "member",
     response: itemsOf(rolloutSchema),
   }),
   create: route({
     method: "POST",
     path: "/api/v1/rollouts",
-    summary: "Start a staged agent upgrade",
+    summary:
+      "Start a staged agent upgrade. With `team` (or for a caller whose operator role is one team's, that team) the rollout is the team's: planned over the clusters in its scope only (a group, being the fleet's, gives its members in the scope; explicit ids outside it read as unknown), each checked against the scope again when its turn comes (one that left it is skipped), clusters matching later never added; its operators act on it",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: createRolloutSchema,
     response: rolloutSchema,
     status: 201,
@@ -140,9 +153,10 @@ export const rolloutRoutes = {
   plan: route({
     method: "POST",
     path: "/api/v1/rollouts/plan",
-    summary: "What a rollout would do now (stages, skipped clusters), without starting it",
+    summary:
+      "What a rollout would do now (stages, skipped clusters), without starting it; a team's plan counts only the clusters in its scope, and `scope.leftOut` the selector's or group's matches outside it",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: createRolloutSchema,
     response: rolloutPlanSchema,
   }),

@@ -39,10 +39,11 @@ export const CONSOLE_PAGES = [
   // Approving lets a cluster in: the queue is for those who may decide.
   { route: "/registration-requests", role: "operator", nav: { label: "Approvals", badge: "pendingApprovals" } },
   { route: "/policies", role: "viewer", nav: { label: "Policies" } },
-  { route: "/rollouts", role: "viewer", nav: { label: "Rollouts" } },
+  // A team member sees and plans their teams' rollouts (within their scopes; the API bounds them).
+  { route: "/rollouts", role: "viewer", nav: { label: "Rollouts" }, teams: true },
   // Planning a rollout starts it; watching rollouts is for everyone.
-  { route: "/rollouts/new", role: "operator" },
-  { route: "/rollouts/[id]", role: "viewer" },
+  { route: "/rollouts/new", role: "operator", teams: true },
+  { route: "/rollouts/[id]", role: "viewer", teams: true },
   { route: "/versions", role: "viewer", nav: { label: "Versions" }, teams: true },
   { route: "/node-pools", role: "viewer", nav: { label: "Node pools" }, teams: true },
   // A team operator reads what happened to their clusters and their team (the API bounds it).

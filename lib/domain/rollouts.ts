@@ -46,6 +46,12 @@ export const createRolloutSchema = z
     includeUnready: z.boolean().default(false),
     /** wait for an operator's approval before each stage after the first */
     requireApproval: z.boolean().default(false),
+    /**
+     * The team (name or id) the rollout belongs to: it plans and ever upgrades only clusters in
+     * that team's scope. Needed from someone without the fleet operator role who operates in
+     * several teams; left out by a fleet operator, the rollout is the fleet's.
+     */
+    team: z.string().trim().min(1).max(100).optional(),
   })
   .strict()
   .refine((r) => [r.selector, r.groupId, r.clusterIds].filter(Boolean).length === 1, {

@@ -197,6 +197,19 @@ describe("team roles, inside and outside the team's scope", () => {
       return made.body.id as string;
     };
     teamOwned.view = await remakeOwned.view();
+    // The team's own rollout, started by its operator: env=dev also matches clusters outside its scope.
+    const teamRollout = await server.api(
+      "POST",
+      "/api/v1/rollouts",
+      { name: "rm-team-rollout", targetVersion: "1.5.0", selector: "env=dev", stages: [{ name: "all", percent: 100 }] },
+      { cookie: callers[1]!.cookie },
+    );
+    assert.equal(teamRollout.status, 201, JSON.stringify(teamRollout.body));
+    assert.deepEqual(
+      (teamRollout.body.clusters as { name: string }[]).map((c) => c.name),
+      [inScope.name],
+    );
+    teamOwned.rollout = teamRollout.body.id;
     callers.push({
       name: "team operator API key",
       role: "operator",

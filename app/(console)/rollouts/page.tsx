@@ -10,7 +10,8 @@ export const metadata: Metadata = { title: "Rollouts" };
 
 export default async function RolloutsPage() {
   const { principal, state, now } = await openPage("/rollouts");
-  const canCreate = hasRole(principal.role, "operator");
+  // A team operator starts their team's rollouts; a team member sees their teams' only (the API bounds the list).
+  const canCreate = hasRole(principal.role, "operator") || principal.teams.some((g) => hasRole(g.role, "operator"));
   return (
     <>
       <PageHeader
@@ -28,7 +29,7 @@ export default async function RolloutsPage() {
         }
       />
       <PageHydration state={state} now={now}>
-        <RolloutsView canCreate={canCreate} />
+        <RolloutsView canCreate={canCreate} canListGroups={hasRole(principal.role, "viewer")} />
       </PageHydration>
     </>
   );

@@ -7,9 +7,9 @@ import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { RolloutsTable } from "@/components/rollouts/rollouts-table";
 
-export function RolloutsView({ canCreate }: { canCreate: boolean }) {
+export function RolloutsView({ canCreate, canListGroups }: { canCreate: boolean; canListGroups: boolean }) {
   const rollouts = useRollouts();
-  const groups = useGroups();
+  const groups = useGroups({ enabled: canListGroups });
   const groupNames = new Map((groups.data ?? []).map((g) => [g.id, g.name]));
   if (rollouts.isPending) return <TableSkeleton rows={6} label="Loading rollouts" />;
   if (rollouts.isError)

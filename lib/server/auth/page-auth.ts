@@ -3,7 +3,7 @@ import { cookies } from "next/headers";
 import { cache } from "react";
 import { forbidden, notFound, redirect } from "next/navigation";
 import { mayOpen, pageOf, type ConsolePage, type ConsoleRoute } from "@/lib/domain/page-roles";
-import { hasRole, type Role } from "@/lib/domain/roles";
+import { hasRole, higherRole, type Role } from "@/lib/domain/roles";
 import { accessOn, highestRole, type AccessReason } from "@/lib/domain/teams";
 import { clusterLabels } from "./authorize";
 import { accessOf, principalFromSession, type Principal } from "./principal";
@@ -63,6 +63,16 @@ export const canSeeCluster = cache(async (clusterId: string): Promise<boolean> =
   const labels = await clusterLabels(clusterId);
   return !!labels && accessOn(accessOf(principal), labels) !== null;
 });
+
+/**
+ * On the page of something a team may own (a rollout): the caller's role on it, the higher of
+ * their fleet role and their role in the owning team; null when they cannot see it (the page then
+ * answers 404, as the API does for an id outside their teams).
+ */
+export function ownedAccess(principal: Principal, teamId: string | null): Role | null {
+  const team = teamId ? (principal.teams.find((g) => g.teamId === teamId)?.role ?? null) : null;
+  return higherRole(principal.role, team);
+}
 
 export async function currentPrincipal(): Promise<Principal | null> {
   return principalFromSession(await cookies());

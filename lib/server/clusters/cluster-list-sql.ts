@@ -395,10 +395,16 @@ export async function countFiltered(filter: ClusterFilter, now: Date, rules: Fil
   return countOf(sql`SELECT count(*) AS n FROM ${cluster.table} ${whereClause(filter, now, rules)}`);
 }
 
-/** Every cluster a selector matches, by name, with its agent version (a rollout plans over all of them). */
-export async function matchingClusters(selector: Selector): Promise<{ id: string; agentVersion: string | null }[]> {
+/**
+ * Every cluster a selector matches (within one of `scope`'s selectors, when given), by name, with
+ * its agent version (a rollout plans over all of them).
+ */
+export async function matchingClusters(
+  selector: Selector,
+  scope?: readonly Selector[],
+): Promise<{ id: string; agentVersion: string | null }[]> {
   return queryRows<{ id: string; agentVersion: string | null }>(
-    sql`SELECT ${cluster("id")}, ${cluster("agentVersion")} FROM ${cluster.table} ${whereClause({ selector }, new Date(), NO_RULES)} ORDER BY ${cluster("name")} ASC, ${cluster("id")} ASC`,
+    sql`SELECT ${cluster("id")}, ${cluster("agentVersion")} FROM ${cluster.table} ${whereClause({ selector, ...(scope ? { scope } : {}) }, new Date(), NO_RULES)} ORDER BY ${cluster("name")} ASC, ${cluster("id")} ASC`,
   );
 }
 

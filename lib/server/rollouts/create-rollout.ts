@@ -4,14 +4,16 @@ import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { getRollout } from "./get-rollout";
 import { resolvePlan } from "./plan-rollout";
+import type { RolloutTeam } from "./rollout-team";
 import { tickRollout } from "./tick-rollout";
 
 /**
  * Plans the stages over the matching clusters, stores the rollout (with the clusters left out of
- * the plan as skipped, each with its reason) and takes its first step at once.
+ * the plan as skipped, each with its reason) and takes its first step at once. A team's rollout
+ * (rollout-team.ts) is planned within the team's scope and belongs to the team.
  */
-export async function createRollout(actor: Actor, input: CreateRolloutInput) {
-  const { clusters, stages: plan, skipped } = await resolvePlan(input);
+export async function createRollout(actor: Actor, input: CreateRolloutInput, team: RolloutTeam | null = null) {
+  const { clusters, stages: plan, skipped, leftOut } = await resolvePlan(input, team);
   const current = new Map(clusters.map((c) => [c.id, c.agentVersion]));
   const rollout = await db().$transaction(async (tx) => {
     const r = await tx.rollout.create({
@@ -29,6 +31,7 @@ export async function createRollout(actor: Actor, input: CreateRolloutInput) {
         includeUnready: input.includeUnready,
         state: "Running",
         createdById: actor.id,
+        teamId: team?.teamId ?? null,
       },
     });
     const now = new Date();
@@ -72,6 +75,7 @@ export async function createRollout(actor: Actor, input: CreateRolloutInput) {
         skipped: skipped.length,
         includeUnready: input.includeUnready,
         requireApproval: input.requireApproval,
+        ...(team ? { team: team.team, leftOutOfScope: leftOut } : {}),
       },
     );
     return r;

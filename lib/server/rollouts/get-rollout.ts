@@ -14,7 +14,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { currentStageEvidence, evidenceClusters, type EvidenceCluster } from "./stage-evidence";
 
 /** What reads rollouts: the app's client, or in tests one that counts its queries. */
-export type RolloutReader = Pick<Db, "rollout" | "cluster">;
+export type RolloutReader = Pick<Db, "rollout" | "cluster" | "team">;
 
 type RolloutRow = NonNullable<Awaited<ReturnType<typeof findWithMembers>>>;
 type ClusterFacts = EvidenceCluster;
@@ -38,10 +38,22 @@ export function clusterFacts(rollouts: RolloutRow[], reader: RolloutReader = db(
   );
 }
 
+/** The names of the teams these rollouts belong to (no query when none is a team's). */
+export async function teamNames(
+  rollouts: { teamId: string | null }[],
+  reader: RolloutReader = db(),
+): Promise<Map<string, string>> {
+  const ids = [...new Set(rollouts.flatMap((r) => (r.teamId ? [r.teamId] : [])))];
+  if (!ids.length) return new Map();
+  const rows = await reader.team.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return new Map(rows.map((t) => [t.id, t.name]));
+}
+
 export async function getRollout(id: string) {
   const r = await findRollout(id);
   const { notReadyThresholdSeconds } = await getSettings();
-  return rolloutView(r, await clusterFacts([r]), new Date(), notReadyThresholdSeconds);
+  const [clusters, teams] = await Promise.all([clusterFacts([r]), teamNames([r])]);
+  return rolloutView(r, clusters, new Date(), notReadyThresholdSeconds, teams);
 }
 
 /** The current stage's evidence while it soaks or awaits approval; null before it finishes. */
@@ -77,6 +89,7 @@ export function rolloutView(
   clusters: Map<string, ClusterFacts>,
   now: Date,
   notReadyThresholdSeconds: number,
+  teams: Map<string, string>,
 ): Rollout {
   const count = (state: string, members = r.clusters) => members.filter((m) => m.state === state).length;
   const specs = JSON.parse(r.stages) as StageSpec[];
@@ -100,6 +113,7 @@ export function rolloutView(
     targetVersion: r.targetVersion,
     selector: r.selector,
     groupId: r.groupId,
+    team: r.teamId ? { id: r.teamId, name: teams.get(r.teamId) ?? null } : null,
     state: r.state as RolloutState,
     pausedReason: r.pausedReason,
     waitingReason: r.state === "Running" ? r.waitingReason : null,

@@ -20,6 +20,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 import { clusterWindowGroups, groupsWithWindows, type WindowGroup } from "@/lib/server/groups/group-windows";
+import { outsideTeamScope } from "./rollout-team";
 import { currentStageEvidence, evidenceClusters } from "./stage-evidence";
 
 /** Thrown inside a transaction to undo it: the cluster left Active between the read and the claim. */
@@ -172,7 +173,8 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
   }
 
   // 4. Start more upgrades in this stage, within max unavailable and every window of each
-  //    cluster's groups; a cluster NotReady at its turn is skipped, not started.
+  //    cluster's groups; a cluster NotReady at its turn is skipped, not started, and so is one
+  //    outside its team's scope then (a team's rollout).
   const group = r.groupId ? await db().clusterGroup.findUnique({ where: { id: r.groupId } }) : null;
   let slots = upgradeSlots(r.maxUnavailable, group?.maxUnavailable ?? null, r.clusters);
   const pending = r.clusters.filter((x) => x.stage === r.currentStage && x.state === "Pending");
@@ -197,6 +199,16 @@ export async function tickRollout(id: string, now = new Date()): Promise<void> {
     if (action.kind === "wait" || !c) continue;
     // The claim, the directive and the move to Upgrading commit together or not at all.
     const started = await inTransaction(async (tx, afterCommit) => {
+      // A team's rollout never starts a cluster outside the team's scope as it stands now (its
+      // labels or the scope may have changed since the plan): skipped, with the reason.
+      const outside = r.teamId ? await outsideTeamScope(tx, r.teamId, m.clusterId) : null;
+      if (outside) {
+        await tx.rolloutCluster.updateMany({
+          where: { rolloutId: id, clusterId: m.clusterId, state: "Pending" },
+          data: { state: "Skipped", error: outside, finishedAt: now },
+        });
+        return false;
+      }
       const claimed = await tx.rolloutCluster.updateMany({
         where: { rolloutId: id, clusterId: m.clusterId, state: "Pending" },
         data: { state: "Upgrading", startedAt: now },

@@ -6,6 +6,7 @@ import { db } from "@/lib/server/db/client";
 import type { Principal } from "@/lib/server/auth/principal";
 import { NO_SUCH_TEAM } from "@/lib/server/auth/authorize";
 import type { RouteContract } from "@/lib/contracts/route";
+import type { Actor } from "@/lib/server/audit/record-audit";
 
 /**
  * The team something is made for (a token, a rollout, a subscription, a view), from the `team` a
@@ -54,4 +55,18 @@ export async function actingTeam(
  */
 export function teamsInReach(principal: Principal, scope: unknown[] | null, role: Role): string[] | null {
   return scope === null ? null : principal.teams.filter((g) => hasRole(g.role, role)).map((g) => g.teamId);
+}
+
+/**
+ * The actor a thing made for `team` is audited under: through a team (no fleet role at the route's
+ * role), that team and the caller's role in it, even when the authorization step named another of
+ * their teams; otherwise the caller as authorized.
+ */
+export function actorFor(
+  principal: Principal,
+  team: TeamGrant | null,
+  contract: Pick<RouteContract, "role" | "teamRole">,
+): Actor {
+  const throughTeam = team && !hasRole(principal.role, contract.role);
+  return throughTeam ? { ...principal.actor, allowedAs: { role: team.role, team: team.team } } : principal.actor;
 }

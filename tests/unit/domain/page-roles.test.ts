@@ -82,14 +82,17 @@ describe("console pages", () => {
     const teams = [{ teamId: "t1", team: "payments", role: "operator" as const, selector: [] }];
     assert.deepEqual(
       navItems({ fleetRole: null, teams }).map((i) => i.label),
-      ["Overview", "Clusters", "Tokens", "Versions", "Node pools", "Audit log", "Teams"],
+      ["Overview", "Clusters", "Tokens", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"],
     );
     assert.deepEqual(navItems({ fleetRole: null, teams: [] }), [], "no role at all: nothing");
     assert.deepEqual(
       navItems({ fleetRole: null, teams: [{ ...teams[0]!, role: "viewer" }] }).map((i) => i.label),
-      ["Overview", "Clusters", "Tokens", "Versions", "Node pools", "Teams"],
+      ["Overview", "Clusters", "Tokens", "Rollouts", "Versions", "Node pools", "Teams"],
       "the audit log is for team operators",
     );
+    const newRollout = CONSOLE_PAGES.find((p) => p.route === "/rollouts/new")!;
+    assert.ok(mayOpen(newRollout, { fleetRole: null, teams }), "a team operator plans their team's rollouts");
+    assert.ok(!mayOpen(newRollout, { fleetRole: null, teams: [{ ...teams[0]!, role: "viewer" }] }));
     const wizard = CONSOLE_PAGES.find((p) => p.route === "/clusters/[id]/deregister")!;
     assert.ok(mayOpen(wizard, { fleetRole: null, teams }));
     assert.ok(

@@ -12,7 +12,7 @@ import { RolloutActions } from "@/components/rollouts/rollout-actions";
 import { RolloutClustersTable } from "@/components/rollouts/rollout-clusters-table";
 import { ProgressBar, RolloutStateBadge, SegmentLegend, totalsOf } from "@/components/rollouts/rollout-progress";
 import { RolloutDetailSkeleton } from "@/components/rollouts/rollout-skeletons";
-import { rolloutScope } from "@/components/rollouts/rollouts-table";
+import { rolloutScope, rolloutTeam } from "@/components/rollouts/rollouts-table";
 import { StageProgressList } from "@/components/rollouts/stage-progress-list";
 import { StatCard } from "@/components/ui/stat-card";
 
@@ -121,10 +121,10 @@ function Eta({ rollout }: { rollout: Rollout }) {
   );
 }
 
-export function RolloutView({ id, canAct }: { id: string; canAct: boolean }) {
+export function RolloutView({ id, canAct, canListGroups }: { id: string; canAct: boolean; canListGroups: boolean }) {
   // The page brings the server's copy (its first data), so the first paint needs no fetch.
   const query = useRollout(id);
-  const groups = useGroups();
+  const groups = useGroups({ enabled: canListGroups });
   if (query.isPending) return <RolloutDetailSkeleton />;
   if (query.isError && !query.data)
     return <ErrorState title="Could not load this rollout" message={query.error.message} onRetry={() => void query.refetch()} />;
@@ -148,7 +148,8 @@ export function RolloutView({ id, canAct }: { id: string; canAct: boolean }) {
             </h1>
             <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
               Agents to <code className="font-mono font-medium text-slate-900 dark:text-slate-100">{r.targetVersion}</code> on{" "}
-              <code className="font-mono">{rolloutScope(r, groupName)}</code> · started{" "}
+              <code className="font-mono">{rolloutScope(r, groupName)}</code>
+              {r.team && <span data-testid="rollout-team"> · {rolloutTeam(r)}</span>} · started{" "}
               <AfterHydration>
                 <RelativeTime iso={r.createdAt} />
               </AfterHydration>
@@ -225,6 +226,10 @@ export function RolloutView({ id, canAct }: { id: string; canAct: boolean }) {
           <dl className="divide-y divide-slate-100 text-sm dark:divide-slate-800">
             <Setting label="Target version">
               <code className="font-mono">{r.targetVersion}</code>
+            </Setting>
+            <Setting label="Belongs to">
+              {/* A team's rollout upgrades only clusters in its scope when their turn comes. */}
+              {rolloutTeam(r) ?? "the fleet"}
             </Setting>
             <Setting label="Max unavailable">{r.maxUnavailable}</Setting>
             <Setting label="Soak time per stage">{formatDuration(r.waitSeconds * 1000)}</Setting>

@@ -4,10 +4,20 @@ import { useSearchParams } from "next/navigation";
 import { useVersions } from "@/lib/client/versions";
 import { rolloutPrefill } from "@/lib/client/cluster-bulk";
 import { RolloutForm } from "@/components/rollouts/rollout-form";
+import type { RolloutTeamChoice } from "@/components/rollouts/team-picker";
 import { RolloutFormSkeleton } from "@/components/rollouts/rollout-skeletons";
 import { byVersion } from "@/components/versions/version-math";
 
-export function NewRolloutView({ clusterIds }: { clusterIds: string[] }) {
+export function NewRolloutView({
+  clusterIds,
+  teams,
+  canListGroups,
+}: {
+  clusterIds: string[];
+  /** the teams the caller plans for when they have no fleet operator role */
+  teams: RolloutTeamChoice[];
+  canListGroups: boolean;
+}) {
   // The matrix suggests the target version; without it (an error) the form still works.
   const versions = useVersions();
   const prefill = rolloutPrefill(new URLSearchParams(useSearchParams().toString()));
@@ -22,6 +32,8 @@ export function NewRolloutView({ clusterIds }: { clusterIds: string[] }) {
       knownVersions={known}
       clusterIds={clusterIds}
       initial={prefill}
+      teams={teams}
+      canListGroups={canListGroups}
     />
   );
 }

@@ -7,6 +7,10 @@ import { flaggedClusterIds } from "@/lib/server/versions/compatibility";
 import { clustersParam } from "@/components/rollouts/rollout-draft";
 import { clusterFilterSchema } from "@/lib/contracts/clusters";
 import { selectClusters } from "@/lib/server/clusters/select-clusters";
+import { hasRole } from "@/lib/domain/roles";
+import { scopeFor } from "@/lib/domain/teams";
+import { accessOf } from "@/lib/server/auth/principal";
+import { clusterIdsInScope } from "@/lib/server/clusters/cluster-list-sql";
 import { NewRolloutView } from "./new-rollout-view";
 import { PageHydration } from "@/components/shell/page-hydration";
 
@@ -33,8 +37,15 @@ async function prefilledClusters(search: Search): Promise<string[]> {
 
 export default async function NewRolloutPage(props: { searchParams: Promise<Search> }) {
   // The role first: the prefill reads clusters only for someone who may plan a rollout.
-  const { state, now } = await openPage("/rollouts/new", props);
-  const clusterIds = await prefilledClusters(await props.searchParams);
+  const { principal, state, now } = await openPage("/rollouts/new", props);
+  const prefilled = await prefilledClusters(await props.searchParams);
+  // Planning through teams: only the clusters in their scopes are offered (the others do not exist for them).
+  const scope = scopeFor(accessOf(principal), "operator");
+  const inScope = scope && prefilled.length ? await clusterIdsInScope(scope) : null;
+  const clusterIds = inScope ? prefilled.filter((id) => inScope.has(id)) : prefilled;
+  const teams = hasRole(principal.role, "operator")
+    ? []
+    : principal.teams.filter((g) => hasRole(g.role, "operator")).map((g) => ({ id: g.teamId, name: g.team }));
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm">
@@ -47,7 +58,7 @@ export default async function NewRolloutPage(props: { searchParams: Promise<Sear
         description="Pick a version and the clusters, split them into stages, and set how carefully to go. It starts at once."
       />
       <PageHydration state={state} now={now}>
-        <NewRolloutView clusterIds={clusterIds} />
+        <NewRolloutView clusterIds={clusterIds} teams={teams} canListGroups={hasRole(principal.role, "viewer")} />
       </PageHydration>
     </>
   );

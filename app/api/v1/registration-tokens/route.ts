@@ -2,7 +2,7 @@ import { tokenRoutes } from "@/lib/contracts/tokens";
 import { adminRoute } from "@/lib/server/api/admin-route";
 import { mintToken } from "@/lib/server/tokens/mint-token";
 import { listTokens } from "@/lib/server/tokens/list-tokens";
-import { actingTeam, teamsInReach } from "@/lib/server/teams/acting-team";
+import { actingTeam, actorFor, teamsInReach } from "@/lib/server/teams/acting-team";
 
 export const GET = adminRoute(tokenRoutes.list, async ({ principal, scope }) => ({
   items: await listTokens(teamsInReach(principal, scope, tokenRoutes.list.role)),
@@ -12,5 +12,5 @@ export const GET = adminRoute(tokenRoutes.list, async ({ principal, scope }) => 
 export const POST = adminRoute(tokenRoutes.mint, async ({ principal, body }) => {
   const { team, ...input } = body;
   const forTeam = await actingTeam(principal, team, tokenRoutes.mint);
-  return mintToken(principal.actor, input, forTeam);
+  return mintToken(actorFor(principal, forTeam, tokenRoutes.mint), input, forTeam);
 });
