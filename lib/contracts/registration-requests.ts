@@ -130,9 +130,9 @@ export const registrationRequestRoutes = {
     method: "GET",
     path: "/api/v1/registration-requests",
     summary:
-      "Registration requests waiting for (or past) an operator's decision, newest first, a page at a time (nextCursor), with how many are pending",
+      "Registration requests waiting for (or past) an operator's decision, newest first, a page at a time (nextCursor), with how many are pending; a team operator's holds (and counts) only the requests whose labels their teams' scopes take in",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     query: registrationRequestsQuerySchema,
     response: pageOf(registrationRequestSchema).extend({ pending: z.number() }),
   }),
@@ -168,9 +168,10 @@ export const registrationRequestRoutes = {
   decide: route({
     method: "POST",
     path: "/api/v1/registration-requests/decisions",
-    summary: "Approve or deny several pending requests; each succeeds or fails on its own",
+    summary:
+      "Approve or deny several pending requests; each succeeds or fails on its own (for a team operator, one outside their teams' scopes fails as not_found, exactly as an unknown id, and is never decided)",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: requestDecisionsSchema,
     response: decisionResultsSchema,
   }),

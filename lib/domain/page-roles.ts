@@ -36,8 +36,14 @@ export const CONSOLE_PAGES = [
   { route: "/groups/[name]/gate", role: "viewer" },
   // A team's members see its tokens and their attempts; its admins mint and revoke them.
   { route: "/tokens", role: "viewer", nav: { label: "Tokens" }, teams: true },
-  // Approving lets a cluster in: the queue is for those who may decide.
-  { route: "/registration-requests", role: "operator", nav: { label: "Approvals", badge: "pendingApprovals" } },
+  // Approving lets a cluster in: the queue is for those who may decide (a team operator: the
+  // requests whose labels their teams' scopes take in).
+  {
+    route: "/registration-requests",
+    role: "operator",
+    nav: { label: "Approvals", badge: "pendingApprovals" },
+    teams: true,
+  },
   { route: "/policies", role: "viewer", nav: { label: "Policies" } },
   // A team member sees and plans their teams' rollouts (within their scopes; the API bounds them).
   { route: "/rollouts", role: "viewer", nav: { label: "Rollouts" }, teams: true },

@@ -82,7 +82,7 @@ describe("console pages", () => {
     const teams = [{ teamId: "t1", team: "payments", role: "operator" as const, selector: [] }];
     assert.deepEqual(
       navItems({ fleetRole: null, teams }).map((i) => i.label),
-      ["Overview", "Clusters", "Tokens", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"],
+      ["Overview", "Clusters", "Tokens", "Approvals", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"],
     );
     assert.deepEqual(navItems({ fleetRole: null, teams: [] }), [], "no role at all: nothing");
     assert.deepEqual(
