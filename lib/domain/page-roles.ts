@@ -52,6 +52,8 @@ export const CONSOLE_PAGES = [
   { route: "/rollouts/[id]", role: "viewer", teams: true },
   { route: "/versions", role: "viewer", nav: { label: "Versions" }, teams: true },
   { route: "/node-pools", role: "viewer", nav: { label: "Node pools" }, teams: true },
+  // A team admin manages their teams' subscriptions here (a fleet admin, every one, as in Settings).
+  { route: "/webhooks", role: "admin", nav: { label: "Webhooks" }, teams: true },
   // A team operator reads what happened to their clusters and their team (the API bounds it).
   { route: "/audit", role: "operator", nav: { label: "Audit log" }, teams: true },
   // Everyone reads their teams; a fleet admin shapes them, a team's admins manage its members.

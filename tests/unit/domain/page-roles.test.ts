@@ -95,6 +95,11 @@ describe("console pages", () => {
     assert.ok(!mayOpen(newRollout, { fleetRole: null, teams: [{ ...teams[0]!, role: "viewer" }] }));
     const wizard = CONSOLE_PAGES.find((p) => p.route === "/clusters/[id]/deregister")!;
     assert.ok(mayOpen(wizard, { fleetRole: null, teams }));
+    assert.deepEqual(
+      navItems({ fleetRole: null, teams: [{ ...teams[0]!, role: "admin" }] }).map((i) => i.label),
+      ["Overview", "Clusters", "Tokens", "Approvals", "Rollouts", "Versions", "Node pools", "Webhooks", "Audit log", "Teams"],
+      "a team admin manages the team's webhook subscriptions",
+    );
     assert.ok(
       !mayOpen(
         CONSOLE_PAGES.find((p) => p.route === "/settings")!,
