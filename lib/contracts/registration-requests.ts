@@ -148,7 +148,7 @@ export const registrationRequestRoutes = {
     method: "POST",
     path: "/api/v1/registration-requests/{id}/approve",
     summary:
-      "Approve a pending request (by its id, or by cluster name when only one request waits for it: else 409 ambiguous_request listing them): the cluster is created and its certificate issued for the agent's next try; the other requests for the name are denied (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
+      "Approve a pending request (by its id, or by cluster name when only one request waits for it: else 409 ambiguous_request listing them; for a team operator, only the requests their teams' scopes take in count, and one outside reads 404 as an unknown one): the cluster is created with the labels it was requested with and its certificate issued for the agent's next try; the other requests for the name are denied (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
     role: "operator",
     scope: "request",
     bodyOptional: true,
@@ -159,7 +159,7 @@ export const registrationRequestRoutes = {
     method: "POST",
     path: "/api/v1/registration-requests/{id}/deny",
     summary:
-      "Deny a pending request (by its id, or by cluster name when only one request waits for it) with a reason the agent is told; the token's use is released",
+      "Deny a pending request (by its id, or by cluster name when only one request in the caller's scope waits for it) with a reason the agent is told; the token's use is released",
     role: "operator",
     scope: "request",
     body: denyRequestSchema,
