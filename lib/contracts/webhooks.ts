@@ -72,7 +72,7 @@ export const webhookRoutes = {
     method: "POST",
     path: "/api/v1/webhooks",
     summary:
-      "Subscribe a URL to fleet events, optionally only those of clusters matching a label selector (the signing secret is in this answer only; private targets refused unless allowed). With `team` it is that team's: it hears only of the team's clusters and registration requests, and its admins manage it; a team admin (scope member) must name a team they administer",
+      "Subscribe a URL to fleet events, optionally only those of clusters matching a label selector (the signing secret is in this answer only; private targets refused unless allowed). With `team` it is that team's: it hears only of the team's clusters and registration requests, and its admins manage it; a team admin (scope member) makes it for a team they administer (naming it when they have several)",
     role: "admin",
     scope: "member",
     body: webhookCreateSchema,

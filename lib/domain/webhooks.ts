@@ -274,7 +274,7 @@ export const webhookCreateSchema = z
       .max(100)
       .optional()
       .describe(
-        "The team (name or id) that owns it: it hears only of the team's clusters, and the team's admins manage it. Required without the fleet admin role; absent: a fleet subscription",
+        "The team (name or id) that owns it: it hears only of the team's clusters, and the team's admins manage it. Absent: a fleet subscription for a fleet admin; without that role, the caller's one team where they are admin (one of several must be named)",
       ),
   })
   .strict();

@@ -41,7 +41,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { listUsers } from "@/lib/server/users/users";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
 import { listWebhooks } from "@/lib/server/webhooks/subscriptions";
-import { teamIdsWithRole } from "@/lib/server/teams/owning-team";
+import { teamsInReach } from "@/lib/server/teams/acting-team";
 import { pageQuery, type PageQuery } from "./page-data";
 import { teamRoutes } from "@/lib/contracts/teams";
 import { listTeams } from "@/lib/server/teams/teams";
@@ -149,7 +149,7 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
     pageQuery(
       webhookRoutes.list,
       queryKeys.webhooks.list,
-      async ({ principal, scope }) => ({ items: await listWebhooks(scope ? teamIdsWithRole(principal, "admin") : null) }),
+      async ({ principal, scope }) => ({ items: await listWebhooks(teamsInReach(principal, scope, "admin")) }),
       { forTeams: true },
     ),
   ],

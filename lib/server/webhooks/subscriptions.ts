@@ -8,7 +8,6 @@ import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { refuseForbiddenTarget } from "@/lib/server/net/check-target";
-import type { OwningTeam } from "@/lib/server/teams/owning-team";
 import { enqueueWebhookEvent } from "./enqueue-webhook";
 import { WEBHOOK_RULE } from "./post-webhook";
 import { newWebhookSecret, storeWebhookSecret } from "./webhook-secret";
@@ -48,6 +47,9 @@ type DeliveryRow = {
 };
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** The team a subscription belongs to. */
+type OwningTeam = { id: string; name: string };
 
 /** The cluster's name as the event recorded it (the cluster may be gone since). */
 function clusterOf(d: DeliveryRow, existing: ReadonlySet<string>): WebhookDelivery["cluster"] {
@@ -153,7 +155,7 @@ export async function getWebhook(id: string) {
   return view!;
 }
 
-/** `team`: the team that will own it (owning-team.ts checked the caller may make it for them); null: the fleet's. */
+/** `team`: the team that will own it (lib/server/teams/acting-team.ts checked the caller may make it for them); null: the fleet's. */
 export async function createWebhook(actor: Actor, input: WebhookCreate, team: OwningTeam | null = null) {
   if (team) refuseFleetEvents(input.events);
   await refuseForbiddenTarget(input.url, WEBHOOK_RULE, "url");
