@@ -21,7 +21,7 @@ import { mintToken } from "@/lib/server/tokens/mint-token";
 import { registrationBody } from "../helpers/agent-client";
 import { appDatabase } from "../helpers/app-database";
 import { csrForKey, makeKey } from "../helpers/csr";
-import { refusal } from "../helpers/refusal";
+import { refusal } from "../helpers/api-refusal";
 import { testEngine } from "../helpers/test-database";
 import { refuseWhileWaiting } from "@/lib/server/registration-requests/refuse-while-waiting";
 

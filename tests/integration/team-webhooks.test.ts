@@ -21,7 +21,7 @@ import { deliverDueWebhooks } from "@/lib/server/webhooks/deliver-webhooks";
 import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 import { createWebhook, listWebhooks, updateWebhook } from "@/lib/server/webhooks/subscriptions";
 import { appDatabase } from "../helpers/app-database";
-import { refusal } from "../helpers/refusal";
+import { refusal } from "../helpers/api-refusal";
 import { testEngine } from "../helpers/test-database";
 import { startReceiver } from "../helpers/webhook-receiver";
 import { notReady, queued, seedCluster } from "../helpers/webhook-outbox";
