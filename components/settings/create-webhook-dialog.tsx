@@ -3,6 +3,7 @@
 import { useMemo, useState, type FormEvent } from "react";
 import {
   SUBSCRIBABLE_EVENT_TYPES,
+  UNLABELLED_EVENT_TYPES,
   WEBHOOK_EVENT_LABELS,
   WEBHOOK_FORMATS,
   webhookCreateSchema,
@@ -12,6 +13,7 @@ import {
 import { selectorProblem } from "@/lib/domain/selector";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useSelectorPreview } from "@/lib/client/groups";
+import { useTeams } from "@/lib/client/teams";
 import { useCreateWebhook, useUpdateWebhook, type Webhook } from "@/lib/client/webhooks";
 import { SelectorInput } from "@/components/labels/selector-input";
 import { Badge } from "@/components/ui/badge";
@@ -22,6 +24,15 @@ import { FormActions } from "@/components/ui/form-actions";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 
 type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+
+/** Whom the caller makes subscriptions for: "fleet" (a fleet admin: the fleet's, or any team's), or the teams they administer. */
+export type WebhookOwners = "fleet" | { id: string; name: string }[];
+
+// The fleet's own subscription in the owner choice (team ids are never empty).
+const FLEET_OWNER = "";
+
+/** Events a team's subscription can hear of: those about its clusters (the others carry no labels). */
+const TEAM_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES.filter((t) => !(UNLABELLED_EVENT_TYPES as readonly string[]).includes(t));
 type Errors = { url?: string; events?: string; selector?: string };
 
 // Long enough to skip half-typed states like "region in (eu-west-1,", short enough to feel live.
@@ -92,11 +103,34 @@ function ScopeCount({ selector, problem, settling }: { selector: string; problem
   );
 }
 
+/** The owner choice: the fleet and every team for a fleet admin, else the teams the caller administers. */
+function useOwnerOptions(owners: WebhookOwners): { value: string; label: string }[] {
+  const teams = useTeams();
+  if (owners !== "fleet") return owners.map((t) => ({ value: t.id, label: `Team ${t.name}` }));
+  return [
+    { value: FLEET_OWNER, label: "The fleet (every cluster)" },
+    ...(teams.data ?? []).map((t) => ({ value: t.id, label: `Team ${t.name}` })),
+  ];
+}
+
 /**
  * Subscribes a URL to fleet events, then shows its signing secret exactly once; with `webhook`,
- * changes that subscription (URL, events, format, scope) instead.
+ * changes that subscription (URL, events, format, scope) instead. A subscription a team owns hears
+ * only of the team's clusters; its owner is chosen once, at creation.
  */
-export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; onClose: () => void }) {
+export function CreateWebhookDialog({
+  webhook,
+  owners,
+  onClose,
+}: {
+  webhook?: Webhook;
+  owners: WebhookOwners;
+  onClose: () => void;
+}) {
+  const ownerOptions = useOwnerOptions(owners);
+  const [owner, setOwner] = useState(webhook?.team?.id ?? (owners === "fleet" ? FLEET_OWNER : (owners[0]?.id ?? FLEET_OWNER)));
+  const forTeam = owner !== FLEET_OWNER;
+  const eventTypes = forTeam ? TEAM_EVENT_TYPES : SUBSCRIBABLE_EVENT_TYPES;
   const create = useCreateWebhook();
   const update = useUpdateWebhook();
   const mutation = webhook ? update : create;
@@ -126,7 +160,15 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
 
   function submit(e: FormEvent) {
     e.preventDefault();
-    const parsed = webhookCreateSchema.safeParse({ url, events, format, selector, legacySignature });
+    const parsed = webhookCreateSchema.safeParse({
+      url,
+      // A team's subscription asks only for what can reach it (a choice made before the owner changed).
+      events: events.filter((t) => eventTypes.includes(t)),
+      format,
+      selector,
+      legacySignature,
+      ...(forTeam ? { team: owner } : {}),
+    });
     if (!parsed.success) {
       const message = (field: string) => parsed.error.issues.find((i) => i.path[0] === field)?.message;
       setErrors({ url: message("url"), events: message("events"), selector: message("selector") });
@@ -146,6 +188,7 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
     // Only what changed, so the audit log shows exactly the edit that was made.
     const patch: WebhookPatch = {};
     if (parsed.data.url !== webhook.url) patch.url = parsed.data.url;
+    // The owner is fixed at creation: an edit never names one.
     if ([...parsed.data.events].sort().join() !== [...webhook.events].sort().join()) patch.events = parsed.data.events;
     if (parsed.data.format !== webhook.format) patch.format = parsed.data.format;
     if (parsed.data.selector !== webhook.selector) patch.selector = parsed.data.selector;
@@ -180,10 +223,31 @@ export function CreateWebhookDialog({ webhook, onClose }: { webhook?: Webhook; o
             hint="http:// or https://. Private and loopback addresses are refused unless allowed above."
             error={errors.url}
           />
+          {webhook ? (
+            <p className="text-sm" data-testid="webhook-owner">
+              <span className="font-medium">Owned by</span>{" "}
+              {webhook.team ? `team ${webhook.team.name}: only its clusters' events` : "the fleet"}
+            </p>
+          ) : (
+            (owners === "fleet" ? ownerOptions.length > 1 : true) && (
+              <SelectField
+                id="webhook-owner"
+                label="Owned by"
+                value={owner}
+                options={ownerOptions}
+                onValueChange={setOwner}
+                hint={
+                  forTeam
+                    ? "The team's admins manage it, and it hears only of the clusters (and waiting registrations) in the team's scope when each event happens."
+                    : undefined
+                }
+              />
+            )
+          )}
           <fieldset aria-describedby={errors.events ? "webhook-events-error" : undefined}>
             <legend className="text-sm font-medium">Events</legend>
             <ul className="mt-1.5 grid gap-1 sm:grid-cols-2">
-              {SUBSCRIBABLE_EVENT_TYPES.map((type) => (
+              {eventTypes.map((type) => (
                 <li key={type}>
                   <label className="flex cursor-pointer items-center gap-2 text-sm">
                     <input

@@ -32,10 +32,14 @@ function Row({ w, onLog, onEdit, onDelete }: { w: Webhook; onLog: () => void; on
           </div>
         )}
         <div className="mt-0.5 text-xs text-slate-600 dark:text-slate-400" data-testid="webhook-scope">
+          {w.team && <span data-testid="webhook-team">Team {w.team.name}: </span>}
           {w.selector ? (
             <>
-              Clusters matching <code className="font-mono break-all text-slate-800 dark:text-slate-200">{w.selector}</code>
+              {w.team ? "its clusters matching" : "Clusters matching"}{" "}
+              <code className="font-mono break-all text-slate-800 dark:text-slate-200">{w.selector}</code>
             </>
+          ) : w.team ? (
+            "every cluster of the team"
           ) : (
             "Every cluster"
           )}

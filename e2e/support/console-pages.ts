@@ -62,6 +62,7 @@ export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId" 
     { name: "new rollout", path: "/rollouts/new" },
     { name: "rollout detail", path: `/rollouts/${fleet.rolloutId}` },
     { name: "teams", path: "/teams" },
+    { name: "webhooks", path: "/webhooks" },
     { name: "settings", path: "/settings" },
     { name: "audit", path: "/audit" },
     { name: "your access", path: "/access" },

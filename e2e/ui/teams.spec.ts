@@ -65,6 +65,7 @@ test("an admin gives a team its clusters; its operator sees only those", async (
       "Overview",
       "Clusters",
       "Tokens",
+      "Approvals",
       "Rollouts",
       "Versions",
       "Node pools",
@@ -116,6 +117,47 @@ test("an admin gives a team its clusters; its operator sees only those", async (
     await expect(own.locator(`tr[data-member="${person.email}"]`)).toContainText("operator");
     await expect(own.getByRole("button", { name: /Edit team|Remove/ })).toHaveCount(0);
     await expect(own.getByRole("form", { name: /Add a member/ })).toHaveCount(0);
+
+    // Their approval queue opens (the API bounds it to the team's requests); the webhooks page is a team admin's.
+    expect((await theirs.goto("/registration-requests"))?.status()).toBe(200);
+    await expect(theirs.getByRole("heading", { name: "Registration approvals" })).toBeVisible();
+    await expect(theirs.getByText("No cluster is waiting for approval")).toBeVisible();
+    expect(refused, "the queue asks for nothing it may not read").toEqual([]);
+    expect((await theirs.goto("/webhooks"))?.status()).toBe(403);
+
+    // Made the team's admin, they manage the team's webhook subscriptions on their own page.
+    const team = (await (await admin.get("/api/v1/teams")).json()) as {
+      items: { id: string; name: string; members: { id: string; name: string }[] }[];
+    };
+    const mine = team.items.find((t) => t.name === `payments-${suffix}`)!;
+    const member = mine.members.find((m) => m.name === person.email)!;
+    const promoted = await admin.patch(`/api/v1/teams/${mine.id}/members/${member.id}`, {
+      data: { role: "admin" },
+      headers: SAME_ORIGIN,
+    });
+    expect(promoted.status(), await promoted.text()).toBe(200);
+    await theirs.goto("/webhooks");
+    await expect(theirs.getByRole("heading", { name: "Webhooks", level: 1 })).toBeVisible();
+    await new Shell(theirs).expectNav([
+      "Overview",
+      "Clusters",
+      "Tokens",
+      "Approvals",
+      "Rollouts",
+      "Versions",
+      "Node pools",
+      "Webhooks",
+      "Audit log",
+      "Teams",
+    ]);
+    await expect(theirs.getByRole("checkbox", { name: /Allow webhooks to private addresses/ })).toHaveCount(0);
+    await theirs.getByRole("button", { name: "New webhook" }).click();
+    const hookDialog = theirs.getByRole("dialog", { name: "New webhook" });
+    await expect(hookDialog.getByLabel("Owned by")).toHaveValue(mine.id);
+    await expect(hookDialog.getByLabel("Owned by").locator("option")).toHaveText([`Team payments-${suffix}`]);
+    // Only the events that can reach a team's subscription are offered.
+    await expect(hookDialog.getByText("Rollout paused")).toHaveCount(0);
+    await expect(hookDialog.getByText("Cluster NotReady")).toBeVisible();
   } finally {
     await context.close();
   }

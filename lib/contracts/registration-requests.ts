@@ -130,9 +130,9 @@ export const registrationRequestRoutes = {
     method: "GET",
     path: "/api/v1/registration-requests",
     summary:
-      "Registration requests waiting for (or past) an operator's decision, newest first, a page at a time (nextCursor), with how many are pending",
+      "Registration requests waiting for (or past) an operator's decision, newest first, a page at a time (nextCursor), with how many are pending; a team operator's holds (and counts) only the requests whose labels their teams' scopes take in",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     query: registrationRequestsQuerySchema,
     response: pageOf(registrationRequestSchema).extend({ pending: z.number() }),
   }),
@@ -148,7 +148,7 @@ export const registrationRequestRoutes = {
     method: "POST",
     path: "/api/v1/registration-requests/{id}/approve",
     summary:
-      "Approve a pending request (by its id, or by cluster name when only one request waits for it: else 409 ambiguous_request listing them): the cluster is created and its certificate issued for the agent's next try; the other requests for the name are denied (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
+      "Approve a pending request (by its id, or by cluster name when only one request waits for it: else 409 ambiguous_request listing them; for a team operator, only the requests their teams' scopes take in count, and one outside reads 404 as an unknown one): the cluster is created with the labels it was requested with and its certificate issued for the agent's next try; the other requests for the name are denied (409 request_not_pending if decided meanwhile, 409 cluster_conflict if the name was taken)",
     role: "operator",
     scope: "request",
     bodyOptional: true,
@@ -159,7 +159,7 @@ export const registrationRequestRoutes = {
     method: "POST",
     path: "/api/v1/registration-requests/{id}/deny",
     summary:
-      "Deny a pending request (by its id, or by cluster name when only one request waits for it) with a reason the agent is told; the token's use is released",
+      "Deny a pending request (by its id, or by cluster name when only one request in the caller's scope waits for it) with a reason the agent is told; the token's use is released",
     role: "operator",
     scope: "request",
     body: denyRequestSchema,
@@ -168,9 +168,10 @@ export const registrationRequestRoutes = {
   decide: route({
     method: "POST",
     path: "/api/v1/registration-requests/decisions",
-    summary: "Approve or deny several pending requests; each succeeds or fails on its own",
+    summary:
+      "Approve or deny several pending requests; each succeeds or fails on its own (for a team operator, one outside their teams' scopes fails as not_found, exactly as an unknown id, and is never decided)",
     role: "operator",
-    scope: "fleet",
+    scope: "clusters",
     body: requestDecisionsSchema,
     response: decisionResultsSchema,
   }),

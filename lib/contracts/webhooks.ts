@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS, webhookCreateSchema, webhookPatchSchema } from "@/lib/domain/webhooks";
-import { isoTime, itemsOf } from "./common";
+import { idName, isoTime, itemsOf } from "./common";
 import { route } from "./route";
 
 // Webhook subscriptions (docs/integrations/webhooks.md). The signing secret is in the create and
@@ -40,6 +40,8 @@ export const webhookSchema = z.object({
   createdBy: z.string(),
   createdAt: isoTime,
   updatedAt: isoTime,
+  /** The team that owns it (its admins manage it; it hears only of the team's clusters); null: the fleet's. */
+  team: idName.nullable(),
   /** the newest delivery's outcome; null: nothing sent yet */
   lastDelivery: webhookDeliverySchema
     .pick({ state: true, lastStatusCode: true, lastAttemptAt: true, eventType: true })
@@ -60,18 +62,19 @@ export const webhookRoutes = {
   list: route({
     method: "GET",
     path: "/api/v1/webhooks",
-    summary: "Webhook subscriptions",
+    summary:
+      "Webhook subscriptions: a fleet admin's, all of them; a team admin's (scope member: whoever is admin in some team, answered with their own), only those of the teams they administer",
     role: "admin",
-    scope: "fleet",
+    scope: "member",
     response: itemsOf(webhookSchema),
   }),
   create: route({
     method: "POST",
     path: "/api/v1/webhooks",
     summary:
-      "Subscribe a URL to fleet events, optionally only those of clusters matching a label selector (the signing secret is in this answer only; private targets refused unless allowed)",
+      "Subscribe a URL to fleet events, optionally only those of clusters matching a label selector (the signing secret is in this answer only; private targets refused unless allowed). With `team` it is that team's: it hears only of the team's clusters and registration requests, and its admins manage it; a team admin (scope member) makes it for a team they administer (naming it when they have several)",
     role: "admin",
-    scope: "fleet",
+    scope: "member",
     body: webhookCreateSchema,
     response: webhookWithSecretSchema,
     status: 201,

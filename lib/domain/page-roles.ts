@@ -36,8 +36,14 @@ export const CONSOLE_PAGES = [
   { route: "/groups/[name]/gate", role: "viewer" },
   // A team's members see its tokens and their attempts; its admins mint and revoke them.
   { route: "/tokens", role: "viewer", nav: { label: "Tokens" }, teams: true },
-  // Approving lets a cluster in: the queue is for those who may decide.
-  { route: "/registration-requests", role: "operator", nav: { label: "Approvals", badge: "pendingApprovals" } },
+  // Approving lets a cluster in: the queue is for those who may decide (a team operator: the
+  // requests whose labels their teams' scopes take in).
+  {
+    route: "/registration-requests",
+    role: "operator",
+    nav: { label: "Approvals", badge: "pendingApprovals" },
+    teams: true,
+  },
   { route: "/policies", role: "viewer", nav: { label: "Policies" } },
   // A team member sees and plans their teams' rollouts (within their scopes; the API bounds them).
   { route: "/rollouts", role: "viewer", nav: { label: "Rollouts" }, teams: true },
@@ -46,6 +52,8 @@ export const CONSOLE_PAGES = [
   { route: "/rollouts/[id]", role: "viewer", teams: true },
   { route: "/versions", role: "viewer", nav: { label: "Versions" }, teams: true },
   { route: "/node-pools", role: "viewer", nav: { label: "Node pools" }, teams: true },
+  // A team admin manages their teams' subscriptions here (a fleet admin, every one, as in Settings).
+  { route: "/webhooks", role: "admin", nav: { label: "Webhooks" }, teams: true },
   // A team operator reads what happened to their clusters and their team (the API bounds it).
   { route: "/audit", role: "operator", nav: { label: "Audit log" }, teams: true },
   // Everyone reads their teams; a fleet admin shapes them, a team's admins manage its members.

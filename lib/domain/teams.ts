@@ -122,6 +122,14 @@ export function scopeFor(access: Access, role: Role): Selector[] | null {
   return access.teams.filter((g) => hasRole(g.role, role)).map((g) => g.selector);
 }
 
+/**
+ * Whether something with these labels is inside a bounded answer (`scope` as scopeFor gives it):
+ * null is the whole fleet, an empty list nothing.
+ */
+export function withinScope(scope: readonly Selector[] | null, labels: Record<string, string>): boolean {
+  return scope === null || scope.some((s) => matchesSelector(labels, s));
+}
+
 /** Which of a scope's terms a cluster's labels satisfy, in the scope's own words (the cluster page's "why"). */
 export function matchedTerms(selector: Selector, labels: Record<string, string>): string[] {
   return selector.filter((r: Requirement) => matchesSelector(labels, [r])).map((r) => formatSelector([r]));

@@ -217,16 +217,39 @@ export function webhookScope(selector: string | null): WebhookScope {
 }
 
 /**
- * Whether an event reaches a subscription of `scope`. `labels`: those of what the event is about (a
- * cluster, a registration request); null when it is about nothing labelled (a rollout pause, the
- * failure rate). An unscoped subscription hears of everything; a scoped one only of what its
- * selector matches, so never of an event without labels (nothing shows it is in scope), and a
- * selector that no longer parses matches nothing rather than everything.
+ * A team subscription's bound: its team's scope as it stands when an event is enqueued; null for a
+ * fleet subscription; "none" when the team is gone or its scope is no longer usable.
  */
-export function inWebhookScope(scope: WebhookScope, labels: Readonly<Record<string, string>> | null): boolean {
+export type WebhookTeamScope = Selector | null | "none";
+
+/**
+ * Whether an event reaches a subscription of `scope` (and, for a team's, `team`). `labels`: those
+ * of what the event is about (a cluster, a registration request); null when it is about nothing
+ * labelled (a rollout pause, the failure rate). An unscoped subscription hears of everything; a
+ * scoped one only of what its selector matches, so never of an event without labels (nothing
+ * shows it is in scope), and a selector that no longer parses matches nothing rather than
+ * everything. A team's subscription hears only of what its team's scope takes in, whatever its own
+ * selector says.
+ */
+export function inWebhookScope(
+  scope: WebhookScope,
+  labels: Readonly<Record<string, string>> | null,
+  team: WebhookTeamScope = null,
+): boolean {
+  if (team !== null && (team === "none" || labels === null || !matchesSelector(labels, team))) return false;
   if (scope === null) return true;
   if (scope === "unparsable" || labels === null) return false;
   return matchesSelector(labels, scope);
+}
+
+/** Events that carry no labels: about the fleet, not a cluster, so never sent to a team's subscription. */
+export const UNLABELLED_EVENT_TYPES = ["registration.failureRate", "rollout.paused"] as const satisfies WebhookEventType[];
+
+/** Why a team's subscription cannot ask for these events (they would never reach it), or null. */
+export function teamEventsProblem(events: readonly string[]): string | null {
+  const fleetOnly = events.filter((e) => (UNLABELLED_EVENT_TYPES as readonly string[]).includes(e));
+  if (!fleetOnly.length) return null;
+  return `A team's subscription hears only of its own clusters and registration requests; ${fleetOnly.join(" and ")} ${fleetOnly.length > 1 ? "are" : "is"} about the whole fleet and would never reach it.`;
 }
 
 /** Also send X-Fleet-Signature, the body-only signature a captured delivery can be replayed with. */
@@ -244,6 +267,15 @@ export const webhookCreateSchema = z
     enabled: z.boolean().default(true),
     selector: webhookSelectorSchema.optional(),
     legacySignature: legacySignatureSchema.optional(),
+    team: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        "The team (name or id) that owns it: it hears only of the team's clusters, and the team's admins manage it. Absent: a fleet subscription for a fleet admin; without that role, the caller's one team where they are admin (one of several must be named)",
+      ),
   })
   .strict();
 export type WebhookCreate = z.infer<typeof webhookCreateSchema>;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { publicKeyFingerprint } from "@/lib/agent/csr";
 import { REGISTRATION_REQUEST_TTL_DAYS, registrationRequestsQuerySchema } from "@/lib/contracts/registration-requests";
-import { ApiError } from "@/lib/server/api/errors";
+import type { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import { approveRequest, denyRequest } from "@/lib/server/registration-requests/decide-request";
@@ -21,6 +21,7 @@ import { mintToken } from "@/lib/server/tokens/mint-token";
 import { registrationBody } from "../helpers/agent-client";
 import { appDatabase } from "../helpers/app-database";
 import { csrForKey, makeKey } from "../helpers/csr";
+import { refusal } from "../helpers/api-refusal";
 import { testEngine } from "../helpers/test-database";
 import { refuseWhileWaiting } from "@/lib/server/registration-requests/refuse-while-waiting";
 
@@ -53,17 +54,6 @@ async function pending(token: string, name: string, k: Key, sourceAddress?: stri
   const r = await register(token, name, k, sourceAddress);
   assert.equal(r.kind, "pending", JSON.stringify(r));
   return (r as Extract<RegisterResult, { kind: "pending" }>).reply.requestId;
-}
-
-/** The ApiError a call throws: its code, message and details. */
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  assert.fail("expected a refusal");
 }
 
 const used = async (tokenId: string) => (await db().registrationToken.findUniqueOrThrow({ where: { id: tokenId } })).usedClusters;

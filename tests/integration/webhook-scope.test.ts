@@ -15,45 +15,15 @@ import { recordPendingRequest } from "@/lib/server/registration-requests/record-
 import { updateSettings } from "@/lib/server/settings/settings";
 import { mintToken } from "@/lib/server/tokens/mint-token";
 import { deliverDueWebhooks } from "@/lib/server/webhooks/deliver-webhooks";
-import { enqueueStatusWebhooks, enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
+import { enqueueWebhookEvent } from "@/lib/server/webhooks/enqueue-webhook";
 import { createWebhook, listDeliveries, sendTestWebhook, updateWebhook } from "@/lib/server/webhooks/subscriptions";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 import { startReceiver } from "../helpers/webhook-receiver";
+import { notReady, queued, seedCluster } from "../helpers/webhook-outbox";
 
 const engine = testEngine();
 appDatabase();
-
-async function seedCluster(id: string, labels: Record<string, string>) {
-  await db().cluster.create({
-    data: {
-      id,
-      name: `${id}-name`,
-      phase: "Active",
-      status: "Ready",
-      lastHeartbeatAt: new Date(),
-      agentVersion: "1.4.0",
-      labels: { create: Object.entries(labels).map(([key, value]) => ({ key, value })) },
-    },
-  });
-}
-
-const notReady = (id: string) =>
-  inTransaction((tx) =>
-    enqueueStatusWebhooks(tx, {
-      cluster: { id, name: `${id}-name` },
-      from: "Ready",
-      to: "NotReady",
-      reason: "no heartbeat",
-      at: new Date(),
-    }),
-  );
-
-/** The (event, cluster) pairs queued for a subscription, oldest first. */
-async function queued(subscriptionId: string): Promise<string[]> {
-  const rows = await db().webhookDelivery.findMany({ where: { subscriptionId }, orderBy: { seq: "asc" } });
-  return rows.map((r) => `${r.eventType}:${r.clusterId ?? "fleet"}`);
-}
 
 const EVENTS = ["cluster.notReady", "cluster.removed", "rollout.paused"];
 

@@ -11,7 +11,7 @@ import { hasRole, ROLES, type Role } from "@/lib/domain/roles";
 import { sessionCookie } from "../helpers/console-session";
 import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 import { until } from "../helpers/until";
-import { call as callAgentPort, registrationBody, rideOut } from "../helpers/agent-client";
+import { call as callAgentPort, mintToken, registrationBody, rideOut } from "../helpers/agent-client";
 
 let server: FleetServer;
 const cookies = new Map<Role, string>();
@@ -241,6 +241,43 @@ describe("team roles, inside and outside the team's scope", () => {
     teamToken = token.body.token;
   });
 
+  // The team's own webhook subscription, made by its admin. Registration requests through the
+  // agent port: one the team's scope takes in (denied at once, so a team operator's approve with
+  // an empty body creates no cluster in the scope), and one outside it, left pending: its name
+  // contains the other cluster's, so a list leaking it fails.
+  before(async () => {
+    const hook = await server.api(
+      "POST",
+      "/api/v1/webhooks",
+      { url: "http://127.0.0.1:9/rm-team", events: ["cluster.removed"], team: "rm" },
+      asTeamAdmin,
+    );
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
+    teamOwned.webhook = hook.body.id;
+    const approval = await mintToken(server, { name: "rm-approval", maxClusters: 5, requireApproval: true });
+    // The matrix's admin calls may have rolled the fleet CA over: trust what the agent port serves now.
+    const trust = String((await callAgentPort(`${server.agentUrl}/api/agent/v1/ca`, "GET", { rejectUnauthorized: false })).body);
+    for (const [name, team] of [
+      ["rm-team-in-req", "rm"],
+      ["rm-team-out-req", "elsewhere"],
+    ] as const) {
+      const { body } = registrationBody(name, { labels: { env: "dev", region: "eu", team } });
+      const asked = await rideOut(
+        () =>
+          callAgentPort(`${server.agentUrl}/api/agent/v1/register`, "POST", {
+            body,
+            headers: { authorization: `Bearer ${approval.token}` },
+            ca: trust,
+          }),
+        Date.now() + 30_000,
+      );
+      assert.equal(asked.status, 202, JSON.stringify(asked.body));
+      (team === "rm" ? teamOwned : fleetOwned).request = asked.body.requestId;
+    }
+    const denied = await server.api("POST", `/api/v1/registration-requests/${teamOwned.request}/deny`, { reason: "role matrix" });
+    assert.equal(denied.status, 200, JSON.stringify(denied.body));
+  });
+
   function scopedUrl(
     c: RouteContract,
     clusterId: string,
@@ -360,6 +397,36 @@ describe("team roles, inside and outside the team's scope", () => {
     assert.equal(csv.status, 200);
     assert.match(String(csv.body), new RegExp(inScope.name));
     assert.doesNotMatch(String(csv.body), new RegExp(outOfScope.name));
+  });
+
+  test("a team operator's approval queue and a team admin's webhooks hold only the team's own", async () => {
+    const operator = { cookie: callers[1]!.cookie };
+    const queue = await server.api("GET", "/api/v1/registration-requests", undefined, operator);
+    assert.equal(queue.status, 200, JSON.stringify(queue.body));
+    assert.deepEqual(
+      (queue.body.items as { id: string }[]).map((r) => r.id),
+      [teamOwned.request],
+    );
+    assert.equal(queue.body.pending, 0, "the pending one is the other team's");
+    assert.equal((await server.api("GET", "/api/v1/registration-requests")).body.pending, 1, "the fleet's count");
+    const decided = await server.api(
+      "POST",
+      "/api/v1/registration-requests/decisions",
+      { decision: "deny", ids: [fleetOwned.request, "rr_role-matrix-missing"], reason: "not ours" },
+      operator,
+    );
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    const [outside, unknown] = decided.body.results as { ok: boolean; error: unknown }[];
+    assert.equal(outside!.ok, false);
+    assert.deepEqual(outside!.error, unknown!.error, "outside the scope reads as unknown");
+    const hooks = await server.api("GET", "/api/v1/webhooks", undefined, asTeamAdmin);
+    assert.equal(hooks.status, 200, JSON.stringify(hooks.body));
+    assert.deepEqual(
+      (hooks.body.items as { id: string }[]).map((w) => w.id),
+      [teamOwned.webhook],
+    );
+    assert.equal((await server.api("GET", `/api/v1/webhooks/${teamOwned.webhook}`, undefined, asTeamAdmin)).status, 200);
+    assert.equal((await server.api("GET", `/api/v1/webhooks/${fleetOwned.webhook}`, undefined, asTeamAdmin)).status, 404);
   });
 
   test("a team key's gate judges the selection within the scope and counts what it left out", async () => {

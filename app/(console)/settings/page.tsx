@@ -4,13 +4,13 @@ import { openPage } from "@/lib/server/console/open-page";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApprovalDefaultSwitch } from "@/components/settings/approval-default-switch";
+import { WebhooksSection } from "@/components/settings/webhooks-section";
 import { ApiKeysSection } from "./api-keys-section";
 import { ClusterProfileExportSection } from "./cluster-profile-export-section";
 import { FleetCaSection } from "./fleet-ca-section";
 import { SettingsForm } from "./settings-form";
 import { SsoSection } from "./sso-section";
 import { UsersSection } from "./users-section";
-import { WebhooksSection } from "./webhooks-section";
 import { PageHydration } from "@/components/shell/page-hydration";
 
 export const metadata: Metadata = { title: "Settings" };
@@ -31,7 +31,7 @@ export default async function SettingsPage() {
         <FleetCaSection />
         <ClusterProfileExportSection />
         <ApiKeysSection />
-        <WebhooksSection />
+        <WebhooksSection owners="fleet" />
         <UsersSection currentEmail={principal.user?.email ?? null} />
         <SsoSection provider={env().oidc ? { name: env().oidc!.name, issuer: env().oidc!.issuer } : null} />
       </div>

@@ -41,6 +41,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { listUsers } from "@/lib/server/users/users";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
 import { listWebhooks } from "@/lib/server/webhooks/subscriptions";
+import { teamsInReach } from "@/lib/server/teams/acting-team";
 import { pageQuery, type PageQuery } from "./page-data";
 import { teamRoutes } from "@/lib/contracts/teams";
 import { listTeams } from "@/lib/server/teams/teams";
@@ -111,8 +112,9 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
     pageQuery(
       registrationRequestRoutes.list,
       queryKeys.registrationRequests.queue("pending", ""),
-      () => listRequests(parseWith(registrationRequestRoutes.list.query, { state: "pending" }, "query")),
-      { infinite: true },
+      // A team operator's queue holds their scope's requests, as the route's.
+      ({ scope }) => listRequests(parseWith(registrationRequestRoutes.list.query, { state: "pending" }, "query"), scope),
+      { infinite: true, forTeams: true },
     ),
   ],
   "/policies": () => [pageQuery(policyRoutes.list, queryKeys.policies.list, async () => ({ items: await listPolicies() }))],
@@ -142,6 +144,15 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
   },
   // Which teams depends on who asks: a fleet role reads all, a team member their own.
   "/teams": () => [pageQuery(teamRoutes.list, queryKeys.teams.list, ({ principal }) => listTeams(principal), { forTeams: true })],
+  // A fleet admin's every subscription; a team admin's, their teams' own (as the route answers).
+  "/webhooks": () => [
+    pageQuery(
+      webhookRoutes.list,
+      queryKeys.webhooks.list,
+      async ({ principal, scope }) => ({ items: await listWebhooks(teamsInReach(principal, scope, "admin")) }),
+      { forTeams: true },
+    ),
+  ],
   "/settings": () => [
     pageQuery(settingsRoutes.get, queryKeys.settings, () => getSettings()),
     pageQuery(settingsRoutes.ca, queryKeys.fleetCa, () => getCaStatus()),

@@ -3,7 +3,10 @@ import { dueToExpire, REQUEST_TRANSITIONS, WAITING_STATE } from "@/lib/domain/re
 import type { RegistrationRequest, RequestCandidate, RequestDecisions } from "@/lib/contracts/registration-requests";
 import type { Labels } from "@/lib/domain/labels";
 import { anotherApprovedReason, keyFingerprint } from "@/lib/domain/registration-approval";
+import type { Selector } from "@/lib/domain/selector";
+import { withinScope } from "@/lib/domain/teams";
 import { ApiError } from "@/lib/server/api/errors";
+import { NO_SUCH_REQUEST, noWaitingRequest } from "@/lib/server/auth/authorize";
 import { randomId } from "@/lib/server/auth/secrets";
 import { auditRow, recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
@@ -28,13 +31,19 @@ import { viewOf, type RequestRow } from "./request-view";
 const requests = columns("RegistrationRequest");
 const { approve, deny } = REQUEST_TRANSITIONS;
 
+/** A team member's scope (null: the whole fleet): a request outside it is, for them, no request at all. */
+type Scope = readonly Selector[] | null;
+
+const inScope = (scope: Scope, r: Pick<RequestRow, "labels">) => withinScope(scope, JSON.parse(r.labels) as Labels);
+
 /**
  * The pending request an operator decides on: by its id, or by cluster name when exactly one
  * request waits for that name. Several keys may wait for one name, so a name that is not one
  * choice is refused with the candidates (409 ambiguous_request): the operator picks by id.
+ * Only requests in `scope` are considered, listed or counted.
  */
-async function pendingRequest(idOrName: string, now: Date): Promise<RequestRow> {
-  const r = await findByIdOrName(idOrName);
+async function pendingRequest(idOrName: string, now: Date, scope: Scope): Promise<RequestRow> {
+  const r = await findByIdOrName(idOrName, scope);
   if (dueToExpire(r, now)) {
     await expireRequest(r.id, now);
     throw notPending({ ...r, state: REQUEST_TRANSITIONS.expire.to });
@@ -43,19 +52,22 @@ async function pendingRequest(idOrName: string, now: Date): Promise<RequestRow> 
   return r;
 }
 
-async function findByIdOrName(idOrName: string): Promise<RequestRow> {
+async function findByIdOrName(idOrName: string, scope: Scope): Promise<RequestRow> {
   if (isRequestId(idOrName)) {
     const r = await db().registrationRequest.findUnique({ where: { id: idOrName } });
-    if (!r) throw new ApiError("not_found", "No registration request with this id.");
+    // Outside the caller's scope reads exactly as an id that does not exist.
+    if (!r || !inScope(scope, r)) throw new ApiError("not_found", NO_SUCH_REQUEST);
     return r;
   }
-  const waiting = await db().registrationRequest.findMany({
+  const rows = await db().registrationRequest.findMany({
     where: { name: idOrName, state: WAITING_STATE },
     orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }],
-    take: AMBIGUOUS_LISTED + 1,
+    // A team member's candidates are matched here (labels are JSON text): read them all.
+    ...(scope ? {} : { take: AMBIGUOUS_LISTED + 1 }),
   });
+  const waiting = rows.filter((r) => inScope(scope, r));
   const [only] = waiting;
-  if (!only) throw new ApiError("not_found", `No registration request for the name ${idOrName} is waiting for a decision.`);
+  if (!only) throw new ApiError("not_found", noWaitingRequest(idOrName));
   if (waiting.length > 1) {
     const shown = waiting.slice(0, AMBIGUOUS_LISTED);
     throw new ApiError(
@@ -110,9 +122,14 @@ function nameTaken(name: string): ApiError {
  * approver), without taking another token use: the request has held one since it was recorded.
  * The agent collects its certificate on its next try.
  */
-export async function approveRequest(actor: Actor, idOrName: string): Promise<RegistrationRequest> {
+export async function approveRequest(actor: Actor, idOrName: string, scope: Scope = null): Promise<RegistrationRequest> {
   const now = new Date();
-  const r = await pendingRequest(idOrName, now);
+  const r = await pendingRequest(idOrName, now, scope);
+  // The cluster carries exactly the labels the request was recorded with (an approval names none);
+  // the very labels written are held to the approver's scope: a team never lets a cluster in
+  // outside it.
+  const labels = JSON.parse(r.labels) as Labels;
+  if (!withinScope(scope, labels)) throw new ApiError("not_found", NO_SUCH_REQUEST);
   if (await db().cluster.findUnique({ where: { name: r.name }, select: { id: true } })) throw nameTaken(r.name);
   const [settings, cas] = await Promise.all([getSettings(), caState()]);
   const clusterId = `cl_${randomId(16)}`;
@@ -123,7 +140,6 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
     { clusterId, validityDays: settings.certificateValidityDays, now },
     "The request's CSR is no longer accepted",
   );
-  const labels = JSON.parse(r.labels) as Labels;
   try {
     await writeRegistration({
       plan: { kind: "new", labels, proof: null, consumesUse: true },
@@ -182,16 +198,21 @@ export async function approveRequest(actor: Actor, idOrName: string): Promise<Re
   }
   log.info("registration request approved", { requestId: r.id, clusterId, name: r.name, by: actor.label });
   await publishPendingCount();
-  return viewOf(await db().registrationRequest.findUniqueOrThrow({ where: { id: r.id } }));
+  return viewOf(await db().registrationRequest.findUniqueOrThrow({ where: { id: r.id } }), scope);
 }
 
 /**
  * Denies a pending request with a reason the agent is told; the token's use is given back unless
  * another pending request of the token for the name still holds it (held-uses.ts).
  */
-export async function denyRequest(actor: Actor, idOrName: string, reason: string): Promise<RegistrationRequest> {
+export async function denyRequest(
+  actor: Actor,
+  idOrName: string,
+  reason: string,
+  scope: Scope = null,
+): Promise<RegistrationRequest> {
   const now = new Date();
-  const r = await pendingRequest(idOrName, now);
+  const r = await pendingRequest(idOrName, now, scope);
   const denied = await inTransaction(async (tx, afterCommit) => {
     if (r.tokenId) await lockToken(tx, r.tokenId);
     const moved = await tx.registrationRequest.updateMany({
@@ -211,15 +232,19 @@ export async function denyRequest(actor: Actor, idOrName: string, reason: string
     return tx.registrationRequest.findUniqueOrThrow({ where: { id: r.id } });
   });
   log.info("registration request denied", { requestId: r.id, name: r.name, by: actor.label });
-  return viewOf(denied);
+  return viewOf(denied, scope);
 }
 
-/** Several decisions, each on its own: one that lost a race or hit a taken name says why, the rest go on. */
-export async function decideRequests(actor: Actor, d: RequestDecisions) {
+/**
+ * Several decisions, each on its own: one that lost a race or hit a taken name says why, the rest
+ * go on. A request outside `scope` is never decided: it fails as not_found, exactly as an unknown id.
+ */
+export async function decideRequests(actor: Actor, d: RequestDecisions, scope: Scope = null) {
   const results = [];
   for (const id of new Set(d.ids)) {
     try {
-      const request = d.decision === "approve" ? await approveRequest(actor, id) : await denyRequest(actor, id, d.reason);
+      const request =
+        d.decision === "approve" ? await approveRequest(actor, id, scope) : await denyRequest(actor, id, d.reason, scope);
       results.push({ id, ok: true, request });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

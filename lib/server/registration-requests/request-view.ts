@@ -4,6 +4,7 @@ import { versionFlags, type CompatibilityMatrix } from "@/lib/domain/compatibili
 import type { Labels } from "@/lib/domain/labels";
 import { keyFingerprint } from "@/lib/domain/registration-approval";
 import { matchesSelector, parseSelector, type Selector } from "@/lib/domain/selector";
+import { withinScope } from "@/lib/domain/teams";
 import { db, type Db, type Tx } from "@/lib/server/db/client";
 import { getMatrix } from "@/lib/server/versions/compatibility";
 
@@ -51,17 +52,22 @@ export function requestView(r: RequestRow, context: Context): RegistrationReques
 /**
  * For each request, the clusters in the fleet (not being deregistered) that reported its
  * clusterUid: probably the same Kubernetes cluster registering twice. Its own cluster (an approved
- * request's) is not another one.
+ * request's) is not another one. `scope`: only the clusters a team member sees (null: all).
  */
-export async function sameClusterAs(rows: readonly RequestRow[], client: Db | Tx = db()): Promise<Map<string, IdName[]>> {
+export async function sameClusterAs(
+  rows: readonly RequestRow[],
+  client: Db | Tx = db(),
+  scope: readonly Selector[] | null = null,
+): Promise<Map<string, IdName[]>> {
   const uids = [...new Set(rows.flatMap((r) => (r.clusterUid ? [r.clusterUid] : [])))];
   const out = new Map<string, IdName[]>();
   if (!uids.length) return out;
-  const clusters = await client.cluster.findMany({
+  const found = await client.cluster.findMany({
     where: { clusterUid: { in: uids }, phase: { not: "Deregistration" } },
-    select: { id: true, name: true, clusterUid: true },
+    select: { id: true, name: true, clusterUid: true, labels: { select: { key: true, value: true } } },
     orderBy: { name: "asc" },
   });
+  const clusters = found.filter((c) => withinScope(scope, Object.fromEntries(c.labels.map((l) => [l.key, l.value]))));
   for (const r of rows) {
     if (!r.clusterUid) continue;
     out.set(
@@ -72,16 +78,22 @@ export async function sameClusterAs(rows: readonly RequestRow[], client: Db | Tx
   return out;
 }
 
-/** How many requests are pending for each of these requests' names: more than one is a choice between keys. */
-async function pendingByName(rows: readonly RequestRow[]): Promise<Map<string, number>> {
+/**
+ * How many requests are pending for each of these requests' names: more than one is a choice
+ * between keys. `scope`: only those a team member sees count (the others are not theirs to weigh).
+ */
+async function pendingByName(rows: readonly RequestRow[], scope: readonly Selector[] | null): Promise<Map<string, number>> {
   const names = [...new Set(rows.map((r) => r.name))];
   if (!names.length) return new Map();
-  const groups = await db().registrationRequest.groupBy({
-    by: ["name"],
-    where: { name: { in: names }, state: "pending" },
-    _count: { _all: true },
-  });
-  return new Map(groups.map((g) => [g.name, g._count._all]));
+  const where = { name: { in: names }, state: "pending" };
+  if (!scope) {
+    const groups = await db().registrationRequest.groupBy({ by: ["name"], where, _count: { _all: true } });
+    return new Map(groups.map((g) => [g.name, g._count._all]));
+  }
+  const counts = new Map<string, number>();
+  for (const r of await db().registrationRequest.findMany({ where, select: { name: true, labels: true } }))
+    if (withinScope(scope, JSON.parse(r.labels) as Labels)) counts.set(r.name, (counts.get(r.name) ?? 0) + 1);
+  return counts;
 }
 
 /** Every cluster group with its selector parsed (a selector that no longer parses matches nothing). */
@@ -99,12 +111,15 @@ export async function groupSelectors(client: Db | Tx = db()): Promise<GroupSelec
   });
 }
 
-/** The views of these requests, with what each adds from other rows. */
-export async function requestViews(rows: readonly RequestRow[]): Promise<RegistrationRequest[]> {
+/** The views of these requests, with what each adds from other rows; `scope` bounds those to a team member's. */
+export async function requestViews(
+  rows: readonly RequestRow[],
+  scope: readonly Selector[] | null = null,
+): Promise<RegistrationRequest[]> {
   if (!rows.length) return [];
   const [same, pending, { matrix }, groups] = await Promise.all([
-    sameClusterAs(rows),
-    pendingByName(rows),
+    sameClusterAs(rows, db(), scope),
+    pendingByName(rows, scope),
     getMatrix(),
     groupSelectors(),
   ]);
@@ -113,7 +128,7 @@ export async function requestViews(rows: readonly RequestRow[]): Promise<Registr
   );
 }
 
-export async function viewOf(r: RequestRow): Promise<RegistrationRequest> {
-  const [view] = await requestViews([r]);
+export async function viewOf(r: RequestRow, scope: readonly Selector[] | null = null): Promise<RegistrationRequest> {
+  const [view] = await requestViews([r], scope);
   return view!;
 }

@@ -9,7 +9,9 @@ import {
   type WebhookEventType,
   type WebhookPayload,
   type WebhookScope,
+  type WebhookTeamScope,
 } from "@/lib/domain/webhooks";
+import { storedScope } from "@/lib/domain/teams";
 import type { HealthStatus } from "@/lib/domain/status";
 import type { Db, Tx } from "@/lib/server/db/client";
 import { getSettings } from "@/lib/server/settings/settings";
@@ -41,16 +43,32 @@ export type WebhookEvent = {
   subscriptionIds?: string[];
 };
 
-/** `scope`: its selector, parsed (lib/domain/webhooks.ts inWebhookScope). */
-export type Subscriber = { id: string; events: string[]; scope: WebhookScope };
+/**
+ * `scope`: its selector, parsed; `team`: for a team's subscription, the team's scope as read with
+ * it (lib/domain/webhooks.ts inWebhookScope).
+ */
+export type Subscriber = { id: string; events: string[]; scope: WebhookScope; team: WebhookTeamScope };
 
-/** The enabled subscriptions and their event types (a few rows: read once per change, or per batch of transitions). */
+/**
+ * The enabled subscriptions, their event types and, for a team's, the team's scope now (a few
+ * rows: read once per change, or per batch of transitions).
+ */
 export async function enabledSubscriptions(client: Db | Tx): Promise<Subscriber[]> {
   const subs = await client.webhookSubscription.findMany({
     where: { enabled: true },
-    select: { id: true, events: true, selector: true },
+    select: { id: true, events: true, selector: true, teamId: true },
   });
-  return subs.map((s) => ({ id: s.id, events: JSON.parse(s.events) as string[], scope: webhookScope(s.selector) }));
+  const teamIds = [...new Set(subs.flatMap((s) => (s.teamId ? [s.teamId] : [])))];
+  const teams = teamIds.length
+    ? await client.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, selector: true } })
+    : [];
+  const scopes = new Map(teams.map((t) => [t.id, storedScope(t.selector)]));
+  return subs.map((s) => ({
+    id: s.id,
+    events: JSON.parse(s.events) as string[],
+    scope: webhookScope(s.selector),
+    team: s.teamId ? (scopes.get(s.teamId) ?? "none") : null,
+  }));
 }
 
 const wanting = (subs: Subscriber[], type: WebhookEventType) => subs.filter((s) => s.events.includes(type));
@@ -91,14 +109,15 @@ export async function enqueueWebhookEvent(
   exclude: ReadonlySet<string> = new Set(),
   subs?: Subscriber[],
 ) {
-  const wanted: Pick<Subscriber, "id" | "scope">[] = event.subscriptionIds
-    ? event.subscriptionIds.map((id) => ({ id, scope: null })) // asked for by name: sent whatever the scope
+  const wanted: Pick<Subscriber, "id" | "scope" | "team">[] = event.subscriptionIds
+    ? event.subscriptionIds.map((id) => ({ id, scope: null, team: null })) // asked for by name: sent whatever the scope
     : wanting(subs ?? (await enabledSubscriptions(client)), event.type);
   const candidates = wanted.filter((s) => !exclude.has(s.id));
   if (!candidates.length) return 0;
   const labels = await labelsOf(client, event);
-  // Scoped subscriptions hear only of what their selector matches now.
-  const subscribers = candidates.filter((s) => inWebhookScope(s.scope, labels));
+  // Scoped subscriptions hear only of what their selector matches now; a team's, only of what its
+  // team's scope takes in now.
+  const subscribers = candidates.filter((s) => inWebhookScope(s.scope, labels, s.team));
   if (!subscribers.length) return 0;
   const context = event.cluster ? await clusterContext(client, event.cluster.id, event.occurredAt) : null;
   // A snoozed cluster's alerts are kept in the delivery log as suppressed, never sent (a test event still goes).

@@ -2,7 +2,7 @@ import "server-only";
 import type { Webhook, WebhookDelivery } from "@/lib/contracts/webhooks";
 import type { ReplyOf } from "@/lib/contracts/route";
 import type { webhookRoutes } from "@/lib/contracts/webhooks";
-import type { WebhookCreate, WebhookPatch, WebhookPayload } from "@/lib/domain/webhooks";
+import { teamEventsProblem, type WebhookCreate, type WebhookPatch, type WebhookPayload } from "@/lib/domain/webhooks";
 import { ApiError } from "@/lib/server/api/errors";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
@@ -14,7 +14,8 @@ import { newWebhookSecret, storeWebhookSecret } from "./webhook-secret";
 
 // An admin's webhook subscriptions: create (the secret shown once), change, delete, rotate the
 // secret, send a test event, read the delivery log. Every change is audited; the URL is checked
-// against server-side request forgery here and again at every delivery.
+// against server-side request forgery here and again at every delivery. A subscription a team owns
+// (teamId) is its admins' to manage, and hears only of the team's clusters (enqueue-webhook.ts).
 
 type Row = {
   id: string;
@@ -27,6 +28,7 @@ type Row = {
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
+  teamId: string | null;
 };
 type DeliveryRow = {
   id: string;
@@ -45,6 +47,9 @@ type DeliveryRow = {
 };
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** The team a subscription belongs to. */
+type OwningTeam = { id: string; name: string };
 
 /** The cluster's name as the event recorded it (the cluster may be gone since). */
 function clusterOf(d: DeliveryRow, existing: ReadonlySet<string>): WebhookDelivery["cluster"] {
@@ -76,7 +81,16 @@ function deliveryView(d: DeliveryRow, existing: ReadonlySet<string>): ReplyOf<ty
   };
 }
 
+/** The teams that own these subscriptions, by id (a team deleted since is left out). */
+async function owners(rows: Row[]): Promise<Map<string, OwningTeam>> {
+  const ids = [...new Set(rows.flatMap((r) => (r.teamId ? [r.teamId] : [])))];
+  if (!ids.length) return new Map();
+  const teams = await db().team.findMany({ where: { id: { in: ids } }, select: { id: true, name: true } });
+  return new Map(teams.map((t) => [t.id, t]));
+}
+
 async function views(rows: Row[]): Promise<ReplyOf<typeof webhookRoutes.get>[]> {
+  const teams = await owners(rows);
   // The newest attempted delivery of each (a few subscriptions: one small query each).
   const last = await Promise.all(
     rows.map((r) =>
@@ -100,6 +114,8 @@ async function views(rows: Row[]): Promise<ReplyOf<typeof webhookRoutes.get>[]> 
       createdBy: r.createdBy,
       createdAt: r.createdAt.toISOString(),
       updatedAt: r.updatedAt.toISOString(),
+      // A team deleted since: still its, named by its id (only fleet admins see it now).
+      team: r.teamId ? (teams.get(r.teamId) ?? { id: r.teamId, name: r.teamId }) : null,
       lastDelivery: l
         ? {
             state: l.state as WebhookDelivery["state"],
@@ -118,8 +134,20 @@ async function findRow(id: string): Promise<Row> {
   return row;
 }
 
-export async function listWebhooks() {
-  return views(await db().webhookSubscription.findMany({ orderBy: { createdAt: "asc" } }));
+/** Every subscription, or (`teamIds`) only those these teams own. */
+export async function listWebhooks(teamIds: readonly string[] | null = null) {
+  return views(
+    await db().webhookSubscription.findMany({
+      where: teamIds ? { teamId: { in: [...teamIds] } } : {},
+      orderBy: { createdAt: "asc" },
+    }),
+  );
+}
+
+/** A team's subscription hears only of labelled events: asking for the others is refused, not left to never fire. */
+function refuseFleetEvents(events: readonly string[]) {
+  const problem = teamEventsProblem(events);
+  if (problem) throw new ApiError("invalid_request", problem, [{ field: "events", message: problem }]);
 }
 
 export async function getWebhook(id: string) {
@@ -127,7 +155,9 @@ export async function getWebhook(id: string) {
   return view!;
 }
 
-export async function createWebhook(actor: Actor, input: WebhookCreate) {
+/** `team`: the team that will own it (lib/server/teams/acting-team.ts checked the caller may make it for them); null: the fleet's. */
+export async function createWebhook(actor: Actor, input: WebhookCreate, team: OwningTeam | null = null) {
+  if (team) refuseFleetEvents(input.events);
   await refuseForbiddenTarget(input.url, WEBHOOK_RULE, "url");
   const secret = newWebhookSecret();
   const row = await inTransaction(async (tx) => {
@@ -141,6 +171,7 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
         legacySignature: input.legacySignature ?? false,
         secret: storeWebhookSecret(secret),
         createdBy: actor.label,
+        teamId: team?.id ?? null,
       },
     });
     await recordAudit(
@@ -156,6 +187,7 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
         // Only a scoped subscription says so, and only one sent the replayable header: the others read as they always have.
         ...(input.selector ? { selector: input.selector } : {}),
         ...(input.legacySignature ? { legacySignature: true } : {}),
+        ...(team ? { team: team.name } : {}),
       },
     );
     return created;
@@ -166,6 +198,7 @@ export async function createWebhook(actor: Actor, input: WebhookCreate) {
 
 export async function updateWebhook(actor: Actor, id: string, patch: WebhookPatch) {
   const before = await findRow(id);
+  if (before.teamId && patch.events) refuseFleetEvents(patch.events);
   if (patch.url !== undefined) await refuseForbiddenTarget(patch.url, WEBHOOK_RULE, "url");
   const row = await inTransaction(async (tx) => {
     const updated = await tx.webhookSubscription.update({

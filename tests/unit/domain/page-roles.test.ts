@@ -82,7 +82,7 @@ describe("console pages", () => {
     const teams = [{ teamId: "t1", team: "payments", role: "operator" as const, selector: [] }];
     assert.deepEqual(
       navItems({ fleetRole: null, teams }).map((i) => i.label),
-      ["Overview", "Clusters", "Tokens", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"],
+      ["Overview", "Clusters", "Tokens", "Approvals", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"],
     );
     assert.deepEqual(navItems({ fleetRole: null, teams: [] }), [], "no role at all: nothing");
     assert.deepEqual(
@@ -95,6 +95,11 @@ describe("console pages", () => {
     assert.ok(!mayOpen(newRollout, { fleetRole: null, teams: [{ ...teams[0]!, role: "viewer" }] }));
     const wizard = CONSOLE_PAGES.find((p) => p.route === "/clusters/[id]/deregister")!;
     assert.ok(mayOpen(wizard, { fleetRole: null, teams }));
+    assert.deepEqual(
+      navItems({ fleetRole: null, teams: [{ ...teams[0]!, role: "admin" }] }).map((i) => i.label),
+      ["Overview", "Clusters", "Tokens", "Approvals", "Rollouts", "Versions", "Node pools", "Webhooks", "Audit log", "Teams"],
+      "a team admin manages the team's webhook subscriptions",
+    );
     assert.ok(
       !mayOpen(
         CONSOLE_PAGES.find((p) => p.route === "/settings")!,

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseSelector } from "@/lib/domain/selector";
-import { accessOn, createTeamSchema, matchedTerms, pinnedLabels, scopeFor, scopeProblem, type Access } from "@/lib/domain/teams";
+import {
+  accessOn,
+  createTeamSchema,
+  matchedTerms,
+  pinnedLabels,
+  scopeFor,
+  scopeProblem,
+  withinScope,
+  type Access,
+} from "@/lib/domain/teams";
 
 const grant = (team: string, role: "viewer" | "operator" | "admin", selector: string) => ({
   teamId: `t-${team}`,
@@ -68,5 +77,15 @@ describe("team scopes", () => {
       team: "payments",
       env: "prod",
     });
+  });
+
+  test("within a bounded answer: any of the scope's selectors; null is the whole fleet, no selectors nothing", () => {
+    const scope = [parseSelector("team=payments"), parseSelector("team=data,env=prod")];
+    assert.equal(withinScope(scope, { team: "payments" }), true);
+    assert.equal(withinScope(scope, { team: "data", env: "prod" }), true);
+    assert.equal(withinScope(scope, { team: "data", env: "dev" }), false);
+    assert.equal(withinScope(scope, {}), false);
+    assert.equal(withinScope(null, {}), true);
+    assert.equal(withinScope([], { team: "payments" }), false);
   });
 });

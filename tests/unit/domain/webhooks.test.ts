@@ -11,6 +11,7 @@ import { redactCredentials, urlsToOrigins } from "@/lib/domain/redact";
 import {
   canonicalWebhookUrl,
   inWebhookScope,
+  teamEventsProblem,
   webhookPatchSchema,
   webhookScope,
   webhookSelectorSchema,
@@ -369,6 +370,20 @@ describe("a subscription's label-selector scope", () => {
     assert.equal(webhookScope(""), null);
     assert.equal(webhookScope("env in (prod"), "unparsable");
     assert.deepEqual(webhookScope("env=prod"), parseSelector("env=prod"));
+  });
+
+  test("a team's subscription hears only of what its team's scope takes in (and its own selector), never of unlabelled events", () => {
+    const team = parseSelector("team=payments");
+    assert.equal(inWebhookScope(null, { team: "payments" }, team), true);
+    assert.equal(inWebhookScope(null, { team: "data" }, team), false, "unscoped, yet bounded by the team");
+    assert.equal(inWebhookScope(null, null, team), false, "an event without labels never reaches a team");
+    assert.equal(inWebhookScope(parseSelector("env=prod"), { team: "payments", env: "prod" }, team), true);
+    assert.equal(inWebhookScope(parseSelector("env=prod"), { team: "payments", env: "dev" }, team), false);
+    assert.equal(inWebhookScope(parseSelector("env=prod"), { team: "data", env: "prod" }, team), false);
+    assert.equal(inWebhookScope(null, { team: "payments" }, "none"), false, "a team gone, or its scope unusable: nothing");
+    assert.equal(teamEventsProblem(["cluster.notReady", "registration.pendingApproval", "rollout.failed"]), null);
+    assert.match(teamEventsProblem(["cluster.ready", "rollout.paused"])!, /rollout\.paused is about the whole fleet/);
+    assert.match(teamEventsProblem(["registration.failureRate", "rollout.paused"])!, /failureRate and rollout\.paused are/);
   });
 
   test("null is every cluster; otherwise the selector decides, with the groups' parser and its messages", () => {

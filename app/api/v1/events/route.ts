@@ -1,4 +1,5 @@
 import { fleetRoutes } from "@/lib/contracts/fleet";
+import { hasRole } from "@/lib/domain/roles";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { adminRoute, authenticate } from "@/lib/server/api/admin-route";
 import { ApiError } from "@/lib/server/api/errors";
@@ -21,7 +22,7 @@ const REAUTHENTICATE_MS = 2_000;
  * Server-sent events: status transitions and registrations as they happen, and a throttled
  * fleet summary (counts by status, heartbeats per second). Never one message per heartbeat.
  */
-export const GET = adminRoute(fleetRoutes.events, async ({ req, scope }) => {
+export const GET = adminRoute(fleetRoutes.events, async ({ req, principal, scope }) => {
   const inScope = scope ? scopeFilter(scope) : null;
   if (subscriberCount() >= MAX_STREAMS) throw new ApiError("unavailable", "Too many live streams are open; retry shortly.");
   const encoder = new TextEncoder();
@@ -38,6 +39,9 @@ export const GET = adminRoute(fleetRoutes.events, async ({ req, scope }) => {
       const send = (event: string, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       const unsubscribe = subscribe((e: FleetEvent) => {
         if (e.type === "instance.heartbeats") return;
+        // The fleet's approval queue count, for those who decide across the fleet (a team operator's
+        // badge counts their scope's requests, polled).
+        if (e.type === "registration.requests" && !hasRole(principal.role, "operator")) return;
         if (!inScope) return send(e.type, e);
         // Team roles: their clusters' events only; fleet-wide counts and the approval queue are not theirs.
         if ("clusterId" in e)

@@ -6,14 +6,18 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { CreateWebhookDialog } from "@/components/settings/create-webhook-dialog";
+import { CreateWebhookDialog, type WebhookOwners } from "@/components/settings/create-webhook-dialog";
 import { DeleteWebhookDialog } from "@/components/settings/delete-webhook-dialog";
 import { PrivateTargetsSwitch } from "@/components/settings/private-targets-switch";
 import { WebhookDeliveriesDialog } from "@/components/settings/webhook-deliveries-dialog";
 import { WebhooksTable } from "@/components/settings/webhooks-table";
 
-/** Webhook subscriptions: fleet events POSTed to a URL, signed, retried for 24 h, with a delivery log each. */
-export function WebhooksSection() {
+/**
+ * Webhook subscriptions: fleet events POSTed to a URL, signed, retried for 24 h, with a delivery
+ * log each. `owners`: whom the caller makes subscriptions for: "fleet" for a fleet admin (the
+ * fleet's, or any team's), else the teams they administer (the list then holds only theirs).
+ */
+export function WebhooksSection({ owners }: { owners: WebhookOwners }) {
   const webhooks = useWebhooks();
   const [creating, setCreating] = useState(false);
   const [logOf, setLogOf] = useState<Webhook | null>(null);
@@ -29,11 +33,15 @@ export function WebhooksSection() {
       }
     >
       <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">
-        Clusters going NotReady or Ready again, flapping, expiring certificates, removals, registration failures and paused or
-        failed rollouts, POSTed with <code className="font-mono text-xs">X-Fleet-Signature-V2: sha256=…</code> (HMAC of the
-        timestamp and the body under the secret shown once; refuse one more than 5 minutes old).
+        {owners === "fleet"
+          ? "Clusters going NotReady or Ready again, flapping, expiring certificates, removals, registration failures and paused or failed rollouts"
+          : "Your teams' clusters going NotReady or Ready again, flapping, expiring certificates, removals, failed upgrades and registrations waiting for approval"}
+        , POSTed with <code className="font-mono text-xs">X-Fleet-Signature-V2: sha256=…</code> (HMAC of the timestamp and the
+        body under the secret shown once; refuse one more than 5 minutes old).
       </p>
-      <PrivateTargetsSwitch setting="webhookAllowPrivateTargets" hint="Turn it on only for receivers inside your network." />
+      {owners === "fleet" && (
+        <PrivateTargetsSwitch setting="webhookAllowPrivateTargets" hint="Turn it on only for receivers inside your network." />
+      )}
       {webhooks.isPending ? (
         <TableSkeleton rows={2} label="Loading webhooks" />
       ) : webhooks.isError ? (
@@ -45,8 +53,8 @@ export function WebhooksSection() {
       ) : (
         <WebhooksTable webhooks={webhooks.data} onLog={setLogOf} onEdit={setEditing} onDelete={setDeleting} />
       )}
-      {creating && <CreateWebhookDialog onClose={() => setCreating(false)} />}
-      {editing && <CreateWebhookDialog key={editing.id} webhook={editing} onClose={() => setEditing(null)} />}
+      {creating && <CreateWebhookDialog owners={owners} onClose={() => setCreating(false)} />}
+      {editing && <CreateWebhookDialog key={editing.id} owners={owners} webhook={editing} onClose={() => setEditing(null)} />}
       {logOf && <WebhookDeliveriesDialog webhook={logOf} onClose={() => setLogOf(null)} />}
       {deleting && <DeleteWebhookDialog webhook={deleting} onClose={() => setDeleting(null)} />}
     </Card>
