@@ -222,4 +222,28 @@ describe(`approvals scoped by a team's labels on ${testEngine()}`, () => {
     assert.deepEqual((await getRequest(id, [parseSelector("team=payments")])).sameClusterAs, []);
     assert.deepEqual((await getRequest(id)).sameClusterAs, [{ id: "cl_data_twin", name: "data-twin" }]);
   });
+
+  test("a request made with a team's token is approved only while its labels are still in the team's scope", async () => {
+    const team = await db().team.create({ data: { name: "billing", selector: "team=billing" } });
+    const teamToken = await mintToken(
+      ADMIN,
+      { name: "billing", ttlSeconds: 3600, maxClusters: 5, requireApproval: true, fixedLabels: { team: "billing" } },
+      { teamId: team.id, team: team.name, role: "admin", selector: parseSelector(team.selector) },
+    );
+    const ask = async (name: string) => {
+      const { body } = registrationBody(name, { csr: csrForKey(makeKey().privateKeyPem), labels: { env: "prod", region: "eu" } });
+      const r = await registerCluster(teamToken.token, body, { sourceAddress: "203.0.113.8" });
+      assert.equal(r.kind, "pending", JSON.stringify(r));
+      return (r as Extract<RegisterResult, { kind: "pending" }>).reply.requestId;
+    };
+    const first = await ask("billing-1");
+    const second = await ask("billing-2");
+    assert.equal((await approveRequest(ADMIN, first)).state, "approved");
+    // The team's scope moves on: the waiting request's labels no longer land in it.
+    await db().team.update({ where: { id: team.id }, data: { selector: "team=billing,tier=gold" } });
+    const refused = await refusal(approveRequest(ADMIN, second));
+    assert.equal(refused.code, "outside_team_scope");
+    assert.match(refused.message, /team billing/);
+    assert.equal(await stateOf(second), "pending", "nothing was decided: an operator denies it");
+  });
 });

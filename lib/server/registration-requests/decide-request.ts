@@ -3,8 +3,8 @@ import { dueToExpire, REQUEST_TRANSITIONS, WAITING_STATE } from "@/lib/domain/re
 import type { RegistrationRequest, RequestCandidate, RequestDecisions } from "@/lib/contracts/registration-requests";
 import type { Labels } from "@/lib/domain/labels";
 import { anotherApprovedReason, keyFingerprint } from "@/lib/domain/registration-approval";
-import type { Selector } from "@/lib/domain/selector";
-import { withinScope } from "@/lib/domain/teams";
+import { matchesSelector, type Selector } from "@/lib/domain/selector";
+import { storedScope, withinScope } from "@/lib/domain/teams";
 import { ApiError } from "@/lib/server/api/errors";
 import { NO_SUCH_REQUEST, noWaitingRequest } from "@/lib/server/auth/authorize";
 import { randomId } from "@/lib/server/auth/secrets";
@@ -122,6 +122,25 @@ function nameTaken(name: string): ApiError {
  * approver), without taking another token use: the request has held one since it was recorded.
  * The agent collects its certificate on its next try.
  */
+/**
+ * A team's token lands clusters only in the team's scope (lib/domain/registration-plan.ts checks it
+ * when the request is recorded): its scope may have changed, or the team gone, since. Deny it then.
+ */
+async function refuseOutsideTokenTeam(tokenId: string | null, labels: Labels): Promise<void> {
+  if (!tokenId) return;
+  const token = await db().registrationToken.findUnique({ where: { id: tokenId }, select: { teamId: true } });
+  if (!token?.teamId) return;
+  const team = await db().team.findUnique({ where: { id: token.teamId }, select: { name: true, selector: true } });
+  const selector = team ? storedScope(team.selector) : null;
+  if (team && selector && matchesSelector(labels, selector)) return;
+  throw new ApiError(
+    "outside_team_scope",
+    team
+      ? `The request came with a token of the team ${team.name}, and its labels are no longer in the team's scope (${team.selector}): deny it.`
+      : "The request came with a token of a team that has since been deleted: deny it.",
+  );
+}
+
 export async function approveRequest(actor: Actor, idOrName: string, scope: Scope = null): Promise<RegistrationRequest> {
   const now = new Date();
   const r = await pendingRequest(idOrName, now, scope);
@@ -130,6 +149,7 @@ export async function approveRequest(actor: Actor, idOrName: string, scope: Scop
   // outside it.
   const labels = JSON.parse(r.labels) as Labels;
   if (!withinScope(scope, labels)) throw new ApiError("not_found", NO_SUCH_REQUEST);
+  await refuseOutsideTokenTeam(r.tokenId, labels);
   if (await db().cluster.findUnique({ where: { name: r.name }, select: { id: true } })) throw nameTaken(r.name);
   const [settings, cas] = await Promise.all([getSettings(), caState()]);
   const clusterId = `cl_${randomId(16)}`;
