@@ -16,6 +16,7 @@ test("the admin signs in through the form and sees the console shell", async ({ 
     "Rollouts",
     "Versions",
     "Node pools",
+    "Webhooks",
     "Audit log",
     "Teams",
     "Settings",

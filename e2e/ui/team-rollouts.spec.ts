@@ -50,6 +50,7 @@ test("a team operator starts a rollout of their team's clusters only; the fleet'
       "Overview",
       "Clusters",
       "Tokens",
+      "Approvals",
       "Rollouts",
       "Versions",
       "Node pools",
