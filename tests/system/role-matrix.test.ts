@@ -536,9 +536,15 @@ describe("team roles, inside and outside the team's scope", () => {
       entries.some((e) => e.action === "team.member_add" && e.targetId === teamId),
       "their team's members",
     );
+    const owned = new Set(Object.values(teamOwned));
     assert.ok(
-      entries.every((e) => e.targetId === inScope.id || e.targetId === teamId),
-      "nothing about the fleet's other clusters, teams or users",
+      entries.some((e) => e.action === "token.mint" && e.targetId === teamOwned.token),
+      "their team's token",
+    );
+    assert.deepEqual(
+      entries.filter((e) => e.targetId !== inScope.id && e.targetId !== teamId && !owned.has(e.targetId!)),
+      [],
+      "nothing about the fleet's other clusters, teams, tokens or users",
     );
   });
 

@@ -9,19 +9,40 @@ type AuditWhere = NonNullable<NonNullable<Parameters<Db["auditLog"]["findMany"]>
 
 /**
  * What a caller with team roles only may read of the log: entries about the clusters in their
- * teams' scopes and about their teams (members, scope). Null: a fleet role, everything.
+ * teams' scopes, about their teams (members, scope) and about what their teams own (tokens,
+ * rollouts, webhook subscriptions, saved views). Null: a fleet role, everything.
  */
-export type AuditReach = { clusterIds: readonly string[]; teamIds: readonly string[] } | null;
+export type AuditReach = {
+  clusterIds: readonly string[];
+  teamIds: readonly string[];
+  /** ids by audit target type */
+  owned: Readonly<Record<OwnedTarget, readonly string[]>>;
+} | null;
+
+type OwnedTarget = "registrationToken" | "rollout" | "webhook" | "view";
 
 export async function auditReach(scope: readonly Selector[] | null, teamIds: readonly string[]): Promise<AuditReach> {
   if (!scope) return null;
-  return { clusterIds: [...(await clusterIdsInScope(scope))], teamIds };
+  const ofTeams = { where: { teamId: { in: [...teamIds] } }, select: { id: true as const } };
+  const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
+  const [clusterIds, tokens, rollouts, webhooks, views] = await Promise.all([
+    clusterIdsInScope(scope),
+    db().registrationToken.findMany(ofTeams),
+    db().rollout.findMany(ofTeams),
+    db().webhookSubscription.findMany(ofTeams),
+    db().savedView.findMany(ofTeams),
+  ]);
+  return {
+    clusterIds: [...clusterIds],
+    teamIds,
+    owned: { registrationToken: ids(tokens), rollout: ids(rollouts), webhook: ids(webhooks), view: ids(views) },
+  };
 }
 
 /**
  * The database filter for an audit query, evaluated on the server: actor and action are
  * prefixes; target is a prefix of the target's id or of its name; from is inclusive, to exclusive.
- * `reach` bounds it to a team member's clusters and teams.
+ * `reach` bounds it to a team member's clusters, teams and what their teams own.
  */
 export async function auditWhere(q: AuditFilter, reach: AuditReach = null): Promise<AuditWhere> {
   const named = q.target ? await targetIdsNamed(q.target) : [];
@@ -39,6 +60,9 @@ export async function auditWhere(q: AuditFilter, reach: AuditReach = null): Prom
         OR: [
           { targetType: "cluster", targetId: { in: [...reach.clusterIds] } },
           { targetType: "team", targetId: { in: [...reach.teamIds] } },
+          ...Object.entries(reach.owned)
+            .filter(([, ids]) => ids.length)
+            .map(([targetType, ids]) => ({ targetType, targetId: { in: [...ids] } })),
         ],
       },
     ],
