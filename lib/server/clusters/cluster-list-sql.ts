@@ -1,5 +1,5 @@
 import "server-only";
-import type { Selector } from "@/lib/domain/selector";
+import type { Requirement, Selector } from "@/lib/domain/selector";
 import {
   FLAPPING_WINDOW_MS,
   HEALTH_FILTER_STATUS,
@@ -71,7 +71,7 @@ function labelTerm(key: string, values?: string[]): Sql {
 }
 
 /**
- * The ids of the clusters a selector matches, as one compound SELECT: the positive terms
+ * The ids of the clusters a selector matches, as one compound SELECT on SQLite: the positive terms
  * intersected (or every cluster when there are none), minus each negative term. As in
  * Kubernetes, `!=` and `notin` also match clusters without the key.
  */
@@ -87,6 +87,7 @@ export function selectorIds(selector: Selector): Sql {
     seen.add(id);
     return true;
   });
+  if (dialect() === "postgres") return semiJoinIds(terms);
   const positive = terms.flatMap((r) =>
     r.op === "in" ? [labelTerm(r.key, r.values)] : r.op === "exists" ? [labelTerm(r.key)] : [],
   );
@@ -96,6 +97,28 @@ export function selectorIds(selector: Selector): Sql {
   // Both engines read compound SELECTs left to right here: INTERSECTs first, then the EXCEPTs.
   const base = positive.length ? Sql.join(positive, " INTERSECT ") : sql`SELECT ${clusterTable("id")} FROM ${clusterTable.table}`;
   return negative.length ? Sql.join([base, ...negative], " EXCEPT ") : base;
+}
+
+/**
+ * selectorIds on PostgreSQL: the first positive term's index range, each other term an (anti)
+ * semi-join on it. The planner merges the ranges (each is in clusterId order within one value) and
+ * probes the cluster table by key for the few that pass, where INTERSECT hashed every range and then
+ * scanned the whole table: the page query of a team of 417 in 10,000 clusters takes 3.7 ms instead of 5.1.
+ */
+function semiJoinIds(terms: Selector): Sql {
+  const first = terms.find((r) => r.op === "in") ?? terms.find((r) => r.op === "exists");
+  const l0 = columns("ClusterLabel", "l0");
+  const lx = columns("ClusterLabel", "lx");
+  const matches = (l: typeof l0, r: Requirement) =>
+    "values" in r ? sql`${l("key")} = ${r.key} AND ${l("value")} IN (${list(r.values)})` : sql`${l("key")} = ${r.key}`;
+  const others = terms.filter((r) => r !== first);
+  const conditions = others.map(
+    (r) =>
+      sql`${raw(r.op === "in" || r.op === "exists" ? "EXISTS" : "NOT EXISTS")} (SELECT 1 FROM ${lx.table} WHERE ${lx("clusterId")} = ${first ? l0("clusterId") : clusterTable.qualified("id")} AND ${matches(lx, r)})`,
+  );
+  if (!first)
+    return sql`SELECT ${clusterTable("id")} FROM ${clusterTable.table}${conditions.length ? sql` WHERE ${Sql.join(conditions, " AND ")}` : sql``}`;
+  return sql`SELECT ${l0("clusterId")} FROM ${l0.table} WHERE ${Sql.join([matches(l0, first), ...conditions], " AND ")}`;
 }
 
 /** In one of the teams' scopes: each an index-only id set, as a selector filter is. */
@@ -157,11 +180,20 @@ export async function sameClusterPeers(
   const rows = await queryRows<{ clusterId: string; id: string; name: string }>(
     sql`SELECT ${cluster("id")} AS "clusterId", ${other("id")} AS "id", ${other("name")} AS "name"
         FROM ${cluster.table} JOIN ${other.table} ON ${other("clusterUid")} = ${cluster("clusterUid")} AND ${other("id")} <> ${cluster("id")}
-        WHERE ${cluster("id")} IN (${list(ids)}) AND ${cluster("phase")} NOT IN (${ignored}) AND ${other("phase")} NOT IN (${ignored})${andInScope(scope, other("id"))}
+        WHERE ${cluster("id")} IN (${list(ids)}) AND ${cluster("phase")} NOT IN (${ignored}) AND ${other("phase")} NOT IN (${ignored})
         ORDER BY ${other("name")} ASC, ${other("id")} ASC`,
   );
+  // Peers are rare: the scope is asked of the few found, not read whole for every page.
+  const visible =
+    scope && rows.length
+      ? await whichInScope(
+          rows.map((r) => r.id),
+          scope,
+        )
+      : null;
   const peers = new Map<string, SameClusterRef[]>();
-  for (const r of rows) peers.set(r.clusterId, [...(peers.get(r.clusterId) ?? []), { id: r.id, name: r.name }]);
+  for (const r of rows)
+    if (!visible || visible.has(r.id)) peers.set(r.clusterId, [...(peers.get(r.clusterId) ?? []), { id: r.id, name: r.name }]);
   return peers;
 }
 
@@ -344,8 +376,10 @@ export async function clusterPage(
     !filter.agentVersion &&
     !filter.kubernetesVersion;
   // A selector's matches are counted in the same pass that finds them; a plain count(*) of the
-  // whole table is cheaper than a window over it.
-  const windowed = exact && Boolean(filter.selector?.length || filter.scope);
+  // whole table is cheaper than a window over it. A team's scope bounds every query of its
+  // members: counted in the same pass too, whatever else filters, so the scope's label sets are
+  // read once per page, not twice (bench:list).
+  const windowed = Boolean(filter.scope) || (exact && Boolean(filter.selector?.length));
   const pageQuery = queryRows<{ id: string; total: unknown }>(
     sql`SELECT ${cluster("id")}, ${raw(windowed ? "count(*) OVER ()" : "0")} AS total FROM ${cluster.table} ${where}
         ORDER BY ${orderBy(page.sort, page.order, now, thresholdSeconds)}
@@ -526,6 +560,14 @@ export async function selectorSample(
     ),
   ]);
   return { count, names: rows.map((r) => r.name) };
+}
+
+/** Which of these clusters are in one of the scopes. */
+async function whichInScope(ids: readonly string[], scope: readonly Selector[]): Promise<Set<string>> {
+  const rows = await queryRows<{ id: string }>(
+    sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${cluster("id")} IN (${list([...new Set(ids)])}) AND ${scopeCondition(scope)}`,
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** The ids of the clusters in one of these scopes (a team member's aggregates filter by it). */
