@@ -87,7 +87,7 @@ export function selectorIds(selector: Selector): Sql {
     seen.add(id);
     return true;
   });
-  if (dialect() === "postgres") return semiJoinIds(terms);
+  if (dialect() === "postgres" && terms.length <= SEMI_JOIN_TERMS) return semiJoinIds(terms);
   const positive = terms.flatMap((r) =>
     r.op === "in" ? [labelTerm(r.key, r.values)] : r.op === "exists" ? [labelTerm(r.key)] : [],
   );
@@ -100,11 +100,16 @@ export function selectorIds(selector: Selector): Sql {
 }
 
 /**
- * selectorIds on PostgreSQL: the first positive term's index range, each other term an (anti)
- * semi-join on it. The planner merges the ranges (each is in clusterId order within one value) and
- * probes the cluster table by key for the few that pass, where INTERSECT hashed every range and then
- * scanned the whole table: the page query of a team of 417 in 10,000 clusters takes 3.7 ms instead of 5.1.
+ * selectorIds on PostgreSQL, for a selector of a few terms (a team's scope, a typical filter): the
+ * first positive term's index range, each other term an (anti) semi-join on it. The planner merges
+ * the ranges (each is in clusterId order within one value) and probes the cluster table by key for
+ * the few that pass, where INTERSECT hashed every range and then scanned the whole table: the page
+ * query of a team of 417 in 10,000 clusters takes 3.7 ms instead of 5.1. With many terms the
+ * planner's join search costs more than it saves (bench:selector's 20 terms: list p50 156 ms
+ * against 96 ms), so those stay compound SELECTs.
  */
+const SEMI_JOIN_TERMS = 4;
+
 function semiJoinIds(terms: Selector): Sql {
   const first = terms.find((r) => r.op === "in") ?? terms.find((r) => r.op === "exists");
   const l0 = columns("ClusterLabel", "l0");
