@@ -24,7 +24,7 @@ export class Shell {
   }
 
   /** The nav's entries in order; a live count beside one ("Approvals 2 waiting") is not part of its name. */
-  async expectNav(names: string[]) {
+  async expectNav(names: readonly string[]) {
     const entry = (name: string) => new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\d+ waiting)?$`);
     await expect(this.nav.getByRole("link")).toHaveText(names.map(entry));
   }

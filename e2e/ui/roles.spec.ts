@@ -1,5 +1,6 @@
 // Pages a role may not open answer 403 themselves (not just a missing link).
 import { asRole, ACCOUNTS, expect, test } from "../fixtures";
+import { NAV } from "../support/navigation";
 
 test.describe("as a viewer", () => {
   test.use(asRole("viewer"));
@@ -7,17 +8,7 @@ test.describe("as a viewer", () => {
   test("the shell shows the role and only the pages a viewer may open", async ({ page, shell }) => {
     await page.goto("/");
     await shell.expectSignedInAs(ACCOUNTS.viewer.email, "viewer");
-    await shell.expectNav([
-      "Overview",
-      "Clusters",
-      "Groups",
-      "Tokens",
-      "Policies",
-      "Rollouts",
-      "Versions",
-      "Node pools",
-      "Teams",
-    ]);
+    await shell.expectNav(NAV.viewer);
   });
 
   test("opening /settings directly shows the 403 page, not the form", async ({ page, settingsPage }) => {
@@ -52,19 +43,7 @@ test.describe("as an operator", () => {
   test("sees the audit log but not the settings", async ({ page, shell, auditPage, settingsPage }) => {
     await page.goto("/");
     await shell.expectSignedInAs(ACCOUNTS.operator.email, "operator");
-    await shell.expectNav([
-      "Overview",
-      "Clusters",
-      "Groups",
-      "Tokens",
-      "Approvals",
-      "Policies",
-      "Rollouts",
-      "Versions",
-      "Node pools",
-      "Audit log",
-      "Teams",
-    ]);
+    await shell.expectNav(NAV.operator);
     expect((await auditPage.goto())?.status()).toBe(200);
     await expect(auditPage.filters).toBeVisible();
     await settingsPage.goto();

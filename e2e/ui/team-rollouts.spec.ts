@@ -5,6 +5,7 @@
 import type { APIRequestContext } from "@playwright/test";
 import { BASE_URL, SAME_ORIGIN, asRole, expect, signIn, test } from "../fixtures";
 import { Shell } from "../pages/shell";
+import { NAV } from "../support/navigation";
 
 test.use(asRole("admin"));
 
@@ -46,17 +47,7 @@ test("a team operator starts a rollout of their team's clusters only; the fleet'
     await signIn(context.request, person);
     const page = await context.newPage();
     await page.goto("/rollouts");
-    await new Shell(page).expectNav([
-      "Overview",
-      "Clusters",
-      "Tokens",
-      "Approvals",
-      "Rollouts",
-      "Versions",
-      "Node pools",
-      "Audit log",
-      "Teams",
-    ]);
+    await new Shell(page).expectNav(NAV.teamOperator);
     await page.getByRole("link", { name: "New rollout" }).click();
 
     // Groups are the fleet's: the team picks by selector, and the form says whose rollout it is.
