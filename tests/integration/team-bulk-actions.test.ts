@@ -14,7 +14,6 @@ import {
 import type { Role } from "@/lib/domain/roles";
 import { parseSelector } from "@/lib/domain/selector";
 import { scopeFor, type TeamGrant } from "@/lib/domain/teams";
-import { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { bulkLabelClusters } from "@/lib/server/clusters/bulk-label-clusters";
 import { createSavedView, listSavedViews } from "@/lib/server/clusters/saved-views";
@@ -24,6 +23,7 @@ import { cancelDrainBatch, listDrainQueue, startDueDrains } from "@/lib/server/l
 import { bulkRetireNodePool } from "@/lib/server/node-pools/bulk-retire-node-pool";
 import { updateSettings } from "@/lib/server/settings/settings";
 import { addTeamMember, createTeam } from "@/lib/server/teams/teams";
+import { refusal } from "../helpers/api-refusal";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -75,16 +75,6 @@ const drain = (who: ReturnType<typeof caller>, body: BulkDeregistrationInput) =>
   bulkStartDeregistration(who.principal, bulkDeregistrationSchema.parse(body), who.scope);
 const retire = (who: ReturnType<typeof caller>, body: BulkRetireNodePoolInput) =>
   bulkRetireNodePool(who.principal, bulkRetireNodePoolSchema.parse(body), who.scope);
-
-/** The ApiError a call is refused with. */
-async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  const err = await work.then(
-    () => assert.fail("expected a refusal"),
-    (e: unknown) => e,
-  );
-  assert.ok(err instanceof ApiError, String(err));
-  return err;
-}
 
 const draining = async () =>
   (await db().deregistration.findMany({ select: { clusterId: true }, orderBy: { clusterId: "asc" } })).map((d) => d.clusterId);

@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createTeamSchema, updateTeamSchema } from "@/lib/domain/teams";
-import { ApiError } from "@/lib/server/api/errors";
 import type { Actor } from "@/lib/server/audit/record-audit";
 import { db } from "@/lib/server/db/client";
 import {
@@ -26,6 +25,7 @@ import { capacity } from "@/lib/server/node-pools/node-pools";
 import { versionsOverview } from "@/lib/server/versions/compatibility";
 import { mintToken } from "@/lib/server/tokens/mint-token";
 import { mintTokenSchema } from "@/lib/domain/tokens";
+import { refusal } from "../helpers/api-refusal";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -45,16 +45,6 @@ async function cluster(name: string, labels: Record<string, string>, facts: { ag
       ...(facts.nodes ? { nodePools: { create: [{ name: "general", nodeCount: facts.nodes, readyNodes: facts.nodes }] } } : {}),
     },
   });
-}
-
-async function refusal(work: Promise<unknown>): Promise<ApiError> {
-  try {
-    await work;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  assert.fail("expected a refusal");
 }
 
 const audit = async (action: string) =>
