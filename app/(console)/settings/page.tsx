@@ -4,7 +4,7 @@ import { openPage } from "@/lib/server/console/open-page";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApprovalDefaultSwitch } from "@/components/settings/approval-default-switch";
-import { WebhooksSection } from "@/components/settings/webhooks-section";
+import { WebhooksSection } from "@/components/webhooks/webhooks-section";
 import { ApiKeysSection } from "./api-keys-section";
 import { ClusterProfileExportSection } from "./cluster-profile-export-section";
 import { FleetCaSection } from "./fleet-ca-section";

@@ -6,11 +6,11 @@ import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { CreateWebhookDialog, type WebhookOwners } from "@/components/settings/create-webhook-dialog";
-import { DeleteWebhookDialog } from "@/components/settings/delete-webhook-dialog";
+import { CreateWebhookDialog, type WebhookOwners } from "@/components/webhooks/create-webhook-dialog";
+import { DeleteWebhookDialog } from "@/components/webhooks/delete-webhook-dialog";
 import { PrivateTargetsSwitch } from "@/components/settings/private-targets-switch";
-import { WebhookDeliveriesDialog } from "@/components/settings/webhook-deliveries-dialog";
-import { WebhooksTable } from "@/components/settings/webhooks-table";
+import { WebhookDeliveriesDialog } from "@/components/webhooks/webhook-deliveries-dialog";
+import { WebhooksTable } from "@/components/webhooks/webhooks-table";
 
 /**
  * Webhook subscriptions: fleet events POSTed to a URL, signed, retried for 24 h, with a delivery
