@@ -7,6 +7,7 @@ import { PAGE_SIZE, PAGE_SIZES, type ClusterFilters } from "@/lib/client/cluster
 import { inputClass } from "@/components/ui/field";
 import { Button } from "@/components/ui/button";
 import { InlineError } from "@/components/ui/inline-error";
+import { NO_TEAM, TeamField } from "@/components/teams/team-field";
 import { useLabelSummary } from "@/lib/client/labels";
 import { LABEL_COLUMN_PREFIX, OPTIONAL_COLUMNS, labelColumnKey } from "./cluster-columns";
 
@@ -136,10 +137,9 @@ export function SavedViews({ filters, fleet, teams }: { filters: ClusterFilters;
   const create = useCreateView();
   const remove = useDeleteView();
   const [name, setName] = useState("");
-  // Whose view a new one is: "" the fleet's, else a team's name.
-  const owners = [...(fleet ? [""] : []), ...teams];
-  const [owner, setOwner] = useState(owners[0] ?? "");
-  const canEdit = owners.length > 0;
+  // Whose view a new one is: NO_TEAM the fleet's, else a team's name.
+  const [owner, setOwner] = useState(fleet ? NO_TEAM : (teams[0] ?? NO_TEAM));
+  const canEdit = fleet || teams.length > 0;
   const mayDelete = (team: string | null) => (team ? fleet || teams.includes(team) : fleet);
   const current = viewQuery(filters);
   const save = (e: FormEvent) => {
@@ -198,25 +198,18 @@ export function SavedViews({ filters, fleet, teams }: { filters: ClusterFilters;
             value={name}
             onChange={(e) => setName(e.target.value)}
           />
-          {owners.length > 1 && (
-            <>
-              <label htmlFor="view-owner" className="sr-only">
-                Save the view for
-              </label>
-              <select
-                id="view-owner"
-                className={`${inputClass} h-8 w-auto`}
-                value={owner}
-                onChange={(e) => setOwner(e.target.value)}
-              >
-                {owners.map((o) => (
-                  <option key={o} value={o}>
-                    {o ? `for team ${o}` : "for the fleet"}
-                  </option>
-                ))}
-              </select>
-            </>
-          )}
+          {/* A single team's member saves for it without being asked. */}
+          <TeamField
+            id="view-owner"
+            label="Save the view for"
+            hideLabel
+            teams={teams.map((t) => ({ value: t, label: `for team ${t}` }))}
+            fleet={fleet ? "for the fleet" : undefined}
+            note={null}
+            value={owner}
+            onChange={setOwner}
+            className={`${inputClass} h-8 w-auto`}
+          />
           <Button type="submit" variant="secondary" className="h-8 whitespace-nowrap" disabled={!name.trim() || create.isPending}>
             Save view
           </Button>

@@ -13,11 +13,14 @@ import { Field, inputClass } from "@/components/ui/field";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { InlineError } from "@/components/ui/inline-error";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { TeamField } from "@/components/teams/team-field";
 import { checkDraft, initialDraft, previewStages, type DraftErrors, type RolloutDraft } from "./rollout-draft";
 import { PlanOutcome } from "./plan-outcome";
 import { StagePlanBar } from "./stage-plan-bar";
 import { StagesBuilder } from "./stages-builder";
-import { TeamPicker, type RolloutTeamChoice } from "./team-picker";
+
+/** A team the caller may start rollouts for (they operate in it). */
+export type RolloutTeamChoice = { id: string; name: string };
 
 const SELECTOR_DEBOUNCE_MS = 300;
 // The server plans the draft once typing pauses: long enough to skip half-typed numbers.
@@ -309,7 +312,24 @@ export function RolloutForm({
 
         <Card title="Clusters">
           <div className="space-y-4">
-            <TeamPicker teams={teams} value={draft.team} error={errors.team} onChange={(team) => set({ team })} />
+            {/* Planning through teams: the choice when they operate in several, a note when in one. */}
+            <TeamField
+              id="rollout-team"
+              label="Team"
+              teams={teams.map((t) => ({ value: t.id, label: t.name }))}
+              placeholder="Choose a team"
+              note={
+                teams[0] && (
+                  <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="rollout-team-note">
+                    A rollout of team {teams[0].name}: it upgrades only clusters in the team&apos;s scope.
+                  </p>
+                )
+              }
+              value={draft.team}
+              onChange={(team) => set({ team })}
+              hint={errors.team ? undefined : "The rollout belongs to this team and upgrades only clusters in its scope."}
+              error={errors.team}
+            />
             <TargetPicker draft={draft} set={set} errors={errors} matched={matchedShown} canListGroups={canListGroups} />
           </div>
         </Card>

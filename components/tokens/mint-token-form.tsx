@@ -6,7 +6,8 @@ import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useFleetFacts, useMintToken, type MintedToken } from "@/lib/client/tokens";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
-import { Field, CheckboxField, SelectField } from "@/components/ui/field";
+import { Field, CheckboxField } from "@/components/ui/field";
+import { TeamField } from "@/components/teams/team-field";
 import { FixedLabelsEditor } from "./fixed-labels-editor";
 import { LabelScopeBuilder } from "./label-scope-builder";
 import { draftToInput, initialDraft, rowId, type FixedRow, type MintDraft } from "./mint-token-draft";
@@ -123,29 +124,27 @@ export function MintTokenForm({
       >
         <div className="grid grid-cols-[minmax(0,2fr)_minmax(0,3fr)] gap-x-8 gap-y-5">
           <div className="space-y-5">
-            {teams.length > 0 && (fleetMint || teams.length > 1) && (
-              <SelectField
-                id="team"
-                label="For"
-                value={draft.team}
-                options={[
-                  ...(fleetMint ? [{ value: "", label: "The fleet (no team)" }] : []),
-                  ...teams.map((t) => ({ value: t.name, label: `Team ${t.name}` })),
-                ]}
-                onValueChange={chooseTeam}
-                hint={
-                  team
-                    ? `Its clusters land in the team's scope (${team.scope}); the labels that scope pins are fixed below.`
-                    : "A fleet token: its clusters belong to whichever teams' scopes their labels match."
-                }
-              />
-            )}
-            {teams.length === 1 && !fleetMint && (
-              <p className="text-sm text-slate-600 dark:text-slate-400">
-                For team <span className="font-medium">{teams[0]!.name}</span>:{" "}
-                {`its clusters land in the team's scope (${teams[0]!.scope}); the labels it pins are fixed below.`}
-              </p>
-            )}
+            <TeamField
+              id="team"
+              label="For"
+              teams={teams.map((t) => ({ value: t.name, label: `Team ${t.name}` }))}
+              fleet={fleetMint ? "The fleet (no team)" : undefined}
+              note={
+                teams[0] && (
+                  <p className="text-sm text-slate-600 dark:text-slate-400">
+                    For team <span className="font-medium">{teams[0].name}</span>:{" "}
+                    {`its clusters land in the team's scope (${teams[0].scope}); the labels it pins are fixed below.`}
+                  </p>
+                )
+              }
+              value={draft.team}
+              onChange={chooseTeam}
+              hint={
+                team
+                  ? `Its clusters land in the team's scope (${team.scope}); the labels that scope pins are fixed below.`
+                  : "A fleet token: its clusters belong to whichever teams' scopes their labels match."
+              }
+            />
             <Field
               id="name"
               label="Name"

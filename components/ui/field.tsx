@@ -5,6 +5,28 @@ export const inputClass =
 
 type InputProps = InputHTMLAttributes<HTMLInputElement>;
 
+/** The ids of a control's hint and error paragraphs, for aria-describedby (undefined: neither). */
+const describedByOf = (id: string, hint: ReactNode, error: string | null | undefined) =>
+  [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+
+/** A control's hint and error beneath it, under the ids `describedByOf` names. */
+function HintAndError({ id, hint, error }: { id: string; hint: ReactNode; error: string | null | undefined }) {
+  return (
+    <>
+      {hint && (
+        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={`${id}-error`} className="text-xs text-rose-600 dark:text-rose-400">
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
 /**
  * A labelled input with optional hint and error, wired for screen readers. `renderInput` swaps
  * the plain `<input>` for another control (a combobox) that takes the same wired props.
@@ -23,11 +45,10 @@ export function Field({
   error?: string | null;
   renderInput?: (props: InputProps & { id: string }) => ReactNode;
 }) {
-  const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
   const wired = {
     id,
     "aria-invalid": error ? true : undefined,
-    "aria-describedby": describedBy,
+    "aria-describedby": describedByOf(id, hint, error),
     className: inputClass,
     ...input,
   };
@@ -37,46 +58,46 @@ export function Field({
         {label}
       </label>
       {renderInput ? renderInput(wired) : <input {...wired} />}
-      {hint && (
-        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p id={`${id}-error`} className="text-xs text-rose-600 dark:text-rose-400">
-          {error}
-        </p>
-      )}
+      <HintAndError id={id} hint={hint} error={error} />
     </div>
   );
 }
 
-/** A labelled select over fixed options, with an optional hint wired for screen readers. */
+/**
+ * A labelled select over fixed options, with an optional hint and error wired for screen readers.
+ * `hideLabel` keeps the label for screen readers only (a compact toolbar).
+ */
 export function SelectField<T extends string | number>({
   id,
   label,
+  hideLabel,
   hint,
+  error,
   value,
   options,
   onValueChange,
+  className = inputClass,
   ...select
 }: Omit<SelectHTMLAttributes<HTMLSelectElement>, "value" | "onChange"> & {
   id: string;
   label: string;
+  hideLabel?: boolean;
   hint?: ReactNode;
+  error?: string | null;
   value: T;
   options: readonly { value: T; label: string }[];
   onValueChange: (value: T) => void;
 }) {
   return (
     <div className="space-y-1.5">
-      <label htmlFor={id} className="block text-sm font-medium">
+      <label htmlFor={id} className={hideLabel ? "sr-only" : "block text-sm font-medium"}>
         {label}
       </label>
       <select
         id={id}
-        aria-describedby={hint ? `${id}-hint` : undefined}
-        className={inputClass}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={describedByOf(id, hint, error)}
+        className={className}
         value={value}
         onChange={(e) => onValueChange(options.find((o) => String(o.value) === e.target.value)!.value)}
         {...select}
@@ -87,11 +108,7 @@ export function SelectField<T extends string | number>({
           </option>
         ))}
       </select>
-      {hint && (
-        <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
-          {hint}
-        </p>
-      )}
+      <HintAndError id={id} hint={hint} error={error} />
     </div>
   );
 }

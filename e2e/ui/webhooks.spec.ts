@@ -1,4 +1,4 @@
-// Webhooks in Settings against a real receiver on loopback started here: allow private targets,
+// The Webhooks page against a real receiver on loopback started here: allow private targets,
 // create a subscription (the secret shown once), send a test event, see it signed with that
 // secret at the receiver and delivered in the log; the same on a 390 px phone, no wider than it.
 // A subscription scoped by a label selector hears only of its clusters, and its log names them.
@@ -48,10 +48,10 @@ for (const viewport of [
   { name: "phone", width: 390, height: 844 },
 ]) {
   test(`create a webhook, send a test event, see it delivered (${viewport.name})`, async ({ page }, testInfo) => {
-    test.slow(); // a settings page with several lists, a delivery job tick and a poll, on a shared machine
+    test.slow(); // a delivery job tick and a poll, on a shared machine
     await page.setViewportSize({ width: viewport.width, height: viewport.height });
     const url = `${receiverUrl}/${viewport.name}`;
-    await page.goto("/settings");
+    await page.goto("/webhooks");
     await expect(page.getByRole("button", { name: "New webhook" })).toBeVisible({ timeout: 30_000 });
 
     const allow = page.getByRole("checkbox", { name: /Allow webhooks to private addresses/ });
@@ -99,11 +99,11 @@ for (const viewport of [
 
     if (viewport.name === "phone") {
       const widths = await page.evaluate(() => ({ scroll: document.scrollingElement!.scrollWidth, inner: innerWidth }));
-      expect(widths.scroll, `settings is ${widths.scroll} px wide on a ${widths.inner} px screen`).toBeLessThanOrEqual(
+      expect(widths.scroll, `the webhooks page is ${widths.scroll} px wide on a ${widths.inner} px screen`).toBeLessThanOrEqual(
         widths.inner,
       );
     } else {
-      // The accessibility spec scans Settings empty; here it has a subscription and its log open.
+      // The accessibility spec scans the page with no dialog open; here it has a subscription and its log open.
       for (const dark of [false, true]) {
         await page.evaluate((d) => document.documentElement.classList.toggle("dark", d), dark);
         await page.waitForTimeout(300); // colour transitions end before contrast is measured
@@ -203,7 +203,7 @@ test("a subscription scoped by a label selector is sent only its clusters' event
     expect(problem.error).toBe("invalid_request");
     expect(problem.details.map((d) => d.field)).toContain("selector");
 
-    await page.goto("/settings");
+    await page.goto("/webhooks");
     const allow = page.getByRole("checkbox", { name: /Allow webhooks to private addresses/ });
     await expect(allow).toBeVisible({ timeout: 30_000 });
     if (!(await allow.isChecked())) await allow.click();

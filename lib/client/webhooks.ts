@@ -7,7 +7,7 @@ import type { WebhookCreate, WebhookPatch } from "@/lib/domain/webhooks";
 import { fetchJson } from "./fetch-json";
 import { queryKeys } from "./query-keys";
 
-// Data hooks of the Settings page's Webhooks section. The secret of a create or rotate answer
+// Data hooks of the Webhooks page. The secret of a create or rotate answer
 // is handed to the caller and never put in the query cache.
 
 export type { Webhook, WebhookDelivery } from "@/lib/contracts/webhooks";

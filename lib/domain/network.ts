@@ -19,7 +19,7 @@ export function isLoopbackAddress(address: string | null | undefined): boolean {
 
 // Where a webhook may be sent (server-side request forgery): every address a target's host
 // resolves to is classified, and only public ones are used unless an admin allows private
-// targets (Settings: webhookAllowPrivateTargets). The classes come from the IANA IPv4 and IPv6
+// targets (the setting webhookAllowPrivateTargets). The classes come from the IANA IPv4 and IPv6
 // Special-Purpose Address Registries (plus the IPv6 address space: only 2000::/3 is global
 // unicast, the rest of it is reserved) and from the clouds' metadata services.
 export type AddressClass =

@@ -4,7 +4,6 @@ import { openPage } from "@/lib/server/console/open-page";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApprovalDefaultSwitch } from "@/components/settings/approval-default-switch";
-import { WebhooksSection } from "@/components/settings/webhooks-section";
 import { ApiKeysSection } from "./api-keys-section";
 import { ClusterProfileExportSection } from "./cluster-profile-export-section";
 import { FleetCaSection } from "./fleet-ca-section";
@@ -31,7 +30,6 @@ export default async function SettingsPage() {
         <FleetCaSection />
         <ClusterProfileExportSection />
         <ApiKeysSection />
-        <WebhooksSection owners="fleet" />
         <UsersSection currentEmail={principal.user?.email ?? null} />
         <SsoSection provider={env().oidc ? { name: env().oidc!.name, issuer: env().oidc!.issuer } : null} />
       </div>

@@ -3,8 +3,8 @@ import { hasRole } from "@/lib/domain/roles";
 import { openPage } from "@/lib/server/console/open-page";
 import { PageHeader } from "@/components/ui/page-header";
 import { PageHydration } from "@/components/shell/page-hydration";
-import { WebhooksSection } from "@/components/settings/webhooks-section";
-import type { WebhookOwners } from "@/components/settings/create-webhook-dialog";
+import { WebhooksSection } from "@/components/webhooks/webhooks-section";
+import type { WebhookOwners } from "@/components/webhooks/create-webhook-dialog";
 
 export const metadata: Metadata = { title: "Webhooks" };
 

@@ -152,13 +152,14 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
       async ({ principal, scope }) => ({ items: await listWebhooks(teamsInReach(principal, scope, "admin")) }),
       { forTeams: true },
     ),
+    // The private-targets switch above the list (a fleet admin's only: the route is theirs).
+    pageQuery(settingsRoutes.get, queryKeys.settings, () => getSettings()),
   ],
   "/settings": () => [
     pageQuery(settingsRoutes.get, queryKeys.settings, () => getSettings()),
     pageQuery(settingsRoutes.ca, queryKeys.fleetCa, () => getCaStatus()),
     pageQuery(clusterProfileRoutes.exporter, queryKeys.clusterProfileExport, () => getExporterState()),
     pageQuery(apiKeyRoutes.list, queryKeys.apiKeys, async () => ({ items: await listApiKeys() })),
-    pageQuery(webhookRoutes.list, queryKeys.webhooks.list, async () => ({ items: await listWebhooks() })),
     pageQuery(userRoutes.list, queryKeys.users, async () => ({ items: await listUsers() })),
   ],
   "/access": () => [

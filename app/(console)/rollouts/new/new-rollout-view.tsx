@@ -3,8 +3,7 @@
 import { useSearchParams } from "next/navigation";
 import { useVersions } from "@/lib/client/versions";
 import { rolloutPrefill } from "@/lib/client/cluster-bulk";
-import { RolloutForm } from "@/components/rollouts/rollout-form";
-import type { RolloutTeamChoice } from "@/components/rollouts/team-picker";
+import { RolloutForm, type RolloutTeamChoice } from "@/components/rollouts/rollout-form";
 import { RolloutFormSkeleton } from "@/components/rollouts/rollout-skeletons";
 import { byVersion } from "@/components/versions/version-math";
 

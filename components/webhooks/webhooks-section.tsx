@@ -3,14 +3,13 @@
 import { useState } from "react";
 import { useWebhooks, type Webhook } from "@/lib/client/webhooks";
 import { Button } from "@/components/ui/button";
-import { Card } from "@/components/ui/card";
 import { TableSkeleton } from "@/components/ui/skeleton";
 import { EmptyState, ErrorState } from "@/components/ui/states";
-import { CreateWebhookDialog, type WebhookOwners } from "@/components/settings/create-webhook-dialog";
-import { DeleteWebhookDialog } from "@/components/settings/delete-webhook-dialog";
+import { CreateWebhookDialog, type WebhookOwners } from "@/components/webhooks/create-webhook-dialog";
+import { DeleteWebhookDialog } from "@/components/webhooks/delete-webhook-dialog";
 import { PrivateTargetsSwitch } from "@/components/settings/private-targets-switch";
-import { WebhookDeliveriesDialog } from "@/components/settings/webhook-deliveries-dialog";
-import { WebhooksTable } from "@/components/settings/webhooks-table";
+import { WebhookDeliveriesDialog } from "@/components/webhooks/webhook-deliveries-dialog";
+import { WebhooksTable } from "@/components/webhooks/webhooks-table";
 
 /**
  * Webhook subscriptions: fleet events POSTed to a URL, signed, retried for 24 h, with a delivery
@@ -24,21 +23,17 @@ export function WebhooksSection({ owners }: { owners: WebhookOwners }) {
   const [editing, setEditing] = useState<Webhook | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
   return (
-    <Card
-      title={<span id="webhooks">Webhooks</span>}
-      action={
-        <Button className="h-8" onClick={() => setCreating(true)}>
-          New webhook
-        </Button>
-      }
-    >
-      <p className="mb-4 text-sm text-slate-600 dark:text-slate-400">
-        {owners === "fleet"
-          ? "Clusters going NotReady or Ready again, flapping, expiring certificates, removals, registration failures and paused or failed rollouts"
-          : "Your teams' clusters going NotReady or Ready again, flapping, expiring certificates, removals, failed upgrades and registrations waiting for approval"}
-        , POSTed with <code className="font-mono text-xs">X-Fleet-Signature-V2: sha256=…</code> (HMAC of the timestamp and the
-        body under the secret shown once; refuse one more than 5 minutes old).
-      </p>
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-start justify-between gap-4">
+        <p className="max-w-3xl text-sm text-slate-600 dark:text-slate-400">
+          {owners === "fleet"
+            ? "Clusters going NotReady or Ready again, flapping, expiring certificates, removals, registration failures and paused or failed rollouts"
+            : "Your teams' clusters going NotReady or Ready again, flapping, expiring certificates, removals, failed upgrades and registrations waiting for approval"}
+          , POSTed with <code className="font-mono text-xs">X-Fleet-Signature-V2: sha256=…</code> (HMAC of the timestamp and the
+          body under the secret shown once; refuse one more than 5 minutes old).
+        </p>
+        <Button onClick={() => setCreating(true)}>New webhook</Button>
+      </div>
       {owners === "fleet" && (
         <PrivateTargetsSwitch setting="webhookAllowPrivateTargets" hint="Turn it on only for receivers inside your network." />
       )}
@@ -57,6 +52,6 @@ export function WebhooksSection({ owners }: { owners: WebhookOwners }) {
       {editing && <CreateWebhookDialog key={editing.id} owners={owners} webhook={editing} onClose={() => setEditing(null)} />}
       {logOf && <WebhookDeliveriesDialog webhook={logOf} onClose={() => setLogOf(null)} />}
       {deleting && <DeleteWebhookDialog webhook={deleting} onClose={() => setDeleting(null)} />}
-    </Card>
+    </div>
   );
 }

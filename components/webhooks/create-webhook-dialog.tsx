@@ -16,6 +16,7 @@ import { useSelectorPreview } from "@/lib/client/groups";
 import { useTeams } from "@/lib/client/teams";
 import { useCreateWebhook, useUpdateWebhook, type Webhook } from "@/lib/client/webhooks";
 import { SelectorInput } from "@/components/labels/selector-input";
+import { NO_TEAM, TeamField, type TeamOption } from "@/components/teams/team-field";
 import { Badge } from "@/components/ui/badge";
 import { SecretReveal } from "@/components/ui/secret-reveal";
 import { Dialog } from "@/components/ui/dialog";
@@ -27,9 +28,6 @@ type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
 
 /** Whom the caller makes subscriptions for: "fleet" (a fleet admin: the fleet's, or any team's), or the teams they administer. */
 export type WebhookOwners = "fleet" | { id: string; name: string }[];
-
-// The fleet's own subscription in the owner choice (team ids are never empty).
-const FLEET_OWNER = "";
 
 /** Events a team's subscription can hear of: those about its clusters (the others carry no labels). */
 const TEAM_EVENT_TYPES = SUBSCRIBABLE_EVENT_TYPES.filter((t) => !(UNLABELLED_EVENT_TYPES as readonly string[]).includes(t));
@@ -103,14 +101,10 @@ function ScopeCount({ selector, problem, settling }: { selector: string; problem
   );
 }
 
-/** The owner choice: the fleet and every team for a fleet admin, else the teams the caller administers. */
-function useOwnerOptions(owners: WebhookOwners): { value: string; label: string }[] {
+/** The teams to choose an owner from: every team for a fleet admin (beside the fleet), else those the caller administers. */
+function useOwnerTeams(owners: WebhookOwners): TeamOption[] {
   const teams = useTeams();
-  if (owners !== "fleet") return owners.map((t) => ({ value: t.id, label: `Team ${t.name}` }));
-  return [
-    { value: FLEET_OWNER, label: "The fleet (every cluster)" },
-    ...(teams.data ?? []).map((t) => ({ value: t.id, label: `Team ${t.name}` })),
-  ];
+  return (owners === "fleet" ? (teams.data ?? []) : owners).map((t) => ({ value: t.id, label: `Team ${t.name}` }));
 }
 
 /**
@@ -127,9 +121,9 @@ export function CreateWebhookDialog({
   owners: WebhookOwners;
   onClose: () => void;
 }) {
-  const ownerOptions = useOwnerOptions(owners);
-  const [owner, setOwner] = useState(webhook?.team?.id ?? (owners === "fleet" ? FLEET_OWNER : (owners[0]?.id ?? FLEET_OWNER)));
-  const forTeam = owner !== FLEET_OWNER;
+  const ownerTeams = useOwnerTeams(owners);
+  const [owner, setOwner] = useState(webhook?.team?.id ?? (owners === "fleet" ? NO_TEAM : (owners[0]?.id ?? NO_TEAM)));
+  const forTeam = owner !== NO_TEAM;
   const eventTypes = forTeam ? TEAM_EVENT_TYPES : SUBSCRIBABLE_EVENT_TYPES;
   const create = useCreateWebhook();
   const update = useUpdateWebhook();
@@ -229,20 +223,19 @@ export function CreateWebhookDialog({
               {webhook.team ? `team ${webhook.team.name}: only its clusters' events` : "the fleet"}
             </p>
           ) : (
-            (owners === "fleet" ? ownerOptions.length > 1 : true) && (
-              <SelectField
-                id="webhook-owner"
-                label="Owned by"
-                value={owner}
-                options={ownerOptions}
-                onValueChange={setOwner}
-                hint={
-                  forTeam
-                    ? "The team's admins manage it, and it hears only of the clusters (and waiting registrations) in the team's scope when each event happens."
-                    : undefined
-                }
-              />
-            )
+            <TeamField
+              id="webhook-owner"
+              label="Owned by"
+              teams={ownerTeams}
+              fleet={owners === "fleet" ? "The fleet (every cluster)" : undefined}
+              value={owner}
+              onChange={setOwner}
+              hint={
+                forTeam
+                  ? "The team's admins manage it, and it hears only of the clusters (and waiting registrations) in the team's scope when each event happens."
+                  : undefined
+              }
+            />
           )}
           <fieldset aria-describedby={errors.events ? "webhook-events-error" : undefined}>
             <legend className="text-sm font-medium">Events</legend>
