@@ -87,7 +87,11 @@ export class AgentContext {
   }
 
   adopt(state: AgentState) {
+    const interval = this.intervalSeconds();
     this.state = state;
+    // The facts loop may be asleep for the interval it had before the server named one (30 s
+    // before registering): read again now, on the server's pace, rather than at the end of that.
+    if (this.intervalSeconds() !== interval) this.facts.wake();
     this.waiting = null;
     this.lifetime = certificateLifetime(state.certPem);
     const old = this.mtls;
