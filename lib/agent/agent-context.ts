@@ -86,12 +86,19 @@ export class AgentContext {
     return facts;
   }
 
+  /**
+   * After the interval may have changed (an identity adopted, the server naming another): the
+   * facts loop may be asleep for the old one (30 s before registering), so it reads again now, on
+   * the new pace, rather than at the end of that sleep.
+   */
+  followInterval(before: number) {
+    if (this.intervalSeconds() !== before) this.facts.wake();
+  }
+
   adopt(state: AgentState) {
     const interval = this.intervalSeconds();
     this.state = state;
-    // The facts loop may be asleep for the interval it had before the server named one (30 s
-    // before registering): read again now, on the server's pace, rather than at the end of that.
-    if (this.intervalSeconds() !== interval) this.facts.wake();
+    this.followInterval(interval);
     this.waiting = null;
     this.lifetime = certificateLifetime(state.certPem);
     const old = this.mtls;

@@ -173,7 +173,9 @@ export class HeartbeatLoop {
         from: cluster.heartbeatIntervalSeconds,
         override: this.ctx.options.heartbeatIntervalSeconds,
       });
+      const before = this.ctx.intervalSeconds();
       cluster.heartbeatIntervalSeconds = answer.heartbeatIntervalSeconds;
+      this.ctx.followInterval(before);
       dirty = true;
     }
 

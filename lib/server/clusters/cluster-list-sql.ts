@@ -99,6 +99,9 @@ export function selectorIds(selector: Selector): Sql {
   return negative.length ? Sql.join([base, ...negative], " EXCEPT ") : base;
 }
 
+/** Up to this many terms, a selector is a semi-join on PostgreSQL (semiJoinIds). */
+const SEMI_JOIN_TERMS = 4;
+
 /**
  * selectorIds on PostgreSQL, for a selector of a few terms (a team's scope, a typical filter): the
  * first positive term's index range, each other term an (anti) semi-join on it. The planner merges
@@ -108,8 +111,6 @@ export function selectorIds(selector: Selector): Sql {
  * planner's join search costs more than it saves (bench:selector's 20 terms: list p50 156 ms
  * against 96 ms), so those stay compound SELECTs.
  */
-const SEMI_JOIN_TERMS = 4;
-
 function semiJoinIds(terms: Selector): Sql {
   const first = terms.find((r) => r.op === "in") ?? terms.find((r) => r.op === "exists");
   const l0 = columns("ClusterLabel", "l0");

@@ -117,12 +117,6 @@ function nameTaken(name: string): ApiError {
 }
 
 /**
- * Approves a pending request: the cluster is created as a first registration creates it (its
- * labels, a certificate for the request's key, the Registration phase, the audit naming the
- * approver), without taking another token use: the request has held one since it was recorded.
- * The agent collects its certificate on its next try.
- */
-/**
  * A team's token lands clusters only in the team's scope (lib/domain/registration-plan.ts checks it
  * when the request is recorded): its scope may have changed, or the team gone, since. Deny it then.
  */
@@ -141,6 +135,12 @@ async function refuseOutsideTokenTeam(tokenId: string | null, labels: Labels): P
   );
 }
 
+/**
+ * Approves a pending request: the cluster is created as a first registration creates it (its
+ * labels, a certificate for the request's key, the Registration phase, the audit naming the
+ * approver), without taking another token use: the request has held one since it was recorded.
+ * The agent collects its certificate on its next try.
+ */
 export async function approveRequest(actor: Actor, idOrName: string, scope: Scope = null): Promise<RegistrationRequest> {
   const now = new Date();
   const r = await pendingRequest(idOrName, now, scope);
