@@ -1,5 +1,6 @@
 import { auditRoutes } from "./audit";
 import { clusterRoutes } from "./clusters";
+import { clusterApiRoutes } from "./cluster-api";
 import { clusterProfileRoutes } from "./cluster-profiles";
 import { deregistrationRoutes } from "./deregistration";
 import { fleetRoutes } from "./fleet";
@@ -33,6 +34,7 @@ export const ADMIN_ROUTES: readonly RouteContract[] = [
   auditRoutes,
   fleetRoutes,
   clusterProfileRoutes,
+  clusterApiRoutes,
   webhookRoutes,
   meRoutes,
 ].flatMap((routes) => Object.values(routes));

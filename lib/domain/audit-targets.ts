@@ -13,6 +13,8 @@ const TARGET_PAGES: Record<string, ((id: string) => string) | null> = {
   apiKey: () => "/settings",
   ca: () => "/settings",
   settings: () => "/settings",
+  clusterApiSource: () => "/cluster-api",
+  clusterApiCluster: () => "/cluster-api",
   system: null,
 };
 
@@ -33,6 +35,8 @@ const TARGET_LABEL: Record<string, string> = {
   apiKey: "API key",
   ca: "fleet CA",
   settings: "settings",
+  clusterApiSource: "Cluster API source",
+  clusterApiCluster: "CAPI cluster",
   system: "system",
 };
 

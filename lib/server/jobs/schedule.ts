@@ -11,6 +11,7 @@ import { pruneExpiredSessions } from "@/lib/server/auth/sessions";
 import { startJobs } from "@/lib/server/jobs/job-runner";
 import { EXPORT_EVERY_MS, exportClusterProfiles } from "@/lib/server/cluster-profiles/export-cluster-profiles";
 import { log } from "@/lib/server/log";
+import { CLUSTER_API_EVERY_MS, runClusterApi, stopClusterApi } from "@/lib/server/cluster-api/controller";
 import { DRAIN_SAMPLE_EVERY_MS, sampleDrains } from "@/lib/server/lifecycle/drain-samples";
 import { startDueDrains } from "@/lib/server/lifecycle/drain-queue";
 import {
@@ -58,6 +59,8 @@ export function startJobSchedule(): () => Promise<void> {
     { name: "prune-expired-sessions", everyMs: PRUNE_MS, run: pruneExpiredSessions },
     { name: "prune-sign-in-throttles", everyMs: PRUNE_MS, run: pruneLoginThrottles },
     { name: "cluster-profile-export", everyMs: EXPORT_EVERY_MS, run: () => exportClusterProfiles() },
+    // Cluster API sources: leases, watchers, and the import's due steps (lib/server/cluster-api/controller.ts).
+    { name: "cluster-api", everyMs: CLUSTER_API_EVERY_MS, run: () => runClusterApi(), runAtStart: true },
     // Webhooks: the outbox is polled each second, so an event goes out within about that.
     { name: "webhook-delivery", everyMs: 1000, run: () => deliverDueWebhooks(), runAtStart: true },
     {
@@ -74,7 +77,10 @@ export function startJobSchedule(): () => Promise<void> {
     // The heartbeat facts are what a shutdown must not lose: they are written while the jobs in
     // flight finish, not after them. A job still running after JOB_STOP_GRACE_MS (one waiting for a
     // pooled connection under load, say) is left: its next run, here or on another instance, redoes it.
-    const stopped = jobs.stop().then(() => true);
+    const stopped = jobs
+      .stop()
+      .then(() => stopClusterApi())
+      .then(() => true);
     const grace = new Promise<false>((resolve) => setTimeout(() => resolve(false), JOB_STOP_GRACE_MS).unref());
     const [, finished] = await Promise.all([flushHeartbeats(true), Promise.race([stopped, grace])]);
     if (!finished) log.warn("background jobs still running at shutdown; not waiting for them", { graceMs: JOB_STOP_GRACE_MS });

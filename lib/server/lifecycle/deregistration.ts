@@ -21,6 +21,7 @@ import { forgetClusterHeartbeats } from "@/lib/server/heartbeats/heartbeat-write
 import { publish } from "@/lib/server/events/bus";
 import { log } from "@/lib/server/log";
 import { getSettings } from "@/lib/server/settings/settings";
+import { unlinkImportedCluster } from "@/lib/server/cluster-api/import-marks";
 import { drainHistory, resetDrainSamples } from "./drain-samples";
 
 type Forced = ForcedSkip;
@@ -177,7 +178,7 @@ async function actOnce(actor: Actor, clusterId: string, input: DeregistrationReq
   };
 
   if (decision.next === "removed") {
-    await removeCluster(actor, cluster, forced, input.reason ?? null, audit);
+    await removeCluster(actor, cluster, forced, input.reason ?? null, audit, "by-person");
   } else {
     await inTransaction(async (tx, afterCommit) => {
       let directiveId = record?.directiveId ?? null;
@@ -242,13 +243,107 @@ async function actOnce(actor: Actor, clusterId: string, input: DeregistrationReq
   return getDeregistration(clusterId);
 }
 
-/** Step 4: the record, its labels, pools, directives and certificates go; the audit trail and a tombstone stay. */
+/**
+ * Cluster API is deleting the cluster: its deregistration starts at once at "disconnecting", the
+ * drain recorded as skipped (the cluster is going away, there is nowhere to move workloads to), a
+ * disconnect sent, and every certificate revoked now, so nothing more is accepted from it. The record
+ * goes when the CAPI Cluster is gone (removeDeletedCluster). False when it was already under way.
+ */
+export async function startDeletionDeregistration(actor: Actor, clusterId: string, reason: string): Promise<boolean> {
+  const now = new Date();
+  return inTransaction(async (tx, afterCommit) => {
+    const cluster = await tx.cluster.findUnique({
+      where: { id: clusterId },
+      select: { name: true, phase: true, podCount: true, userPodCount: true },
+    });
+    if (!cluster || cluster.phase === "Deregistration") return false;
+    const forced: Forced[] = [
+      { step: cluster.phase, action: "start", by: actor.label, reason: `${reason}: drain skipped`, at: now.toISOString() },
+    ];
+    const directiveId = await createDirective(tx, afterCommit, {
+      clusterId,
+      type: "disconnect",
+      payload: { reason: "deregistration" },
+    });
+    const serials = await revokeCertificates(tx, afterCommit, {
+      clusterId,
+      certificates: "all",
+      kind: "deregistered",
+      note: reason,
+      at: now,
+    });
+    const data = {
+      clusterName: cluster.name,
+      step: "disconnecting",
+      startedAt: now,
+      startedBy: actor.label,
+      stepStartedAt: now,
+      workloadsAtStart: cluster.userPodCount ?? cluster.podCount,
+      directiveId,
+      reason,
+      forced: JSON.stringify(forced),
+      finishedAt: null,
+    };
+    await tx.deregistration.upsert({ where: { clusterId }, create: { clusterId, ...data }, update: data });
+    const moved = await changePhase(tx, afterCommit, {
+      clusterId,
+      clusterName: cluster.name,
+      from: cluster.phase as Phase,
+      to: "Deregistration",
+      reason,
+      at: now,
+    });
+    if (!moved) throw new ApiError("invalid_transition", "The cluster changed meanwhile; the next run tries again.");
+    afterCommit(() => forgetCluster(clusterId));
+    await recordAudit(
+      tx,
+      actor,
+      "deregistration.start",
+      { type: "cluster", id: clusterId },
+      {
+        name: cluster.name,
+        step: { from: null, to: "disconnecting" },
+        reason,
+        skipped: ["draining"],
+        revokedCertificates: serials,
+      },
+    );
+    return true;
+  });
+}
+
+/** The CAPI Cluster is gone: the fleet's record goes too (a deregistration started by its deletion, finished). */
+export async function removeDeletedCluster(actor: Actor, clusterId: string, reason: string): Promise<void> {
+  const [record, cluster] = await Promise.all([
+    db().deregistration.findUnique({ where: { clusterId } }),
+    db().cluster.findUnique({ where: { id: clusterId }, select: { id: true, name: true, phase: true } }),
+  ]);
+  if (!cluster) return;
+  if (cluster.phase !== "Deregistration") await startDeletionDeregistration(actor, clusterId, reason);
+  const forced = record ? (JSON.parse(record.forced) as Forced[]) : [];
+  await removeCluster(
+    actor,
+    cluster,
+    forced,
+    reason,
+    { name: cluster.name, step: { from: "disconnecting", to: "removed" }, reason },
+    "by-deletion",
+  );
+}
+
+/**
+ * Step 4: the record, its labels, pools, directives and certificates go; the audit trail and a
+ * tombstone stay. Removed by a person (or their automation), a cluster Cluster API created is
+ * marked in the same transaction not to be imported again (lib/server/cluster-api/import-marks.ts);
+ * removed because Cluster API deleted it, it is only unlinked.
+ */
 async function removeCluster(
   actor: Actor,
   cluster: { id: string; name: string },
   forced: Forced[],
   reason: string | null,
   audit: Record<string, unknown>,
+  cause: "by-person" | "by-deletion",
 ) {
   const now = new Date();
   const clusterId = cluster.id;
@@ -266,6 +361,7 @@ async function removeCluster(
       at: now,
     });
     await tx.rolloutCluster.deleteMany({ where: { clusterId } });
+    await unlinkImportedCluster(tx, clusterId, cause === "by-person" ? { by: actor.label, at: now } : null);
     await tx.cluster.delete({ where: { id: clusterId } }); // cascades: labels, node pools, certificates, directives, heartbeat history
     await tx.clusterTombstone.upsert({
       where: { clusterId },

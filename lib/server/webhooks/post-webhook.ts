@@ -19,8 +19,14 @@ import { env } from "@/lib/env";
 export class TargetRefused extends Error {}
 
 /** Who is refused and the setting that would allow private targets, for TargetRefused's sentence. */
-export type TargetRule = { subject: string; setting: "webhookAllowPrivateTargets" | "hubAllowPrivateTargets" };
-export const WEBHOOK_RULE: TargetRule = { subject: "webhooks go to", setting: "webhookAllowPrivateTargets" };
+export type TargetRule = { subject: string; allowedBy: string };
+/** A rule whose private targets a fleet-wide setting allows. */
+export type SettingTargetRule = TargetRule & { setting: "webhookAllowPrivateTargets" | "hubAllowPrivateTargets" };
+export const WEBHOOK_RULE: SettingTargetRule = {
+  subject: "webhooks go to",
+  setting: "webhookAllowPrivateTargets",
+  allowedBy: "Settings: webhookAllowPrivateTargets",
+};
 
 /** The checked address to connect to for `hostname`, or TargetRefused saying why not. */
 export async function resolveTarget(
@@ -43,9 +49,7 @@ export async function resolveTarget(
     const info = refused ? describeAddress(refused.address) : null;
     throw new TargetRefused(
       `The host ${bare} resolves to ${refused ? `${refused.address}, ${info!.what}` : "no address"}; ${rule.subject} public addresses only` +
-        (info && ADDRESS_REACH[info.class] === "private"
-          ? ` unless an admin allows private targets (Settings: ${rule.setting}).`
-          : "."),
+        (info && ADDRESS_REACH[info.class] === "private" ? ` unless an admin allows private targets (${rule.allowedBy}).` : "."),
     );
   }
   const first = addresses[0]!;
