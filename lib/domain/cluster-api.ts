@@ -100,7 +100,7 @@ export function readCapiCluster(value: unknown): CapiClusterFacts | null {
     createdAt: str(meta.creationTimestamp),
     deletingSince: str(meta.deletionTimestamp),
     phase: str(status.phase),
-    conditions: shown.filter((c) => (SHOWN_CONDITIONS as readonly string[]).includes(c.type)),
+    conditions: SHOWN_CONDITIONS.flatMap((type) => shown.filter((c) => c.type === type).slice(0, 1)),
     controlPlaneInitialized,
     infrastructureProvider: str(infra.kind),
     kubernetesVersion: str(topology.version),

@@ -25,6 +25,7 @@ import { inTransaction } from "@/lib/server/db/transaction";
 import { fleetFacts } from "@/lib/server/fleet/fleet-facts";
 import { removeDeletedCluster, startDeletionDeregistration } from "@/lib/server/lifecycle/deregistration";
 import { log } from "@/lib/server/log";
+import { incCounter } from "@/lib/server/metrics/registry";
 import { getSettings } from "@/lib/server/settings/settings";
 import { mintTokenIn } from "@/lib/server/tokens/mint-token";
 import { KubeClient, KubeError, objectPath, resourceOf } from "./kube-client";
@@ -82,7 +83,11 @@ export async function importDueClusters(contexts: ReadonlyMap<string, ImportCont
   return rows.length;
 }
 
-async function fail(row: { id: string; attempts: number }, message: string) {
+export const CAPI_STEP_FAILURES = "fleet_cluster_api_step_failures_total";
+export const CAPI_JOINS = "fleet_cluster_api_joins_total";
+
+async function fail(row: { id: string; attempts: number; step: string }, message: string) {
+  incCounter(CAPI_STEP_FAILURES, "Cluster API import steps that failed (retried after a back-off), by step", { step: row.step });
   const attempts = row.attempts + 1;
   const now = Date.now();
   await db().capiCluster.updateMany({
@@ -313,6 +318,7 @@ async function join(row: Row, ctx: ImportContext, labels: Labels): Promise<boole
         nextAttemptAt: new Date(Date.now() + AWAIT_AGENT_EVERY_MS),
       },
     });
+    incCounter(CAPI_JOINS, "Cluster API clusters whose agent manifest was applied");
     log.info("Cluster API cluster joined: agent applied", {
       source: source.name,
       cluster: `${row.namespace}/${row.name}`,

@@ -12,6 +12,7 @@ import { errorText } from "@/lib/domain/error-text";
 import type { Labels } from "@/lib/domain/labels";
 import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
+import { incCounter } from "@/lib/server/metrics/registry";
 import { KubeClient, KubeError } from "./kube-client";
 import { CAPI_RULE, recordSourceError, type LoadedSource } from "./sources";
 
@@ -128,6 +129,9 @@ export class SourceWatcher {
           continue;
         }
         failures++;
+        incCounter("fleet_cluster_api_watch_errors_total", "Cluster API source watches that failed (retried), by reason", {
+          reason: err instanceof KubeError ? err.reason : "error",
+        });
         const message = err instanceof KubeError ? err.message : errorText(err);
         await recordSourceError(
           this.source.id,
