@@ -1,15 +1,15 @@
 // The agent as a cluster runs it: Dockerfile.agent built (tests/helpers/container-image.ts), the
-// console's manifest applied to the loopback Kubernetes API (its Secrets), and the container's
-// process composed from the image config and the manifest's Deployment, then run from the built
-// files as the image's user with a read-only root, the pod's service-account files and env.
+// console's manifest applied to the loopback Kubernetes API (or applied there by the server), and
+// the container's process composed from the image config and the Deployment the API holds, then
+// run from the built files as the image's user with a read-only root, the pod's service-account
+// files and env.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { agentManifestObjects, type ManifestInstall } from "@/lib/domain/agent-manifest";
 import { buildImage, composeProcess, hostPath, type BuiltImage, type PodContainer, type PodSecurity } from "./container-image";
-import { AGENT_OBJECT_NAMES } from "@/lib/domain/agent-kube-calls";
-import type { FakeKubeApi, RbacRule } from "./fake-kube-api";
+import type { FakeKubeApi } from "./fake-kube-api";
 import { freePort } from "./fleet-server";
 
 /** Files and folders under `dir` made read-only (the manifest's readOnlyRootFilesystem) yet readable by any user. */
@@ -55,48 +55,33 @@ type PodSpec = {
 };
 
 /**
- * What `kubectl apply` of the manifest does to the objects the agent reads: Secrets are created,
- * or get the manifest's keys with the rest kept (the agent's tombstone survives a GitOps
- * re-apply); a Lease (older manifests had one) is created if missing; the bindings exist, and
- * the agent's namespace answers by its Role's rules (RBAC); the Deployment runs its image.
+ * `kubectl apply` of the manifest: each object applied as FakeKubeApi.applyObject does (Secrets
+ * keep keys the manifest does not name, RBAC takes effect, the Deployment is stored).
  */
-function applyManifest(kube: FakeKubeApi, objects: ReturnType<typeof agentManifestObjects>) {
-  for (const o of objects) {
-    const { name, namespace } = o.metadata;
-    if (o.kind === "Secret") {
-      const data = (o.stringData ?? {}) as Record<string, string>;
-      const existing = kube.secrets.get(`${namespace}/${name}`);
-      if (!existing) kube.addSecret(name, data, namespace);
-      else for (const [k, v] of Object.entries(data)) existing.data[k] = Buffer.from(v).toString("base64");
-    } else if (o.kind === "Lease") {
-      if (!kube.leases.has(`${namespace}/${name}`)) kube.addLease(name, namespace);
-    } else if (o.kind === "Role" && namespace === AGENT_OBJECT_NAMES.namespace) {
-      kube.namespaceRules = o.rules as unknown as RbacRule[];
-    } else if (o.kind === "RoleBinding") kube.roleBindings.add(`${namespace}/${name}`);
-    else if (o.kind === "ClusterRoleBinding") kube.clusterRoleBindings.add(name);
-    else if (o.kind === "Deployment") {
-      // As applied: the install options recorded on it, which an upgrade regenerates it from.
-      kube.deployment = structuredClone({ ...o, metadata: { ...o.metadata, resourceVersion: "1", generation: 1 } });
-    }
-  }
+export function applyManifest(kube: FakeKubeApi, objects: ReturnType<typeof agentManifestObjects>) {
+  for (const o of objects) kube.applyObject(o, { fieldManager: "kubectl-client-side-apply", operation: "Update" });
 }
 
-/**
- * Applies the manifest for `install` to `kube` (applyManifest) and starts the Deployment's container:
- * command and args composed with the image's ENTRYPOINT and CMD as Kubernetes does, image paths
- * mapped into the built root, the pod's network namespace mapped to a free loopback port for the
- * health port, the service-account volume to a folder laid out as a pod's.
- */
+/** Applies the manifest for `install` to `kube` (applyManifest) and starts its Deployment (startDeploymentPod). */
 export async function startAgentPod(
   image: BuiltImage,
   install: ManifestInstall,
   kube: FakeKubeApi,
   serviceAccountToken: string,
 ): Promise<AgentPod> {
-  const objects = agentManifestObjects(install);
-  applyManifest(kube, objects);
-  const deployment = objects.find((o) => o.kind === "Deployment")!;
-  const pod = (deployment.spec as unknown as { template: { spec: PodSpec } }).template.spec;
+  applyManifest(kube, agentManifestObjects(install));
+  return startDeploymentPod(image, kube, serviceAccountToken);
+}
+
+/**
+ * Starts the container of the Deployment `kube` holds, as whoever applied it left it (the
+ * manifest, or a server's server-side apply): command and args composed with the image's
+ * ENTRYPOINT and CMD as Kubernetes does, image paths mapped into the built root, the pod's network
+ * namespace mapped to a free loopback port for the health port, the service-account volume to a
+ * folder laid out as a pod's.
+ */
+export async function startDeploymentPod(image: BuiltImage, kube: FakeKubeApi, serviceAccountToken: string): Promise<AgentPod> {
+  const pod = (structuredClone(kube.deployment).spec as { template: { spec: PodSpec } }).template.spec;
   const container = pod.containers[0]!;
   const proc = composeProcess(image.config, pod.securityContext ?? {}, container);
 

@@ -5,7 +5,11 @@
 // merge and strategic-merge patches to the Deployment and nodes, honours a PodDisruptionBudget
 // with 429 on evictions, and records every request for the tests to assert. As a hub it serves
 // ClusterProfiles (multicluster.x-k8s.io/v1alpha1): server-side apply of the object and of its
-// status subresource, lists by label selector, deletes.
+// status subresource, lists by label selector, deletes. As a Cluster API management cluster it
+// serves cluster.x-k8s.io Clusters (fake-capi-cluster.ts: discovery, lists, watches with bookmarks
+// and 410, server-side apply of labels and annotations), labelled Namespaces and the
+// <cluster>-kubeconfig Secrets; as a workload cluster it takes server-side apply of the agent's
+// manifest (applyObject).
 import crypto from "node:crypto";
 import fs from "node:fs";
 import type http from "node:http";
@@ -14,6 +18,18 @@ import type net from "node:net";
 import path from "node:path";
 import forge from "node-forge";
 import { parse as parseYaml } from "yaml";
+import {
+  CAPI_GROUP,
+  CAPI_VERSIONS,
+  applyMapField,
+  capiConditions,
+  dropChangedOwnership,
+  renderCapiCluster,
+  selectorMatcher,
+  type CapiClusterInput,
+  type CapiClusterState,
+  type CapiVersion,
+} from "./fake-capi-cluster";
 import { makeKey } from "./csr";
 import type { FakeCluster, FakePod } from "./kube-clusters";
 
@@ -44,7 +60,7 @@ export type ClusterProfileObject = {
 };
 
 type Secret = {
-  metadata: { name: string; namespace: string; resourceVersion: string; uid: string };
+  metadata: { name: string; namespace: string; resourceVersion: string; uid: string; labels?: Record<string, string> };
   type: string;
   data: Record<string, string>;
 };
@@ -95,6 +111,12 @@ export function makeCa() {
     serverKeyPem: forge.pki.privateKeyToPem(serverKeys.privateKey),
   };
 }
+
+/**
+ * Now at second precision, as timestamps are written (for Clusters and applied objects, which
+ * need no order among themselves: creationTimestamp() moves a shared clock on by a second each).
+ */
+const wallClock = () => new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 
 const status = (code: number, reason: string, message: string) => ({
   kind: "Status",
@@ -148,6 +170,57 @@ export interface FakeKubeApiOptions {
   namespace?: string;
   /** Page size the server caps lists at, whatever `limit` asks (forces paging in tests). */
   maxPage?: number;
+  /**
+   * Bearer tokens of a cluster admin (what a kubeconfig the server is given holds): accepted, and
+   * not held to namespaceRules, which are the agent's Role.
+   */
+  adminTokens?: string[];
+  /** The cluster.x-k8s.io versions served (default both; older CAPI serves only v1beta1; none: CAPI not installed). */
+  capiVersions?: CapiVersion[];
+}
+
+/** One object server-side applied (or applied through applyObject), in order. */
+export type AppliedObject = {
+  fieldManager: string;
+  force: boolean;
+  object: {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  } & Record<string, unknown>;
+};
+
+/** The kinds server-side apply is served for (the agent's manifest), by group, version and plural. */
+const APPLY_KINDS: { group: string; version: string; plural: string; kind: string; namespaced: boolean }[] = [
+  { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
+  { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
+  { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true },
+  { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true },
+  { group: "", version: "v1", plural: "services", kind: "Service", namespaced: true },
+  { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true },
+  { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
+  { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
+  {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    plural: "clusterrolebindings",
+    kind: "ClusterRoleBinding",
+    namespaced: false,
+  },
+  { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
+  { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true },
+];
+
+/** The kind and object an object path names, when it is one of APPLY_KINDS (other paths keep their own handlers). */
+function applyTarget(p: string) {
+  const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([^/]+))?\/([^/]+)\/([^/]+)$/.exec(p);
+  if (!m) return null;
+  const [, coreVersion, group = "", groupVersion, namespace, plural, name] = m;
+  const kind = APPLY_KINDS.find(
+    (k) =>
+      k.group === group && k.version === (coreVersion ?? groupVersion) && k.plural === plural && k.namespaced === !!namespace,
+  );
+  return kind ? { kind, namespace, name: name! } : null;
 }
 
 export class FakeKubeApi {
@@ -213,6 +286,33 @@ export class FakeKubeApi {
   expireContinue = 0;
   /** The next this-many requests on a connection that already served one are met with a reset. */
   resetReusedSockets = 0;
+  /** Tokens of a cluster admin (options.adminTokens): not held to namespaceRules. */
+  readonly adminTokens: Set<string>;
+  /** The cluster.x-k8s.io versions served (options.capiVersions). */
+  readonly capiVersions: readonly CapiVersion[];
+  /** Resource plurals ("namespaces", "deployments") whose server-side apply RBAC refuses (403). */
+  readonly applyForbidden = new Set<string>();
+  /** CAPI Clusters by "<namespace>/<name>", in the neutral form (rendered per version when read). */
+  private readonly capiClusters = new Map<string, CapiClusterState>();
+  /** Cluster changes, for watches: each with the resourceVersion it made and the labels before it. */
+  private readonly capiEvents: {
+    rv: number;
+    type: "ADDED" | "MODIFIED" | "DELETED";
+    object: CapiClusterState;
+    labelsBefore: Record<string, string> | null;
+  }[] = [];
+  /** Watches of Clusters from a resourceVersion below this answer 410 Gone. */
+  private capiHistoryFrom = 0;
+  private readonly capiWatchers = new Map<
+    http.ServerResponse,
+    { version: CapiVersion; namespace: string | undefined; matches: (l: Record<string, string>) => boolean; bookmarks: boolean }
+  >();
+  /** The metadata of the namespaces cluster.namespaces names, made when first read. */
+  private readonly namespaceMetas = new Map<string, { uid: string; resourceVersion: string; labels: Record<string, string> }>();
+  /** What server-side apply (or applyObject) applied, in order. */
+  private readonly applied: AppliedObject[] = [];
+  /** The applied objects of kinds the fake keeps no model of (ServiceAccounts, ConfigMaps, RBAC), by kind and key. */
+  private readonly appliedStore = new Map<string, Record<string, unknown>>();
   /** Node changes since the API server started, for watches (each with the resourceVersion it made). */
   private readonly nodeEvents: { rv: number; type: "ADDED" | "MODIFIED" | "DELETED"; object: unknown }[] = [];
   /** Watches of nodes from a resourceVersion below this answer 410 Gone (etcd compacted it). */
@@ -233,6 +333,8 @@ export class FakeKubeApi {
     const pki = makeCa();
     this.caPem = pki.caPem;
     this.tokens = new Set(options.tokens);
+    this.adminTokens = new Set(options.adminTokens ?? []);
+    this.capiVersions = options.capiVersions ?? ["v1beta1", "v1beta2"];
     this.namespace = options.namespace ?? "fleet-system";
     this.deployment = {
       apiVersion: "apps/v1",
@@ -335,9 +437,596 @@ export class FakeKubeApi {
     });
   }
 
+  // --- Cluster API: the management cluster's Clusters (shapes in fake-capi-cluster.ts) ---
+
+  /** Open watches of CAPI Clusters. */
+  get capiWatches(): number {
+    return this.capiWatchers.size;
+  }
+
+  /** Adds a Cluster (ADDED to watches); returns a copy of what is stored. */
+  addCapiCluster(input: CapiClusterInput): CapiClusterState {
+    const key = `${input.namespace}/${input.name}`;
+    if (this.capiClusters.has(key)) throw new Error(`Cluster ${key} exists`);
+    const created = input.creationTimestamp ?? wallClock();
+    const phase = input.phase ?? "Pending";
+    const state: CapiClusterState = {
+      metadata: {
+        name: input.name,
+        namespace: input.namespace,
+        uid: crypto.randomUUID(),
+        resourceVersion: "",
+        generation: 1,
+        creationTimestamp: created,
+        finalizers: ["cluster.cluster.x-k8s.io"],
+        labels: { ...input.labels },
+        annotations: { ...input.annotations },
+      },
+      phase,
+      conditions: capiConditions(phase, input.conditions, created),
+      infrastructure: {
+        apiVersion: input.infrastructureApiVersion ?? "infrastructure.cluster.x-k8s.io/v1beta1",
+        kind: input.infrastructureKind ?? "DockerCluster",
+      },
+      ...(input.kubernetesVersion ? { kubernetesVersion: input.kubernetesVersion } : {}),
+      ...(input.topologyClass ? { topologyClass: input.topologyClass } : {}),
+      owners: {},
+    };
+    this.capiClusters.set(key, state);
+    this.capiChanged("ADDED", state, null);
+    return structuredClone(state);
+  }
+
+  /**
+   * Changes a Cluster as its controllers or a person would (MODIFIED to watches): a condition whose
+   * status changed gets a new lastTransitionTime; labels and annotations it changes leave the
+   * field managers that applied them.
+   */
+  updateCapiCluster(namespace: string, name: string, mutate: (c: CapiClusterState) => void): CapiClusterState {
+    const state = this.capiClusterState(namespace, name);
+    const before = structuredClone(state);
+    mutate(state);
+    const now = wallClock();
+    for (const [type, c] of Object.entries(state.conditions)) {
+      const old = before.conditions[type as keyof typeof before.conditions];
+      if (old.status !== c.status && c.lastTransitionTime === old.lastTransitionTime) c.lastTransitionTime = now;
+    }
+    dropChangedOwnership(state);
+    this.capiChanged("MODIFIED", state, before.metadata.labels);
+    return structuredClone(state);
+  }
+
+  /** `kubectl delete cluster`: deletionTimestamp set and phase Deleting; the finalizer keeps the object until removeCapiCluster. */
+  setCapiClusterDeleting(namespace: string, name: string): CapiClusterState {
+    return this.updateCapiCluster(namespace, name, (c) => {
+      c.metadata.deletionTimestamp ??= wallClock();
+      c.metadata.generation += 1;
+      c.phase = "Deleting";
+    });
+  }
+
+  /** The finalizer is gone: the Cluster disappears (DELETED to watches). */
+  removeCapiCluster(namespace: string, name: string) {
+    const state = this.capiClusterState(namespace, name);
+    this.capiClusters.delete(`${namespace}/${name}`);
+    this.capiChanged("DELETED", state, null);
+  }
+
+  /** A copy of the stored Cluster (annotations included), or undefined. */
+  capiCluster(namespace: string, name: string): CapiClusterState | undefined {
+    const state = this.capiClusters.get(`${namespace}/${name}`);
+    return state && structuredClone(state);
+  }
+
+  /** A BOOKMARK at the current resourceVersion to every watch of Clusters that allowed bookmarks. */
+  sendCapiBookmark() {
+    for (const [res, w] of this.capiWatchers) {
+      if (!w.bookmarks) continue;
+      const object = {
+        kind: "Cluster",
+        apiVersion: `${CAPI_GROUP}/${w.version}`,
+        metadata: { resourceVersion: String(this.rv) },
+      };
+      res.write(JSON.stringify({ type: "BOOKMARK", object }) + "\n");
+    }
+  }
+
+  /** etcd compacted at the current revision: open watches of Clusters end with 410 Gone, and none can start from before it. */
+  expireCapiWatches() {
+    this.capiHistoryFrom = this.rv;
+    const gone = JSON.stringify({ type: "ERROR", object: status(410, "Expired", "too old resource version") }) + "\n";
+    for (const res of this.capiWatchers.keys()) res.end(gone);
+    this.capiWatchers.clear();
+  }
+
+  /** The Secret CAPI writes for a Cluster's admin kubeconfig: `<cluster>-kubeconfig`, key `value`. */
+  addCapiKubeconfigSecret(namespace: string, clusterName: string, kubeconfigText: string) {
+    const name = `${clusterName}-kubeconfig`;
+    this.addSecret(name, { value: kubeconfigText }, namespace);
+    const secret = this.secrets.get(`${namespace}/${name}`)!;
+    secret.type = "cluster.x-k8s.io/secret";
+    secret.metadata.labels = { "cluster.x-k8s.io/cluster-name": clusterName };
+  }
+
+  private capiClusterState(namespace: string, name: string): CapiClusterState {
+    const state = this.capiClusters.get(`${namespace}/${name}`);
+    if (!state) throw new Error(`no Cluster ${namespace}/${name}`);
+    return state;
+  }
+
+  private capiChanged(
+    type: "ADDED" | "MODIFIED" | "DELETED",
+    state: CapiClusterState,
+    labelsBefore: Record<string, string> | null,
+  ) {
+    state.metadata.resourceVersion = String(++this.rv);
+    const event = { rv: this.rv, type, object: structuredClone(state), labelsBefore };
+    this.capiEvents.push(event);
+    for (const [res, w] of this.capiWatchers) {
+      const line = this.capiEventLine(w, event);
+      if (line) res.write(line);
+    }
+  }
+
+  /**
+   * The line a watch gets for a change, or null: filtered by namespace and label selector, where a
+   * change that makes the object match (or stop matching) arrives as ADDED (or DELETED), as the API
+   * server sends it.
+   */
+  private capiEventLine(
+    w: { version: CapiVersion; namespace: string | undefined; matches: (l: Record<string, string>) => boolean },
+    e: (typeof this.capiEvents)[number],
+  ): string | null {
+    if (w.namespace && e.object.metadata.namespace !== w.namespace) return null;
+    const now = w.matches(e.object.metadata.labels);
+    const before = e.labelsBefore ? w.matches(e.labelsBefore) : now;
+    if (!now && !before) return null;
+    const type = e.type !== "MODIFIED" || (now && before) ? e.type : now ? "ADDED" : "DELETED";
+    return JSON.stringify({ type, object: renderCapiCluster(e.object, w.version, this.capiVersions) }) + "\n";
+  }
+
+  private serveCapi(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    method: string,
+    p: string,
+    query: Record<string, string>,
+    contentType: string,
+    body: unknown,
+  ) {
+    const served = this.capiVersions;
+    const notFound = () => this.send(res, 404, status(404, "NotFound", "the server could not find the requested resource"));
+    if (p === `/apis/${CAPI_GROUP}`) {
+      if (!served.length || method !== "GET") return notFound();
+      const versions = CAPI_VERSIONS.filter((v) => served.includes(v)).map((v) => ({
+        groupVersion: `${CAPI_GROUP}/${v}`,
+        version: v,
+      }));
+      return this.send(res, 200, {
+        kind: "APIGroup",
+        apiVersion: "v1",
+        name: CAPI_GROUP,
+        versions,
+        preferredVersion: versions[0],
+      });
+    }
+    const m = /^\/apis\/cluster\.x-k8s\.io\/([^/]+)(?:\/namespaces\/([^/]+))?(?:\/(clusters)(?:\/([^/]+))?)?$/.exec(p);
+    const version = m?.[1] as CapiVersion | undefined;
+    if (!m || !version || !served.includes(version)) return notFound();
+    const [, , namespace, plural, name] = m;
+    if (!plural) {
+      if (namespace || method !== "GET") return notFound();
+      return this.send(res, 200, {
+        kind: "APIResourceList",
+        apiVersion: "v1",
+        groupVersion: `${CAPI_GROUP}/${version}`,
+        resources: [
+          {
+            name: "clusters",
+            singularName: "cluster",
+            namespaced: true,
+            kind: "Cluster",
+            verbs: ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+            shortNames: ["cl"],
+            categories: ["cluster-api"],
+          },
+          { name: "clusters/status", singularName: "", namespaced: true, kind: "Cluster", verbs: ["get", "patch", "update"] },
+        ],
+      });
+    }
+    if (!name) {
+      if (method !== "GET")
+        return this.send(
+          res,
+          405,
+          status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource"),
+        );
+      const matches = selectorMatcher(query.labelSelector);
+      if (!matches)
+        return this.send(
+          res,
+          400,
+          status(400, "BadRequest", `unable to parse requirement: ${query.labelSelector} (this fake reads equality terms)`),
+        );
+      if (query.watch === "1" || query.watch === "true") return this.watchCapi(req, res, version, namespace, matches, query);
+      const items = [...this.capiClusters.values()]
+        .filter((c) => (!namespace || c.metadata.namespace === namespace) && matches(c.metadata.labels))
+        .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+      const list = this.page(items, query, "ClusterList", `${CAPI_GROUP}/${version}`);
+      return this.send(res, 200, { ...list, items: list.items.map((c) => renderCapiCluster(c, version, served)) });
+    }
+    if (!namespace) return notFound();
+    const state = this.capiClusters.get(`${namespace}/${name}`);
+    if (!state) return this.send(res, 404, status(404, "NotFound", `clusters.cluster.x-k8s.io "${name}" not found`));
+    if (method === "GET") return this.send(res, 200, renderCapiCluster(state, version, served));
+    if (method === "PATCH") return this.patchCapiCluster(res, state, version, query, contentType, body);
+    return this.send(res, 405, status(405, "MethodNotAllowed", "this fake does not allow this method on a Cluster"));
+  }
+
+  private watchCapi(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    version: CapiVersion,
+    namespace: string | undefined,
+    matches: (l: Record<string, string>) => boolean,
+    query: Record<string, string>,
+  ) {
+    // No resourceVersion (or "0"): the current objects as ADDED first, as the API server starts such a watch.
+    const from = Number(query.resourceVersion || "0");
+    res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
+    if (from > 0 && from < this.capiHistoryFrom) {
+      return res.end(
+        JSON.stringify({ type: "ERROR", object: status(410, "Expired", `too old resource version: ${from}`) }) + "\n",
+      );
+    }
+    const w = { version, namespace, matches, bookmarks: query.allowWatchBookmarks === "true" };
+    if (from === 0) {
+      for (const c of this.capiClusters.values()) {
+        const line = this.capiEventLine(w, { rv: 0, type: "ADDED", object: c, labelsBefore: null });
+        if (line) res.write(line);
+      }
+    } else {
+      for (const e of this.capiEvents) {
+        if (e.rv <= from) continue;
+        const line = this.capiEventLine(w, e);
+        if (line) res.write(line);
+      }
+    }
+    this.capiWatchers.set(res, w);
+    const timer = setTimeout(() => res.end(), Number(query.timeoutSeconds ?? 1800) * 1000);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      this.capiWatchers.delete(res);
+    };
+    req.socket.on("close", done);
+    res.on("finish", done);
+  }
+
+  /**
+   * A PATCH of a Cluster: server-side apply (labels and annotations, owned per field manager; the
+   * rest of the applied object is not stored: the fake never changes a Cluster's spec) or a JSON
+   * merge patch of labels and annotations. A change bumps the resourceVersion and is MODIFIED.
+   */
+  private patchCapiCluster(
+    res: http.ServerResponse,
+    state: CapiClusterState,
+    version: CapiVersion,
+    query: Record<string, string>,
+    contentType: string,
+    body: unknown,
+  ) {
+    const { name, namespace } = state.metadata;
+    const patch = (body ?? {}) as {
+      apiVersion?: string;
+      kind?: string;
+      metadata?: {
+        name?: string;
+        namespace?: string;
+        uid?: string;
+        resourceVersion?: string;
+        labels?: Record<string, unknown> | null;
+        annotations?: Record<string, unknown> | null;
+      };
+    };
+    const meta = patch.metadata ?? {};
+    for (const field of ["labels", "annotations"] as const) {
+      const values = Object.values(meta[field] ?? {});
+      const bad = values.some((v) => typeof v !== "string" && !(contentType === "application/merge-patch+json" && v === null));
+      if (bad)
+        return this.send(
+          res,
+          422,
+          status(422, "Invalid", `Cluster.cluster.x-k8s.io "${name}" is invalid: metadata.${field}: values must be strings`),
+        );
+    }
+    if (meta.uid && meta.uid !== state.metadata.uid)
+      return this.send(
+        res,
+        409,
+        status(
+          409,
+          "Conflict",
+          `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${state.metadata.uid}`,
+        ),
+      );
+    if (meta.resourceVersion && meta.resourceVersion !== state.metadata.resourceVersion)
+      return this.send(
+        res,
+        409,
+        status(
+          409,
+          "Conflict",
+          `Operation cannot be fulfilled on clusters.cluster.x-k8s.io "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        ),
+      );
+    const before = structuredClone(state.metadata);
+    if (contentType === "application/apply-patch+yaml") {
+      const manager = query.fieldManager;
+      if (!manager) return this.send(res, 400, status(400, "BadRequest", "PATCH, fieldManager is required for apply patch"));
+      if (patch.apiVersion !== `${CAPI_GROUP}/${version}` || patch.kind !== "Cluster" || meta.name !== name)
+        return this.send(
+          res,
+          400,
+          status(400, "BadRequest", "the applied object's apiVersion, kind or name does not match the URL"),
+        );
+      if (meta.namespace && meta.namespace !== namespace)
+        return this.send(
+          res,
+          400,
+          status(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request"),
+        );
+      const force = query.force === "true";
+      const fields = (["labels", "annotations"] as const).map((field) =>
+        applyMapField(state.metadata[field], field, state.owners, manager, (meta[field] ?? {}) as Record<string, string>, force),
+      );
+      const conflicts = fields.flatMap((f) => f.conflicts);
+      if (conflicts.length)
+        return this.send(res, 409, {
+          ...status(
+            409,
+            "Conflict",
+            `Apply failed with ${conflicts.length} conflict${conflicts.length > 1 ? "s" : ""}: ${conflicts.join(", ")}`,
+          ),
+          details: {
+            name,
+            group: CAPI_GROUP,
+            kind: "clusters",
+            causes: conflicts.map((message) => ({ reason: "FieldManagerConflict", message })),
+          },
+        });
+      for (const f of fields) f.apply();
+      this.applied.push({ fieldManager: manager, force, object: structuredClone(body) as AppliedObject["object"] });
+    } else if (contentType === "application/merge-patch+json") {
+      for (const field of ["labels", "annotations"] as const) {
+        if (meta[field] === undefined) continue;
+        state.metadata[field] = (meta[field] === null ? {} : mergePatch(state.metadata[field], meta[field])) as Record<
+          string,
+          string
+        >;
+      }
+      dropChangedOwnership(state);
+    } else {
+      return this.send(
+        res,
+        415,
+        status(415, "UnsupportedMediaType", `this fake patches Clusters with apply or merge patches, not ${contentType}`),
+      );
+    }
+    const changed =
+      JSON.stringify(before.labels) !== JSON.stringify(state.metadata.labels) ||
+      JSON.stringify(before.annotations) !== JSON.stringify(state.metadata.annotations);
+    if (changed) this.capiChanged("MODIFIED", state, before.labels);
+    return this.send(res, 200, renderCapiCluster(state, version, this.capiVersions));
+  }
+
+  // --- Namespaces with labels (a management cluster's opt-in) ---
+
+  /** Adds a namespace (or sets the labels of one the cluster has). */
+  addNamespace(name: string, labels: Record<string, string> = {}) {
+    if (!this.cluster.namespaces.includes(name)) this.cluster.namespaces.push(name);
+    this.setNamespaceLabels(name, labels);
+  }
+
+  /** Replaces a namespace's labels (its kubernetes.io/metadata.name label stays, as the API server keeps it). */
+  setNamespaceLabels(name: string, labels: Record<string, string>) {
+    if (!this.cluster.namespaces.includes(name)) throw new Error(`no namespace ${name}`);
+    const meta = this.namespaceMeta(name);
+    meta.labels = { ...labels };
+    meta.resourceVersion = String(++this.rv);
+  }
+
+  private namespaceMeta(name: string) {
+    let meta = this.namespaceMetas.get(name);
+    if (!meta) {
+      meta = { uid: crypto.randomUUID(), resourceVersion: "7", labels: {} };
+      this.namespaceMetas.set(name, meta);
+    }
+    return meta;
+  }
+
+  private namespaceObject(name: string) {
+    const meta = this.namespaceMeta(name);
+    return {
+      kind: "Namespace",
+      apiVersion: "v1",
+      metadata: {
+        name,
+        uid: name === "kube-system" ? this.kubeSystemUid : meta.uid,
+        resourceVersion: meta.resourceVersion,
+        labels: { "kubernetes.io/metadata.name": name, ...meta.labels },
+      },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Active" },
+    };
+  }
+
+  // --- Server-side apply of the agent's manifest (a workload cluster) ---
+
+  /** What was applied, in order, with the field manager. */
+  appliedObjects(): AppliedObject[] {
+    return structuredClone(this.applied);
+  }
+
+  /**
+   * Applies one object as server-side apply (or `kubectl apply`) would, into the models the agent
+   * reads: Secrets get the applied keys (stringData encoded) with the rest kept (a tombstone
+   * survives a GitOps re-apply); a Lease is created if missing; the Role in the agent's namespace
+   * sets namespaceRules (RBAC); bindings exist; the Deployment is merged into the stored one of
+   * that name (containers by name, as the agent's own apply of it) or replaces it (the fake holds
+   * one Deployment). Other kinds are kept as applied. Field ownership is not modelled here (the
+   * applied fields win); Clusters have it (patchCapiCluster). Returns the object as stored.
+   */
+  applyObject(o: AppliedObject["object"], how: { fieldManager: string; force?: boolean; operation?: "Apply" | "Update" }) {
+    return this.applyObjectAt(o, how).object;
+  }
+
+  private applyObjectAt(
+    o: AppliedObject["object"],
+    how: { fieldManager: string; force?: boolean; operation?: "Apply" | "Update" },
+  ): { object: Record<string, unknown>; created: boolean } {
+    this.applied.push({ fieldManager: how.fieldManager, force: !!how.force, object: structuredClone(o) });
+    const { name } = o.metadata;
+    const namespace = o.metadata.namespace;
+    const key = `${o.kind}/${namespace ?? ""}/${name}`;
+    const previous = this.appliedStore.get(key) as { metadata: Record<string, unknown> } | undefined;
+    const managedFields = (existing: unknown) => [
+      ...((existing ?? []) as { manager: string }[]).filter((f) => f.manager !== how.fieldManager),
+      {
+        manager: how.fieldManager,
+        operation: how.operation ?? "Apply",
+        apiVersion: o.apiVersion,
+        time: wallClock(),
+        fieldsType: "FieldsV1",
+      },
+    ];
+    const prevMeta = (previous?.metadata ?? {}) as {
+      labels?: object;
+      annotations?: object;
+      uid?: string;
+      creationTimestamp?: string;
+      managedFields?: unknown;
+    };
+    const stored: Record<string, unknown> = {
+      ...previous,
+      ...o,
+      metadata: {
+        ...prevMeta,
+        ...o.metadata,
+        labels: { ...prevMeta.labels, ...o.metadata.labels },
+        annotations: { ...prevMeta.annotations, ...o.metadata.annotations },
+        uid: prevMeta.uid ?? crypto.randomUUID(),
+        resourceVersion: String(++this.rv),
+        creationTimestamp: prevMeta.creationTimestamp ?? wallClock(),
+        managedFields: managedFields(prevMeta.managedFields),
+      },
+    };
+    delete stored.stringData;
+    this.appliedStore.set(key, stored);
+
+    if (o.kind === "Namespace") {
+      const created = !this.cluster.namespaces.includes(name);
+      if (created) this.cluster.namespaces.push(name);
+      const meta = this.namespaceMeta(name);
+      meta.labels = { ...meta.labels, ...o.metadata.labels };
+      meta.resourceVersion = String(this.rv);
+      return { object: this.namespaceObject(name), created };
+    }
+    if (o.kind === "Secret") {
+      const ns = namespace ?? this.namespace;
+      const data: Record<string, string> = { ...(o.data as Record<string, string> | undefined) };
+      for (const [k, v] of Object.entries((o.stringData ?? {}) as Record<string, string>))
+        data[k] = Buffer.from(v).toString("base64");
+      const existing = this.secrets.get(`${ns}/${name}`);
+      if (!existing) {
+        this.addSecret(name, {}, ns);
+        const secret = this.secrets.get(`${ns}/${name}`)!;
+        secret.data = data;
+        secret.type = (o.type as string | undefined) ?? "Opaque";
+        if (o.metadata.labels) secret.metadata.labels = { ...o.metadata.labels };
+        return { object: { apiVersion: "v1", kind: "Secret", ...secret }, created: true };
+      }
+      const changed = Object.entries(data).some(([k, v]) => existing.data[k] !== v);
+      Object.assign(existing.data, data);
+      if (changed) existing.metadata.resourceVersion = String(++this.rv);
+      return { object: { apiVersion: "v1", kind: "Secret", ...existing }, created: false };
+    }
+    if (o.kind === "Lease") {
+      const ns = namespace ?? this.namespace;
+      const created = !this.leases.has(`${ns}/${name}`);
+      if (created) this.addLease(name, ns, (o.spec ?? {}) as Record<string, unknown>);
+      return { object: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...this.leases.get(`${ns}/${name}`) }, created };
+    }
+    if (o.kind === "Role" && namespace === this.namespace) this.namespaceRules = o.rules as RbacRule[];
+    else if (o.kind === "RoleBinding") this.roleBindings.add(`${namespace}/${name}`);
+    else if (o.kind === "ClusterRoleBinding") this.clusterRoleBindings.add(name);
+    else if (o.kind === "Deployment") {
+      const meta = this.deployment.metadata as { name: string; namespace: string; generation?: number; uid?: string };
+      const same = meta.name === name && meta.namespace === namespace;
+      const next = (same ? strategicPatch(this.deployment, o) : structuredClone(o)) as Record<string, unknown>;
+      const specChanged = !same || JSON.stringify(next.spec) !== JSON.stringify(this.deployment.spec);
+      const nextMeta = next.metadata as Record<string, unknown>;
+      next.metadata = {
+        ...nextMeta,
+        uid: (same && meta.uid) || crypto.randomUUID(),
+        resourceVersion: String(++this.rv),
+        generation: same ? (meta.generation ?? 1) + (specChanged ? 1 : 0) : 1,
+        managedFields: managedFields(same ? nextMeta.managedFields : undefined),
+      };
+      this.deployment = next;
+      return { object: this.deployment, created: !same };
+    }
+    return { object: stored, created: !previous };
+  }
+
+  /** PATCH application/apply-patch+yaml to an object path of APPLY_KINDS. */
+  private serveApply(
+    res: http.ServerResponse,
+    { kind, namespace, name }: NonNullable<ReturnType<typeof applyTarget>>,
+    query: Record<string, string>,
+    body: unknown,
+  ) {
+    const { group, version, plural } = kind;
+    if (!query.fieldManager)
+      return this.send(res, 400, status(400, "BadRequest", "PATCH, fieldManager is required for apply patch"));
+    if (this.applyForbidden.has(kind.plural)) {
+      const scope = namespace ? `in the namespace "${namespace}"` : "at the cluster scope";
+      const what = group ? `${plural}.${group}` : plural;
+      return this.send(
+        res,
+        403,
+        status(
+          403,
+          "Forbidden",
+          `${what} "${name}" is forbidden: User "admin" cannot patch resource "${plural}" in API group "${group}" ${scope}`,
+        ),
+      );
+    }
+    const o = body as Partial<AppliedObject["object"]> | undefined;
+    const meta = o?.metadata;
+    const apiVersion = group ? `${group}/${version}` : version;
+    if (!o || !meta || o.apiVersion !== apiVersion || o.kind !== kind.kind || meta.name !== name)
+      return this.send(
+        res,
+        400,
+        status(400, "BadRequest", "the applied object's apiVersion, kind or name does not match the URL"),
+      );
+    if (meta.namespace && meta.namespace !== namespace)
+      return this.send(
+        res,
+        400,
+        status(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request"),
+      );
+    const object = { ...o, metadata: { ...meta, ...(namespace ? { namespace } : {}) } } as AppliedObject["object"];
+    const result = this.applyObjectAt(object, { fieldManager: query.fieldManager, force: query.force === "true" });
+    return this.send(res, result.created ? 201 : 200, result.object);
+  }
+
   async stop() {
     for (const res of this.nodeWatchers) res.end();
     this.nodeWatchers.clear();
+    for (const res of this.capiWatchers.keys()) res.end();
+    this.capiWatchers.clear();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -527,15 +1216,20 @@ export class FakeKubeApi {
     }
 
     const auth = String(req.headers.authorization ?? "");
-    if (!auth.startsWith("Bearer ") || !this.tokens.has(auth.slice(7))) {
+    const admin = auth.startsWith("Bearer ") && this.adminTokens.has(auth.slice(7));
+    if (!admin && (!auth.startsWith("Bearer ") || !this.tokens.has(auth.slice(7)))) {
       return this.send(res, 401, status(401, "Unauthorized", "Unauthorized"));
     }
-    const denied = this.forbidden(method, p);
+    const denied = admin ? null : this.forbidden(method, p);
     if (denied) return this.send(res, 403, status(403, "Forbidden", denied));
     const metadataOnly = String(req.headers.accept ?? "").includes("as=PartialObjectMetadataList");
     const c = this.cluster;
     let m: RegExpExecArray | null;
 
+    if (p === `/apis/${CAPI_GROUP}` || p.startsWith(`/apis/${CAPI_GROUP}/`))
+      return this.serveCapi(req, res, method, p, query, contentType, body);
+    const applyTo = method === "PATCH" && contentType === "application/apply-patch+yaml" ? applyTarget(p) : null;
+    if (applyTo) return this.serveApply(res, applyTo, query, body);
     if (method === "GET" && p === "/version") {
       if (this.version !== "ok") return this.send(res, this.version, { kind: "Status", status: "Failure", code: this.version });
       const [major, minor] = c.gitVersion.replace(/^v/, "").split(".");
@@ -568,7 +1262,13 @@ export class FakeKubeApi {
       return this.send(res, 200, node);
     }
     if (method === "GET" && p === "/api/v1/namespaces") {
-      const items = c.namespaces.map((name) => ({ metadata: { name } }));
+      const matches = selectorMatcher(query.labelSelector);
+      if (!matches) return this.send(res, 400, status(400, "BadRequest", `unable to parse requirement: ${query.labelSelector}`));
+      // Items of a list carry no kind; as metadata only, nothing but metadata.
+      const items = c.namespaces
+        .map((name) => this.namespaceObject(name))
+        .filter((ns) => matches(ns.metadata.labels))
+        .map((ns) => (metadataOnly ? { metadata: ns.metadata } : { metadata: ns.metadata, spec: ns.spec, status: ns.status }));
       return this.send(
         res,
         200,
@@ -598,6 +1298,10 @@ export class FakeKubeApi {
         spec: { finalizers: ["kubernetes"] },
         status: { phase: "Active" },
       });
+    }
+    if (method === "GET" && (m = /^\/api\/v1\/namespaces\/([^/]+)$/.exec(p))) {
+      if (!c.namespaces.includes(m[1]!)) return this.send(res, 404, status(404, "NotFound", `namespaces "${m[1]}" not found`));
+      return this.send(res, 200, this.namespaceObject(m[1]!));
     }
     if (method === "GET" && p === "/api/v1/pods") {
       // A continued list is served from the snapshot its first page saw, as the API server serves
@@ -792,20 +1496,8 @@ export class FakeKubeApi {
           this.deployment = mergePatch(this.deployment, body) as Record<string, unknown>;
         else if (contentType === "application/strategic-merge-patch+json")
           this.deployment = strategicPatch(this.deployment, body) as Record<string, unknown>;
-        else if (contentType === "application/apply-patch+yaml") {
-          // Server-side apply, as far as the agent uses it: the applied fields win (forced),
-          // containers merge by name; ownership of fields is not modelled.
-          if (!query.fieldManager)
-            return this.send(res, 400, status(400, "BadRequest", "PATCH, fieldManager is required for apply patch"));
-          const applied = body as { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string } };
-          if (applied?.apiVersion !== "apps/v1" || applied.kind !== "Deployment" || applied.metadata?.name !== meta.name)
-            return this.send(
-              res,
-              400,
-              status(400, "BadRequest", "the applied object's apiVersion, kind or name does not match the URL"),
-            );
-          this.deployment = strategicPatch(this.deployment, body) as Record<string, unknown>;
-        } else return this.send(res, 415, status(415, "UnsupportedMediaType", "unsupported patch type"));
+        // (Server-side apply is served by serveApply.)
+        else return this.send(res, 415, status(415, "UnsupportedMediaType", "unsupported patch type"));
         return this.send(res, 200, this.deployment);
       }
     }
