@@ -7,6 +7,7 @@ import { FleetEmptyState } from "@/components/overview/fleet-empty-state";
 import { LiveIndicator } from "@/components/ui/live-indicator";
 import { NeedsAttention } from "@/components/overview/needs-attention";
 import { RegistrationSuccess } from "@/components/overview/registration-success";
+import { ProvisioningTime } from "@/components/overview/provisioning-time";
 import { StatusCountCards } from "@/components/overview/status-count-cards";
 import { HealthLinks } from "@/components/overview/health-links";
 import { WaitingDecisions } from "@/components/overview/waiting-decisions";
@@ -98,15 +99,25 @@ export function OverviewDashboard({ canMint }: { canMint: boolean }) {
               </Card>
             )}
             {!o.registrations && (
-              <Card title="Enrollment" className="min-w-0">
-                <EnrollmentSummary enrollment={o.enrollment} />
-              </Card>
+              <>
+                <Card title="Enrollment" className="min-w-0">
+                  <EnrollmentSummary enrollment={o.enrollment} />
+                </Card>
+                {/* Provisioning is per cluster: a team member sees their clusters' own. */}
+                <Card title="Provisioning time" className="min-w-0">
+                  <ProvisioningTime provisioning={o.provisioning} />
+                </Card>
+              </>
             )}
           </div>
           {o.registrations && (
             <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
               <Card title={`Registrations, last ${o.registrations.windowHours} hours`} className="@container min-w-0">
                 <RegistrationSuccess registrations={o.registrations} />
+              </Card>
+              {/* Beside the registration objective: the Provisioning phase has one too. */}
+              <Card title="Provisioning time" className="min-w-0">
+                <ProvisioningTime provisioning={o.provisioning} />
               </Card>
               <Card title="Enrollment" className="min-w-0">
                 <EnrollmentSummary enrollment={o.enrollment} />

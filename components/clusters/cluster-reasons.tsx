@@ -23,6 +23,8 @@ export function reasonText(r: ClusterReason, now: number): string {
       return `flapping — ${r.changes} changes in the last hour`;
     case "missingLabels":
       return `missing labels: ${r.keys.join(", ")}`;
+    case "provisioningOverdue":
+      return `provisioning for ${formatDuration(now - Date.parse(r.since))}, over the ${formatDuration(r.thresholdMinutes * 60_000)} threshold`;
   }
 }
 
@@ -34,6 +36,7 @@ const TONE: Record<ClusterReason["code"], Tone> = {
   sameCluster: "amber",
   flapping: "amber",
   missingLabels: "amber",
+  provisioningOverdue: "amber",
 };
 
 /**

@@ -1,7 +1,7 @@
 // The audit log for incident review (filters in the URL that survive a
 // reload, target names linked, details in a side panel that gives focus back, a CSV export of the
 // current filter) and the registration objective card, which counts failures of the system only
-// and keeps a readable layout at 1280, 1440 and 1920 px.
+// and keeps a readable layout at 1280, 1440 and 1920 px, with provisioning time beside it.
 import { asRole, expect, SAME_ORIGIN, test } from "../fixtures";
 import { seriousAxeFindings } from "../support/axe";
 import { execSql, sqlTimestamp } from "../support/database";
@@ -110,11 +110,12 @@ test("registration objective: refusals beside it, failures against it; readable 
   page,
   apiAs,
 }, testInfo) => {
-  test.setTimeout(60_000); // four viewport widths and two screenshots
+  test.setTimeout(90_000); // four viewport widths, two screenshots and the cluster list
   const admin = await apiAs("admin");
   // The overview shows the card once the fleet has a cluster.
+  const name = `objective-${Date.now().toString(36)}`;
   const cluster = await admin.post("/api/v1/clusters", {
-    data: { name: `objective-${Date.now().toString(36)}`, labels: { env: "dev", region: "eu" } },
+    data: { name, labels: { env: "dev", region: "eu" } },
     headers: SAME_ORIGIN,
   });
   expect(cluster.status(), await cluster.text()).toBe(201);
@@ -168,4 +169,23 @@ test("registration objective: refusals beside it, failures against it; readable 
   expect(low.x + low.width, "phone: the labels do not touch").toBeLessThan(objective.x);
   const summaryBox = (await summary.boundingBox())!;
   expect((await failures.boundingBox())!.y).toBeGreaterThanOrEqual(summaryBox.y + summaryBox.height);
+
+  // Provisioning time beside it: the pre-created cluster, still provisioning three days on, is
+  // over the threshold, named with how long; the card links to the list filtered to Provisioning,
+  // where its reason says the same.
+  const { id } = (await cluster.json()) as { id: string };
+  const threeDaysAgo = sqlTimestamp(new Date(Date.now() - 3 * 86_400_000));
+  await execSql(`UPDATE "Cluster" SET "phaseChangedAt" = ? WHERE "id" = ?`, [threeDaysAgo, id]);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto("/");
+  const open = page.getByTestId("provisioning-open");
+  await expect(open.getByRole("listitem").filter({ hasText: name })).toContainText("for 3 d");
+  await expect(page.getByTestId("provisioning-over")).toContainText(/\d+ for longer than the 10 min threshold/);
+  expect(await seriousAxeFindings(page, { include: "[data-testid=provisioning-open]" })).toEqual([]);
+  await open.getByRole("link", { name: /provisioning now/ }).click();
+  await expect(page).toHaveURL(/\/clusters\?status=Provisioning$/);
+  await page.goto(`/clusters?status=Provisioning&q=${name}`);
+  await expect(page.locator(`[data-cluster-id="${id}"]`).getByTestId("cluster-reasons")).toContainText(
+    "provisioning for 3 d, over the 10 min threshold",
+  );
 });

@@ -254,6 +254,8 @@ export const clusterReasonSchema = z.discriminatedUnion("code", [
   z.object({ code: z.literal("sameCluster"), clusters: z.array(idName) }),
   z.object({ code: z.literal("flapping"), changes: z.number() }),
   z.object({ code: z.literal("missingLabels"), keys: z.array(z.string()) }),
+  /** still in phase Provisioning (entered at `since`) after the fleet's provisioning threshold */
+  z.object({ code: z.literal("provisioningOverdue"), since: isoTime, thresholdMinutes: z.number() }),
 ]);
 
 /** A snooze in force: until when, why, who looks after the cluster, who snoozed it and when. */

@@ -54,6 +54,30 @@ export const overviewSchema = z.object({
       byResult: z.record(z.string(), z.number()),
     })
     .nullable(),
+  /**
+   * Pre-created clusters (phase Provisioning until an agent claims them) against the objective:
+   * those pre-created in the window that have registered, how long that took (nearest-rank
+   * percentiles, null when none registered), and those still provisioning now, however long ago
+   * they were pre-created.
+   */
+  provisioning: z.object({
+    windowHours: z.number(),
+    objectiveMinutes: z.number(),
+    /** the fleet's setting: still provisioning after this long needs attention */
+    thresholdMinutes: z.number(),
+    registered: z.number(),
+    p50Ms: z.number().nullable(),
+    p90Ms: z.number().nullable(),
+    maxMs: z.number().nullable(),
+    /** registered in under the objective */
+    withinObjective: z.number(),
+    /** in phase Provisioning now */
+    provisioning: z.number(),
+    /** of those, for longer than the threshold */
+    overThreshold: z.number(),
+    /** the first few of those, provisioning the longest first; `since`: when each entered Provisioning */
+    longestOverThreshold: z.array(z.object({ id: z.string(), name: z.string(), since: isoTime })),
+  }),
   /** What waits for a person's decision: registrations to approve, rollout stages to approve. */
   decisions: z
     .object({

@@ -21,6 +21,9 @@ export const HEALTH_FILTER_STATUS: Partial<Record<HealthFilter, HealthStatus>> =
   pending: "Pending",
 };
 
+/** The phase of a pre-created cluster until an agent claims it. */
+export const PROVISIONING_PHASE: Phase = "Provisioning";
+
 /** Status changes are counted over this window for flapping. */
 export const FLAPPING_WINDOW_MS = 3_600_000;
 
@@ -43,10 +46,14 @@ export type ClusterReason =
   /** another active cluster reports the same kube-system UID: one Kubernetes cluster registered twice */
   | { code: "sameCluster"; clusters: SameClusterRef[] }
   | { code: "flapping"; changes: number }
-  | { code: "missingLabels"; keys: string[] };
+  | { code: "missingLabels"; keys: string[] }
+  /** in phase Provisioning for longer than the threshold; `since` is when it entered the phase */
+  | { code: "provisioningOverdue"; since: string; thresholdMinutes: number };
 export type ReasonCode = ClusterReason["code"];
 
 export type ReasonFacts = StatusFacts & {
+  /** when the cluster entered its phase */
+  phaseChangedAt: Date;
   labels: Labels;
   /** status changes recorded in the last FLAPPING_WINDOW_MS */
   statusChangesLastHour: number;
@@ -57,12 +64,22 @@ export type ReasonFacts = StatusFacts & {
 export type ReasonRules = {
   notReadyThresholdSeconds: number;
   flappingThresholdPerHour: number;
+  provisioningThresholdMinutes: number;
   requiredLabels: readonly string[];
 };
 
 /** More than `threshold` status changes in the last hour. */
 export function isFlapping(changesLastHour: number, thresholdPerHour: number): boolean {
   return changesLastHour > thresholdPerHour;
+}
+
+/**
+ * In phase Provisioning for longer than `thresholdMinutes` (the SQL form is
+ * provisioningOverdueCondition in lib/server/clusters/cluster-list-sql.ts; an integration test
+ * compares the two on both engines).
+ */
+export function isProvisioningOverdue(f: { phase: string; phaseChangedAt: Date }, thresholdMinutes: number, now: Date): boolean {
+  return f.phase === PROVISIONING_PHASE && now.getTime() - f.phaseChangedAt.getTime() > thresholdMinutes * 60_000;
 }
 
 /** The heartbeat is fresh: the agent's other reports (apiServer health, nodes...) are current. */
@@ -78,12 +95,21 @@ export function isDegraded(f: StatusFacts, now: Date, thresholdSeconds: number):
 /**
  * Every reason a cluster is not plainly healthy, most serious first; empty for a healthy one.
  * An apiServer report is only a reason while it is current: once heartbeats stop, "no heartbeat"
- * says it all and the last report is only a last-known fact.
+ * says it all and the last report is only a last-known fact. A cluster still provisioning has no
+ * agent yet, so no heartbeat is expected of it: it needs attention only once it has been
+ * provisioning for longer than the threshold.
  */
 export function clusterReasons(f: ReasonFacts, rules: ReasonRules, now: Date): ClusterReason[] {
   const reasons: ClusterReason[] = [];
   const fresh = heartbeatFresh(f, now, rules.notReadyThresholdSeconds);
-  if (f.lastHeartbeatAt === null) reasons.push({ code: "pending" });
+  if (f.phase === PROVISIONING_PHASE) {
+    if (isProvisioningOverdue(f, rules.provisioningThresholdMinutes, now))
+      reasons.push({
+        code: "provisioningOverdue",
+        since: f.phaseChangedAt.toISOString(),
+        thresholdMinutes: rules.provisioningThresholdMinutes,
+      });
+  } else if (f.lastHeartbeatAt === null) reasons.push({ code: "pending" });
   else if (!fresh) reasons.push({ code: "noHeartbeat", since: f.lastHeartbeatAt.toISOString() });
   else if (f.apiServerHealth === "down") reasons.push({ code: "apiServerDown" });
   else if (f.apiServerHealth === "degraded") reasons.push({ code: "degraded" });

@@ -4,6 +4,7 @@ import { kubeContextTemplateProblem } from "./kube-context";
 import { labelKeyProblem } from "./labels";
 import { selectorProblem } from "./selector";
 import { DEFAULT_DENIED_KEY_COOLDOWN_HOURS } from "./registration-approval";
+import { PROVISIONING_OBJECTIVE_MINUTES } from "./provisioning-time";
 import { SSO_ROLE_MAPPING_LABEL, ssoRoleMappingSchema } from "./sso-roles";
 
 /**
@@ -19,6 +20,7 @@ export const SETTING_LABELS = {
   certificateRenewalGraceDays: "Renewal grace (days)",
   disconnectTimeoutSeconds: "Disconnect timeout (seconds)",
   flappingThresholdPerHour: "Flapping threshold (changes per hour)",
+  provisioningThresholdMinutes: "Provisioning threshold (minutes)",
   heartbeatHistoryRetentionDays: "Heartbeat history (days)",
   statusEventRetentionDays: "Status events (days)",
   registrationAttemptRetentionDays: "Registration attempts (days)",
@@ -82,6 +84,8 @@ export const settingsSchema = z.object({
   disconnectTimeoutSeconds: wholeNumber("disconnectTimeoutSeconds", 5, 86_400),
   /** A cluster with more status changes than this in the last hour is flapping (list filter, reasons, notifications). */
   flappingThresholdPerHour: wholeNumber("flappingThresholdPerHour", 1, 120),
+  /** A cluster in phase Provisioning for longer than this needs attention (reasons, the Overview's count). */
+  provisioningThresholdMinutes: wholeNumber("provisioningThresholdMinutes", 1, 1_440),
   // Retention (docs/operations/retention.md): rows older than this are pruned by the background jobs.
   /** Heartbeats per minute per cluster and the fleet's status counts per minute (the charts). */
   heartbeatHistoryRetentionDays: wholeNumber("heartbeatHistoryRetentionDays", 1, 90),
@@ -199,6 +203,8 @@ export const DEFAULT_SETTINGS: Settings = {
   disconnectTimeoutSeconds: 120,
   // Two full NotReady-and-back cycles an hour is bad luck; more is a pattern worth a look.
   flappingThresholdPerHour: 4,
+  // The objective itself: a cluster still provisioning once it can no longer meet it is worth a look.
+  provisioningThresholdMinutes: PROVISIONING_OBJECTIVE_MINUTES,
   // The longest chart reads 7 days, and this is by far the largest table (one row per cluster
   // per minute): more would only grow the database.
   heartbeatHistoryRetentionDays: 7,

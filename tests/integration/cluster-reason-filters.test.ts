@@ -51,6 +51,7 @@ function draw(seed: number, count: number, now: Date, thresholdSeconds: number):
       id: `cl_rsn${String(seed).padStart(3, "0")}${String(i).padStart(5, "0")}`,
       name: `r-${seed}-${String(i).padStart(5, "0")}`,
       phase: pick(LIFECYCLE_PHASES),
+      phaseChangedAt: new Date(now.getTime() - Math.floor(random() * 20) * 60_000),
       lastHeartbeatAt: pick(heartbeats)(),
       apiServerHealth: pick([null, "ok", "degraded", "down"]),
       enrolledAt: random() < 0.5 ? null : new Date(now.getTime() - 60_000),
@@ -126,7 +127,12 @@ describe(`health and enrollment filters in SQL agree with TypeScript on ${testEn
       const now = new Date(Date.UTC(2026, 10, 30, 12, 0, 0, 321 + s));
       const clusters = draw(s, 300, now, thresholdSeconds);
       await seed(clusters);
-      const rules = { notReadyThresholdSeconds: thresholdSeconds, flappingThresholdPerHour: flapping, requiredLabels: [] };
+      const rules = {
+        notReadyThresholdSeconds: thresholdSeconds,
+        flappingThresholdPerHour: flapping,
+        provisioningThresholdMinutes: 10,
+        requiredLabels: [],
+      };
       for (const health of HEALTH_FILTERS) {
         const got = new Set((await clusterPage({ health }, page, now, thresholdSeconds, flapping)).ids);
         for (const c of clusters) {

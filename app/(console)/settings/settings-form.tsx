@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { SETTING_LABELS, settingsPatchSchema, type Settings } from "@/lib/domain/settings";
+import { PROVISIONING_OBJECTIVE_MINUTES } from "@/lib/domain/provisioning-time";
 import { RequiredLabelsPreview } from "@/components/settings/required-labels-preview";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { useSettings, useUpdateSettings } from "@/lib/client/settings";
@@ -60,6 +61,7 @@ function toDraft(s: Settings): Draft {
     certificateRenewalGraceDays: String(s.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: String(s.disconnectTimeoutSeconds),
     flappingThresholdPerHour: String(s.flappingThresholdPerHour),
+    provisioningThresholdMinutes: String(s.provisioningThresholdMinutes),
     heartbeatHistoryRetentionDays: String(s.heartbeatHistoryRetentionDays),
     statusEventRetentionDays: String(s.statusEventRetentionDays),
     registrationAttemptRetentionDays: String(s.registrationAttemptRetentionDays),
@@ -84,6 +86,7 @@ function fromDraft(d: Draft) {
     certificateRenewalGraceDays: Number(d.certificateRenewalGraceDays),
     disconnectTimeoutSeconds: Number(d.disconnectTimeoutSeconds),
     flappingThresholdPerHour: Number(d.flappingThresholdPerHour),
+    provisioningThresholdMinutes: Number(d.provisioningThresholdMinutes),
     heartbeatHistoryRetentionDays: Number(d.heartbeatHistoryRetentionDays),
     statusEventRetentionDays: Number(d.statusEventRetentionDays),
     registrationAttemptRetentionDays: Number(d.registrationAttemptRetentionDays),
@@ -195,6 +198,16 @@ function Editor({ current }: { current: Settings }) {
             onChange={set("flappingThresholdPerHour")}
             hint="A cluster whose status changes more often than this in an hour is flapping."
             error={errors.flappingThresholdPerHour}
+          />
+          <Field
+            id="provisioningThresholdMinutes"
+            label={SETTING_LABELS.provisioningThresholdMinutes}
+            type="number"
+            min={1}
+            value={draft.provisioningThresholdMinutes}
+            onChange={set("provisioningThresholdMinutes")}
+            hint={`A pre-created cluster still provisioning after this long needs attention. The objective is under ${PROVISIONING_OBJECTIVE_MINUTES} minutes.`}
+            error={errors.provisioningThresholdMinutes}
           />
           <Field
             id="deniedKeyCooldownHours"

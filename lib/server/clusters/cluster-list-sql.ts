@@ -3,6 +3,7 @@ import type { Requirement, Selector } from "@/lib/domain/selector";
 import {
   FLAPPING_WINDOW_MS,
   HEALTH_FILTER_STATUS,
+  PROVISIONING_PHASE,
   SAME_CLUSTER_IGNORED_PHASES,
   type EnrollmentFilter,
   type HealthFilter,
@@ -14,6 +15,7 @@ import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import type { ListClustersQuery } from "@/lib/contracts/clusters";
 import { dialect } from "@/lib/server/db/client";
 import { columns, list, queryRows, raw, sql, Sql } from "@/lib/server/db/sql";
+import { asDate } from "./gate-facts";
 import { conditionSql, cutoff, ruleCondition, statusColumn, statusCondition } from "./status-sql";
 
 // Hand-written SQL for the cluster queries that must stay fast with tens of thousands of clusters
@@ -522,6 +524,60 @@ export async function snoozedClusters(
     ),
   ]);
   return { count, ids: rows.map((r) => r.id) };
+}
+
+/**
+ * `c` has been in phase Provisioning for longer than `thresholdMinutes` at `now`
+ * (lib/domain/cluster-reason.ts, isProvisioningOverdue).
+ */
+export function provisioningOverdueCondition(now: Date, thresholdMinutes: number): Sql {
+  return sql`(${cluster("phase")} = ${PROVISIONING_PHASE} AND ${cluster("phaseChangedAt")} < ${new Date(now.getTime() - thresholdMinutes * 60_000)})`;
+}
+
+/**
+ * The clusters in phase Provisioning now, within `scope` when one is given (the Overview's): how
+ * many, how many for longer than the threshold, and up to `limit` of those, the longest first.
+ */
+export async function provisioningNow(
+  now: Date,
+  thresholdMinutes: number,
+  limit: number,
+  scope: readonly Selector[] | null = null,
+): Promise<{ provisioning: number; overdue: number; overdueIds: string[] }> {
+  const overdue = provisioningOverdueCondition(now, thresholdMinutes);
+  const [counts, rows] = await Promise.all([
+    queryRows<{ n: unknown; overdue: unknown }>(
+      sql`SELECT count(*) AS n, sum(CASE WHEN ${overdue} THEN 1 ELSE 0 END) AS overdue FROM ${cluster.table}
+          WHERE ${cluster("phase")} = ${PROVISIONING_PHASE}${andInScope(scope)}`,
+    ),
+    queryRows<{ id: string }>(
+      sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${overdue}${andInScope(scope)}
+          ORDER BY ${cluster("phaseChangedAt")} ASC, ${cluster("id")} ASC LIMIT ${limit}`,
+    ),
+  ]);
+  return {
+    provisioning: Number(counts[0]?.n ?? 0),
+    overdue: Number(counts[0]?.overdue ?? 0),
+    overdueIds: rows.map((r) => r.id),
+  };
+}
+
+/**
+ * For each cluster pre-created since `start` that has registered since (within `scope` when one is
+ * given), how long that took in milliseconds: from its entry into Provisioning, as its history
+ * records it, to its registration. Read from the history's (at) index, so only the window's
+ * events are read, not every cluster; retention keeps at least a day of history, the window's length.
+ */
+export async function provisioningDurations(start: Date, scope: readonly Selector[] | null = null): Promise<number[]> {
+  const e = columns("ClusterEvent", "e");
+  const rows = await queryRows<{ precreatedAt: unknown; registeredAt: unknown }>(
+    sql`SELECT min(${e("at")}) AS "precreatedAt", ${cluster("registeredAt")} AS "registeredAt"
+        FROM ${e.table} JOIN ${cluster.table} ON ${cluster("id")} = ${e("clusterId")}
+        WHERE ${e("at")} >= ${start} AND ${e("kind")} = 'phase' AND ${e("toValue")} = ${PROVISIONING_PHASE}
+          AND ${cluster("registeredAt")} IS NOT NULL${andInScope(scope)}
+        GROUP BY ${cluster("id")}, ${cluster("registeredAt")}`,
+  );
+  return rows.map((r) => asDate(r.registeredAt)!.getTime() - asDate(r.precreatedAt)!.getTime());
 }
 
 /** Clusters by computed status in one pass, optionally within a selector, and within `scope` when one is given. */

@@ -7,6 +7,8 @@ import {
   enrollmentInScope,
   longestNotReady,
   missingLabel,
+  provisioningDurations,
+  provisioningNow,
   sameClusterAttention,
   sameClusterPeers,
   scopeIds,
@@ -18,11 +20,14 @@ import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";
 import { tallyRegistrations } from "@/lib/domain/registration-errors";
 import { CHECKLIST_LABELS } from "@/lib/domain/enrollment";
+import { PROVISIONING_OBJECTIVE_MINUTES, provisioningTimes } from "@/lib/domain/provisioning-time";
 import type { Selector } from "@/lib/domain/selector";
 import { countPending } from "@/lib/server/registration-requests/pending-count";
 
 const MINUTE = 60_000;
 export const REGISTRATION_OBJECTIVE = 0.999;
+/** The registration card's window, which the provisioning figures share. */
+const WINDOW_HOURS = 24;
 
 /**
  * Heartbeats per minute across the fleet for the last `minutes` minutes, zeros included: of one
@@ -99,7 +104,7 @@ async function enrollmentOf(scope: readonly Selector[]) {
 async function byIds(ids: string[]) {
   const rows = await db().cluster.findMany({
     where: { id: { in: ids } },
-    select: { id: true, name: true, statusChangedAt: true, lastHeartbeatAt: true, apiServerHealth: true },
+    select: { id: true, name: true, statusChangedAt: true, phaseChangedAt: true, lastHeartbeatAt: true, apiServerHealth: true },
   });
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
@@ -121,7 +126,7 @@ export async function overview(scope: readonly Selector[] | null = null, teams: 
   const now = new Date();
   const settings = await getSettings();
   const fleetWide = scope === null;
-  const dayAgo = new Date(now.getTime() - 24 * 3600_000);
+  const dayAgo = new Date(now.getTime() - WINDOW_HOURS * 3600_000);
   const [
     counts,
     heartbeats,
@@ -137,6 +142,8 @@ export async function overview(scope: readonly Selector[] | null = null, teams: 
     pendingRegistrations,
     awaitingApproval,
     scopedEnrollment,
+    provisioningDone,
+    provisioningOpen,
   ] = await Promise.all([
     fleetWide ? statusCounts(now) : countByStatus(now, settings.notReadyThresholdSeconds, undefined, scope),
     heartbeatsPerMinute(15, now, undefined, scope),
@@ -184,6 +191,11 @@ export async function overview(scope: readonly Selector[] | null = null, teams: 
         })
       : null,
     fleetWide ? null : enrollmentOf(scope),
+    provisioningDurations(dayAgo, scope),
+    provisioningNow(now, settings.provisioningThresholdMinutes, 5, scope).then(async (p) => ({
+      ...p,
+      overdueItems: (await byIds(p.overdueIds)).map((c) => ({ id: c.id, name: c.name, since: c.phaseChangedAt.toISOString() })),
+    })),
   ]);
 
   const missingById = new Map<string, { id: string; name: string; missing: string[] }>();
@@ -212,7 +224,7 @@ export async function overview(scope: readonly Selector[] | null = null, teams: 
         Draining: s.draining,
       })) ?? null,
     registrations: byResult && {
-      windowHours: 24,
+      windowHours: WINDOW_HOURS,
       // Only failures of the system count against the objective; refusals are shown beside it.
       ...tallyRegistrations(byResult),
       objective: REGISTRATION_OBJECTIVE,
@@ -225,6 +237,16 @@ export async function overview(scope: readonly Selector[] | null = null, teams: 
             pendingRegistrations,
             rolloutsAwaitingApproval: awaitingApproval.map((r) => ({ id: r.id, name: r.name, nextStage: nextStageName(r) })),
           },
+    // Of the caller's clusters, as every per-cluster figure: a team member's too.
+    provisioning: {
+      windowHours: WINDOW_HOURS,
+      objectiveMinutes: PROVISIONING_OBJECTIVE_MINUTES,
+      thresholdMinutes: settings.provisioningThresholdMinutes,
+      ...provisioningTimes(provisioningDone),
+      provisioning: provisioningOpen.provisioning,
+      overThreshold: provisioningOpen.overdue,
+      longestOverThreshold: provisioningOpen.overdueItems,
+    },
     // From this instance's last enrollment evaluation (every 10 s); null until the first one.
     enrollment: fleetWide ? enrollmentSummary() : scopedEnrollment,
     attention: {

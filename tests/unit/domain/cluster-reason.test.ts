@@ -4,6 +4,7 @@ import {
   clusterReasons,
   factsAsOf,
   isFlapping,
+  isProvisioningOverdue,
   matchesEnrollmentFilter,
   matchesHealthFilter,
   sameClusterPeers,
@@ -12,9 +13,15 @@ import {
 
 const now = new Date("2026-06-01T12:00:00Z");
 const ago = (s: number) => new Date(now.getTime() - s * 1000);
-const rules = { notReadyThresholdSeconds: 60, flappingThresholdPerHour: 4, requiredLabels: ["env", "region"] };
+const rules = {
+  notReadyThresholdSeconds: 60,
+  flappingThresholdPerHour: 4,
+  provisioningThresholdMinutes: 10,
+  requiredLabels: ["env", "region"],
+};
 const healthy: ReasonFacts = {
   phase: "Active",
+  phaseChangedAt: ago(86_400),
   lastHeartbeatAt: ago(5),
   apiServerHealth: "ok",
   labels: { env: "prod", region: "eu" },
@@ -65,6 +72,39 @@ describe("clusterReasons", () => {
       "flapping",
       "missingLabels",
     ]);
+  });
+});
+
+describe("provisioning for longer than the threshold", () => {
+  const provisioning = (minutesAgo: number): ReasonFacts => ({
+    ...healthy,
+    phase: "Provisioning",
+    phaseChangedAt: new Date(now.getTime() - minutesAgo * 60_000),
+    lastHeartbeatAt: null,
+    apiServerHealth: null,
+  });
+
+  test("within the threshold a pre-created cluster has no reason: no heartbeat is expected before an agent claims it", () => {
+    assert.deepEqual(clusterReasons(provisioning(3), rules, now), []);
+    // exactly at the threshold is not over it
+    assert.deepEqual(clusterReasons(provisioning(10), rules, now), []);
+  });
+
+  test("past the threshold it says since when, and the threshold it passed", () => {
+    assert.deepEqual(clusterReasons(provisioning(23), rules, now), [
+      { code: "provisioningOverdue", since: new Date(now.getTime() - 23 * 60_000).toISOString(), thresholdMinutes: 10 },
+    ]);
+    assert.deepEqual(codes({ ...provisioning(23), labels: {} }), ["provisioningOverdue", "missingLabels"]);
+    assert.deepEqual(clusterReasons(provisioning(23), { ...rules, provisioningThresholdMinutes: 30 }, now), []);
+  });
+
+  test("only the Provisioning phase counts, however long ago another phase began", () => {
+    const facts = (phase: string, ms: number) => ({ phase, phaseChangedAt: new Date(now.getTime() - ms) });
+    assert.equal(isProvisioningOverdue(facts("Provisioning", 600_001), 10, now), true);
+    assert.equal(isProvisioningOverdue(facts("Provisioning", 600_000), 10, now), false);
+    for (const phase of ["Registration", "Active", "Upgrading", "Draining", "Deregistration"])
+      assert.equal(isProvisioningOverdue(facts(phase, 86_400_000), 10, now), false, phase);
+    assert.deepEqual(codes({ phase: "Registration", phaseChangedAt: ago(86_400), lastHeartbeatAt: null }), ["pending"]);
   });
 });
 
