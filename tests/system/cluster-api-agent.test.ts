@@ -106,7 +106,10 @@ test("a CAPI Cluster joins by itself (the agent applied by the server registers,
   assert.match(wizard.forced[0].reason, /deleted by Cluster API: drain skipped/);
 
   mgmt.removeCapiCluster("capi", "prod-eu");
-  await until("removed from the fleet", async () => (await server.api("GET", `/api/v1/clusters/${provisioning.id}`)).status === 404);
+  await until(
+    "removed from the fleet",
+    async () => (await server.api("GET", `/api/v1/clusters/${provisioning.id}`)).status === 404,
+  );
   const audit = (await server.api("GET", "/api/v1/audit?action=cluster.deregister&actor=cluster-api:mgmt")).body;
   assert.equal(audit.items?.length, 1, "the audit log names Cluster API as who removed it");
 });

@@ -39,7 +39,7 @@ import { CAPI_RULE, TOKEN_AAD, openSecret, sealSecret, type LoadedSource } from 
 // so a restart at any point carries on where it stopped.
 
 /** How often an applied cluster is looked at while its agent has not registered. */
-const AWAIT_AGENT_EVERY_MS = 15_000;
+const AWAIT_AGENT_EVERY_MS = 5_000;
 /** A bound token's life; a join retried after it expires mints another. */
 const TOKEN_TTL_SECONDS = 24 * 3600;
 const DUE_PER_RUN = 50;
@@ -268,7 +268,11 @@ async function join(row: Row, ctx: ImportContext, labels: Labels): Promise<boole
       if (err instanceof KubeError && err.reason === "not_found")
         throw new StepFailed(`kubeconfig Secret ${row.namespace}/${secretName} not found`);
       if (err instanceof KubeError)
-        throw new StepFailed(`reading the kubeconfig Secret ${row.namespace}/${secretName} refused: ${err.message}`);
+        throw new StepFailed(
+          err.status
+            ? `reading the kubeconfig Secret ${row.namespace}/${secretName} refused: ${err.message}`
+            : `the kubeconfig Secret ${row.namespace}/${secretName} could not be read: ${err.message}`,
+        );
       throw err;
     }
     const encoded = ((secret.data ?? {}) as Record<string, string>)[KUBECONFIG_SECRET_KEY];

@@ -200,6 +200,8 @@ export class KubeClient {
   ): Promise<void> {
     const what = `the watch of ${resourceOf(path)}`;
     const agent = await this.connection();
+    // An abort before the listener below exists would never fire: a stopped watcher starts nothing.
+    if (signal.aborted) return;
     const qs = new URLSearchParams({
       watch: "true",
       resourceVersion,

@@ -270,9 +270,18 @@ export async function loadSources(): Promise<{ sources: LoadedSource[]; failed: 
   return { sources, failed };
 }
 
-/** Records a source's error (its time is when it first appeared) or its clearing. */
+/**
+ * Records a source's error or its clearing. Its time is when the source started failing: a new
+ * message while it still fails (another namespace's watch, say) keeps that time.
+ */
 export async function recordSourceError(id: string, error: string | null): Promise<void> {
   const r = await db().capiSource.findUnique({ where: { id }, select: { lastError: true } });
   if (!r || r.lastError === error) return;
-  await db().capiSource.updateMany({ where: { id }, data: { lastError: error, lastErrorAt: error ? new Date() : null } });
+  const data =
+    error === null
+      ? { lastError: null, lastErrorAt: null }
+      : r.lastError
+        ? { lastError: error }
+        : { lastError: error, lastErrorAt: new Date() };
+  await db().capiSource.updateMany({ where: { id }, data });
 }
