@@ -44,4 +44,30 @@ test.describe("privilege escalation attempts", () => {
     const settings = (await (await admin.get("/api/v1/settings")).json()) as { certificateValidityDays: number };
     expect(settings.certificateValidityDays).not.toBe(666);
   });
+
+  test("an operator cannot add a Cluster API source (another cluster's credentials): refused, nothing stored", async ({
+    apiAs,
+  }) => {
+    const operator = await apiAs("operator");
+    const name = `esc-${Date.now().toString(36)}`;
+    const kubeconfig = [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters: [{ name: m, cluster: { server: 'https://127.0.0.1:1' } }]",
+      "users: [{ name: u, user: { token: escalate } }]",
+      "contexts: [{ name: m, context: { cluster: m, user: u } }]",
+      "current-context: m",
+    ].join("\n");
+    await expectApiError(
+      await operator.post("/api/v1/cluster-api/sources", {
+        data: { name, kubeconfig, allowPrivateTargets: true },
+        headers: SAME_ORIGIN,
+      }),
+      403,
+      "forbidden",
+    );
+    const admin = await apiAs("admin");
+    const sources = (await (await admin.get("/api/v1/cluster-api/sources")).json()) as { items: { name: string }[] };
+    expect(sources.items.map((s) => s.name)).not.toContain(name);
+  });
 });

@@ -53,6 +53,7 @@ export function consolePages(fleet: Pick<SeededFleet, "clusterId" | "rolloutId" 
     { name: "deregister wizard", path: `/clusters/${fleet.clusterId}/deregister` },
     { name: "tokens", path: "/tokens" },
     { name: "approvals", path: "/registration-requests" },
+    { name: "cluster api", path: "/cluster-api" },
     { name: "groups", path: "/groups" },
     { name: "group gate", path: `/groups/${fleet.group}/gate` },
     { name: "versions", path: "/versions" },

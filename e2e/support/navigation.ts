@@ -8,6 +8,7 @@ export const NAV = {
     "Groups",
     "Tokens",
     "Approvals",
+    "Cluster API",
     "Policies",
     "Rollouts",
     "Versions",
@@ -23,6 +24,7 @@ export const NAV = {
     "Groups",
     "Tokens",
     "Approvals",
+    "Cluster API",
     "Policies",
     "Rollouts",
     "Versions",
@@ -30,7 +32,7 @@ export const NAV = {
     "Audit log",
     "Teams",
   ],
-  viewer: ["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools", "Teams"],
+  viewer: ["Overview", "Clusters", "Groups", "Tokens", "Cluster API", "Policies", "Rollouts", "Versions", "Node pools", "Teams"],
   /** fleet role none, operator in a team */
   teamOperator: ["Overview", "Clusters", "Tokens", "Approvals", "Rollouts", "Versions", "Node pools", "Audit log", "Teams"],
   /** fleet role none, admin of a team */

@@ -88,6 +88,13 @@ export const queryKeys = {
     list: ["webhooks", "list"] as const,
     deliveries: (id: string, state?: string) => ["webhooks", "deliveries", id, state ?? "all"] as const,
   },
+  /** Cluster API sources, the CAPI Clusters seen on them, and one fleet cluster's origin (under one root: a retry refreshes all) */
+  clusterApi: {
+    all: ["cluster-api"] as const,
+    sources: ["cluster-api", "sources"] as const,
+    clusters: (f: { source?: string; step?: string }) => ["cluster-api", "clusters", f.source ?? "", f.step ?? ""] as const,
+    forCluster: (clusterId: string) => ["cluster-api", "for-cluster", clusterId] as const,
+  },
   audit: {
     all: ["audit"] as const,
     list: (filters: AuditFilter & { cursor?: string }) => ["audit", filters] as const,

@@ -44,6 +44,9 @@ export const CONSOLE_PAGES = [
     nav: { label: "Approvals", badge: "pendingApprovals" },
     teams: true,
   },
+  // The management clusters the fleet imports from, and each CAPI Cluster's import step: a fleet's
+  // plumbing, so fleet roles only; viewers read, operators retry a failed step, admins edit sources.
+  { route: "/cluster-api", role: "viewer", nav: { label: "Cluster API" } },
   { route: "/policies", role: "viewer", nav: { label: "Policies" } },
   // A team member sees and plans their teams' rollouts (within their scopes; the API bounds them).
   { route: "/rollouts", role: "viewer", nav: { label: "Rollouts" }, teams: true },

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { env } from "@/lib/env";
 import { openPage } from "@/lib/server/console/open-page";
+import { buttonClass } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { PageHeader } from "@/components/ui/page-header";
 import { ApprovalDefaultSwitch } from "@/components/settings/approval-default-switch";
@@ -29,6 +31,16 @@ export default async function SettingsPage() {
         </Card>
         <FleetCaSection />
         <ClusterProfileExportSection />
+        {/* Sources are managed in one place, their page; this only points there. */}
+        <Card title={<span id="cluster-api">Cluster API</span>} className="max-w-2xl">
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            Management clusters whose Cluster API Clusters join the fleet by themselves as they are created, and leave as they are
+            deleted. Add them, and follow each cluster&apos;s import, on the Cluster API page.
+          </p>
+          <Link href="/cluster-api" className={buttonClass("secondary", "mt-3")}>
+            Manage Cluster API sources
+          </Link>
+        </Card>
         <ApiKeysSection />
         <UsersSection currentEmail={principal.user?.email ?? null} />
         <SsoSection provider={env().oidc ? { name: env().oidc!.name, issuer: env().oidc!.issuer } : null} />

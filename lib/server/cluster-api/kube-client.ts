@@ -43,7 +43,9 @@ export function resourceOf(path: string): string {
   const group = parts[0] === "apis" ? parts[1] : undefined;
   const rest = parts.slice(parts[0] === "apis" ? 3 : 2);
   const plural = rest[0] === "namespaces" && rest.length > 2 ? rest[2] : rest[0];
-  return group ? `${plural}.${group}` : (plural ?? "the API");
+  // A group's discovery path (/apis/<group>) names no resource: say the group.
+  if (group) return plural ? `${plural}.${group}` : `the ${group} API group`;
+  return plural ?? "the API";
 }
 
 export type WatchEvent = { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: Record<string, unknown> };

@@ -2,6 +2,7 @@ import "server-only";
 import { cache } from "react";
 import { AUDIT_PAGE_SIZE, auditFilterFromSearchParams, auditRoutes } from "@/lib/contracts/audit";
 import { clusterProfileRoutes } from "@/lib/contracts/cluster-profiles";
+import { clusterApiRoutes } from "@/lib/contracts/cluster-api";
 import { clusterRoutes } from "@/lib/contracts/clusters";
 import { deregistrationRoutes } from "@/lib/contracts/deregistration";
 import { fleetRoutes, gateQueryFromSearch } from "@/lib/contracts/fleet";
@@ -21,6 +22,8 @@ import { listApiKeys } from "@/lib/server/api-keys/api-keys";
 import { explainAccess } from "@/lib/server/auth/explain-access";
 import { parseWith } from "@/lib/server/api/read-body";
 import { listAudit } from "@/lib/server/audit/list-audit";
+import { listCapiClusters } from "@/lib/server/cluster-api/capi-clusters";
+import { listSources } from "@/lib/server/cluster-api/sources";
 import { getExporterState } from "@/lib/server/cluster-profiles/exporter-settings";
 import { getCluster } from "@/lib/server/clusters/get-cluster";
 import { listClusters } from "@/lib/server/clusters/list-clusters";
@@ -116,6 +119,11 @@ export const PAGE_QUERIES: Record<ConsoleRoute, (req: PageRequest) => PageQuery[
       ({ scope }) => listRequests(parseWith(registrationRequestRoutes.list.query, { state: "pending" }, "query"), scope),
       { infinite: true, forTeams: true },
     ),
+  ],
+  // The sources and every CAPI Cluster seen, unfiltered (the page opens on all of them).
+  "/cluster-api": () => [
+    pageQuery(clusterApiRoutes.listSources, queryKeys.clusterApi.sources, () => listSources()),
+    pageQuery(clusterApiRoutes.listClusters, queryKeys.clusterApi.clusters({}), () => listCapiClusters({})),
   ],
   "/policies": () => [pageQuery(policyRoutes.list, queryKeys.policies.list, async () => ({ items: await listPolicies() }))],
   "/rollouts": () => [

@@ -70,7 +70,7 @@ describe("console pages", () => {
     }
     assert.deepEqual(
       navItems({ fleetRole: "viewer", teams: [] }).map((i) => i.label),
-      ["Overview", "Clusters", "Groups", "Tokens", "Policies", "Rollouts", "Versions", "Node pools", "Teams"],
+      ["Overview", "Clusters", "Groups", "Tokens", "Cluster API", "Policies", "Rollouts", "Versions", "Node pools", "Teams"],
     );
     assert.deepEqual(
       navItems({ fleetRole: "admin", teams: [] }).map((i) => i.href),

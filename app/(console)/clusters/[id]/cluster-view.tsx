@@ -21,6 +21,7 @@ import { useCancelDrainBatch } from "@/lib/client/cluster-bulk";
 import { ApiRequestError } from "@/lib/client/fetch-json";
 import { useLiveEvents } from "@/lib/client/live-events";
 import type { MintedToken } from "@/lib/client/tokens";
+import { CapiOriginCard } from "@/components/cluster-api/capi-origin-card";
 import { CertificateCard } from "@/components/clusters/certificate-card";
 import { ClusterDetailSkeleton } from "@/components/clusters/cluster-detail-skeleton";
 import { ClusterGone } from "@/components/clusters/cluster-gone";
@@ -181,6 +182,7 @@ export function ClusterView({ id, canEdit }: { id: string; canEdit: boolean }) {
         </div>
         <div className="min-w-0 space-y-6">
           <ClusterStatusCard cluster={c} />
+          <CapiOriginCard clusterId={id} />
           <ClusterNotesCard cluster={c} canEdit={canEdit} onSave={(patch) => updateNotes.mutateAsync(patch)} />
           <ClusterSnoozeCard
             cluster={c}
