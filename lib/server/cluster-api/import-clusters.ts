@@ -96,15 +96,23 @@ async function fail(row: { id: string; attempts: number; step: string }, message
   });
 }
 
-async function settle(id: string, step: CapiStep, data: Record<string, unknown> = {}) {
-  await db().capiCluster.updateMany({ where: { id }, data: { step, attempts: 0, nextAttemptAt: null, ...data } });
+/**
+ * Records a step that waits for the next change of the CAPI Cluster (nothing due until then). Only
+ * if the watch has not seen a change since the row was read: otherwise the watch has made the row
+ * due again, and clearing that would lose the change.
+ */
+async function settle(row: Pick<Row, "id" | "seenAt">, step: CapiStep, data: Record<string, unknown> = {}) {
+  await db().capiCluster.updateMany({
+    where: { id: row.id, seenAt: row.seenAt },
+    data: { step, attempts: 0, nextAttemptAt: null, ...data },
+  });
 }
 
 async function advance(first: Row, ctx: ImportContext): Promise<void> {
   let row: Row | null = first;
   // A pre-created record whose control plane already answers joins in the same pass.
   for (let pass = 0; row && pass < 3; pass++) {
-    if (!row.markSynced) await syncMark(row, ctx);
+    if (!row.markSynced && (await syncMark(row, ctx))) row = (await db().capiCluster.findUnique({ where: { id: row.id } }))!;
     const moved = await step(row, ctx);
     if (!moved) return;
     row = await db().capiCluster.findUnique({ where: { id: row.id } });
@@ -142,7 +150,7 @@ async function step(row: Row, ctx: ImportContext): Promise<boolean> {
       return false;
     case "deregister":
       await startDeletionDeregistration(actor, row.clusterId!, DELETED_BY_CAPI);
-      await settle(row.id, "deleting", { stepError: null, sealedToken: null });
+      await settle(row, "deleting", { stepError: null, sealedToken: null });
       return false;
     case "precreate":
       return precreate(row, ctx, mapped.labels);
@@ -173,10 +181,10 @@ async function step(row: Row, ctx: ImportContext): Promise<boolean> {
         ? `the agent that registered reports the kube-system UID ${fleet.clusterUid}, not ${expected} read from the workload cluster: another cluster may hold this token`
         : null;
     // The token's secret is not needed again: the agent holds its certificate now.
-    await settle(row.id, "joined", { stepError: mismatch, stepErrorAt: mismatch ? new Date() : null, sealedToken: null });
+    await settle(row, "joined", { stepError: mismatch, stepErrorAt: mismatch ? new Date() : null, sealedToken: null });
     return false;
   }
-  await settle(row.id, decision.step, {
+  await settle(row, decision.step, {
     stepError: decision.step === "labels-refused" ? `not imported: ${mapped.problem}` : null,
     stepErrorAt: decision.step === "labels-refused" ? (row.stepErrorAt ?? new Date()) : null,
   });
@@ -351,9 +359,9 @@ async function join(row: Row, ctx: ImportContext, labels: Labels): Promise<boole
  * the mark), by server-side apply with our field manager: clearing removes only our annotation. A
  * Cluster already gone needs nothing. A failure waits for the next pass; the DB's mark holds meanwhile.
  */
-async function syncMark(row: Row, ctx: ImportContext): Promise<void> {
+async function syncMark(row: Row, ctx: ImportContext): Promise<boolean> {
   const version = ctx.version;
-  if (!version) return;
+  if (!version) return false;
   const path = `/apis/${CAPI_GROUP}/${version}/namespaces/${encodeURIComponent(row.namespace)}/clusters/${encodeURIComponent(row.name)}`;
   const annotations = row.excludedAt
     ? {
@@ -376,8 +384,9 @@ async function syncMark(row: Row, ctx: ImportContext): Promise<void> {
         cluster: `${row.namespace}/${row.name}`,
         error: errorText(err),
       });
-      return;
+      return false;
     }
   }
   await db().capiCluster.updateMany({ where: { id: row.id }, data: { markSynced: true } });
+  return true;
 }
