@@ -56,7 +56,7 @@ export async function runClusterApi(now = new Date()): Promise<void> {
   }
   for (const source of sources) {
     if (!held.has(source.id) || s.watching.has(source.id)) continue;
-    const watcher = new SourceWatcher(source, () => {});
+    const watcher = new SourceWatcher(source);
     watcher.start();
     s.watching.set(source.id, { watcher, startedAt: now.getTime(), namespacesAt: now.getTime() });
   }

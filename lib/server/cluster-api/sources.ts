@@ -101,6 +101,19 @@ function refuseBadMappings(mappings: readonly LabelMapping[] | undefined) {
 type Row = NonNullable<Awaited<ReturnType<typeof findRow>>>;
 const findRow = (id: string) => db().capiSource.findUnique({ where: { id } });
 
+/** A source row's settings, its JSON columns read. */
+function settingsOf(r: Row) {
+  return {
+    namespaces: JSON.parse(r.namespaces) as string[],
+    optInLabel: r.optInLabel,
+    labelMappings: JSON.parse(r.labelMappings) as LabelMapping[],
+    fixedLabels: JSON.parse(r.fixedLabels) as Labels,
+    requireApproval: r.requireApproval,
+    agentOptions: agentOptionsSchema.parse(JSON.parse(r.agentOptions)),
+    allowPrivateTargets: r.allowPrivateTargets,
+  };
+}
+
 async function view(row: Row): Promise<CapiSourceView> {
   const counts = await db().capiCluster.groupBy({ by: ["step"], where: { sourceId: row.id }, _count: { _all: true } });
   const steps = Object.fromEntries(CAPI_STEPS.map((s) => [s, 0])) as Record<CapiStep, number>;
@@ -109,13 +122,7 @@ async function view(row: Row): Promise<CapiSourceView> {
     id: row.id,
     name: row.name,
     server: row.server,
-    namespaces: JSON.parse(row.namespaces) as string[],
-    optInLabel: row.optInLabel,
-    labelMappings: JSON.parse(row.labelMappings) as LabelMapping[],
-    fixedLabels: JSON.parse(row.fixedLabels) as Labels,
-    requireApproval: row.requireApproval,
-    agentOptions: agentOptionsSchema.parse(JSON.parse(row.agentOptions)),
-    allowPrivateTargets: row.allowPrivateTargets,
+    ...settingsOf(row),
     enabled: row.enabled,
     servedVersion: row.servedVersion,
     watching: !!row.watchLeaseUntil && row.watchLeaseUntil > new Date(),
@@ -256,13 +263,7 @@ export async function loadSources(): Promise<{ sources: LoadedSource[]; failed: 
     sources.push({
       id: r.id,
       name: r.name,
-      namespaces: JSON.parse(r.namespaces) as string[],
-      optInLabel: r.optInLabel,
-      labelMappings: JSON.parse(r.labelMappings) as LabelMapping[],
-      fixedLabels: JSON.parse(r.fixedLabels) as Labels,
-      requireApproval: r.requireApproval,
-      agentOptions: agentOptionsSchema.parse(JSON.parse(r.agentOptions)),
-      allowPrivateTargets: r.allowPrivateTargets,
+      ...settingsOf(r),
       kubeconfig,
       revision: JSON.stringify([r.sealedKubeconfig, r.namespaces, r.optInLabel, r.allowPrivateTargets]),
     });

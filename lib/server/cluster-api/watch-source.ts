@@ -21,7 +21,7 @@ import { CAPI_RULE, recordSourceError, type LoadedSource } from "./sources";
 // again on 410 (the version was compacted). Every Cluster seen is a CapiCluster row; one missing
 // from a list is marked gone, so a deletion that happened while nobody watched is still seen. Each
 // configured namespace is its own list and watch (credentials may be a Role in each); no namespace
-// configured watches them all. Rows changed are handed to the importer through `onChange`.
+// configured watches them all. A row changed is made due (nextAttemptAt): the importer takes it on its next run.
 
 const RETRY_MIN_MS = 2_000;
 const RETRY_MAX_MS = 60_000;
@@ -36,10 +36,7 @@ export class SourceWatcher {
   private namespaceLabels = new Map<string, Labels>();
   version: string | null = null;
 
-  constructor(
-    readonly source: LoadedSource,
-    private readonly onChange: () => void,
-  ) {
+  constructor(readonly source: LoadedSource) {
     this.client = new KubeClient(source.kubeconfig, source.allowPrivateTargets, CAPI_RULE);
   }
 
@@ -153,7 +150,7 @@ export class SourceWatcher {
       const facts = readCapiCluster(item);
       if (facts) await this.record(facts, false, syncAt);
     }
-    const gone = await db().capiCluster.updateMany({
+    await db().capiCluster.updateMany({
       where: {
         sourceId: this.source.id,
         ...(target === "*" ? {} : { namespace: target }),
@@ -164,7 +161,6 @@ export class SourceWatcher {
     });
     await db().capiSource.updateMany({ where: { id: this.source.id }, data: { lastSyncAt: syncAt } });
     await saveVersion(this.source.id, target, list.resourceVersion);
-    if (gone.count || list.items.length) this.onChange();
     return list.resourceVersion;
   }
 
@@ -209,7 +205,6 @@ export class SourceWatcher {
           await db().capiCluster.update({ where: { id: r.id }, data: { optedIn: now, nextAttemptAt: new Date() } });
       }
     }
-    if (changed.length) this.onChange();
   }
 
   /** One Cluster seen (or deleted): its row created or brought up to date, and due for the importer. */
@@ -250,7 +245,6 @@ export class SourceWatcher {
       where: { ...key.sourceId_namespace_name, attempts: 0 },
       data: { nextAttemptAt: seenAt },
     });
-    this.onChange();
   }
 }
 
