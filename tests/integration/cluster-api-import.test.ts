@@ -408,6 +408,11 @@ describe("Cluster API import", () => {
       mgmt.removeCapiCluster(NS, "restart");
       await until("a deletion while stopped is seen", async () => !(await fleetCluster("mgmt-team-a-restart")));
       assert.equal(await db().cluster.count({ where: { name: { startsWith: "mgmt-team-a-restart" } } }), 0);
+      // Gone before its deletion was seen: deregistered as if it had been, the drain recorded as skipped.
+      const tombstone = await db().clusterTombstone.findFirstOrThrow({ where: { name: "mgmt-team-a-restart" } });
+      assert.equal(tombstone.reason, DELETED_BY_CAPI);
+      const wizard = await db().deregistration.findFirstOrThrow({ where: { clusterName: "mgmt-team-a-restart" } });
+      assert.match(JSON.parse(wizard.forced)[0].reason, /drain skipped/);
     });
 
     test("another instance holding a source's lease keeps this one from watching it, until the lease runs out", async () => {

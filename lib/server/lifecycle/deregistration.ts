@@ -314,12 +314,11 @@ export async function startDeletionDeregistration(actor: Actor, clusterId: strin
 
 /** The CAPI Cluster is gone: the fleet's record goes too (a deregistration started by its deletion, finished). */
 export async function removeDeletedCluster(actor: Actor, clusterId: string, reason: string): Promise<void> {
-  const [record, cluster] = await Promise.all([
-    db().deregistration.findUnique({ where: { clusterId } }),
-    db().cluster.findUnique({ where: { id: clusterId }, select: { id: true, name: true, phase: true } }),
-  ]);
+  const cluster = await db().cluster.findUnique({ where: { id: clusterId }, select: { id: true, name: true, phase: true } });
   if (!cluster) return;
+  // Gone before its deletion was seen (the source was not watched meanwhile): the same start first.
   if (cluster.phase !== "Deregistration") await startDeletionDeregistration(actor, clusterId, reason);
+  const record = await db().deregistration.findUnique({ where: { clusterId } });
   const forced = record ? (JSON.parse(record.forced) as Forced[]) : [];
   await removeCluster(
     actor,
