@@ -1,8 +1,8 @@
 import "server-only";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
 import net from "node:net";
 import type { HubKubeconfig } from "@/lib/domain/kubeconfig";
+import { connectionFailure, pinnedLookup, type CheckedAddress } from "@/lib/server/net/pinned-address";
 import { resolveTarget, TargetRefused, type TargetRule } from "@/lib/server/webhooks/post-webhook";
 
 // A small Kubernetes REST client for Cluster API sources: the management cluster (list and watch
@@ -54,7 +54,7 @@ export type KubeList = { items: Record<string, unknown>[]; resourceVersion: stri
 
 export class KubeClient {
   private agent: https.Agent | null = null;
-  private target: { address: string; family: 4 | 6 } | null = null;
+  private target: CheckedAddress | null = null;
   private readonly url: URL;
 
   /** `config` is a checked kubeconfig (lib/domain/kubeconfig.ts); `rule` words a refused address. */
@@ -84,14 +84,12 @@ export class KubeClient {
       throw err;
     }
     if (this.agent) return this.agent;
-    const lookup = ((_host: string, o: { all?: boolean }, cb: (...args: unknown[]) => void) =>
-      o?.all ? cb(null, [this.target]) : cb(null, this.target!.address, this.target!.family)) as unknown as LookupFunction;
     const pem = (b64: string | undefined) => (b64 ? Buffer.from(b64, "base64").toString("utf8") : undefined);
     const host = this.url.hostname.replace(/^\[|\]$/g, "");
     this.agent = new https.Agent({
       keepAlive: true,
       maxSockets: 8,
-      lookup,
+      lookup: pinnedLookup(() => this.target),
       ca: pem(this.config.cluster.caData),
       cert: pem(this.config.user.certData),
       key: pem(this.config.user.keyData),
@@ -111,9 +109,7 @@ export class KubeClient {
 
   private fail(err: unknown, what: string): KubeError {
     if (err instanceof KubeError) return err;
-    const code = (err as { code?: unknown } | null)?.code;
-    const why = typeof code === "string" && /^[A-Z0-9_]{1,64}$/.test(code) ? code : "no usable answer";
-    return new KubeError("network", null, `${this.config.server} could not be reached for ${what} (${why})`);
+    return new KubeError("network", null, `${this.config.server} could not be reached for ${what} (${connectionFailure(err)})`);
   }
 
   /** One request answering JSON; a non-2xx answer throws KubeError naming the status and resource. */

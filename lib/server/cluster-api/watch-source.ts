@@ -62,6 +62,27 @@ export class SourceWatcher {
     });
   }
 
+  /**
+   * The resourceVersion each target's watch resumes from, read from the source's row once and
+   * written back with every change (this instance alone watches the source while it holds the lease).
+   */
+  private versions: Versions | null = null;
+
+  private async savedVersion(target: string): Promise<string | null> {
+    if (!this.versions) {
+      const row = await db().capiSource.findUnique({ where: { id: this.source.id }, select: { resourceVersion: true } });
+      this.versions = row?.resourceVersion ? (JSON.parse(row.resourceVersion) as Versions) : {};
+    }
+    return this.versions[target] ?? null;
+  }
+
+  private async saveVersion(target: string, rv: string | null) {
+    this.versions ??= {};
+    if (rv) this.versions[target] = rv;
+    else delete this.versions[target];
+    await db().capiSource.updateMany({ where: { id: this.source.id }, data: { resourceVersion: JSON.stringify(this.versions) } });
+  }
+
   /** The CAPI version the management cluster serves, preferred first; saved for the console. */
   private async discover(): Promise<string> {
     if (this.version) return this.version;
@@ -100,7 +121,7 @@ export class SourceWatcher {
     while (!this.stopped) {
       try {
         const version = await this.discover();
-        let rv = await savedVersion(this.source.id, target);
+        let rv = await this.savedVersion(target);
         if (!rv) rv = await this.relist(version, target);
         failures = 0;
         await recordSourceError(this.source.id, null);
@@ -113,7 +134,7 @@ export class SourceWatcher {
               const facts = readCapiCluster(event.object);
               if (facts) await this.record(facts, event.type === "DELETED");
             }
-            if (meta.resourceVersion) await saveVersion(this.source.id, target, meta.resourceVersion);
+            if (meta.resourceVersion) await this.saveVersion(target, meta.resourceVersion);
           },
           this.abort.signal,
         );
@@ -122,7 +143,7 @@ export class SourceWatcher {
         if (this.stopped) return;
         if (err instanceof KubeError && err.reason === "expired") {
           // Compacted: a full list brings back what the watch missed, deletions included.
-          await saveVersion(this.source.id, target, null);
+          await this.saveVersion(target, null);
           continue;
         }
         failures++;
@@ -160,7 +181,7 @@ export class SourceWatcher {
       data: { goneAt: syncAt, nextAttemptAt: syncAt },
     });
     await db().capiSource.updateMany({ where: { id: this.source.id }, data: { lastSyncAt: syncAt } });
-    await saveVersion(this.source.id, target, list.resourceVersion);
+    await this.saveVersion(target, list.resourceVersion);
     return list.resourceVersion;
   }
 
@@ -246,17 +267,4 @@ export class SourceWatcher {
       data: { nextAttemptAt: seenAt },
     });
   }
-}
-
-async function savedVersion(sourceId: string, target: string): Promise<string | null> {
-  const row = await db().capiSource.findUnique({ where: { id: sourceId }, select: { resourceVersion: true } });
-  return row?.resourceVersion ? ((JSON.parse(row.resourceVersion) as Versions)[target] ?? null) : null;
-}
-
-async function saveVersion(sourceId: string, target: string, rv: string | null) {
-  const row = await db().capiSource.findUnique({ where: { id: sourceId }, select: { resourceVersion: true } });
-  const versions = row?.resourceVersion ? (JSON.parse(row.resourceVersion) as Versions) : {};
-  if (rv) versions[target] = rv;
-  else delete versions[target];
-  await db().capiSource.updateMany({ where: { id: sourceId }, data: { resourceVersion: JSON.stringify(versions) } });
 }

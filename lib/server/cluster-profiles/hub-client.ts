@@ -1,6 +1,5 @@
 import "server-only";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
 import {
   ApiException,
   createConfiguration,
@@ -21,6 +20,7 @@ import {
   type ClusterProfile,
 } from "@/lib/domain/cluster-profiles";
 import type { HubKubeconfig } from "@/lib/domain/kubeconfig";
+import { connectionFailure, pinnedLookup, type CheckedAddress } from "@/lib/server/net/pinned-address";
 import { TargetRefused } from "@/lib/server/webhooks/post-webhook";
 import { HubError } from "./hub-error";
 import { resolveHubTarget } from "./hub-target";
@@ -52,11 +52,7 @@ function hubError(err: unknown, what: string): HubError {
     const code = err.code;
     return new HubError(REASONS[code] ?? `http_${code}`, `The hub answered ${what} with HTTP ${code}${HINTS[code] ?? ""}`);
   }
-  // Only a system error's code (ECONNREFUSED, CERT_HAS_EXPIRED...): messages can quote the answer
-  // (an unparsable body) or the request.
-  const code = (err as { code?: unknown } | null)?.code;
-  const why = typeof code === "string" && /^[A-Z0-9_]{1,64}$/.test(code) ? code : "no usable answer";
-  return new HubError("network", `The hub could not be reached for ${what} (${why})`);
+  return new HubError("network", `The hub could not be reached for ${what} (${connectionFailure(err)})`);
 }
 
 async function call<T>(what: string, request: () => Promise<T>): Promise<T> {
@@ -84,9 +80,8 @@ async function call<T>(what: string, request: () => Promise<T>): Promise<T> {
  */
 function checkedKeepAlive(config: KubeConfig, server: URL, allowPrivate: boolean): SecurityAuthentication & { close(): void } {
   let agent: https.Agent | null = null;
-  let target: { address: string; family: 4 | 6 } | null = null;
-  const lookup = ((_host: string, o: { all?: boolean }, cb: (...args: unknown[]) => void) =>
-    o?.all ? cb(null, [target]) : cb(null, target!.address, target!.family)) as unknown as LookupFunction;
+  let target: CheckedAddress | null = null;
+  const lookup = pinnedLookup(() => target);
   return {
     close: () => agent?.destroy(),
     getName: () => "kubeconfig authentication, checked address, keep-alive",
