@@ -292,8 +292,12 @@ describe("Cluster API import", () => {
       );
       assert.equal(seen!.clusterId, null);
       mgmt.setNamespaceLabels("team-b", { [OPT_IN]: OPT_IN_VALUE });
-      // Namespaces are read again at a resync; the next list sees the label.
+      // Namespaces are read again at a resync; the next list sees the label. The Cluster's event may
+      // still be in hand when the watcher stops: stopped means nothing of it is written afterwards.
       await stopClusterApi();
+      const savedAtStop = await db().capiSource.findMany({ select: { resourceVersion: true } });
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(await db().capiSource.findMany({ select: { resourceVersion: true } }), savedAtStop);
       await db().capiSource.updateMany({ data: { resourceVersion: null } });
       await until("imported through its namespace", () => fleetCluster("mgmt-team-b-dev"));
     });

@@ -217,13 +217,20 @@ export class KubeClient {
         else resolve();
       };
       let deadline = setTimeout(() => req.destroy(), timeoutSeconds * 1000 + WATCH_SLACK_MS);
-      const abort = () => {
-        req.destroy();
-        finish();
-      };
-      signal.addEventListener("abort", abort, { once: true });
       // Events are handled one at a time, in order, even when a handler waits on the database.
       let chain = Promise.resolve();
+      // Stopped: the event being handled ends first (so nothing, its resourceVersion included, is
+      // written after the watcher's stop returns); events not yet started are dropped.
+      let stopping = false;
+      const abort = () => {
+        stopping = true;
+        req.destroy();
+        void chain.then(
+          () => finish(),
+          () => finish(),
+        );
+      };
+      signal.addEventListener("abort", abort, { once: true });
       const req = https.request(
         new URL(`${this.url.pathname.replace(/\/$/, "")}${path}?${qs}`, this.url.origin),
         { method: "GET", agent, headers: this.headers({}) },
@@ -243,7 +250,7 @@ export class KubeClient {
               buffered = buffered.slice(nl + 1);
               if (!line) continue;
               chain = chain.then(async () => {
-                if (settled) return;
+                if (settled || stopping) return;
                 const event = JSON.parse(line) as { type?: string; object?: Record<string, unknown> };
                 if (event.type === "ERROR") {
                   const code = Number((event.object as { code?: unknown } | undefined)?.code);
@@ -267,7 +274,9 @@ export class KubeClient {
           deadline = setTimeout(() => req.destroy(), timeoutSeconds * 1000 + WATCH_SLACK_MS);
         },
       );
-      req.on("error", (err) => finish(signal.aborted ? undefined : this.fail(err, what)));
+      req.on("error", (err) => {
+        if (!signal.aborted) finish(this.fail(err, what));
+      });
       req.end();
     });
   }
