@@ -1,21 +1,20 @@
 // The product's process: migrates, bootstraps, then serves the console (HTTP, PORT) and the
-// agent protocol (HTTPS with client certificates, AGENT_PORT) from one Next.js app.
+// agent protocol (HTTPS with client certificates, AGENT_PORT), the latter through worker
+// processes (agent-worker.ts) unless AGENT_WORKERS=0.
 import http from "node:http";
-import type https from "node:https";
 import next from "next";
 import { env, EnvError } from "@/lib/env";
 import { bootstrap } from "@/lib/server/bootstrap";
-import { agentKeepAliveMs, createAgentServer, remoteAddress, stripIdentityHeaders } from "@/lib/server/agent-port/agent-server";
+import { remoteAddress, stripIdentityHeaders } from "@/lib/server/agent-port/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 import { stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
 import { isAgentOnlyPath, refuseOnConsolePort } from "@/lib/server/agent-port/agent-port";
 import { admitBody, BoundedRequest, refuseBeforeContinue } from "@/lib/server/net/body-limit";
-import { caState, onCaStateChange } from "@/lib/server/pki/current-ca";
-import { currentTicketKey, TICKET_KEYS_WATCH_MS } from "@/lib/server/agent-port/tls-ticket-keys";
-import { getSettings } from "@/lib/server/settings/settings";
+import { caState } from "@/lib/server/pki/current-ca";
+import { closeServers, listen, serveAgentPort } from "@/lib/server/agent-port/serve-agent-port";
+import { startAgentWorkers } from "@/lib/server/agent-port/workers/agent-workers";
 import { flushHeartbeats } from "@/lib/server/heartbeats/heartbeat-writer";
 import { startJobSchedule } from "@/lib/server/jobs/schedule";
-import { startJobs } from "@/lib/server/jobs/job-runner";
 import { log, setLogLevel } from "@/lib/server/log";
 import { CaKeyError } from "@/lib/server/pki/ca-key-seal";
 import { startSigningPool } from "@/lib/server/pki/signing-pool";
@@ -46,6 +45,11 @@ async function main() {
   // Workers idle for a minute are retired: between registration waves their heaps are dead weight.
   startSigningPool(new URL("./runtime/signing-worker-entry.mjs", import.meta.url), undefined, 60_000);
 
+  // The agent port's workers start beside Next's preparation (each takes a second or two).
+  const workersStarting =
+    config.agentWorkers > 0 ? startAgentWorkers(new URL("./agent-worker.ts", import.meta.url), config.agentWorkers) : null;
+  workersStarting?.catch(() => {});
+
   const app = next({ dev, dir: process.cwd() });
   await app.prepare();
   const handle = app.getRequestHandler();
@@ -75,54 +79,25 @@ async function main() {
   // restart matter more than a warm console, and an operator opens the console seconds later.
   if (config.CONSOLE_WARMUP === "on") void warmConsole(warmupBaseUrl(config.HOST, config.PORT));
 
-  const cas = await caState();
-  const agentServer = createAgentServer(cas, {
-    hostnames: config.AGENT_HOSTNAMES,
-    proxyCidrs: config.TRUSTED_PROXY_CIDRS,
-    clientCertProxies: config.clientCertProxies,
-    ticketKey: (await currentTicketKey()).key,
-  });
-  const applyKeepAlive = async () => {
-    agentServer.keepAliveTimeout = agentKeepAliveMs((await getSettings()).heartbeatIntervalSeconds);
-  };
-  await applyKeepAlive();
-  await listen(agentServer, config.AGENT_PORT, config.HOST);
+  // The agent port: served by worker processes sharing its socket (AGENT_WORKERS, default one per
+  // core), or by this process when AGENT_WORKERS=0. Either way this process keeps the console and the jobs.
+  const agentPort = workersStarting
+    ? { workers: await workersStarting, own: null }
+    : { workers: null, own: await serveAgentPort(config) };
   log.info("agent port listening", {
     url: `https://${displayHost(config.HOST)}:${config.AGENT_PORT}`,
-    caFingerprint: cas.serving.fingerprint,
+    caFingerprint: (await caState()).serving.fingerprint,
     hostnames: config.AGENT_HOSTNAMES.join(","),
+    workers: config.agentWorkers,
   });
-  // A CA rollover started or retired on any instance reaches this port within seconds.
-  // On this instance the switch happens as the new rows are read (onCaStateChange), before any
-  // heartbeat answer carries the new bundle; the job makes sure the rows are read every 2 s.
-  onCaStateChange((state) => agentServer.applyCaState(state));
-  // TLS session tickets: every instance uses the key in the database, so a session begun on one
-  // resumes on any other (and on this one after a restart); the key rotates (tls-ticket-keys.ts).
-  const agentPortJobs = startJobs([
-    { name: "ca-watch", everyMs: 2_000, run: async () => agentServer.applyCaState(await caState()) },
-    {
-      name: "tls-ticket-keys",
-      everyMs: TICKET_KEYS_WATCH_MS,
-      run: async () => agentServer.applyTicketKey((await currentTicketKey()).key),
-    },
-    // An admin may change the heartbeat interval at any time, on any instance.
-    { name: "agent-keep-alive", everyMs: 15_000, run: applyKeepAlive },
-  ]);
 
   const stopJobs = config.FLEET_WORKERS === "on" ? startJobSchedule() : async () => flushHeartbeats(true);
 
-  // Shutdown: stop accepting, let the requests in flight finish, then flush and close the database,
-  // all within SHUTDOWN_GRACE_MS. A kept-alive agent connection would otherwise carry its next
-  // heartbeat in forever (server.close() only ever closes idle connections once), and a console
-  // event stream never ends by itself: a server holding 10,000 agents did not exit on SIGTERM.
+  // Shutdown: stop accepting, let the requests in flight finish (the workers drain theirs and hand
+  // over what they buffered), then flush and close the database, all within SHUTDOWN_GRACE_MS.
+  // A console event stream never ends by itself: such streams are cut at once (their clients
+  // reconnect by themselves).
   let stopping = false;
-  const servers = [consoleServer, agentServer];
-  // While stopping, every answer closes its connection, so the agent reconnects elsewhere.
-  for (const server of servers)
-    server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
-      if (stopping) res.shouldKeepAlive = false;
-    });
-  // Console event streams (server-sent events) are cut at once: their clients reconnect by themselves.
   const eventStreams = new Set<http.ServerResponse>();
   consoleServer.prependListener("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (!req.url?.startsWith("/api/v1/events")) return;
@@ -139,18 +114,14 @@ async function main() {
       log.error("shutdown took too long; exiting", { graceMs: SHUTDOWN_GRACE_MS, waitingFor: stage });
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
-    await agentPortJobs.stop();
+    await agentPort.own?.stopJobs();
     stage = "requests in flight";
-    const closed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
     for (const res of eventStreams) res.socket?.destroy();
-    // Connections that fall idle between two requests are closed as they do; what is still busy
-    // after REQUEST_DRAIN_MS is cut, leaving time to flush heartbeats and close the database.
-    const sweep = setInterval(() => servers.forEach((s) => s.closeIdleConnections()), 100).unref();
-    servers.forEach((s) => s.closeIdleConnections());
-    const cut = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), REQUEST_DRAIN_MS).unref();
-    await closed;
-    clearInterval(sweep);
-    clearTimeout(cut);
+    // What is still busy after REQUEST_DRAIN_MS is cut, leaving time to flush heartbeats and close the database.
+    await Promise.all([
+      closeServers(agentPort.own ? [consoleServer, agentPort.own.server] : [consoleServer], REQUEST_DRAIN_MS),
+      agentPort.workers?.stop(),
+    ]);
     stage = "background jobs and the heartbeat flush";
     await stopJobs();
     stage = "the database";
@@ -166,20 +137,6 @@ async function main() {
 const SHUTDOWN_GRACE_MS = 9_000;
 /** Requests in flight get this long to finish after SIGTERM. */
 const REQUEST_DRAIN_MS = 5_000;
-
-/**
- * Connections the kernel may hold for accept(). Node's default (511) overflowed when 1,000 agents
- * reconnected at once: the handshakes that did not fit were reset half a minute later. The kernel
- * caps it at net.core.somaxconn.
- */
-const LISTEN_BACKLOG = 4096;
-
-function listen(server: http.Server | https.Server, port: number, host: string) {
-  return new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => resolve());
-  });
-}
 
 function displayHost(host: string) {
   return host === "0.0.0.0" || host === "::" ? "localhost" : host;

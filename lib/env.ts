@@ -2,7 +2,7 @@
 // process at start with a message naming the variable.
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
-import { userInfo } from "node:os";
+import { availableParallelism, userInfo } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { BUILD_AGENT_VERSION } from "./build-version";
@@ -95,6 +95,11 @@ const schema = z.object({
    * build's agent version). Unset, a placeholder no registry serves, and the console warns.
    */
   AGENT_IMAGE: z.string().min(1).optional(),
+  /**
+   * Processes that serve the agent port beside the main one (which keeps the console and the
+   * jobs), sharing its listening socket; default one per core. 0: the main process serves it.
+   */
+  AGENT_WORKERS: z.coerce.number().int().min(0).max(64).optional(),
   /** Background jobs (status sweeper). Off for processes that only serve. */
   FLEET_WORKERS: z.enum(["on", "off"]).default("on"),
   /** Request the console's first pages once after a start, so the first visitor finds them warm. */
@@ -121,6 +126,8 @@ export type Env = z.infer<typeof schema> & {
   /** The fleet CA's key-encryption key (32 bytes), from FLEET_CA_KEK or FLEET_CA_KEK_FILE; null: unsealed. */
   fleetCaKek: Buffer | null;
   checkApiResponses: boolean;
+  /** AGENT_WORKERS, or one per core when unset. */
+  agentWorkers: number;
   /** The agent image manifests and upgrades use (lib/domain/agent-image.ts), and why it needs an admin, if it does. */
   agentImage: string;
   agentImageWarning: string | null;
@@ -174,6 +181,7 @@ function load(source: NodeJS.ProcessEnv): Env {
     oidc,
     fleetCaKek: loadKek(e.FLEET_CA_KEK, e.FLEET_CA_KEK_FILE),
     checkApiResponses,
+    agentWorkers: e.AGENT_WORKERS ?? availableParallelism(),
     agentImage: effectiveAgentImage(e.AGENT_IMAGE, BUILD_AGENT_VERSION),
     agentImageWarning: agentImageWarning(e.AGENT_IMAGE, BUILD_AGENT_VERSION),
     clientCertProxies: clientCertProxies(e.TRUSTED_CLIENT_CERT_PROXY_CIDRS, e.CLIENT_CERT_PROXY_FINGERPRINTS),

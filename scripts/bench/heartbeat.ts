@@ -1,12 +1,13 @@
 // npm run bench:heartbeat — heartbeat throughput on the agent port, against a bare mutual-TLS
 // Node server as the baseline, with the same load generator and connection count. Prints
 // numbers; asserts nothing. Loopback only.
-//   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 64)
+//   BENCH_SECONDS (default 15), BENCH_CONNECTIONS (default 64), BENCH_WORKERS (default "0 <cores>")
+// The server's CPU is summed over its processes (agent-port workers included).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import net from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { makeCsr } from "../../tests/helpers/csr";
 import { heartbeatBody, mintToken, registerCluster, SYSTEM_POOL } from "../../tests/helpers/agent-client";
@@ -18,6 +19,8 @@ import { fmt, postgresReachable, runLoad, type LoadResult, type Target } from ".
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+/** AGENT_WORKERS values to compare in one run (0: the agent port in the main process). */
+const WORKERS = (process.env.BENCH_WORKERS ?? `0 ${availableParallelism()}`).split(/[ ,]+/).filter(Boolean).map(Number);
 
 const heartbeat = JSON.stringify(
   heartbeatBody({
@@ -38,8 +41,9 @@ const heartbeat = JSON.stringify(
 );
 
 /**
- * CPU seconds process `pid` has used so far: its main thread (where requests are answered) and
- * all its threads. Linux /proc; null elsewhere. Steadier than throughput on a shared machine.
+ * CPU seconds process `pid` and its child processes (agent-port workers) have used so far: their
+ * main threads (where requests are answered) and all their threads. Linux /proc; null elsewhere.
+ * Steadier than throughput on a shared machine.
  */
 function cpuOf(pid: number | undefined): { main: number; all: number } | null {
   if (!pid) return null;
@@ -48,10 +52,14 @@ function cpuOf(pid: number | undefined): { main: number; all: number } | null {
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       return (Number(f[11]) + Number(f[12])) / 100; // utime + stime, in USER_HZ (100)
     };
-    return {
-      main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")),
-      all: ticks(readFileSync(`/proc/${pid}/stat`, "utf8")),
-    };
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
+    let main = 0;
+    let all = 0;
+    for (const p of [pid, ...children]) {
+      main += ticks(readFileSync(`/proc/${p}/task/${p}/stat`, "utf8"));
+      all += ticks(readFileSync(`/proc/${p}/stat`, "utf8"));
+    }
+    return { main, all };
   } catch {
     return null;
   }
@@ -170,15 +178,17 @@ async function main() {
   else console.log("postgres          not reachable: skipped");
   for (const engine of engines) {
     process.env.TEST_ENGINE = engine;
-    const server = await startFleetServer({ LOG_LEVEL: "warn" });
-    try {
-      const r = await fleet(server);
-      const ratio = r.rps / base.rps;
-      console.log(
-        `heartbeat ${engine.padEnd(8)}${fmt(r)}  ratio ${ratio.toFixed(2)} (goal ${engine === "sqlite" ? "0.5" : "0.45"})${r.cpu}`,
-      );
-    } finally {
-      await server.stop();
+    for (const workers of WORKERS) {
+      const server = await startFleetServer({ LOG_LEVEL: "warn", AGENT_WORKERS: String(workers) });
+      try {
+        const r = await fleet(server);
+        const ratio = r.rps / base.rps;
+        console.log(
+          `heartbeat ${engine.padEnd(8)} workers ${workers}  ${fmt(r)}  ratio ${ratio.toFixed(2)}, p99 ${(r.p99 / base.p99).toFixed(2)}x${r.cpu}`,
+        );
+      } finally {
+        await server.stop();
+      }
     }
   }
 }

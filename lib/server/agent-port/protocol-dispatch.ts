@@ -108,7 +108,12 @@ class NodeProtocolRequest implements ProtocolRequest {
 
 /** The agent port's door: a Node request straight to the table, without Next. */
 export function dispatchNode(req: http.IncomingMessage, res: http.ServerResponse): void {
-  dispatch(new NodeProtocolRequest(req))
+  answerNode(res, dispatch(new NodeProtocolRequest(req)));
+}
+
+/** Writes the reply (or the error it failed with) to a Node response. */
+export function answerNode(res: http.ServerResponse, replying: Promise<ProtocolReply>): void {
+  replying
     .catch((err: unknown) => errorReply(err))
     .then((reply) => {
       const { text, headers: out } = encode(reply);

@@ -3,6 +3,7 @@ import type { ClusterStatus } from "@/lib/domain/status";
 import { randomId } from "@/lib/server/auth/secrets";
 import { getSettings } from "@/lib/server/settings/settings";
 import { heartbeatsReceived } from "@/lib/server/heartbeats/heartbeat-writer";
+import { workersReceived } from "@/lib/server/agent-port/workers/worker-stats";
 import { countByStatus } from "@/lib/server/clusters/cluster-list-sql";
 import { startJobs, type Job, type JobRunner } from "@/lib/server/jobs/job-runner";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -43,13 +44,15 @@ export function fleetHeartbeatRate(): number {
 /** A job that publishes this instance's heartbeat rate every `everyMs` (a worker). */
 export function ratePublisherJob(everyMs = 2000): Job {
   rates();
-  let last = heartbeatsReceived();
+  // This process's heartbeats and its agent-port workers'.
+  const received = () => heartbeatsReceived() + workersReceived();
+  let last = received();
   let lastAt = Date.now();
   return {
     name: "heartbeat-rate",
     everyMs,
     run: () => {
-      const n = heartbeatsReceived();
+      const n = received();
       const now = Date.now();
       publish({
         type: "instance.heartbeats",

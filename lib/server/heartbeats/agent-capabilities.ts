@@ -2,6 +2,7 @@ import "server-only";
 import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
 
 // What each agent says it can carry out (its heartbeat's `capabilities`), kept on the cluster's
 // row (Cluster.capabilities) where every instance can read it. The cluster page offers node-pool
@@ -42,17 +43,19 @@ export function noteCapabilities(clusterId: string, capabilities: readonly strin
   const last = map.get(clusterId);
   if (last && last.stored === stored && now.getTime() - last.checkedAt < RECHECK_MS) return;
   map.set(clusterId, { stored, checkedAt: now.getTime() });
-  // One conditional statement: it matches (and writes) only when the stored set differs.
-  void db()
-    .cluster.updateMany({
-      where: { id: clusterId, OR: [{ capabilities: null }, { capabilities: { not: stored } }] },
-      data: { capabilities: stored },
-    })
-    .catch((err: unknown) => {
-      map.delete(clusterId);
-      log.warn("could not record an agent's capabilities", { clusterId, error: String(err) });
-    });
+  void storeCapabilities(clusterId, stored).catch((err: unknown) => {
+    map.delete(clusterId);
+    log.warn("could not record an agent's capabilities", { clusterId, error: String(err) });
+  });
 }
+
+/** One conditional statement: it matches (and writes) only when the stored set differs. */
+const storeCapabilities = onPrimary("store-capabilities", async (clusterId: string, stored: string) => {
+  await db().cluster.updateMany({
+    where: { id: clusterId, OR: [{ capabilities: null }, { capabilities: { not: stored } }] },
+    data: { capabilities: stored },
+  });
+});
 
 /** The capabilities the cluster's agent last reported; null when it never has (or an older agent). */
 export async function storedCapabilities(clusterId: string): Promise<string[] | null> {

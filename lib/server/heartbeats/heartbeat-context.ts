@@ -3,6 +3,7 @@ import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
 import { db } from "@/lib/server/db/client";
 import { Snapshot } from "@/lib/server/cache/snapshot";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { everywhere } from "@/lib/server/agent-port/workers/primary-calls";
 
 export type OpenDirective = { id: string; type: string; payload: string };
 /** What a heartbeat's answer says besides the status: the phase that may override it, the open directives, the policy. */
@@ -75,7 +76,5 @@ export async function heartbeatContext(clusterId: string): Promise<HeartbeatCont
   };
 }
 
-/** Call after changing a phase or a directive, so this instance's agents see it on their next heartbeat. */
-export function invalidateHeartbeatContext() {
-  snapshot().invalidate();
-}
+/** Call after changing a phase or a directive, so this instance's agents see it on their next heartbeat (in every process). */
+export const invalidateHeartbeatContext = everywhere("invalidate-heartbeat-context", () => snapshot().invalidate());

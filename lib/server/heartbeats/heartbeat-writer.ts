@@ -8,6 +8,7 @@ import { asPrismaOperation, columns, runOnDriver, sql, Sql, type Column } from "
 import { log } from "@/lib/server/log";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { onPrimary, writesThroughPrimary } from "@/lib/server/agent-port/workers/primary-calls";
 import { requeueCounts, requeueFacts, trimCounts, trimFacts } from "./heartbeat-buffer";
 
 /**
@@ -102,14 +103,35 @@ function state(): State {
 
 export function enqueueHeartbeat(clusterId: string, facts: HeartbeatFacts) {
   const s = state();
-  const queued = s.pending.get(clusterId);
-  s.pending.set(clusterId, queued ? withKeptParts(facts, queued) : facts);
+  queue(s, clusterId, facts);
   const key = `${clusterId}|${Math.floor(facts.at.getTime() / MINUTE) * MINUTE}`;
   s.buckets.set(key, (s.buckets.get(key) ?? 0) + 1);
   s.received++;
   bound(s);
   schedule(s);
 }
+
+function queue(s: State, clusterId: string, facts: HeartbeatFacts) {
+  const queued = s.pending.get(clusterId);
+  s.pending.set(clusterId, queued ? withKeptParts(facts, queued) : facts);
+}
+
+/**
+ * The primary's side of a SQLite worker's flush: the batch joins this process's queue (newer
+ * facts win, counts add up) and goes out with its next flush. The worker counted the heartbeats.
+ */
+const handOver = onPrimary("heartbeat-batch", async (facts: [string, HeartbeatFacts][], counts: [string, number][]) => {
+  const s = state();
+  for (const [clusterId, f] of facts) {
+    const queued = s.pending.get(clusterId);
+    // A batch may arrive after a newer heartbeat of the same cluster (another worker's).
+    if (queued && queued.at > f.at) s.pending.set(clusterId, withKeptParts(queued, f));
+    else queue(s, clusterId, f);
+  }
+  for (const [key, n] of counts) s.buckets.set(key, (s.buckets.get(key) ?? 0) + n);
+  bound(s);
+  schedule(s);
+});
 
 /**
  * Newer facts, with the parts they lack taken from older facts not written yet: coalescing two
@@ -235,7 +257,9 @@ export async function flushHeartbeats(force = false): Promise<void> {
     return;
   }
   const started = performance.now();
-  s.flushing = write(due, buckets, s.poolHashes, s.uids)
+  // A worker on SQLite hands its batch to the primary, the file's one writer (primary-calls.ts).
+  const batch = writesThroughPrimary() ? handOver([...due], [...buckets]) : write(due, buckets, s.poolHashes, s.uids);
+  s.flushing = batch
     .then(() => {
       observe(
         FLUSH_SECONDS,

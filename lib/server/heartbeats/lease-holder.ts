@@ -4,6 +4,7 @@ import { leaseVerdict, type LeaseClaim } from "@/lib/domain/lease-holder";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
 
 // The Lease claim each cluster's heartbeats carry (lib/domain/lease-holder.ts), kept on the
 // cluster's row where every instance reads it. Heartbeats repeat the same claim: the last one
@@ -55,19 +56,21 @@ export async function checkLeaseHolder(clusterId: string, lease: HeartbeatLease 
     }
     if (verdict === "newer") {
       // Conditional on the claim read: a newer claim written meanwhile makes this match nothing.
-      const written = await db().cluster.updateMany({
-        where: {
-          id: clusterId,
-          leaseHolder: row.leaseHolder,
-          leaseTransitions: row.leaseTransitions,
-          leaseCreatedAt: row.leaseCreatedAt,
-        },
-        data: { leaseHolder: claim.holder, leaseTransitions: claim.transitions, leaseCreatedAt: claim.createdAt },
-      });
-      if (written.count === 0) continue;
+      if (!(await storeClaim(clusterId, row, claim))) continue;
     }
     map.set(clusterId, { key, checkedAt: now.getTime() });
     return;
   }
   throw new ApiError("conflict", "The cluster's Lease claim kept changing; retry the heartbeat.");
 }
+
+type StoredClaim = { leaseHolder: string | null; leaseTransitions: number | null; leaseCreatedAt: Date | null };
+
+/** Records `claim` unless the row's claim is no longer `read` (a newer one written meanwhile). */
+const storeClaim = onPrimary("store-lease-claim", async (clusterId: string, read: StoredClaim, claim: LeaseClaim) => {
+  const written = await db().cluster.updateMany({
+    where: { id: clusterId, ...read },
+    data: { leaseHolder: claim.holder, leaseTransitions: claim.transitions, leaseCreatedAt: claim.createdAt },
+  });
+  return written.count === 1;
+});

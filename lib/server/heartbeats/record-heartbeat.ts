@@ -13,6 +13,7 @@ import { noteCapabilities } from "./agent-capabilities";
 import { checkLeaseHolder } from "./lease-holder";
 import { caState } from "@/lib/server/pki/current-ca";
 import { heartbeatCaFields } from "@/lib/server/pki/ca-rollover";
+import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
 
 export type Directive = { id: string; type: string } & Record<string, unknown>;
 
@@ -54,19 +55,12 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     const open = context.directives.filter((d) => acked.has(d.id)).map((d) => d.id);
     const done = open.filter((id) => !failed.has(id));
     if (open.length) {
-      if (done.length) {
-        await db().directive.updateMany({
-          where: { id: { in: done }, clusterId: agent.clusterId, ackedAt: null },
-          data: { ackedAt: now },
-        });
-      }
-      // A failed ack closes the directive too (it is not sent again), with the agent's reason.
-      for (const id of open.filter((i) => failed.has(i))) {
-        await db().directive.updateMany({
-          where: { id, clusterId: agent.clusterId, ackedAt: null },
-          data: { ackedAt: now, failedReason: failed.get(id)!.reason, failedCode: failed.get(id)!.code },
-        });
-      }
+      await closeDirectives(
+        agent.clusterId,
+        done,
+        open.filter((id) => failed.has(id)).map((id) => ({ id, ...failed.get(id)! })),
+        now,
+      );
       invalidateHeartbeatContext();
     }
   }
@@ -109,3 +103,22 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
     ...(ca.caBundle ? { caBundle: ca.caBundle } : {}),
   };
 }
+
+/** Acknowledged directives closed; a failed ack closes one too (it is not sent again), with the agent's reason. */
+const closeDirectives = onPrimary(
+  "close-directives",
+  async (clusterId: string, done: string[], failed: { id: string; reason: string; code: string | null }[], now: Date) => {
+    if (done.length) {
+      await db().directive.updateMany({
+        where: { id: { in: done }, clusterId, ackedAt: null },
+        data: { ackedAt: now },
+      });
+    }
+    for (const f of failed) {
+      await db().directive.updateMany({
+        where: { id: f.id, clusterId, ackedAt: null },
+        data: { ackedAt: now, failedReason: f.reason, failedCode: f.code },
+      });
+    }
+  },
+);

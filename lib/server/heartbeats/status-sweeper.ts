@@ -7,6 +7,7 @@ import { getSettings } from "@/lib/server/settings/settings";
 import { log } from "@/lib/server/log";
 import { broadcastSummary } from "@/lib/server/events/fleet-summary";
 import { heartbeatsCaughtUp } from "./heartbeat-writer";
+import { workersFailing } from "@/lib/server/agent-port/workers/worker-stats";
 import { recordTransitions, type StatusTransition } from "./record-transitions";
 
 const BATCH = 500;
@@ -19,8 +20,8 @@ const BATCH = 500;
 export async function sweepStatuses(now = new Date()): Promise<number> {
   // Heartbeats that arrived while the database was away are still in this instance's buffer:
   // judged by the stale stored facts, their clusters would turn NotReady for the outage itself.
-  // Wait until they are written (docs/operations/failure-modes.md).
-  if (!(await heartbeatsCaughtUp())) return 0;
+  // Wait until they are written (docs/operations/failure-modes.md); the agent-port workers' too.
+  if (!(await heartbeatsCaughtUp()) || workersFailing()) return 0;
   const { notReadyThresholdSeconds: threshold } = await getSettings();
   // Which clusters drifted is asked in SQL generated from the status rule table, so it cannot
   // disagree with healthStatus() below.

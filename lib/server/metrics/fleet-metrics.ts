@@ -7,6 +7,7 @@ import { summarize } from "@/lib/server/pki/ca-rollover";
 import { classifyDatabaseError } from "@/lib/server/db/database-errors";
 import { heartbeatBuffer } from "@/lib/server/heartbeats/heartbeat-writer";
 import { metricsRegistry } from "./registry";
+import { aggregateMetrics, workersMetrics } from "@/lib/server/agent-port/workers/worker-stats";
 
 export const HEARTBEAT_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
@@ -48,7 +49,10 @@ export async function renderMetrics(): Promise<string> {
     ],
   );
   readPool(fleet);
-  return Registry.merge([fleet, metricsRegistry()]).metrics();
+  // With agent-port workers, their metrics join this process's (counters summed: one instance).
+  const workers = await workersMetrics();
+  const own = workers.length ? aggregateMetrics([await metricsRegistry().getMetricsAsJSON(), ...workers]) : metricsRegistry();
+  return Registry.merge([fleet, own]).metrics();
 }
 
 // PostgreSQL only: SQLite is one connection inside the process (better-sqlite3, synchronous), so

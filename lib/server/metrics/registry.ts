@@ -78,6 +78,8 @@ function registerEventLoopDelay(s: State) {
     help: "Event loop delay since the previous scrape (10 ms sampling): p50, p99 and max.",
     labelNames: ["quantile"],
     registers: [s.registry],
+    // Several processes (agent-port workers): the slowest loop is the one to see.
+    aggregator: "max",
     collect() {
       this.set({ quantile: "0.5" }, seconds(h.percentile(50)));
       this.set({ quantile: "0.99" }, seconds(h.percentile(99)));

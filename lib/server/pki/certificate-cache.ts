@@ -2,6 +2,7 @@ import "server-only";
 import { Snapshot } from "@/lib/server/cache/snapshot";
 import { db } from "@/lib/server/db/client";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { everywhere } from "@/lib/server/agent-port/workers/primary-calls";
 
 // The agent port's certificates by fingerprint, and their revocations, for every instance: the
 // identity check (agent-port/agent-identity.ts) reads it, revocations (revoke-certificates.ts) evict.
@@ -21,7 +22,7 @@ export type CachedCertificate = {
 // changes, so certificates are cached by fingerprint. Every revocation (superseded, rotated,
 // deregistered) writes a RevokedCertificate row; this instance reads the new ones at most a
 // second old and evicts them, so a revocation made on any instance applies everywhere within
-// about a second, and at once on the instance that made it (forgetCertificates).
+// about a second, and at once in every process of the instance that made it (forgetCertificates).
 const REVOCATION_POLL_MS = 1000;
 
 type State = { cache: Map<string, CachedCertificate>; revocations: Snapshot<Date> };
@@ -35,22 +36,25 @@ function state(): State {
         where: { revokedAt: { gte: from } },
         select: { serial: true, revokedAt: true },
       });
-      if (rows.length) forgetCertificates(rows.map((r) => r.serial));
+      if (rows.length) forgetHere(rows.map((r) => r.serial));
       return rows.reduce((max, r) => (r.revokedAt > max ? r.revokedAt : max), since ?? from);
     }, REVOCATION_POLL_MS),
   }));
 }
 
-export function forgetCertificates(serials: string[]) {
+function forgetHere(serials: string[]) {
   const set = new Set(serials);
   const { cache } = state();
   for (const [fp, e] of cache) if (set.has(e.serial)) cache.delete(fp);
 }
 
-export function forgetCluster(clusterId: string) {
+/** Evicts revoked (or changed) certificates here and in the instance's other processes (agent-port workers). */
+export const forgetCertificates = everywhere("forget-certificates", forgetHere);
+
+export const forgetCluster = everywhere("forget-cluster", (clusterId: string) => {
   const { cache } = state();
   for (const [fp, e] of cache) if (e.clusterId === clusterId) cache.delete(fp);
-}
+});
 
 function remember(fingerprint: string, entry: CachedCertificate) {
   const { cache } = state();

@@ -4,6 +4,7 @@ import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
 import { CA_SECRETS, dbSecretStore, decodeStoredCa, loadOrCreateFleetCa, type FleetCa } from "./fleet-ca";
 import { processSingleton } from "@/lib/server/process-singletons";
+import { everywhere } from "@/lib/server/agent-port/workers/primary-calls";
 
 /**
  * The fleet's CAs as every instance sees them. Outside a rollover there is one CA. During a
@@ -81,10 +82,10 @@ export async function caState(): Promise<CaState> {
   return cached && age < REFRESH_MS + SERVE_STALE_MS ? cached.state : loading;
 }
 
-/** After this instance changed the rows: the next caState() reads them again. */
-export function invalidateCaState() {
+/** After this instance changed the rows: the next caState() reads them again, in every process of the instance. */
+export const invalidateCaState = everywhere("invalidate-ca-state", () => {
   if (g.cached) g.cached.at = 0;
-}
+});
 
 async function refresh(): Promise<CaState> {
   await firstLoad();

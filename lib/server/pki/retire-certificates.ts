@@ -2,6 +2,7 @@ import "server-only";
 import { db } from "@/lib/server/db/client";
 import { forgetCertificates, peekCachedCertificate } from "./certificate-cache";
 import { revokeCertificatesInBatch } from "./revoke-certificates";
+import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
 
 /** The certificate an agent presented, as its identity names it. */
 export type PresentedCertificate = { clusterId: string; serial: string; fingerprint: string };
@@ -19,48 +20,51 @@ export type PresentedCertificate = { clusterId: string; serial: string; fingerpr
  * either alone would give.
  */
 export async function markFirstUse(agent: PresentedCertificate): Promise<void> {
-  const now = new Date();
-  const client = db();
   const cached = peekCachedCertificate(agent.fingerprint);
+  // A new cluster's only certificate: nothing before it to look for.
+  const only = !!cached?.firstOfCluster && cached.serial === agent.serial;
+  await recordFirstUse(agent, only, new Date());
+  if (only) cached!.used = true;
+  // The cached entry of the one in use still says "never used".
+  else forgetCertificates([agent.serial]);
+}
+
+const recordFirstUse = onPrimary("record-first-use", async (agent: PresentedCertificate, only: boolean, now: Date) => {
+  const client = db();
   const mark = () =>
     client.certificate.updateMany({
       where: { serial: agent.serial, firstUsedAt: null },
       data: { firstUsedAt: now },
     });
-  if (cached?.firstOfCluster && cached.serial === agent.serial) {
-    // A new cluster's only certificate: nothing before it to look for.
+  if (only) {
     await mark();
-    cached.used = true;
     return;
   }
   const current = await client.certificate.findUnique({
     where: { serial: agent.serial },
     select: { createdAt: true, firstUsedAt: true },
   });
-  if (current && !current.firstUsedAt) {
-    const prior = (
-      await client.certificate.findMany({
-        where: {
-          clusterId: agent.clusterId,
-          revokedAt: null,
-          serial: { not: agent.serial },
-          createdAt: { lte: current.createdAt },
-        },
-        select: { serial: true },
-      })
-    ).map((c) => c.serial);
-    if (!prior.length) await mark();
-    else {
-      const revocation = {
+  if (!current || current.firstUsedAt) return;
+  const prior = (
+    await client.certificate.findMany({
+      where: {
         clusterId: agent.clusterId,
-        certificates: prior,
-        kind: "superseded",
-        note: "superseded by rotation",
-        at: now,
-      } as const;
-      await revokeCertificatesInBatch(client, revocation, [mark()]);
-    }
+        revokedAt: null,
+        serial: { not: agent.serial },
+        createdAt: { lte: current.createdAt },
+      },
+      select: { serial: true },
+    })
+  ).map((c) => c.serial);
+  if (!prior.length) await mark();
+  else {
+    const revocation = {
+      clusterId: agent.clusterId,
+      certificates: prior,
+      kind: "superseded",
+      note: "superseded by rotation",
+      at: now,
+    } as const;
+    await revokeCertificatesInBatch(client, revocation, [mark()]);
   }
-  // The cached entry of the one in use still says "never used".
-  forgetCertificates([agent.serial]);
-}
+});

@@ -11,6 +11,7 @@ import { db } from "@/lib/server/db/client";
 import { recordAudit, type Actor } from "@/lib/server/audit/record-audit";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { Snapshot } from "@/lib/server/cache/snapshot";
+import { everywhere } from "@/lib/server/agent-port/workers/primary-calls";
 import { ApiError } from "@/lib/server/api/errors";
 import { fieldDetails } from "@/lib/server/api/read-body";
 
@@ -68,7 +69,7 @@ export async function updateSettings(actor: Actor, patch: SettingsPatch): Promis
       );
     }
   });
-  snapshot().invalidate();
+  invalidateSettings();
   return next;
 }
 
@@ -84,3 +85,6 @@ export function checkSettingsPatch(raw: unknown): void {
   const sentences = details.map((d) => (d.message.endsWith(".") ? d.message : `${d.field}: ${d.message}.`));
   throw new ApiError("invalid_request", sentences.join(" "), details);
 }
+
+/** The cached settings read again on next use, in every process of this instance (agent-port workers too). */
+const invalidateSettings = everywhere("invalidate-settings", () => snapshot().invalidate());
