@@ -1,4 +1,5 @@
-# The control plane: console, admin API and agent port in one process (server.ts), on Node 22.
+# The control plane: console, admin API and agent port (server.ts; the agent port on one worker
+# process per core, agent-worker.ts), on Node 22.
 #
 #   docker build -t registry.example.com/fleet/registry:0.1.0 .
 #   docker run -p 3000:3000 -p 8443:8443 -v fleet-data:/app/data registry.example.com/fleet/registry:0.1.0

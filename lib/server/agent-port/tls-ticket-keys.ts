@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { env } from "@/lib/env";
 import { db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
+import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
 import { dbSecretStore, type SecretStore } from "@/lib/server/pki/fleet-ca";
 import { isSealedKey, sealKey, unsealKey, type SealedKey } from "@/lib/server/pki/ca-key-seal";
 
@@ -110,7 +111,7 @@ function decode(value: string, kek: Buffer | null): TicketKey[] | null {
  */
 export async function currentTicketKey(
   now = Date.now(),
-  store: SecretStore = dbSecretStore(db()),
+  store: SecretStore = ticketKeyStore(),
   kek: Buffer | null = env().fleetCaKek,
 ): Promise<TicketKey> {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -129,4 +130,14 @@ export async function currentTicketKey(
     }
   }
   throw new Error("the agent port's TLS ticket keys kept changing under this instance; will try again");
+}
+
+// An agent-port worker on SQLite stores a first key or a successor through the main process, the file's one writer.
+const createKeys = onPrimary("ticket-keys-create", (name: string, value: string) => dbSecretStore(db()).create(name, value));
+const replaceKeys = onPrimary("ticket-keys-replace", (name: string, expected: string, value: string) =>
+  dbSecretStore(db()).replace!(name, expected, value),
+);
+
+function ticketKeyStore(): SecretStore {
+  return { get: (name) => dbSecretStore(db()).get(name), create: createKeys, replace: replaceKeys };
 }

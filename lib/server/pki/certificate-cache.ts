@@ -67,16 +67,17 @@ function remember(fingerprint: string, entry: CachedCertificate) {
  * second or two, then needs no lookup and marks its first use with one update, which is what a
  * registration wave of thousands of new clusters needs. Only for a cluster registered just now, which has no other certificate.
  */
-export function rememberNewCertificate(cert: {
-  fingerprint: string;
-  serial: string;
-  clusterId: string;
-  notAfter: Date;
-  issuerFingerprint: string;
-}) {
-  const { fingerprint, ...rest } = cert;
-  remember(fingerprint, { ...rest, revoked: false, used: false, firstOfCluster: true });
+export function rememberNewCertificate(cert: NewCertificate) {
+  const { fingerprint, serial, clusterId, notAfter, issuerFingerprint } = cert;
+  // In every process: the first heartbeat lands on whichever agent-port worker takes the connection.
+  rememberEverywhere({ fingerprint, serial, clusterId, notAfter, issuerFingerprint });
 }
+
+type NewCertificate = { fingerprint: string; serial: string; clusterId: string; notAfter: Date; issuerFingerprint: string };
+
+const rememberEverywhere = everywhere("remember-new-certificate", ({ fingerprint, ...rest }: NewCertificate) =>
+  remember(fingerprint, { ...rest, revoked: false, used: false, firstOfCluster: true }),
+);
 
 /** The certificate with this fingerprint, from the cache or the database (then cached); null when none was issued. */
 export async function cachedCertificate(fingerprint: string): Promise<CachedCertificate | null> {

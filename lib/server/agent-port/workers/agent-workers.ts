@@ -8,6 +8,7 @@ import { takeReport, workerGone } from "./worker-stats";
 import "./forward-to-primary";
 import "@/lib/server/heartbeats/record-heartbeat";
 import "@/lib/server/pki/certificate-cache";
+import "../tls-ticket-keys";
 
 // The primary's side of the agent-port workers: AGENT_WORKERS processes (agent-worker.ts) share
 // the agent port's listening socket (node:cluster hands each new connection to the next worker in
