@@ -124,6 +124,11 @@ export async function startFleetServer(
     NEXT_TELEMETRY_DISABLED: "1",
     // ~1.5 s of CPU per start, and tests start many servers (console-warmup.test.ts turns it on).
     CONSOLE_WARMUP: "off",
+    // Under node:test (NODE_TEST_CONTEXT), the agent port in the main process: each worker is a
+    // second or two more of CPU per start, and tests start many servers. The workers are tested in
+    // agent-port-workers.test.ts and run in the e2e suites and the benches, which start the product
+    // as it ships. AGENT_WORKERS in the caller's environment (or `env`) wins.
+    ...(process.env.NODE_TEST_CONTEXT && process.env.AGENT_WORKERS === undefined ? { AGENT_WORKERS: "0" } : {}),
     HOST: "127.0.0.1",
     PORT: String(consolePort),
     AGENT_PORT: String(agentPort),
