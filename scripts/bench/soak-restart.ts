@@ -8,7 +8,6 @@ import type { SoakReport } from "./soak-simulator";
 
 export interface RestartProbe {
   server: FleetServer;
-  clusters: number;
   /** Tells the simulator to count the clusters that heartbeat from now on. */
   mark: () => void;
   /** Every report the simulator sends from now on (null: stop). */
@@ -39,6 +38,8 @@ export async function restartAndRecover(p: RestartProbe): Promise<RestartOutcome
   const threshold = await notReadyThresholdSeconds(p.server);
   const before = p.latest();
   const hbErrors0 = before?.heartbeatErrors ?? {};
+  // The clusters registered when the server stops (a ramp may not have finished) must all return.
+  const clusters = before?.registered ?? 0;
 
   // The wave: what the simulator saw answered per second after the new server was ready.
   const wave = {
@@ -78,7 +79,7 @@ export async function restartAndRecover(p: RestartProbe): Promise<RestartOutcome
     await sleep(1000);
     maxNotReady = Math.max(maxNotReady, await p.countNotReady());
     const since = p.latest()?.heartbeatedSinceMark ?? 0;
-    if (recoveredAt === null && since >= p.clusters) recoveredAt = performance.now();
+    if (recoveredAt === null && since >= clusters) recoveredAt = performance.now();
     const now = performance.now();
     if ((recoveredAt !== null && now >= watchUntil) || now >= giveUpAt) break;
   }
@@ -97,9 +98,9 @@ export async function restartAndRecover(p: RestartProbe): Promise<RestartOutcome
   return {
     missed,
     lines: [
-      `restart (SIGTERM while the fleet keeps running; the same ports and database):`,
+      `restart (SIGTERM while the fleet of ${clusters} registered clusters keeps running; the same ports and database):`,
       `  stop ${secs(stopped.ms)} (exit ${stopped.code ?? stopped.signal}), start until ready ${secs(readyAt - t0 - stopped.ms)}`,
-      `  every cluster heartbeating again ${recovery === null ? `NOT after ${secs(performance.now() - t0)} (${p.latest()?.heartbeatedSinceMark ?? 0}/${p.clusters})` : `${secs(recovery)} after SIGTERM (${secs(recovery - (readyAt - t0))} after ready)`}  (goal <= ${threshold}s, the NotReady threshold)  ${recoveredOk ? "ok" : "MISSED"}`,
+      `  every cluster heartbeating again ${recovery === null ? `NOT after ${secs(performance.now() - t0)} (${p.latest()?.heartbeatedSinceMark ?? 0}/${clusters})` : `${secs(recovery)} after SIGTERM (${secs(recovery - (readyAt - t0))} after ready)`}  (goal <= ${threshold}s, the NotReady threshold)  ${recoveredOk ? "ok" : "MISSED"}`,
       `  false NotReady     ${maxNotReady}  (goal 0; max over 1 s polls until ${secs(Math.max(watchUntil, recoveredAt ?? 0) - t0)} after SIGTERM)  ${maxNotReady === 0 ? "ok" : "MISSED"}`,
       `  heartbeat errors   ${sum(errorsDuring)} ${Object.entries(errorsDuring)
         .map(([k, v]) => `${k}=${v}`)

@@ -272,7 +272,6 @@ async function main(): Promise<number> {
         latencies = [];
         const outcome = await restartAndRecover({
           server,
-          clusters: CLUSTERS,
           mark: () => sim.send({ type: "mark" } satisfies SoakMark),
           onReport: (listener) => (reportListener = listener),
           latest: () => latest,
