@@ -83,7 +83,12 @@ const schema = z.object({
    */
   SIGNING_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(8),
   SIGNING_MAX_QUEUED: z.coerce.number().int().min(0).default(64),
+  /**
+   * The Retry-After of those 503s: the time the backlog (running, queued, and refused requests
+   * not due back yet) takes at the recent signing rate, spread per answer, within these bounds.
+   */
   SIGNING_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).default(2),
+  SIGNING_RETRY_AFTER_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /**
    * While the event loop's p99 delay over the last second is above this many ms, fewer register
    * and rotate requests run (in flight x threshold / lag, none queued; the rest 503 overloaded), so

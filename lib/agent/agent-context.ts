@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type https from "node:https";
-import { backoffDelay, DEFAULT_BACKOFF, retryAfterDelay, type BackoffPolicy } from "./backoff";
+import { backoffDelay, cappedAt, DEFAULT_BACKOFF, retryAfterDelay, type BackoffPolicy } from "./backoff";
 import { systemClock, type Clock } from "./clock";
 import type { ClusterBackend } from "./cluster-backend";
 import { generateRsaKeyPair, type KeyPair } from "./csr";
@@ -253,6 +253,18 @@ export class AgentContext {
     return failure.retryAfterMs === undefined
       ? backoffDelay(attempt, this.random, this.backoff)
       : retryAfterDelay(failure.retryAfterMs, attempt, this.random, this.backoff);
+  }
+
+  /**
+   * A failed heartbeat's wait: as retryDelay, but without a Retry-After (a connection refused
+   * while the server restarts, a timeout) full jitter within one heartbeat interval at most. A
+   * fleet cut off together then returns at about its steady heartbeat rate within an interval of
+   * the server's return, instead of minutes later for the agents whose backoff had grown, which a
+   * status threshold of a few intervals would show as NotReady.
+   */
+  heartbeatRetryDelay(failure: Failure, attempt: number): number {
+    if (failure.retryAfterMs !== undefined) return this.retryDelay(failure, attempt);
+    return backoffDelay(attempt, this.random, cappedAt(this.backoff, this.intervalSeconds() * 1000));
   }
 
   report(failure: Failure, phase: Phase, retryInMs?: number) {

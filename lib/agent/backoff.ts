@@ -14,6 +14,11 @@ export function backoffDelay(attempt: number, random: () => number, policy: Back
   return Math.floor(random() * exp);
 }
 
+/** The policy with its ceiling lowered to `capMs` (never raised). */
+export function cappedAt(policy: BackoffPolicy, capMs: number): BackoffPolicy {
+  return { ...policy, capMs: Math.max(policy.baseMs, Math.min(policy.capMs, capMs)) };
+}
+
 /** The upper bound backoffDelay may return for `attempt`. */
 export function backoffCeiling(attempt: number, policy: BackoffPolicy = DEFAULT_BACKOFF): number {
   return Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(Math.max(0, attempt), 30));

@@ -96,7 +96,7 @@ export class HeartbeatLoop {
           this.registration.awaitToken(failure, delay);
           continue;
         }
-        delay = this.ctx.retryDelay(failure, failures++);
+        delay = this.ctx.heartbeatRetryDelay(failure, failures++);
         this.ctx.report(failure, "heartbeat", delay);
       }
     }

@@ -1,6 +1,8 @@
 // The simulator half of `npm run bench:soak`, in its own process so its CPU is measured apart
 // from the server's. Started by scripts/bench/soak.ts with fork(); reports over IPC once a second:
-// registered count, errors by code (cumulative) and the heartbeat latencies of that second.
+// registered count, errors by code (cumulative, in all and of heartbeats and registrations), the
+// heartbeat latencies of that second, and after a `mark` message (the server restarted) how many
+// clusters have heartbeated since.
 import { FleetSimulator } from "../../lib/agent/simulator/fleet-simulator";
 import { staticTokenSource } from "../../lib/agent/token";
 import { parseFaults } from "../../lib/agent/simulator/simulate-args";
@@ -19,14 +21,27 @@ export interface SoakReport {
   type: "report";
   registered: number;
   errors: Record<string, number>;
+  heartbeatErrors: Record<string, number>;
+  registerErrors: Record<string, number>;
   latencies: number[];
+  /** Clusters with an answered heartbeat since the last mark (null before one). */
+  heartbeatedSinceMark: number | null;
+}
+
+/** From soak.ts: count the clusters that heartbeat from now on. */
+export interface SoakMark {
+  type: "mark";
 }
 
 function send(message: unknown) {
   process.send?.(message);
 }
 
+let markAt: number | null = null;
 process.once("message", (config: SoakSimulatorConfig) => {
+  process.on("message", (m: SoakMark) => {
+    if (m.type === "mark") markAt = Date.now();
+  });
   const sim = new FleetSimulator({
     server: new URL(config.server),
     caPem: config.caPem,
@@ -46,7 +61,10 @@ process.once("message", (config: SoakSimulatorConfig) => {
       type: "report",
       registered: sim.stats.registered,
       errors: Object.fromEntries(sim.stats.errors),
+      heartbeatErrors: Object.fromEntries(sim.stats.phaseErrors.get("heartbeat") ?? []),
+      registerErrors: Object.fromEntries(sim.stats.phaseErrors.get("register") ?? []),
       latencies: sim.stats.takeWindow(Date.now()).map((ms) => Math.round(ms * 10) / 10),
+      heartbeatedSinceMark: markAt === null ? null : sim.heartbeatedSince(markAt),
     };
     send(report);
   }, 1000);

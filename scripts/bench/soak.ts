@@ -6,7 +6,11 @@
 //   ramp: until every cluster is registered and has heartbeated (no Pending left; goal <= 3 min)
 //   soak: --minutes of steady heartbeats, polling the admin API for Pending and NotReady (no
 //         faults are injected, so every NotReady is a false one), counting the simulator's
-//         errors by code and its heartbeat latencies, sampling the server's RSS and both CPUs.
+//         errors by code and its heartbeat latencies, sampling the RSS and CPU of every server
+//         process (the server's whole process tree, plus --extra-pid) and of the simulator.
+//   restart (--restart-at): the server is stopped with SIGTERM while the fleet keeps running and
+//         started again on the same ports and database; the recovery is measured apart from the
+//         steady soak (its errors and latencies are not the soak's).
 // Exits 1 when a goal is missed. A benchmark, not part of npm test. Loopback only.
 //
 // Flags (small defaults so a plain `npm run bench:soak` finishes in about two minutes):
@@ -18,12 +22,16 @@
 //   --key-pool K      RSA keys shared by the simulated clusters (default 16)
 //   --port P          console on P, agent port on P+1 (default: free ports)
 //   --profile DIR     write --cpu-prof profiles to DIR/server and DIR/simulator (one per thread)
+//   --restart-at S    S seconds into the soak, restart the server and measure the recovery
+//   --extra-pid PID   a process to count with the server's (an HAProxy in front); repeatable
+//   --workers N       AGENT_WORKERS=N in the server's environment (agent-port worker processes)
 import { fork } from "node:child_process";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
-import type { SoakReport, SoakSimulatorConfig } from "./soak-simulator";
+import { ProcessGroup, RssPeaks, describeRss } from "./process-tree";
+import { restartAndRecover } from "./soak-restart";
+import type { SoakMark, SoakReport, SoakSimulatorConfig } from "./soak-simulator";
 
 const GOALS = { rampSeconds: 180, p99Ms: 100, rssMb: 500 } as const;
 
@@ -37,6 +45,9 @@ const { values: flags } = parseArgs({
     "key-pool": { type: "string", default: "16" },
     port: { type: "string" },
     profile: { type: "string" },
+    "restart-at": { type: "string" },
+    "extra-pid": { type: "string", multiple: true },
+    workers: { type: "string" },
   },
 });
 
@@ -53,49 +64,13 @@ const ENGINE = flags.engine;
 if (ENGINE !== "sqlite" && ENGINE !== "postgres") throw new Error(`--engine must be sqlite or postgres (got "${ENGINE}")`);
 const PORT = flags.port === undefined ? undefined : Math.round(positive("port", flags.port));
 const PROFILE_DIR = flags.profile ? path.resolve(flags.profile) : undefined;
-
-// ---- process accounting from /proc (Linux) ------------------------------------------------
-
-const TICKS_PER_SECOND = 100; // USER_HZ; 100 on every Linux this runs on
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return NaN;
-  }
-}
-
-function rssMb(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
-
-class CpuMeter {
-  private cpu0: number;
-  private t0 = performance.now();
-  constructor(private readonly pid: number | undefined) {
-    this.cpu0 = cpuSeconds(pid);
-  }
-  /** Percent of one core since construction or the last `lap`. */
-  lap(): number {
-    const cpu = cpuSeconds(this.pid);
-    const t = performance.now();
-    const pct = ((cpu - this.cpu0) / ((t - this.t0) / 1000)) * 100;
-    this.cpu0 = cpu;
-    this.t0 = t;
-    return pct;
-  }
-}
+const RESTART_AT = flags["restart-at"] === undefined ? undefined : positive("restart-at", flags["restart-at"]);
+if (RESTART_AT !== undefined && RESTART_AT >= MINUTES * 60)
+  throw new Error(`--restart-at ${RESTART_AT} is past the end of a ${MINUTES} min soak`);
+const EXTRA_PIDS = (flags["extra-pid"] ?? []).map((p) => Math.round(positive("extra-pid", p)));
+const WORKERS = flags.workers === undefined ? undefined : Number(flags.workers);
+if (WORKERS !== undefined && !(Number.isInteger(WORKERS) && WORKERS >= 0))
+  throw new Error(`--workers must be a whole number >= 0 (got "${flags.workers}")`);
 
 // ---- numbers ------------------------------------------------------------------------------
 
@@ -185,6 +160,7 @@ async function main(): Promise<number> {
   // One directory per process: every thread (the module loader's, workers) writes its own profile.
   const profileArgs = (name: string) => (PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : []);
   // Without --profile the server takes FLEET_SERVER_NODE_ARGS (tests/helpers/fleet-server.ts), to try V8 flags.
+  const startedAt = performance.now();
   const server = await startFleetServer(
     {
       LOG_LEVEL: "warn",
@@ -193,12 +169,14 @@ async function main(): Promise<number> {
       // One source address registers the whole fleet: the per-address limit is not what is measured.
       REGISTRATION_RATE_PER_MINUTE: "1000000",
       REGISTRATION_RATE_BURST: "100000",
+      ...(WORKERS === undefined ? {} : { AGENT_WORKERS: String(WORKERS) }),
     },
     { ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined, nodeArgs: PROFILE_DIR ? profileArgs("server") : undefined },
   );
-  const serverPid = server.pid();
+  // Every process of the server (its pid changes at a restart; workers are its children) and --extra-pid.
+  const serverProcesses = () => new ProcessGroup(() => [server.pid()], EXTRA_PIDS);
   console.log(
-    `server pid ${serverPid}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${rssMb(serverPid).toFixed(0)} MB`,
+    `server pid ${server.pid()}${EXTRA_PIDS.length ? ` (+ ${EXTRA_PIDS.join(", ")})` : ""} ready in ${elapsed(startedAt)}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${describeRss(serverProcesses().sample())}`,
   );
 
   const token = await server.api("POST", "/api/v1/registration-tokens", {
@@ -215,12 +193,16 @@ async function main(): Promise<number> {
   let registered = 0;
   let errors: Record<string, number> = {};
   let latencies: number[] = [];
+  let latest: SoakReport | null = null;
+  let reportListener: ((report: SoakReport) => void) | null = null;
   sim.on("message", (m: SoakReport | { type: "progress"; message: string } | { type: "started" }) => {
     if (m.type === "progress") console.log(`[sim] ${m.message}`);
     if (m.type !== "report") return;
+    latest = m;
     registered = m.registered;
     errors = m.errors;
     for (const ms of m.latencies) latencies.push(ms);
+    reportListener?.(m);
   });
   const simExited = new Promise<void>((resolve) => sim.once("exit", () => resolve()));
   const config: SoakSimulatorConfig = {
@@ -239,8 +221,8 @@ async function main(): Promise<number> {
     // ---- ramp
     const rampCounters = await serverCounters(server);
     const rampStart = performance.now();
-    const rampServerCpu = new CpuMeter(serverPid);
-    const rampSimCpu = new CpuMeter(sim.pid);
+    const rampServerCpu = serverProcesses();
+    const rampSimCpu = new ProcessGroup(() => [sim.pid]);
     const rampLimitMs = GOALS.rampSeconds * 2 * 1000;
     let rampSeconds = NaN;
     for (;;) {
@@ -260,9 +242,9 @@ async function main(): Promise<number> {
     console.log(
       `ramp: ${Number.isNaN(rampSeconds) ? `NOT complete after ${rampLimitMs / 1000}s` : `every cluster registered and heartbeating after ${rampSeconds.toFixed(1)}s`}` +
         ` (goal <= ${GOALS.rampSeconds}s); heartbeat p50 ${percentile(rampLatencies, 50).toFixed(1)} ms p99 ${percentile(rampLatencies, 99).toFixed(1)} ms;` +
-        ` CPU server ${rampServerCpu.lap().toFixed(0)}% simulator ${rampSimCpu.lap().toFixed(0)}%; errors ${fmtCounts(errors)}`,
+        ` CPU server ${rampServerCpu.lapCpu().toFixed(0)}% simulator ${rampSimCpu.lapCpu().toFixed(0)}%; errors ${fmtCounts(errors)}`,
     );
-    const soakCounters = await serverCounters(server);
+    let soakCounters = await serverCounters(server);
     for (const line of counterLines(rampCounters, soakCounters)) console.log(`ramp ${line.trim()}`);
     if (Number.isNaN(rampSeconds) || rampSeconds > GOALS.rampSeconds) failures.push("ramp");
 
@@ -270,22 +252,50 @@ async function main(): Promise<number> {
     latencies = [];
     const errorsBefore = { ...errors };
     const soakStart = performance.now();
-    const serverCpu = new CpuMeter(serverPid);
-    const simCpu = new CpuMeter(sim.pid);
-    const windowServerCpu = new CpuMeter(serverPid);
-    const windowSimCpu = new CpuMeter(sim.pid);
+    const serverCpu = serverProcesses();
+    const simCpu = new ProcessGroup(() => [sim.pid]);
+    const windowServerCpu = serverProcesses();
+    const windowSimCpu = new ProcessGroup(() => [sim.pid]);
     let maxPending = 0;
     let maxNotReady = 0;
     await eventLoopDelay(server); // starts the window
     const loop = { p99: 0, max: 0 };
-    let maxRss = rssMb(serverPid);
+    const rss = new RssPeaks();
+    rss.add(serverCpu.sample());
     let lastLine = soakStart;
+    let restart: { lines: string[]; ms: number } | null = null;
     while (performance.now() - soakStart < MINUTES * 60_000) {
       await new Promise((r) => setTimeout(r, 5000));
+      if (RESTART_AT !== undefined && !restart && performance.now() - soakStart >= RESTART_AT * 1000) {
+        // The restart's errors, latencies and NotReady polls are its own, not the steady soak's.
+        const [steadyLatencies, errorsAt, from] = [latencies, { ...errors }, performance.now()];
+        latencies = [];
+        const outcome = await restartAndRecover({
+          server,
+          mark: () => sim.send({ type: "mark" } satisfies SoakMark),
+          onReport: (listener) => (reportListener = listener),
+          latest: () => latest,
+          countNotReady: async () => (await countClusters(server, "NotReady")).n,
+        });
+        const restartLatencies = latencies.sort((a, b) => a - b);
+        latencies = steadyLatencies;
+        for (const [code, n] of Object.entries(diffCounts(errors, errorsAt))) errorsBefore[code] = (errorsBefore[code] ?? 0) + n;
+        outcome.lines.push(
+          `  heartbeat latency  p50 ${percentile(restartLatencies, 50).toFixed(1)} ms  p99 ${percentile(restartLatencies, 99).toFixed(1)} ms  max ${(restartLatencies[restartLatencies.length - 1] ?? NaN).toFixed(1)} ms (${restartLatencies.length} answered)`,
+        );
+        for (const line of outcome.lines) console.log(`[restart] ${line}`);
+        failures.push(...outcome.missed);
+        restart = { lines: outcome.lines, ms: performance.now() - from };
+        // Counters start again with the new process.
+        soakCounters = await serverCounters(server);
+        await eventLoopDelay(server);
+        continue;
+      }
       const [pending, notReady] = [await countClusters(server, "Pending"), await countClusters(server, "NotReady")];
       maxPending = Math.max(maxPending, pending.n);
       maxNotReady = Math.max(maxNotReady, notReady.n);
-      maxRss = Math.max(maxRss, rssMb(serverPid));
+      const samples = serverCpu.sample();
+      rss.add(samples);
       const delay = await eventLoopDelay(server);
       loop.p99 = Math.max(loop.p99, delay.p99);
       loop.max = Math.max(loop.max, delay.max);
@@ -293,16 +303,18 @@ async function main(): Promise<number> {
         lastLine = performance.now();
         const sorted = [...latencies].sort((a, b) => a - b);
         console.log(
-          `[soak ${elapsed(soakStart)}] pending ${shown(pending)} notReady ${shown(notReady)} | ${(latencies.length / ((performance.now() - soakStart) / 1000)).toFixed(0)} hb/s p50 ${percentile(sorted, 50).toFixed(1)} ms p99 ${percentile(sorted, 99).toFixed(1)} ms | RSS ${rssMb(serverPid).toFixed(0)} MB (${await memorySplit(server)}) | CPU server ${windowServerCpu.lap().toFixed(0)}% sim ${windowSimCpu.lap().toFixed(0)}% | errors ${fmtCounts(diffCounts(errors, errorsBefore))}`,
+          `[soak ${elapsed(soakStart)}] pending ${shown(pending)} notReady ${shown(notReady)} | ${(latencies.length / ((performance.now() - soakStart - (restart?.ms ?? 0)) / 1000)).toFixed(0)} hb/s p50 ${percentile(sorted, 50).toFixed(1)} ms p99 ${percentile(sorted, 99).toFixed(1)} ms | RSS ${describeRss(samples)} (main: ${await memorySplit(server)}) | CPU server ${windowServerCpu.lapCpu().toFixed(0)}% sim ${windowSimCpu.lapCpu().toFixed(0)}% | errors ${fmtCounts(diffCounts(errors, errorsBefore))}`,
         );
       }
     }
-    const soakSeconds = (performance.now() - soakStart) / 1000;
+    // Without the restart's window: its heartbeats and errors are reported with it.
+    const soakSeconds = (performance.now() - soakStart - (restart?.ms ?? 0)) / 1000;
     const sorted = latencies.sort((a, b) => a - b);
     const soakErrors = diffCounts(errors, errorsBefore);
     const errorCount = Object.values(soakErrors).reduce((a, b) => a + b, 0);
     const p99 = percentile(sorted, 99);
-    const [serverPct, simPct] = [serverCpu.lap(), simCpu.lap()];
+    const [serverPct, simPct] = [serverCpu.lapCpu(), simCpu.lapCpu()];
+    const endSamples = serverCpu.sample();
     const goal = (ok: boolean, name: string) => {
       if (!ok) failures.push(name);
       return ok ? "ok" : "MISSED";
@@ -316,10 +328,12 @@ async function main(): Promise<number> {
         `  false NotReady    ${maxNotReady}  (goal 0; no faults injected, max over polls)  ${goal(maxNotReady === 0, "notReady")}`,
         `  errors            ${errorCount} ${errorCount ? fmtCounts(soakErrors) : ""} (goal 0)  ${goal(errorCount === 0, "errors")}`,
         `  heartbeat latency p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  max ${(sorted[sorted.length - 1] ?? NaN).toFixed(1)} ms  (goal p99 <= ${GOALS.p99Ms} ms)  ${goal(p99 <= GOALS.p99Ms, "p99")}`,
-        `  server RSS (max)  ${maxRss.toFixed(0)} MB  (goal <= ${GOALS.rssMb} MB)  ${goal(maxRss <= GOALS.rssMb, "rss")}; at the end ${rssMb(serverPid).toFixed(0)} MB, ${await memorySplit(server)}`,
+        `  server RSS (max)  ${rss.maxTotalMb.toFixed(0)} MB, every server process together${EXTRA_PIDS.length ? " with --extra-pid" : ""}  (goal <= ${GOALS.rssMb} MB)  ${goal(rss.maxTotalMb <= GOALS.rssMb, "rss")}; at the end ${describeRss(endSamples)}, main ${await memorySplit(server)}`,
+        `    each process (max): ${rss.describe()}`,
         `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
-        `  CPU (% of a core) server ${serverPct.toFixed(0)}%  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
-        ...counterLines(soakCounters, await serverCounters(server)),
+        `  CPU (% of a core) server ${serverPct.toFixed(0)}% (every server process)  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
+        ...counterLines(soakCounters, await serverCounters(server)).map((l) => (restart ? `${l} (since the restart)` : l)),
+        ...(restart?.lines ?? []),
         failures.length ? `goals missed: ${failures.join(", ")}` : `every goal met`,
       ].join("\n"),
     );

@@ -6,6 +6,7 @@ import { seededRandom } from "../clock";
 import { generateRsaKeyPair, type KeyPair } from "../csr";
 import { SimulatedCluster } from "./simulated-cluster";
 import { SimulatedBackend } from "./simulated-backend";
+import type { Failure } from "../errors";
 import { createTlsAgent } from "../http";
 import { silentLogger, type AgentLogger } from "../log";
 import { generateFleet, type SimClusterSpec } from "./metadata";
@@ -79,6 +80,16 @@ export class Semaphore {
   }
 }
 
+/**
+ * A 429 limits the simulator's one source address, so it holds every simulated agent's next
+ * registration. A 503 `overloaded` is an answer to one agent: each waits its own Retry-After with
+ * its own jitter, as real agents do; holding all on one answer would send them back as one wave,
+ * and the server's answers (spread per refusal) would be measured as something they are not.
+ */
+export function pausesEveryRegistration(failure: Pick<Failure, "code" | "retryAfterMs">): boolean {
+  return failure.code === "RATE_LIMITED" && failure.retryAfterMs !== undefined;
+}
+
 /** A fixed set of keys handed out round-robin; `next(avoid)` never returns the key in use. */
 export class KeyPool {
   private i = 0;
@@ -133,12 +144,21 @@ export class FleetSimulator {
   private anonymous: https.Agent | null = null;
   private stopping = false;
   private registered = new Set<number>();
+  private readonly lastHeartbeatAt: Float64Array;
 
   constructor(private readonly options: SimulatorOptions) {
     this.now = options.now ?? Date.now;
     this.random = seededRandom(options.seed ^ 0x5eed);
     this.stats = new SimStats(this.now());
     this.stats.target = options.clusters;
+    this.lastHeartbeatAt = new Float64Array(options.clusters).fill(-Infinity);
+  }
+
+  /** Clusters with an answered heartbeat at or after `at` (a benchmark's recovery after a restart). */
+  heartbeatedSince(at: number): number {
+    let n = 0;
+    for (const t of this.lastHeartbeatAt) if (t >= at) n++;
+    return n;
   }
 
   async start(): Promise<void> {
@@ -214,6 +234,7 @@ export class FleetSimulator {
         onRegistered: () => this.markRegistered(spec.index),
         onHeartbeat: (info) => {
           this.markRegistered(spec.index);
+          this.lastHeartbeatAt[spec.index] = this.now();
           this.stats.heartbeat(info.latencyMs);
           if (fault === "stop" && info.seq >= stopAfter) {
             this.stats.fault("stop");
@@ -230,8 +251,8 @@ export class FleetSimulator {
           this.stats.rotations += 1;
         },
         onFailure: (failure, phase) => {
-          this.stats.error(failure.code);
-          if (phase === "register" && failure.retryAfterMs !== undefined) slots.holdUntil(this.now() + failure.retryAfterMs);
+          this.stats.error(failure.code, phase);
+          if (phase === "register" && pausesEveryRegistration(failure)) slots.holdUntil(this.now() + (failure.retryAfterMs ?? 0));
         },
       },
     });

@@ -19,6 +19,7 @@ export class SimStats {
   directives = 0;
   rotations = 0;
   readonly errors = new Map<string, number>();
+  readonly phaseErrors = new Map<string, Map<string, number>>();
   readonly outcomes = new Map<string, number>();
   readonly faults = new Map<string, number>();
   private window: number[] = [];
@@ -46,8 +47,13 @@ export class SimStats {
     }
   }
 
-  error(code: LogCode | string) {
+  /** Errors by code, and by the phase they happened in (register, heartbeat, rotate ...). */
+  error(code: LogCode | string, phase?: string) {
     this.errors.set(code, (this.errors.get(code) ?? 0) + 1);
+    if (phase === undefined) return;
+    const byCode = this.phaseErrors.get(phase) ?? new Map<string, number>();
+    byCode.set(code, (byCode.get(code) ?? 0) + 1);
+    this.phaseErrors.set(phase, byCode);
   }
 
   outcome(kind: string) {

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { backoffCeiling, backoffDelay, jitteredInterval, parseRetryAfter, retryAfterDelay } from "@/lib/agent/backoff";
+import {
+  backoffCeiling,
+  backoffDelay,
+  cappedAt,
+  DEFAULT_BACKOFF,
+  jitteredInterval,
+  parseRetryAfter,
+  retryAfterDelay,
+} from "@/lib/agent/backoff";
 import { seededRandom } from "@/lib/agent/clock";
 import { rotationDueAt, shouldRotate } from "@/lib/agent/rotation";
 
@@ -27,6 +35,15 @@ describe("backoff", () => {
       for (const s of samples) assert.ok(s >= 0 && s <= backoffCeiling(attempt), `${attempt}: ${s}`);
       assert.ok(new Set(samples).size > 100, "jittered, not lockstep");
     }
+  });
+
+  test("a heartbeat's backoff capped at its interval: full jitter never past it, nor below the base", () => {
+    const almostOne = () => 0.999999;
+    const tenSeconds = cappedAt(DEFAULT_BACKOFF, 10_000);
+    assert.equal(backoffDelay(2, almostOne, tenSeconds), 3999, "below the cap, the usual growth");
+    assert.equal(backoffDelay(12, almostOne, tenSeconds), 9999, "grown past an interval: within one");
+    assert.equal(cappedAt(DEFAULT_BACKOFF, 120_000).capMs, 60_000, "never raised");
+    assert.equal(cappedAt(DEFAULT_BACKOFF, 10).capMs, 1_000, "never below the base");
   });
 
   test("custom policy", () => {

@@ -5,7 +5,7 @@ import { generateRsaKeyPair } from "@/lib/agent/csr";
 import { INSTANCE_TYPES } from "@/lib/agent/simulator/simulated-cluster";
 import { ENVS, generateFleet, REGIONS, simulatedClusterCaFingerprint } from "@/lib/agent/simulator/metadata";
 import { formatCounts, percentile, SimStats } from "@/lib/agent/simulator/stats";
-import { assignFaults, KeyPool, Semaphore } from "@/lib/agent/simulator/fleet-simulator";
+import { assignFaults, KeyPool, pausesEveryRegistration, Semaphore } from "@/lib/agent/simulator/fleet-simulator";
 import { heartbeatRequestSchema, registerRequestSchema } from "@/lib/domain/agent-protocol";
 
 describe("simulated fleet metadata", () => {
@@ -131,6 +131,24 @@ describe("simulator building blocks", () => {
       ),
     );
     assert.equal(peak, 3);
+  });
+
+  test("only a 429 pauses every simulated registration; each agent waits out its own 503 overloaded", () => {
+    assert.equal(pausesEveryRegistration({ code: "RATE_LIMITED", retryAfterMs: 3000 }), true);
+    assert.equal(pausesEveryRegistration({ code: "OVERLOADED", retryAfterMs: 3000 }), false);
+    assert.equal(pausesEveryRegistration({ code: "DATABASE_UNAVAILABLE", retryAfterMs: 3000 }), false);
+    assert.equal(pausesEveryRegistration({ code: "RATE_LIMITED", retryAfterMs: undefined }), false);
+  });
+
+  test("errors are counted by code, and by phase when it is given", () => {
+    const stats = new SimStats(0);
+    stats.error("UNREACHABLE", "heartbeat");
+    stats.error("UNREACHABLE", "heartbeat");
+    stats.error("OVERLOADED", "register");
+    stats.error("OTHER");
+    assert.deepEqual(Object.fromEntries(stats.errors), { UNREACHABLE: 2, OVERLOADED: 1, OTHER: 1 });
+    assert.deepEqual(Object.fromEntries(stats.phaseErrors.get("heartbeat") ?? []), { UNREACHABLE: 2 });
+    assert.deepEqual(Object.fromEntries(stats.phaseErrors.get("register") ?? []), { OVERLOADED: 1 });
   });
 
   test("percentiles and the live line", () => {

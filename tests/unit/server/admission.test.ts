@@ -20,12 +20,23 @@ function deferred<T = string>() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-function gate(maxInFlight: number, maxQueued: number, lag?: { maxMs: number; now: { ms: number } }) {
+function gate(
+  maxInFlight: number,
+  maxQueued: number,
+  lag?: { maxMs: number; now: { ms: number } },
+  clock = { now: () => 0, random: () => 0 },
+) {
   const counts: Record<AdmissionOutcome, number> = { admitted: 0, queued: 0, refused: 0, lagging: 0 };
   const g = new AdmissionGate(
-    { maxInFlight, maxQueued, retryAfterSeconds: 3, maxEventLoopLagMs: lag?.maxMs },
+    {
+      maxInFlight,
+      maxQueued,
+      retryAfter: { minSeconds: 3, maxSeconds: 60, spread: 0.5, pace: 1 },
+      maxEventLoopLagMs: lag?.maxMs,
+    },
     (outcome) => counts[outcome]++,
     () => lag?.now.ms ?? 0,
+    clock,
   );
   return { g, counts };
 }
@@ -81,6 +92,37 @@ test("the queue is served in arrival order and a newcomer does not overtake it",
   await Promise.all(runs);
   await late;
   assert.deepEqual(order.slice(0, 3), ["q1", "q2", "q3"]);
+});
+
+test("Retry-After follows the backlog at the recent signing rate, and each answer is spread", async () => {
+  const clock = { ms: 0, r: 0 };
+  const { g } = gate(1, 0, undefined, { now: () => clock.ms, random: () => clock.r });
+  // 20 pieces of work finished over 10 s: 2 per second.
+  for (let i = 0; i < 20; i++) {
+    clock.ms = i * 500;
+    await g.run(async () => "done");
+  }
+  clock.ms = 10_000;
+  const running = deferred();
+  const first = g.run(() => running.promise);
+  const retryAfter = async () => {
+    const refused = await g.run(async () => "never").catch((e: unknown) => e);
+    assert.ok(refused instanceof ApiError && refused.code === "overloaded");
+    return Number(refused.headers?.["retry-after"]);
+  };
+  // Each refusal is owed a slot ahead of the next: 1 running + k told before, at 2 per second.
+  const answers: number[] = [];
+  for (let k = 0; k < 20; k++) answers.push(await retryAfter());
+  assert.equal(answers[0], 3, "one ahead at 2/s: the minimum");
+  assert.equal(answers[19], 10, "20 ahead at 2/s: 10 s");
+  assert.ok(
+    answers.every((s, i) => i === 0 || s >= answers[i - 1]!),
+    `later refusals wait longer: ${answers.join(",")}`,
+  );
+  clock.r = 0.999;
+  assert.equal(await retryAfter(), 16, "21 ahead: 10.5 s, plus up to half as long again");
+  running.resolve("first");
+  await first;
 });
 
 test("the decision: limits when the loop keeps up; while it lags, fewer in flight the worse it is, none queued", () => {
