@@ -33,7 +33,9 @@ import { ProcessGroup, RssPeaks, describeRss } from "./process-tree";
 import { restartAndRecover } from "./soak-restart";
 import type { SoakMark, SoakReport, SoakSimulatorConfig } from "./soak-simulator";
 
-const GOALS = { rampSeconds: 180, p99Ms: 100, rssMb: 500 } as const;
+// Issue 38's goals for 10,000 clusters at 10 s on 2 cores: memory of every server process together
+// <= 1 GB, or <= 700 MB with the TLS edge in front (its memory counted through --extra-pid).
+const GOALS = { rampSeconds: 120, p99Ms: 100, rssMb: 1000, rssWithEdgeMb: 700 } as const;
 
 const { values: flags } = parseArgs({
   options: {
@@ -68,6 +70,7 @@ const RESTART_AT = flags["restart-at"] === undefined ? undefined : positive("res
 if (RESTART_AT !== undefined && RESTART_AT >= MINUTES * 60)
   throw new Error(`--restart-at ${RESTART_AT} is past the end of a ${MINUTES} min soak`);
 const EXTRA_PIDS = (flags["extra-pid"] ?? []).map((p) => Math.round(positive("extra-pid", p)));
+const rssGoalMb = EXTRA_PIDS.length ? GOALS.rssWithEdgeMb : GOALS.rssMb;
 const WORKERS = flags.workers === undefined ? undefined : Number(flags.workers);
 if (WORKERS !== undefined && !(Number.isInteger(WORKERS) && WORKERS >= 0))
   throw new Error(`--workers must be a whole number >= 0 (got "${flags.workers}")`);
@@ -328,7 +331,7 @@ async function main(): Promise<number> {
         `  false NotReady    ${maxNotReady}  (goal 0; no faults injected, max over polls)  ${goal(maxNotReady === 0, "notReady")}`,
         `  errors            ${errorCount} ${errorCount ? fmtCounts(soakErrors) : ""} (goal 0)  ${goal(errorCount === 0, "errors")}`,
         `  heartbeat latency p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  max ${(sorted[sorted.length - 1] ?? NaN).toFixed(1)} ms  (goal p99 <= ${GOALS.p99Ms} ms)  ${goal(p99 <= GOALS.p99Ms, "p99")}`,
-        `  server RSS (max)  ${rss.maxTotalMb.toFixed(0)} MB, every server process together${EXTRA_PIDS.length ? " with --extra-pid" : ""}  (goal <= ${GOALS.rssMb} MB)  ${goal(rss.maxTotalMb <= GOALS.rssMb, "rss")}; at the end ${describeRss(endSamples)}, main ${await memorySplit(server)}`,
+        `  server RSS (max)  ${rss.maxTotalMb.toFixed(0)} MB, every server process together${EXTRA_PIDS.length ? " with --extra-pid" : ""}  (goal <= ${rssGoalMb} MB)  ${goal(rss.maxTotalMb <= rssGoalMb, "rss")}; at the end ${describeRss(endSamples)}, main ${await memorySplit(server)}`,
         `    each process (max): ${rss.describe()}`,
         `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
         `  CPU (% of a core) server ${serverPct.toFixed(0)}% (every server process)  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
