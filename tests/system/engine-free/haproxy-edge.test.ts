@@ -91,13 +91,24 @@ test("through HAProxy: registration, heartbeats and rotation, over few connectio
   assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
   const renewed = { cert: rotated.body.certificate, key };
   assert.equal((await heartbeat(renewed)).status, 200);
-  // The server saw the agent's own certificate, and the agent's address through X-Forwarded-For.
   const cluster = (await server.api("GET", `/api/v1/clusters/${clusterId}`)).body;
   assert.equal(cluster.name, "edge-agent");
   assert.ok(cluster.lastHeartbeatAt, JSON.stringify(cluster));
   // http-reuse: thirteen agent connections cost the agent port at most a few handshakes.
   const more = (await metric('fleet_agent_tls_handshakes_total{resumed="false"}')) - handshakes;
   assert.ok(more <= 3, `${more} full handshakes on the agent port for 13 agent connections`);
+
+  // The agent's address is HAProxy's peer (X-Forwarded-For, believed from HAProxy), never a claim.
+  const t = await mintToken(server, { name: "edge-address", maxClusters: 1 });
+  const reg = await viaEdge("POST", "/api/agent/v1/register", registrationBody("edge-address").body, {
+    headers: { authorization: `Bearer ${t.token}`, "x-forwarded-for": "203.0.113.9", forwarded: "for=203.0.113.9" },
+  });
+  assert.equal(reg.status, 201, JSON.stringify(reg.body));
+  const attempts = await server.api("GET", `/api/v1/registration-attempts?tokenId=${t.id}&result=ok`);
+  assert.deepEqual(
+    attempts.body.items.map((a: { sourceAddress: string }) => a.sourceAddress),
+    ["127.0.0.1"],
+  );
 });
 
 test("a revoked certificate is refused through HAProxy: revocation stays the server's decision", async () => {
