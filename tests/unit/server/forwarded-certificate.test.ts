@@ -7,17 +7,13 @@ import { before, test } from "node:test";
 import { ForwardedCertError, forwardedCertificate } from "@/lib/server/agent-port/agent-server";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
+import { memoryStore } from "../../helpers/ca-state";
 import { makeKey } from "../../helpers/csr";
 
 const DAY = 24 * 60 * 60 * 1000;
 let ours: FleetCa;
 let foreign: FleetCa;
 let trusted: X509Certificate[];
-
-const memoryStore = () => {
-  const data = new Map<string, string>();
-  return { get: async (n: string) => data.get(n) ?? null, create: async (n: string, v: string) => (data.set(n, v), true) };
-};
 
 function certificate(ca: FleetCa, now?: Date): string {
   const publicKeyPem = createPublicKey(makeKey().privateKeyPem).export({ type: "spki", format: "pem" }).toString();
