@@ -13,11 +13,11 @@ import { after, before, test } from "node:test";
 import { createAgentServer, type AgentServer } from "@/lib/server/agent-port/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
 import type { ClientCertProxies } from "@/lib/env";
+import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
 import { createTlsAgent, httpRequest } from "@/lib/agent/http";
 import { makeKey } from "../../helpers/csr";
-import type { CaState } from "@/lib/server/pki/current-ca";
 import { caStateOf, memoryStore } from "../../helpers/ca-state";
 import { until } from "../../helpers/until";
 
