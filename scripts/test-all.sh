@@ -101,15 +101,17 @@ skip_stage() {
   skipped=$((skipped + 1))
 }
 
-# The e2e suites drive Debian's Chromium (nothing downloads a browser): install it when this
-# machine lacks it and we may (root with apt, as on a fresh machine and in CI); else say how.
-ensure_chromium() {
-  [ -x /usr/bin/chromium ] && return 0
+# Debian packages some stages run: the e2e suites drive Chromium (nothing downloads a browser),
+# the system tests put HAProxy in front of the server. Installed when this machine lacks them and we
+# may (root with apt, as on a fresh machine and in CI); else we say how.
+# ensure_debian <binary> <package>
+ensure_debian() {
+  [ -x "$1" ] && return 0
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-    echo "Debian chromium is missing: installing it (apt-get install chromium)..."
-    DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+    echo "Debian $2 is missing: installing it (apt-get install $2)..."
+    DEBIAN_FRONTEND=noninteractive apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2"
   else
-    echo "Debian chromium is missing: run 'sudo apt-get install -y chromium' first." >&2
+    echo "Debian $2 is missing ($1): run 'sudo apt-get install -y $2' first." >&2
     return 1
   fi
 }
@@ -118,7 +120,7 @@ ensure_chromium() {
 # Runs inside run_stage (errexit off there), so failures come back as the exit code.
 playwright_run() {
   local label=$1 rc
-  ensure_chromium || return 1
+  ensure_debian /usr/bin/chromium chromium || return 1
   npx playwright test 2>&1 | tee "$work/e2e-$label.log"
   rc=${PIPESTATUS[0]}
   local counts
@@ -235,6 +237,8 @@ while [ $i -lt ${#stages[@]} ]; do
   fi
   case $stage in
     typecheck | lint | unit | build | integration | system)
+      # tests/system/engine-free/haproxy-edge.test.ts runs Debian's HAProxy.
+      if [ "$stage" = system ]; then ensure_debian /usr/sbin/haproxy haproxy || exit 1; fi
       stage_command "$stage"
       run_stage "$stage" "${cmd[@]}"
       ;;

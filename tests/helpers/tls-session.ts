@@ -1,4 +1,6 @@
-// TLS session resumption as an agent sees it, for the tests that check it against the real server.
+// TLS as an agent sees it, for the tests that check it against the real server: session
+// resumption, and the certificate a port presents.
+import { X509Certificate } from "node:crypto";
 import { connect as tlsConnect } from "node:tls";
 import { heartbeatBody, type ClientCert } from "./agent-client";
 import type { FleetServer } from "./fleet-server";
@@ -28,5 +30,17 @@ export function heartbeatOnNewConnection(
     socket.on("data", (c: Buffer) => (text += c.toString("utf8")));
     socket.on("error", reject);
     socket.on("close", () => resolve({ status: Number(/^HTTP\/1\.\d (\d{3})/.exec(text)?.[1] ?? 0), reused, session: ticket }));
+  });
+}
+
+/** The server certificate a loopback TLS port presents, fetched without trusting anything. */
+export function presentedCertificate(port: number): Promise<X509Certificate> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+      const raw = socket.getPeerCertificate().raw;
+      socket.end();
+      resolve(new X509Certificate(raw));
+    });
+    socket.on("error", reject);
   });
 }

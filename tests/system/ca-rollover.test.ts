@@ -8,11 +8,11 @@ import { X509Certificate } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import tls from "node:tls";
 import { after, before, test } from "node:test";
 import { makeCsr } from "../helpers/csr";
 import { call, registerCluster } from "../helpers/agent-client";
 import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
+import { presentedCertificate } from "../helpers/tls-session";
 import { until } from "../helpers/until";
 
 let server: FleetServer;
@@ -35,18 +35,6 @@ after(async () => {
 
 const fingerprintOf = (pem: string) => `sha256:${new X509Certificate(pem).fingerprint256.replace(/:/g, "").toLowerCase()}`;
 const pems = (text: string) => text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-
-/** The agent port's server certificate, fetched without trusting anything. */
-function serverCertificate(): Promise<X509Certificate> {
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: "127.0.0.1", port: server.agentPort, rejectUnauthorized: false }, () => {
-      const raw = socket.getPeerCertificate().raw;
-      socket.end();
-      resolve(new X509Certificate(raw));
-    });
-    socket.on("error", reject);
-  });
-}
 
 /** An agent-port request trusting `ca` (a PEM bundle), optionally with a client certificate. */
 const agentCall = (method: string, p: string, ca: string, body?: unknown, client?: ClientCert) =>
@@ -171,7 +159,7 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   assert.deepEqual(retired.body.cas, [{ ...retired.body.cas[0], fingerprint: newFp, state: "active" }]);
   assert.equal(retired.body.retired.fingerprint, oldFp);
   await untilAgent("the agent port to present a certificate from the new CA", async () =>
-    (await serverCertificate()).checkIssued(new X509Certificate(newCaPem)),
+    (await presentedCertificate(server.agentPort)).checkIssued(new X509Certificate(newCaPem)),
   );
   const afterCa = await agentCall("GET", "/api/agent/v1/ca", newCaPem);
   assert.deepEqual(pems(String(afterCa.body)).map(fingerprintOf), [newFp]);

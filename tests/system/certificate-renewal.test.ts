@@ -3,16 +3,14 @@
 // past the grace, or revoked, it is refused. Expired certificates are signed in the test with the
 // fleet CA itself (unsealed with the test KEK) and presented over real mutual TLS.
 import assert from "node:assert/strict";
-import { createPublicKey } from "node:crypto";
 import { after, before, test } from "node:test";
 import { createDb, type Db } from "@/lib/server/db/client";
-import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
-import { decodeStoredCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
+import type { FleetCa } from "@/lib/server/pki/fleet-ca";
+import { expiredCertificate as expiredCertificateOf, storedFleetCa } from "../helpers/expired-certificate";
 import { makeCsr } from "../helpers/csr";
 import { registerCluster } from "../helpers/agent-client";
-import { startFleetServer, TEST_KEK, type ClientCert, type FleetServer } from "../helpers/fleet-server";
+import { startFleetServer, type ClientCert, type FleetServer } from "../helpers/fleet-server";
 
-const DAY = 24 * 60 * 60 * 1000;
 let server: FleetServer;
 let db: Db;
 let ca: FleetCa;
@@ -20,8 +18,7 @@ let ca: FleetCa;
 before(async () => {
   server = await startFleetServer();
   db = createDb(server.db.database);
-  const row = await db.secret.findUniqueOrThrow({ where: { name: "fleet-ca.key" }, omit: { value: false } });
-  ca = decodeStoredCa(row.value, Buffer.from(TEST_KEK, "base64")).ca;
+  ca = await storedFleetCa(db);
 });
 after(async () => {
   await db?.$disconnect();
@@ -33,29 +30,8 @@ async function registered(name: string): Promise<{ clusterId: string; key: strin
   return { clusterId, key: client.key };
 }
 
-/** A certificate for the cluster's key, signed by the fleet CA, that ended `daysAgo` days ago. */
-async function expiredCertificate(clusterId: string, key: string, daysAgo: number): Promise<ClientCert> {
-  const publicKeyPem = createPublicKey(key).export({ type: "spki", format: "pem" }).toString();
-  const cert = issueClientCertificate(ca, {
-    publicKeyPem,
-    clusterId,
-    validityDays: 1,
-    now: new Date(Date.now() - (daysAgo + 1) * DAY),
-  });
-  assert.ok(cert.notAfter.getTime() < Date.now() - (daysAgo - 0.01) * DAY);
-  await db.certificate.create({
-    data: {
-      serial: cert.serial,
-      clusterId,
-      fingerprint: cert.fingerprint,
-      pem: cert.pem,
-      notBefore: cert.notBefore,
-      notAfter: cert.notAfter,
-      issuerFingerprint: ca.fingerprint,
-    },
-  });
-  return { cert: cert.pem, key };
-}
+const expiredCertificate = (clusterId: string, key: string, daysAgo: number): Promise<ClientCert> =>
+  expiredCertificateOf(db, ca, clusterId, key, daysAgo);
 
 const heartbeat = {
   agentVersion: "1.4.0",

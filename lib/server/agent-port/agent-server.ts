@@ -128,14 +128,20 @@ function chainsTo(cert: X509Certificate, cas: X509Certificate[]): boolean {
 /** Why a trusted proxy's X-Forwarded-Client-Cert gives no identity (the request is refused 400). */
 export class ForwardedCertError extends Error {}
 
+// Canonical base64 (padded, no line breaks): HAProxy's %[ssl_c_der,base64].
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /**
  * The one certificate a TLS-terminating proxy forwards: URL-encoded PEM, bare (nginx's
- * $ssl_client_escaped_cert) or as the Cert key of one Envoy element. Null when it names none or
- * one that is not ours; throws when it names more than one: with Envoy's APPEND_FORWARD the
- * client's own element comes first, so a header with several is never believed.
- * `expired`: issued by a trusted CA but past its end (only rotate accepts it).
+ * $ssl_client_escaped_cert) or as the Cert key of one Envoy element, or the certificate's DER in
+ * base64 (HAProxy's ssl_c_der,base64), which must be exactly one certificate and nothing after it.
+ * Null when it names none or one that is not ours; throws when it names more than one: with
+ * Envoy's APPEND_FORWARD the client's own element comes first, so a header with several is never
+ * believed. `expired`: issued by a trusted CA but past its end (only rotate accepts it).
  */
 export function forwardedCertificate(value: string, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
+  const bare = value.trim();
+  if (BASE64.test(bare)) return derCertificate(Buffer.from(bare, "base64"), cas);
   const elements = splitOutsideQuotes(value, ",").filter((e) => e.trim());
   if (elements.length > 1) throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
   const element = elements[0]?.trim() ?? "";
@@ -159,13 +165,28 @@ export function forwardedCertificate(value: string, cas: X509Certificate[]): { c
     throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
   }
   try {
-    const cert = new X509Certificate(pem);
-    const now = Date.now();
-    if (Date.parse(cert.validFrom) > now || !chainsTo(cert, cas)) return null;
-    return { cert, expired: now > Date.parse(cert.validTo) };
+    return ours(new X509Certificate(pem), cas);
   } catch {
     return null;
   }
+}
+
+/** A DER certificate, refused unless the bytes are that one certificate (a second one after it would be ignored). */
+function derCertificate(der: Buffer, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(der);
+  } catch {
+    return null;
+  }
+  if (!cert.raw.equals(der)) throw new ForwardedCertError("X-Forwarded-Client-Cert holds more than one certificate.");
+  return ours(cert, cas);
+}
+
+function ours(cert: X509Certificate, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
+  const now = Date.now();
+  if (Date.parse(cert.validFrom) > now || !chainsTo(cert, cas)) return null;
+  return { cert, expired: now > Date.parse(cert.validTo) };
 }
 
 function splitOutsideQuotes(text: string, separator: string): string[] {

@@ -103,7 +103,7 @@ async function refresh(): Promise<CaState> {
     return cached.state;
   }
   try {
-    const state = decodeState(bundle, rollover);
+    const state = decodeCaState(bundle, rollover);
     g.cached = { state, at: Date.now(), rows: key };
     for (const listener of g.listeners) listener(state);
     return state;
@@ -117,7 +117,8 @@ async function refresh(): Promise<CaState> {
   }
 }
 
-function decodeState(bundle: string, rollover: string | null): CaState {
+/** The CA state the stored rows describe (`fleet-ca.key`, and `fleet-ca.rollover` during a rollover). */
+export function decodeCaState(bundle: string, rollover: string | null): CaState {
   const kek = env().fleetCaKek;
   const current = decodeStoredCa(bundle, kek);
   const incoming = rollover ? decodeStoredCa(rollover, kek, CA_SECRETS.rollover) : null;

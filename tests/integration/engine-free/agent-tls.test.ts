@@ -12,39 +12,20 @@ import { connect as tlsConnect, type TLSSocket } from "node:tls";
 import { after, before, test } from "node:test";
 import { createAgentServer, type AgentServer } from "@/lib/server/agent-port/agent-server";
 import { IDENTITY_HEADERS } from "@/lib/server/agent-port/agent-identity";
-import type { CaState } from "@/lib/server/pki/current-ca";
 import type { ClientCertProxies } from "@/lib/env";
+import type { CaState } from "@/lib/server/pki/current-ca";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
 import { createTlsAgent, httpRequest } from "@/lib/agent/http";
 import { makeKey } from "../../helpers/csr";
+import { caStateOf, memoryStore } from "../../helpers/ca-state";
 import { until } from "../../helpers/until";
 
 const DAY = 24 * 60 * 60 * 1000;
 /** A protocol path: the only kind the agent port serves (the probes' echo answers it). */
 const PROBE = "/api/agent/v1/heartbeat";
 
-function memoryStore() {
-  const data = new Map<string, string>();
-  return {
-    get: async (n: string) => data.get(n) ?? null,
-    create: async (n: string, v: string) => (data.has(n) ? false : (data.set(n, v), true)),
-  };
-}
-
-function stateOf(serving: FleetCa, next: FleetCa | null = null): CaState {
-  const trusted = next ? [serving, next] : [serving];
-  return {
-    serving,
-    next,
-    issuing: next ?? serving,
-    trusted,
-    bundlePem: trusted.map((c) => c.certPem).join(""),
-    rollover: next ? { startedAt: new Date(), startedBy: "test" } : null,
-    retired: null,
-    version: trusted.map((c) => c.fingerprint).join(","),
-  };
-}
+const stateOf = caStateOf;
 
 let oldCa: FleetCa;
 let newCa: FleetCa;
