@@ -25,10 +25,16 @@
 //   --restart-at S    S seconds into the soak, restart the server and measure the recovery
 //   --extra-pid PID   a process to count with the server's (an HAProxy in front); repeatable
 //   --workers N       AGENT_WORKERS=N in the server's environment (agent-port worker processes)
-import { fork } from "node:child_process";
+//   --edge            HAProxy (deploy/haproxy/haproxy.cfg) in front of the agent port: the fleet talks
+//                     to it, and its processes count with the server's (goal <= 700 MB together)
+import { execFile, fork } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
-import { startFleetServer, type FleetServer } from "../../tests/helpers/fleet-server";
+import { parseArgs, promisify } from "node:util";
+import { startFleetServer, TEST_KEK, type FleetServer } from "../../tests/helpers/fleet-server";
+import { startHaproxyEdge } from "../../tests/helpers/haproxy-edge";
+import { edgeBackendIdentity } from "../../lib/server/pki/edge-certificates";
 import { ProcessGroup, RssPeaks, describeRss } from "./process-tree";
 import { restartAndRecover } from "./soak-restart";
 import type { SoakMark, SoakReport, SoakSimulatorConfig } from "./soak-simulator";
@@ -50,6 +56,7 @@ const { values: flags } = parseArgs({
     "restart-at": { type: "string" },
     "extra-pid": { type: "string", multiple: true },
     workers: { type: "string" },
+    edge: { type: "boolean", default: false },
   },
 });
 
@@ -70,7 +77,8 @@ const RESTART_AT = flags["restart-at"] === undefined ? undefined : positive("res
 if (RESTART_AT !== undefined && RESTART_AT >= MINUTES * 60)
   throw new Error(`--restart-at ${RESTART_AT} is past the end of a ${MINUTES} min soak`);
 const EXTRA_PIDS = (flags["extra-pid"] ?? []).map((p) => Math.round(positive("extra-pid", p)));
-const rssGoalMb = EXTRA_PIDS.length ? GOALS.rssWithEdgeMb : GOALS.rssMb;
+const EDGE = flags.edge === true;
+const rssGoalMb = EXTRA_PIDS.length || EDGE ? GOALS.rssWithEdgeMb : GOALS.rssMb;
 const WORKERS = flags.workers === undefined ? undefined : Number(flags.workers);
 if (WORKERS !== undefined && !(Number.isInteger(WORKERS) && WORKERS >= 0))
   throw new Error(`--workers must be a whole number >= 0 (got "${flags.workers}")`);
@@ -152,6 +160,24 @@ function counterLines(before: Map<string, number>, after: Map<string, number>): 
   ];
 }
 
+// ---- the edge -----------------------------------------------------------------------------
+
+/** HAProxy in front of the server's agent port, with the files `npm run edge:certificates` writes. */
+async function startEdge(server: FleetServer, certDir: string) {
+  await promisify(execFile)(
+    process.execPath,
+    ["--import", "./runtime/register-hooks.mjs", "--import", "tsx", "scripts/edge-certificates.ts", "--out", certDir],
+    { env: { ...process.env, DATABASE_URL: server.db.url, FLEET_CA_KEK: TEST_KEK, FLEET_CA_KEK_FILE: "" } },
+  );
+  const edge = await startHaproxyEdge(certDir, server.agentPort);
+  console.log(`edge: HAProxy pid ${edge.pid} on https://127.0.0.1:${edge.port} in front of ${server.agentUrl}`);
+  return edge;
+}
+
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
+}
+
 // ---- the run ------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
@@ -164,8 +190,19 @@ async function main(): Promise<number> {
   const profileArgs = (name: string) => (PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : []);
   // Without --profile the server takes FLEET_SERVER_NODE_ARGS (tests/helpers/fleet-server.ts), to try V8 flags.
   const startedAt = performance.now();
+  // With --edge: HAProxy's own client certificate first, so the server starts with it pinned.
+  const certDir = EDGE ? mkdtempSync(path.join(tmpdir(), "fleet-soak-edge-")) : null;
+  const proxy = certDir ? edgeBackendIdentity() : null;
+  if (certDir && proxy) writeFileSync(path.join(certDir, "backend-client.pem"), proxy.pem, { mode: 0o600 });
   const server = await startFleetServer(
     {
+      ...(proxy
+        ? {
+            TRUSTED_PROXY_CIDRS: "127.0.0.1/32",
+            TRUSTED_CLIENT_CERT_PROXY_CIDRS: "127.0.0.1/32",
+            CLIENT_CERT_PROXY_FINGERPRINTS: proxy.fingerprint,
+          }
+        : {}),
       LOG_LEVEL: "warn",
       CHECK_API_RESPONSES: "off",
       CONSOLE_WARMUP: "on", // as shipped
@@ -176,8 +213,10 @@ async function main(): Promise<number> {
     },
     { ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined, nodeArgs: PROFILE_DIR ? profileArgs("server") : undefined },
   );
-  // Every process of the server (its pid changes at a restart; workers are its children) and --extra-pid.
-  const serverProcesses = () => new ProcessGroup(() => [server.pid()], EXTRA_PIDS);
+  const edge = certDir ? await startEdge(server, certDir) : null;
+  const edgePids = edge ? [edge.pid, ...childrenOf(edge.pid)] : [];
+  // Every process of the server (its pid changes at a restart; workers are its children), the edge's and --extra-pid.
+  const serverProcesses = () => new ProcessGroup(() => [server.pid()], [...EXTRA_PIDS, ...edgePids]);
   console.log(
     `server pid ${server.pid()}${EXTRA_PIDS.length ? ` (+ ${EXTRA_PIDS.join(", ")})` : ""} ready in ${elapsed(startedAt)}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${describeRss(serverProcesses().sample())}`,
   );
@@ -209,7 +248,7 @@ async function main(): Promise<number> {
   });
   const simExited = new Promise<void>((resolve) => sim.once("exit", () => resolve()));
   const config: SoakSimulatorConfig = {
-    server: server.agentUrl,
+    server: edge ? `https://127.0.0.1:${edge.port}` : server.agentUrl,
     caPem: server.caPem,
     token: (token.body as { token: string }).token,
     clusters: CLUSTERS,
@@ -344,6 +383,7 @@ async function main(): Promise<number> {
     sim.kill("SIGTERM");
     await Promise.race([simExited, new Promise((r) => setTimeout(r, 15_000))]);
     if (sim.exitCode === null) sim.kill("SIGKILL");
+    await edge?.stop();
     await server.stop();
   }
   return failures.length ? 1 : 0;

@@ -12,6 +12,8 @@ const HAPROXY = "/usr/sbin/haproxy";
 
 export type HaproxyEdge = {
   readonly port: number;
+  /** The master process (its worker is its child). */
+  readonly pid: number;
   /** The runtime API's socket (EDGE_ADMIN_SOCKET). */
   readonly adminSocket: string;
   /** Reloads the configuration and the files it names (master-worker mode: SIGUSR2), as an operator would. */
@@ -70,6 +72,7 @@ export async function startHaproxyEdge(certDir: string, agentPort: number): Prom
   });
   return {
     port,
+    pid: child.pid!,
     adminSocket: env.EDGE_ADMIN_SOCKET!,
     reload: () => child.kill("SIGUSR2"),
     logs: () => output,
