@@ -28,7 +28,7 @@
 //   --edge            HAProxy (deploy/haproxy/haproxy.cfg) in front of the agent port: the fleet talks
 //                     to it, and its processes count with the server's (goal <= 700 MB together)
 import { execFile, fork } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
@@ -174,10 +174,6 @@ async function startEdge(server: FleetServer, certDir: string) {
   return edge;
 }
 
-function childrenOf(pid: number): number[] {
-  return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
-}
-
 // ---- the run ------------------------------------------------------------------------------
 
 async function main(): Promise<number> {
@@ -214,9 +210,8 @@ async function main(): Promise<number> {
     { ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined, nodeArgs: PROFILE_DIR ? profileArgs("server") : undefined },
   );
   const edge = certDir ? await startEdge(server, certDir) : null;
-  const edgePids = edge ? [edge.pid, ...childrenOf(edge.pid)] : [];
   // Every process of the server (its pid changes at a restart; workers are its children), the edge's and --extra-pid.
-  const serverProcesses = () => new ProcessGroup(() => [server.pid()], [...EXTRA_PIDS, ...edgePids]);
+  const serverProcesses = () => new ProcessGroup(() => [server.pid(), edge?.pid], EXTRA_PIDS);
   console.log(
     `server pid ${server.pid()}${EXTRA_PIDS.length ? ` (+ ${EXTRA_PIDS.join(", ")})` : ""} ready in ${elapsed(startedAt)}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${describeRss(serverProcesses().sample())}`,
   );

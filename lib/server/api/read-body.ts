@@ -92,7 +92,7 @@ function checkHeaders(contentLength: string | null | undefined, contentType: str
 }
 
 // The client went away part-way (Node's "aborted", ECONNRESET): its fault, not a server error.
-const cutShort = () => new ApiError("invalid_request", "The request body ended before Content-Length was reached.");
+export const cutShort = () => new ApiError("invalid_request", "The request body ended before Content-Length was reached.");
 
 function parseJson(chunks: Uint8Array[]): unknown {
   const one = chunks.length === 1 ? chunks[0]! : null;
@@ -106,7 +106,7 @@ function parseJson(chunks: Uint8Array[]): unknown {
   }
 }
 
-function tooLarge(limit: number) {
+export function tooLarge(limit = MAX_BODY_BYTES) {
   return new ApiError("payload_too_large", `The request body is larger than ${limit / 1024} KiB.`);
 }
 

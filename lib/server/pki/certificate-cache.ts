@@ -102,6 +102,15 @@ export async function cachedCertificate(fingerprint: string): Promise<CachedCert
   return entry;
 }
 
+/**
+ * A new cluster's certificate seen in use (retire-certificates.ts markFirstUse): noted in every
+ * process's cache, so the cluster's next connection, on whichever worker, does not mark it again.
+ */
+export const noteFirstUse = everywhere("certificate-first-use", (fingerprint: string) => {
+  const entry = state().cache.get(fingerprint);
+  if (entry) entry.used = true;
+});
+
 /** The cached entry only, without a lookup (retire-certificates.ts markFirstUse updates it in place). */
 export function peekCachedCertificate(fingerprint: string): CachedCertificate | undefined {
   return state().cache.get(fingerprint);

@@ -1,6 +1,6 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
-import { forgetCertificates, peekCachedCertificate } from "./certificate-cache";
+import { forgetCertificates, noteFirstUse, peekCachedCertificate } from "./certificate-cache";
 import { revokeCertificatesInBatch } from "./revoke-certificates";
 import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
 
@@ -24,7 +24,7 @@ export async function markFirstUse(agent: PresentedCertificate): Promise<void> {
   // A new cluster's only certificate: nothing before it to look for.
   const only = !!cached?.firstOfCluster && cached.serial === agent.serial;
   await recordFirstUse(agent, only, new Date());
-  if (only) cached!.used = true;
+  if (only) noteFirstUse(agent.fingerprint);
   // The cached entry of the one in use still says "never used".
   else forgetCertificates([agent.serial]);
 }

@@ -30,7 +30,9 @@ export async function startAgentWorkers(entry: URL, count: number): Promise<{ st
       workerGone(worker);
       if (stopping) return;
       log.error("agent-port worker exited; starting another", { pid: worker.process.pid, code, signal });
-      setTimeout(() => void fork().catch(() => {}), RESTART_DELAY_MS).unref();
+      setTimeout(() => {
+        if (!stopping) void fork().catch(() => {});
+      }, RESTART_DELAY_MS).unref();
     });
     return new Promise((resolve, reject) => {
       worker.once("listening", () => resolve());

@@ -1,7 +1,6 @@
 import "server-only";
 import type http from "node:http";
-import { ApiError } from "@/lib/server/api/errors";
-import { MAX_BODY_BYTES, readJsonStream } from "@/lib/server/api/read-body";
+import { cutShort, MAX_BODY_BYTES, readJsonStream, tooLarge } from "@/lib/server/api/read-body";
 import { answerNode, dispatch, dispatchNode } from "../protocol-dispatch";
 import type { ProtocolReply } from "../protocol-handlers";
 import { onPrimary } from "./primary-calls";
@@ -29,10 +28,8 @@ const dispatchOnPrimary = onPrimary(
       url: f.url,
       headers: new Headers(f.headers),
       readBody: async () => {
-        if (f.body === "too_large")
-          throw new ApiError("payload_too_large", `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
-        if (f.body === "cut_short")
-          throw new ApiError("invalid_request", "The request body ended before Content-Length was reached.");
+        if (f.body === "too_large") throw tooLarge();
+        if (f.body === "cut_short") throw cutShort();
         const bytes = f.body;
         return readJsonStream(
           (async function* () {
