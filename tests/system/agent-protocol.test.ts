@@ -12,7 +12,14 @@ import { startFleetServer, type FleetServer } from "../helpers/fleet-server";
 let server: FleetServer;
 
 before(async () => {
-  server = await startFleetServer({ REGISTRATION_RATE_PER_MINUTE: "6000", REGISTRATION_RATE_BURST: "1000" });
+  // This file is the protocol's answers, not its load shedding (admission-lag.test.ts): with the
+  // event-loop check on, a busy CI machine turns every registration into a 503 ride-out and the
+  // file into minutes of Retry-After. The gate's in-flight and queue limits still apply.
+  server = await startFleetServer({
+    REGISTRATION_RATE_PER_MINUTE: "6000",
+    REGISTRATION_RATE_BURST: "1000",
+    SIGNING_MAX_EVENT_LOOP_LAG_MS: "0",
+  });
 });
 after(async () => {
   await server?.stop();
@@ -451,6 +458,9 @@ describe("mutual TLS identity", () => {
   });
 });
 
+const becameReady = (clusterId: string) =>
+  new RegExp(`event: cluster\\.status\\ndata: [^\\n]*"clusterId":"${clusterId}"[^\\n]*"to":"Ready"`);
+
 describe("status and events", () => {
   test("a live event stream carries registrations and status transitions", async () => {
     const cookie = await server.adminCookie();
@@ -471,11 +481,12 @@ describe("status and events", () => {
         clusterId = r.clusterId;
         await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client: r.client });
       }
-      if (text.includes("event: cluster.status") && text.includes(clusterId) && text.includes("fleet.summary")) break;
+      // Its own transition: other clusters of this file may change status meanwhile.
+      if (becameReady(clusterId).test(text) && text.includes("fleet.summary")) break;
     }
     controller.abort();
     assert.match(text, /event: cluster\.registered/);
-    assert.match(text, /event: cluster\.status\ndata: .*"to":"Ready"/);
+    assert.match(text, becameReady(clusterId!));
     assert.match(text, /event: fleet\.summary/);
   });
 
