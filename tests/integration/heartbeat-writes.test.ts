@@ -160,4 +160,61 @@ describe(`heartbeat writes on ${engine}`, () => {
       ["2.0.1", "2.0.0"],
     );
   });
+
+  // The flush inserts per-minute counts for clusters whose facts did not change: each insert's
+  // foreign-key check takes FOR KEY SHARE on the cluster, in no particular order. Batches lock
+  // their rows FOR NO KEY UPDATE (the lock their UPDATE takes anyway), which such a check does not
+  // block; with FOR UPDATE the enrollment evaluator, the writer and another instance's writer
+  // deadlocked on PostgreSQL under bench:soak. SQLite has one writer and no row locks.
+  if (engine === "postgres")
+    test("a batch's row locks do not wait for a heartbeat count's foreign-key check on the same cluster", async () => {
+      await db().cluster.createMany({
+        data: [
+          { id: "c-lock-a", name: "c-lock-a" },
+          { id: "c-lock-b", name: "c-lock-b" },
+        ],
+      });
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let counted!: () => void;
+      const countInserted = new Promise<void>((resolve) => (counted = resolve));
+      // A count for c-lock-b inserted in a transaction that stays open: it holds FOR KEY SHARE on c-lock-b.
+      const holder = db().$transaction(
+        async (tx) => {
+          await tx.heartbeatBucket.create({ data: { clusterId: "c-lock-b", bucketStart: new Date(0), count: 1 } });
+          counted();
+          await released;
+        },
+        { timeout: 30_000 },
+      );
+      await countInserted;
+      const batch = runOnDriver(
+        updateFromValuesStatements(
+          "Cluster",
+          [
+            ["id", "text"],
+            ["agentVersion", "text"],
+          ],
+          [
+            ["c-lock-a", "3.0.0"],
+            ["c-lock-b", "3.0.0"],
+          ],
+          (v) => sql`"agentVersion" = ${v("agentVersion")}`,
+          10,
+        ).map((s) => s.q),
+      ).then(() => "written" as const);
+      const waited = new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 3_000));
+      try {
+        assert.equal(await Promise.race([batch, waited]), "written", "the batch waited for the open count's transaction");
+      } finally {
+        release();
+        await holder;
+        await batch;
+      }
+      const rows = await db().cluster.findMany({ where: { id: { in: ["c-lock-a", "c-lock-b"] } }, orderBy: { id: "asc" } });
+      assert.deepEqual(
+        rows.map((r) => r.agentVersion),
+        ["3.0.0", "3.0.0"],
+      );
+    });
 });

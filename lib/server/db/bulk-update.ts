@@ -46,9 +46,12 @@ export type BulkStatement = { q: Sql; returnsRows: boolean };
 /**
  * `UPDATE "table" SET <set> FROM (VALUES ...) AS v WHERE "table"."id" = v.id`, one statement per
  * `rowsPerStatement` rows. `rows` hold a value per column, the id first, and must be sorted by
- * id: on PostgreSQL each statement is preceded by a `SELECT ... ORDER BY "id" FOR UPDATE`, so two
- * batches writing the same rows (the heartbeat writer, the enrollment evaluator, another
- * instance) wait for each other instead of deadlocking. Rows whose id no longer exists are
+ * id: on PostgreSQL each statement is preceded by a `SELECT ... ORDER BY "id" FOR NO KEY UPDATE`, so
+ * two batches writing the same rows (the heartbeat writer, the enrollment evaluator, another
+ * instance) wait for each other instead of deadlocking. NO KEY: the lock an UPDATE of these
+ * columns takes anyway, which lets a row's foreign-key checks (a heartbeat count inserted for the
+ * cluster takes FOR KEY SHARE, in its own order) through; FOR UPDATE made them deadlock with the
+ * batches. Rows whose id no longer exists are
  * skipped. Returns the statements as Prisma operations, to run in one `$transaction([...])` with
  * others; updateFromValuesStatements gives them for runOnDriver.
  */
@@ -75,7 +78,7 @@ export function updateFromValuesStatements<M extends ModelWithId, N extends stri
     const chunk = rows.slice(i, i + rowsPerStatement);
     if (dialect() === "postgres")
       statements.push({
-        q: sql`SELECT ${id} FROM ${target.table} WHERE ${id} IN (${list(chunk.map((r) => r[0]))}) ORDER BY ${id} FOR UPDATE`,
+        q: sql`SELECT ${id} FROM ${target.table} WHERE ${id} IN (${list(chunk.map((r) => r[0]))}) ORDER BY ${id} FOR NO KEY UPDATE`,
         returnsRows: true,
       });
     statements.push({

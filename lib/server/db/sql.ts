@@ -198,12 +198,14 @@ export function insertInto<M extends ModelName>(model: M, rows: readonly Partial
 /**
  * PostgreSQL: locks these rows in id order, for a statement about to update several of them. An
  * UPDATE alone may visit them in another order and deadlock with a writer locking some of the
- * same rows (the heartbeat writer, another instance's sweep). SQLite has one writer: nothing.
+ * same rows (the heartbeat writer, another instance's sweep). NO KEY UPDATE, as in
+ * lib/server/db/bulk-update.ts: foreign-key checks on these rows are not waited for. SQLite has one
+ * writer: nothing.
  */
 export async function lockRowsInIdOrder(tx: SqlTx, model: "Cluster", ids: readonly string[]): Promise<void> {
   if (dialect() !== "postgres" || ids.length < 2) return;
   const m = columns(model);
-  await tx.rows(sql`SELECT ${m("id")} FROM ${m.table} WHERE ${m("id")} IN (${list(ids)}) ORDER BY ${m("id")} FOR UPDATE`);
+  await tx.rows(sql`SELECT ${m("id")} FROM ${m.table} WHERE ${m("id")} IN (${list(ids)}) ORDER BY ${m("id")} FOR NO KEY UPDATE`);
 }
 
 /** A statement for a `$transaction([...])` that mixes it with model queries. */
