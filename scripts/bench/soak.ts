@@ -25,6 +25,8 @@
 //   --restart-at S    S seconds into the soak, restart the server and measure the recovery
 //   --extra-pid PID   a process to count with the server's (an HAProxy in front); repeatable
 //   --workers N       AGENT_WORKERS=N in the server's environment (agent-port worker processes)
+//   --instances N     N instances of the fleet on one PostgreSQL database (--engine postgres --edge):
+//                     HAProxy balances the agent port over them; every instance's processes count
 //   --edge            HAProxy (deploy/haproxy/haproxy.cfg) in front of the agent port: the fleet talks
 //                     to it, and its processes count with the server's (goal <= 700 MB together)
 import { execFile, fork } from "node:child_process";
@@ -57,6 +59,7 @@ const { values: flags } = parseArgs({
     "extra-pid": { type: "string", multiple: true },
     workers: { type: "string" },
     edge: { type: "boolean", default: false },
+    instances: { type: "string", default: "1" },
   },
 });
 
@@ -79,6 +82,10 @@ if (RESTART_AT !== undefined && RESTART_AT >= MINUTES * 60)
 const EXTRA_PIDS = (flags["extra-pid"] ?? []).map((p) => Math.round(positive("extra-pid", p)));
 const EDGE = flags.edge === true;
 const rssGoalMb = EXTRA_PIDS.length || EDGE ? GOALS.rssWithEdgeMb : GOALS.rssMb;
+const INSTANCES = Math.round(positive("instances", flags.instances));
+if (INSTANCES > 1 && (ENGINE !== "postgres" || !EDGE))
+  throw new Error("--instances above 1 needs --engine postgres (one shared database) and --edge (HAProxy balances them)");
+if (INSTANCES > 1 && RESTART_AT !== undefined) throw new Error("--restart-at restarts the only instance: not with --instances");
 const WORKERS = flags.workers === undefined ? undefined : Number(flags.workers);
 if (WORKERS !== undefined && !(Number.isInteger(WORKERS) && WORKERS >= 0))
   throw new Error(`--workers must be a whole number >= 0 (got "${flags.workers}")`);
@@ -113,12 +120,17 @@ async function countClusters(server: FleetServer, status?: string): Promise<{ n:
 }
 const shown = (c: { n: number; capped: boolean }) => `${c.capped ? ">=" : ""}${c.n}`;
 
-/** The server's event-loop delay since the previous scrape, in ms (GET /api/metrics, loopback). */
-async function eventLoopDelay(server: FleetServer): Promise<{ p99: number; max: number }> {
-  const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
-  const value = (q: string) =>
-    Number(new RegExp(`^fleet_event_loop_delay_seconds\\{quantile="${q}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) * 1000;
-  return { p99: value("0.99"), max: value("1") };
+/** The servers' event-loop delay since the previous scrape, in ms, the worst of them (GET /api/metrics, loopback). */
+async function eventLoopDelay(...servers: FleetServer[]): Promise<{ p99: number; max: number }> {
+  const worst = { p99: 0, max: 0 };
+  for (const server of servers) {
+    const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+    const value = (q: string) =>
+      Number(new RegExp(`^fleet_event_loop_delay_seconds\\{quantile="${q}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) * 1000;
+    worst.p99 = Math.max(worst.p99, value("0.99"));
+    worst.max = Math.max(worst.max, value("1"));
+  }
+  return worst;
 }
 
 /** The server's own memory split (fleet_process_memory_bytes), in MB: what of the RSS is V8 heap. */
@@ -134,14 +146,27 @@ async function memorySplit(server: FleetServer): Promise<string> {
  * and seconds (on SQLite a job's run time is event-loop time: better-sqlite3 is synchronous) and
  * the signing admission's outcomes (refused: limits full, lagging: event loop behind).
  */
-async function serverCounters(server: FleetServer): Promise<Map<string, number>> {
-  const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+async function serverCounters(...servers: FleetServer[]): Promise<Map<string, number>> {
   const counters = new Map<string, number>();
-  for (const m of text.matchAll(/^fleet_job_duration_seconds_(sum|count)\{job="([^"]+)"\} (\S+)$/gm))
-    counters.set(`job ${m[2]} ${m[1]}`, Number(m[3]));
-  for (const m of text.matchAll(/^fleet_signing_admission_total\{outcome="([^"]+)"\} (\S+)$/gm))
-    counters.set(`admission ${m[1]}`, Number(m[2]));
+  const add = (key: string, value: string) => counters.set(key, (counters.get(key) ?? 0) + Number(value));
+  for (const server of servers) {
+    const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+    for (const m of text.matchAll(/^fleet_job_duration_seconds_(sum|count)\{job="([^"]+)"\} (\S+)$/gm))
+      add(`job ${m[2]} ${m[1]}`, m[3]!);
+    for (const m of text.matchAll(/^fleet_signing_admission_total\{outcome="([^"]+)"\} (\S+)$/gm))
+      add(`admission ${m[1]}`, m[2]!);
+  }
   return counters;
+}
+
+/** Heartbeats each instance answered (fleet_heartbeats_total, every status), in the order given. */
+async function heartbeatsByInstance(servers: FleetServer[]): Promise<number[]> {
+  return Promise.all(
+    servers.map(async (server) => {
+      const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+      return [...text.matchAll(/^fleet_heartbeats_total\{[^}]*\} (\S+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    }),
+  );
 }
 
 /** What changed between two serverCounters() readings, as printable lines. */
@@ -162,15 +187,21 @@ function counterLines(before: Map<string, number>, after: Map<string, number>): 
 
 // ---- the edge -----------------------------------------------------------------------------
 
-/** HAProxy in front of the server's agent port, with the files `npm run edge:certificates` writes. */
-async function startEdge(server: FleetServer, certDir: string) {
+/** HAProxy in front of the servers' agent ports, with the files `npm run edge:certificates` writes. */
+async function startEdge(servers: FleetServer[], certDir: string) {
+  const server = servers[0]!;
   await promisify(execFile)(
     process.execPath,
     ["--import", "./runtime/register-hooks.mjs", "--import", "tsx", "scripts/edge-certificates.ts", "--out", certDir],
     { env: { ...process.env, DATABASE_URL: server.db.url, FLEET_CA_KEK: TEST_KEK, FLEET_CA_KEK_FILE: "" } },
   );
-  const edge = await startHaproxyEdge(certDir, server.agentPort);
-  console.log(`edge: HAProxy pid ${edge.pid} on https://127.0.0.1:${edge.port} in front of ${server.agentUrl}`);
+  const edge = await startHaproxyEdge(
+    certDir,
+    servers.map((s) => s.agentPort),
+  );
+  console.log(
+    `edge: HAProxy pid ${edge.pid} on https://127.0.0.1:${edge.port} in front of ${servers.map((s) => s.agentUrl).join(", ")}`,
+  );
   return edge;
 }
 
@@ -190,30 +221,40 @@ async function main(): Promise<number> {
   const certDir = EDGE ? mkdtempSync(path.join(tmpdir(), "fleet-soak-edge-")) : null;
   const proxy = certDir ? edgeBackendIdentity() : null;
   if (certDir && proxy) writeFileSync(path.join(certDir, "backend-client.pem"), proxy.pem, { mode: 0o600 });
-  const server = await startFleetServer(
-    {
-      ...(proxy
-        ? {
-            TRUSTED_PROXY_CIDRS: "127.0.0.1/32",
-            TRUSTED_CLIENT_CERT_PROXY_CIDRS: "127.0.0.1/32",
-            CLIENT_CERT_PROXY_FINGERPRINTS: proxy.fingerprint,
-          }
-        : {}),
-      LOG_LEVEL: "warn",
-      CHECK_API_RESPONSES: "off",
-      CONSOLE_WARMUP: "on", // as shipped
-      // One source address registers the whole fleet: the per-address limit is not what is measured.
-      REGISTRATION_RATE_PER_MINUTE: "1000000",
-      REGISTRATION_RATE_BURST: "100000",
-      ...(WORKERS === undefined ? {} : { AGENT_WORKERS: String(WORKERS) }),
-    },
-    { ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined, nodeArgs: PROFILE_DIR ? profileArgs("server") : undefined },
-  );
-  const edge = certDir ? await startEdge(server, certDir) : null;
-  // Every process of the server (its pid changes at a restart; workers are its children), the edge's and --extra-pid.
-  const serverProcesses = () => new ProcessGroup(() => [server.pid(), edge?.pid], EXTRA_PIDS);
+  const serverEnv = {
+    ...(proxy
+      ? {
+          TRUSTED_PROXY_CIDRS: "127.0.0.1/32",
+          TRUSTED_CLIENT_CERT_PROXY_CIDRS: "127.0.0.1/32",
+          CLIENT_CERT_PROXY_FINGERPRINTS: proxy.fingerprint,
+        }
+      : {}),
+    LOG_LEVEL: "warn",
+    CHECK_API_RESPONSES: "off",
+    CONSOLE_WARMUP: "on", // as shipped
+    // One source address registers the whole fleet: the per-address limit is not what is measured.
+    REGISTRATION_RATE_PER_MINUTE: "1000000",
+    REGISTRATION_RATE_BURST: "100000",
+    ...(WORKERS === undefined ? {} : { AGENT_WORKERS: String(WORKERS) }),
+  };
+  const server = await startFleetServer(serverEnv, {
+    ports: PORT ? { console: PORT, agent: PORT + 1 } : undefined,
+    nodeArgs: PROFILE_DIR ? profileArgs("server") : undefined,
+  });
+  // Further instances of the same fleet: the same database (and so the same CA), their own ports.
+  const servers = [server];
+  for (let i = 1; i < INSTANCES; i++)
+    servers.push(
+      await startFleetServer(serverEnv, {
+        database: server.db,
+        nodeArgs: PROFILE_DIR ? profileArgs(`server-${i + 1}`) : undefined,
+      }),
+    );
+  const edge = certDir ? await startEdge(servers, certDir) : null;
+  // Every process of every instance (a pid changes at a restart; workers are children), the edge's and --extra-pid.
+  const serverProcesses = () => new ProcessGroup(() => [...servers.map((s) => s.pid()), edge?.pid], EXTRA_PIDS);
   console.log(
-    `server pid ${server.pid()}${EXTRA_PIDS.length ? ` (+ ${EXTRA_PIDS.join(", ")})` : ""} ready in ${elapsed(startedAt)}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${describeRss(serverProcesses().sample())}`,
+    `server pid${servers.length > 1 ? "s" : ""} ${servers.map((s) => s.pid()).join(", ")}${EXTRA_PIDS.length ? ` (+ ${EXTRA_PIDS.join(", ")})` : ""} ready in ${elapsed(startedAt)}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${describeRss(serverProcesses().sample())}`,
   );
 
   const token = await server.api("POST", "/api/v1/registration-tokens", {
@@ -256,7 +297,7 @@ async function main(): Promise<number> {
   const failures: string[] = [];
   try {
     // ---- ramp
-    const rampCounters = await serverCounters(server);
+    const rampCounters = await serverCounters(...servers);
     const rampStart = performance.now();
     const rampServerCpu = serverProcesses();
     const rampSimCpu = new ProcessGroup(() => [sim.pid]);
@@ -281,7 +322,7 @@ async function main(): Promise<number> {
         ` (goal <= ${GOALS.rampSeconds}s); heartbeat p50 ${percentile(rampLatencies, 50).toFixed(1)} ms p99 ${percentile(rampLatencies, 99).toFixed(1)} ms;` +
         ` CPU server ${rampServerCpu.lapCpu().toFixed(0)}% simulator ${rampSimCpu.lapCpu().toFixed(0)}%; errors ${fmtCounts(errors)}`,
     );
-    let soakCounters = await serverCounters(server);
+    let soakCounters = await serverCounters(...servers);
     for (const line of counterLines(rampCounters, soakCounters)) console.log(`ramp ${line.trim()}`);
     if (Number.isNaN(rampSeconds) || rampSeconds > GOALS.rampSeconds) failures.push("ramp");
 
@@ -295,7 +336,7 @@ async function main(): Promise<number> {
     const windowSimCpu = new ProcessGroup(() => [sim.pid]);
     let maxPending = 0;
     let maxNotReady = 0;
-    await eventLoopDelay(server); // starts the window
+    await eventLoopDelay(...servers); // starts the window
     const loop = { p99: 0, max: 0 };
     const rss = new RssPeaks();
     rss.add(serverCpu.sample());
@@ -324,8 +365,8 @@ async function main(): Promise<number> {
         failures.push(...outcome.missed);
         restart = { lines: outcome.lines, ms: performance.now() - from };
         // Counters start again with the new process.
-        soakCounters = await serverCounters(server);
-        await eventLoopDelay(server);
+        soakCounters = await serverCounters(...servers);
+        await eventLoopDelay(...servers);
         continue;
       }
       const [pending, notReady] = [await countClusters(server, "Pending"), await countClusters(server, "NotReady")];
@@ -333,7 +374,7 @@ async function main(): Promise<number> {
       maxNotReady = Math.max(maxNotReady, notReady.n);
       const samples = serverCpu.sample();
       rss.add(samples);
-      const delay = await eventLoopDelay(server);
+      const delay = await eventLoopDelay(...servers);
       loop.p99 = Math.max(loop.p99, delay.p99);
       loop.max = Math.max(loop.max, delay.max);
       if (performance.now() - lastLine >= 30_000) {
@@ -369,7 +410,10 @@ async function main(): Promise<number> {
         `    each process (max): ${rss.describe()}`,
         `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
         `  CPU (% of a core) server ${serverPct.toFixed(0)}% (every server process)  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
-        ...counterLines(soakCounters, await serverCounters(server)).map((l) => (restart ? `${l} (since the restart)` : l)),
+        ...(servers.length > 1
+          ? [`  heartbeats answered by each instance (since start): ${(await heartbeatsByInstance(servers)).join(", ")}`]
+          : []),
+        ...counterLines(soakCounters, await serverCounters(...servers)).map((l) => (restart ? `${l} (since the restart)` : l)),
         ...(restart?.lines ?? []),
         failures.length ? `goals missed: ${failures.join(", ")}` : `every goal met`,
       ].join("\n"),
@@ -379,7 +423,7 @@ async function main(): Promise<number> {
     await Promise.race([simExited, new Promise((r) => setTimeout(r, 15_000))]);
     if (sim.exitCode === null) sim.kill("SIGKILL");
     await edge?.stop();
-    await server.stop();
+    for (const s of servers.reverse()) await s.stop();
   }
   return failures.length ? 1 : 0;
 }

@@ -30,7 +30,7 @@ function nativeSigner(privateKeyPem: string) {
       const digestInfo = Buffer.concat([SHA256_DIGEST_INFO, Buffer.from(md.digest().getBytes(), "binary")]);
       return privateEncrypt({ key: privateKeyPem, padding: constants.RSA_PKCS1_PADDING }, digestInfo).toString("binary");
     },
-  } as unknown as forge.pki.PrivateKey;
+  } as unknown as forge.pki.rsa.PrivateKey;
 }
 
 export type TestKey = { privateKeyPem: string; publicKeyPem: string };

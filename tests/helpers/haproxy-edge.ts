@@ -1,7 +1,7 @@
 // Debian's HAProxy in front of a test server's agent port, run from the repository's own
 // deploy/haproxy/haproxy.cfg with only its documented variables set, on a free loopback port.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import tls from "node:tls";
 import { freePort } from "./fleet-server";
@@ -44,15 +44,33 @@ export function requireHaproxy() {
 }
 
 /**
- * Starts HAProxy in the foreground, in master-worker mode as its container images run it, and
- * waits until its frontend completes a TLS handshake.
+ * haproxy.cfg balancing over several instances' agent ports, as docs/operations/agent-port-tls.md
+ * tells an operator to: the repository's file with its one `server` line repeated per instance
+ * (HAProxy's default balance is round robin). One port: the file itself.
  */
-export async function startHaproxyEdge(certDir: string, agentPort: number): Promise<HaproxyEdge> {
+export function edgeConfigFor(agentPorts: number[], certDir: string): string {
+  if (agentPorts.length === 1) return HAPROXY_CONFIG;
+  const text = readFileSync(HAPROXY_CONFIG, "utf8");
+  const line = /^( *)server fleet "\$\{AGENT_PORT_ADDR\}"(.*)$/m.exec(text);
+  if (!line) throw new Error(`${HAPROXY_CONFIG} has no 'server fleet "\${AGENT_PORT_ADDR}"' line to repeat`);
+  const servers = agentPorts.map((port, i) => `${line[1]}server fleet${i + 1} "127.0.0.1:${port}"${line[2]}`).join("\n");
+  const file = path.join(certDir, "haproxy.cfg");
+  writeFileSync(file, text.replace(line[0], servers));
+  return file;
+}
+
+/**
+ * Starts HAProxy in the foreground, in master-worker mode as its container images run it, in
+ * front of one agent port or several (instances of one fleet), and waits until its frontend
+ * completes a TLS handshake.
+ */
+export async function startHaproxyEdge(certDir: string, agentPort: number | number[]): Promise<HaproxyEdge> {
   requireHaproxy();
   const port = await freePort();
-  const env = edgeEnvironment(certDir, port, agentPort);
+  const agentPorts = Array.isArray(agentPort) ? agentPort : [agentPort];
+  const env = edgeEnvironment(certDir, port, agentPorts[0]!);
   let output = "";
-  const child: ChildProcess = spawn(HAPROXY, ["-W", "-db", "-f", HAPROXY_CONFIG], {
+  const child: ChildProcess = spawn(HAPROXY, ["-W", "-db", "-f", edgeConfigFor(agentPorts, certDir)], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
