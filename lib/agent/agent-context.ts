@@ -102,7 +102,11 @@ export class AgentContext {
     this.waiting = null;
     this.lifetime = certificateLifetime(state.certPem);
     const old = this.mtls;
-    this.mtls = createTlsAgent(this.requireCa(), { keyPem: state.keyPem, certPem: state.certPem });
+    this.mtls = createTlsAgent(
+      this.requireCa(),
+      { keyPem: state.keyPem, certPem: state.certPem },
+      { keepAlive: !this.options.closeConnections },
+    );
     old?.destroy();
     this.backend.restore?.(state.cluster);
   }

@@ -100,6 +100,12 @@ export interface FleetAgentOptions {
   backoff?: BackoffPolicy;
   /** Bounds concurrent registrations across many agents (the simulator). */
   registrationSlot?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /**
+   * A new connection (TLS resumed from the last one's session) for each request instead of one
+   * kept open between heartbeats: the server then holds no idle connection per agent, for a
+   * resumed handshake a heartbeat. The simulator's --close-connections (100,000 agents at 60 s).
+   */
+  closeConnections?: boolean;
   /** An https.Agent without client certificate trusting the same CA, shared by many agents. */
   anonymousAgent?: https.Agent;
   /** The cluster's Lease this agent holds (state in a Secret): its heartbeats report it. */

@@ -15,6 +15,7 @@ export interface SoakSimulatorConfig {
   intervalSeconds: number;
   concurrency: number;
   keyPool: number;
+  closeConnections: boolean;
 }
 
 export interface SoakReport {
@@ -52,6 +53,7 @@ process.once("message", (config: SoakSimulatorConfig) => {
     faults: parseFaults(undefined),
     prefix: "soak",
     keyPool: config.keyPool,
+    closeConnections: config.closeConnections,
     seed: 1,
     timeoutMs: 15_000,
     onProgress: (message) => send({ type: "progress", message }),

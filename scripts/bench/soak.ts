@@ -27,6 +27,8 @@
 //   --workers N       AGENT_WORKERS=N in the server's environment (agent-port worker processes)
 //   --instances N     N instances of the fleet on one PostgreSQL database (--engine postgres --edge):
 //                     HAProxy balances the agent port over them; every instance's processes count
+//   --close-connections  each simulated agent opens a new connection per request, resuming its TLS
+//                     session, instead of keeping one open (agents at a 60 s interval, item 4)
 //   --edge            HAProxy (deploy/haproxy/haproxy.cfg) in front of the agent port: the fleet talks
 //                     to it, and its processes count with the server's (goal <= 700 MB together)
 import { execFile, fork } from "node:child_process";
@@ -60,6 +62,7 @@ const { values: flags } = parseArgs({
     workers: { type: "string" },
     edge: { type: "boolean", default: false },
     instances: { type: "string", default: "1" },
+    "close-connections": { type: "boolean", default: false },
   },
 });
 
@@ -155,6 +158,8 @@ async function serverCounters(...servers: FleetServer[]): Promise<Map<string, nu
       add(`job ${m[2]} ${m[1]}`, m[3]!);
     for (const m of text.matchAll(/^fleet_signing_admission_total\{outcome="([^"]+)"\} (\S+)$/gm))
       add(`admission ${m[1]}`, m[2]!);
+    for (const m of text.matchAll(/^fleet_agent_tls_handshakes_total\{resumed="(true|false)"\} (\S+)$/gm))
+      add(`handshakes ${m[1] === "true" ? "resumed" : "full"}`, m[2]!);
   }
   return counters;
 }
@@ -181,6 +186,7 @@ function counterLines(before: Map<string, number>, after: Map<string, number>): 
         return `${j} ${runs} x ${runs ? ((secs / runs) * 1000).toFixed(1) : "-"} ms = ${secs.toFixed(1)} s`;
       })
       .join("; ")}`,
+    `  TLS handshakes on the agent port: full ${delta("handshakes full")}, resumed ${delta("handshakes resumed")}`,
     `  signing admission: ${admission.map((k) => `${k.slice("admission ".length)} ${delta(k)}`).join(", ") || "none"}`,
   ];
 }
@@ -291,6 +297,7 @@ async function main(): Promise<number> {
     intervalSeconds: INTERVAL,
     concurrency: Math.round(positive("concurrency", flags.concurrency)),
     keyPool: Math.round(positive("key-pool", flags["key-pool"])),
+    closeConnections: flags["close-connections"] === true,
   };
   sim.send(config);
 

@@ -41,6 +41,8 @@ export interface SimulatorOptions {
   /** Pairs of clusters that report one kube-system UID (metadata.ts generateFleet). */
   duplicateUids?: number;
   timeoutMs: number;
+  /** A new, resumed TLS connection for each request (FleetAgentOptions.closeConnections). */
+  closeConnections?: boolean;
   /** Receives every agent's log entries (the --log-file); default: none. */
   logger?: AgentLogger;
   now?: () => number;
@@ -227,6 +229,7 @@ export class FleetSimulator {
       heartbeatIntervalSeconds: o.intervalSeconds,
       ackDelayMs,
       requestTimeoutMs: o.timeoutMs,
+      closeConnections: o.closeConnections,
       registrationSlot: (fn) => slots.run(fn),
       anonymousAgent: this.anonymous ?? undefined,
       firstHeartbeatDelayMs: Math.floor(random() * intervalMs),
