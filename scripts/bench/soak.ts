@@ -29,6 +29,7 @@
 //                     HAProxy balances the agent port over them; every instance's processes count
 //   --close-connections  each simulated agent opens a new connection per request, resuming its TLS
 //                     session, instead of keeping one open (agents at a 60 s interval, item 4)
+//   --ramp-limit S    start the soak after S seconds even if the ramp is not done (default 240)
 //   --edge            HAProxy (deploy/haproxy/haproxy.cfg) in front of the agent port: the fleet talks
 //                     to it, and its processes count with the server's (goal <= 700 MB together)
 import { execFile, fork } from "node:child_process";
@@ -63,6 +64,7 @@ const { values: flags } = parseArgs({
     edge: { type: "boolean", default: false },
     instances: { type: "string", default: "1" },
     "close-connections": { type: "boolean", default: false },
+    "ramp-limit": { type: "string" },
   },
 });
 
@@ -85,6 +87,9 @@ if (RESTART_AT !== undefined && RESTART_AT >= MINUTES * 60)
 const EXTRA_PIDS = (flags["extra-pid"] ?? []).map((p) => Math.round(positive("extra-pid", p)));
 const EDGE = flags.edge === true;
 const rssGoalMb = EXTRA_PIDS.length || EDGE ? GOALS.rssWithEdgeMb : GOALS.rssMb;
+// How long the ramp may run before the soak starts anyway (a fleet larger than a ramp goal covers).
+const RAMP_LIMIT_SECONDS =
+  flags["ramp-limit"] === undefined ? GOALS.rampSeconds * 2 : positive("ramp-limit", flags["ramp-limit"]);
 const INSTANCES = Math.round(positive("instances", flags.instances));
 if (INSTANCES > 1 && (ENGINE !== "postgres" || !EDGE))
   throw new Error("--instances above 1 needs --engine postgres (one shared database) and --edge (HAProxy balances them)");
@@ -308,7 +313,7 @@ async function main(): Promise<number> {
     const rampStart = performance.now();
     const rampServerCpu = serverProcesses();
     const rampSimCpu = new ProcessGroup(() => [sim.pid]);
-    const rampLimitMs = GOALS.rampSeconds * 2 * 1000;
+    const rampLimitMs = RAMP_LIMIT_SECONDS * 1000;
     let rampSeconds = NaN;
     for (;;) {
       await new Promise((r) => setTimeout(r, 2000));
