@@ -36,14 +36,15 @@ function nativeSigner(privateKeyPem: string) {
 export type TestKey = { privateKeyPem: string; publicKeyPem: string };
 
 /**
- * A fresh RSA key of `bits` (distinct from every other this process was given). The default,
- * RSA-2048 with e = 65537, comes from a pool kept in the temp folder and shared by the test
- * processes of this machine: one such key takes ~300 ms of CPU to generate, and a suite registers
- * hundreds of clusters. Each test file starts its own server on a fresh database, so keys repeat
- * only across servers that never meet.
+ * A fresh RSA key of `bits` (distinct from every other this process was given). Under node:test
+ * the default, RSA-2048 with e = 65537, comes from a pool kept in the temp folder and shared by the
+ * test processes of this machine: one such key takes ~300 ms of CPU to generate, and a suite
+ * registers hundreds of clusters. Each test file starts its own server on a fresh database, so keys
+ * repeat only across servers that never meet. Elsewhere (Playwright's workers share one server,
+ * where a key denied to one cluster is refused for a while to any other) every key is new.
  */
 export function makeKey(bits = 2048, exponent = 65537): TestKey {
-  if (bits !== 2048 || exponent !== 65537) return generateKey(bits, exponent);
+  if (bits !== 2048 || exponent !== 65537 || !process.env.NODE_TEST_CONTEXT) return generateKey(bits, exponent);
   const pool = (keyPool ??= readPool());
   if (pool.next < pool.keys.length) return pool.keys[pool.next++]!;
   const key = generateKey(bits, exponent);
