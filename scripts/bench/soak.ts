@@ -46,7 +46,7 @@ import type { SoakMark, SoakReport, SoakSimulatorConfig } from "./soak-simulator
 
 // Issue 38's goals for 10,000 clusters at 10 s on 2 cores: memory of every server process together
 // <= 1 GB, or <= 700 MB with the TLS edge in front (its memory counted through --extra-pid).
-const GOALS = { rampSeconds: 120, p99Ms: 100, rssMb: 1000, rssWithEdgeMb: 700 } as const;
+const GOALS = { rampSeconds: 120, p99Ms: 100, rssMb: 1000, rssWithEdgeMb: 700, consoleMs: 1500 } as const;
 
 const { values: flags } = parseArgs({
   options: {
@@ -167,6 +167,21 @@ async function serverCounters(...servers: FleetServer[]): Promise<Map<string, nu
       add(`handshakes ${m[1] === "true" ? "resumed" : "full"}`, m[2]!);
   }
   return counters;
+}
+
+/** The console pages an operator keeps open during the soak, by their path. */
+const CONSOLE_PAGES = { overview: "/", "cluster list": "/clusters" } as const;
+
+/**
+ * How long the server takes to render a console page for the admin, in ms: until the last byte of
+ * the streamed HTML (the browser's own work after that is bench:overview's and bench:pages').
+ */
+async function pageMs(server: FleetServer, cookie: string, pagePath: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${server.consoleUrl}${pagePath}`, { headers: { cookie } });
+  await res.text();
+  if (res.status !== 200) throw new Error(`GET ${pagePath} answered ${res.status}`);
+  return performance.now() - started;
 }
 
 /** Heartbeats each instance answered (fleet_heartbeats_total, every status), in the order given. */
@@ -348,6 +363,8 @@ async function main(): Promise<number> {
     const windowSimCpu = new ProcessGroup(() => [sim.pid]);
     let maxPending = 0;
     let maxNotReady = 0;
+    const cookie = await server.adminCookie();
+    const pageTimes = Object.fromEntries(Object.keys(CONSOLE_PAGES).map((name) => [name, [] as number[]]));
     await eventLoopDelay(...servers); // starts the window
     const loop = { p99: 0, max: 0 };
     const rss = new RssPeaks();
@@ -384,6 +401,7 @@ async function main(): Promise<number> {
       const [pending, notReady] = [await countClusters(server, "Pending"), await countClusters(server, "NotReady")];
       maxPending = Math.max(maxPending, pending.n);
       maxNotReady = Math.max(maxNotReady, notReady.n);
+      for (const [name, pagePath] of Object.entries(CONSOLE_PAGES)) pageTimes[name]!.push(await pageMs(server, cookie, pagePath));
       const samples = serverCpu.sample();
       rss.add(samples);
       const delay = await eventLoopDelay(...servers);
@@ -416,6 +434,15 @@ async function main(): Promise<number> {
         `  ramp              ${Number.isNaN(rampSeconds) ? "incomplete" : `${rampSeconds.toFixed(1)}s`}  (goal <= ${GOALS.rampSeconds}s)  ${failures.includes("ramp") ? "MISSED" : "ok"}`,
         `  pending (max)     ${maxPending}  (goal 0)  ${goal(maxPending === 0, "pending")}`,
         `  false NotReady    ${maxNotReady}  (goal 0; no faults injected, max over polls)  ${goal(maxNotReady === 0, "notReady")}`,
+        ...Object.entries(pageTimes).map(([name, times]) => {
+          const slowest = Math.max(...times);
+          return `  console ${name.padEnd(13)} p50 ${percentile(
+            [...times].sort((a, b) => a - b),
+            50,
+          ).toFixed(
+            0,
+          )} ms  max ${slowest.toFixed(0)} ms over ${times.length} loads, rendered by the server  (goal <= ${GOALS.consoleMs} ms)  ${goal(slowest <= GOALS.consoleMs, `console ${name}`)}`;
+        }),
         `  errors            ${errorCount} ${errorCount ? fmtCounts(soakErrors) : ""} (goal 0)  ${goal(errorCount === 0, "errors")}`,
         `  heartbeat latency p50 ${percentile(sorted, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  max ${(sorted[sorted.length - 1] ?? NaN).toFixed(1)} ms  (goal p99 <= ${GOALS.p99Ms} ms)  ${goal(p99 <= GOALS.p99Ms, "p99")}`,
         `  server RSS (max)  ${rss.maxTotalMb.toFixed(0)} MB, every server process together${EXTRA_PIDS.length ? " with --extra-pid" : ""}  (goal <= ${rssGoalMb} MB)  ${goal(rss.maxTotalMb <= rssGoalMb, "rss")}; at the end ${describeRss(endSamples)}, main ${await memorySplit(server)}`,
