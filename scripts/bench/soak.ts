@@ -448,7 +448,10 @@ async function main(): Promise<number> {
         `  server RSS (max)  ${rss.maxTotalMb.toFixed(0)} MB, every server process together${EXTRA_PIDS.length ? " with --extra-pid" : ""}  (goal <= ${rssGoalMb} MB)  ${goal(rss.maxTotalMb <= rssGoalMb, "rss")}; at the end ${describeRss(endSamples)}, main ${await memorySplit(server)}`,
         `    each process (max): ${rss.describe()}`,
         `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
-        `  CPU (% of a core) server ${serverPct.toFixed(0)}% (every server process)  simulator ${simPct.toFixed(0)}%${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
+        `  CPU (% of a core) server ${serverPct.toFixed(0)}% (every server process)  simulator ${simPct.toFixed(0)}% (RSS ${simCpu
+          .sample()
+          .reduce((mb, p) => mb + p.rssMb, 0)
+          .toFixed(0)} MB)${ENGINE === "postgres" ? "  (PostgreSQL's own processes not counted)" : ""}`,
         ...(servers.length > 1
           ? [`  heartbeats answered by each instance (since start): ${(await heartbeatsByInstance(servers)).join(", ")}`]
           : []),
