@@ -22,15 +22,12 @@ export type AdmissionDecision = "admit" | "queue" | "busy" | "lagging";
  */
 export function admissionDecision(load: AdmissionLoad, limits: AdmissionLimits): AdmissionDecision {
   const lagging = limits.maxEventLoopLagMs > 0 && load.eventLoopLagMs > limits.maxEventLoopLagMs;
-  if (lagging) return load.inFlight < allowedInFlight(load.eventLoopLagMs, limits) ? "admit" : "lagging";
+  if (lagging) {
+    const allowed = Math.max(1, Math.floor((limits.maxInFlight * limits.maxEventLoopLagMs) / load.eventLoopLagMs));
+    return load.inFlight < allowed ? "admit" : "lagging";
+  }
   if (load.inFlight < limits.maxInFlight) return "admit";
   return load.queued < limits.maxQueued ? "queue" : "busy";
-}
-
-/** How much signing work may run at once at this event-loop lag (the rule admissionDecision applies). */
-export function allowedInFlight(eventLoopLagMs: number, limits: AdmissionLimits): number {
-  if (limits.maxEventLoopLagMs <= 0 || eventLoopLagMs <= limits.maxEventLoopLagMs) return limits.maxInFlight;
-  return Math.max(1, Math.floor((limits.maxInFlight * limits.maxEventLoopLagMs) / eventLoopLagMs));
 }
 
 /**

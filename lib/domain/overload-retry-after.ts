@@ -40,17 +40,11 @@ export function overloadRetryAfter(backlog: Backlog, policy: RetryAfterPolicy, r
 
 /**
  * What overloadRetryAfter needs to know, kept in one-second buckets so memory stays flat under a
- * wave: signing work finished over the last `rateWindowMs` with the time each piece took, and
- * refused requests not due back yet (each answer is counted ahead of the next until its
- * Retry-After has passed).
- *
- * The rate is what the server can sign, not only what it happened to: the work finished per second
- * or, when higher, the pieces allowed at once over their mean duration (Little's law). While the
- * gate is full the two agree; while few have asked, the first alone would call a server that signs
- * 50 a second slow because it signed 3, and send a burst of 50 away for half a minute.
+ * wave: signing work finished over the last `rateWindowMs` (the rate), and refused requests not
+ * due back yet (each answer is counted ahead of the next until its Retry-After has passed).
  */
 export class SigningBacklog {
-  private finished = new Map<number, { count: number; busyMs: number }>();
+  private finished = new Map<number, number>();
   private promised = new Map<number, number>();
   private readonly startedAt: number;
 
@@ -61,13 +55,10 @@ export class SigningBacklog {
     this.startedAt = now;
   }
 
-  /** A piece of signing work that took `tookMs` ended at `at` (success or failure: either freed a slot). */
-  finish(at: number, tookMs: number): void {
+  /** A piece of signing work ended at `at` (success or failure: either freed a slot). */
+  finish(at: number): void {
     const second = Math.floor(at / 1000);
-    const bucket = this.finished.get(second) ?? { count: 0, busyMs: 0 };
-    bucket.count++;
-    bucket.busyMs += Math.max(0, tookMs);
-    this.finished.set(second, bucket);
+    this.finished.set(second, (this.finished.get(second) ?? 0) + 1);
     this.prune(at);
   }
 
@@ -78,23 +69,14 @@ export class SigningBacklog {
     this.prune(at);
   }
 
-  /**
-   * Signing work per second lately with `concurrency` pieces allowed at once; null while nothing
-   * has finished (no rate to judge by).
-   */
-  rate(now: number, concurrency: number): number | null {
+  /** Signing work finished per second lately; null while nothing has (no rate to judge by). */
+  rate(now: number): number | null {
     this.prune(now);
     let count = 0;
-    let busyMs = 0;
-    for (const b of this.finished.values()) {
-      count += b.count;
-      busyMs += b.busyMs;
-    }
+    for (const n of this.finished.values()) count += n;
     if (count === 0) return null;
     const seconds = Math.max(1, Math.min(this.rateWindowMs, now - this.startedAt) / 1000);
-    // A millisecond at least per piece: work a coarse clock saw take no time is not infinitely fast.
-    const capacity = (concurrency * count * 1000) / Math.max(busyMs, count);
-    return Math.max(count / seconds, capacity);
+    return count / seconds;
   }
 
   /** Refusals at or before `now` whose Retry-After has not passed yet. */
@@ -105,12 +87,9 @@ export class SigningBacklog {
     return count;
   }
 
-  /**
-   * The backlog a refusal at `now` waits behind, with `running` and `queued` requests in the gate
-   * and `concurrency` allowed to run at once.
-   */
-  backlog(now: number, running: number, queued: number, concurrency: number): Backlog {
-    return { ahead: running + queued + this.owed(now), ratePerSecond: this.rate(now, concurrency) };
+  /** The backlog a refusal at `now` waits behind, with `running` and `queued` requests in the gate. */
+  backlog(now: number, running: number, queued: number): Backlog {
+    return { ahead: running + queued + this.owed(now), ratePerSecond: this.rate(now) };
   }
 
   private prune(now: number): void {

@@ -1,5 +1,5 @@
 import "server-only";
-import { admissionDecision, allowedInFlight, type AdmissionLimits } from "@/lib/domain/admission";
+import { admissionDecision, type AdmissionLimits } from "@/lib/domain/admission";
 import { overloadRetryAfter, SigningBacklog, type RetryAfterPolicy } from "@/lib/domain/overload-retry-after";
 import { env } from "@/lib/env";
 import { ApiError } from "@/lib/server/api/errors";
@@ -37,14 +37,15 @@ export class AdmissionGate {
 
   /** Runs `work` when a slot is free; throws ApiError("overloaded") when refused. */
   async run<T>(work: () => Promise<T>): Promise<T> {
-    const limits = { ...this.limits, maxEventLoopLagMs: this.limits.maxEventLoopLagMs ?? 0 };
-    const eventLoopLagMs = this.eventLoopLagMs();
-    const decision = admissionDecision({ inFlight: this.inFlight, queued: this.waiting.length, eventLoopLagMs }, limits);
+    const decision = admissionDecision(
+      { inFlight: this.inFlight, queued: this.waiting.length, eventLoopLagMs: this.eventLoopLagMs() },
+      { ...this.limits, maxEventLoopLagMs: this.limits.maxEventLoopLagMs ?? 0 },
+    );
     if (decision === "busy" || decision === "lagging") {
       this.count(decision === "busy" ? "refused" : "lagging");
       const now = this.clock.now();
       const seconds = overloadRetryAfter(
-        this.backlog.backlog(now, this.inFlight, this.waiting.length, allowedInFlight(eventLoopLagMs, limits)),
+        this.backlog.backlog(now, this.inFlight, this.waiting.length),
         this.limits.retryAfter,
         this.clock.random,
       );
@@ -67,12 +68,10 @@ export class AdmissionGate {
       this.inFlight++;
     }
     this.count("admitted");
-    const startedAt = this.clock.now();
     try {
       return await work();
     } finally {
-      const now = this.clock.now();
-      this.backlog.finish(now, now - startedAt);
+      this.backlog.finish(this.clock.now());
       const next = this.waiting.shift();
       if (next) next();
       else this.inFlight--;
