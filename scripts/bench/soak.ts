@@ -128,11 +128,16 @@ async function countClusters(server: FleetServer, status?: string): Promise<{ n:
 }
 const shown = (c: { n: number; capped: boolean }) => `${c.capped ? ">=" : ""}${c.n}`;
 
+/** A server's /api/metrics exposition (loopback: no credentials needed). */
+async function metricsOf(server: FleetServer): Promise<string> {
+  return (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+}
+
 /** The servers' event-loop delay since the previous scrape, in ms, the worst of them (GET /api/metrics, loopback). */
 async function eventLoopDelay(...servers: FleetServer[]): Promise<{ p99: number; max: number }> {
   const worst = { p99: 0, max: 0 };
   for (const server of servers) {
-    const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+    const text = await metricsOf(server);
     const value = (q: string) =>
       Number(new RegExp(`^fleet_event_loop_delay_seconds\\{quantile="${q}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) * 1000;
     worst.p99 = Math.max(worst.p99, value("0.99"));
@@ -143,7 +148,7 @@ async function eventLoopDelay(...servers: FleetServer[]): Promise<{ p99: number;
 
 /** The server's own memory split (fleet_process_memory_bytes), in MB: what of the RSS is V8 heap. */
 async function memorySplit(server: FleetServer): Promise<string> {
-  const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+  const text = await metricsOf(server);
   const mb = (kind: string) =>
     Number(new RegExp(`^fleet_process_memory_bytes\\{kind="${kind}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? NaN) / 2 ** 20;
   return `heap used ${mb("heap_used").toFixed(0)} of ${mb("heap_total").toFixed(0)} MB, external ${mb("external").toFixed(0)} MB`;
@@ -158,7 +163,7 @@ async function serverCounters(...servers: FleetServer[]): Promise<Map<string, nu
   const counters = new Map<string, number>();
   const add = (key: string, value: string) => counters.set(key, (counters.get(key) ?? 0) + Number(value));
   for (const server of servers) {
-    const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+    const text = await metricsOf(server);
     for (const m of text.matchAll(/^fleet_job_duration_seconds_(sum|count)\{job="([^"]+)"\} (\S+)$/gm))
       add(`job ${m[2]} ${m[1]}`, m[3]!);
     for (const m of text.matchAll(/^fleet_signing_admission_total\{outcome="([^"]+)"\} (\S+)$/gm))
@@ -188,7 +193,7 @@ async function pageMs(server: FleetServer, cookie: string, pagePath: string): Pr
 async function heartbeatsByInstance(servers: FleetServer[]): Promise<number[]> {
   return Promise.all(
     servers.map(async (server) => {
-      const text = await (await fetch(`${server.consoleUrl}/api/metrics`)).text();
+      const text = await metricsOf(server);
       return [...text.matchAll(/^fleet_heartbeats_total\{[^}]*\} (\S+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
     }),
   );

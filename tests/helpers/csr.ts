@@ -1,5 +1,5 @@
 // PKCS#10 requests for tests, honest and abusive, built with node-forge on keys from Node's
-// fast native key generator.
+// native key generator (pooled under node:test, makeKey) and signed with Node's native RSA.
 import { constants, generateKeyPairSync, privateEncrypt, X509Certificate } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import os from "node:os";

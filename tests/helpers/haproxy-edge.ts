@@ -48,7 +48,7 @@ export function requireHaproxy() {
  * tells an operator to: the repository's file with its one `server` line repeated per instance
  * (HAProxy's default balance is round robin). One port: the file itself.
  */
-export function edgeConfigFor(agentPorts: number[], certDir: string): string {
+function edgeConfigFor(agentPorts: number[], certDir: string): string {
   if (agentPorts.length === 1) return HAPROXY_CONFIG;
   const text = readFileSync(HAPROXY_CONFIG, "utf8");
   const line = /^( *)server fleet "\$\{AGENT_PORT_ADDR\}"(.*)$/m.exec(text);

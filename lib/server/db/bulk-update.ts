@@ -51,9 +51,9 @@ export type BulkStatement = { q: Sql; returnsRows: boolean };
  * instance) wait for each other instead of deadlocking. NO KEY: the lock an UPDATE of these
  * columns takes anyway, which lets a row's foreign-key checks (a heartbeat count inserted for the
  * cluster takes FOR KEY SHARE, in its own order) through; FOR UPDATE made them deadlock with the
- * batches. Rows whose id no longer exists are
- * skipped. Returns the statements as Prisma operations, to run in one `$transaction([...])` with
- * others; updateFromValuesStatements gives them for runOnDriver.
+ * batches. Rows whose id no longer exists are skipped. Returns the statements as Prisma
+ * operations, to run in one `$transaction([...])` with others; updateFromValuesStatements gives
+ * them for runOnDriver.
  */
 export function updateFromValues(...args: Parameters<typeof updateFromValuesStatements>) {
   return updateFromValuesStatements(...args).map((s) => asPrismaOperation(s.q, s.returnsRows));
