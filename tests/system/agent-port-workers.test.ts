@@ -1,6 +1,6 @@
 // The agent port served by worker processes (AGENT_WORKERS; lib/server/agent-port/workers/):
-// registrations answered by the main process, heartbeats by the workers, each connection landing on
-// the next worker. On SQLite the workers hand every write to the main process, the file's one
+// registrations answered by the main process, heartbeats by the workers, each accepting its own
+// connections. On SQLite the workers hand every write to the main process, the file's one
 // writer; on PostgreSQL they write as an instance does. Revocations and settings reach every
 // worker at once, a worker that dies is replaced, and a stop writes what the workers buffered.
 import assert from "node:assert/strict";
@@ -43,7 +43,7 @@ describe("the agent port on worker processes", () => {
     const clusters = await Promise.all(["w-1", "w-2"].map((name) => registerCluster(server, name)));
     for (let i = 0; i < sent; i++) {
       const { client } = clusters[i % 2]!;
-      // Each call is a connection of its own: the workers take them in turn.
+      // Each call is a connection of its own, taken by whichever worker accepts it first.
       const hb = await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody({ kubernetesVersion: `1.31.${i}` }), {
         client,
       });
@@ -60,6 +60,25 @@ describe("the agent port on worker processes", () => {
     const beats = /^fleet_heartbeats_total\{code="200"\} (\d+)/m;
     assert.equal(metric(text, beats) - metric(before, beats), sent);
     assert.match(text, /^fleet_agent_tls_handshakes_total\{resumed="false"\} [1-9]/m);
+  });
+
+  test("a new connection is answered by a worker while the main process is held up", async () => {
+    const { client } = await registerCluster(server, "w-accept");
+    // The certificate's first use (a call to the main process) is behind it.
+    for (let i = 0; i < WORKERS * 2; i++)
+      assert.equal((await server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client })).status, 200);
+    // SIGSTOP stands in for a main process busy with the console's jobs. Were it the one to accept
+    // and hand over each connection (node:cluster's round robin), the heartbeat would wait for it.
+    const main = server.pid()!;
+    process.kill(main, "SIGSTOP");
+    try {
+      const held = new Promise<"held up">((resolve) => setTimeout(() => resolve("held up"), 5_000).unref());
+      const answer = await Promise.race([server.agent("POST", "/api/agent/v1/heartbeat", heartbeatBody(), { client }), held]);
+      assert.notEqual(answer, "held up", "no answer within 5 s while the main process was stopped");
+      assert.equal((answer as { status: number }).status, 200);
+    } finally {
+      process.kill(main, "SIGCONT");
+    }
   });
 
   test("a revocation and a rotation's first use apply in every worker at once; a Lease claim is written", async () => {

@@ -11,8 +11,8 @@ import "@/lib/server/pki/certificate-cache";
 import "../tls-ticket-keys";
 
 // The primary's side of the agent-port workers: AGENT_WORKERS processes (agent-worker.ts) share
-// the agent port's listening socket (node:cluster hands each new connection to the next worker in
-// turn), while this process keeps the console and the jobs. A worker that dies is replaced; at
+// the agent port's listening socket and accept from it themselves, while this process keeps the
+// console and the jobs. A worker that dies is replaced; at
 // shutdown each is told to stop, drains, hands over what it buffered, and exits before the
 // database closes.
 
@@ -21,6 +21,11 @@ const RESTART_DELAY_MS = 1_000;
 /** Forks `count` workers running `entry` and resolves once every one listens on the agent port. */
 export async function startAgentWorkers(entry: URL, count: number): Promise<{ stop(): Promise<void> }> {
   let stopping = false;
+  // The workers accept their own connections. node:cluster's default on Linux (round robin) has
+  // this process accept each one and hand it over, one IPC round trip per connection: with agents
+  // that connect for every heartbeat, connections piled up here (8,836 open at 14,000 clusters at
+  // 60 s) whenever the console's jobs held this event loop, and the fleet timed out (capacity.md).
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   cluster.setupPrimary({ exec: fileURLToPath(entry), serialization: "advanced" });
 
   const fork = (): Promise<void> => {
