@@ -2,12 +2,14 @@
 // operation per cluster): facts with UPDATE ... FROM (VALUES ...), per-minute counts with
 // INSERT ... ON CONFLICT. Counts add up across flushes, rows written by Prisma and by the raw
 // statements are the same rows (dates bound alike on both engines), every fact lands, the policy
-// revision is kept when not reported, and a removed cluster is skipped. A few seconds per engine.
+// revision is kept when not reported, and a removed cluster is skipped; rows read back on the driver
+// are Prisma's. A few seconds per engine.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { updateFromValuesStatements } from "@/lib/server/db/bulk-update";
 import { db, sqliteHandle } from "@/lib/server/db/client";
 import { runOnDriver, sql } from "@/lib/server/db/sql";
+import { enrollmentPage } from "@/lib/server/clusters/enrollment-page";
 import { enqueueHeartbeat, flushHeartbeats, type HeartbeatFacts } from "@/lib/server/heartbeats/heartbeat-writer";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
@@ -51,6 +53,42 @@ describe(`heartbeat writes on ${engine}`, () => {
     );
     assert.deepEqual([b!.appliedPolicyRevision, b!.userPodCount, b!.apiServerHealth], [null, null, "down"]);
     assert.deepEqual([c!.appliedPolicyRevision, c!.kubernetesVersion, c!.podCount], ["r1", "1.30.2", 10]);
+  });
+
+  test("rows read on the driver carry Prisma's values, in any time zone of the process", async () => {
+    const at = new Date(Date.UTC(2026, 10, 30, 23, 59, 58, 7));
+    await db().cluster.create({
+      data: {
+        id: "c-read-a",
+        name: "c-read-a",
+        registeredAt: at,
+        lastHeartbeatAt: at,
+        logsReporting: true,
+        metricsReporting: false,
+      },
+    });
+    await db().clusterLabel.create({ data: { clusterId: "c-read-a", key: "env", value: "prod" } });
+    const zone = process.env.TZ;
+    // node-postgres reads a timestamp without a zone as local time: 5 h 30 off here, unless told.
+    process.env.TZ = "Asia/Kolkata";
+    try {
+      const [row] = await enrollmentPage("c-read-", 1);
+      assert.equal(row?.id, "c-read-a");
+      assert.deepEqual(
+        [
+          row.registeredAt?.toISOString(),
+          row.lastHeartbeatAt?.toISOString(),
+          row.logsReporting,
+          row.metricsReporting,
+          row.enrolledAt,
+        ],
+        [at.toISOString(), at.toISOString(), true, false, null],
+      );
+      assert.deepEqual(row.labels, [{ key: "env", value: "prod" }]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
   });
 
   test("clusterUid is written when it changed, and only then; a heartbeat without one keeps it", async () => {

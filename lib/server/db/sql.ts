@@ -1,4 +1,5 @@
 import "server-only";
+import { types as pgTypes, type QueryConfig } from "pg";
 import type { Prisma } from "./generated/sqlite/client";
 import { db, dialect, databasePool, sqliteHandle, type Tx } from "./client";
 
@@ -167,7 +168,7 @@ export async function inDriverTransaction<T>(work: (tx: SqlTx) => Promise<T>): P
   const client = await pool.connect();
   let failure: Error | undefined;
   const tx: SqlTx = {
-    rows: async <R>(q: Sql) => (await client.query(render(q, "postgres"), boundValues(q, "postgres"))).rows as R[],
+    rows: async <R>(q: Sql) => (await client.query(onPostgres(q))).rows as R[],
     run: async (q) => (await client.query(render(q, "postgres"), boundValues(q, "postgres"))).rowCount ?? 0,
     prisma: null,
   };
@@ -183,6 +184,39 @@ export async function inDriverTransaction<T>(work: (tx: SqlTx) => Promise<T>): P
   } finally {
     client.release(failure);
   }
+}
+
+/**
+ * Rows read on the driver itself, past Prisma: for reads of thousands of rows, where Prisma's
+ * result mapping (every value tagged with its type, then decoded again) costs more than the query.
+ * Values come as each driver gives them: on SQLite a date is its stored text and a boolean 0 or 1
+ * (gate-facts.ts's asDate and asBool read both). On SQLite, while a Prisma transaction is open on
+ * its one connection, the read goes through Prisma and waits its turn, as runOnDriver's writes do.
+ */
+export async function readOnDriver<T>(q: Sql): Promise<T[]> {
+  if (dialect() === "sqlite") {
+    const handle = sqliteHandle();
+    if (!handle || handle.inTransaction) return queryRows<T>(q);
+    return handle.prepare(render(q, "sqlite")).all(boundValues(q, "sqlite")) as T[];
+  }
+  const pool = databasePool();
+  if (!pool) throw new Error("no PostgreSQL pool");
+  return (await pool.query(onPostgres(q))).rows as T[];
+}
+
+// Prisma writes DateTime columns (timestamp(3), without a zone) in UTC; node-postgres would read
+// them as the process's local time.
+const TIMESTAMP_OID = 1114;
+const parseUtcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
+const utcTimestamps = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP_OID && format !== "binary"
+      ? parseUtcTimestamp
+      : pgTypes.getTypeParser(oid, format as "text")) as typeof pgTypes.getTypeParser,
+};
+
+function onPostgres(q: Sql): QueryConfig {
+  return { text: render(q, "postgres"), values: boundValues(q, "postgres"), types: utcTimestamps };
 }
 
 /** `INSERT INTO "Model" ("a", "b") VALUES (...), (...)`: every row has the first row's columns. */
