@@ -2,7 +2,8 @@
 // TEST_ENGINE picks: a pass over more clusters than one page writes each checklist once, moves
 // complete ones to Enrolled with one event each, a second pass writes nothing, a cluster whose
 // facts change is rewritten (its unchanged items keep their `since`), a checklist another
-// instance stored is honoured, and a removed cluster is no trouble.
+// instance stored is honoured, a removed cluster is no trouble, and time alone (a heartbeat going
+// stale) is noticed although no row changed.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { db } from "@/lib/server/db/client";
@@ -68,7 +69,9 @@ test("the evaluator writes each change once, in multi-row batches, and nothing w
   );
 
   const later = new Date(now.getTime() + 2_000);
-  assert.equal((await evaluateEnrollment(later)).changed, 0, "a second pass over unchanged facts writes nothing");
+  const second = await evaluateEnrollment(later);
+  assert.equal(second.changed, 0, "a second pass over unchanged facts writes nothing");
+  assert.deepEqual([second.total, second.enrolled], [COUNT, enrolledCount], "and counts as the first");
 
   // A complete cluster stops reporting logs: its checklist is rewritten, it leaves Enrolled with
   // an event, and the items that kept their state keep their `since`.
@@ -105,6 +108,15 @@ test("the evaluator writes each change once, in multi-row batches, and nothing w
   );
   const kept = await db().cluster.findUnique({ where: { id: other } });
   assert.deepEqual(parseStored(kept!.enrollment), theirs);
+
+  // Time alone, nothing written: past the threshold every heartbeat is stale. The complete clusters
+  // leave Enrolled (a checklist and an event each), the one already out is rewritten once more.
+  const { notReadyThresholdSeconds } = await getSettings();
+  const stale = await evaluateEnrollment(new Date(now.getTime() + (notReadyThresholdSeconds + 5) * 1000));
+  assert.equal(stale.enrolled, 0);
+  assert.equal(stale.changed, 2 * (enrolledCount - 2) + 1);
+  const dropped = await db().cluster.findUniqueOrThrow({ where: { id: other } });
+  assert.deepEqual([dropped.enrolledAt, parseStored(dropped.enrollment).heartbeat?.state], [null, "fail"]);
 });
 
 test("with no group in the fleet group membership is not applicable; the first group makes it apply", async () => {
