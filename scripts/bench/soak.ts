@@ -170,6 +170,8 @@ async function serverCounters(...servers: FleetServer[]): Promise<Map<string, nu
       add(`admission ${m[1]}`, m[2]!);
     for (const m of text.matchAll(/^fleet_agent_tls_handshakes_total\{resumed="(true|false)"\} (\S+)$/gm))
       add(`handshakes ${m[1] === "true" ? "resumed" : "full"}`, m[2]!);
+    for (const m of text.matchAll(/^fleet_heartbeat_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$/gm))
+      add(`heartbeat le ${m[1]}`, m[2]!);
   }
   return counters;
 }
@@ -212,8 +214,24 @@ function counterLines(before: Map<string, number>, after: Map<string, number>): 
       })
       .join("; ")}`,
     `  TLS handshakes on the agent port: full ${delta("handshakes full")}, resumed ${delta("handshakes resumed")}`,
+    `  heartbeat handling in the server (fleet_heartbeat_duration_seconds; the latency above adds the TLS handshake, the queues and the load client's own delays): ${handlingLine(before, after)}`,
     `  signing admission: ${admission.map((k) => `${k.slice("admission ".length)} ${delta(k)}`).join(", ") || "none"}`,
   ];
+}
+
+/** p50 and p99 of the heartbeats the server handled between two readings, as bucket bounds. */
+function handlingLine(before: Map<string, number>, after: Map<string, number>): string {
+  const buckets = [...after.keys()]
+    .filter((k) => k.startsWith("heartbeat le "))
+    .map((k) => ({ le: k.slice("heartbeat le ".length), n: (after.get(k) ?? 0) - (before.get(k) ?? 0) }))
+    .sort((a, b) => Number(a.le) - Number(b.le));
+  const total = buckets.at(-1)?.n ?? 0;
+  if (!total) return "none";
+  const within = (q: number) => {
+    const le = buckets.find((b) => b.n >= q * total)!.le;
+    return le === "+Inf" ? `> ${Number(buckets.at(-2)!.le) * 1000} ms` : `<= ${Number(le) * 1000} ms`;
+  };
+  return `${total} heartbeats, p50 ${within(0.5)}, p99 ${within(0.99)}`;
 }
 
 // ---- the edge -----------------------------------------------------------------------------
