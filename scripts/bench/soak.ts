@@ -306,6 +306,19 @@ async function main(): Promise<number> {
     `server pid${servers.length > 1 ? "s" : ""} ${servers.map((s) => s.pid()).join(", ")}${EXTRA_PIDS.length ? ` (+ ${EXTRA_PIDS.join(", ")})` : ""} ready in ${elapsed(startedAt)}: console ${server.consoleUrl}, agents ${server.agentUrl}, RSS at start ${describeRss(serverProcesses().sample())}`,
   );
 
+  // The server's settings match the fleet's interval, with the defaults' margin (15 s against a
+  // 60 s NotReady threshold): at 60 s with the default threshold, an agent's ±10 % jitter alone
+  // would show it NotReady.
+  const settings = {
+    heartbeatIntervalSeconds: INTERVAL,
+    notReadyThresholdSeconds: Math.max(60, Math.ceil(INTERVAL * 4)),
+  };
+  const patched = await server.api("PATCH", "/api/v1/settings", settings);
+  if (patched.status !== 200) throw new Error(`the settings answered ${patched.status}: ${JSON.stringify(patched.body)}`);
+  console.log(
+    `settings: heartbeat interval ${settings.heartbeatIntervalSeconds}s, NotReady threshold ${settings.notReadyThresholdSeconds}s`,
+  );
+
   const token = await server.api("POST", "/api/v1/registration-tokens", {
     name: "bench-soak",
     maxClusters: CLUSTERS,
