@@ -3,8 +3,8 @@ import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import { blockingItems, enrollmentChecklist, type ChecklistItem, type ChecklistState } from "@/lib/domain/enrollment";
 import { matchesSelector, type Selector } from "@/lib/domain/selector";
 import { db } from "@/lib/server/db/client";
-import { updateFromValues, type ValuesColumn } from "@/lib/server/db/bulk-update";
-import { columns, sql, type Column } from "@/lib/server/db/sql";
+import { updateFromValuesStatements, type ValuesColumn } from "@/lib/server/db/bulk-update";
+import { columns, insertInto, runOnDriver, sql, type Column } from "@/lib/server/db/sql";
 import { enrollmentPage } from "@/lib/server/clusters/enrollment-page";
 import { getSettings } from "@/lib/server/settings/settings";
 import { publish } from "@/lib/server/events/bus";
@@ -143,20 +143,21 @@ export async function evaluateEnrollment(now = new Date()): Promise<{ changed: n
       }
     }
     // A wave of new clusters changes a whole page at once: a few multi-row statements per page
-    // (lib/server/db/bulk-update.ts), where one Prisma update each is compiled on the event loop.
+    // (lib/server/db/bulk-update.ts), where one Prisma update each is compiled on the event loop,
+    // run on the driver (Prisma would still plan each raw statement, every parameter serialised).
     for (let i = 0; i < updates.length; i += WRITE_CHUNK) {
       const chunk = updates.slice(i, i + WRITE_CHUNK);
       const ids = new Set(chunk.map(([id]) => id));
       const chunkEvents = events.filter((e) => ids.has(e.clusterId));
-      await db().$transaction([
-        ...updateFromValues(
+      await runOnDriver([
+        ...updateFromValuesStatements(
           "Cluster",
           ENROLLMENT_COLUMNS,
           chunk,
           (v) => sql`${cluster("enrollment")} = ${v("enrollment")}, ${cluster("enrolledAt")} = ${v("enrolledAt")}`,
           WRITE_CHUNK,
-        ),
-        ...(chunkEvents.length ? [db().clusterEvent.createMany({ data: chunkEvents })] : []),
+        ).map((s) => s.q),
+        ...(chunkEvents.length ? [insertInto("ClusterEvent", chunkEvents)] : []),
       ]);
       changed += chunk.length + chunkEvents.length;
       await yieldToEventLoop();
