@@ -1,8 +1,9 @@
 // The simulator half of `npm run bench:soak`, in its own process so its CPU is measured apart
 // from the server's. Started by scripts/bench/soak.ts with fork(); reports over IPC once a second:
 // registered count, errors by code (cumulative, in all and of heartbeats and registrations), the
-// heartbeat latencies of that second, and after a `mark` message (the server restarted) how many
+// heartbeat latencies and its own event-loop delay of that second, and after a `mark` message (the server restarted) how many
 // clusters have heartbeated since.
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { FleetSimulator } from "../../lib/agent/simulator/fleet-simulator";
 import { staticTokenSource } from "../../lib/agent/token";
 import { parseFaults } from "../../lib/agent/simulator/simulate-args";
@@ -25,6 +26,8 @@ export interface SoakReport {
   heartbeatErrors: Record<string, number>;
   registerErrors: Record<string, number>;
   latencies: number[];
+  /** This process's event-loop delay over that second, in ms: part of every latency it measured. */
+  loopDelay: { p99: number; max: number };
   /** Clusters with an answered heartbeat since the last mark (null before one). */
   heartbeatedSinceMark: number | null;
 }
@@ -58,6 +61,8 @@ process.once("message", (config: SoakSimulatorConfig) => {
     timeoutMs: 15_000,
     onProgress: (message) => send({ type: "progress", message }),
   });
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
   const timer = setInterval(() => {
     const report: SoakReport = {
       type: "report",
@@ -66,8 +71,10 @@ process.once("message", (config: SoakSimulatorConfig) => {
       heartbeatErrors: Object.fromEntries(sim.stats.phaseErrors.get("heartbeat") ?? []),
       registerErrors: Object.fromEntries(sim.stats.phaseErrors.get("register") ?? []),
       latencies: sim.stats.takeWindow(Date.now()).map((ms) => Math.round(ms * 10) / 10),
+      loopDelay: { p99: Math.round(delay.percentile(99) / 1e6), max: Math.round(delay.max / 1e6) },
       heartbeatedSinceMark: markAt === null ? null : sim.heartbeatedSince(markAt),
     };
+    delay.reset();
     send(report);
   }, 1000);
   const stop = () => {

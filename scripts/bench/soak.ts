@@ -333,6 +333,8 @@ async function main(): Promise<number> {
   let registered = 0;
   let errors: Record<string, number> = {};
   let latencies: number[] = [];
+  // The load client's own event-loop delay: every latency it measures includes it.
+  let simLoop = { p99: 0, max: 0 };
   let latest: SoakReport | null = null;
   let reportListener: ((report: SoakReport) => void) | null = null;
   sim.on("message", (m: SoakReport | { type: "progress"; message: string } | { type: "started" }) => {
@@ -342,6 +344,7 @@ async function main(): Promise<number> {
     registered = m.registered;
     errors = m.errors;
     for (const ms of m.latencies) latencies.push(ms);
+    simLoop = { p99: Math.max(simLoop.p99, m.loopDelay.p99), max: Math.max(simLoop.max, m.loopDelay.max) };
     reportListener?.(m);
   });
   const simExited = new Promise<void>((resolve) => sim.once("exit", () => resolve()));
@@ -389,8 +392,11 @@ async function main(): Promise<number> {
     for (const line of counterLines(rampCounters, soakCounters)) console.log(`ramp ${line.trim()}`);
     if (Number.isNaN(rampSeconds) || rampSeconds > GOALS.rampSeconds) failures.push("ramp");
 
+    console.log(`ramp load client's event loop delay: worst 1 s window p99 ${simLoop.p99} ms, max ${simLoop.max} ms`);
+
     // ---- soak
     latencies = [];
+    simLoop = { p99: 0, max: 0 };
     const errorsBefore = { ...errors };
     const soakStart = performance.now();
     const serverCpu = serverProcesses();
@@ -484,6 +490,7 @@ async function main(): Promise<number> {
         `  server RSS (max)  ${rss.maxTotalMb.toFixed(0)} MB, every server process together${EXTRA_PIDS.length ? " with --extra-pid" : ""}  (goal <= ${rssGoalMb} MB)  ${goal(rss.maxTotalMb <= rssGoalMb, "rss")}; at the end ${describeRss(endSamples)}, main ${await memorySplit(server)}`,
         `    each process (max): ${rss.describe()}`,
         `  server event loop delay: worst 5 s window p99 ${loop.p99.toFixed(0)} ms, max ${loop.max.toFixed(0)} ms (what the server itself held up)`,
+        `  load client's event loop delay: worst 1 s window p99 ${simLoop.p99} ms, max ${simLoop.max} ms (in every latency above)`,
         `  CPU (% of a core) server ${serverPct.toFixed(0)}% (every server process)  simulator ${simPct.toFixed(0)}% (RSS ${simCpu
           .sample()
           .reduce((mb, p) => mb + p.rssMb, 0)
