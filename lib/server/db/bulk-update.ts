@@ -1,16 +1,6 @@
 import "server-only";
 import { dialect } from "@/lib/server/db/client";
-import {
-  asPrismaOperation,
-  columns,
-  list,
-  raw,
-  sql,
-  valuesList,
-  type Column,
-  type ModelName,
-  type Sql,
-} from "@/lib/server/db/sql";
+import { columns, list, raw, sql, valuesList, type Column, type ModelName, type Sql } from "@/lib/server/db/sql";
 
 // Multi-row writes as single raw statements. Prisma compiles every operation of a batch on the
 // event loop (its query compiler, more with relations), so a few hundred single-row updates held
@@ -40,8 +30,11 @@ export function valuesTable(columns: readonly ValuesColumn[], rows: readonly (re
   )}) AS ${alias}`;
 }
 
-/** A statement of updateFromValues, and whether it returns rows (the lock's SELECT does). */
+/** A statement of updateFromValuesStatements, and whether it returns rows (the lock's SELECT does). */
 export type BulkStatement = { q: Sql; returnsRows: boolean };
+
+/** The models with an `id` column (the rows updateFromValuesStatements addresses). */
+type ModelWithId = { [K in ModelName]: "id" extends Column<K> ? K : never }[ModelName];
 
 /**
  * `UPDATE "table" SET <set> FROM (VALUES ...) AS v WHERE "table"."id" = v.id`, one statement per
@@ -51,17 +44,9 @@ export type BulkStatement = { q: Sql; returnsRows: boolean };
  * instance) wait for each other instead of deadlocking. NO KEY: the lock an UPDATE of these
  * columns takes anyway, which lets a row's foreign-key checks (a heartbeat count inserted for the
  * cluster takes FOR KEY SHARE, in its own order) through; FOR UPDATE made them deadlock with the
- * batches. Rows whose id no longer exists are skipped. Returns the statements as Prisma
- * operations, to run in one `$transaction([...])` with others; updateFromValuesStatements gives
- * them for runOnDriver.
+ * batches. Rows whose id no longer exists are skipped. The statements run in one transaction:
+ * runOnDriver's, or Prisma's `$transaction([...])` through asPrismaOperation.
  */
-export function updateFromValues(...args: Parameters<typeof updateFromValuesStatements>) {
-  return updateFromValuesStatements(...args).map((s) => asPrismaOperation(s.q, s.returnsRows));
-}
-
-/** The models with an `id` column (the rows updateFromValues addresses). */
-type ModelWithId = { [K in ModelName]: "id" extends Column<K> ? K : never }[ModelName];
-
 export function updateFromValuesStatements<M extends ModelWithId, N extends string>(
   model: M,
   values: readonly ValuesColumn<N>[],
@@ -69,7 +54,7 @@ export function updateFromValuesStatements<M extends ModelWithId, N extends stri
   set: (ref: (name: N) => Sql) => Sql,
   rowsPerStatement: number,
 ): BulkStatement[] {
-  if (values[0]?.[0] !== "id") throw new Error("the first column of updateFromValues is the id");
+  if (values[0]?.[0] !== "id") throw new Error("the first column of updateFromValuesStatements is the id");
   const ref = (name: N | "id") => valuesColumnRef(values, name);
   const target = columns(model);
   const id = target("id" as Column<M>);

@@ -169,7 +169,7 @@ export async function inDriverTransaction<T>(work: (tx: SqlTx) => Promise<T>): P
   let failure: Error | undefined;
   const tx: SqlTx = {
     rows: async <R>(q: Sql) => (await client.query(onPostgres(q))).rows as R[],
-    run: async (q) => (await client.query(render(q, "postgres"), boundValues(q, "postgres"))).rowCount ?? 0,
+    run: async (q) => (await client.query(onPostgres(q))).rowCount ?? 0,
     prisma: null,
   };
   try {

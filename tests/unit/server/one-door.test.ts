@@ -1,7 +1,7 @@
 // The one-door rules of docs/architecture.md ("One door each"), checked: a scan of lib/server
 // that fails when one of these writes appears outside its home. Each rule finds Prisma writes
 // (the data they set, not their where), raw SQL (UPDATE ... SET, INSERT INTO, insertInto,
-// updateFromValues columns) and ClusterEvent rows, by model and column.
+// updateFromValuesStatements columns) and ClusterEvent rows, by model and column.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -117,7 +117,7 @@ function columnWrites(src: string, prismaModel: string, model: string, cols: str
     ...rawWrites(src)
       .filter((w) => w.model === model && w.kind !== "delete" && assigns(w.text, cols))
       .map((w) => w.offset),
-    // updateFromValues' columns: ["phase", "text"].
+    // updateFromValuesStatements' columns: ["phase", "text"].
     ...(src.includes(`"${model}"`)
       ? [...src.matchAll(new RegExp(`\\[\\s*"(?:${cols.join("|")})"\\s*,\\s*"[\\w ]+"\\s*\\]`, "g"))].map((m) => m.index)
       : []),

@@ -12,9 +12,8 @@ import "../tls-ticket-keys";
 
 // The primary's side of the agent-port workers: AGENT_WORKERS processes (agent-worker.ts) share
 // the agent port's listening socket and accept from it themselves, while this process keeps the
-// console and the jobs. A worker that dies is replaced; at
-// shutdown each is told to stop, drains, hands over what it buffered, and exits before the
-// database closes.
+// console and the jobs. A worker that dies is replaced; at shutdown each is told to stop, drains,
+// hands over what it buffered, and exits before the database closes.
 
 const RESTART_DELAY_MS = 1_000;
 
