@@ -2,8 +2,8 @@
 // operation per cluster): facts with UPDATE ... FROM (VALUES ...), per-minute counts with
 // INSERT ... ON CONFLICT. Counts add up across flushes, rows written by Prisma and by the raw
 // statements are the same rows (dates bound alike on both engines), every fact lands, the policy
-// revision is kept when not reported, and a removed cluster is skipped; rows read back on the driver
-// are Prisma's. A few seconds per engine.
+// revision is kept when not reported, a removed cluster is skipped, an older batch does not
+// overwrite newer facts; rows read back on the driver are Prisma's. A few seconds per engine.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { updateFromValuesStatements } from "@/lib/server/db/bulk-update";
@@ -53,6 +53,21 @@ describe(`heartbeat writes on ${engine}`, () => {
     );
     assert.deepEqual([b!.appliedPolicyRevision, b!.userPodCount, b!.apiServerHealth], [null, null, "down"]);
     assert.deepEqual([c!.appliedPolicyRevision, c!.kubernetesVersion, c!.podCount], ["r1", "1.30.2", 10]);
+  });
+
+  test("a batch older than the stored facts does not overwrite them (another worker's, committed late)", async () => {
+    await db().cluster.create({ data: { id: "c-order-a", name: "c-order-a" } });
+    const newer = new Date(Date.UTC(2026, 10, 30, 14, 0, 10));
+    const older = new Date(newer.getTime() - 5_000);
+    enqueueHeartbeat("c-order-a", { ...facts(newer), kubernetesVersion: "1.31.7", podCount: 7 });
+    await flushHeartbeats(true);
+    enqueueHeartbeat("c-order-a", { ...facts(older), kubernetesVersion: "1.31.5", podCount: 5 });
+    await flushHeartbeats(true);
+    const row = await db().cluster.findUniqueOrThrow({ where: { id: "c-order-a" } });
+    assert.deepEqual(
+      [row.lastHeartbeatAt?.toISOString(), row.kubernetesVersion, row.podCount],
+      [newer.toISOString(), "1.31.7", 7],
+    );
   });
 
   test("rows read on the driver carry Prisma's values, in any time zone of the process", async () => {

@@ -53,6 +53,8 @@ export function updateFromValuesStatements<M extends ModelWithId, N extends stri
   rows: readonly (readonly unknown[])[],
   set: (ref: (name: N) => Sql) => Sql,
   rowsPerStatement: number,
+  /** a condition a row must also meet to be updated (the others are left as they are) */
+  onlyWhere?: (ref: (name: N) => Sql) => Sql,
 ): BulkStatement[] {
   if (values[0]?.[0] !== "id") throw new Error("the first column of updateFromValuesStatements is the id");
   const ref = (name: N | "id") => valuesColumnRef(values, name);
@@ -67,7 +69,7 @@ export function updateFromValuesStatements<M extends ModelWithId, N extends stri
         returnsRows: true,
       });
     statements.push({
-      q: sql`UPDATE ${target.table} SET ${set(ref)} FROM ${valuesTable(values, chunk)} WHERE ${target.qualified("id" as Column<M>)} = ${ref("id")}`,
+      q: sql`UPDATE ${target.table} SET ${set(ref)} FROM ${valuesTable(values, chunk)} WHERE ${target.qualified("id" as Column<M>)} = ${ref("id")}${onlyWhere ? sql` AND (${onlyWhere(ref)})` : sql``}`,
       returnsRows: false,
     });
   }

@@ -456,6 +456,11 @@ function factUpdates(due: [string, HeartbeatFacts][], uids: ReadonlyMap<string, 
         ", ",
       ),
     FACT_ROWS_PER_STATEMENT,
+    // Facts older than the stored ones are not written: a cluster's heartbeats may be answered by
+    // different workers or instances (each connection goes to whichever accepts it), whose
+    // batches can commit in any order.
+    (v) =>
+      sql`${cluster.qualified("lastHeartbeatAt")} IS NULL OR ${cluster.qualified("lastHeartbeatAt")} <= ${v("lastHeartbeatAt")}`,
   );
 }
 
