@@ -1,8 +1,8 @@
 // The simulator half of `npm run bench:soak`, in its own process so its CPU is measured apart
 // from the server's. Started by scripts/bench/soak.ts with fork(); reports over IPC once a second:
 // registered count, errors by code (cumulative, in all and of heartbeats and registrations), the
-// heartbeat latencies and its own event-loop delay of that second, and after a `mark` message (the server restarted) how many
-// clusters have heartbeated since.
+// heartbeat latencies and its own event-loop delay of that second, and after a `mark` message (the
+// server restarted) how many clusters have heartbeated since.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { FleetSimulator } from "../../lib/agent/simulator/fleet-simulator";
 import { staticTokenSource } from "../../lib/agent/token";

@@ -2,7 +2,7 @@ import "server-only";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type BetterSqlite3 from "better-sqlite3";
-import { Pool } from "pg";
+import { Pool, types as pgTypes } from "pg";
 import { env, type Env } from "@/lib/env";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
@@ -31,6 +31,18 @@ export function createDb(database: Env["database"]): Db {
   return open(database).client;
 }
 
+// Prisma writes DateTime columns (timestamp(3), without a zone) in UTC; node-postgres would read
+// them as the process's local time in the statements sql.ts runs on the pool itself. Prisma's own
+// queries bring their own parsers.
+const TIMESTAMP_OID = 1114;
+const parseUtcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
+const utcTimestamps = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP_OID && format !== "binary"
+      ? parseUtcTimestamp
+      : pgTypes.getTypeParser(oid, format as "text")) as typeof pgTypes.getTypeParser,
+};
+
 type Opened = { client: Db; pool: Pool | null; sqlite: { handle: BetterSqlite3.Database | null } };
 
 function open(database: Env["database"]): Opened {
@@ -55,6 +67,7 @@ function open(database: Env["database"]): Opened {
     connectionString: database.url,
     max: database.poolSize,
     connectionTimeoutMillis: transactionOptions.maxWait,
+    types: utcTimestamps,
   });
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return { client: new PostgresClient({ adapter, omit, transactionOptions }) as unknown as Db, pool, sqlite: { handle: null } };

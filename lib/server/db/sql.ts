@@ -1,5 +1,5 @@
 import "server-only";
-import { types as pgTypes, type QueryConfig } from "pg";
+import type { QueryConfig } from "pg";
 import type { Prisma } from "./generated/sqlite/client";
 import { db, dialect, databasePool, sqliteHandle, type Tx } from "./client";
 
@@ -204,19 +204,9 @@ export async function readOnDriver<T>(q: Sql): Promise<T[]> {
   return (await pool.query(onPostgres(q))).rows as T[];
 }
 
-// Prisma writes DateTime columns (timestamp(3), without a zone) in UTC; node-postgres would read
-// them as the process's local time.
-const TIMESTAMP_OID = 1114;
-const parseUtcTimestamp = (text: string) => new Date(`${text.replace(" ", "T")}Z`);
-const utcTimestamps = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === TIMESTAMP_OID && format !== "binary"
-      ? parseUtcTimestamp
-      : pgTypes.getTypeParser(oid, format as "text")) as typeof pgTypes.getTypeParser,
-};
-
+// The pool reads timestamps as UTC (client.ts), as Prisma wrote them.
 function onPostgres(q: Sql): QueryConfig {
-  return { text: render(q, "postgres"), values: boundValues(q, "postgres"), types: utcTimestamps };
+  return { text: render(q, "postgres"), values: boundValues(q, "postgres") };
 }
 
 /** `INSERT INTO "Model" ("a", "b") VALUES (...), (...)`: every row has the first row's columns. */
