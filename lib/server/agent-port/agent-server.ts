@@ -9,7 +9,8 @@ import { addToGauge, incCounter } from "@/lib/server/metrics/registry";
 import { ROTATE_MS } from "./tls-ticket-keys";
 import { IDENTITY_HEADERS } from "./agent-identity";
 import { dispatchNode, isProtocolPath } from "./protocol-dispatch";
-import { isTrustedProxy, stripUntrustedForwarding, trustedProxies } from "@/lib/server/net/trusted-proxies";
+import { dropForwardingHeaders, isTrustedProxy, trustedProxies, type ProxyList } from "@/lib/server/net/trusted-proxies";
+import { chainsTo, ForwardedCertError, ForwardedIdentities } from "./forwarded-certificate";
 import { ApiError, errorReply } from "@/lib/server/api/errors";
 import { admitBody, BoundedRequest, refuseBeforeContinue } from "@/lib/server/net/body-limit";
 import type { ClientCertProxies } from "@/lib/env";
@@ -120,90 +121,6 @@ export function agentKeepAliveMs(heartbeatIntervalSeconds: number): number {
   return Math.min(KEEP_ALIVE_MAX_MS, Math.max(KEEP_ALIVE_MIN_MS, gap));
 }
 
-/** Whether `cert` was signed by one of `cas` (used where the TLS layer's verdict is not enough). */
-function chainsTo(cert: X509Certificate, cas: X509Certificate[]): boolean {
-  return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
-}
-
-/** Why a trusted proxy's X-Forwarded-Client-Cert gives no identity (the request is refused 400). */
-export class ForwardedCertError extends Error {}
-
-// Canonical base64 (padded, no line breaks): HAProxy's %[ssl_c_der,base64].
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/**
- * The one certificate a TLS-terminating proxy forwards: URL-encoded PEM, bare (nginx's
- * $ssl_client_escaped_cert) or as the Cert key of one Envoy element, or the certificate's DER in
- * base64 (HAProxy's ssl_c_der,base64), which must be exactly one certificate and nothing after it.
- * Null when it names none or one that is not ours; throws when it names more than one: with
- * Envoy's APPEND_FORWARD the client's own element comes first, so a header with several is never
- * believed. `expired`: issued by a trusted CA but past its end (only rotate accepts it).
- */
-export function forwardedCertificate(value: string, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
-  const bare = value.trim();
-  if (BASE64.test(bare)) return derCertificate(Buffer.from(bare, "base64"), cas);
-  const elements = splitOutsideQuotes(value, ",").filter((e) => e.trim());
-  if (elements.length > 1) throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
-  const element = elements[0]?.trim() ?? "";
-  let encoded = element;
-  if (/^[A-Za-z]+\s*=/.test(element)) {
-    // An Envoy element: By=...;Hash=...;Cert="<url-encoded PEM>";Chain=...
-    const certs = splitOutsideQuotes(element, ";")
-      .map((pair) => /^\s*cert\s*=\s*"?([^"]*)"?\s*$/i.exec(pair)?.[1])
-      .filter((c): c is string => c !== undefined);
-    if (certs.length > 1) throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
-    if (!certs.length) return null;
-    encoded = certs[0]!;
-  }
-  let pem: string;
-  try {
-    pem = decodeURIComponent(encoded);
-  } catch {
-    return null;
-  }
-  if ((pem.match(/-----BEGIN CERTIFICATE-----/g) ?? []).length > 1) {
-    throw new ForwardedCertError("X-Forwarded-Client-Cert names more than one certificate.");
-  }
-  try {
-    return ours(new X509Certificate(pem), cas);
-  } catch {
-    return null;
-  }
-}
-
-/** A DER certificate, refused unless the bytes are that one certificate (a second one after it would be ignored). */
-function derCertificate(der: Buffer, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
-  let cert: X509Certificate;
-  try {
-    cert = new X509Certificate(der);
-  } catch {
-    return null;
-  }
-  if (!cert.raw.equals(der)) throw new ForwardedCertError("X-Forwarded-Client-Cert holds more than one certificate.");
-  return ours(cert, cas);
-}
-
-function ours(cert: X509Certificate, cas: X509Certificate[]): { cert: X509Certificate; expired: boolean } | null {
-  const now = Date.now();
-  if (Date.parse(cert.validFrom) > now || !chainsTo(cert, cas)) return null;
-  return { cert, expired: now > Date.parse(cert.validTo) };
-}
-
-function splitOutsideQuotes(text: string, separator: string): string[] {
-  const parts: string[] = [];
-  let current = "";
-  let quoted = false;
-  for (const ch of text) {
-    if (ch === '"') quoted = !quoted;
-    if (ch === separator && !quoted) {
-      parts.push(current);
-      current = "";
-    } else current += ch;
-  }
-  parts.push(current);
-  return parts;
-}
-
 export function remoteAddress(req: http.IncomingMessage): string {
   return (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
 }
@@ -270,22 +187,33 @@ function connectionIdentity(socket: TLSSocket, trusted: X509Certificate[]): Conn
 
 type ConnectionFacts = {
   identity: ConnectionIdentity | null;
-  /** The peer presented a client certificate pinned in CLIENT_CERT_PROXY_FINGERPRINTS (and within its dates). */
+  /**
+   * The peer may vouch for agents' certificates: it is in TRUSTED_CLIENT_CERT_PROXY_CIDRS and
+   * presented a client certificate pinned in CLIENT_CERT_PROXY_FINGERPRINTS (within its dates).
+   */
   pinnedProxy: boolean;
+  /** The peer is in TRUSTED_PROXY_CIDRS: its X-Forwarded-For is believed. */
+  forwardsAddresses: boolean;
 };
 
-function connectionFacts(socket: TLSSocket, trusted: X509Certificate[], proxyPins: Set<string> | undefined): ConnectionFacts {
+type ProxyTrust = { proxies: ProxyList; certProxies: { list: ProxyList; pins: Set<string> } | null };
+
+/** What a connection is, worked out once: its peer's address and certificate do not change while it is open. */
+function connectionFacts(socket: TLSSocket, address: string, trusted: X509Certificate[], trust: ProxyTrust): ConnectionFacts {
   const identity = connectionIdentity(socket, trusted);
-  if (identity || !proxyPins?.size) return { identity, pinnedProxy: false };
+  const forwardsAddresses = isTrustedProxy(trust.proxies, address);
+  const { certProxies } = trust;
+  if (identity || !certProxies?.pins.size || !isTrustedProxy(certProxies.list, address))
+    return { identity, pinnedProxy: false, forwardsAddresses };
   // The TLS handshake proved the peer holds this certificate's key; the pin says it is the proxy's.
   const peer = socket.getPeerCertificate();
   const now = Date.now();
   const pinnedProxy =
     !!peer?.fingerprint256 &&
-    proxyPins.has(fingerprintOf(peer.fingerprint256)) &&
+    certProxies.pins.has(fingerprintOf(peer.fingerprint256)) &&
     Date.parse(peer.valid_from) <= now &&
     now <= Date.parse(peer.valid_to);
-  return { identity, pinnedProxy };
+  return { identity, pinnedProxy, forwardsAddresses };
 }
 
 /**
@@ -301,16 +229,19 @@ function connectionFacts(socket: TLSSocket, trusted: X509Certificate[], proxyPin
 export function createAgentServer(state: CaState, options: AgentServerOptions): AgentServer {
   const { hostnames, serveProtocol = dispatchNode } = options;
   let { ticketKey } = options;
-  const proxies = trustedProxies(options.proxyCidrs);
-  const certProxies = options.clientCertProxies
-    ? { list: trustedProxies(options.clientCertProxies.cidrs), pins: new Set(options.clientCertProxies.fingerprints) }
-    : null;
-  // What each connection's own certificate says, worked out once per connection and trust list.
+  const trust: ProxyTrust = {
+    proxies: trustedProxies(options.proxyCidrs),
+    certProxies: options.clientCertProxies
+      ? { list: trustedProxies(options.clientCertProxies.cidrs), pins: new Set(options.clientCertProxies.fingerprints) }
+      : null,
+  };
+  // What each connection is, worked out once per connection and trust list.
   const connections = new WeakMap<TLSSocket, { version: string } & ConnectionFacts>();
   let servingFingerprint = state.serving.fingerprint;
   let identity = issueServerCertificate(state.serving, hostnames);
   let version = state.version;
   let trusted = state.trusted.map((ca) => new X509Certificate(ca.certPem));
+  let vouchedFor = new ForwardedIdentities(trusted);
   const contextOptions = (s: CaState) => ({
     key: identity.keyPem,
     cert: identity.certPem,
@@ -337,27 +268,27 @@ export function createAgentServer(state: CaState, options: AgentServerOptions): 
     stripIdentityHeaders(req);
     const address = remoteAddress(req);
     req.headers[IDENTITY_HEADERS.remoteAddress] = address;
-    stripUntrustedForwarding(req, proxies, address);
-    req.headers[IDENTITY_HEADERS.agentPort] = "1";
     const socket = req.socket as TLSSocket;
     let seen = connections.get(socket);
     if (seen?.version !== version) {
-      connections.set(socket, (seen = { version, ...connectionFacts(socket, trusted, certProxies?.pins) }));
+      connections.set(socket, (seen = { version, ...connectionFacts(socket, address, trusted, trust) }));
     }
+    if (!seen.forwardsAddresses) dropForwardingHeaders(req);
+    req.headers[IDENTITY_HEADERS.agentPort] = "1";
     if (seen.identity) {
       const own = seen.identity;
       setIdentity(req, own.fingerprint, own.serial, Date.now() > own.expiresAt);
-    } else if (seen.pinnedProxy && certProxies && isTrustedProxy(certProxies.list, address) && typeof forwarded === "string") {
+    } else if (seen.pinnedProxy && typeof forwarded === "string") {
       // A TLS-terminating proxy that proved itself (address and pinned certificate) vouches for
       // the agent's certificate, which it checked in its own handshake with the agent.
       let fwd;
       try {
-        fwd = forwardedCertificate(forwarded, trusted);
+        fwd = vouchedFor.identity(forwarded);
       } catch (err) {
         if (!(err instanceof ForwardedCertError)) throw err;
         return reply(res, new ApiError("invalid_request", `${err.message} Forward only the client's own certificate.`));
       }
-      if (fwd) setIdentity(req, fingerprintOf(fwd.cert.fingerprint256), fwd.cert.serialNumber, fwd.expired);
+      if (fwd) setIdentity(req, fingerprintOf(fwd.fingerprint256), fwd.serial, fwd.expired);
     }
     serveProtocol(req, res);
   }) as AgentServer;
@@ -383,6 +314,7 @@ export function createAgentServer(state: CaState, options: AgentServerOptions): 
     }
     version = next.version;
     trusted = next.trusted.map((ca) => new X509Certificate(ca.certPem));
+    vouchedFor = new ForwardedIdentities(trusted);
     server.setSecureContext(contextOptions(next));
     // Connections authenticated under the previous CAs end at their next idle moment: agents
     // reconnect and meet the new server certificate and trust list.

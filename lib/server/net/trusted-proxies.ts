@@ -20,7 +20,11 @@ const FORWARDED_HEADERS = ["x-forwarded-for", "x-forwarded-host", "x-forwarded-p
 
 /** Drops forwarded headers unless the peer is a trusted proxy (both ports, before Next sees the request). */
 export function stripUntrustedForwarding(req: http.IncomingMessage, list: ProxyList, peer: string): void {
-  if (isTrustedProxy(list, peer)) return;
+  if (!isTrustedProxy(list, peer)) dropForwardingHeaders(req);
+}
+
+/** Drops what a peer that is no trusted proxy claims through forwarded headers. */
+export function dropForwardingHeaders(req: http.IncomingMessage): void {
   for (const name of FORWARDED_HEADERS) delete req.headers[name];
 }
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { createPublicKey, X509Certificate } from "node:crypto";
 import { before, test } from "node:test";
-import { ForwardedCertError, forwardedCertificate } from "@/lib/server/agent-port/agent-server";
+import { ForwardedCertError, ForwardedIdentities, forwardedCertificate } from "@/lib/server/agent-port/forwarded-certificate";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { loadOrCreateFleetCa, type FleetCa } from "@/lib/server/pki/fleet-ca";
 import { memoryStore } from "../../helpers/ca-state";
@@ -71,4 +71,35 @@ test("base64 DER holding two certificates is refused, whichever comes first; dam
     }
     assert.equal(result, null, value.slice(-20));
   }
+});
+
+test("remembered per trust list: the same answers as forwardedCertificate, the dates read at every request", () => {
+  const identities = new ForwardedIdentities(trusted);
+  const pem = certificate(ours);
+  const cert = new X509Certificate(pem);
+  const value = base64Der(pem);
+  const notBefore = Date.parse(cert.validFrom);
+  const notAfter = Date.parse(cert.validTo);
+  const expected = { fingerprint256: cert.fingerprint256, serial: cert.serialNumber };
+  // Asked first before the certificate's start, then within its dates, then after its end.
+  assert.equal(identities.identity(value, notBefore - 1000), null);
+  assert.deepEqual(identities.identity(value, notBefore + 1000), { ...expected, expired: false });
+  assert.deepEqual(identities.identity(value, notAfter + 1000), { ...expected, expired: true });
+  assert.equal(identities.size, 1);
+  // Refusals are not remembered: each request is refused again.
+  assert.equal(identities.identity(base64Der(certificate(foreign))), null);
+  const pair = Buffer.concat([cert.raw, new X509Certificate(certificate(ours)).raw]).toString("base64");
+  for (let i = 0; i < 2; i++) assert.throws(() => identities.identity(pair), ForwardedCertError);
+  assert.equal(identities.size, 1);
+  // Another trust list (after a rollover) believes nothing of the old one's.
+  assert.equal(new ForwardedIdentities([new X509Certificate(foreign.certPem)]).identity(value), null);
+});
+
+test("remembers at most its limit, the oldest going first, and still answers for those it forgot", () => {
+  const identities = new ForwardedIdentities(trusted, 2);
+  const values = [certificate(ours), certificate(ours), certificate(ours)].map(base64Der);
+  for (const v of values) assert.ok(identities.identity(v));
+  assert.equal(identities.size, 2);
+  assert.equal(identities.identity(values[0]!)?.expired, false);
+  assert.equal(identities.size, 2);
 });
