@@ -145,6 +145,47 @@ describe(`heartbeat writes on ${engine}`, () => {
     );
   });
 
+  test("node pools: upserted by name (the console's lifecycle state kept), the unreported removed, a removed cluster's skipped", async () => {
+    await db().cluster.createMany({ data: ["c-pools-a", "c-pools-b"].map((id) => ({ id, name: id })) });
+    const at = Date.UTC(2026, 10, 30, 15, 0, 0);
+    const system = { name: "system", nodeCount: 3, readyNodes: 3, instanceType: "m5.large", cpuCores: 2, memoryGiB: 7.5 };
+    const workers = { name: "workers", nodeCount: 4, readyNodes: 4, kubeletVersion: "v1.30.2" };
+    enqueueHeartbeat("c-pools-a", { ...facts(new Date(at)), nodePools: [system, workers] });
+    await flushHeartbeats(true);
+    const before = await db().nodePool.findUniqueOrThrow({
+      where: { clusterId_name: { clusterId: "c-pools-a", name: "workers" } },
+    });
+    await db().nodePool.update({ where: { id: before.id }, data: { state: "Retiring" } });
+
+    enqueueHeartbeat("c-pools-a", { ...facts(new Date(at + 10_000)), nodePools: [{ ...workers, nodeCount: 6, readyNodes: 5 }] });
+    enqueueHeartbeat("c-pools-b", { ...facts(new Date(at + 10_000)), nodePools: [system] });
+    enqueueHeartbeat("c-pools-gone", { ...facts(new Date(at + 10_000)), nodePools: [system] });
+    await flushHeartbeats(true);
+    const pools = await db().nodePool.findMany({
+      where: { clusterId: { startsWith: "c-pools-" } },
+      orderBy: [{ clusterId: "asc" }, { name: "asc" }],
+    });
+    assert.deepEqual(
+      pools.map((p) => [
+        p.clusterId,
+        p.name,
+        p.nodeCount,
+        p.readyNodes,
+        p.state,
+        p.kubeletVersion,
+        p.instanceType,
+        p.cpuCores,
+        p.memoryGiB,
+      ]),
+      [
+        ["c-pools-a", "workers", 6, 5, "Retiring", "v1.30.2", null, null, null],
+        ["c-pools-b", "system", 3, 3, "Active", null, "m5.large", 2, 7.5],
+      ],
+    );
+    assert.equal(pools[0]!.id, before.id, "the same row, updated");
+    assert.ok(pools[0]!.updatedAt > before.updatedAt, "updatedAt moves");
+  });
+
   test("1,200 clusters: counts add up across flushes, onto rows Prisma wrote, and skip removed clusters", async () => {
     const ids = Array.from({ length: 1200 }, (_, i) => `c-bucket-${String(i).padStart(4, "0")}`);
     await db().cluster.createMany({ data: ids.map((id) => ({ id, name: id })) });

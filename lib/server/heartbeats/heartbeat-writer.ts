@@ -1,10 +1,10 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { NodePoolReport } from "@/lib/domain/agent-protocol";
-import { db } from "@/lib/server/db/client";
 import { classifyDatabaseError } from "@/lib/server/db/database-errors";
 import { updateFromValuesStatements, valuesColumnRef, valuesTable, type ValuesColumn } from "@/lib/server/db/bulk-update";
-import { asPrismaOperation, columns, runOnDriver, sql, Sql, type Column } from "@/lib/server/db/sql";
+import { columns, list, raw, runOnDriver, sql, Sql, type Column } from "@/lib/server/db/sql";
+import { randomId } from "@/lib/server/auth/secrets";
 import { log } from "@/lib/server/log";
 import { incCounter, observe } from "@/lib/server/metrics/registry";
 import { processSingleton } from "@/lib/server/process-singletons";
@@ -319,15 +319,14 @@ async function write(
   poolHashes: Map<string, string>,
   uids: ReadonlyMap<string, string>,
 ) {
-  const client = db();
   // Rows are always written in id order: another batch writing clusters (the enrollment
   // evaluator pages by id) then waits instead of deadlocking on PostgreSQL.
   const due = [...pending].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // A cluster removed since its heartbeat was queued must not fail the batch: its facts update
-  // matches no row and its counts are inserted only where the cluster exists, so no lookup is
-  // needed for those (one Prisma query per flush, compiled on the event loop, was a good part
-  // of the writer's time at 10,000 clusters). Only clusters whose pools are rewritten (rare in the
-  // steady state) are looked up, since a pool row needs its cluster.
+  // matches no row, and its counts and pools are inserted only where the cluster exists. Every
+  // statement is raw, on the driver: a batch through Prisma (as pools were written until
+  // 2026-12-07) is compiled on the event loop, and during a ramp, when every new cluster's pools
+  // are due, that held the primary's event loop for seconds at a time.
   const poolsDue: [string, HeartbeatFacts & { nodePools: NodePoolReport[] }, string][] = [];
   for (const [id, f] of due) {
     if (!f.nodePools) continue;
@@ -337,47 +336,17 @@ async function write(
     if (poolHashes.get(id) !== hash && poolsDue.length < POOL_REWRITES_PER_FLUSH)
       poolsDue.push([id, { ...f, nodePools: f.nodePools }, hash]);
   }
-  const alive = new Set<string>();
-  if (poolsDue.length) {
-    const found = await client.cluster.findMany({ where: { id: { in: poolsDue.map(([id]) => id) } }, select: { id: true } });
-    for (const c of found) alive.add(c.id);
-  }
   const counts: BucketCount[] = [];
   for (const [key, count] of buckets) {
     const [clusterId, minute] = key.split("|") as [string, string];
     counts.push({ clusterId, bucketStart: new Date(Number(minute)), count });
   }
-  const statements = [...factUpdates(due, uids), ...bucketUpserts(counts).map((q) => ({ q, returnsRows: false }))];
-  // The steady state (no node pools to rewrite) is raw statements only: on the driver itself.
-  if (!poolsDue.length) return runOnDriver(statements.map((s) => s.q));
-
-  const newHashes: [string, string][] = [];
-  const ops = statements.map((s) => asPrismaOperation(s.q, s.returnsRows));
-  for (const [id, f, hash] of poolsDue) {
-    if (!alive.has(id)) continue;
-    newHashes.push([id, hash]);
-    const names = f.nodePools.map((p) => p.name);
-    ops.push(client.nodePool.deleteMany({ where: { clusterId: id, name: { notIn: names } } }));
-    for (const p of f.nodePools) {
-      const data = {
-        nodeCount: p.nodeCount,
-        readyNodes: p.readyNodes,
-        kubeletVersion: p.kubeletVersion ?? null,
-        instanceType: p.instanceType ?? null,
-        cpuCores: p.cpuCores ?? null,
-        memoryGiB: p.memoryGiB ?? null,
-      };
-      ops.push(
-        client.nodePool.upsert({
-          where: { clusterId_name: { clusterId: id, name: p.name } },
-          create: { clusterId: id, name: p.name, ...data },
-          update: data,
-        }),
-      );
-    }
-  }
-  await client.$transaction(ops);
-  for (const [id, hash] of newHashes) poolHashes.set(id, hash);
+  await runOnDriver([
+    ...factUpdates(due, uids).map((s) => s.q),
+    ...bucketUpserts(counts),
+    ...poolsDue.flatMap(([id, f]) => poolWrites(id, f.nodePools, new Date())),
+  ]);
+  for (const [id, , hash] of poolsDue) poolHashes.set(id, hash);
 }
 
 // The two writes every heartbeat causes are multi-row raw statements (lib/server/db/bulk-update.ts
@@ -498,4 +467,54 @@ function bucketUpserts(counts: BucketCount[]): Sql[] {
     );
   }
   return statements;
+}
+
+const pool = columns("NodePool");
+const POOL_COLUMNS = [
+  ["id", "text"],
+  ["clusterId", "text"],
+  ["name", "text"],
+  ["nodeCount", "integer"],
+  ["readyNodes", "integer"],
+  ["kubeletVersion", "text"],
+  ["instanceType", "text"],
+  ["cpuCores", "double precision"],
+  ["memoryGiB", "double precision"],
+  ["updatedAt", "timestamp(3)"],
+] as const satisfies readonly ValuesColumn<Column<"NodePool">>[];
+/** Written from a report; the rest of a pool's row (its lifecycle state) is the console's. */
+const REPORTED_POOL_COLUMNS = POOL_COLUMNS.map(([c]) => c).filter((c) => c !== "id" && c !== "clusterId" && c !== "name");
+
+/**
+ * A cluster's node pools as reported: the pools it no longer reports removed, the others upserted
+ * by name (one statement), only while the cluster exists.
+ */
+function poolWrites(clusterId: string, pools: NodePoolReport[], now: Date): Sql[] {
+  const reported = pools.map((p) => p.name);
+  const removed = sql`DELETE FROM ${pool.table} WHERE ${pool("clusterId")} = ${clusterId}${
+    reported.length ? sql` AND ${pool("name")} NOT IN (${list(reported)})` : raw("")
+  }`;
+  if (!pools.length) return [removed];
+  const v = (name: Column<"NodePool">) => valuesColumnRef(POOL_COLUMNS, name);
+  const rows = pools.map((p) => [
+    `np_${randomId(20)}`,
+    clusterId,
+    p.name,
+    p.nodeCount,
+    p.readyNodes,
+    p.kubeletVersion ?? null,
+    p.instanceType ?? null,
+    p.cpuCores ?? null,
+    p.memoryGiB ?? null,
+    now,
+  ]);
+  const names = POOL_COLUMNS.map(([c]) => c);
+  const upsert = sql`INSERT INTO ${pool.table} (${pool.list(...names)}) SELECT ${Sql.join(
+    names.map((c) => v(c)),
+    ", ",
+  )} FROM ${valuesTable(POOL_COLUMNS, rows)} WHERE EXISTS (SELECT 1 FROM ${cluster.table} WHERE ${cluster.qualified("id")} = ${v("clusterId")}) ON CONFLICT (${pool.list("clusterId", "name")}) DO UPDATE SET ${Sql.join(
+    REPORTED_POOL_COLUMNS.map((c) => sql`${pool(c)} = excluded.${pool(c)}`),
+    ", ",
+  )}`;
+  return [removed, upsert];
 }
