@@ -9,7 +9,9 @@ import { db } from "@/lib/server/db/client";
 import { inTransaction } from "@/lib/server/db/transaction";
 import { createGroup } from "@/lib/server/groups/groups";
 import { createPolicy, recomputeDesiredRevisions } from "@/lib/server/policies/policies";
-import { writeNewCluster } from "@/lib/server/registration/write-new-cluster";
+import { writeNewCluster, type NewCluster } from "@/lib/server/registration/write-new-cluster";
+import { mintToken } from "@/lib/server/tokens/mint-token";
+import { ApiError } from "@/lib/server/api/errors";
 import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
@@ -82,34 +84,52 @@ describe(`cluster labels' one door on ${testEngine()}`, () => {
   });
 
   test("a new cluster written in one statement gets its desired revision before writeNewCluster returns", async () => {
-    const now = new Date();
-    await writeNewCluster({
-      tokenId: null,
-      tokenUse: "held",
-      now,
-      cluster: {
-        id: "cl_lab4",
-        name: "n-cl_lab4",
-        caFingerprint: `sha256:${"a".repeat(64)}`,
-        apiServerUrl: "https://api.example:6443",
-        agentVersion: "1.4.0",
-        kubernetesVersion: "1.30.2",
-        clusterUid: null,
-      },
-      labels: { env: "prod" },
-      certificate: {
-        serial: "0ab4",
-        clusterId: "cl_lab4",
-        fingerprint: `sha256:${"b".repeat(64)}`,
-        pem: "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n",
-        notBefore: now,
-        notAfter: new Date(now.getTime() + 86_400_000),
-        issuerFingerprint: `sha256:${"c".repeat(64)}`,
-      },
-      phase: { clusterId: "cl_lab4", clusterName: "n-cl_lab4", from: null, to: "Registration", reason: "registered", at: now },
-      audit: auditRow(ACTOR, "cluster.register", { type: "cluster", id: "cl_lab4" }),
-      attempt: null,
-    });
+    await writeNewCluster(newCluster("cl_lab4", "n-cl_lab4", { tokenId: null, tokenUse: "held" }));
     assert.equal(await desired("cl_lab4"), PROD);
   });
+
+  test("a name taken meanwhile: cluster_conflict, and nothing of the second registration stays (its token use neither)", async () => {
+    const token = await mintToken(ACTOR, { name: "race", ttlSeconds: 3600, maxClusters: 5 });
+    await writeNewCluster(newCluster("cl_lab5", "n-race", { tokenId: token.id }));
+    await assert.rejects(writeNewCluster(newCluster("cl_lab6", "n-race", { tokenId: token.id })), (err: unknown) => {
+      assert.ok(err instanceof ApiError && err.code === "cluster_conflict", String(err));
+      return true;
+    });
+    const used = await db().registrationToken.findUniqueOrThrow({ where: { id: token.id }, select: { usedClusters: true } });
+    assert.equal(used.usedClusters, 1);
+    assert.equal(await db().certificate.count({ where: { clusterId: "cl_lab6" } }), 0);
+    assert.equal(await db().clusterLabel.count({ where: { clusterId: "cl_lab6" } }), 0);
+    assert.equal(await db().auditLog.count({ where: { targetId: "cl_lab6" } }), 0);
+  });
 });
+
+/** What registration writes for a new cluster, with a made-up certificate (its text is not read here). */
+function newCluster(id: string, name: string, token: Pick<NewCluster, "tokenId" | "tokenUse">): NewCluster {
+  const now = new Date();
+  return {
+    ...token,
+    now,
+    cluster: {
+      id,
+      name,
+      caFingerprint: `sha256:${"a".repeat(64)}`,
+      apiServerUrl: "https://api.example:6443",
+      agentVersion: "1.4.0",
+      kubernetesVersion: "1.30.2",
+      clusterUid: null,
+    },
+    labels: { env: "prod" },
+    certificate: {
+      serial: `0a${id.slice(-2)}`,
+      clusterId: id,
+      fingerprint: `sha256:${id.slice(-1).repeat(64)}`,
+      pem: "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n",
+      notBefore: now,
+      notAfter: new Date(now.getTime() + 86_400_000),
+      issuerFingerprint: `sha256:${"c".repeat(64)}`,
+    },
+    phase: { clusterId: id, clusterName: name, from: null, to: "Registration", reason: "registered", at: now },
+    audit: auditRow(ACTOR, "cluster.register", { type: "cluster", id }),
+    attempt: null,
+  };
+}
