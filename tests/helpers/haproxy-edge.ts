@@ -45,17 +45,19 @@ export function requireHaproxy() {
 
 /**
  * haproxy.cfg balancing over several instances' agent ports, as docs/operations/agent-port-tls.md
- * tells an operator to: the repository's file with its one `server` line repeated per instance
- * (HAProxy's default balance is round robin). One port: the file itself.
+ * tells an operator to: the repository's file with each backend's `server` line repeated per
+ * instance (HAProxy's default balance is round robin). One port: the file itself.
  */
 function edgeConfigFor(agentPorts: number[], certDir: string): string {
   if (agentPorts.length === 1) return HAPROXY_CONFIG;
   const text = readFileSync(HAPROXY_CONFIG, "utf8");
-  const line = /^( *)server fleet "\$\{AGENT_PORT_ADDR\}"(.*)$/m.exec(text);
-  if (!line) throw new Error(`${HAPROXY_CONFIG} has no 'server fleet "\${AGENT_PORT_ADDR}"' line to repeat`);
-  const servers = agentPorts.map((port, i) => `${line[1]}server fleet${i + 1} "127.0.0.1:${port}"${line[2]}`).join("\n");
+  const line = /^( *)server fleet "\$\{AGENT_PORT_ADDR\}"(.*)$/gm;
+  if (!line.test(text)) throw new Error(`${HAPROXY_CONFIG} has no 'server fleet "\${AGENT_PORT_ADDR}"' line to repeat`);
+  const repeated = text.replace(line, (_, indent: string, rest: string) =>
+    agentPorts.map((port, i) => `${indent}server fleet${i + 1} "127.0.0.1:${port}"${rest}`).join("\n"),
+  );
   const file = path.join(certDir, "haproxy.cfg");
-  writeFileSync(file, text.replace(line[0], servers));
+  writeFileSync(file, repeated);
   return file;
 }
 
