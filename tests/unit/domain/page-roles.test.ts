@@ -58,6 +58,18 @@ describe("console pages", () => {
     }
   });
 
+  test("each page hands its first data over with the instant it was read, so its times hydrate as rendered", () => {
+    for (const [route, file] of pages) {
+      const source = readFileSync(file, "utf8");
+      if (!/\bopenPage\(/.test(source)) continue;
+      const where = path.relative(process.cwd(), file);
+      // A bare <HydrationBoundary> renders "12 s ago" against the server's clock and hydrates it
+      // against the browser's: a text mismatch whenever a second ticks in between.
+      assert.doesNotMatch(source, /<HydrationBoundary\b/, `${where} (${route}): use <PageHydration state now>`);
+      if (/\bstate\b/.test(source)) assert.match(source, /<PageHydration state=\{state\} now=\{now\}>/, where);
+    }
+  });
+
   test("the navigation is the table's: no link written in the layout", () => {
     const layout = readFileSync(path.join(CONSOLE, "layout.tsx"), "utf8");
     assert.match(layout, /navItems\(accessOf\(principal\)\)/);

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { HydrationBoundary } from "@tanstack/react-query";
+import { PageHydration } from "@/components/shell/page-hydration";
 import { openPage } from "@/lib/server/console/open-page";
 import { GateView } from "./gate-view";
 
@@ -10,10 +10,10 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function GroupGatePage(props: Props) {
-  const { state, params } = await openPage("/groups/[name]/gate", props);
+  const { state, now, params } = await openPage("/groups/[name]/gate", props);
   return (
-    <HydrationBoundary state={state}>
+    <PageHydration state={state} now={now}>
       <GateView group={params.name ?? ""} />
-    </HydrationBoundary>
+    </PageHydration>
   );
 }
