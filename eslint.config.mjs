@@ -26,6 +26,11 @@ const config = [
           selector: "MemberExpression[object.name='process'][property.name='env']",
           message: "Read configuration through lib/env.ts.",
         },
+        {
+          // The server's locale is not the browser's: "1,000" rendered as "1.000" is a hydration mismatch.
+          selector: "CallExpression[callee.property.name=/^toLocale(Date|Time)?String$/][arguments.length=0]",
+          message: 'Name the locale ("en-US"): the console prints the same text on the server and in the browser.',
+        },
       ],
     },
   },

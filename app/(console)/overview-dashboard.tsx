@@ -150,7 +150,7 @@ function CurrentRate() {
   if (rate === null) return null;
   return (
     <span className="text-xs text-slate-500 dark:text-slate-400">
-      now <span className="font-medium tabular-nums text-slate-900 dark:text-slate-100">{rate.toLocaleString()}</span>/s
+      now <span className="font-medium tabular-nums text-slate-900 dark:text-slate-100">{rate.toLocaleString("en-US")}</span>/s
     </span>
   );
 }

@@ -48,7 +48,7 @@ export function BulkActionsBar({
       {selection.kind === "ids" && pageComplete && (
         <Button variant="ghost" className="h-8 underline" onClick={onSelectMatching}>
           Select all {matching.capped ? "more than " : ""}
-          {matching.count.toLocaleString()} matching
+          {matching.count.toLocaleString("en-US")} matching
         </Button>
       )}
       <div className="flex flex-wrap items-center gap-2 sm:ml-auto">

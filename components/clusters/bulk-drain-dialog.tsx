@@ -50,13 +50,13 @@ function Counts({ title, rows }: { title: string; rows: { label: string; count: 
               <span className={`break-all ${r.muted ? "text-slate-500 italic dark:text-slate-400" : "font-mono"}`}>
                 {r.label}
               </span>
-              <span className="tabular-nums">{r.count.toLocaleString()}</span>
+              <span className="tabular-nums">{r.count.toLocaleString("en-US")}</span>
             </li>
           ))}
           {rest > 0 && (
             <li className="flex justify-between gap-3 text-slate-500 dark:text-slate-400">
               <span>{rows.length - SHOWN} more</span>
-              <span className="tabular-nums">{rest.toLocaleString()}</span>
+              <span className="tabular-nums">{rest.toLocaleString("en-US")}</span>
             </li>
           )}
         </ul>
@@ -105,18 +105,18 @@ function QueuedDrains({ result }: { result: BulkDeregistrationResult }) {
   if (cancel.data)
     return (
       <p role="status" className="text-sm" data-testid="bulk-drain-cancelled">
-        Cancelled the {cancel.data.cancelled.toLocaleString()} drains that had not started.
+        Cancelled the {cancel.data.cancelled.toLocaleString("en-US")} drains that had not started.
       </p>
     );
   return (
     <div className="space-y-2 text-sm" data-testid="bulk-drain-queued">
       <p>
-        {result.queued.toLocaleString()} more wait in the drain queue and start {result.startsPerMinute} a minute
+        {result.queued.toLocaleString("en-US")} more wait in the drain queue and start {result.startsPerMinute} a minute
         {last ? `; the last at about ${clock(last)}` : ""}.
       </p>
       <InlineError error={cancel.error} />
       <Button variant="secondary" onClick={() => cancel.mutate(result.batchId!)} disabled={cancel.isPending}>
-        {cancel.isPending ? "Cancelling…" : `Cancel the ${result.queued.toLocaleString()} queued drains`}
+        {cancel.isPending ? "Cancelling…" : `Cancel the ${result.queued.toLocaleString("en-US")} queued drains`}
       </Button>
     </div>
   );
@@ -174,8 +174,8 @@ export function BulkDrainDialog({ selection, isAdmin, onClose }: BulkDialogProps
       <Dialog title="Drains started" onClose={onClose}>
         <div className="space-y-3">
           <p role="status" className="text-sm" data-testid="bulk-drain-done">
-            Drain started on {run.data.started.toLocaleString()} of {run.data.matched.toLocaleString()} clusters; follow each in
-            its wizard.
+            Drain started on {run.data.started.toLocaleString("en-US")} of {run.data.matched.toLocaleString("en-US")} clusters;
+            follow each in its wizard.
           </p>
           <LeftOutNote leftOut={run.data.leftOut} />
           <QueuedDrains result={run.data} />
@@ -194,13 +194,13 @@ export function BulkDrainDialog({ selection, isAdmin, onClose }: BulkDialogProps
           <div className="text-sm">
             {changedFrom !== null && changedFrom !== data.matched && (
               <p role="alert" className="mb-2 font-medium text-amber-800 dark:text-amber-300">
-                The selection changed from {changedFrom.toLocaleString()} to {data.matched.toLocaleString()} clusters since you
-                counted; check it again.
+                The selection changed from {changedFrom.toLocaleString("en-US")} to {data.matched.toLocaleString("en-US")}{" "}
+                clusters since you counted; check it again.
               </p>
             )}
             <p data-testid="bulk-drain-count">
-              {data.matched.toLocaleString()} cluster{data.matched === 1 ? "" : "s"} selected; {data.started.toLocaleString()} can
-              start draining
+              {data.matched.toLocaleString("en-US")} cluster{data.matched === 1 ? "" : "s"} selected;{" "}
+              {data.started.toLocaleString("en-US")} can start draining
               {data.startsPerMinute && data.started > data.startsPerMinute
                 ? `: ${data.startsPerMinute} at once, then ${data.startsPerMinute} a minute (about ${Math.ceil(data.started / data.startsPerMinute) - 1} min in all)`
                 : " now"}
@@ -225,7 +225,7 @@ export function BulkDrainDialog({ selection, isAdmin, onClose }: BulkDialogProps
               reasonHint="Kept in the audit log with the selection."
               confirmText={confirmation(data).confirmText}
               confirmNoun={confirmation(data).confirmNoun}
-              confirmLabel={`Start drain on ${data.started.toLocaleString()} cluster${data.started === 1 ? "" : "s"}`}
+              confirmLabel={`Start drain on ${data.started.toLocaleString("en-US")} cluster${data.started === 1 ? "" : "s"}`}
               pendingLabel="Starting…"
               dismissLabel="Cancel"
               variant="danger"

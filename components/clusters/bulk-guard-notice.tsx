@@ -7,12 +7,12 @@ import type { SelectionGuard } from "@/lib/domain/selection-guard";
  */
 export function BulkGuardNotice({ guard, isAdmin }: { guard: SelectionGuard; isAdmin: boolean }) {
   const whole = guard.withinTeams
-    ? `is every cluster of your teams (${guard.fleet.toLocaleString()})`
-    : `is the whole fleet (${guard.fleet.toLocaleString()} clusters)`;
+    ? `is every cluster of your teams (${guard.fleet.toLocaleString("en-US")})`
+    : `is the whole fleet (${guard.fleet.toLocaleString("en-US")} clusters)`;
   const what = [
     guard.reasons.includes("wholeFleet") ? whole : null,
     guard.production
-      ? `includes ${guard.production.toLocaleString()} production cluster${guard.production === 1 ? "" : "s"}`
+      ? `includes ${guard.production.toLocaleString("en-US")} production cluster${guard.production === 1 ? "" : "s"}`
       : null,
   ]
     .filter(Boolean)
@@ -42,8 +42,8 @@ export function LeftOutNote({ leftOut }: { leftOut: number | undefined }) {
   if (!leftOut) return null;
   return (
     <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="bulk-left-out">
-      {leftOut.toLocaleString()} more cluster{leftOut === 1 ? "" : "s"} match{leftOut === 1 ? "es" : ""} outside your teams and{" "}
-      {leftOut === 1 ? "is" : "are"} left out.
+      {leftOut.toLocaleString("en-US")} more cluster{leftOut === 1 ? "" : "s"} match{leftOut === 1 ? "es" : ""} outside your teams
+      and {leftOut === 1 ? "is" : "are"} left out.
     </p>
   );
 }

@@ -13,7 +13,7 @@ import { LeftOutNote } from "./bulk-guard-notice";
 import { selectionText } from "./bulk-selection-text";
 
 const ROWS_PREVIEWED = 10;
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
 /** "12 clusters gain tier=gold", "3 change tier from silver to gold", "2 lose legacy", "40 unchanged". */
 function summaryLines(s: BulkLabelsResult["summary"]): string[] {
@@ -58,8 +58,8 @@ export function BulkLabelsDialog({ selection, onClose }: { selection: Selection;
     return (
       <Dialog title="Labels changed" onClose={onClose}>
         <p role="status" className="text-sm" data-testid="bulk-labels-done">
-          Labels changed on {plural(applied.summary.changed, "cluster")} ({applied.summary.unchanged.toLocaleString()} already
-          matched). The change is in the audit log as one entry.
+          Labels changed on {plural(applied.summary.changed, "cluster")} ({applied.summary.unchanged.toLocaleString("en-US")}{" "}
+          already matched). The change is in the audit log as one entry.
         </p>
         <div className="mt-4 flex justify-end">
           <Button type="button" autoFocus onClick={onClose}>

@@ -41,7 +41,8 @@ export function BulkRetirePoolDialog({ selection, isAdmin, onClose }: BulkDialog
     return (
       <Dialog title={`Pool ${checked} retiring`} onClose={onClose}>
         <p role="status" className="mb-2 text-sm" data-testid="bulk-retire-done">
-          Pool {checked} is retiring on {run.data.started.toLocaleString()} of {run.data.matched.toLocaleString()} clusters.
+          Pool {checked} is retiring on {run.data.started.toLocaleString("en-US")} of {run.data.matched.toLocaleString("en-US")}{" "}
+          clusters.
         </p>
         <LeftOutNote leftOut={run.data.leftOut} />
         <ResultList result={run.data} />
@@ -76,13 +77,14 @@ export function BulkRetirePoolDialog({ selection, isAdmin, onClose }: BulkDialog
             <div className="text-sm">
               {changedFrom !== null && changedFrom !== data.matched && (
                 <p role="alert" className="mb-2 font-medium text-amber-800 dark:text-amber-300">
-                  The selection changed from {changedFrom.toLocaleString()} to {data.matched.toLocaleString()} clusters since you
-                  counted; check it again.
+                  The selection changed from {changedFrom.toLocaleString("en-US")} to {data.matched.toLocaleString("en-US")}{" "}
+                  clusters since you counted; check it again.
                 </p>
               )}
               <p data-testid="bulk-retire-count">
-                {data.matched.toLocaleString()} cluster{data.matched === 1 ? "" : "s"} selected; pool <strong>{checked}</strong>{" "}
-                can retire on {data.started.toLocaleString()} of them. Its nodes are cordoned and drained.
+                {data.matched.toLocaleString("en-US")} cluster{data.matched === 1 ? "" : "s"} selected; pool{" "}
+                <strong>{checked}</strong> can retire on {data.started.toLocaleString("en-US")} of them. Its nodes are cordoned
+                and drained.
               </p>
               {data.breakdown && <Breakdown breakdown={data.breakdown} />}
             </div>
@@ -96,7 +98,7 @@ export function BulkRetirePoolDialog({ selection, isAdmin, onClose }: BulkDialog
                 reasonHint="Kept in the audit log with the selection."
                 confirmText={confirmation(data).confirmText}
                 confirmNoun={confirmation(data).confirmNoun}
-                confirmLabel={`Retire ${checked} on ${data.started.toLocaleString()} cluster${data.started === 1 ? "" : "s"}`}
+                confirmLabel={`Retire ${checked} on ${data.started.toLocaleString("en-US")} cluster${data.started === 1 ? "" : "s"}`}
                 pendingLabel="Retiring…"
                 dismissLabel="Cancel"
                 variant="danger"

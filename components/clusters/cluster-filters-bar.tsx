@@ -121,7 +121,7 @@ export function ClusterFiltersBar({
             {groups?.map((g) => (
               <option key={g.id} value={g.id}>
                 {/* A group whose stored selector is invalid has no counts (it matches nothing). */}
-                {g.counts ? `${g.name} (${g.counts.total.toLocaleString()})` : g.name}
+                {g.counts ? `${g.name} (${g.counts.total.toLocaleString("en-US")})` : g.name}
               </option>
             ))}
           </select>

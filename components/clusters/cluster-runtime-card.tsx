@@ -43,9 +43,10 @@ export function ClusterRuntimeCard({ cluster }: { cluster: ClusterDetail }) {
               "Workloads",
               cluster.workloads ? (
                 <span className="tabular-nums">
-                  {cluster.workloads.pods.toLocaleString()} pods
-                  {cluster.workloads.namespaces !== null && ` · ${cluster.workloads.namespaces.toLocaleString()} namespaces`}
-                  {cluster.workloads.userPods != null && ` · ${cluster.workloads.userPods.toLocaleString()} user pods`}
+                  {cluster.workloads.pods.toLocaleString("en-US")} pods
+                  {cluster.workloads.namespaces !== null &&
+                    ` · ${cluster.workloads.namespaces.toLocaleString("en-US")} namespaces`}
+                  {cluster.workloads.userPods != null && ` · ${cluster.workloads.userPods.toLocaleString("en-US")} user pods`}
                 </span>
               ) : (
                 <Missing>not yet read</Missing>

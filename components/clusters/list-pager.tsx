@@ -2,7 +2,7 @@ import { Button } from "@/components/ui/button";
 
 /** "1,234", or "1,000+" when the server stopped counting at 1,000. */
 function formatTotal(total: number, capped = false): string {
-  return `${total.toLocaleString()}${capped ? "+" : ""}`;
+  return `${total.toLocaleString("en-US")}${capped ? "+" : ""}`;
 }
 
 /** "51–100 of 1,234" with Previous/Next over server cursors. `pageIndex` is null when unknown (a shared link). */
@@ -33,7 +33,7 @@ export function ListPager({
       <p className="tabular-nums text-slate-600 dark:text-slate-400">
         {first === null
           ? `${shown} of ${formatTotal(total, totalCapped)}`
-          : `${first.toLocaleString()}–${(first + shown - 1).toLocaleString()} of ${formatTotal(total, totalCapped)}`}
+          : `${first.toLocaleString("en-US")}–${(first + shown - 1).toLocaleString("en-US")} of ${formatTotal(total, totalCapped)}`}
       </p>
       <Button
         variant="secondary"

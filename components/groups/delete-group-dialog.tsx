@@ -12,7 +12,7 @@ export function DeleteGroupDialog({ group, onClose }: { group: ClusterGroup; onC
       description={
         <>
           {group.counts
-            ? `Its ${group.counts.total.toLocaleString()} cluster${group.counts.total === 1 ? "" : "s"}`
+            ? `Its ${group.counts.total.toLocaleString("en-US")} cluster${group.counts.total === 1 ? "" : "s"}`
             : "Its clusters"}{" "}
           stay registered and keep their labels; only the grouping goes away. Pipelines that ask for{" "}
           <code className="font-mono">?group={group.name}</code> will get “not found”.

@@ -15,7 +15,7 @@ export function GroupCountsBar({ counts, groupId }: { counts: GroupCounts; group
     <div className="w-60 space-y-1.5">
       <div className="flex items-baseline justify-between gap-2">
         <Link href={list()} prefetch={false} className={`font-medium tabular-nums ${link}`}>
-          {total.toLocaleString()}{" "}
+          {total.toLocaleString("en-US")}{" "}
           <span className="font-normal text-slate-500 dark:text-slate-400">cluster{total === 1 ? "" : "s"}</span>
         </Link>
       </div>
@@ -27,16 +27,16 @@ export function GroupCountsBar({ counts, groupId }: { counts: GroupCounts; group
       <div className="flex flex-wrap gap-x-3 gap-y-0.5 text-xs whitespace-nowrap text-slate-600 tabular-nums dark:text-slate-400">
         <span className="inline-flex items-center gap-1">
           <span aria-hidden className="h-1.5 w-1.5 rounded-full bg-emerald-500" />
-          {Ready.toLocaleString()} Ready
+          {Ready.toLocaleString("en-US")} Ready
         </span>
         <Link href={list("NotReady")} prefetch={false} className={`inline-flex items-center gap-1 ${link}`}>
           <span aria-hidden className="h-1.5 w-1.5 rounded-full bg-rose-500" />
-          {NotReady.toLocaleString()} NotReady
+          {NotReady.toLocaleString("en-US")} NotReady
         </Link>
         {other > 0 && (
           <span className="inline-flex items-center gap-1" title="Pending, Draining, Deregistering or Provisioning">
             <span aria-hidden className="h-1.5 w-1.5 rounded-full bg-slate-400 dark:bg-slate-500" />
-            {other.toLocaleString()} other
+            {other.toLocaleString("en-US")} other
           </span>
         )}
       </div>

@@ -18,7 +18,7 @@ export function SelectorPreview({ selector, reason, settling }: { selector: stri
   else if (preview.isError) summary = "Could not load the preview";
   else if (!data) summary = "Looking for matches…";
   else if (data.total === 0) summary = "Matches no clusters yet";
-  else summary = `Matches ${data.total.toLocaleString()} cluster${data.total === 1 ? "" : "s"}`;
+  else summary = `Matches ${data.total.toLocaleString("en-US")} cluster${data.total === 1 ? "" : "s"}`;
 
   return (
     <section aria-labelledby="selector-preview-title" className="rounded-md border border-slate-200 dark:border-slate-800">
@@ -68,7 +68,7 @@ export function SelectorPreview({ selector, reason, settling }: { selector: stri
             ))}
             {data.total > data.items.length && (
               <li className="px-3 py-2 text-xs text-slate-500 dark:text-slate-400">
-                and {(data.total - data.items.length).toLocaleString()} more (showing the first {PREVIEW_LIMIT})
+                and {(data.total - data.items.length).toLocaleString("en-US")} more (showing the first {PREVIEW_LIMIT})
               </li>
             )}
           </ul>

@@ -10,7 +10,7 @@ type Props = Omit<InputHTMLAttributes<HTMLInputElement>, "value" | "onChange"> &
   onValueChange: (value: string) => void;
 };
 
-const clusters = (n: number) => `${n.toLocaleString()} cluster${n === 1 ? "" : "s"}`;
+const clusters = (n: number) => `${n.toLocaleString("en-US")} cluster${n === 1 ? "" : "s"}`;
 
 /**
  * A label selector input that suggests the fleet's label keys, then the chosen key's values, each

@@ -41,8 +41,8 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
         <HorizontalBarChart
           label={`Nodes by ${title}, ready and not ready`}
           description={
-            `${sum(capacity.rows, "readyNodes").toLocaleString()} of ${sum(capacity.rows, "nodes").toLocaleString()} nodes ready across ${capacity.rows.length} values of ${capacity.by}; most nodes in ${top("nodes")}.` +
-            (stale ? ` ${stale.toLocaleString()} more nodes on NotReady clusters, as last reported.` : "")
+            `${sum(capacity.rows, "readyNodes").toLocaleString("en-US")} of ${sum(capacity.rows, "nodes").toLocaleString("en-US")} nodes ready across ${capacity.rows.length} values of ${capacity.by}; most nodes in ${top("nodes")}.` +
+            (stale ? ` ${stale.toLocaleString("en-US")} more nodes on NotReady clusters, as last reported.` : "")
           }
           rows={rows}
           category={capacity.by}
@@ -54,7 +54,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
           stacked
           href={href}
           endLabel={(r) =>
-            `${r.ready.toLocaleString()} / ${(r.ready + r.notReady).toLocaleString()}${r.stale ? ` +${r.stale.toLocaleString()}` : ""}`
+            `${r.ready.toLocaleString("en-US")} / ${(r.ready + r.notReady).toLocaleString("en-US")}${r.stale ? ` +${r.stale.toLocaleString("en-US")}` : ""}`
           }
         />
       </div>
@@ -62,7 +62,7 @@ export function CapacityCharts({ capacity, title }: { capacity: Capacity; title:
         <h3 className="mb-2 text-xs font-medium tracking-wide text-slate-500 uppercase dark:text-slate-400">CPU cores</h3>
         <HorizontalBarChart
           label={`CPU cores by ${title}`}
-          description={`${sum(capacity.rows, "cpuCores").toLocaleString()} cores in all; most in ${top("cpuCores")}.`}
+          description={`${sum(capacity.rows, "cpuCores").toLocaleString("en-US")} cores in all; most in ${top("cpuCores")}.`}
           rows={rows}
           category={capacity.by}
           series={[{ key: "cpu", name: "CPU cores", color: CPU }]}

@@ -55,13 +55,13 @@ export function CapacityTable({ capacity }: { capacity: Capacity }) {
                     </Link>
                   )}
                 </th>
-                <td className="px-4 py-2.5 text-right">{r.clusters.toLocaleString()}</td>
-                <td className="px-4 py-2.5 text-right">{r.pools.toLocaleString()}</td>
+                <td className="px-4 py-2.5 text-right">{r.clusters.toLocaleString("en-US")}</td>
+                <td className="px-4 py-2.5 text-right">{r.pools.toLocaleString("en-US")}</td>
                 <td className="px-4 py-2.5 text-right">
                   <span className={r.readyNodes < r.nodes ? "text-rose-700 dark:text-rose-400" : ""}>
-                    {r.readyNodes.toLocaleString()}
+                    {r.readyNodes.toLocaleString("en-US")}
                   </span>
-                  <span className="text-slate-500 dark:text-slate-400"> / {r.nodes.toLocaleString()}</span>
+                  <span className="text-slate-500 dark:text-slate-400"> / {r.nodes.toLocaleString("en-US")}</span>
                 </td>
                 <td className="px-4 py-2.5">
                   <div className="flex items-center gap-2">
@@ -73,7 +73,7 @@ export function CapacityTable({ capacity }: { capacity: Capacity }) {
                     </span>
                   </div>
                 </td>
-                <td className="px-4 py-2.5 text-right">{r.cpuCores.toLocaleString()}</td>
+                <td className="px-4 py-2.5 text-right">{r.cpuCores.toLocaleString("en-US")}</td>
                 <td className="px-4 py-2.5 text-right">{formatMemory(r.memoryGiB)}</td>
                 <td className="px-4 py-2.5 text-right">
                   {r.notReady.pools ? (
@@ -82,7 +82,7 @@ export function CapacityTable({ capacity }: { capacity: Capacity }) {
                       prefetch={false}
                       className="text-amber-800 underline dark:text-amber-300"
                     >
-                      {r.notReady.pools.toLocaleString()}
+                      {r.notReady.pools.toLocaleString("en-US")}
                     </Link>
                   ) : (
                     <span className="text-slate-500 dark:text-slate-400">0</span>

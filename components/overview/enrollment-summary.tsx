@@ -23,15 +23,15 @@ export function EnrollmentSummary({ enrollment }: { enrollment: Overview["enroll
         </p>
         <p className="text-sm text-slate-600 dark:text-slate-400">
           <Link href="/clusters?enrollment=enrolled" prefetch={false} className={linkClass}>
-            <span className="tabular-nums">{enrollment.enrolled.toLocaleString()}</span> of{" "}
-            <span className="tabular-nums">{enrollment.total.toLocaleString()}</span> clusters enrolled
+            <span className="tabular-nums">{enrollment.enrolled.toLocaleString("en-US")}</span> of{" "}
+            <span className="tabular-nums">{enrollment.total.toLocaleString("en-US")}</span> clusters enrolled
           </Link>{" "}
           (every checklist item passes)
           {enrollment.total > enrollment.enrolled && (
             <>
               {" · "}
               <Link href="/clusters?enrollment=blocked" prefetch={false} className={linkClass} data-testid="enrollment-blocked">
-                <span className="tabular-nums">{(enrollment.total - enrollment.enrolled).toLocaleString()}</span> blocked
+                <span className="tabular-nums">{(enrollment.total - enrollment.enrolled).toLocaleString("en-US")}</span> blocked
               </Link>
             </>
           )}
@@ -52,7 +52,7 @@ export function EnrollmentSummary({ enrollment }: { enrollment: Overview["enroll
                 prefetch={false}
                 className={`tabular-nums ${linkClass}`}
               >
-                {n.toLocaleString()} blocked
+                {n.toLocaleString("en-US")} blocked
               </Link>
             </li>
           ))}

@@ -31,7 +31,9 @@ export function HeartbeatRateChart({ minutes, now }: { minutes: readonly { at: s
         <Tooltip
           cursor={lineCursor}
           isAnimationActive={false}
-          content={(p) => <ChartTooltip {...p} title={(t) => clockTime(Number(t))} value={(v) => `${v.toLocaleString()}/s`} />}
+          content={(p) => (
+            <ChartTooltip {...p} title={(t) => clockTime(Number(t))} value={(v) => `${v.toLocaleString("en-US")}/s`} />
+          )}
         />
         <Area
           type="monotone"

@@ -89,7 +89,7 @@ function NotReadyLongest({ items, total }: { items: Overview["attention"]["notRe
           prefetch={false}
           className="mt-3 inline-block text-sm font-medium text-sky-700 hover:underline dark:text-sky-400"
         >
-          See all {total.toLocaleString()} NotReady clusters →
+          See all {total.toLocaleString("en-US")} NotReady clusters →
         </Link>
       )}
     </AttentionCard>
@@ -185,7 +185,7 @@ function SameCluster({ total, items }: Overview["attention"]["sameCluster"]) {
           prefetch={false}
           className="mt-3 inline-block text-sm font-medium text-sky-700 hover:underline dark:text-sky-400"
         >
-          See all {total.toLocaleString()} →
+          See all {total.toLocaleString("en-US")} →
         </Link>
       )}
     </AttentionCard>

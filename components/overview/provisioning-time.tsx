@@ -52,9 +52,11 @@ export function ProvisioningTime({ provisioning: p }: { provisioning: Overview["
               )}
             </div>
             <p className="mt-2 text-sm text-slate-600 dark:text-slate-400" data-testid="provisioning-summary">
-              <span className="font-medium tabular-nums text-slate-900 dark:text-slate-100">{p.registered.toLocaleString()}</span>{" "}
+              <span className="font-medium tabular-nums text-slate-900 dark:text-slate-100">
+                {p.registered.toLocaleString("en-US")}
+              </span>{" "}
               pre-created in the last {p.windowHours} h registered,{" "}
-              <span className="tabular-nums">{p.withinObjective.toLocaleString()}</span> in under {objective}.
+              <span className="tabular-nums">{p.withinObjective.toLocaleString("en-US")}</span> in under {objective}.
             </p>
           </>
         )}
@@ -80,12 +82,13 @@ function StillProvisioning({ provisioning: p, threshold }: { provisioning: Overv
     <div className="space-y-2 text-sm" data-testid="provisioning-open">
       <p className="text-slate-600 dark:text-slate-400">
         <Link href={PROVISIONING_LIST} prefetch={false} className={linkClass}>
-          <span className="tabular-nums">{p.provisioning.toLocaleString()}</span> provisioning now
+          <span className="tabular-nums">{p.provisioning.toLocaleString("en-US")}</span> provisioning now
         </Link>
         {", "}
         {p.overThreshold > 0 ? (
           <span className="font-medium text-rose-700 dark:text-rose-400" data-testid="provisioning-over">
-            <span className="tabular-nums">{p.overThreshold.toLocaleString()}</span> for longer than the {threshold} threshold
+            <span className="tabular-nums">{p.overThreshold.toLocaleString("en-US")}</span> for longer than the {threshold}{" "}
+            threshold
           </span>
         ) : (
           <>none for longer than the {threshold} threshold</>
@@ -108,7 +111,7 @@ function StillProvisioning({ provisioning: p, threshold }: { provisioning: Overv
       )}
       {p.overThreshold > p.longestOverThreshold.length && (
         <Link href={PROVISIONING_LIST} prefetch={false} className={`inline-block ${linkClass}`}>
-          See all {p.provisioning.toLocaleString()} provisioning →
+          See all {p.provisioning.toLocaleString("en-US")} provisioning →
         </Link>
       )}
     </div>

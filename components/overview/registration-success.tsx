@@ -85,7 +85,7 @@ function Count({ n, strong = false, alarm = false }: { n: number; strong?: boole
     : strong
       ? "font-medium text-slate-900 dark:text-slate-100"
       : "";
-  return <span className={`tabular-nums ${tone}`}>{n.toLocaleString()}</span>;
+  return <span className={`tabular-nums ${tone}`}>{n.toLocaleString("en-US")}</span>;
 }
 
 function CodeList({ title, codes, testId }: { title: string; codes: [string, number][]; testId: string }) {
@@ -101,7 +101,7 @@ function CodeList({ title, codes, testId }: { title: string; codes: [string, num
               <code className="truncate font-mono text-xs" title={explainRegistrationResult(code).title}>
                 {code}
               </code>
-              <span className="tabular-nums">{n.toLocaleString()}</span>
+              <span className="tabular-nums">{n.toLocaleString("en-US")}</span>
             </li>
           ))}
           {codes.length > 5 && <li className="text-xs text-slate-500 dark:text-slate-400">and {codes.length - 5} more codes</li>}

@@ -43,7 +43,7 @@ export function SnoozedClusters({ total, items }: Overview["attention"]["snoozed
           prefetch={false}
           className="mt-3 inline-block text-sm font-medium text-sky-700 hover:underline dark:text-sky-400"
         >
-          See all {total.toLocaleString()} →
+          See all {total.toLocaleString("en-US")} →
         </Link>
       )}
     </Card>

@@ -32,7 +32,7 @@ export function StatusCountCards({ counts, of = "fleet" }: { counts: StatusCount
               {c.label}
             </span>
             <span className="mt-2 block text-3xl font-semibold tabular-nums" data-testid="count-value">
-              {counts[c.key].toLocaleString()}
+              {counts[c.key].toLocaleString("en-US")}
             </span>
             <span className="mt-1 block text-xs tabular-nums text-slate-500 dark:text-slate-400">{share(counts[c.key])}</span>
           </Link>
@@ -42,7 +42,7 @@ export function StatusCountCards({ counts, of = "fleet" }: { counts: StatusCount
         <Link href="/clusters" prefetch={false} className={cardClass} data-testid="count-total" title="Every registered cluster">
           <span className="flex items-center gap-2 text-sm font-medium text-slate-600 dark:text-slate-400">All clusters</span>
           <span className="mt-2 block text-3xl font-semibold tabular-nums" data-testid="count-value">
-            {counts.total.toLocaleString()}
+            {counts.total.toLocaleString("en-US")}
           </span>
           <span className="mt-1 block text-xs tabular-nums text-slate-500 dark:text-slate-400">
             {counts.Deregistering + counts.Provisioning > 0

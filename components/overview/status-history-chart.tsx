@@ -38,7 +38,7 @@ export function StatusHistoryChart({ samples }: { samples: readonly StatusSample
     <Tooltip
       cursor={lineCursor}
       isAnimationActive={false}
-      content={(p) => <ChartTooltip {...p} title={(t) => clockTime(Number(t))} value={(v) => v.toLocaleString()} />}
+      content={(p) => <ChartTooltip {...p} title={(t) => clockTime(Number(t))} value={(v) => v.toLocaleString("en-US")} />}
     />
   );
   return (

@@ -46,7 +46,7 @@ export function GroupPicker({
                 </span>
                 {g.counts ? (
                   <span className="shrink-0 text-xs text-slate-500 tabular-nums dark:text-slate-400">
-                    {g.counts.total.toLocaleString()} cluster{g.counts.total === 1 ? "" : "s"}
+                    {g.counts.total.toLocaleString("en-US")} cluster{g.counts.total === 1 ? "" : "s"}
                   </span>
                 ) : (
                   <span className="shrink-0 text-xs text-rose-700 dark:text-rose-400" title={g.selectorError ?? undefined}>

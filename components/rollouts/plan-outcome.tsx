@@ -2,7 +2,7 @@ import type { RolloutPlan } from "@/lib/client/rollouts";
 import { clustersToUpgrade, estimateRollout } from "@/lib/domain/rollout-eta";
 import { formatDuration } from "@/lib/domain/time-format";
 
-const plural = (n: number, word: string, many = `${word}s`) => `${n.toLocaleString()} ${n === 1 ? word : many}`;
+const plural = (n: number, word: string, many = `${word}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? word : many}`;
 
 /**
  * What a plan will do, in the same words in the rollout form and in its start confirmation: how

@@ -90,8 +90,8 @@ function TargetPicker({
       </fieldset>
       {draft.target === "clusters" ? (
         <p className="text-xs text-slate-500 dark:text-slate-400" data-testid="prefilled-clusters">
-          The {draft.clusterIds.length.toLocaleString()} cluster{draft.clusterIds.length === 1 ? "" : "s"} you chose. The upgrade
-          windows of every group they are in apply.
+          The {draft.clusterIds.length.toLocaleString("en-US")} cluster{draft.clusterIds.length === 1 ? "" : "s"} you chose. The
+          upgrade windows of every group they are in apply.
         </p>
       ) : draft.target === "group" ? (
         <div className="space-y-1.5">
@@ -109,7 +109,9 @@ function TargetPicker({
             {groups.data?.map((g) => (
               <option key={g.id} value={g.id}>
                 {g.name} —{" "}
-                {g.counts ? `${g.counts.total.toLocaleString()} cluster${g.counts.total === 1 ? "" : "s"}` : "invalid selector"}
+                {g.counts
+                  ? `${g.counts.total.toLocaleString("en-US")} cluster${g.counts.total === 1 ? "" : "s"}`
+                  : "invalid selector"}
               </option>
             ))}
           </select>
@@ -143,13 +145,13 @@ function TargetPicker({
           <span className="text-slate-500 dark:text-slate-400">Choose clusters to see the plan.</span>
         ) : (
           <>
-            <span className="font-semibold tabular-nums">{matched.count.toLocaleString()}</span> cluster
+            <span className="font-semibold tabular-nums">{matched.count.toLocaleString("en-US")}</span> cluster
             {matched.count === 1 ? "" : "s"} match{matched.count === 1 ? "es" : ""} now
             {matched.leftOut && (
               <span data-testid="matched-left-out">
                 {" "}
                 in team {matched.leftOut.team}&apos;s scope
-                {matched.leftOut.count > 0 && ` (${matched.leftOut.count.toLocaleString()} more outside it, left out)`}
+                {matched.leftOut.count > 0 && ` (${matched.leftOut.count.toLocaleString("en-US")} more outside it, left out)`}
               </span>
             )}
             {matched.pending && <span className="text-slate-500 dark:text-slate-400"> · updating…</span>}
@@ -506,7 +508,7 @@ function Checkbox({
   );
 }
 
-const plural = (n: number, word: string) => `${n.toLocaleString()} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
 
 /** The plan's counts, as the server computed them just now, in the words the form's Plan card uses. */
 function PlanSummary({ plan, input }: { plan: RolloutPlan; input: CreateRolloutInput }) {

@@ -4,7 +4,7 @@ import { blockedByNewRequiredLabels } from "@/lib/domain/label-summary";
 import { labelKeyProblem } from "@/lib/domain/labels";
 import { useLabelSummary } from "@/lib/client/labels";
 
-const clusters = (n: number) => `${n.toLocaleString()} cluster${n === 1 ? "" : "s"}`;
+const clusters = (n: number) => `${n.toLocaleString("en-US")} cluster${n === 1 ? "" : "s"}`;
 
 /**
  * Before a required label is saved: how many of the fleet's clusters lack each key being added
@@ -23,7 +23,7 @@ export function RequiredLabelsPreview({ current, typed }: { current: readonly st
   else if (keys.some((k) => !current.includes(k)) && !labels.data) text = "Counting clusters without the new keys…";
   else if (added.length)
     text =
-      added.map((a) => `${clusters(a.blocked)} of ${labels.data!.clusters.toLocaleString()} lack “${a.key}”`).join("; ") +
+      added.map((a) => `${clusters(a.blocked)} of ${labels.data!.clusters.toLocaleString("en-US")} lack “${a.key}”`).join("; ") +
       (added.some((a) => a.blocked > 0) ? ": saving would block them until they carry it." : ": saving blocks none.");
   return (
     <span

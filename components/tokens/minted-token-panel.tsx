@@ -82,7 +82,7 @@ export function MintedTokenPanel({
   const nameError =
     clusterName === ""
       ? nameRequired
-        ? `Name this cluster: the token may register up to ${minted.maxClusters.toLocaleString()} clusters, each under its own name.`
+        ? `Name this cluster: the token may register up to ${minted.maxClusters.toLocaleString("en-US")} clusters, each under its own name.`
         : "Name the cluster."
       : DNS_LABEL.test(clusterName)
         ? null
@@ -148,7 +148,7 @@ export function MintedTokenPanel({
             Only a hash is stored. If it is lost, revoke it and mint another. Treat it like a password: anyone holding it can{" "}
             {boundCluster
               ? `register the cluster ${boundCluster} (and no other) once`
-              : `register ${minted.maxClusters === 1 ? "a cluster" : `up to ${minted.maxClusters.toLocaleString()} clusters`}`}{" "}
+              : `register ${minted.maxClusters === 1 ? "a cluster" : `up to ${minted.maxClusters.toLocaleString("en-US")} clusters`}`}{" "}
             until it expires.
           </p>
           <div className="flex items-center gap-2">

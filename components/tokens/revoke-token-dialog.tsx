@@ -13,8 +13,8 @@ export function RevokeTokenDialog({ token, onClose }: { token: RegistrationToken
       description={
         <>
           Agents still holding this token will be refused from now on
-          {left > 0 ? ` (it has ${left.toLocaleString()} use${left === 1 ? "" : "s"} left)` : ""}. Clusters it already registered
-          keep running — their certificates are not affected. This cannot be undone.
+          {left > 0 ? ` (it has ${left.toLocaleString("en-US")} use${left === 1 ? "" : "s"} left)` : ""}. Clusters it already
+          registered keep running — their certificates are not affected. This cannot be undone.
         </>
       }
       confirmLabel="Revoke token"

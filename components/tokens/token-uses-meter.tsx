@@ -5,7 +5,7 @@ export function TokenUsesMeter({ used, max }: { used: number; max: number }) {
   return (
     <div className="flex items-center gap-2">
       <span className="min-w-12 text-right tabular-nums" aria-label={`${used} of ${max} clusters registered`}>
-        {used.toLocaleString()} / {max.toLocaleString()}
+        {used.toLocaleString("en-US")} / {max.toLocaleString("en-US")}
       </span>
       <span aria-hidden className="h-1.5 w-12 overflow-hidden rounded-full bg-slate-200 dark:bg-slate-800">
         <span

@@ -127,7 +127,7 @@ export function CompatibilityMatrixTable({
                     );
                   })}
                   <td className="py-2.5 pl-4 text-right tabular-nums">
-                    {clustersInRange(row.agentVersions, agentVersions).toLocaleString()}
+                    {clustersInRange(row.agentVersions, agentVersions).toLocaleString("en-US")}
                   </td>
                 </tr>
               );
@@ -144,7 +144,7 @@ export function CompatibilityMatrixTable({
                 </td>
               ))}
               <td className="py-2 pl-4 text-right tabular-nums">
-                {kubernetesVersions.reduce((s, k) => s + k.count, 0).toLocaleString()}
+                {kubernetesVersions.reduce((s, k) => s + k.count, 0).toLocaleString("en-US")}
               </td>
             </tr>
           </tfoot>

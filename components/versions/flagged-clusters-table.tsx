@@ -59,7 +59,7 @@ export function FlaggedClustersTable({
               }`}
             >
               {c.label}
-              <span className="tabular-nums text-slate-600 dark:text-slate-400">{c.n.toLocaleString()}</span>
+              <span className="tabular-nums text-slate-600 dark:text-slate-400">{c.n.toLocaleString("en-US")}</span>
             </button>
           ))}
         </div>
@@ -67,7 +67,7 @@ export function FlaggedClustersTable({
           // The new-rollout page resolves the filter to the flagged clusters' ids on the server, so
           // the link stays short however many there are.
           <Link href={`/rollouts/new?flagged=${filter}`} className={buttonClass("primary", "h-8 px-3")}>
-            Upgrade these {matching.toLocaleString()}…
+            Upgrade these {matching.toLocaleString("en-US")}…
           </Link>
         )}
       </div>
@@ -114,7 +114,7 @@ export function FlaggedClustersTable({
       {pages.hasNextPage && (
         <div className="flex items-center justify-between text-sm text-slate-600 dark:text-slate-400">
           <span className="tabular-nums" data-testid="flagged-shown">
-            Showing {rows.length.toLocaleString()} of {matching.toLocaleString()}
+            Showing {rows.length.toLocaleString("en-US")} of {matching.toLocaleString("en-US")}
           </span>
           <Button variant="secondary" disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
             {pages.isFetchingNextPage ? "Loading…" : `Show ${Math.min(FLAGGED_PAGE_SIZE, matching - rows.length)} more`}

@@ -84,7 +84,7 @@ function ScopeCount({ selector, problem, settling }: { selector: string; problem
   else if (!preview.data) text = "Counting matching clusters…";
   else {
     const n = preview.data.total;
-    const clusters = `${n.toLocaleString()} cluster${n === 1 ? "" : "s"}`;
+    const clusters = `${n.toLocaleString("en-US")} cluster${n === 1 ? "" : "s"}`;
     text = selector ? `Matches ${clusters} now` : `Every cluster (${clusters} now)`;
   }
   return (

@@ -275,7 +275,7 @@ export function ClustersView({
               <>
                 {data.totalCapped && "More than "}
                 <span className="font-semibold tabular-nums text-slate-900 dark:text-slate-100" data-testid="clusters-total">
-                  {data.total.toLocaleString()}
+                  {data.total.toLocaleString("en-US")}
                 </span>{" "}
                 {data.total === 1 && !data.totalCapped ? "cluster" : "clusters"}
                 {filtered ? " match" : ""}

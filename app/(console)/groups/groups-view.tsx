@@ -22,7 +22,7 @@ export function GroupsView({ canEdit }: { canEdit: boolean }) {
     <div className="space-y-4">
       <div className="flex min-h-9 items-center justify-between gap-4">
         <p className="text-sm text-slate-600 tabular-nums dark:text-slate-400">
-          {groups.data?.length ? `${groups.data.length.toLocaleString()} group${groups.data.length === 1 ? "" : "s"}` : ""}
+          {groups.data?.length ? `${groups.data.length.toLocaleString("en-US")} group${groups.data.length === 1 ? "" : "s"}` : ""}
         </p>
         {/* When there are none, the empty state below carries the button instead. */}
         {canEdit ? (

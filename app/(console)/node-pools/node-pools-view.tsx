@@ -28,20 +28,20 @@ function Totals({ capacity }: { capacity: Capacity }) {
   const notReady = sum("nodes") - sum("readyNodes");
   return (
     <div className="grid grid-cols-2 gap-4 sm:grid-cols-3 xl:grid-cols-6">
-      <StatCard label="Clusters with pools" value={sum("clusters").toLocaleString()} />
-      <StatCard label="Node pools" value={sum("pools").toLocaleString()} />
+      <StatCard label="Clusters with pools" value={sum("clusters").toLocaleString("en-US")} />
+      <StatCard label="Node pools" value={sum("pools").toLocaleString("en-US")} />
       <StatCard
         label="Nodes ready"
-        value={`${sum("readyNodes").toLocaleString()} / ${sum("nodes").toLocaleString()}`}
+        value={`${sum("readyNodes").toLocaleString("en-US")} / ${sum("nodes").toLocaleString("en-US")}`}
         tone={notReady ? "amber" : "green"}
-        hint={notReady ? `${notReady.toLocaleString()} not ready` : "all ready"}
+        hint={notReady ? `${notReady.toLocaleString("en-US")} not ready` : "all ready"}
         testId="nodes-ready"
       />
-      <StatCard label="CPU cores" value={sum("cpuCores").toLocaleString()} />
+      <StatCard label="CPU cores" value={sum("cpuCores").toLocaleString("en-US")} />
       <StatCard label="Memory" value={formatMemory(sum("memoryGiB"))} />
       <StatCard
         label="Pools retiring"
-        value={capacity.retiring.toLocaleString()}
+        value={capacity.retiring.toLocaleString("en-US")}
         tone={capacity.retiring ? "amber" : "neutral"}
         hint="draining before removal"
       />
@@ -58,8 +58,8 @@ function StaleNotice({ stale }: { stale: Capacity["notReady"] }) {
       className="rounded-md border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/40 dark:text-amber-100"
     >
       <span className="font-medium">
-        {stale.pools.toLocaleString()} node {stale.pools === 1 ? "pool" : "pools"} ({stale.nodes.toLocaleString()}{" "}
-        {stale.nodes === 1 ? "node" : "nodes"}) on {stale.clusters.toLocaleString()} NotReady{" "}
+        {stale.pools.toLocaleString("en-US")} node {stale.pools === 1 ? "pool" : "pools"} ({stale.nodes.toLocaleString("en-US")}{" "}
+        {stale.nodes === 1 ? "node" : "nodes"}) on {stale.clusters.toLocaleString("en-US")} NotReady{" "}
         {stale.clusters === 1 ? "cluster" : "clusters"}
       </span>{" "}
       are counted apart from the figures here: they are as last reported
@@ -164,7 +164,7 @@ export function NodePoolsView() {
         <Card title="Instance types">
           <HorizontalBarChart
             label="Nodes per instance type"
-            description={`${fleet.instanceTypes.length} instance types; the most common is ${fleet.instanceTypes[0]?.type ?? "none"} with ${fleet.instanceTypes[0]?.nodes.toLocaleString() ?? 0} nodes.`}
+            description={`${fleet.instanceTypes.length} instance types; the most common is ${fleet.instanceTypes[0]?.type ?? "none"} with ${fleet.instanceTypes[0]?.nodes.toLocaleString("en-US") ?? 0} nodes.`}
             rows={fleet.instanceTypes.map((t) => ({ name: t.type, nodes: t.nodes }))}
             category="Instance type"
             series={[{ key: "nodes", name: "Nodes", color: INSTANCE_COLOR }]}

@@ -28,7 +28,9 @@ export function PoliciesView({ canEdit }: { canEdit: boolean }) {
     <div className="space-y-4">
       <div className="flex min-h-9 items-center justify-between gap-4">
         <p className="text-sm text-slate-600 tabular-nums dark:text-slate-400">
-          {policies.data ? `${policies.data.length.toLocaleString()} polic${policies.data.length === 1 ? "y" : "ies"}` : " "}
+          {policies.data
+            ? `${policies.data.length.toLocaleString("en-US")} polic${policies.data.length === 1 ? "y" : "ies"}`
+            : " "}
         </p>
         {canEdit ? (
           policies.data?.length !== 0 && newPolicy

@@ -101,14 +101,14 @@ export function VersionsView({ canEdit, canRollout }: { canEdit: boolean; canRol
       ) : (
         <div className="space-y-6">
           <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
-            <StatCard label="Clusters reporting versions" value={reporting.toLocaleString()} testId="versions-reporting" />
+            <StatCard label="Clusters reporting versions" value={reporting.toLocaleString("en-US")} testId="versions-reporting" />
             {(["incompatible", "outdated", "unsupported-kubernetes"] as const).map((flag) => {
               const n = versions.data.flaggedCounts[flag];
               return (
                 <StatCard
                   key={flag}
                   label={FLAG_INFO[flag].label}
-                  value={n.toLocaleString()}
+                  value={n.toLocaleString("en-US")}
                   tone={n === 0 ? "green" : flag === "incompatible" ? "red" : "amber"}
                   hint={FLAG_INFO[flag].hint}
                   testId={`flag-${flag}`}

@@ -61,7 +61,7 @@ export function PodsFallingChart({ samples, atStart }: { samples: readonly PodSa
         <Tooltip
           cursor={lineCursor}
           isAnimationActive={false}
-          content={(p) => <ChartTooltip {...p} title={(t) => clock(Number(t))} value={(v) => v.toLocaleString()} />}
+          content={(p) => <ChartTooltip {...p} title={(t) => clock(Number(t))} value={(v) => v.toLocaleString("en-US")} />}
         />
         {atStart !== null && (
           <ReferenceLine

@@ -30,10 +30,10 @@ export function WorkloadsPanel({
         <Figure
           label="Pods now"
           testId="pods-now"
-          value={pods === null ? "—" : pods.toLocaleString()}
+          value={pods === null ? "—" : pods.toLocaleString("en-US")}
           tone={pods === 0 ? "text-emerald-700 dark:text-emerald-400" : ""}
         />
-        <Figure label="At start" testId="pods-at-start" value={atStart === null ? "—" : atStart.toLocaleString()} />
+        <Figure label="At start" testId="pods-at-start" value={atStart === null ? "—" : atStart.toLocaleString("en-US")} />
         <Figure label="Moved off" value={moved === null ? "—" : `${moved} %`} />
       </dl>
       {/* Described with clock times: drawn once hydrated, in a box of the chart's height. */}

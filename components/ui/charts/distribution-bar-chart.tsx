@@ -29,7 +29,7 @@ export function DistributionBarChart({
   const total = bars.reduce((s, b) => s + b.value, 0);
   const top = [...bars].sort((a, b) => b.value - a.value)[0];
   const description = top
-    ? `${total.toLocaleString()} ${unit} across ${bars.length} categories; the most common is ${top.name} with ${top.value.toLocaleString()}.`
+    ? `${total.toLocaleString("en-US")} ${unit} across ${bars.length} categories; the most common is ${top.name} with ${top.value.toLocaleString("en-US")}.`
     : `No ${unit} to show.`;
   return (
     <div>
@@ -39,7 +39,7 @@ export function DistributionBarChart({
         height={height}
         table={{
           head: ["Category", unit],
-          rows: bars.map((b) => [b.note ? `${b.name} (${b.note})` : b.name, b.value.toLocaleString()]),
+          rows: bars.map((b) => [b.note ? `${b.name} (${b.note})` : b.name, b.value.toLocaleString("en-US")]),
         }}
       >
         <BarChart
@@ -54,7 +54,9 @@ export function DistributionBarChart({
           <Tooltip
             cursor={{ fill: "currentColor", fillOpacity: 0.06 }}
             isAnimationActive={false}
-            content={(p) => <ChartTooltip {...p} title={(l) => String(l)} value={(v) => `${v.toLocaleString()} ${unit}`} />}
+            content={(p) => (
+              <ChartTooltip {...p} title={(l) => String(l)} value={(v) => `${v.toLocaleString("en-US")} ${unit}`} />
+            )}
           />
           <Bar
             dataKey="value"
@@ -67,7 +69,7 @@ export function DistributionBarChart({
               const bar = <Rectangle {...props} />;
               if (!b.href || !b.value) return bar;
               return (
-                <a href={b.href} aria-label={`${b.name}: ${b.value.toLocaleString()} ${unit}. Show these clusters`}>
+                <a href={b.href} aria-label={`${b.name}: ${b.value.toLocaleString("en-US")} ${unit}. Show these clusters`}>
                   {bar}
                 </a>
               );

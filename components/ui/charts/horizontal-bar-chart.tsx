@@ -31,7 +31,7 @@ export function HorizontalBarChart<K extends string>({
   rows,
   series,
   stacked = false,
-  format = (v) => v.toLocaleString(),
+  format = (v) => v.toLocaleString("en-US"),
   axisFormat = format,
   endLabel,
   labelWidth = 112,

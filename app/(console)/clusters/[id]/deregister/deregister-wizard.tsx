@@ -148,7 +148,7 @@ function Wizard({
         ) : (
           <Done>
             All workloads moved off
-            {d.workloads.atStart !== null ? ` (${d.workloads.atStart.toLocaleString()} pods at start)` : ""}.
+            {d.workloads.atStart !== null ? ` (${d.workloads.atStart.toLocaleString("en-US")} pods at start)` : ""}.
           </Done>
         );
       }
