@@ -495,16 +495,43 @@ export async function longestNotReady(
   return rows.map((r) => r.id);
 }
 
-/** Ids of up to `limit` clusters, by name, without a non-empty `key` label (from the label index; snoozed ones are left out). */
+/**
+ * Past this many clusters to walk in name order (probing each one's labels) for `limit` answers,
+ * missingLabel reads the whole fleet once instead (~0.3 s at 100,000 on PostgreSQL here).
+ */
+const NAME_WALK_LIMIT = 20_000;
+
+/**
+ * Ids of up to `limit` clusters, by name, without a non-empty `key` label (snoozed ones left out).
+ * Fleet-wide, it first counts the clusters lacking the label from two indexes: in a fleet that
+ * has it everywhere (required labels are enforced at registration) that is all it reads. When
+ * many lack it, walking the name index finds `limit` of them within a few rows each; when only a
+ * few do, that walk would cross the whole fleet, so the set difference is read instead.
+ */
 export async function missingLabel(
   key: string,
   limit: number,
   now = new Date(),
   scope: readonly Selector[] | null = null,
 ): Promise<string[]> {
+  const labelled = sql`${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> ''`;
+  let walkNames = false;
+  if (!scope) {
+    const [row] = await queryRows<{ total: unknown; labelled: unknown }>(
+      sql`SELECT (SELECT count(*) FROM ${clusterTable.table}) AS total, (SELECT count(*) FROM ${labelled}) AS labelled`,
+    );
+    const total = Number(row?.total ?? 0);
+    // Labels belong to clusters (deleted with them): the difference is exact.
+    const missing = total - Number(row?.labelled ?? 0);
+    if (missing <= 0) return [];
+    walkNames = (limit * total) / missing <= NAME_WALK_LIMIT;
+  }
+  const lacking = walkNames
+    ? sql`NOT EXISTS (SELECT 1 FROM ${labelled} AND ${label.qualified("clusterId")} = ${cluster("id")})`
+    : sql`${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${labelled})`;
   const rows = await queryRows<{ id: string }>(
     sql`SELECT ${cluster("id")} FROM ${cluster.table}
-        WHERE NOT ${snoozeActiveCondition(now)}${andInScope(scope)} AND ${cluster("id")} IN (SELECT ${clusterTable("id")} FROM ${clusterTable.table} EXCEPT SELECT ${label("clusterId")} FROM ${label.table} WHERE ${label("key")} = ${key} AND ${label("value")} <> '')
+        WHERE NOT ${snoozeActiveCondition(now)}${andInScope(scope)} AND ${lacking}
         ORDER BY ${cluster("name")} ASC LIMIT ${limit}`,
   );
   return rows.map((r) => r.id);
