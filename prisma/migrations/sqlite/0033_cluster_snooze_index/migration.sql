@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Cluster_snoozedUntil_idx" ON "Cluster"("snoozedUntil");
