@@ -3,7 +3,7 @@ import type { ClusterEventRow } from "@/lib/domain/cluster-events";
 import type { Phase } from "@/lib/domain/status";
 import type { Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
-import { asSqlTx, columns, insertInto, list, lockRowsInIdOrder, sql, type SqlTx } from "@/lib/server/db/sql";
+import { asSqlTx, columns, insertInto, list, lockRowsInIdOrder, sql, type Sql, type SqlTx } from "@/lib/server/db/sql";
 import { publish, type FleetEvent } from "@/lib/server/events/bus";
 import { STATUS_OVERRIDE_PHASES } from "@/lib/domain/status";
 import { invalidateHeartbeatContext } from "@/lib/server/heartbeats/heartbeat-context";
@@ -55,6 +55,16 @@ export async function changePhases(
     afterPhaseChange(afterCommit, c);
   }
   return made;
+}
+
+/**
+ * The phase event of a cluster the caller is creating in `change.to` (`from` null: nothing moves),
+ * as an insert for the caller to run in its own statement, with the after-commit work registered:
+ * what changePhase would write for it, without a round trip of its own.
+ */
+export function newClusterPhase(afterCommit: AfterCommit, change: PhaseChange & { from: null }): Sql {
+  afterPhaseChange(afterCommit, change);
+  return insertInto("ClusterEvent", [phaseEventRow(change)]);
 }
 
 /** changePhases for one cluster; false, having written nothing, when it was not in `from`. */

@@ -7,21 +7,24 @@ import { attemptInsert } from "./registration-attempts";
 import { inDriverTransaction, insertInto, raw, Sql, type SqlTx } from "@/lib/server/db/sql";
 import { withAfterCommit, type AfterCommit } from "@/lib/server/db/transaction";
 import { newClusterLabelInserts } from "@/lib/server/clusters/cluster-labels";
-import { changePhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
+import { newClusterPhase, type PhaseChange } from "@/lib/server/lifecycle/change-phase";
 import { firstCertificateInsert, type CertificateRow } from "@/lib/server/pki/issue-certificate";
-import { consumeTokenUse } from "@/lib/server/tokens/consume-token-use";
+import { takeTokenUse } from "@/lib/server/tokens/consume-token-use";
 import { tokenExhausted } from "@/lib/server/tokens/token-refusals";
 
 /**
- * Everything a first registration writes, in the fewest statements: the token's use, then the
- * cluster, its labels, its certificate, the audit entry and the attempt, then the phase event.
- * Through Prisma's models each row would be a statement of its own (with a read-back and the
+ * Everything a first registration writes, in the fewest statements: the cluster, its labels, its
+ * certificate, the audit entry, the attempt and the phase event, then the token's use. Through
+ * Prisma's models each row would be a statement of its own (with a read-back and the
  * transaction's BEGIN and COMMIT), each paying the query compiler on the event loop that also
  * answers heartbeats, and a registration wave is many of them. So the statements are raw SQL in
- * one transaction: on PostgreSQL on the driver, the inserts in one statement (data-modifying
- * CTEs); on SQLite, which has no such CTEs, one insert per table on its in-process connection (no
- * network to a round trip).
- * The token's use comes first, so an exhausted token writes nothing.
+ * one transaction: on PostgreSQL on the driver, all of them one statement (data-modifying CTEs);
+ * on SQLite, which has no such CTEs, one per table on its in-process connection (no network to a
+ * round trip).
+ * The token's use comes last: taking it locks the token's row until commit, and every other
+ * registration with that token waits for the lock (on PostgreSQL a wave of them did, behind a
+ * transaction waiting on its busy event loop for its next statement). An exhausted token rolls
+ * the rest back, so it writes nothing.
  */
 export type NewCluster = {
   /** Null only for a held use whose token is gone since (an approval after the token was deleted). */
@@ -40,8 +43,8 @@ export type NewCluster = {
   labels: Labels;
   /** Issued for this cluster (lib/server/pki/issue-certificate.ts); cached once committed. */
   certificate: CertificateRow;
-  /** The Registration phase (from null), written by changePhase in the same transaction. */
-  phase: PhaseChange;
+  /** The Registration phase, from null: the cluster is created in it (see newClusterPhase). */
+  phase: PhaseChange & { from: null };
   audit: AuditRow | AuditRow[];
   /** The attempt-log row ("ok"); null when no agent is on the line (an operator's approval). */
   attempt: { sourceAddress: string | null } | null;
@@ -60,10 +63,16 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
     await withAfterCommit((afterCommit) =>
       inDriverTransaction(async (tx) => {
         await input.before?.(tx);
-        if (input.tokenUse !== "held" && !(input.tokenId && (await consumeTokenUse(tx, input.tokenId, input.now))))
-          throw tokenExhausted();
-        for (const statement of inserts(input, afterCommit)) await tx.run(statement);
-        await changePhase(tx, afterCommit, input.phase);
+        const takesUse = input.tokenUse !== "held";
+        if (takesUse && !input.tokenId) throw tokenExhausted();
+        const statements = inOneOnPostgres([
+          ...inserts(input, afterCommit),
+          ...(takesUse ? [takeTokenUse(input.tokenId!, input.now)] : []),
+        ]);
+        let changed = 0;
+        for (const statement of statements) changed = await tx.run(statement);
+        // The last statement's count is the token's: one row when a use was taken.
+        if (takesUse && changed !== 1) throw tokenExhausted();
       }),
     );
   } catch (err) {
@@ -77,11 +86,11 @@ export async function writeNewCluster(input: NewCluster): Promise<void> {
   }
 }
 
-/** The rows of a new cluster as inserts: one statement on PostgreSQL, one per table on SQLite. */
+/** The rows of a new cluster as inserts, one per table. */
 function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
   const { now, cluster, tokenId } = input;
   const clusterId = cluster.id;
-  const statements = [
+  return [
     insertInto("Cluster", [
       {
         ...cluster,
@@ -106,11 +115,19 @@ function inserts(input: NewCluster, afterCommit: AfterCommit): Sql[] {
           ),
         ]
       : []),
+    newClusterPhase(afterCommit, input.phase),
   ];
-  if (dialect() !== "postgres") return statements;
-  // Foreign keys are checked at the end of the statement, so the labels may name the cluster above them.
-  const last = statements.pop()!;
-  const ctes = statements.map((q, i) => Sql.join([raw(`w${i} AS (`), q, raw(")")], ""));
+}
+
+/**
+ * On PostgreSQL, statements as one: all but the last as data-modifying CTEs, the last the main
+ * statement (its row count is the statement's). Foreign keys are checked at the end of the
+ * statement, so the labels may name the cluster inserted beside them. SQLite: unchanged.
+ */
+function inOneOnPostgres(statements: Sql[]): Sql[] {
+  if (dialect() !== "postgres" || statements.length < 2) return statements;
+  const last = statements.at(-1)!;
+  const ctes = statements.slice(0, -1).map((q, i) => Sql.join([raw(`w${i} AS (`), q, raw(")")], ""));
   return [Sql.join([raw("WITH "), Sql.join(ctes, ", "), raw(" "), last], "")];
 }
 

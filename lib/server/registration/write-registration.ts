@@ -68,11 +68,14 @@ export async function writeRegistration(w: RegistrationWrite): Promise<void> {
       cluster: { id: clusterId, ...w.agent },
       labels: plan.labels,
       certificate: w.certificate,
-      phase: phase(
-        null,
-        "Registration",
-        `registered with token ${w.token.name}${w.approval ? `, approved by ${w.approval.by}` : ""}`,
-      ),
+      phase: {
+        ...phase(
+          null,
+          "Registration",
+          `registered with token ${w.token.name}${w.approval ? `, approved by ${w.approval.by}` : ""}`,
+        ),
+        from: null,
+      },
       audit: [
         auditRow(w.actor, "cluster.register", { type: "cluster", id: clusterId }, auditDetails(w)),
         ...(w.approval ? [w.approval.audit] : []),

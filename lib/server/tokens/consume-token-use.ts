@@ -1,6 +1,6 @@
 import "server-only";
 import type { Tx } from "@/lib/server/db/client";
-import { asSqlTx, columns, sql, type SqlTx } from "@/lib/server/db/sql";
+import { asSqlTx, columns, sql, type Sql, type SqlTx } from "@/lib/server/db/sql";
 
 const token = columns("RegistrationToken");
 
@@ -14,12 +14,18 @@ const validAt = (now: Date) => sql`${token("revokedAt")} IS NULL AND ${token("ex
  * registration that spends a use goes through here: a new cluster, a claim, a re-registration.
  */
 export async function consumeTokenUse(tx: Tx | SqlTx, tokenId: string, now: Date): Promise<boolean> {
-  const used = await asSqlTx(tx).run(
-    sql`UPDATE ${token.table} SET ${token("usedClusters")} = ${token("usedClusters")} + 1
-        WHERE ${token("id")} = ${tokenId} AND ${validAt(now)}
-        AND ${token("usedClusters")} < ${token("maxClusters")}`,
-  );
-  return used === 1;
+  return (await asSqlTx(tx).run(takeTokenUse(tokenId, now))) === 1;
+}
+
+/**
+ * consumeTokenUse's statement, for a caller that runs it with others (it changes one row when a use
+ * was taken, none otherwise). It locks the token's row until commit, and every registration with
+ * the token waits for that lock: run it last in the transaction.
+ */
+export function takeTokenUse(tokenId: string, now: Date): Sql {
+  return sql`UPDATE ${token.table} SET ${token("usedClusters")} = ${token("usedClusters")} + 1
+    WHERE ${token("id")} = ${tokenId} AND ${validAt(now)}
+    AND ${token("usedClusters")} < ${token("maxClusters")}`;
 }
 
 /**
