@@ -146,11 +146,12 @@ describe(`heartbeat writes on ${engine}`, () => {
   });
 
   test("node pools: upserted by name (the console's lifecycle state kept), the unreported removed, a removed cluster's skipped", async () => {
-    await db().cluster.createMany({ data: ["c-pools-a", "c-pools-b"].map((id) => ({ id, name: id })) });
+    await db().cluster.createMany({ data: ["c-pools-a", "c-pools-b", "c-pools-c"].map((id) => ({ id, name: id })) });
     const at = Date.UTC(2026, 10, 30, 15, 0, 0);
     const system = { name: "system", nodeCount: 3, readyNodes: 3, instanceType: "m5.large", cpuCores: 2, memoryGiB: 7.5 };
     const workers = { name: "workers", nodeCount: 4, readyNodes: 4, kubeletVersion: "v1.30.2" };
     enqueueHeartbeat("c-pools-a", { ...facts(new Date(at)), nodePools: [system, workers] });
+    enqueueHeartbeat("c-pools-c", { ...facts(new Date(at)), nodePools: [system, workers] });
     await flushHeartbeats(true);
     const before = await db().nodePool.findUniqueOrThrow({
       where: { clusterId_name: { clusterId: "c-pools-a", name: "workers" } },
@@ -160,6 +161,8 @@ describe(`heartbeat writes on ${engine}`, () => {
     enqueueHeartbeat("c-pools-a", { ...facts(new Date(at + 10_000)), nodePools: [{ ...workers, nodeCount: 6, readyNodes: 5 }] });
     enqueueHeartbeat("c-pools-b", { ...facts(new Date(at + 10_000)), nodePools: [system] });
     enqueueHeartbeat("c-pools-gone", { ...facts(new Date(at + 10_000)), nodePools: [system] });
+    // Written in the same flush as the others: reporting none removes every pool it had.
+    enqueueHeartbeat("c-pools-c", { ...facts(new Date(at + 10_000)), nodePools: [] });
     await flushHeartbeats(true);
     const pools = await db().nodePool.findMany({
       where: { clusterId: { startsWith: "c-pools-" } },

@@ -204,6 +204,24 @@ export async function readOnDriver<T>(q: Sql): Promise<T[]> {
   return (await pool.query(onPostgres(q))).rows as T[];
 }
 
+/**
+ * One statement on the driver itself, on its own (a statement is its own transaction): the rows it
+ * changed. For the small conditional writes on a busy path (an agent's first heartbeat), where
+ * Prisma would compile a plan for each and wrap it in BEGIN and COMMIT: three round trips, the
+ * row locked across them. On SQLite, while a Prisma transaction is open, it waits its turn as
+ * readOnDriver's reads do.
+ */
+export async function writeOnDriver(q: Sql): Promise<number> {
+  if (dialect() === "sqlite") {
+    const handle = sqliteHandle();
+    if (!handle || handle.inTransaction) return execute(q);
+    return handle.prepare(render(q, "sqlite")).run(boundValues(q, "sqlite")).changes;
+  }
+  const pool = databasePool();
+  if (!pool) throw new Error("no PostgreSQL pool");
+  return (await pool.query(onPostgres(q))).rowCount ?? 0;
+}
+
 // The pool reads timestamps as UTC (client.ts), as Prisma wrote them.
 function onPostgres(q: Sql): QueryConfig {
   return { text: render(q, "postgres"), values: boundValues(q, "postgres") };
@@ -243,11 +261,16 @@ export function asPrismaOperation(q: Sql, returnsRows = false) {
  * pooled one on PostgreSQL). Prisma's client turns even a raw statement into a plan on the event
  * loop, every parameter serialised for its WebAssembly compiler and mapped back by the adapter:
  * for multi-row writes of thousands of parameters that is most of the cost. Values are bound
- * here exactly as Prisma's adapters bind them, so rows read back the same either way.
+ * here exactly as Prisma's adapters bind them, so rows read back the same either way. A lone
+ * statement on PostgreSQL goes without BEGIN and COMMIT: it is a transaction of its own.
  */
 export async function runOnDriver(statements: readonly Sql[]): Promise<void> {
   if (!statements.length) return;
   if (dialect() === "sqlite") return runOnSqlite(statements);
+  if (statements.length === 1) {
+    await writeOnDriver(statements[0]!);
+    return;
+  }
   await inDriverTransaction(async (tx) => {
     for (const s of statements) await tx.run(s);
   });

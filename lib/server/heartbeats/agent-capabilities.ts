@@ -1,5 +1,6 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
+import { columns, sql, writeOnDriver } from "@/lib/server/db/sql";
 import { log } from "@/lib/server/log";
 import { processSingleton } from "@/lib/server/process-singletons";
 import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
@@ -49,12 +50,17 @@ export function noteCapabilities(clusterId: string, capabilities: readonly strin
   });
 }
 
-/** One conditional statement: it matches (and writes) only when the stored set differs. */
+const cluster = columns("Cluster");
+
+/**
+ * One conditional statement: it matches (and writes) only when the stored set differs. On the
+ * driver: every new cluster's first heartbeat brings one, a registration wave thousands.
+ */
 const storeCapabilities = onPrimary("store-capabilities", async (clusterId: string, stored: string) => {
-  await db().cluster.updateMany({
-    where: { id: clusterId, OR: [{ capabilities: null }, { capabilities: { not: stored } }] },
-    data: { capabilities: stored },
-  });
+  await writeOnDriver(
+    sql`UPDATE ${cluster.table} SET ${cluster("capabilities")} = ${stored}, ${cluster("updatedAt")} = ${new Date()}
+        WHERE ${cluster("id")} = ${clusterId} AND (${cluster("capabilities")} IS NULL OR ${cluster("capabilities")} <> ${stored})`,
+  );
 });
 
 /** The capabilities the cluster's agent last reported; null when it never has (or an older agent). */

@@ -344,7 +344,10 @@ async function write(
   await runOnDriver([
     ...factUpdates(due, uids).map((s) => s.q),
     ...bucketUpserts(counts),
-    ...poolsDue.flatMap(([id, f]) => poolWrites(id, f.nodePools, new Date())),
+    ...poolWrites(
+      poolsDue.map(([id, f]) => [id, f.nodePools] as const),
+      new Date(),
+    ),
   ]);
   for (const [id, , hash] of poolsDue) poolHashes.set(id, hash);
 }
@@ -485,36 +488,48 @@ const POOL_COLUMNS = [
 /** Written from a report; the rest of a pool's row (its lifecycle state) is the console's. */
 const REPORTED_POOL_COLUMNS = POOL_COLUMNS.map(([c]) => c).filter((c) => c !== "id" && c !== "clusterId" && c !== "name");
 
+/** rows per upsert: 10 parameters each, under both engines' bound-parameter limits */
+const POOL_ROWS_PER_STATEMENT = 1_000;
+
 /**
- * A cluster's node pools as reported: the pools it no longer reports removed, the others upserted
- * by name (one statement), only while the cluster exists.
+ * The node pools of the clusters due, as reported: the pools each no longer reports removed, the
+ * others upserted by (cluster, name), only while the cluster exists. One statement for all the
+ * removals and one per 1,000 pools: during a ramp every new cluster's pools are due, and a pair of
+ * statements per cluster was a round trip each inside the flush's transaction.
  */
-function poolWrites(clusterId: string, pools: NodePoolReport[], now: Date): Sql[] {
-  const reported = pools.map((p) => p.name);
-  const removed = sql`DELETE FROM ${pool.table} WHERE ${pool("clusterId")} = ${clusterId}${
-    reported.length ? sql` AND ${pool("name")} NOT IN (${list(reported)})` : raw("")
+function poolWrites(due: readonly (readonly [string, NodePoolReport[]])[], now: Date): Sql[] {
+  if (!due.length) return [];
+  const kept = due.flatMap(([clusterId, pools]) => pools.map((p) => sql`(${clusterId}, ${p.name})`));
+  const removed = sql`DELETE FROM ${pool.table} WHERE ${pool("clusterId")} IN (${list(due.map(([id]) => id))})${
+    kept.length ? sql` AND (${pool.list("clusterId", "name")}) NOT IN (VALUES ${Sql.join(kept, ", ")})` : raw("")
   }`;
-  if (!pools.length) return [removed];
   const v = (name: Column<"NodePool">) => valuesColumnRef(POOL_COLUMNS, name);
-  const rows = pools.map((p) => [
-    `np_${randomId(20)}`,
-    clusterId,
-    p.name,
-    p.nodeCount,
-    p.readyNodes,
-    p.kubeletVersion ?? null,
-    p.instanceType ?? null,
-    p.cpuCores ?? null,
-    p.memoryGiB ?? null,
-    now,
-  ]);
+  const rows = due.flatMap(([clusterId, pools]) =>
+    pools.map((p) => [
+      `np_${randomId(20)}`,
+      clusterId,
+      p.name,
+      p.nodeCount,
+      p.readyNodes,
+      p.kubeletVersion ?? null,
+      p.instanceType ?? null,
+      p.cpuCores ?? null,
+      p.memoryGiB ?? null,
+      now,
+    ]),
+  );
   const names = POOL_COLUMNS.map(([c]) => c);
-  const upsert = sql`INSERT INTO ${pool.table} (${pool.list(...names)}) SELECT ${Sql.join(
-    names.map((c) => v(c)),
-    ", ",
-  )} FROM ${valuesTable(POOL_COLUMNS, rows)} WHERE EXISTS (SELECT 1 FROM ${cluster.table} WHERE ${cluster.qualified("id")} = ${v("clusterId")}) ON CONFLICT (${pool.list("clusterId", "name")}) DO UPDATE SET ${Sql.join(
-    REPORTED_POOL_COLUMNS.map((c) => sql`${pool(c)} = excluded.${pool(c)}`),
-    ", ",
-  )}`;
-  return [removed, upsert];
+  const upserts: Sql[] = [];
+  for (let i = 0; i < rows.length; i += POOL_ROWS_PER_STATEMENT) {
+    upserts.push(
+      sql`INSERT INTO ${pool.table} (${pool.list(...names)}) SELECT ${Sql.join(
+        names.map((c) => v(c)),
+        ", ",
+      )} FROM ${valuesTable(POOL_COLUMNS, rows.slice(i, i + POOL_ROWS_PER_STATEMENT))} WHERE EXISTS (SELECT 1 FROM ${cluster.table} WHERE ${cluster.qualified("id")} = ${v("clusterId")}) ON CONFLICT (${pool.list("clusterId", "name")}) DO UPDATE SET ${Sql.join(
+        REPORTED_POOL_COLUMNS.map((c) => sql`${pool(c)} = excluded.${pool(c)}`),
+        ", ",
+      )}`,
+    );
+  }
+  return [removed, ...upserts];
 }

@@ -4,6 +4,7 @@ import { clusterStatus, type ClusterStatus } from "@/lib/domain/status";
 import { ApiError } from "@/lib/server/api/errors";
 import { parseWith } from "@/lib/server/api/read-body";
 import { db } from "@/lib/server/db/client";
+import { columns, readOnDriver, sql } from "@/lib/server/db/sql";
 import { heartbeatContext, invalidateHeartbeatContext } from "./heartbeat-context";
 import { getSettings } from "@/lib/server/settings/settings";
 import type { AgentIdentity } from "@/lib/server/agent-port/agent-identity";
@@ -14,6 +15,8 @@ import { checkLeaseHolder } from "./lease-holder";
 import { caState } from "@/lib/server/pki/current-ca";
 import { heartbeatCaFields } from "@/lib/server/pki/ca-rollover";
 import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
+
+const cluster = columns("Cluster");
 
 export type Directive = { id: string; type: string } & Record<string, unknown>;
 
@@ -37,7 +40,10 @@ export async function recordHeartbeat(agent: AgentIdentity, body: unknown): Prom
   const settings = await getSettings();
   if (agent.firstUse) {
     // Also the moment to notice a cluster removed since its certificate was cached.
-    if (!(await db().cluster.findUnique({ where: { id: agent.clusterId }, select: { id: true } }))) {
+    const present = await readOnDriver(
+      sql`SELECT ${cluster("id")} FROM ${cluster.table} WHERE ${cluster("id")} = ${agent.clusterId}`,
+    );
+    if (!present.length) {
       throw new ApiError("cluster_deregistered", "This cluster was deregistered; stop the agent and delete its state.");
     }
     await markFirstUse(agent);

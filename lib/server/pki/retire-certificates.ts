@@ -1,5 +1,6 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
+import { columns, sql, writeOnDriver } from "@/lib/server/db/sql";
 import { forgetCertificates, noteFirstUse, peekCachedCertificate } from "./certificate-cache";
 import { revokeCertificatesInBatch } from "./revoke-certificates";
 import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
@@ -29,6 +30,8 @@ export async function markFirstUse(agent: PresentedCertificate): Promise<void> {
   else forgetCertificates([agent.serial]);
 }
 
+const certificate = columns("Certificate");
+
 const recordFirstUse = onPrimary("record-first-use", async (agent: PresentedCertificate, only: boolean, now: Date) => {
   const client = db();
   const mark = () =>
@@ -37,7 +40,11 @@ const recordFirstUse = onPrimary("record-first-use", async (agent: PresentedCert
       data: { firstUsedAt: now },
     });
   if (only) {
-    await mark();
+    // Every new cluster's first heartbeat: one statement on the driver, no plan, no BEGIN.
+    await writeOnDriver(
+      sql`UPDATE ${certificate.table} SET ${certificate("firstUsedAt")} = ${now}
+          WHERE ${certificate("serial")} = ${agent.serial} AND ${certificate("firstUsedAt")} IS NULL`,
+    );
     return;
   }
   const current = await client.certificate.findUnique({
