@@ -34,8 +34,9 @@ export function keyPairFromPrivateKey(privateKeyPem: string): KeyPair {
 
 // Parsing a PEM costs about as much as the operation it is parsed for (0.5-2 ms for an RSA key or
 // a certificate). An agent uses one or two keys and one fleet CA for its whole life; the simulator
-// uses a few pooled keys and one CA for thousands of clusters. So parsed keys and CA certificates
-// are kept, a bounded few, by their PEM text.
+// uses a few pooled keys and one CA for thousands of clusters. So parsed keys and certificates are
+// kept, a bounded few, by their PEM text: a registration checks its new certificate three ways
+// (key, issuer, lifetime) from one parse.
 const PARSED_LIMIT = 256;
 
 function remembered<T>(cache: Map<string, T>, pem: string, parse: () => T): T {
@@ -51,9 +52,13 @@ function remembered<T>(cache: Map<string, T>, pem: string, parse: () => T): T {
 const privateKeys = new Map<string, crypto.KeyObject>();
 const forgePublicKeys = new Map<string, forge.pki.PublicKey>();
 const caBundles = new Map<string, crypto.X509Certificate[]>();
+const certificates = new Map<string, crypto.X509Certificate>();
 const fingerprints = new Map<string, string>();
 
 const privateKeyOf = (pem: string) => remembered(privateKeys, pem, () => crypto.createPrivateKey(pem));
+
+/** A certificate parsed once for the checks that follow one another (it throws for a bad PEM). */
+export const parsedCertificate = (pem: string) => remembered(certificates, pem, () => new crypto.X509Certificate(pem));
 
 type CsrWithInfo = forge.pki.CertificateSigningRequest;
 const getCertificationRequestInfo = (forge.pki as unknown as { getCertificationRequestInfo(csr: CsrWithInfo): forge.asn1.Asn1 })
@@ -124,7 +129,7 @@ export function normalizeFingerprint(input: string): string | null {
 /** Does this certificate carry this private key's public key? */
 export function certificateMatchesKey(certPem: string, privateKeyPem: string): boolean {
   try {
-    return new crypto.X509Certificate(certPem).checkPrivateKey(privateKeyOf(privateKeyPem));
+    return parsedCertificate(certPem).checkPrivateKey(privateKeyOf(privateKeyPem));
   } catch {
     return false;
   }
@@ -133,7 +138,7 @@ export function certificateMatchesKey(certPem: string, privateKeyPem: string): b
 /** Is `certPem` signed by one of the CA certificates in `caPem` (a PEM bundle)? */
 export function issuedBy(certPem: string, caPem: string): boolean {
   try {
-    const cert = new crypto.X509Certificate(certPem);
+    const cert = parsedCertificate(certPem);
     const cas = remembered(caBundles, caPem, () => pemCertificates(caPem).map((ca) => new crypto.X509Certificate(ca)));
     return cas.some((caCert) => cert.checkIssued(caCert) && cert.verify(caCert.publicKey));
   } catch {

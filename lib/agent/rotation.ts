@@ -1,7 +1,6 @@
-import crypto from "node:crypto";
 import type { AgentContext } from "./agent-context";
 import { AgentExit } from "./agent-options";
-import { buildCsr, certificateMatchesKey, firstPemBlock, issuedBy } from "./csr";
+import { buildCsr, certificateMatchesKey, firstPemBlock, issuedBy, parsedCertificate } from "./csr";
 import { BadResponseError, describeFailure } from "./errors";
 import { requestJson } from "./http";
 import { AGENT_API, isObject } from "./protocol";
@@ -16,7 +15,7 @@ export interface CertLifetime {
 }
 
 export function certificateLifetime(certPem: string): CertLifetime {
-  const cert = new crypto.X509Certificate(certPem);
+  const cert = parsedCertificate(certPem);
   return { notBefore: Date.parse(cert.validFrom), notAfter: Date.parse(cert.validTo), serial: cert.serialNumber };
 }
 

@@ -15,7 +15,7 @@ import { DEFAULT_SETTINGS } from "@/lib/domain/settings";
 import type { ListClustersQuery } from "@/lib/contracts/clusters";
 import { dialect } from "@/lib/server/db/client";
 import { columns, list, queryRows, raw, sql, Sql } from "@/lib/server/db/sql";
-import { asDate } from "./gate-facts";
+import { asDate } from "@/lib/server/db/driver-values";
 import { conditionSql, cutoff, ruleCondition, statusColumn, statusCondition } from "./status-sql";
 
 // Hand-written SQL for the cluster queries that must stay fast with tens of thousands of clusters

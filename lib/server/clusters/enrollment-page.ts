@@ -1,6 +1,7 @@
 import "server-only";
 import { columns, readOnDriver, sql } from "@/lib/server/db/sql";
-import { asDate, FACT_COLUMNS, gateFactsOf, labelsByCluster, type GateFacts } from "./gate-facts";
+import { asDate } from "@/lib/server/db/driver-values";
+import { FACT_COLUMNS, gateFactsOf, labelsByCluster, type GateFacts } from "./gate-facts";
 
 /** The enrollment evaluator's row: the checklist's facts and what it stored last time. */
 export type EnrollmentFacts = GateFacts & { enrollment: string | null; enrolledAt: Date | null };

@@ -1,4 +1,5 @@
 import "server-only";
+import { asBool, asDate } from "@/lib/server/db/driver-values";
 import { columns, list, queryRows, sql } from "@/lib/server/db/sql";
 
 /** What the change gate and the enrollment checklist judge of one cluster, straight from its columns. */
@@ -18,19 +19,6 @@ export type GateFacts = {
   status?: string;
   statusChangedAt?: Date | null;
 };
-
-// Raw rows carry the driver's types: both engines give Date and boolean for these typed columns,
-// but a string, a number or a bigint is turned into the same value rather than trusted.
-export function asDate(v: unknown): Date | null {
-  return v === null || v === undefined
-    ? null
-    : v instanceof Date
-      ? v
-      : new Date(typeof v === "bigint" ? Number(v) : (v as string));
-}
-function asBool(v: unknown): boolean | null {
-  return v === null || v === undefined ? null : typeof v === "boolean" ? v : Number(v) !== 0;
-}
 
 const c = columns("Cluster", "c");
 const label = columns("ClusterLabel");

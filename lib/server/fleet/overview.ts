@@ -14,7 +14,7 @@ import {
   scopeIds,
   snoozedClusters,
 } from "@/lib/server/clusters/cluster-list-sql";
-import { asDate } from "@/lib/server/clusters/gate-facts";
+import { asDate } from "@/lib/server/db/driver-values";
 import { columns, queryRows, sql } from "@/lib/server/db/sql";
 import { statusCounts } from "@/lib/server/events/fleet-summary";
 import { enrollmentSummary } from "@/lib/server/lifecycle/enrollment";

@@ -1,7 +1,7 @@
 import "server-only";
 import { deniedKeyCoolingDown } from "@/lib/domain/registration-approval";
 import { ApiError } from "@/lib/server/api/errors";
-import { columns, queryRows, sql } from "@/lib/server/db/sql";
+import { columns, readOnDriver, sql } from "@/lib/server/db/sql";
 import { deniedError } from "./repeat-request";
 
 const requests = columns("RegistrationRequest");
@@ -20,7 +20,7 @@ type Row = { id: string; state: string; reason: string | null; decidedAt: Date |
  * first), which almost always finds nothing.
  */
 export async function refuseWhileWaiting(name: string, keyHash: string, now: Date, cooldownHours: number): Promise<void> {
-  const rows = await queryRows<Row>(
+  const rows = await readOnDriver<Row>(
     sql`SELECT ${requests.list("id", "state", "reason", "decidedAt", "keyHash")} FROM ${requests.table}
         WHERE ${requests("name")} = ${name} AND (${requests("state")} = 'pending' OR ${requests("keyHash")} = ${keyHash})
         ORDER BY ${requests("firstSeenAt")} DESC, ${requests("id")} DESC LIMIT ${READ_LIMIT}`,

@@ -5,7 +5,8 @@ import { storedScope } from "@/lib/domain/teams";
 import { tokenStatus, type AllowedLabels } from "@/lib/domain/tokens";
 import { ApiError } from "@/lib/server/api/errors";
 import { digestsEqual, parseCredential, sha256Hex } from "@/lib/server/auth/secrets";
-import { columns, queryRows, sql } from "@/lib/server/db/sql";
+import { asDate } from "@/lib/server/db/driver-values";
+import { columns, readOnDriver, sql } from "@/lib/server/db/sql";
 import { TOKEN_PREFIX } from "@/lib/server/tokens/mint-token";
 import { tokenExpired, tokenRevoked } from "@/lib/server/tokens/token-refusals";
 import type { TokenRow as TokenViewRow } from "@/lib/server/tokens/token-view";
@@ -36,8 +37,9 @@ export type RegistrationToken = {
 /** Where a registration came from; tokenId is filled in as soon as the token is known, so a later failure can still be attributed to it. */
 export type RegistrationTrace = { sourceAddress: string | null; tokenId?: string };
 
-// Read in raw SQL: through Prisma's models the read costs several times as much of the main
-// thread (its query compiler and result mapping), on every registration.
+// Read in raw SQL on the driver: through Prisma (its models, or even its raw queries) the read costs
+// several times as much of the main thread (its query compiler and result mapping), on every
+// registration. The driver gives SQLite's dates as text: asDate reads both.
 const tokens = columns("RegistrationToken", "t");
 const teams = columns("Team", "tm");
 
@@ -53,13 +55,14 @@ type TokenRow = Omit<TokenViewRow, "description" | "createdAt" | "requireApprova
 };
 
 async function findToken(id: string): Promise<TokenRow | null> {
-  const rows = await queryRows<TokenRow>(
+  const rows = await readOnDriver<TokenRow>(
     sql`SELECT ${tokens.list("id", "name", "secretHash", "expiresAt", "maxClusters", "usedClusters", "allowedLabels", "fixedLabels", "revokedAt", "clusterId", "requireApproval", "teamId")},
                ${teams("name")} AS "teamName", ${teams("selector")} AS "teamSelector"
         FROM ${tokens.table} LEFT JOIN ${teams.table} ON ${teams("id")} = ${tokens("teamId")}
         WHERE ${tokens("id")} = ${id}`,
   );
-  return rows[0] ?? null;
+  const row = rows[0];
+  return row ? { ...row, expiresAt: asDate(row.expiresAt)!, revokedAt: asDate(row.revokedAt) } : null;
 }
 
 /** The team a token lands its clusters in; a team that is gone (or a scope that no longer reads) lands none. */

@@ -4,7 +4,8 @@ import { planRegistration as decide, type PlanFacts, type RegistrationPlan } fro
 import { keptKeyCandidates } from "@/lib/domain/reregistration";
 import { ApiError } from "@/lib/server/api/errors";
 import { db } from "@/lib/server/db/client";
-import { columns, queryRows, sql } from "@/lib/server/db/sql";
+import { asDate } from "@/lib/server/db/driver-values";
+import { columns, readOnDriver, sql } from "@/lib/server/db/sql";
 import { certifiesKey } from "@/lib/server/pki/public-key";
 import { tokenExhausted } from "@/lib/server/tokens/token-refusals";
 import type { RegistrationToken } from "./authenticate-token";
@@ -22,20 +23,24 @@ export type ExistingCluster = {
 
 export type Plan = RegistrationPlan<ExistingCluster>;
 
-// Read in raw SQL on every registration, as the token is (authenticate-token.ts).
+// Read in raw SQL on the driver on every registration, as the token is (authenticate-token.ts).
 const cluster = columns("Cluster", "c");
 const label = columns("ClusterLabel", "l");
 
 /** The cluster of that name with its labels, in one statement (a row per label, or one with none). */
 export async function findClusterByName(name: string): Promise<ExistingCluster | null> {
-  const rows = await queryRows<Omit<ExistingCluster, "labels"> & { key: string | null; value: string | null }>(
+  const rows = await readOnDriver<Omit<ExistingCluster, "labels"> & { key: string | null; value: string | null }>(
     sql`SELECT ${cluster.list("id", "name", "phase", "caFingerprint", "apiServerUrl", "registeredAt")}, ${label.list("key", "value")}
         FROM ${cluster.table} LEFT JOIN ${label.table} ON ${label("clusterId")} = ${cluster("id")} WHERE ${cluster("name")} = ${name}`,
   );
   const first = rows[0];
   if (!first) return null;
   const { key: _key, value: _value, ...row } = first;
-  return { ...row, labels: Object.fromEntries(rows.flatMap((r) => (r.key === null ? [] : [[r.key, r.value ?? ""]]))) };
+  return {
+    ...row,
+    registeredAt: asDate(row.registeredAt),
+    labels: Object.fromEntries(rows.flatMap((r) => (r.key === null ? [] : [[r.key, r.value ?? ""]]))),
+  };
 }
 
 /**
