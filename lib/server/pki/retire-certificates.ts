@@ -1,6 +1,6 @@
 import "server-only";
 import { db } from "@/lib/server/db/client";
-import { columns, sql, writeOnDriver } from "@/lib/server/db/sql";
+import { asPrismaOperation, columns, sql, writeOnDriver } from "@/lib/server/db/sql";
 import { forgetCertificates, noteFirstUse, peekCachedCertificate } from "./certificate-cache";
 import { revokeCertificatesInBatch } from "./revoke-certificates";
 import { onPrimary } from "@/lib/server/agent-port/workers/primary-calls";
@@ -32,19 +32,17 @@ export async function markFirstUse(agent: PresentedCertificate): Promise<void> {
 
 const certificate = columns("Certificate");
 
+/** Marks the certificate used, once: the first heartbeat to mark it wins. */
+const firstUseMark = (serial: string, now: Date) =>
+  sql`UPDATE ${certificate.table} SET ${certificate("firstUsedAt")} = ${now}
+      WHERE ${certificate("serial")} = ${serial} AND ${certificate("firstUsedAt")} IS NULL`;
+
 const recordFirstUse = onPrimary("record-first-use", async (agent: PresentedCertificate, only: boolean, now: Date) => {
   const client = db();
-  const mark = () =>
-    client.certificate.updateMany({
-      where: { serial: agent.serial, firstUsedAt: null },
-      data: { firstUsedAt: now },
-    });
+  const mark = firstUseMark(agent.serial, now);
   if (only) {
     // Every new cluster's first heartbeat: one statement on the driver, no plan, no BEGIN.
-    await writeOnDriver(
-      sql`UPDATE ${certificate.table} SET ${certificate("firstUsedAt")} = ${now}
-          WHERE ${certificate("serial")} = ${agent.serial} AND ${certificate("firstUsedAt")} IS NULL`,
-    );
+    await writeOnDriver(mark);
     return;
   }
   const current = await client.certificate.findUnique({
@@ -63,7 +61,7 @@ const recordFirstUse = onPrimary("record-first-use", async (agent: PresentedCert
       select: { serial: true },
     })
   ).map((c) => c.serial);
-  if (!prior.length) await mark();
+  if (!prior.length) await writeOnDriver(mark);
   else {
     const revocation = {
       clusterId: agent.clusterId,
@@ -72,6 +70,6 @@ const recordFirstUse = onPrimary("record-first-use", async (agent: PresentedCert
       note: "superseded by rotation",
       at: now,
     } as const;
-    await revokeCertificatesInBatch(client, revocation, [mark()]);
+    await revokeCertificatesInBatch(client, revocation, [asPrismaOperation(mark)]);
   }
 });

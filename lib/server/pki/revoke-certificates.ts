@@ -2,6 +2,7 @@ import "server-only";
 import type { Db, Tx } from "@/lib/server/db/client";
 import type { AfterCommit } from "@/lib/server/db/transaction";
 import { forgetCertificates } from "@/lib/server/pki/certificate-cache";
+import type { asPrismaOperation } from "@/lib/server/db/sql";
 
 /**
  * Why the agent port refuses a certificate (RevokedCertificate.reason): "superseded" by a newer
@@ -50,7 +51,7 @@ export async function revokeCertificates(tx: Tx, afterCommit: AfterCommit, r: Re
 export async function revokeCertificatesInBatch(
   client: Db,
   r: Revocation & { certificates: string[] },
-  alongWith: ReturnType<Db["certificate"]["updateMany"]>[],
+  alongWith: ReturnType<typeof asPrismaOperation>[],
 ): Promise<void> {
   await client.$transaction([...alongWith, ...revocationStatements(client, r)]);
   forgetCertificates(r.certificates);

@@ -137,7 +137,7 @@ function rowWrites(src: string, prismaModel: string, model: string, methods = PR
 const RULES: Rule[] = [
   {
     name: "a cluster's lifecycle phase",
-    // changePhases; a new cluster's first phase is written with its row, its event by changePhase.
+    // changePhases; a new cluster's first phase is written with its row, its event by newClusterPhase.
     homes: ["lifecycle/change-phase.ts", "registration/write-new-cluster.ts", "clusters/provision-cluster.ts"],
     find: (src) => columnWrites(src, "cluster", "Cluster", ["phase", "phaseChangedAt"]),
   },
