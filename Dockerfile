@@ -15,7 +15,7 @@ COPY prisma ./prisma
 COPY scripts ./scripts
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npx next build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
 WORKDIR /app
@@ -27,6 +27,6 @@ COPY --from=build /src /app
 RUN mkdir -p /app/data /app/.next/cache && chown 65532:65532 /app/data /app/.next/cache
 USER 65532:65532
 EXPOSE 3000 8443
-# server.ts migrates, bootstraps and serves both ports; tsx runs it (a dependency, not a dev one).
-# The Node flags are those of runtime/server-node-flags.mjs (it says why).
-CMD ["node", "--heap-growing-percent=25", "--max-semi-space-size=8", "--import", "./runtime/register-hooks.mjs", "--import", "tsx", "server.ts"]
+# server.ts, compiled by `npm run build` (scripts/build-server.mjs), migrates, bootstraps and serves
+# both ports. The Node flags are those of runtime/server-node-flags.mjs (it says why).
+CMD ["node", "--heap-growing-percent=25", "--max-semi-space-size=8", ".next/fleet/server.mjs"]

@@ -11,7 +11,7 @@ import { ACCOUNTS, AGENT_PORT, BASE_URL, DATA_DIR, FLEET_CA_KEK, PORT } from "./
 const databaseUrl = process.env.E2E_DATABASE_URL || `file:${path.join(DATA_DIR, "fleet.db")}`;
 
 if (!existsSync(path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID"))) {
-  throw new Error("No Next.js build found: run `npm run test:e2e` (builds first) or `npx next build`.");
+  throw new Error("No build found: run `npm run test:e2e` (builds first) or `npm run build`.");
 }
 
 // Settings from the caller's shell must not leak into the server (the webServer inherits this

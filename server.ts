@@ -21,6 +21,23 @@ import { startSigningPool } from "@/lib/server/pki/signing-pool";
 import { warmConsole, warmupBaseUrl } from "@/lib/server/console-warmup";
 import { metricsStartWarning } from "@/lib/server/metrics/scrape-access";
 
+declare const FLEET_COMPILED_SERVER: boolean | undefined;
+
+/**
+ * The files the worker threads and processes run. Compiled (scripts/build-server.mjs, what
+ * production runs), they are this file's neighbours; run by tsx (`npm run dev`), the TypeScript.
+ */
+const ENTRIES =
+  typeof FLEET_COMPILED_SERVER === "boolean"
+    ? {
+        signingWorker: new URL("./signing-worker.mjs", import.meta.url),
+        agentWorker: new URL("./agent-worker.mjs", import.meta.url),
+      }
+    : {
+        signingWorker: new URL("./runtime/signing-worker-entry.mjs", import.meta.url),
+        agentWorker: new URL("./agent-worker.ts", import.meta.url),
+      };
+
 async function main() {
   let config;
   try {
@@ -43,11 +60,10 @@ async function main() {
   const { shutdownHooks } = await bootstrap(config);
   // Registrations and rotations sign on worker threads, off the heartbeats' event loop.
   // Workers idle for a minute are retired: between registration waves their heaps are dead weight.
-  startSigningPool(new URL("./runtime/signing-worker-entry.mjs", import.meta.url), undefined, 60_000);
+  startSigningPool(ENTRIES.signingWorker, undefined, 60_000);
 
   // The agent port's workers start beside Next's preparation (each takes a second or two).
-  const workersStarting =
-    config.agentWorkers > 0 ? startAgentWorkers(new URL("./agent-worker.ts", import.meta.url), config.agentWorkers) : null;
+  const workersStarting = config.agentWorkers > 0 ? startAgentWorkers(ENTRIES.agentWorker, config.agentWorkers) : null;
   workersStarting?.catch(() => {});
 
   const app = next({ dev, dir: process.cwd() });

@@ -20,7 +20,12 @@ const SOURCES = [
   "tsconfig.json",
   "package.json",
   "package-lock.json",
+  "server.ts",
+  "agent-worker.ts",
+  "scripts/build-server.mjs",
 ];
+// `npm run build`: Next's build, then the server compiled beside it (scripts/build-server.mjs).
+const SERVER = ".next/fleet/server.mjs";
 
 /** Whether any file under `entry` was modified after `since` (ms). */
 function changedSince(entry, since) {
@@ -31,12 +36,12 @@ function changedSince(entry, since) {
 }
 
 const buildId = ".next/BUILD_ID";
-if (!existsSync(buildId)) {
+if (!existsSync(buildId) || !existsSync(SERVER)) {
   console.log("No build found: building the console once (about a minute)...");
-  execFileSync("npx", ["next", "build"], { stdio: "inherit" });
+  execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
 } else if (SOURCES.some((entry) => changedSince(entry, statSync(buildId).mtimeMs))) {
   console.log("Sources changed since the last build: rebuilding the console (about a minute)...");
-  execFileSync("npx", ["next", "build"], { stdio: "inherit" });
+  execFileSync("npm", ["run", "build", "--silent"], { stdio: "inherit" });
 }
 // The fleet CA's private key is sealed with a key-encryption key kept OUTSIDE the data dir, so a
 // copy of the data alone cannot mint certificates agents trust. Without one configured, the
@@ -66,13 +71,9 @@ if (!process.env.NEXTAUTH_URL) {
     `NEXTAUTH_URL is not set: sign-in uses ${authEnv.NEXTAUTH_URL}. Set NEXTAUTH_URL to the URL people open the console at.`,
   );
 }
-const child = spawn(
-  process.execPath,
-  [...SERVER_NODE_FLAGS, "--import", "./runtime/register-hooks.mjs", "--import", "tsx", "server.ts"],
-  {
-    stdio: "inherit",
-    env: { ...process.env, ...kekEnv, ...authEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },
-  },
-);
+const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, SERVER], {
+  stdio: "inherit",
+  env: { ...process.env, ...kekEnv, ...authEnv, NODE_ENV: process.env.NODE_ENV ?? "production" },
+});
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

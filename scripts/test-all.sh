@@ -163,7 +163,7 @@ stage_command() {
     typecheck) cmd=(npx tsc --noEmit) ;;
     lint) cmd=(npm run lint --silent) ;;
     unit) cmd=(bash scripts/test-unit.sh) ;;
-    build) cmd=(npx next build) ;;
+    build) cmd=(npm run build --silent) ;;
     integration | system)
       if $postgres_ok; then
         cmd=(bash scripts/test-integration.sh "tests/$1")

@@ -25,8 +25,8 @@ case $engine in sqlite | postgres) ;; *) echo "unknown engine: $engine (sqlite o
 
 needs_build() { [[ $file == e2e/* ]] || grep -q "helpers/fleet-server" "$file"; }
 if needs_build && build_is_stale; then
-  echo "== the build is missing or older than the sources: npx next build =="
-  npx next build
+  echo "== the build is missing or older than the sources: npm run build =="
+  npm run build
 fi
 
 if [[ $file == e2e/* ]]; then

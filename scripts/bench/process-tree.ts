@@ -31,7 +31,7 @@ function label(pid: number): string {
   try {
     const comm = readFileSync(`/proc/${pid}/comm`, "utf8").trim();
     const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    // The last argument that names a file: server.ts, a worker entry, haproxy's config.
+    // The last argument that names a file: server.mjs, a worker entry, haproxy's config.
     const file = [...args].reverse().find((a) => /\.(m?[jt]s|cfg|conf)$/.test(a));
     return file ? `${comm} ${file.split("/").pop()}` : comm;
   } catch {
@@ -146,7 +146,7 @@ export class RssPeaks {
     return total;
   }
 
-  /** "pid 123 node server.ts 420 MB, ..." largest first. */
+  /** "pid 123 node server.mjs 420 MB, ..." largest first. */
   describe(): string {
     return (
       [...this.peaks.values()]

@@ -43,7 +43,7 @@ function serverCpu(): { main: number; all: number } | null {
     for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid !== process.pid || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("server.ts")) continue;
+      if (ppid !== process.pid || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("server.mjs")) continue;
       return { main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8")), all: ticks(stat) };
     }
   } catch {}

@@ -1,6 +1,6 @@
 // Starts the real product (server.ts, production build) on free loopback ports against a fresh
 // database of TEST_ENGINE, for tests that speak HTTP and mutual TLS to it as agents and admins do.
-// Needs a `next build` first: tests using it live in tests/system, which npm test runs after the build.
+// Needs `npm run build` first: tests using it live in tests/system, which npm test runs after the build.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -111,8 +111,9 @@ export async function startFleetServer(
   env: Record<string, string> = {},
   opts: { database?: TestDatabase; ports?: { console: number; agent: number }; nodeArgs?: string[] } = {},
 ): Promise<FleetServer> {
-  if (!existsSync(path.join(process.env.NEXT_DIST_DIR || ".next", "BUILD_ID")))
-    throw new Error("No production build: run `npx next build` first (npm test does).");
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  if (!existsSync(path.join(distDir, "BUILD_ID")) || !existsSync(path.join(distDir, "fleet/server.mjs")))
+    throw new Error("No production build: run `npm run build` first (npm test does).");
   const db = opts.database ?? (await createTestDatabase());
   const ownsDatabase = !opts.database;
   const dataDir = mkdtempSync(path.join(tmpdir(), "fleet-srv-"));
@@ -146,15 +147,7 @@ export async function startFleetServer(
     const c: ChildProcess = spawn(
       process.execPath,
       // opts.nodeArgs, or FLEET_SERVER_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=prof" to profile a bench.
-      [
-        ...SERVER_NODE_FLAGS,
-        ...(opts.nodeArgs ?? nodeArgs()),
-        "--import",
-        "./runtime/register-hooks.mjs",
-        "--import",
-        "tsx",
-        "server.ts",
-      ],
+      [...SERVER_NODE_FLAGS, ...(opts.nodeArgs ?? nodeArgs()), path.join(distDir, "fleet/server.mjs")],
       {
         env: { ...childEnv, ...extra },
         stdio: ["ignore", "pipe", "pipe"],

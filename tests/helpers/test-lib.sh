@@ -52,9 +52,10 @@ node_test_counts() {
 # Whether .next is missing or older than anything that goes into the build.
 build_is_stale() {
   local build_id="${NEXT_DIST_DIR:-.next}/BUILD_ID"
-  [ -f "$build_id" ] || return 0
+  [ -f "$build_id" ] && [ -f "${NEXT_DIST_DIR:-.next}/fleet/server.mjs" ] || return 0
   local newer
   newer=$(find app components lib public next.config.ts postcss.config.mjs tsconfig.json package.json package-lock.json \
+    server.ts agent-worker.ts scripts/build-server.mjs \
     -newer "$build_id" -type f -print -quit 2>/dev/null || true)
   [ -n "$newer" ]
 }

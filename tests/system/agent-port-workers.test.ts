@@ -13,14 +13,14 @@ import { until } from "../helpers/until";
 
 const WORKERS = 2;
 
-/** The server's agent-port workers: its child processes running agent-worker.ts. */
+/** The server's agent-port workers: its child processes running agent-worker.mjs (agent-worker.ts compiled). */
 function workerPids(server: FleetServer): number[] {
   const children = readFileSync(`/proc/${server.pid()}/task/${server.pid()}/children`, "utf8").trim();
   return children
     .split(/\s+/)
     .filter(Boolean)
     .map(Number)
-    .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("agent-worker.ts"));
+    .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("agent-worker.mjs"));
 }
 
 function metric(text: string, line: RegExp): number {

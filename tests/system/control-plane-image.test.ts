@@ -1,6 +1,6 @@
 // The control plane as deploy/kubernetes runs it: the files the Dockerfile copies (its build
 // stage performed in an empty folder by tests/helpers/container-image.ts, the checkout's
-// `next build` output standing for the image's), the Deployment's container composed with the
+// `npm run build` output standing for the image's), the Deployment's container composed with the
 // image's ENTRYPOINT and CMD as Kubernetes does, run as the image's user on a read-only root with
 // the Deployment's env and volumes, against the database TEST_ENGINE selects. It must pass the
 // Deployment's own startup and readiness probes.
@@ -42,7 +42,7 @@ function readOnly(dir: string) {
 }
 
 test("deploy/kubernetes + Dockerfile: the composed command line starts the server from the files the image holds", async () => {
-  assert.ok(fs.existsSync(path.join(checkout, ".next/BUILD_ID")), "needs the checkout's `next build`");
+  assert.ok(fs.existsSync(path.join(checkout, ".next/BUILD_ID")), "needs the checkout's `npm run build`");
   const image = buildImage(
     "Dockerfile",
     checkout,
@@ -52,7 +52,7 @@ test("deploy/kubernetes + Dockerfile: the composed command line starts the serve
       "apt-get update && apt-get install -y --no-install-recommends build-essential python3 && rm -rf /var/lib/apt/lists/*":
         () => {},
       // The checkout's build stands for the image's (one build, not two); its cache is a volume below.
-      "npx next build && npm prune --omit=dev": (workdir) => {
+      "npm run build && npm prune --omit=dev": (workdir) => {
         fs.mkdirSync(path.join(workdir, ".next"));
         for (const name of fs.readdirSync(path.join(checkout, ".next")))
           if (name !== "cache") fs.symlinkSync(path.join(checkout, ".next", name), path.join(workdir, ".next", name));
