@@ -14,7 +14,7 @@ import { appDatabase } from "../helpers/app-database";
 import { testEngine } from "../helpers/test-database";
 
 const engine = testEngine();
-appDatabase();
+const database = appDatabase();
 
 describe(`the app's database client on ${engine}`, () => {
   test("two instances bootstrapping at once create exactly one first admin", async () => {
@@ -71,5 +71,29 @@ describe(`the app's database client on ${engine}`, () => {
       ["test.page.1", "test.page.0"],
     );
     assert.equal(second.nextCursor, null);
+  });
+
+  test("a statement outside an open transaction neither reads its snapshot nor is rolled back with it", async () => {
+    // Another request's transaction, open across an await (SQLite shares one connection with it).
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const other = db()
+      .$transaction(async (tx) => {
+        await tx.auditLog.count(); // its snapshot starts here
+        opened();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        throw new Error("the other request fails");
+      })
+      .catch((err: Error) => err.message);
+    await open;
+    // Committed meanwhile by another connection (on SQLite: the agent workers' writer, a CLI).
+    await database.current.query(
+      `INSERT INTO "AuditLog" ("actorType", "actorLabel", "action", "at") VALUES ('system', 'system', 'test.elsewhere', ${engine === "sqlite" ? Date.now() : "now()"})`,
+    );
+    const seen = await db().auditLog.count({ where: { action: "test.elsewhere" } });
+    await db().auditLog.create({ data: { actorType: "system", actorLabel: "system", action: "test.beside" } });
+    assert.equal(await other, "the other request fails");
+    assert.equal(seen, 1, "a read sees what was committed before it");
+    assert.equal(await db().auditLog.count({ where: { action: "test.beside" } }), 1, "a write outlives the other's rollback");
   });
 });

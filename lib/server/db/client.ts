@@ -1,4 +1,5 @@
 import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type BetterSqlite3 from "better-sqlite3";
@@ -58,7 +59,9 @@ function open(database: Env["database"]): Opened {
       sqlite.handle = (connected as unknown as { client: BetterSqlite3.Database }).client;
       return connected;
     };
-    return { client: new SqliteClient({ adapter, omit, transactionOptions }), pool: null, sqlite };
+    const client: Db = new SqliteClient({ adapter, omit, transactionOptions });
+    oneTransactionAtATime(client, adapter);
+    return { client, pool: null, sqlite };
   }
   // connectionTimeoutMillis bounds a query's wait for a pooled connection like maxWait bounds a
   // transaction's: past it the request answers 503 overloaded instead of waiting without end.
@@ -94,4 +97,86 @@ export function databasePool(): Pool | null {
 
 export function dialect(): Env["database"]["dialect"] {
   return env().database.dialect;
+}
+
+type SqliteConnection = Awaited<ReturnType<PrismaBetterSQLite3["connect"]>>;
+
+/**
+ * Prisma's SQLite adapter runs everything on one connection. It queues transactions behind each
+ * other, but not the statements outside them: one sent while another request's interactive
+ * transaction was open (between its awaits) ran inside that transaction, read its snapshot (missing
+ * rows committed since by other connections) and, if it wrote, was rolled back with it. Here a
+ * statement waits for the open transaction to end, and a transaction for the statements queued
+ * before it (first come, first served), unless the statement comes from that transaction's own
+ * callback through the base client (a cached read such as the settings, made inside a
+ * transaction): that one joins it, as it always did, or the two would wait for each other.
+ */
+function oneTransactionAtATime(client: { $transaction: unknown }, adapter: PrismaBetterSQLite3): void {
+  let tail: Promise<void> = Promise.resolve();
+  const turn = (): Promise<() => void> => {
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const ready = tail.then(() => release);
+    tail = tail.then(() => done);
+    return ready;
+  };
+  /** The transaction holding the connection: its number, which its callback's async context carries. */
+  let open = 0;
+  let opened = 0;
+  const callbackOf = new AsyncLocalStorage<number>();
+
+  const inTurn =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      if (open && callbackOf.getStore() === open) return run(...args);
+      const release = await turn();
+      try {
+        return await run(...args);
+      } finally {
+        release();
+      }
+    };
+
+  const connect = adapter.connect.bind(adapter);
+  adapter.connect = async () => {
+    const connection: SqliteConnection = await connect();
+    const startTransaction = connection.startTransaction.bind(connection);
+    return Object.assign(connection, {
+      queryRaw: inTurn(connection.queryRaw.bind(connection)),
+      executeRaw: inTurn(connection.executeRaw.bind(connection)),
+      executeScript: inTurn(connection.executeScript.bind(connection)),
+      // The turn is held from BEGIN to COMMIT or ROLLBACK (Prisma rolls back a transaction that times out).
+      async startTransaction(...args: Parameters<SqliteConnection["startTransaction"]>) {
+        const release = await turn();
+        try {
+          const tx = await startTransaction(...args);
+          open = ++opened;
+          const ending =
+            <R>(end: () => Promise<R>) =>
+            async (): Promise<R> => {
+              try {
+                return await end();
+              } finally {
+                open = 0;
+                release();
+              }
+            };
+          return Object.assign(tx, { commit: ending(tx.commit.bind(tx)), rollback: ending(tx.rollback.bind(tx)) });
+        } catch (err) {
+          release();
+          throw err;
+        }
+      },
+    });
+  };
+
+  // An interactive transaction's callback runs once its transaction holds the connection: it
+  // carries that transaction's number.
+  const $transaction = (client.$transaction as (arg: unknown, options?: unknown) => Promise<unknown>).bind(client);
+  Object.assign(client, {
+    $transaction: (arg: unknown, options?: unknown) =>
+      typeof arg === "function"
+        ? $transaction((tx: unknown) => callbackOf.run(open, () => (arg as (tx: unknown) => unknown)(tx)), options)
+        : $transaction(arg, options),
+  });
 }
