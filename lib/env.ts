@@ -10,6 +10,10 @@ import { agentImageWarning, effectiveAgentImage } from "./domain/agent-image";
 import { isCidr } from "./domain/client-address";
 import { emailSchema } from "./domain/email";
 
+/** The fleet CA's key types (FLEET_CA_ALGORITHM). */
+export const CA_ALGORITHMS = ["rsa-3072", "ecdsa-p256"] as const;
+export type CaAlgorithm = (typeof CA_ALGORITHMS)[number];
+
 const port = z.coerce.number().int().min(1).max(65535);
 const csv = z.string().transform((s) =>
   s
@@ -69,6 +73,11 @@ const schema = z.object({
   /** Key-encryption key that seals the fleet CA's private key (base64 or hex of 32 bytes), or a file holding it. */
   FLEET_CA_KEK: z.string().min(1).optional(),
   FLEET_CA_KEK_FILE: z.string().min(1).optional(),
+  /**
+   * The key of a fleet CA created from now on (the first start's, a rollover's incoming one); an
+   * existing CA keeps its own. ECDSA P-256 signs a certificate ~40 times faster than RSA-3072.
+   */
+  FLEET_CA_ALGORITHM: z.enum(CA_ALGORITHMS).default("rsa-3072"),
   /** Bearer token /api/metrics requires; unset, it answers loopback peers only. */
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Registrations allowed per source address: sustained rate per minute, and burst. */

@@ -11,10 +11,11 @@ test("the Fleet CA card shows the pinned CA's fingerprint, expiry and state", as
   test.setTimeout(90_000);
   const admin = await apiAs("admin");
   const fleet = await okJson<{ caFingerprint: string; caNotAfter: string }>(await admin.get("/api/v1/fleet"));
-  const status = await okJson<{ cas: { fingerprint: string; state: string }[]; rollover: unknown }>(
+  const status = await okJson<{ cas: { fingerprint: string; state: string; key: string }[]; rollover: unknown }>(
     await admin.get("/api/v1/ca"),
   );
-  expect(status.cas).toEqual([expect.objectContaining({ fingerprint: fleet.caFingerprint, state: "active" })]);
+  // FLEET_CA_ALGORITHM's default.
+  expect(status.cas).toEqual([expect.objectContaining({ fingerprint: fleet.caFingerprint, state: "active", key: "RSA 3072" })]);
 
   await settingsPage.goto();
   const card = page
@@ -24,7 +25,7 @@ test("the Fleet CA card shows the pinned CA's fingerprint, expiry and state", as
   await expect(page.locator("#fleet-ca")).toHaveText("Fleet CA");
   await expect(page.getByLabel("Fingerprint of the active CA")).toHaveText(fleet.caFingerprint, { timeout: 45_000 });
   await expect(card.getByText("active", { exact: true })).toBeVisible();
-  await expect(card).toContainText(`expires ${fleet.caNotAfter.slice(0, 10)}`);
+  await expect(card).toContainText(`RSA 3072 · expires ${fleet.caNotAfter.slice(0, 10)}`);
 
   // Starting asks first; cancelling changes nothing.
   await card.getByRole("button", { name: "Start CA rollover" }).click();

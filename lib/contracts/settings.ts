@@ -10,6 +10,8 @@ import { route } from "./route";
 export const caSummarySchema = z.object({
   fingerprint: z.string(),
   subject: z.string(),
+  /** The CA's key, as people name it: "RSA 3072", "ECDSA P-256". */
+  key: z.string(),
   notAfter: isoTime,
   state: z.enum(["active", "retiring", "incoming"]),
 });

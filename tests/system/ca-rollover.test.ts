@@ -1,7 +1,9 @@
 // Fleet CA rollover end to end, on the real server with the reference agent as
 // a real process: start -> the bundle is served (CA endpoint, heartbeat answers) -> the agent
 // adopts it and rotates onto the new CA when asked -> progress reaches 100% -> retire -> the agent
-// port presents a server certificate from the new CA and the agent keeps heartbeating.
+// port presents a server certificate from the new CA and the agent keeps heartbeating. The fleet
+// starts on an RSA-3072 CA and rolls over to ECDSA P-256 (FLEET_CA_ALGORITHM set before the start),
+// the way an existing fleet moves to the cheaper signature.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { X509Certificate } from "node:crypto";
@@ -87,13 +89,20 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   // A second cluster whose "agent" is this test: it holds a certificate of the old CA.
   const { client: manualOld } = await registerCluster(server, "rollover-manual", { token: token.body });
 
+  // The next CA is ECDSA P-256; the stored one stays what it is.
+  await server.restart({ FLEET_CA_ALGORITHM: "ecdsa-p256" });
+  assert.equal(fingerprintOf(server.caPem), oldFp);
+
   // Start: admin only, audited, once.
   assert.equal((await server.api("POST", "/api/v1/ca/rollover", {}, { cookie: null })).status, 401);
   const started = await server.api("POST", "/api/v1/ca/rollover", {});
   assert.equal(started.status, 200, JSON.stringify(started.body));
   assert.deepEqual(
-    started.body.cas.map((c: { state: string }) => c.state),
-    ["retiring", "incoming"],
+    started.body.cas.map((c: { state: string; key: string }) => [c.state, c.key]),
+    [
+      ["retiring", "RSA 3072"],
+      ["incoming", "ECDSA P-256"],
+    ],
   );
   const newFp = started.body.cas[1].fingerprint as string;
   assert.notEqual(newFp, oldFp);
@@ -106,6 +115,8 @@ test("CA rollover: bundle served, the reference agent rotates onto the new CA, r
   assert.deepEqual(pems(String(served.body)).map(fingerprintOf), [oldFp, newFp]);
   const bundle = String(served.body);
   const newCaPem = pems(bundle)[1]!;
+  assert.equal(new X509Certificate(pems(bundle)[0]!).publicKey.asymmetricKeyType, "rsa");
+  assert.equal(new X509Certificate(newCaPem).publicKey.asymmetricKeyType, "ec");
 
   // An agent on the old CA is told to rotate and given the bundle; one without `rotate` in its
   // capabilities gets only the bundle.

@@ -63,7 +63,7 @@ export function FleetCaSection() {
                 <div className="flex items-center gap-2">
                   <Badge tone={STATE_TONE[c.state]}>{c.state}</Badge>
                   <span className="text-slate-600 dark:text-slate-400">
-                    expires <LocalTime iso={c.notAfter} format="date" /> ({daysUntil(c.notAfter, now)} days)
+                    {c.key} · expires <LocalTime iso={c.notAfter} format="date" /> ({daysUntil(c.notAfter, now)} days)
                   </span>
                 </div>
                 <code className="mt-1 block font-mono text-xs break-all" aria-label={`Fingerprint of the ${c.state} CA`}>

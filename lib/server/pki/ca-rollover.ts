@@ -1,4 +1,5 @@
 import "server-only";
+import { X509Certificate } from "node:crypto";
 import { env } from "@/lib/env";
 import type { CaStatus, CaSummary } from "@/lib/contracts/settings";
 import { rolloverPercent } from "@/lib/domain/certificates";
@@ -30,11 +31,22 @@ export function summarize(state: CaState): CaSummary[] {
   const one = (ca: FleetCa, s: CaSummary["state"]): CaSummary => ({
     fingerprint: ca.fingerprint,
     subject: ca.subject,
+    key: caKeyName(ca.certPem),
     notAfter: ca.notAfter.toISOString(),
     state: s,
   });
   return state.next ? [one(state.serving, "retiring"), one(state.next, "incoming")] : [one(state.serving, "active")];
 }
+
+/** "RSA 3072", "ECDSA P-256": a CA's key as the Settings card and the API name it. */
+export function caKeyName(certPem: string): string {
+  const key = new X509Certificate(certPem).publicKey;
+  const details = key.asymmetricKeyDetails;
+  if (key.asymmetricKeyType === "rsa") return `RSA ${details?.modulusLength ?? "?"}`;
+  if (key.asymmetricKeyType === "ec") return `ECDSA ${EC_CURVES[details?.namedCurve ?? ""] ?? details?.namedCurve ?? "?"}`;
+  return key.asymmetricKeyType?.toUpperCase() ?? "unknown";
+}
+const EC_CURVES: Record<string, string> = { prime256v1: "P-256", secp384r1: "P-384", secp521r1: "P-521" };
 
 /** Clusters by the issuers of their current certificates (a cluster mid-rotation counts under both). */
 async function usage(servingFingerprint: string, now: Date) {
@@ -86,8 +98,9 @@ export async function getCaStatus(): Promise<CaStatus> {
 export async function startCaRollover(actor: Actor): Promise<CaStatus> {
   const state = await freshState();
   if (state.rollover) throw new ApiError("invalid_transition", "A CA rollover is already in progress; retire the old CA first.");
-  // 3072-bit generation takes a moment; outside the transaction.
-  const fresh = await createCa();
+  // The incoming CA has the key FLEET_CA_ALGORITHM names now: a rollover is how a fleet moves from
+  // one to the other. RSA-3072 generation takes a moment; outside the transaction.
+  const fresh = await createCa(env().FLEET_CA_ALGORITHM);
   const startedAt = new Date();
   const value = encodeStoredCa(fresh, env().fleetCaKek, { startedAt: startedAt.toISOString(), startedBy: actor.label });
   const nextFingerprint = certificateFingerprint(fresh.certPem);

@@ -57,10 +57,12 @@ export function onCaStateChange(listener: (state: CaState) => void): () => void 
 
 /** First load: creates the CA on the very first start, seals a clear key when a KEK is set. */
 function firstLoad(): Promise<FleetCa> {
-  g.first ??= loadOrCreateFleetCa(dbSecretStore(db()), { kek: env().fleetCaKek }).catch((err) => {
-    g.first = undefined;
-    throw err;
-  });
+  g.first ??= loadOrCreateFleetCa(dbSecretStore(db()), { kek: env().fleetCaKek, algorithm: env().FLEET_CA_ALGORITHM }).catch(
+    (err) => {
+      g.first = undefined;
+      throw err;
+    },
+  );
   return g.first;
 }
 

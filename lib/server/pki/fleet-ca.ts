@@ -6,13 +6,15 @@ import forge from "node-forge";
 import type { Db } from "@/lib/server/db/client";
 import { log } from "@/lib/server/log";
 import { isSealedKey, sealKey, unsealKey, type SealedKey } from "./ca-key-seal";
+import type { CaAlgorithm } from "@/lib/env";
 import {
   CLOCK_SKEW_MS,
   derToPem,
-  forgePublicKey,
   randomSerialHex,
   sha256Fingerprint,
   signCertificate,
+  STAND_IN_KEY,
+  subjectKeyIdentifierOf,
   UTF8,
   utf8Name,
   wholeSeconds,
@@ -55,7 +57,6 @@ const CERT_SECRET = CA_SECRETS.cert;
 const CLEAR_VERSION = 1;
 const SEALED_VERSION = 2;
 
-const CA_KEY_BITS = 3072;
 const CA_VALIDITY_YEARS = 10;
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -63,6 +64,8 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 export type LoadOptions = {
   /** The key-encryption key; null/absent: keys are stored and read in clear (with a warning). */
   kek?: Buffer | null;
+  /** The key of a CA created now (FLEET_CA_ALGORITHM); an existing CA keeps its own. */
+  algorithm?: CaAlgorithm;
 };
 
 /**
@@ -79,7 +82,7 @@ export async function loadOrCreateFleetCa(store: SecretStore, options: LoadOptio
     return publishCertificate(store, ca);
   }
 
-  const fresh = await createCa();
+  const fresh = await createCa(options.algorithm);
   if (await store.create(BUNDLE_SECRET, encodeStoredCa(fresh, kek))) {
     log.info("fleet CA created", { secret: BUNDLE_SECRET, sealed: !!kek });
     if (!kek) warnUnsealed();
@@ -218,10 +221,17 @@ function toFleetCa(keyPem: string, certPem: string): FleetCa {
   };
 }
 
-export async function createCa(): Promise<{ keyPem: string; certPem: string }> {
+/**
+ * A new CA: RSA-3072, or ECDSA P-256, which signs a certificate in a fraction of an RSA-3072
+ * signature's time (every registration and rotation signs one; docs/capacity.md has the figures).
+ */
+export async function createCa(algorithm: CaAlgorithm = "rsa-3072"): Promise<{ keyPem: string; certPem: string }> {
   // Node's native generator: forge needs many seconds for a 3072-bit key; async keeps the
   // event loop free while it runs.
-  const { privateKey, publicKey } = await generateKeyPairAsync("rsa", { modulusLength: CA_KEY_BITS, publicExponent: 0x10001 });
+  const { privateKey, publicKey } =
+    algorithm === "ecdsa-p256"
+      ? await generateKeyPairAsync("ec", { namedCurve: "P-256" })
+      : await generateKeyPairAsync("rsa", { modulusLength: 3072, publicExponent: 0x10001 });
 
   const now = wholeSeconds(new Date());
   const notAfter = new Date(now);
@@ -234,7 +244,7 @@ export async function createCa(): Promise<{ keyPem: string; certPem: string }> {
   ]);
 
   const cert = forge.pki.createCertificate();
-  cert.publicKey = forgePublicKey(publicKey);
+  cert.publicKey = STAND_IN_KEY; // forge encodes RSA keys only: signCertificate puts the real key in its place
   cert.serialNumber = randomSerialHex();
   cert.validity.notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
   cert.validity.notAfter = notAfter;
@@ -244,9 +254,9 @@ export async function createCa(): Promise<{ keyPem: string; certPem: string }> {
     // pathlen 0: the fleet CA signs leaves only, never an intermediate.
     { name: "basicConstraints", cA: true, pathLenConstraint: 0, critical: true },
     { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
-    { name: "subjectKeyIdentifier" },
+    subjectKeyIdentifierOf(publicKey),
   ]);
-  const der = signCertificate(cert, privateKey);
+  const der = signCertificate(cert, privateKey, publicKey);
   return { keyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), certPem: derToPem(der, "CERTIFICATE") };
 }
 
@@ -269,21 +279,39 @@ export function caSigner(ca: FleetCa): CaSigner {
   const cached = signers.get(ca.fingerprint);
   if (cached && cached.keyPem === ca.keyPem) return cached.signer;
 
-  const caCert = forge.pki.certificateFromPem(ca.certPem);
-  const ski = caCert.getExtension("subjectKeyIdentifier") as { subjectKeyIdentifier?: string } | null;
-  if (!ski?.subjectKeyIdentifier) throw new Error("The fleet CA certificate has no subjectKeyIdentifier.");
+  const { subject, subjectKeyIdentifier } = caNames(ca.certPem);
+  if (!subjectKeyIdentifier) throw new Error("The fleet CA certificate has no subjectKeyIdentifier.");
   const signer: CaSigner = {
     privateKey: createPrivateKey(ca.keyPem),
     // Parsed UTF8String values are raw UTF-8 bytes, and forge re-encodes on output: decode
     // them so the child's issuer is byte-identical to the CA's subject.
-    issuer: caCert.subject.attributes.map((attr) => ({
+    issuer: subject.map((attr) => ({
       type: attr.type,
       valueTagClass: attr.valueTagClass,
       value: attr.valueTagClass === UTF8 && typeof attr.value === "string" ? forge.util.decodeUtf8(attr.value) : attr.value,
     })),
-    keyIdentifier: forge.util.hexToBytes(ski.subjectKeyIdentifier),
+    keyIdentifier: forge.util.hexToBytes(subjectKeyIdentifier),
   };
   if (signers.size >= MAX_CACHED_SIGNERS) signers.clear();
   signers.set(ca.fingerprint, { keyPem: ca.keyPem, signer });
   return signer;
+}
+
+const forgeX509 = forge.pki as unknown as {
+  RDNAttributesAsArray(rdn: forge.asn1.Asn1): forge.pki.CertificateField[];
+  certificateExtensionsFromAsn1(extensions: forge.asn1.Asn1): { name?: string; subjectKeyIdentifier?: string }[];
+};
+
+/**
+ * A CA certificate's subject and subjectKeyIdentifier (hex), read from its TBSCertificate with
+ * forge's own parsers: forge's certificate parser refuses any key but RSA, and a CA may be ECDSA.
+ */
+function caNames(certPem: string): { subject: forge.pki.CertificateField[]; subjectKeyIdentifier?: string } {
+  const der = new X509Certificate(certPem).raw.toString("binary");
+  const tbs = (forge.asn1.fromDer(der).value as forge.asn1.Asn1[])[0]!;
+  // TBSCertificate ::= SEQUENCE { [0] version, serial, signature, issuer, validity, subject, spki, ..., [3] extensions }
+  const fields = tbs.value as forge.asn1.Asn1[];
+  const extensions = fields.find((f) => f.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && f.type === 3);
+  const ski = extensions && forgeX509.certificateExtensionsFromAsn1(extensions).find((e) => e.name === "subjectKeyIdentifier");
+  return { subject: forgeX509.RDNAttributesAsArray(fields[5]!), subjectKeyIdentifier: ski?.subjectKeyIdentifier };
 }

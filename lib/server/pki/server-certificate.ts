@@ -8,13 +8,11 @@ import {
   derToPem,
   randomSerialHex,
   signCertificate,
+  STAND_IN_KEY,
   subjectKeyIdentifierOf,
   utf8Name,
   wholeSeconds,
 } from "./x509";
-
-// Never encoded (signCertificate replaces it); any valid RSA public key object will do.
-const STAND_IN_KEY = forge.pki.setRsaPublicKey(new forge.jsbn.BigInteger("3"), new forge.jsbn.BigInteger("3"));
 
 const VALIDITY_MS = 365 * 24 * 60 * 60 * 1000;
 // DNS names as agents dial them; "*." allowed for a wildcard ingress name.
@@ -32,7 +30,7 @@ export function issueServerCertificate(ca: FleetCa, hostnames: string[]): { cert
 
   // ECDSA P-256: this key signs every full TLS handshake on the agent port, and an ECDSA
   // signature costs a fraction of an RSA-2048 one (measured in scripts/bench/tls-handshakes.ts).
-  // The CA stays RSA and signs it; client certificates stay RSA (docs/protocol.md).
+  // The CA (RSA or ECDSA, FLEET_CA_ALGORITHM) signs it; client certificates stay RSA (docs/protocol.md).
   const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
   const signer = caSigner(ca);
   const cert = forge.pki.createCertificate();

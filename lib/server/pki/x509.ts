@@ -4,8 +4,9 @@ import forge from "node-forge";
 
 // The X.509 toolkit the fleet CA, the agent port's server certificate and agents' client
 // certificates share: names, serials, fingerprints, and signing. forge assembles the
-// TBSCertificate; Node's native RSA signs it (forge's pure JavaScript RSA is far slower per
-// signature, see client-certificate.ts). Nothing here knows about the fleet CA or the database.
+// TBSCertificate; Node's native crypto signs it, with RSA or ECDSA (forge's pure JavaScript RSA is
+// far slower per signature, see client-certificate.ts, and it has no ECDSA). Nothing here knows
+// about the fleet CA or the database.
 
 /** Agents' clocks drift: certificates start this long before they were issued. */
 export const CLOCK_SKEW_MS = 5 * 60 * 1000;
@@ -51,34 +52,47 @@ export function subjectKeyIdentifierOf(key: KeyObject): { name: "subjectKeyIdent
   };
 }
 
+/** A public key for forge to hold where it cannot encode the real one: signCertificate's `subjectKey` replaces it. */
+export const STAND_IN_KEY = forge.pki.setRsaPublicKey(new forge.jsbn.BigInteger("3"), new forge.jsbn.BigInteger("3"));
+
 export function forgePublicKey(key: KeyObject | string): forge.pki.rsa.PublicKey {
   const pem = typeof key === "string" ? key : key.export({ type: "spki", format: "pem" }).toString();
   return forge.pki.publicKeyFromPem(pem);
 }
 
-const SHA256_WITH_RSA_OID = "1.2.840.113549.1.1.11";
-// AlgorithmIdentifier { sha256WithRSAEncryption, NULL }
-const SHA256_WITH_RSA = Buffer.from("300d06092a864886f70d01010b0500", "hex");
+/** The signature algorithms a fleet CA signs with, by its key's type: OID and DER AlgorithmIdentifier. */
+const SIGNATURE_ALGORITHMS = {
+  // { sha256WithRSAEncryption, NULL }
+  rsa: { oid: "1.2.840.113549.1.1.11", der: Buffer.from("300d06092a864886f70d01010b0500", "hex") },
+  // { ecdsa-with-SHA256 } with no parameters (RFC 5758 3.2)
+  ec: { oid: "1.2.840.10045.4.3.2", der: Buffer.from("300a06082a8648ce3d040302", "hex") },
+} as const;
 const getTbsCertificate = (forge.pki as unknown as { getTBSCertificate(cert: forge.pki.Certificate): forge.asn1.Asn1 })
   .getTBSCertificate;
 
 /**
- * Signs `cert` with sha256WithRSAEncryption using Node's native RSA; returns the certificate DER.
+ * Signs `cert` with `signerKey` using Node's native crypto: sha256WithRSAEncryption for an RSA key,
+ * ecdsa-with-SHA256 for an EC one; returns the certificate DER.
  * `subjectKey`: a key forge cannot encode (it knows RSA only; the agent port's key is EC P-256),
  * whose SubjectPublicKeyInfo replaces the stand-in `cert.publicKey` in the TBSCertificate.
  */
 export function signCertificate(cert: forge.pki.Certificate, signerKey: KeyObject, subjectKey?: KeyObject): Buffer {
-  cert.signatureOid = cert.siginfo.algorithmOid = SHA256_WITH_RSA_OID;
+  const type = signerKey.asymmetricKeyType;
+  if (type !== "rsa" && type !== "ec") throw new Error(`A certificate cannot be signed with a ${type ?? "unknown"} key.`);
+  const algorithm = SIGNATURE_ALGORITHMS[type];
+  cert.signatureOid = cert.siginfo.algorithmOid = algorithm.oid;
   const tbsAsn1 = getTbsCertificate(cert);
-  if (subjectKey) {
-    // TBSCertificate ::= SEQUENCE { [0] version, serial, signature, issuer, validity, subject, spki, ... }
-    const fields = tbsAsn1.value as forge.asn1.Asn1[];
-    fields[6] = forge.asn1.fromDer(subjectKey.export({ type: "spki", format: "der" }).toString("binary"));
-  }
+  // TBSCertificate ::= SEQUENCE { [0] version, serial, signature, issuer, validity, subject, spki, ... }
+  const fields = tbsAsn1.value as forge.asn1.Asn1[];
+  // forge writes a NULL parameter for every algorithm it does not know; ECDSA's has none, and the
+  // TBSCertificate's copy must equal the outer one byte for byte (OpenSSL compares them).
+  fields[2] = forge.asn1.fromDer(algorithm.der.toString("binary"));
+  if (subjectKey) fields[6] = forge.asn1.fromDer(subjectKey.export({ type: "spki", format: "der" }).toString("binary"));
   const tbs = Buffer.from(forge.asn1.toDer(tbsAsn1).getBytes(), "binary");
+  // Node's ECDSA signatures are DER (Ecdsa-Sig-Value), as X.509 wants them.
   const signature = sign("sha256", tbs, signerKey);
   // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue BIT STRING }
-  return derTlv(0x30, tbs, SHA256_WITH_RSA, derTlv(0x03, Buffer.from([0]), signature));
+  return derTlv(0x30, tbs, algorithm.der, derTlv(0x03, Buffer.from([0]), signature));
 }
 
 function derTlv(tag: number, ...content: Buffer[]): Buffer {

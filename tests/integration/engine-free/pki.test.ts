@@ -10,7 +10,7 @@ import path from "node:path";
 import type { TLSSocket } from "node:tls";
 import forge from "node-forge";
 import type { Db } from "@/lib/server/db/client";
-import { dbSecretStore, loadOrCreateFleetCa, type SecretStore } from "@/lib/server/pki/fleet-ca";
+import { dbSecretStore, loadOrCreateFleetCa, type FleetCa, type SecretStore } from "@/lib/server/pki/fleet-ca";
 import { issueClientCertificate } from "@/lib/server/pki/client-certificate";
 import { issueServerCertificate } from "@/lib/server/pki/server-certificate";
 import { CsrError, validateCsr } from "@/lib/server/pki/csr";
@@ -92,12 +92,20 @@ function derToPem(der: Buffer, label: string): string {
 // One CA for most tests: RSA-3072 generation is the slow part of this file.
 const caStore = memoryStore();
 const ca = await loadOrCreateFleetCa(caStore.store);
+// FLEET_CA_ALGORITHM=ecdsa-p256's CA.
+const ecStore = memoryStore();
+const ecCa = await loadOrCreateFleetCa(ecStore.store, { algorithm: "ecdsa-p256" });
 const agentKeys = rsaKeys();
 const agentCsr = makeCsr(agentKeys, { cn: "admin" });
 
-function issue(clusterId = "cl_test0000000000001", extra: { validityDays?: number; now?: Date } = {}) {
+function issue(clusterId = "cl_test0000000000001", extra: { validityDays?: number; now?: Date; by?: FleetCa } = {}) {
   const { publicKeyPem } = validateCsr(agentCsr);
-  return issueClientCertificate(ca, { publicKeyPem, clusterId, validityDays: extra.validityDays ?? 90, now: extra.now });
+  return issueClientCertificate(extra.by ?? ca, {
+    publicKeyPem,
+    clusterId,
+    validityDays: extra.validityDays ?? 90,
+    now: extra.now,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -134,6 +142,41 @@ test("the CA certificate is a self-signed, pathlen-0, 10-year RSA-3072 CA", () =
   // The CA must be acceptable to OpenSSL's strict checks as a trust anchor.
   const verified = openssl(["verify", "-x509_strict", "-CAfile", tempFile(ca.certPem), tempFile(ca.certPem)]);
   assert.equal(verified.status, 0, verified.output);
+});
+
+test("an ECDSA P-256 CA signs with ecdsa-with-SHA256 and keeps its key when the setting changes", async () => {
+  const x509 = new X509Certificate(ecCa.certPem);
+  assert.equal(x509.publicKey.asymmetricKeyType, "ec");
+  assert.equal(x509.publicKey.asymmetricKeyDetails?.namedCurve, "prime256v1");
+  assert.ok(x509.ca && x509.checkIssued(x509) && x509.verify(x509.publicKey), "a self-signed CA");
+  const text = opensslText(ecCa.certPem);
+  assert.match(text, /Signature Algorithm: ecdsa-with-SHA256/);
+  assert.match(text, /X509v3 Basic Constraints: critical\s+CA:TRUE, pathlen:0/);
+  assert.match(text, /X509v3 Key Usage: critical\s+Certificate Sign, CRL Sign/);
+  assert.match(text, /X509v3 Subject Key Identifier/);
+  // The stored CA is the CA: a restart with another FLEET_CA_ALGORITHM does not replace it.
+  assert.deepEqual(await loadOrCreateFleetCa(ecStore.store, { algorithm: "rsa-3072" }), ecCa);
+
+  // What it issues verifies strictly: OpenSSL also refuses a certificate whose two signature
+  // algorithm fields differ (forge writes ECDSA's with a NULL parameter unless replaced).
+  const client = issue("cl_ecdsa00000000001", { by: ecCa });
+  const ok = openssl([
+    "verify",
+    "-x509_strict",
+    "-purpose",
+    "sslclient",
+    "-CAfile",
+    tempFile(ecCa.certPem),
+    tempFile(client.pem),
+  ]);
+  assert.equal(ok.status, 0, ok.output);
+  assert.match(opensslText(client.pem), /Signature Algorithm: ecdsa-with-SHA256/);
+  assert.equal(verifyIssuedBy(client.pem, ecCa), true);
+  assert.equal(verifyIssuedBy(client.pem, ca), false);
+  const caSki = /X509v3 Subject Key Identifier:\s+([0-9A-F:]+)/.exec(text)?.[1];
+  assert.ok(caSki);
+  assert.match(opensslText(client.pem), new RegExp(`X509v3 Authority Key Identifier:\\s+(keyid:)?${caSki}`));
+  assert.equal(new X509Certificate(client.pem).issuer, x509.subject);
 });
 
 test("two installs get different CAs", async () => {
@@ -479,19 +522,30 @@ test("the server certificate covers its names and IPs for serverAuth only", () =
 type Seen = { authorized: boolean; cn: string | null; error: string | null };
 
 /** One HTTPS request from a client presenting `identity` (or none); returns what the server saw. */
-function requestAs(port: number, identity: { cert: string; key: string } | null): Promise<Seen> {
+function requestAs(port: number, identity: { cert: string; key: string } | null, trust: FleetCa): Promise<Seen> {
   return new Promise((resolve, reject) => {
-    const req = https.get({ host: "127.0.0.1", port, path: "/", agent: false, ca: [ca.certPem], ...(identity ?? {}) }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.on("end", () => resolve(JSON.parse(body) as Seen));
-    });
+    const req = https.get(
+      { host: "127.0.0.1", port, path: "/", agent: false, ca: [trust.certPem], ...(identity ?? {}) },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve(JSON.parse(body) as Seen));
+      },
+    );
     req.on("error", reject);
   });
 }
 
-test("mutual TLS: an issued client certificate is authorized, a foreign one is not", async () => {
+for (const [algorithm, by] of [
+  ["RSA-3072", () => ca],
+  ["ECDSA P-256", () => ecCa],
+] as const)
+  test(`mutual TLS under an ${algorithm} CA: an issued client certificate is authorized, a foreign one is not`, async () => {
+    await mutualTls(by());
+  });
+
+async function mutualTls(ca: FleetCa) {
   const serverCert = issueServerCertificate(ca, ["localhost", "127.0.0.1"]);
   const server = https.createServer(
     { cert: serverCert.certPem, key: serverCert.keyPem, requestCert: true, rejectUnauthorized: false, ca: [ca.certPem] },
@@ -511,8 +565,8 @@ test("mutual TLS: an issued client certificate is authorized, a foreign one is n
   try {
     const { port } = server.address() as AddressInfo;
 
-    const issued = issue("cl_tls0000000000001");
-    const ours = await requestAs(port, { cert: issued.pem, key: agentKeys.privateKeyPem });
+    const issued = issue("cl_tls0000000000001", { by: ca });
+    const ours = await requestAs(port, { cert: issued.pem, key: agentKeys.privateKeyPem }, ca);
     assert.deepEqual(ours, { authorized: true, cn: "cl_tls0000000000001", error: null });
 
     const otherCa = await loadOrCreateFleetCa(memoryStore().store);
@@ -521,14 +575,14 @@ test("mutual TLS: an issued client certificate is authorized, a foreign one is n
       clusterId: "cl_tls0000000000001",
       validityDays: 1,
     });
-    const theirs = await requestAs(port, { cert: foreign.pem, key: agentKeys.privateKeyPem });
+    const theirs = await requestAs(port, { cert: foreign.pem, key: agentKeys.privateKeyPem }, ca);
     assert.equal(theirs.authorized, false);
     assert.ok(theirs.error, "the server records why the foreign certificate was not authorized");
 
-    const anonymous = await requestAs(port, null);
+    const anonymous = await requestAs(port, null, ca);
     assert.equal(anonymous.authorized, false);
     assert.equal(anonymous.cn, null);
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
-});
+}
