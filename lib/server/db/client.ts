@@ -150,14 +150,16 @@ function oneTransactionAtATime(client: { $transaction: unknown }, adapter: Prism
         const release = await turn();
         try {
           const tx = await startTransaction(...args);
-          open = ++opened;
+          const mine = (open = ++opened);
+          // Both may be called (a rollback after a failed commit): the second must not touch the
+          // next transaction, which may hold the connection by then.
           const ending =
             <R>(end: () => Promise<R>) =>
             async (): Promise<R> => {
               try {
                 return await end();
               } finally {
-                open = 0;
+                if (open === mine) open = 0;
                 release();
               }
             };
